@@ -1,0 +1,114 @@
+# xpuinit / xpud — non-recursive GNU Make build (design §3).
+# Targets: all, check, demo, install, static, asan, fuzz, bench, lint, deps, clean.
+
+CC ?= gcc
+PKG_CONFIG ?= pkg-config
+BUILD ?= build
+PREFIX ?= /usr
+DESTDIR ?=
+
+ARCH := $(shell uname -m)
+
+HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE -fno-common
+ifeq ($(ARCH),x86_64)
+HARDEN += -fcf-protection=full
+endif
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wmissing-declarations -Wold-style-definition -Wpointer-arith -Wwrite-strings -Wformat=2 \
+	-Werror=format-security -Wimplicit-fallthrough=5 -Wundef -Wlogical-op -Wduplicated-cond \
+	-Wduplicated-branches -Wnull-dereference -Wswitch-default -Wvla -Wcast-align \
+	-Wno-missing-field-initializers -Wno-unused-parameter
+OPT ?= -O2 -g
+CFLAGS_COMMON := -std=gnu17 -D_GNU_SOURCE $(OPT) $(HARDEN) $(WARN) -MMD -MP -Iprobes -I. \
+	-DXPU_VERSION=\"$(shell cat VERSION 2>/dev/null || echo 0.0.0)\"
+LDFLAGS_COMMON := -pie -Wl,-z,relro,-z,now,-z,noexecstack -Wl,--as-needed
+
+# Libraries through pkg-config (names of Debian 12's .pc files).
+PC_CJSON := libcjson
+CJSON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_CJSON) 2>/dev/null)
+CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+ALL_CFLAGS = $(CFLAGS_COMMON) $(CJSON_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS_COMMON) $(LDFLAGS)
+
+# ---- probes/: libxpuprobe.a, linked by both programs --------------------------------------
+PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/*.c))
+PROBE_OBJS := $(PROBE_SRCS:%.c=$(BUILD)/%.o)
+LIBPROBE := $(BUILD)/libxpuprobe.a
+
+# ---- entrypoint/: xpuinit ------------------------------------------------------------------
+ENTRY_SRCS := $(sort $(wildcard entrypoint/*.c))
+ENTRY_OBJS := $(ENTRY_SRCS:%.c=$(BUILD)/%.o)
+ENTRY_LIB_OBJS := $(filter-out $(BUILD)/entrypoint/main.o,$(ENTRY_OBJS))
+PROFILE_JSON := $(sort $(wildcard profiles/*.json))
+PROFILES_GEN := $(BUILD)/gen/builtin-profiles.c
+PROFILES_OBJ := $(BUILD)/gen/builtin-profiles.o
+XPUINIT := $(BUILD)/xpuinit
+ENTRY_LIBS = $(CJSON_LIBS)
+
+BINARIES := $(XPUINIT)
+
+.PHONY: all
+all: $(BINARIES)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBPROBE): $(PROBE_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Built-in profiles are embedded as C strings (design §5).
+$(PROFILES_GEN): $(PROFILE_JSON) packaging/embed-profiles.sh
+	@mkdir -p $(@D)
+	sh packaging/embed-profiles.sh $(PROFILE_JSON) > $@.tmp && mv $@.tmp $@
+
+$(PROFILES_OBJ): $(PROFILES_GEN)
+	$(CC) $(ALL_CFLAGS) -Ientrypoint -c -o $@ $<
+
+$(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
+
+# ---- tests ---------------------------------------------------------------------------------
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
+
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -DXPU_SRCDIR=\"$(CURDIR)\"
+$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(ENTRY_LIB_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(CHECK_LIBS)
+
+# Fragments for test programs that are not plain unit tests (shims, e2e workloads).
+-include $(sort $(wildcard tests/*/*.mk))
+
+.PHONY: build-tests
+build-tests: all $(UNIT_BINS) $(TEST_EXTRA_TARGETS)
+
+.PHONY: deps
+deps:
+	sh packaging/install-deps.sh
+
+# `make check`: install what is missing, build, run every test; last line "N passed, N failed".
+.PHONY: check
+check: deps
+	$(MAKE) build-tests
+	sh tests/run-tests.sh $(BUILD)
+
+.PHONY: demo
+demo: deps
+	$(MAKE) build-tests
+	sh examples/demo.sh $(BUILD)
+
+.PHONY: install
+install: all
+	install -D -m 0755 $(XPUINIT) $(DESTDIR)$(PREFIX)/bin/xpuinit
+
+.PHONY: clean
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Runtime profiles (design §5): JSON data, parsed with cJSON, built-ins embedded at build time,
+ * files in the profile directory override built-ins by name. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "libs.h"
+#include "probe.h"
+
+enum xpu_env_op {
+        XPU_ENV_SET = 0, /* NAME=VALUE */
+        XPU_ENV_PREPEND, /* NAME=VALUE:old (":" separator; VALUE alone when unset) */
+        XPU_ENV_APPEND,  /* NAME=old:VALUE */
+        XPU_ENV_UNSET,   /* remove NAME */
+};
+
+/* One environment edit. VALUE may hold these placeholders, expanded by the plan:
+ *   ${XPU_VISIBLE_IDS}     selected devices of the profile's vendor, comma-separated: the UUID
+ *                          when it names exactly one device, else the vendor index
+ *   ${XPU_VISIBLE_INDICES} vendor indices, comma-separated
+ *   ${XPU_DRIVER_VERSION}  the vendor's kernel driver version
+ *   ${XPU_LIBRARY_DIR}     the private library directory of the plan */
+struct xpu_env_edit {
+        enum xpu_env_op op;
+        char *name;
+        char *value; /* NULL for XPU_ENV_UNSET */
+};
+
+enum xpu_command_mode {
+        XPU_COMMAND_KEEP = 0, /* run the workload's argv as given */
+        XPU_COMMAND_REPLACE,  /* run the profile's argv instead */
+        XPU_COMMAND_PREFIX,   /* run the profile's argv followed by the workload's */
+};
+
+struct xpu_profile {
+        char *name;        /* unique; a profile-dir file with a built-in's name replaces it */
+        char *description;
+        char *origin;      /* "built-in" or the file path it was read from */
+        int priority;      /* higher wins; ties broken by name */
+
+        /* "match": when this profile applies. */
+        bool match_any;         /* no "vendor" in match: matches every host (the cpu profile) */
+        enum xpu_vendor vendor; /* valid unless match_any */
+        unsigned min_devices;   /* selected devices of that vendor needed (default 1) */
+        char *require;          /* requirement expression (issue 3); NULL when absent */
+
+        char **capabilities; /* default capabilities when the image asks for none */
+        size_t n_capabilities;
+        struct xpu_capability_files *libraries; /* per capability */
+        size_t n_libraries;
+        struct xpu_capability_files *binaries; /* per capability, e.g. nvidia-smi for utility */
+        size_t n_binaries;
+        char **device_nodes; /* vendor-wide nodes to pass ("/dev/nvidiactl", "/dev/kfd") */
+        size_t n_device_nodes;
+        struct xpu_env_edit *env; /* in file order: set, prepend, append, unset */
+        size_t n_env;
+        enum xpu_command_mode command_mode;
+        char **command; /* NULL-terminated argv for REPLACE/PREFIX */
+        size_t n_command;
+        char **keep_capabilities; /* issue 5 */
+        size_t n_keep_capabilities;
+        char *seccomp; /* "default", "strict" or a path (issue 5); NULL = default */
+};
+
+/* A loaded set of profiles, sorted by descending priority, then name. */
+struct xpu_profile_set {
+        struct xpu_profile **profiles;
+        size_t n;
+};
+
+struct xpu_profile *xpu_profile_free(struct xpu_profile *p);
+struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s);
+
+/* Parse one profile from JSON text. ORIGIN names it in errors ("built-in nvidia-cuda.json" or a
+ * path). On error returns -EINVAL (-ENOMEM) and, when ERR is not NULL, writes one line naming
+ * ORIGIN, the key and what was expected, e.g.
+ * "/etc/xpuinit/profiles.d/x.json: key \"match.vendor\": expected one of nvidia, amd, got \"intel\"". */
+int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile **ret, char *err,
+                      size_t err_size);
+
+/* Load the built-ins, then every "*.json" in DIR (NULL or a missing directory = none), a file
+ * replacing the built-in of the same "name". Any bad file is an error (-EINVAL with ERR set):
+ * an image's profile is never silently ignored. */
+int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *err, size_t err_size);
+
+/* Find a profile by name; NULL when absent. */
+const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, const char *name);
+
+/* Does P match the selected devices in INV (SELECTED: flags per inventory device)? Writes a short
+ * reason either way into WHY ("2 nvidia devices selected, needs >= 1"). */
+bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
+                         const bool *selected, char *why, size_t why_size);
+
+/* Highest-priority matching profile (ties by name; "cpu" matches last), or NULL. */
+const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
+                                             const struct xpu_inventory *inv, const bool *selected);

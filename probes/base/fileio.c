@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "fileio.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+
+int xpu_open_root(const char *dir) {
+        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
+        struct open_how how = {
+                .flags = (uint64_t)(flags | O_CLOEXEC),
+                .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        if (!path || !*path)
+                return -EINVAL;
+        /* RESOLVE_IN_ROOT treats a leading "/" as the root itself; skip it so "/" alone means
+         * the root directory. */
+        while (*path == '/')
+                path++;
+        if (!*path)
+                path = ".";
+        long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+        if (fd < 0)
+                return negative_errno();
+        return (int)fd;
+}
+
+ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        if (size == 0)
+                return -EINVAL;
+        /* O_NONBLOCK: a FIFO planted where an attribute should be must not block the open. */
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        size_t len = 0;
+        for (;;) {
+                if (len >= size - 1) {
+                        /* Full: fine only if the file ends exactly here. */
+                        char extra;
+                        ssize_t k = read(fd, &extra, 1);
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        if (k != 0)
+                                return k < 0 ? negative_errno() : -EFBIG;
+                        break;
+                }
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        /* An embedded NUL would silently cut the text; refuse it. */
+        if (memchr(buf, '\0', len))
+                return -EINVAL;
+        return (ssize_t)len;
+}
+
+ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        ssize_t n = xpu_read_file_in_root(root_fd, path, buf, size);
+        if (n < 0)
+                return n;
+        char *s = xpu_strstrip(buf);
+        size_t len = strlen(s);
+        memmove(buf, s, len + 1);
+        return (ssize_t)len;
+}
+
+int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *ret) {
+        _cleanup_close_ int fd =
+                xpu_open_in_root(root_fd, path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, ret) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* Split PATH into a parent directory fd (opened in root) and the final component. */
+static int open_parent_in_root(int root_fd, const char *path, char *name, size_t name_size) {
+        char buf[PATH_MAX];
+        if (xpu_strlcpy(buf, path, sizeof buf) < 0)
+                return -ENAMETOOLONG;
+        size_t len = strlen(buf);
+        while (len > 1 && buf[len - 1] == '/')
+                buf[--len] = '\0';
+        char *slash = strrchr(buf, '/');
+        const char *base = slash ? slash + 1 : buf;
+        if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+                return -EINVAL;
+        if (xpu_strlcpy(name, base, name_size) < 0)
+                return -ENAMETOOLONG;
+        if (slash)
+                *slash = '\0';
+        const char *dir = slash ? (buf[0] ? buf : "/") : ".";
+        return xpu_open_in_root(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+}
+
+ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dfd = open_parent_in_root(root_fd, path, name, sizeof name);
+        if (dfd < 0)
+                return dfd;
+        if (size == 0)
+                return -EINVAL;
+        ssize_t n = readlinkat(dfd, name, buf, size);
+        if (n < 0)
+                return negative_errno();
+        if ((size_t)n >= size)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        return n;
+}
+
+int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode) {
+        char buf[PATH_MAX];
+        if (xpu_strlcpy(buf, path, sizeof buf) < 0)
+                return -ENAMETOOLONG;
+        _cleanup_close_ int cur = xpu_open_in_root(root_fd, "/", O_PATH | O_DIRECTORY, 0);
+        if (cur < 0)
+                return cur;
+        char *save = NULL;
+        /* Walk one component at a time; each step is resolved in the root again, so a symlinked
+         * component cannot lead outside it. */
+        char walked[PATH_MAX] = "";
+        for (char *comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+                if (strcmp(comp, ".") == 0)
+                        continue;
+                if (strcmp(comp, "..") == 0)
+                        return -EINVAL;
+                size_t wl = strlen(walked);
+                if (wl + 1 + strlen(comp) + 1 > sizeof walked)
+                        return -ENAMETOOLONG;
+                walked[wl] = '/';
+                memcpy(walked + wl + 1, comp, strlen(comp) + 1); /* bounded by the check above */
+                if (mkdirat(cur, comp, mode) < 0 && errno != EEXIST)
+                        return negative_errno();
+                int next = xpu_open_in_root(root_fd, walked, O_PATH | O_DIRECTORY, 0);
+                if (next < 0)
+                        return next;
+                close(cur);
+                cur = next;
+        }
+        return TAKE_FD(cur);
+}
+
+int xpu_write_file_in_root(int root_fd, const char *path, const void *data, size_t len, mode_t mode) {
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dfd = open_parent_in_root(root_fd, path, name, sizeof name);
+        if (dfd < 0)
+                return dfd;
+        char tmp[NAME_MAX + 16];
+        if (snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid()) >= (int)sizeof tmp)
+                return -ENAMETOOLONG;
+        /* dfd is O_PATH; reopen it as a real directory to create files in it. */
+        _cleanup_close_ int wdfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (wdfd < 0)
+                return negative_errno();
+        _cleanup_close_ int fd =
+                openat(wdfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0)
+                return negative_errno();
+        const char *p = data;
+        size_t left = len;
+        while (left > 0) {
+                ssize_t n = write(fd, p, left);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int r = negative_errno();
+                        unlinkat(wdfd, tmp, 0);
+                        return r;
+                }
+                p += n;
+                left -= (size_t)n;
+        }
+        if (fchmod(fd, mode) < 0 || renameat(wdfd, tmp, wdfd, name) < 0) {
+                int r = negative_errno();
+                unlinkat(wdfd, tmp, 0);
+                return r;
+        }
+        return 0;
+}
+
+char *xpu_strstrip(char *s) {
+        while (*s && isspace((unsigned char)*s))
+                s++;
+        size_t len = strlen(s);
+        while (len > 0 && isspace((unsigned char)s[len - 1]))
+                s[--len] = '\0';
+        return s;
+}
+
+bool xpu_startswith(const char *s, const char *prefix) {
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int xpu_parse_u64(const char *s, int base, uint64_t *ret) {
+        if (!s)
+                return -EINVAL;
+        while (isspace((unsigned char)*s))
+                s++;
+        if (*s == '-')
+                return -ERANGE;
+        if (!*s || *s == '+')
+                return -EINVAL;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, base);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (end == s)
+                return -EINVAL;
+        while (isspace((unsigned char)*end))
+                end++;
+        if (*end)
+                return -EINVAL;
+        *ret = (uint64_t)v;
+        return 0;
+}
+
+int xpu_parse_i64(const char *s, int base, int64_t *ret) {
+        if (!s)
+                return -EINVAL;
+        while (isspace((unsigned char)*s))
+                s++;
+        if (!*s)
+                return -EINVAL;
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(s, &end, base);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (end == s)
+                return -EINVAL;
+        while (isspace((unsigned char)*end))
+                end++;
+        if (*end)
+                return -EINVAL;
+        *ret = (int64_t)v;
+        return 0;
+}
+
+int xpu_strlcpy(char *dst, const char *src, size_t size) {
+        if (size == 0)
+                return -ENAMETOOLONG;
+        size_t len = strlen(src);
+        if (len >= size) {
+                memcpy(dst, src, size - 1);
+                dst[size - 1] = '\0';
+                return -ENAMETOOLONG;
+        }
+        memcpy(dst, src, len + 1);
+        return 0;
+}
+
+static int parse_hex_field(const char *s, size_t len, size_t max_digits, uint32_t *ret) {
+        if (len == 0 || len > max_digits)
+                return -EINVAL;
+        uint32_t v = 0;
+        for (size_t i = 0; i < len; i++) {
+                int c = tolower((unsigned char)s[i]);
+                int d;
+                if (c >= '0' && c <= '9')
+                        d = c - '0';
+                else if (c >= 'a' && c <= 'f')
+                        d = c - 'a' + 10;
+                else
+                        return -EINVAL;
+                v = (v << 4) | (uint32_t)d;
+        }
+        *ret = v;
+        return 0;
+}
+
+int xpu_pci_bus_id_normalize(const char *in, char out[XPU_PCI_BUS_ID_MAX]) {
+        if (!in)
+                return -EINVAL;
+        while (isspace((unsigned char)*in))
+                in++;
+        size_t n = strlen(in);
+        while (n > 0 && isspace((unsigned char)in[n - 1]))
+                n--;
+        /* Fields from the right: fn after '.', dev and bus before it, optional domain. */
+        const char *dot = memrchr(in, '.', n);
+        if (!dot)
+                return -EINVAL;
+        uint32_t domain = 0, bus, dev, fn;
+        if (parse_hex_field(dot + 1, (size_t)(in + n - dot - 1), 1, &fn) < 0 || fn > 7)
+                return -EINVAL;
+        const char *c2 = memrchr(in, ':', (size_t)(dot - in));
+        if (!c2 || parse_hex_field(c2 + 1, (size_t)(dot - c2 - 1), 2, &dev) < 0 || dev > 0x1f)
+                return -EINVAL;
+        const char *c1 = memrchr(in, ':', (size_t)(c2 - in));
+        if (c1) {
+                if (parse_hex_field(c1 + 1, (size_t)(c2 - c1 - 1), 2, &bus) < 0)
+                        return -EINVAL;
+                if (parse_hex_field(in, (size_t)(c1 - in), 8, &domain) < 0)
+                        return -EINVAL;
+        } else if (parse_hex_field(in, (size_t)(c2 - in), 2, &bus) < 0)
+                return -EINVAL;
+        xpu_pci_bus_id_format(domain, (uint8_t)bus, (uint8_t)dev, (uint8_t)fn, out);
+        return 0;
+}
+
+void xpu_pci_bus_id_format(uint32_t domain, uint8_t bus, uint8_t dev, uint8_t fn,
+                           char out[XPU_PCI_BUS_ID_MAX]) {
+        snprintf(out, XPU_PCI_BUS_ID_MAX, "%04" PRIx32 ":%02x:%02x.%x", domain, bus, dev, fn);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *log_program = "xpuinit";
+static enum xpu_log_level log_level = XPU_LOG_WARNING;
+
+static const char *const level_names[] = {
+        [XPU_LOG_ERROR] = "error",
+        [XPU_LOG_WARNING] = "warning",
+        [XPU_LOG_INFO] = "info",
+        [XPU_LOG_DEBUG] = "debug",
+};
+
+void xpu_log_set_program(const char *name) {
+        log_program = name;
+}
+
+void xpu_log_set_level(enum xpu_log_level level) {
+        log_level = level;
+}
+
+enum xpu_log_level xpu_log_get_level(void) {
+        return log_level;
+}
+
+int xpu_log_level_from_string(const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+                if (strcasecmp(s, level_names[i]) == 0)
+                        return (int)i;
+        if (strcasecmp(s, "warn") == 0)
+                return XPU_LOG_WARNING;
+        if (s[0] >= '0' && s[0] <= '3' && s[1] == '\0')
+                return s[0] - '0';
+        return -EINVAL;
+}
+
+void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
+        if (level > log_level)
+                return;
+        int saved = errno;
+        char line[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        /* One write per line so concurrent writers do not interleave mid-line. */
+        dprintf(STDERR_FILENO, "%s: %s: %s\n", log_program, level_names[level], line);
+        errno = saved;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+
+const struct xpu_probe_ops *const xpu_probe_backends[] = {
+        &xpu_probe_nvidia, /* NVIDIA first: its index order is PCI bus order */
+        &xpu_probe_amd,    /* then AMD in KFD node order */
+        NULL,
+};
+
+static const char *const vendor_names[_XPU_VENDOR_MAX] = {
+        [XPU_VENDOR_NVIDIA] = "nvidia",
+        [XPU_VENDOR_AMD] = "amd",
+};
+
+static const char *const source_names[_XPU_SOURCE_MAX] = {
+        [XPU_SOURCE_PROCFS] = "procfs",
+        [XPU_SOURCE_SYSFS] = "sysfs",
+        [XPU_SOURCE_NVML] = "nvml",
+        [XPU_SOURCE_ROCM_SMI] = "rocm_smi",
+};
+
+const char *xpu_vendor_to_string(enum xpu_vendor v) {
+        return (unsigned)v < _XPU_VENDOR_MAX ? vendor_names[v] : NULL;
+}
+
+int xpu_vendor_from_string(const char *s) {
+        for (int v = 0; s && v < _XPU_VENDOR_MAX; v++)
+                if (strcasecmp(s, vendor_names[v]) == 0)
+                        return v;
+        return -EINVAL;
+}
+
+const char *xpu_source_to_string(enum xpu_source s) {
+        return (unsigned)s < _XPU_SOURCE_MAX ? source_names[s] : NULL;
+}
+
+int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const char *driver,
+                   const char **ret_which) {
+        const char *dirs[3] = { sys ? sys : "/", dev ? dev : "/", driver ? driver : "/" };
+        const char *names[3] = { "sys", "dev", "driver" };
+        char *paths[3] = { r->sys, r->dev, r->driver };
+        int *fds[3] = { &r->sys_fd, &r->dev_fd, &r->driver_fd };
+
+        r->sys_fd = r->dev_fd = r->driver_fd = -EBADF;
+        for (size_t i = 0; i < 3; i++) {
+                int fd = xpu_open_root(dirs[i]);
+                if (fd < 0 || xpu_strlcpy(paths[i], dirs[i], PATH_MAX) < 0) {
+                        if (fd >= 0)
+                                close(fd);
+                        if (ret_which)
+                                *ret_which = names[i];
+                        xpu_roots_close(r);
+                        return fd < 0 ? fd : -ENAMETOOLONG;
+                }
+                *fds[i] = fd;
+        }
+        return 0;
+}
+
+void xpu_roots_close(struct xpu_roots *r) {
+        int *fds[3] = { &r->sys_fd, &r->dev_fd, &r->driver_fd };
+        for (size_t i = 0; i < 3; i++) {
+                if (*fds[i] >= 0)
+                        close(*fds[i]);
+                *fds[i] = -EBADF;
+        }
+}
+
+struct xpu_inventory *xpu_inventory_new(void) {
+        return calloc(1, sizeof(struct xpu_inventory));
+}
+
+struct xpu_inventory *xpu_inventory_free(struct xpu_inventory *inv) {
+        if (!inv)
+                return NULL;
+        for (size_t i = 0; i < inv->n_warnings; i++)
+                free(inv->warnings[i]);
+        free(inv->warnings);
+        free(inv->devices);
+        free(inv);
+        return NULL;
+}
+
+struct xpu_device *xpu_inventory_add_device(struct xpu_inventory *inv, const struct xpu_device *dev) {
+        struct xpu_device *n = reallocarray(inv->devices, inv->n_devices + 1, sizeof *n);
+        if (!n)
+                return NULL;
+        inv->devices = n;
+        n[inv->n_devices] = *dev;
+        return &n[inv->n_devices++];
+}
+
+int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) {
+        char **n = reallocarray(inv->warnings, inv->n_warnings + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        inv->warnings = n;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&n[inv->n_warnings], fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        inv->n_warnings++;
+        return 0;
+}
+
+size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vendor) {
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                n += inv->devices[i].vendor == vendor;
+        return n;
+}
+
+int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, size_t *n, size_t max,
+                    const char *path, uint32_t major, uint32_t minor, bool have_major, bool optional) {
+        if (*n >= max)
+                return -E2BIG;
+        struct xpu_devnode *d = &nodes[*n];
+        memset(d, 0, sizeof *d);
+        if (xpu_strlcpy(d->path, path, sizeof d->path) < 0)
+                return -ENAMETOOLONG;
+        d->major = major;
+        d->minor = minor;
+        d->have_major = have_major;
+        d->optional = optional;
+        struct stat st;
+        if (roots && xpu_stat_in_root(roots->dev_fd, path, true, &st) == 0 && S_ISCHR(st.st_mode)) {
+                d->present = true;
+                if (!have_major && minor(st.st_rdev) == minor) {
+                        d->major = major(st.st_rdev);
+                        d->have_major = true;
+                }
+        }
+        (*n)++;
+        return 0;
+}
+
+int xpu_proc_devices_major(const struct xpu_roots *roots, const char *name) {
+        char buf[16384];
+        ssize_t n = xpu_read_file_in_root(roots->sys_fd, "/proc/devices", buf, sizeof buf);
+        if (n < 0)
+                return (int)n;
+        bool in_char = false;
+        char *save = NULL;
+        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                line = xpu_strstrip(line);
+                if (strcmp(line, "Character devices:") == 0) {
+                        in_char = true;
+                        continue;
+                }
+                if (strcmp(line, "Block devices:") == 0) {
+                        in_char = false;
+                        continue;
+                }
+                if (!in_char)
+                        continue;
+                /* "195 nvidia-frontend" */
+                char *sp = strpbrk(line, " \t");
+                if (!sp)
+                        continue;
+                *sp = '\0';
+                const char *dev = xpu_strstrip(sp + 1);
+                uint64_t major;
+                if (strcmp(dev, name) == 0 && xpu_parse_u64(line, 10, &major) == 0 && major < 4096)
+                        return (int)major;
+        }
+        return -ENOENT;
+}
+
+int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        if (!inv)
+                return -ENOMEM;
+        /* The kernel release only means something for the real host. */
+        struct utsname u;
+        if (strcmp(roots->sys, "/") == 0 && uname(&u) == 0)
+                xpu_strlcpy(inv->kernel, u.release, sizeof inv->kernel);
+
+        for (size_t b = 0; xpu_probe_backends[b]; b++) {
+                int r = xpu_probe_backends[b]->probe(roots, inv);
+                if (r < 0) {
+                        xpu_inventory_free(inv);
+                        return r;
+                }
+        }
+        for (size_t i = 0; i < inv->n_devices; i++)
+                inv->devices[i].index = (unsigned)i;
+        *ret = inv;
+        return 0;
+}

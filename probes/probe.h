@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Device model, inventory and backend registry: what the probes report.
+ *
+ * Data flow: xpu_inventory_probe() runs every backend in xpu_probe_backends[] (one per vendor,
+ * probes/<vendor>*.c) against the host roots and returns plain data. Nothing here mounts, execs
+ * or opens device nodes for I/O. Absent facts stay absent: every optional number has a bit in
+ * xpu_device.have, every optional string is empty. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+
+enum xpu_vendor {
+        XPU_VENDOR_NVIDIA = 0,
+        XPU_VENDOR_AMD,
+        _XPU_VENDOR_MAX,
+};
+
+/* "nvidia", "amd"; NULL for an out-of-range value. */
+const char *xpu_vendor_to_string(enum xpu_vendor v);
+/* Inverse of xpu_vendor_to_string() (case-insensitive). Returns the vendor or -EINVAL. */
+int xpu_vendor_from_string(const char *s);
+
+/* Which backend answered for a device (design §4 "source"). */
+enum xpu_source {
+        XPU_SOURCE_PROCFS = 0, /* /proc/driver/nvidia */
+        XPU_SOURCE_SYSFS,      /* KFD topology, amdgpu sysfs */
+        XPU_SOURCE_NVML,
+        XPU_SOURCE_ROCM_SMI,
+        _XPU_SOURCE_MAX,
+};
+const char *xpu_source_to_string(enum xpu_source s);
+
+/* A character device node a workload needs. */
+struct xpu_devnode {
+        char path[64];  /* absolute container path, also its place under the dev root: "/dev/nvidia0" */
+        uint32_t major; /* valid when have_major */
+        uint32_t minor;
+        bool have_major; /* false when a dynamic major was not found in /proc/devices */
+        bool present;    /* found under the dev root as a character device */
+        bool optional;   /* a workload can run without it (nvidia-uvm-tools, nvidia-modeset) */
+};
+
+#define XPU_DEVICE_NODES_MAX 4
+#define XPU_VENDOR_NODES_MAX 8
+
+/* Bits of xpu_device.have: set when the matching number is known. */
+enum {
+        XPU_HAVE_MEMORY_TOTAL = 1u << 0,       /* memory_total_bytes */
+        XPU_HAVE_MEMORY_USED = 1u << 1,        /* memory_used_bytes */
+        XPU_HAVE_NUMA_NODE = 1u << 2,          /* numa_node */
+        XPU_HAVE_PCI_IDS = 1u << 3,            /* pci_vendor_id, pci_device_id */
+        XPU_HAVE_MINOR = 1u << 4,              /* minor (NVIDIA) */
+        XPU_HAVE_IRQ = 1u << 5,                /* irq (NVIDIA) */
+        XPU_HAVE_EXCLUDED = 1u << 6,           /* excluded (NVIDIA) */
+        XPU_HAVE_RENDER_MINOR = 1u << 7,       /* render_minor (AMD) */
+        XPU_HAVE_KFD_GPU_ID = 1u << 8,         /* kfd_gpu_id (AMD) */
+        XPU_HAVE_KFD_NODE = 1u << 9,           /* kfd_node (AMD) */
+        XPU_HAVE_GFX_TARGET_VERSION = 1u << 10, /* gfx_target_version and gfx_target (AMD) */
+        XPU_HAVE_SIMD_COUNT = 1u << 11,        /* simd_count, compute_units (AMD) */
+        XPU_HAVE_PARTITION = 1u << 12,         /* partition (AMD) */
+        XPU_HAVE_CARD = 1u << 13,              /* card: N of /sys/class/drm/cardN (AMD) */
+        XPU_HAVE_NUM_XCC = 1u << 14,           /* num_xcc (AMD) */
+};
+
+/* One accelerator as the workload will see it. Partitions of a partitioned AMD GPU are separate
+ * devices; MIG devices of an NVIDIA GPU are not devices of their own here. */
+struct xpu_device {
+        unsigned index;        /* xpuinit index: NVIDIA devices first, then AMD, each in vendor order */
+        unsigned vendor_index; /* vendor ordinal: NVIDIA = PCI bus order (= NVML/nvidia-smi), AMD = KFD GPU-node order (= HIP) */
+        enum xpu_vendor vendor;
+        enum xpu_source source;
+        uint32_t have; /* XPU_HAVE_* */
+
+        char name[128];                      /* marketing name; empty when unknown, never guessed */
+        char uuid[64];                       /* NVIDIA "GPU-<uuid>"; AMD "GPU-<16 hex of unique_id>" */
+        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* normal form, see xpu_pci_bus_id_normalize() */
+        char driver_version[32];             /* kernel driver version of this device's driver */
+        uint64_t memory_total_bytes;         /* bytes */
+        uint64_t memory_used_bytes;          /* bytes */
+        int32_t numa_node;                   /* -1 when the platform has no NUMA affinity */
+        uint16_t pci_vendor_id;              /* 0x10de, 0x1002 */
+        uint16_t pci_device_id;
+
+        struct xpu_devnode nodes[XPU_DEVICE_NODES_MAX]; /* per-device nodes (/dev/nvidiaN, renderD) */
+        size_t n_nodes;
+
+        /* NVIDIA (procfs "information" file, NVML) */
+        uint32_t minor;              /* "Device Minor:" → /dev/nvidia<minor>; not the index */
+        uint32_t irq;                /* "IRQ:" */
+        bool excluded;               /* "GPU Excluded: Yes" / "Blacklisted: Yes" */
+        char vbios_version[32];      /* "Video BIOS:" */
+        char bus_type[16];           /* "Bus Type:" PCI, PCIe, ... */
+        char gsp_firmware[32];       /* "GPU Firmware:" */
+        char compute_capability[16]; /* "9.0"; NVML or CUDA only */
+
+        /* AMD (KFD topology node properties, amdgpu sysfs) */
+        char gfx_target[16];         /* "gfx90a", from gfx_target_version */
+        uint32_t gfx_target_version; /* major*10000 + minor*100 + stepping */
+        uint32_t render_minor;       /* drm_render_minor → /dev/dri/renderD<render_minor> */
+        uint32_t kfd_gpu_id;         /* topology/nodes/N/gpu_id */
+        uint32_t kfd_node;           /* N of topology/nodes/N */
+        char unique_id[24];          /* 16 lower-case hex digits (%016llx) */
+        uint32_t simd_count;
+        uint32_t compute_units;      /* simd_count / simd_per_cu */
+        uint32_t num_xcc;
+        uint32_t partition;          /* partition number within its PCI device (location_id function bits) */
+        uint32_t card;               /* N of /sys/class/drm/cardN */
+};
+
+/* What a vendor's kernel driver exposes host-wide. */
+struct xpu_vendor_info {
+        bool driver_loaded;       /* the kernel driver answered (procfs dir, KFD topology, amdgpu sysfs) */
+        char driver_version[32];  /* NVIDIA: /proc/driver/nvidia/version; AMD: /sys/module/amdgpu/version */
+        char driver_flavor[32];   /* NVIDIA: "proprietary" or "open" kernel module */
+        char cuda_driver_version[16]; /* "12.2": only from libcuda/NVML (rich path); empty otherwise */
+        struct xpu_devnode nodes[XPU_VENDOR_NODES_MAX]; /* nvidiactl, nvidia-uvm, ...; /dev/kfd */
+        size_t n_nodes;
+        char looked_for[256]; /* what was looked for, shown when nothing was found */
+};
+
+struct xpu_inventory {
+        char kernel[65]; /* uname release of the running kernel ("" under a fixture sys root) */
+        struct xpu_vendor_info vendors[_XPU_VENDOR_MAX];
+        struct xpu_device *devices;
+        size_t n_devices;
+        char **warnings; /* one line each, naming the file and what was wrong */
+        size_t n_warnings;
+};
+
+/* The host directories every read goes through (design §4 --sys-root, --dev-root, --driver-root). */
+struct xpu_roots {
+        int sys_fd;    /* "/" of /sys and /proc reads */
+        int dev_fd;    /* directory holding dev/ */
+        int driver_fd; /* root of the vendor user-space files (NVIDIA driver libraries) */
+        char sys[PATH_MAX];
+        char dev[PATH_MAX];
+        char driver[PATH_MAX];
+};
+
+/* Open the three roots (NULL = "/"). Returns 0, or -errno naming which failed through *RET_WHICH
+ * ("sys", "dev", "driver") when not NULL. */
+int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const char *driver,
+                   const char **ret_which);
+void xpu_roots_close(struct xpu_roots *r);
+
+/* A vendor backend (style guide item 5). */
+struct xpu_probe_ops {
+        enum xpu_vendor vendor;
+        const char *name;
+        /* Fast path: procfs, sysfs and dev only; no dynamic loading. Appends this vendor's devices
+         * (vendor_index set, index left to the caller) and fills inv->vendors[vendor]. A bad or
+         * unreadable file skips that device or field with one xpu_inventory_warn() naming the
+         * file; probing goes on. Returns 0, or -ENOMEM. */
+        int (*probe)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+};
+
+extern const struct xpu_probe_ops xpu_probe_nvidia;
+extern const struct xpu_probe_ops xpu_probe_amd;
+/* All backends in index order (NVIDIA, AMD), NULL-terminated. */
+extern const struct xpu_probe_ops *const xpu_probe_backends[];
+
+/* Run every backend and number the devices. *RET is owned by the caller (xpu_inventory_free()).
+ * Returns 0 or -ENOMEM; device-level problems become warnings, never errors. */
+int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret);
+struct xpu_inventory *xpu_inventory_new(void);
+struct xpu_inventory *xpu_inventory_free(struct xpu_inventory *inv);
+
+/* Append a copy of DEV. Returns the stored copy or NULL on -ENOMEM. */
+struct xpu_device *xpu_inventory_add_device(struct xpu_inventory *inv, const struct xpu_device *dev);
+/* Record a warning line ("<file>: <problem>; <what was done>"). Returns 0 or -ENOMEM. */
+int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) _printf_(2, 3);
+/* Count the devices of VENDOR. */
+size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vendor);
+
+/* Append a node to an array of nodes (NODES with *N used of MAX). The node is looked up under
+ * the dev root: present is set when it exists as a character device; when have_major is false
+ * and the node exists, its major is taken from the node. Returns 0 or -E2BIG when full. */
+int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, size_t *n, size_t max,
+                    const char *path, uint32_t major, uint32_t minor, bool have_major, bool optional);
+
+/* Look up a character device major by name in /proc/devices ("Character devices:" section)
+ * below the sys root. Returns the major (>= 0), -ENOENT when absent, or -errno from the read. */
+int xpu_proc_devices_major(const struct xpu_roots *roots, const char *name);

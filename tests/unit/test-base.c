@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/base: root-confined file access and text parsers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "testlib.h"
+
+START_TEST(test_parse_u64) {
+        uint64_t v = 0;
+        ck_assert_int_eq(xpu_parse_u64(" 42\n", 10, &v), 0);
+        ck_assert_uint_eq(v, 42);
+        ck_assert_int_eq(xpu_parse_u64("0x1002", 0, &v), 0);
+        ck_assert_uint_eq(v, 0x1002);
+        ck_assert_int_eq(xpu_parse_u64("18446744073709551615", 10, &v), 0);
+        ck_assert_uint_eq(v, UINT64_MAX);
+        ck_assert_int_eq(xpu_parse_u64("18446744073709551616", 10, &v), -ERANGE);
+        ck_assert_int_eq(xpu_parse_u64("-1", 10, &v), -ERANGE);
+        ck_assert_int_eq(xpu_parse_u64("12abc", 10, &v), -EINVAL);
+        ck_assert_int_eq(xpu_parse_u64("", 10, &v), -EINVAL);
+        ck_assert_int_eq(xpu_parse_u64("   ", 10, &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_i64) {
+        int64_t v = 0;
+        ck_assert_int_eq(xpu_parse_i64("-1\n", 10, &v), 0);
+        ck_assert_int_eq(v, -1);
+        ck_assert_int_eq(xpu_parse_i64("x", 10, &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_pci_bus_id) {
+        char out[XPU_PCI_BUS_ID_MAX];
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("00000000:1A:00.0", out), 0);
+        ck_assert_str_eq(out, "0000:1a:00.0");
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("0000:a3:00.0", out), 0);
+        ck_assert_str_eq(out, "0000:a3:00.0");
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("03F8CFDD:00:00.0", out), 0);
+        ck_assert_str_eq(out, "3f8cfdd:00:00.0");
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("1b:00.0", out), 0);
+        ck_assert_str_eq(out, "0000:1b:00.0");
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("0004:04:00.0\n", out), 0);
+        ck_assert_str_eq(out, "0004:04:00.0");
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("0000:1a:00.8", out), -EINVAL);
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("0000:1a:20.0", out), -EINVAL);
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("123456789:1a:00.0", out), -EINVAL);
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("GPU-1234", out), -EINVAL);
+        ck_assert_int_eq(xpu_pci_bus_id_normalize("", out), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_read_in_root_confined) {
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "root/etc/value", "  hello \n");
+        xpu_test_write(t, "outside", "secret\n");
+        char root[4096];
+        snprintf(root, sizeof root, "%s/root", t);
+        xpu_test_symlink(root, "etc/abs", "/etc/value");
+        xpu_test_symlink(root, "etc/up", "../../outside");
+        int rfd = xpu_open_root(root);
+        ck_assert_int_ge(rfd, 0);
+        char buf[64];
+        ck_assert_int_eq(xpu_read_value_in_root(rfd, "/etc/value", buf, sizeof buf), 5);
+        ck_assert_str_eq(buf, "hello");
+        /* An absolute symlink resolves inside the root. */
+        ck_assert_int_eq(xpu_read_value_in_root(rfd, "etc/abs", buf, sizeof buf), 5);
+        ck_assert_str_eq(buf, "hello");
+        /* ".." cannot climb out of the root: ../../outside lands on /outside inside it. */
+        ck_assert_int_eq(xpu_read_value_in_root(rfd, "etc/up", buf, sizeof buf), -ENOENT);
+        ck_assert_int_eq(xpu_read_value_in_root(rfd, "/../../outside", buf, sizeof buf), -ENOENT);
+        /* Too small a buffer is an error, never a silent cut. */
+        ck_assert_int_eq(xpu_read_file_in_root(rfd, "/etc/value", buf, 4), -EFBIG);
+        ck_assert_int_eq(xpu_read_file_in_root(rfd, "/etc", buf, sizeof buf), -EISDIR);
+        /* Magic links are refused. */
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", rfd);
+        int procfd = xpu_open_root("/");
+        ck_assert_int_lt(xpu_read_file_in_root(procfd, self, buf, sizeof buf), 0);
+        close(procfd);
+        close(rfd);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+START_TEST(test_read_refuses_fifo) {
+        char *t = xpu_test_mkdtemp();
+        char p[4096];
+        snprintf(p, sizeof p, "%s/fifo", t);
+        ck_assert_int_eq(mkfifo(p, 0600), 0);
+        int rfd = xpu_open_root(t);
+        char buf[16];
+        ck_assert_int_eq(xpu_read_file_in_root(rfd, "fifo", buf, sizeof buf), -EINVAL);
+        close(rfd);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+START_TEST(test_mkdir_and_write_in_root) {
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "outside/keep", "x");
+        char root[4096];
+        snprintf(root, sizeof root, "%s/root", t);
+        ck_assert_int_eq(mkdir(root, 0755), 0);
+        /* A symlinked directory pointing outside must resolve inside the root. */
+        char target[4096];
+        snprintf(target, sizeof target, "%s/outside", t);
+        xpu_test_symlink(root, "run", target);
+        int rfd = xpu_open_root(root);
+        /* The link's target does not exist inside the root: refused, nothing created outside. */
+        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/run/xpuinit/lib", 0755), -ENOENT);
+        char check[8192];
+        snprintf(check, sizeof check, "%s/outside/xpuinit", t);
+        struct stat st;
+        ck_assert_int_eq(stat(check, &st), -1);
+        /* A link to a directory inside the root is followed inside the root. */
+        xpu_test_symlink(root, "var/run", "/srv");
+        snprintf(check, sizeof check, "%s/srv", root);
+        ck_assert_int_eq(mkdir(check, 0755), 0);
+        int dfd = xpu_mkdir_p_in_root(rfd, "/var/run/xpuinit/lib", 0755);
+        ck_assert_int_ge(dfd, 0);
+        close(dfd);
+        ck_assert_int_eq(xpu_write_file_in_root(rfd, "/var/run/xpuinit/x.conf", "a\n", 2, 0644), 0);
+        snprintf(check, sizeof check, "%s/srv/xpuinit/x.conf", root);
+        ck_assert_int_eq(stat(check, &st), 0);
+        ck_assert_int_eq(st.st_mode & 0777, 0644);
+        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/a/../b", 0755), -EINVAL);
+        close(rfd);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+static Suite *base_suite(void) {
+        Suite *s = suite_create("base");
+        TCase *tc = tcase_create("fileio");
+        tcase_add_test(tc, test_parse_u64);
+        tcase_add_test(tc, test_parse_i64);
+        tcase_add_test(tc, test_pci_bus_id);
+        tcase_add_test(tc, test_read_in_root_confined);
+        tcase_add_test(tc, test_read_refuses_fifo);
+        tcase_add_test(tc, test_mkdir_and_write_in_root);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(base_suite());
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "testlib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef XPU_SRCDIR
+#error "XPU_SRCDIR must be defined by the build"
+#endif
+
+const char *xpu_test_host(const char *name) {
+        static char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s/tests/fixtures/hosts/%s", XPU_SRCDIR, name);
+        return buf;
+}
+
+void xpu_test_open_host(struct xpu_roots *r, const char *name) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s", xpu_test_host(name));
+        const char *which = NULL;
+        int rc = xpu_roots_open(r, path, path, path, &which);
+        ck_assert_msg(rc == 0, "open roots of %s (%s): %s", path, which ? which : "?", strerror(-rc));
+}
+
+struct xpu_inventory *xpu_test_probe_host(const char *name) {
+        struct xpu_roots r;
+        xpu_test_open_host(&r, name);
+        struct xpu_inventory *inv = NULL;
+        int rc = xpu_inventory_probe(&r, &inv);
+        xpu_roots_close(&r);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_ptr_nonnull(inv);
+        return inv;
+}
+
+char *xpu_test_mkdtemp(void) {
+        char *t = strdup("/tmp/xpu-test-XXXXXX");
+        ck_assert_ptr_nonnull(t);
+        ck_assert_ptr_nonnull(mkdtemp(t));
+        return t;
+}
+
+static void mkdir_parents(const char *path) {
+        char buf[PATH_MAX];
+        snprintf(buf, sizeof buf, "%s", path);
+        for (char *p = buf + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                        ck_abort_msg("mkdir %s: %s", buf, strerror(errno));
+                *p = '/';
+        }
+}
+
+void xpu_test_write(const char *root, const char *rel, const char *content) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        mkdir_parents(path);
+        FILE *f = fopen(path, "we");
+        ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
+        fputs(content, f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+void xpu_test_symlink(const char *root, const char *rel, const char *target) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        mkdir_parents(path);
+        unlink(path);
+        ck_assert_msg(symlink(target, path) == 0, "symlink %s: %s", path, strerror(errno));
+}
+
+static int run_argv(const char *const argv[]) {
+        pid_t pid = fork();
+        if (pid == 0) {
+                execvp(argv[0], (char *const *)argv);
+                _exit(127);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+char *xpu_test_copy_host(const char *name) {
+        char *t = xpu_test_mkdtemp();
+        char src[PATH_MAX];
+        snprintf(src, sizeof src, "%s/.", xpu_test_host(name));
+        const char *const argv[] = { "cp", "-a", src, t, NULL };
+        ck_assert_int_eq(run_argv(argv), 0);
+        return t;
+}
+
+void xpu_test_rm_rf(const char *dir) {
+        if (!dir)
+                return;
+        const char *const argv[] = { "rm", "-rf", dir, NULL };
+        run_argv(argv);
+}
+
+int xpu_test_run(Suite *suite) {
+        SRunner *sr = srunner_create(suite);
+        srunner_set_fork_status(sr, CK_FORK);
+        srunner_run_all(sr, CK_ENV);
+        int failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared helpers for the libcheck unit tests. */
+#pragma once
+
+#include <check.h>
+#include <stdbool.h>
+
+#include "probe.h"
+
+/* Absolute path of tests/fixtures/hosts/NAME in the source tree (static buffer). */
+const char *xpu_test_host(const char *name);
+/* Open the roots of a fixture host (sys, dev and driver root all = the host tree). Asserts. */
+void xpu_test_open_host(struct xpu_roots *r, const char *name);
+/* Probe a fixture host; asserts success. Free with xpu_inventory_free(). */
+struct xpu_inventory *xpu_test_probe_host(const char *name);
+
+/* A fresh temporary directory (free with xpu_test_rm_rf + free). */
+char *xpu_test_mkdtemp(void);
+/* Write CONTENT to ROOT/REL, creating parent directories. Asserts. */
+void xpu_test_write(const char *root, const char *rel, const char *content);
+/* Create a symlink ROOT/REL -> TARGET, creating parent directories. Asserts. */
+void xpu_test_symlink(const char *root, const char *rel, const char *target);
+/* Copy a fixture host tree into a new temporary directory (cp -a); returns it. */
+char *xpu_test_copy_host(const char *name);
+/* rm -rf DIR. */
+void xpu_test_rm_rf(const char *dir);
+
+/* Run SUITE with CK_FORK; returns the process exit status (0 when every test passed). */
+int xpu_test_run(Suite *suite);
