@@ -147,6 +147,13 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
         return 0;
 }
 
+bool xpu_device_available(const struct xpu_device *dev) {
+        for (size_t i = 0; i < dev->n_nodes; i++)
+                if (!dev->nodes[i].optional && !dev->nodes[i].present)
+                        return false;
+        return true;
+}
+
 int xpu_proc_devices_major(const struct xpu_roots *roots, const char *name) {
         char buf[16384];
         ssize_t n = xpu_read_file_in_root(roots->sys_fd, "/proc/devices", buf, sizeof buf);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +78,30 @@ void xpu_test_symlink(const char *root, const char *rel, const char *target) {
         mkdir_parents(path);
         unlink(path);
         ck_assert_msg(symlink(target, path) == 0, "symlink %s: %s", path, strerror(errno));
+}
+
+void xpu_test_make_devnodes(const char *root) {
+        char list[PATH_MAX];
+        snprintf(list, sizeof list, "%s/dev/DEVNODES", root);
+        FILE *f = fopen(list, "re");
+        ck_assert_msg(f != NULL, "open %s: %s", list, strerror(errno));
+        ck_assert_msg(geteuid() == 0, "creating device nodes needs root (mknod); run the tests as root");
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+                char path[256], type;
+                unsigned maj, min;
+                if (line[0] == '#' || line[0] == '\n')
+                        continue;
+                ck_assert_msg(sscanf(line, "%255s %c %u:%u", path, &type, &maj, &min) == 4 && type == 'c',
+                              "%s: bad line \"%s\"", list, line);
+                char full[PATH_MAX];
+                snprintf(full, sizeof full, "%s%s", root, path);
+                mkdir_parents(full);
+                unlink(full);
+                ck_assert_msg(mknod(full, S_IFCHR | 0666, makedev(maj, min)) == 0, "mknod %s: %s", full,
+                              strerror(errno));
+        }
+        fclose(f);
 }
 
 static int run_argv(const char *const argv[]) {

@@ -22,6 +22,9 @@ void xpu_test_write(const char *root, const char *rel, const char *content);
 void xpu_test_symlink(const char *root, const char *rel, const char *target);
 /* Copy a fixture host tree into a new temporary directory (cp -a); returns it. */
 char *xpu_test_copy_host(const char *name);
+/* Create the device nodes listed in ROOT/dev/DEVNODES (lines "PATH c MAJOR:MINOR", '#' comments)
+ * under ROOT with mknod. Needs root (CAP_MKNOD): fails the test loudly otherwise. */
+void xpu_test_make_devnodes(const char *root);
 /* rm -rf DIR. */
 void xpu_test_rm_rf(const char *dir);
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Launch and supervision of the workload (design §4 "Supervision"), PID 1 or not. */
+#pragma once
+
+#include <stdbool.h>
+
+struct xpu_supervise_options {
+        bool group;             /* -g/--group: forward signals to the workload's process group */
+        unsigned grace_seconds; /* --grace: SIGTERM/SIGINT → SIGKILL delay (default 10) */
+        /* Runs in the child after fork, before exec (supplementary groups, privilege drop).
+         * Returns 0 or -errno; a failure makes the child exit 125 after printing the error. */
+        int (*child_setup)(void *userdata);
+        void *userdata;
+};
+
+/* Run ARGV[0] (looked up in the PATH of ENVP when it has no '/') with ENVP as xpuinit's child
+ * and supervise it until it exits: signals forwarded, zombies reaped, subreaper when not PID 1,
+ * PR_SET_PDEATHSIG, clean signal mask, terminal foreground group. Returns the status xpuinit must
+ * exit with: the workload's exit code, 128+N when killed by signal N, 126 when not executable,
+ * 127 when not found, 125 when the child could not be set up. Prints one error line for
+ * 125/126/127. */
+int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_supervise_options *o);
+
+/* --exec: run CHILD_SETUP in this process, then replace xpuinit with the workload. Returns only on
+ * failure, with the status to exit with (125, 126, 127) after printing one error line. */
+int xpu_exec_workload(char *const argv[], char *const envp[], const struct xpu_supervise_options *o);
