@@ -69,6 +69,12 @@ $(PROFILES_GEN): $(PROFILE_JSON) packaging/embed-profiles.sh
 $(PROFILES_OBJ): $(PROFILES_GEN)
 	$(CC) $(ALL_CFLAGS) -Ientrypoint -c -o $@ $<
 
+# Entry-point objects other than main.o, as an archive: a unit test pulls in only what it uses.
+LIBENTRY := $(BUILD)/libxpuentry.a
+$(LIBENTRY): $(ENTRY_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 $(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
 
@@ -78,7 +84,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
 
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -DXPU_SRCDIR=\"$(CURDIR)\"
-$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(ENTRY_LIB_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
+$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(LIBENTRY) $(PROFILES_OBJ) $(LIBPROBE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(CHECK_LIBS)
 

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan: pure data built from inventory + selection + profile, without side effects
+ * (style guide item 9). `xpuinit plan` prints it; apply-*.c walk it in order. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "libs.h"
+#include "probe.h"
+#include "profile.h"
+#include "select.h"
+
+enum xpu_inject_mode {
+        XPU_INJECT_AUTO = 0, /* mount when CAP_SYS_ADMIN is effective, else link */
+        XPU_INJECT_MOUNT,    /* bind mounts on a private tmpfs */
+        XPU_INJECT_LINK,     /* symlinks into the driver root, no privilege */
+        XPU_INJECT_NONE,     /* inject no files */
+        _XPU_INJECT_MAX,
+};
+const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
+int xpu_inject_mode_from_string(const char *s);
+
+enum xpu_op_type {
+        XPU_OP_MKDIR = 0,     /* create directory PATH (mode) in the container root */
+        XPU_OP_TMPFS,         /* mount a private tmpfs on PATH (mount mode) */
+        XPU_OP_BIND,          /* bind-mount SOURCE (in the driver root) on PATH: ro, nosuid, nodev */
+        XPU_OP_SYMLINK,       /* symlink PATH -> TARGET */
+        XPU_OP_REMOUNT_RO,    /* make the tmpfs on PATH read-only once populated */
+        XPU_OP_WRITE_FILE,    /* write CONTENT to PATH (mode) */
+        XPU_OP_LDCONFIG,      /* run the image's ldconfig (PATH) with an empty environment */
+        XPU_OP_CHECK_DEVNODE, /* PATH must be a character device major:minor in the container */
+        _XPU_OP_MAX,
+};
+const char *xpu_op_type_to_string(enum xpu_op_type t);
+
+struct xpu_op {
+        enum xpu_op_type type;
+        char path[PATH_MAX];   /* inside the container root */
+        char source[PATH_MAX]; /* BIND: inside the driver root */
+        char target[PATH_MAX]; /* SYMLINK: link text */
+        char *content;         /* WRITE_FILE */
+        mode_t mode;
+        uint32_t major, minor; /* CHECK_DEVNODE */
+        bool have_major;
+        bool optional; /* CHECK_DEVNODE: a missing node is only a warning */
+        bool filesystem; /* part of the filesystem plan (`inject --rootfs` applies only these) */
+};
+
+/* Where and how the plan is applied; all strings are borrowed. */
+struct xpu_plan_options {
+        enum xpu_inject_mode inject;  /* resolved by the caller unless AUTO */
+        bool can_mount;               /* CAP_SYS_ADMIN is effective (for AUTO) */
+        const char *driver_root;      /* driver root path as seen where the links will be read */
+        int driver_fd;                /* driver root fd (library discovery) */
+        int container_fd;             /* container root fd, for read-only checks (ldconfig present) */
+        int dev_fd;                   /* dev root fd (device node group ids) */
+        const char *library_dir;      /* default "/run/xpuinit/lib" */
+        const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
+        char *const *envp;            /* the environment the workload would get without us */
+        char *const *argv;            /* workload argv (may be empty for inject) */
+};
+
+struct xpu_plan {
+        const struct xpu_profile *profile; /* borrowed from the profile set */
+        enum xpu_inject_mode inject;       /* resolved mode */
+        char library_dir[PATH_MAX];
+        char driver_version[32];
+        char **capabilities; /* capabilities in effect */
+        size_t n_capabilities;
+        struct xpu_driver_files *files; /* what is injected */
+        struct xpu_op *ops;
+        size_t n_ops;
+        gid_t *groups; /* supplementary groups for the workload (device node owners) */
+        size_t n_groups;
+        char **groups_from; /* node path that asked for each group */
+        char **env;  /* final environment (NULL-terminated) */
+        char **argv; /* final argv (NULL-terminated) */
+        size_t *devices; /* inventory indices of the selected devices, in order */
+        size_t n_devices;
+        char **notes; /* info lines: why things were chosen */
+        size_t n_notes;
+};
+
+struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
+
+/* Build the plan. Pure: reads the driver root, dev root and container root (stat, readdir) but
+ * changes nothing. Returns 0, or -errno with ERR holding one line naming the cause and the fix
+ * (unknown capability, no driver version, missing library directory ...). */
+int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                   const struct xpu_profile *profile, const struct xpu_plan_options *o,
+                   struct xpu_plan **ret, char *err, size_t err_size);
+
+/* Apply the plan's operations below CONTAINER_FD (the container root), in order. With
+ * FILESYSTEM_ONLY only the filesystem operations run (inject --rootfs). DRIVER_FD is the driver
+ * root for bind sources. Returns 0 or -errno with ERR naming the operation and path. */
+int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bool filesystem_only,
+                   char *err, size_t err_size);
