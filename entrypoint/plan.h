@@ -92,8 +92,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                    const struct xpu_profile *profile, const struct xpu_plan_options *o,
                    struct xpu_plan **ret, char *err, size_t err_size);
 
-/* Apply the plan's operations below CONTAINER_FD (the container root), in order. With
- * FILESYSTEM_ONLY only the filesystem operations run (inject --rootfs). DRIVER_FD is the driver
- * root for bind sources. Returns 0 or -errno with ERR naming the operation and path. */
+/* Apply the plan's operations below CONTAINER_FD (the container root, CONTAINER_PATH as a path:
+ * "/" inside the container), in order. With FILESYSTEM_ONLY only the filesystem operations run
+ * (inject --rootfs). DRIVER_FD is the driver root for bind sources. From outside the container
+ * (CONTAINER_PATH not "/") ldconfig is the host's, run as "ldconfig -r CONTAINER_PATH"; the
+ * image's own binary never runs. Returns 0 or -errno with ERR naming the operation and path. */
 int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bool filesystem_only,
-                   char *err, size_t err_size);
+                   const char *container_path, char *err, size_t err_size);

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "inventory-json.h"
+
+#include <stdio.h>
+
+static bool add_str(cJSON *o, const char *k, const char *v) {
+        return !v || !*v || cJSON_AddStringToObject(o, k, v);
+}
+
+static bool add_num(cJSON *o, const char *k, double v) {
+        return cJSON_AddNumberToObject(o, k, v) != NULL;
+}
+
+static cJSON *nodes_to_json(const struct xpu_devnode *nodes, size_t n) {
+        cJSON *a = cJSON_CreateArray();
+        for (size_t i = 0; a && i < n; i++) {
+                cJSON *s = cJSON_CreateString(nodes[i].path);
+                if (!s || !cJSON_AddItemToArray(a, s)) {
+                        cJSON_Delete(s);
+                        cJSON_Delete(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+cJSON *xpu_device_to_json(const struct xpu_device *d) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return NULL;
+        bool ok = add_num(o, "index", d->index) && add_str(o, "vendor", xpu_vendor_to_string(d->vendor)) &&
+                  add_num(o, "vendor_index", d->vendor_index) && add_str(o, "name", d->name) &&
+                  add_str(o, "uuid", d->uuid) && add_str(o, "pci_bus_id", d->pci_bus_id);
+        char hex[8];
+        if (ok && (d->have & XPU_HAVE_PCI_IDS)) {
+                snprintf(hex, sizeof hex, "0x%04x", d->pci_vendor_id);
+                ok = add_str(o, "pci_vendor_id", hex);
+                snprintf(hex, sizeof hex, "0x%04x", d->pci_device_id);
+                ok = ok && add_str(o, "pci_device_id", hex);
+        }
+        if (ok && (d->have & XPU_HAVE_MEMORY_TOTAL))
+                ok = add_num(o, "memory_total_bytes", (double)d->memory_total_bytes);
+        if (ok && (d->have & XPU_HAVE_MEMORY_USED))
+                ok = add_num(o, "memory_used_bytes", (double)d->memory_used_bytes);
+        ok = ok && add_str(o, "driver_version", d->driver_version);
+        if (ok) {
+                cJSON *a = nodes_to_json(d->nodes, d->n_nodes);
+                ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
+                if (!ok)
+                        cJSON_Delete(a);
+        }
+        if (ok && (d->have & XPU_HAVE_MINOR))
+                ok = add_num(o, "minor", d->minor);
+        ok = ok && add_str(o, "compute_capability", d->compute_capability) &&
+             add_str(o, "vbios_version", d->vbios_version) && add_str(o, "bus_type", d->bus_type) &&
+             add_str(o, "gsp_firmware_version", d->gsp_firmware);
+        if (ok && (d->have & XPU_HAVE_IRQ))
+                ok = add_num(o, "irq", d->irq);
+        if (ok && (d->have & XPU_HAVE_EXCLUDED))
+                ok = cJSON_AddBoolToObject(o, "excluded", d->excluded) != NULL;
+        if (ok && (d->have & XPU_HAVE_GFX_TARGET_VERSION)) {
+                ok = add_str(o, "gfx_target", d->gfx_target) &&
+                     add_num(o, "gfx_target_version", d->gfx_target_version);
+        }
+        if (ok && (d->have & XPU_HAVE_RENDER_MINOR))
+                ok = add_num(o, "render_minor", d->render_minor);
+        if (ok && (d->have & XPU_HAVE_KFD_GPU_ID))
+                ok = add_num(o, "kfd_gpu_id", d->kfd_gpu_id);
+        if (ok && (d->have & XPU_HAVE_KFD_NODE))
+                ok = add_num(o, "kfd_node", d->kfd_node);
+        ok = ok && add_str(o, "unique_id", d->unique_id);
+        if (ok && (d->have & XPU_HAVE_SIMD_COUNT))
+                ok = add_num(o, "simd_count", d->simd_count) && add_num(o, "compute_units", d->compute_units);
+        if (ok && (d->have & XPU_HAVE_NUM_XCC))
+                ok = add_num(o, "num_xcc", d->num_xcc);
+        if (ok && (d->have & XPU_HAVE_PARTITION))
+                ok = add_num(o, "partition", d->partition);
+        if (ok && (d->have & XPU_HAVE_CARD))
+                ok = add_num(o, "card", d->card);
+        if (ok && (d->have & XPU_HAVE_NUMA_NODE))
+                ok = add_num(o, "numa_node", d->numa_node);
+        ok = ok && add_str(o, "source", xpu_source_to_string(d->source));
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return NULL;
+        bool ok = cJSON_AddBoolToObject(o, "driver_loaded", vi->driver_loaded) &&
+                  add_str(o, "driver_version", vi->driver_version) &&
+                  add_str(o, "kernel_module", vi->driver_flavor) &&
+                  add_str(o, "cuda_driver_version", vi->cuda_driver_version);
+        if (ok) {
+                cJSON *a = nodes_to_json(vi->nodes, vi->n_nodes);
+                ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
+                if (!ok)
+                        cJSON_Delete(a);
+        }
+        if (ok && !vi->driver_loaded)
+                ok = add_str(o, "looked_for", vi->looked_for);
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *host = cJSON_AddObjectToObject(root, "host");
+        cJSON *vendors = host ? cJSON_AddObjectToObject(host, "vendors") : NULL;
+        cJSON *devs = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
+        bool ok = vendors && devs && add_str(host, "kernel", inv->kernel);
+        /* Convenience copies of the versions users look for first. */
+        const struct xpu_vendor_info *nv = &inv->vendors[XPU_VENDOR_NVIDIA];
+        ok = ok && add_str(host, "nvidia_driver_version", nv->driver_version) &&
+             add_str(host, "cuda_driver_version", nv->cuda_driver_version) &&
+             add_str(host, "amd_driver_version", inv->vendors[XPU_VENDOR_AMD].driver_version);
+        for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {
+                cJSON *o = vendor_to_json(&inv->vendors[v]);
+                ok = o && cJSON_AddItemToObject(vendors, xpu_vendor_to_string(v), o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        for (size_t i = 0; ok && i < inv->n_devices; i++) {
+                cJSON *o = xpu_device_to_json(&inv->devices[i]);
+                ok = o && cJSON_AddItemToArray(devs, o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        if (ok && inv->n_warnings) {
+                cJSON *w = cJSON_AddArrayToObject(root, "warnings");
+                for (size_t i = 0; ok && w && i < inv->n_warnings; i++)
+                        ok = cJSON_AddItemToArray(w, cJSON_CreateString(inv->warnings[i]));
+                ok = ok && w;
+        }
+        if (!ok) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
