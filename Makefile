@@ -109,6 +109,13 @@ demo: deps
 	$(MAKE) build-tests
 	sh examples/demo.sh $(BUILD)
 
+# `make bench`: start-up and probe benchmarks (not part of check); results in docs/performance.md.
+.PHONY: bench
+bench:
+	XPU_EXTRA_PKGS="tini hyperfine" sh packaging/install-deps.sh
+	$(MAKE) build-tests
+	sh tests/bench/run.sh $(BUILD)
+
 .PHONY: install
 install: all
 	install -D -m 0755 $(XPUINIT) $(DESTDIR)$(PREFIX)/bin/xpuinit
