@@ -28,6 +28,23 @@ struct xpu_env_edit {
         char *value; /* NULL for XPU_ENV_UNSET */
 };
 
+/* The placeholders above, in this order. */
+enum xpu_placeholder {
+        XPU_PLACEHOLDER_VISIBLE_IDS = 0, /* XPU_VISIBLE_IDS */
+        XPU_PLACEHOLDER_VISIBLE_INDICES, /* XPU_VISIBLE_INDICES */
+        XPU_PLACEHOLDER_DRIVER_VERSION,  /* XPU_DRIVER_VERSION */
+        XPU_PLACEHOLDER_LIBRARY_DIR,     /* XPU_LIBRARY_DIR */
+        _XPU_PLACEHOLDER_MAX,
+};
+/* "XPU_VISIBLE_IDS", ...; NULL for an out-of-range value. */
+const char *xpu_placeholder_to_string(enum xpu_placeholder p);
+
+/* Expand the ${...} placeholders of VALUE with VALUES (indexed by enum xpu_placeholder; a NULL
+ * entry expands to ""). A "$" not followed by "{" is kept as is. *RET is malloc'ed.
+ * Returns 0, -EINVAL for an unknown or unterminated placeholder (profiles are checked for that
+ * when parsed), or -ENOMEM. */
+int xpu_env_expand(const char *value, const char *const values[_XPU_PLACEHOLDER_MAX], char **ret);
+
 enum xpu_command_mode {
         XPU_COMMAND_KEEP = 0, /* run the workload's argv as given */
         XPU_COMMAND_REPLACE,  /* run the profile's argv instead */
@@ -37,14 +54,17 @@ enum xpu_command_mode {
 struct xpu_profile {
         char *name;        /* unique; a profile-dir file with a built-in's name replaces it */
         char *description;
-        char *origin;      /* "built-in" or the file path it was read from */
+        char *origin;      /* "built-in <file>" or the file path it was read from */
+        bool builtin;      /* embedded in the binary (not replaced by a profile-dir file) */
         int priority;      /* higher wins; ties broken by name */
 
         /* "match": when this profile applies. */
         bool match_any;         /* no "vendor" in match: matches every host (the cpu profile) */
         enum xpu_vendor vendor; /* valid unless match_any */
         unsigned min_devices;   /* selected devices of that vendor needed (default 1) */
-        char *require;          /* requirement expression (issue 3); NULL when absent */
+        char *require;          /* requirement expression (issue 3); NULL when absent. Stored as
+                                 * text only: xpu_profile_matches() does not evaluate it, the
+                                 * caller must (and skip the profile when it fails). */
 
         char **capabilities; /* default capabilities when the image asks for none */
         size_t n_capabilities;
@@ -64,7 +84,8 @@ struct xpu_profile {
         char *seccomp; /* "default", "strict" or a path (issue 5); NULL = default */
 };
 
-/* A loaded set of profiles, sorted by descending priority, then name. */
+/* A loaded set of profiles in selection order: descending priority, then name, with "cpu" always
+ * last whatever its priority. */
 struct xpu_profile_set {
         struct xpu_profile **profiles;
         size_t n;
@@ -88,11 +109,19 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
 /* Find a profile by name; NULL when absent. */
 const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, const char *name);
 
-/* Does P match the selected devices in INV (SELECTED: flags per inventory device)? Writes a short
- * reason either way into WHY ("2 nvidia devices selected, needs >= 1"). */
+/* Largest profile file read from the profile directory, in bytes. */
+#define XPU_PROFILE_FILE_MAX (1024 * 1024)
+
+/* Does P match the selected devices in INV (SELECTED: flags per inventory device, NULL = none
+ * selected)? Checks match.vendor and match.min_devices only; P->require is NOT evaluated here
+ * (the caller does that). Writes a short reason either way into WHY (may be NULL):
+ * "matches: 2 nvidia devices selected (needs >= 1)", "no: 0 amd devices selected (needs >= 1)",
+ * "matches any host (no match.vendor)". */
 bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
                          const bool *selected, char *why, size_t why_size);
 
-/* Highest-priority matching profile (ties by name; "cpu" matches last), or NULL. */
+/* Highest-priority matching profile (ties by name; "cpu" matches last), or NULL. Like
+ * xpu_profile_matches(), ignores "require": a caller that evaluates requirements walks
+ * S->profiles itself in order, calling xpu_profile_matches() and its requirement check. */
 const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
                                              const struct xpu_inventory *inv, const bool *selected);

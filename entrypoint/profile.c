@@ -1,0 +1,994 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Runtime profiles (design §5): a strict cJSON-based parser, the built-in + profile-dir loader and
+ * profile selection. The format is documented in docs/profiles.md.
+ *
+ * Strictness: every object has a fixed key table; an unknown key, a key given twice, a wrong type
+ * or a value out of range is an error naming the origin (file path or "built-in <file>"), the key
+ * path ("env.set.PATH", "capabilities[2]") and what was expected. Nothing here logs. */
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "builtin-profiles.h"
+#include "profile.h"
+
+#define PROFILE_NAME_MAX 63    /* bytes of a profile name */
+#define KEY_PATH_MAX 256       /* bytes of a key path in messages */
+#define GOT_MAX 96             /* bytes of the "got ..." part of messages */
+#define STRING_VALUE_MAX 4096  /* bytes of any string value (descriptions, env values, argv) */
+#define MIN_DEVICES_MAX 1024   /* match.min_devices upper bound */
+#define PRIORITY_MAX 10000     /* priority range is 0..PRIORITY_MAX */
+#define CPU_PROFILE "cpu"      /* the fallback profile: always matches, always tried last */
+
+static const char *const placeholder_names[_XPU_PLACEHOLDER_MAX] = {
+        [XPU_PLACEHOLDER_VISIBLE_IDS] = "XPU_VISIBLE_IDS",
+        [XPU_PLACEHOLDER_VISIBLE_INDICES] = "XPU_VISIBLE_INDICES",
+        [XPU_PLACEHOLDER_DRIVER_VERSION] = "XPU_DRIVER_VERSION",
+        [XPU_PLACEHOLDER_LIBRARY_DIR] = "XPU_LIBRARY_DIR",
+};
+
+const char *xpu_placeholder_to_string(enum xpu_placeholder p) {
+        if ((unsigned)p >= _XPU_PLACEHOLDER_MAX)
+                return NULL;
+        return placeholder_names[p];
+}
+
+/* Index of the placeholder named by the LEN bytes at S, or -EINVAL. */
+static int placeholder_lookup(const char *s, size_t len) {
+        for (size_t i = 0; i < _XPU_PLACEHOLDER_MAX; i++)
+                if (strlen(placeholder_names[i]) == len && strncmp(s, placeholder_names[i], len) == 0)
+                        return (int)i;
+        return -EINVAL;
+}
+
+/* Walk VALUE's placeholders. With OUT NULL only validates (and counts the output length into
+ * *LEN); with OUT set writes the expansion. *BAD gets the offset of a bad "${" on -EINVAL. */
+static int expand_walk(const char *value, const char *const *values, char *out, size_t *len,
+                       size_t *bad) {
+        size_t n = 0;
+        for (const char *p = value; *p;) {
+                if (p[0] == '$' && p[1] == '{') {
+                        const char *end = strchr(p + 2, '}');
+                        int k = end ? placeholder_lookup(p + 2, (size_t)(end - p - 2)) : -EINVAL;
+                        if (k < 0) {
+                                if (bad)
+                                        *bad = (size_t)(p - value);
+                                return -EINVAL;
+                        }
+                        const char *v = values && values[k] ? values[k] : "";
+                        size_t vl = strlen(v);
+                        if (out)
+                                memcpy(out + n, v, vl);
+                        n += vl;
+                        p = end + 1;
+                        continue;
+                }
+                if (out)
+                        out[n] = *p;
+                n++;
+                p++;
+        }
+        if (out)
+                out[n] = '\0';
+        *len = n;
+        return 0;
+}
+
+int xpu_env_expand(const char *value, const char *const values[_XPU_PLACEHOLDER_MAX], char **ret) {
+        size_t len = 0;
+        int r = expand_walk(value, values, NULL, &len, NULL);
+        if (r < 0)
+                return r;
+        char *out = malloc(len + 1);
+        if (!out)
+                return -ENOMEM;
+        (void)expand_walk(value, values, out, &len, NULL);
+        *ret = out;
+        return 0;
+}
+
+/* ---- freeing -------------------------------------------------------------------------------- */
+
+static void strv_free(char **v, size_t n) {
+        if (!v)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+static void capfiles_free(struct xpu_capability_files *c, size_t n) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(c[i].capability);
+                strv_free(c[i].names, c[i].n_names);
+        }
+        free(c);
+}
+
+struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
+        if (!p)
+                return NULL;
+        free(p->name);
+        free(p->description);
+        free(p->origin);
+        free(p->require);
+        strv_free(p->capabilities, p->n_capabilities);
+        capfiles_free(p->libraries, p->n_libraries);
+        capfiles_free(p->binaries, p->n_binaries);
+        strv_free(p->device_nodes, p->n_device_nodes);
+        for (size_t i = 0; i < p->n_env; i++) {
+                free(p->env[i].name);
+                free(p->env[i].value);
+        }
+        free(p->env);
+        strv_free(p->command, p->n_command);
+        strv_free(p->keep_capabilities, p->n_keep_capabilities);
+        free(p->seccomp);
+        free(p);
+        return NULL;
+}
+
+static void xpu_profile_freep(struct xpu_profile **p) {
+        xpu_profile_free(*p);
+}
+
+struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++)
+                xpu_profile_free(s->profiles[i]);
+        free(s->profiles);
+        free(s);
+        return NULL;
+}
+
+static void xpu_profile_set_freep(struct xpu_profile_set **s) {
+        xpu_profile_set_free(*s);
+}
+
+static void cjson_deletep(cJSON **j) {
+        cJSON_Delete(*j);
+}
+
+/* ---- parse context and messages ------------------------------------------------------------- */
+
+struct pctx {
+        const char *origin;
+        char *err;
+        size_t err_size;
+};
+
+/* Write "<origin>: <message>" and return -EINVAL. */
+_printf_(2, 3) static int fail(const struct pctx *c, const char *fmt, ...) {
+        if (c->err && c->err_size > 0) {
+                int n = snprintf(c->err, c->err_size, "%s: ", c->origin);
+                if (n >= 0 && (size_t)n < c->err_size) {
+                        va_list ap;
+                        va_start(ap, fmt);
+                        vsnprintf(c->err + n, c->err_size - (size_t)n, fmt, ap);
+                        va_end(ap);
+                }
+        }
+        return -EINVAL;
+}
+
+/* Short description of a JSON value for "got ..." ("\"intel\"", "a number (-1)", "an array"). */
+static const char *describe(const cJSON *j, char buf[GOT_MAX]) {
+        if (cJSON_IsString(j)) {
+                const char *s = j->valuestring;
+                if (strlen(s) > 40)
+                        snprintf(buf, GOT_MAX, "\"%.40s...\"", s);
+                else
+                        snprintf(buf, GOT_MAX, "\"%s\"", s);
+        } else if (cJSON_IsNumber(j))
+                snprintf(buf, GOT_MAX, "a number (%g)", j->valuedouble);
+        else if (cJSON_IsBool(j))
+                snprintf(buf, GOT_MAX, "%s", cJSON_IsTrue(j) ? "true" : "false");
+        else if (cJSON_IsNull(j))
+                snprintf(buf, GOT_MAX, "null");
+        else if (cJSON_IsArray(j))
+                snprintf(buf, GOT_MAX, "an array");
+        else if (cJSON_IsObject(j))
+                snprintf(buf, GOT_MAX, "an object");
+        else
+                snprintf(buf, GOT_MAX, "an invalid value");
+        return buf;
+}
+
+static int fail_expected(const struct pctx *c, const char *path, const char *expected,
+                         const cJSON *got) {
+        char g[GOT_MAX];
+        return fail(c, "key \"%s\": expected %s, got %s", path, expected, describe(got, g));
+}
+
+/* Key paths longer than KEY_PATH_MAX are cut (messages only). */
+static void key_join(char out[KEY_PATH_MAX], const char *parent, const char *child) {
+        int n = parent && *parent ? snprintf(out, KEY_PATH_MAX, "%s.%s", parent, child)
+                                  : snprintf(out, KEY_PATH_MAX, "%s", child);
+        (void)(n >= KEY_PATH_MAX);
+}
+
+static void key_index(char out[KEY_PATH_MAX], const char *parent, size_t i) {
+        if (snprintf(out, KEY_PATH_MAX, "%s[%zu]", parent, i) >= KEY_PATH_MAX)
+                out[KEY_PATH_MAX - 1] = '\0';
+}
+
+/* Every key of OBJ must appear once and (when ALLOWED is not NULL) be listed in ALLOWED
+ * (NULL-terminated). PATH is OBJ's own key path ("" for the top level). */
+static int check_keys(const struct pctx *c, const cJSON *obj, const char *path,
+                      const char *const *allowed) {
+        const cJSON *item;
+        cJSON_ArrayForEach(item, obj) {
+                char kp[KEY_PATH_MAX];
+                key_join(kp, path, item->string);
+                if (allowed) {
+                        bool ok = false;
+                        for (const char *const *a = allowed; *a; a++)
+                                if (strcmp(*a, item->string) == 0)
+                                        ok = true;
+                        if (!ok) {
+                                char list[256] = "";
+                                size_t used = 0;
+                                for (const char *const *a = allowed; *a; a++) {
+                                        int n = snprintf(list + used, sizeof list - used, "%s%s",
+                                                         used ? ", " : "", *a);
+                                        if (n < 0 || (size_t)n >= sizeof list - used)
+                                                break;
+                                        used += (size_t)n;
+                                }
+                                return fail(c, "unknown key \"%s\"; expected one of %s", kp, list);
+                        }
+                }
+                for (const cJSON *prev = obj->child; prev != item; prev = prev->next)
+                        if (strcmp(prev->string, item->string) == 0)
+                                return fail(c, "key \"%s\" appears twice", kp);
+        }
+        return 0;
+}
+
+/* ---- value validators: NULL when S is fine, else what was expected -------------------------- */
+
+typedef const char *(*validator_t)(const char *s);
+
+static bool is_ident(const char *s, bool lower_only) {
+        if (!*s || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') ||
+                     (!lower_only && s[0] >= 'A' && s[0] <= 'Z')))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                      (!lower_only && *p >= 'A' && *p <= 'Z')))
+                        return false;
+        return true;
+}
+
+static bool has_control(const char *s) {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        return true;
+        return false;
+}
+
+static const char *v_any(const char *s) {
+        return strlen(s) < STRING_VALUE_MAX ? NULL : "a string shorter than 4096 bytes";
+}
+
+static const char *v_capability(const char *s) {
+        /* Fits xpu_driver_file.capability[32]. */
+        return is_ident(s, true) && s[0] != '_' && strlen(s) < 32
+                       ? NULL
+                       : "a capability name (lower-case letters, digits, '_'; at most 31 bytes)";
+}
+
+static const char *v_filename(const char *s) {
+        return *s && strlen(s) < 256 && !strchr(s, '/') && strcmp(s, ".") != 0 &&
+                               strcmp(s, "..") != 0 && !has_control(s) && !strchr(s, ' ')
+                       ? NULL
+                       : "a file name or glob without '/' or spaces (at most 255 bytes)";
+}
+
+static const char *v_devnode(const char *s) {
+        static const char *const expected =
+                "an absolute path under /dev/ without \".\" or \"..\" components (at most 63 bytes)";
+        if (!xpu_startswith(s, "/dev/") || strlen(s) >= 64 || has_control(s) || strstr(s, "//") ||
+            strstr(s, "/./") || strstr(s, "/../") || s[strlen(s) - 1] == '/')
+                return expected;
+        const char *last = strrchr(s, '/');
+        if (strcmp(last, "/.") == 0 || strcmp(last, "/..") == 0)
+                return expected;
+        return NULL;
+}
+
+static const char *v_envname(const char *s) {
+        return is_ident(s, false) && strlen(s) < 256
+                       ? NULL
+                       : "a variable name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)";
+}
+
+static const char *v_linux_cap(const char *s) {
+        return strncasecmp(s, "CAP_", 4) == 0 && is_ident(s + 4, false) && strlen(s) < 64
+                       ? NULL
+                       : "a capability name such as \"CAP_NET_BIND_SERVICE\"";
+}
+
+static const char *v_argv(const char *s) {
+        return strlen(s) < STRING_VALUE_MAX && !has_control(s) ? NULL
+                                                               : "an argument without control "
+                                                                 "characters (at most 4095 bytes)";
+}
+
+/* ---- typed getters ---------------------------------------------------------------------------- */
+
+/* A string item, checked by V; *RET is a new copy. */
+static int take_string(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
+                       char **ret) {
+        if (!cJSON_IsString(j))
+                return fail_expected(c, path, "a string", j);
+        const char *why = v ? v(j->valuestring) : NULL;
+        if (why)
+                return fail_expected(c, path, why, j);
+        char *s = strdup(j->valuestring);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+/* An integral number in [MIN, MAX]. */
+static int take_int(const struct pctx *c, const cJSON *j, const char *path, int min, int max,
+                    int *ret) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "an integer from %d to %d", min, max);
+        if (!cJSON_IsNumber(j))
+                return fail_expected(c, path, expected, j);
+        double d = j->valuedouble;
+        if (!(d >= (double)min && d <= (double)max) || (double)(int)d != d)
+                return fail_expected(c, path, expected, j);
+        *ret = (int)d;
+        return 0;
+}
+
+/* An array of strings, each checked by V. With NULL_TERMINATED the vector gets a trailing NULL. */
+static int take_strv(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
+                     bool null_terminated, char ***ret, size_t *ret_n) {
+        if (!cJSON_IsArray(j))
+                return fail_expected(c, path, "an array of strings", j);
+        size_t n = (size_t)cJSON_GetArraySize(j);
+        char **strv = calloc(n + 1, sizeof *strv);
+        if (!strv)
+                return -ENOMEM;
+        size_t i = 0;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, j) {
+                char kp[KEY_PATH_MAX];
+                key_index(kp, path, i);
+                int r = take_string(c, item, kp, v, &strv[i]);
+                if (r < 0) {
+                        strv_free(strv, i);
+                        return r;
+                }
+                i++;
+        }
+        if (!null_terminated && n == 0) {
+                free(strv);
+                strv = NULL;
+        }
+        *ret = strv;
+        *ret_n = n;
+        return 0;
+}
+
+/* "libraries" / "binaries": capability -> array of file names. */
+static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
+                         struct xpu_capability_files **ret, size_t *ret_n) {
+        if (!cJSON_IsObject(j))
+                return fail_expected(c, path, "an object mapping capabilities to arrays of names", j);
+        int r = check_keys(c, j, path, NULL);
+        if (r < 0)
+                return r;
+        size_t n = (size_t)cJSON_GetArraySize(j);
+        if (n == 0) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        struct xpu_capability_files *cf = calloc(n, sizeof *cf);
+        if (!cf)
+                return -ENOMEM;
+        size_t i = 0;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, j) {
+                char kp[KEY_PATH_MAX];
+                key_join(kp, path, item->string);
+                const char *why = v_capability(item->string);
+                if (why) {
+                        capfiles_free(cf, i);
+                        return fail(c, "key \"%s\": expected %s as the key", kp, why);
+                }
+                cf[i].capability = strdup(item->string);
+                if (!cf[i].capability) {
+                        capfiles_free(cf, i);
+                        return -ENOMEM;
+                }
+                r = take_strv(c, item, kp, v_filename, false, &cf[i].names, &cf[i].n_names);
+                if (r < 0) {
+                        capfiles_free(cf, i + 1);
+                        return r;
+                }
+                i++;
+        }
+        *ret = cf;
+        *ret_n = n;
+        return 0;
+}
+
+/* ---- sections --------------------------------------------------------------------------------- */
+
+static const char *const top_keys[] = {
+        "name",     "description", "priority", "match",   "capabilities",      "libraries",
+        "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
+        NULL,
+};
+static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
+static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
+static const char *const command_keys[] = { "replace", "prefix", NULL };
+
+static int parse_name(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        static const char *const expected =
+                "a profile name of letters, digits, '.', '_' and '-' (1 to 63 bytes, not starting "
+                "with '.' or '-')";
+        if (!j)
+                return fail(c, "key \"name\" is missing; expected %s", expected);
+        if (!cJSON_IsString(j))
+                return fail_expected(c, "name", expected, j);
+        const char *s = j->valuestring;
+        bool ok = *s && strlen(s) <= PROFILE_NAME_MAX && s[0] != '.' && s[0] != '-';
+        for (const char *q = s; ok && *q; q++)
+                ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                     (*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-';
+        if (!ok)
+                return fail_expected(c, "name", expected, j);
+        p->name = strdup(s);
+        return p->name ? 0 : -ENOMEM;
+}
+
+static int parse_match(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        p->match_any = true;
+        p->min_devices = 1;
+        if (!j)
+                return 0;
+        if (!cJSON_IsObject(j))
+                return fail_expected(c, "match", "an object", j);
+        int r = check_keys(c, j, "match", match_keys);
+        if (r < 0)
+                return r;
+
+        const cJSON *vendor = cJSON_GetObjectItemCaseSensitive(j, "vendor");
+        if (vendor) {
+                char expected[128] = "one of";
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                        size_t used = strlen(expected);
+                        snprintf(expected + used, sizeof expected - used, "%s \"%s\"",
+                                 v ? "," : "", xpu_vendor_to_string((enum xpu_vendor)v));
+                }
+                int v = cJSON_IsString(vendor) ? xpu_vendor_from_string(vendor->valuestring)
+                                               : -EINVAL;
+                if (v < 0)
+                        return fail_expected(c, "match.vendor", expected, vendor);
+                p->match_any = false;
+                p->vendor = (enum xpu_vendor)v;
+        }
+
+        const cJSON *min = cJSON_GetObjectItemCaseSensitive(j, "min_devices");
+        if (min) {
+                if (!vendor)
+                        return fail(c, "key \"match.min_devices\": needs \"match.vendor\" (a "
+                                       "device count of no vendor in particular)");
+                int v = 0;
+                r = take_int(c, min, "match.min_devices", 1, MIN_DEVICES_MAX, &v);
+                if (r < 0)
+                        return r;
+                p->min_devices = (unsigned)v;
+        }
+
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "require");
+        if (req) {
+                if (!cJSON_IsString(req) || !*req->valuestring)
+                        return fail_expected(c, "match.require",
+                                             "a non-empty requirement expression string", req);
+                r = take_string(c, req, "match.require", v_any, &p->require);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int env_add(struct xpu_profile *p, enum xpu_env_op op, const char *name, const char *value) {
+        struct xpu_env_edit *e = realloc(p->env, (p->n_env + 1) * sizeof *e);
+        if (!e)
+                return -ENOMEM;
+        p->env = e;
+        e = &p->env[p->n_env];
+        *e = (struct xpu_env_edit){ .op = op };
+        e->name = strdup(name);
+        e->value = value ? strdup(value) : NULL;
+        if (!e->name || (value && !e->value)) {
+                free(e->name);
+                free(e->value);
+                return -ENOMEM;
+        }
+        p->n_env++;
+        return 0;
+}
+
+static int check_env_value(const struct pctx *c, const cJSON *j, const char *path) {
+        if (!cJSON_IsString(j))
+                return fail_expected(c, path, "a string", j);
+        const char *why = v_any(j->valuestring);
+        if (why)
+                return fail_expected(c, path, why, j);
+        size_t len = 0, bad = 0;
+        if (expand_walk(j->valuestring, NULL, NULL, &len, &bad) < 0) {
+                char list[160] = "";
+                for (size_t i = 0; i < _XPU_PLACEHOLDER_MAX; i++) {
+                        size_t used = strlen(list);
+                        snprintf(list + used, sizeof list - used, "%s${%s}", i ? ", " : "",
+                                 placeholder_names[i]);
+                }
+                const char *at = j->valuestring + bad;
+                size_t n = strcspn(at, "}");
+                return fail(c, "key \"%s\": unknown placeholder \"%.*s%s\"; expected one of %s", path,
+                            (int)(n > 40 ? 40 : n), at, at[n] == '}' && n <= 40 ? "}" : "", list);
+        }
+        return 0;
+}
+
+static int parse_env(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        static const enum xpu_env_op ops[] = { XPU_ENV_SET, XPU_ENV_PREPEND, XPU_ENV_APPEND };
+        if (!j)
+                return 0;
+        if (!cJSON_IsObject(j))
+                return fail_expected(c, "env", "an object", j);
+        int r = check_keys(c, j, "env", env_keys);
+        if (r < 0)
+                return r;
+        /* Sections in file order, entries in file order. */
+        const cJSON *sec;
+        cJSON_ArrayForEach(sec, j) {
+                char sp[KEY_PATH_MAX];
+                key_join(sp, "env", sec->string);
+                const cJSON *item;
+                if (strcmp(sec->string, "unset") == 0) {
+                        if (!cJSON_IsArray(sec))
+                                return fail_expected(c, sp, "an array of variable names", sec);
+                        size_t i = 0;
+                        cJSON_ArrayForEach(item, sec) {
+                                char kp[KEY_PATH_MAX];
+                                key_index(kp, sp, i++);
+                                if (!cJSON_IsString(item) || v_envname(item->valuestring))
+                                        return fail_expected(c, kp, v_envname(""), item);
+                                r = env_add(p, XPU_ENV_UNSET, item->valuestring, NULL);
+                                if (r < 0)
+                                        return r;
+                        }
+                        continue;
+                }
+                enum xpu_env_op op = XPU_ENV_SET;
+                for (size_t k = 0; k < ELEMENTSOF(ops); k++)
+                        if (strcmp(sec->string, env_keys[k]) == 0)
+                                op = ops[k];
+                if (!cJSON_IsObject(sec))
+                        return fail_expected(c, sp, "an object of NAME: value", sec);
+                r = check_keys(c, sec, sp, NULL);
+                if (r < 0)
+                        return r;
+                cJSON_ArrayForEach(item, sec) {
+                        char kp[KEY_PATH_MAX];
+                        key_join(kp, sp, item->string);
+                        const char *why = v_envname(item->string);
+                        if (why)
+                                return fail(c, "key \"%s\": expected %s as the key", kp, why);
+                        r = check_env_value(c, item, kp);
+                        if (r < 0)
+                                return r;
+                        r = env_add(p, op, item->string, item->valuestring);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static int parse_command(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        if (!j)
+                return 0;
+        if (!cJSON_IsObject(j))
+                return fail_expected(c, "command", "an object with \"replace\" or \"prefix\"", j);
+        int r = check_keys(c, j, "command", command_keys);
+        if (r < 0)
+                return r;
+        if (cJSON_GetArraySize(j) != 1)
+                return fail(c, "key \"command\": expected exactly one of \"replace\", \"prefix\"");
+        const cJSON *argv = j->child;
+        char kp[KEY_PATH_MAX];
+        key_join(kp, "command", argv->string);
+        if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) == 0 || !cJSON_IsString(argv->child) ||
+            !*argv->child->valuestring)
+                return fail_expected(c, kp, "a non-empty array of strings whose first is not empty",
+                                     argv);
+        p->command_mode = strcmp(argv->string, "replace") == 0 ? XPU_COMMAND_REPLACE
+                                                               : XPU_COMMAND_PREFIX;
+        return take_strv(c, argv, kp, v_argv, true, &p->command, &p->n_command);
+}
+
+static int parse_seccomp(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        static const char *const expected = "\"default\", \"strict\" or an absolute file path";
+        if (!j)
+                return 0;
+        if (!cJSON_IsString(j))
+                return fail_expected(c, "seccomp", expected, j);
+        const char *s = j->valuestring;
+        if (strcmp(s, "default") != 0 && strcmp(s, "strict") != 0 &&
+            !(s[0] == '/' && strlen(s) < PATH_MAX && !has_control(s)))
+                return fail_expected(c, "seccomp", expected, j);
+        p->seccomp = strdup(s);
+        return p->seccomp ? 0 : -ENOMEM;
+}
+
+/* Line and column (1-based) of offset AT in TEXT. */
+static void line_col(const char *text, const char *at, unsigned *line, unsigned *col) {
+        *line = 1;
+        *col = 1;
+        for (const char *q = text; q < at && *q; q++) {
+                if (*q == '\n') {
+                        (*line)++;
+                        *col = 1;
+                } else
+                        (*col)++;
+        }
+}
+
+int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile **ret, char *err,
+                      size_t err_size) {
+        const struct pctx c = { .origin = origin ? origin : "profile", .err = err, .err_size = err_size };
+        const char *end = NULL;
+        _cleanup_(cjson_deletep) cJSON *root = cJSON_ParseWithOpts(json, &end, true);
+        if (!root) {
+                unsigned line, col;
+                line_col(json, end ? end : json, &line, &col);
+                return fail(&c, "invalid JSON at line %u, column %u", line, col);
+        }
+        if (!cJSON_IsObject(root)) {
+                char g[GOT_MAX];
+                return fail(&c, "expected a JSON object at the top level, got %s", describe(root, g));
+        }
+        int r = check_keys(&c, root, "", top_keys);
+        if (r < 0)
+                return r;
+
+        _cleanup_(xpu_profile_freep) struct xpu_profile *p = calloc(1, sizeof *p);
+        if (!p)
+                return -ENOMEM;
+        p->origin = strdup(c.origin);
+        if (!p->origin)
+                return -ENOMEM;
+
+#define GET(key) cJSON_GetObjectItemCaseSensitive(root, key)
+        r = parse_name(&c, GET("name"), p);
+        if (r < 0)
+                return r;
+        if (GET("description")) {
+                r = take_string(&c, GET("description"), "description", v_any, &p->description);
+                if (r < 0)
+                        return r;
+        }
+        if (GET("priority")) {
+                r = take_int(&c, GET("priority"), "priority", 0, PRIORITY_MAX, &p->priority);
+                if (r < 0)
+                        return r;
+        }
+        r = parse_match(&c, GET("match"), p);
+        if (r < 0)
+                return r;
+        if (GET("capabilities")) {
+                r = take_strv(&c, GET("capabilities"), "capabilities", v_capability, false,
+                              &p->capabilities, &p->n_capabilities);
+                if (r < 0)
+                        return r;
+        }
+        if (GET("libraries")) {
+                r = take_capfiles(&c, GET("libraries"), "libraries", &p->libraries, &p->n_libraries);
+                if (r < 0)
+                        return r;
+        }
+        if (GET("binaries")) {
+                r = take_capfiles(&c, GET("binaries"), "binaries", &p->binaries, &p->n_binaries);
+                if (r < 0)
+                        return r;
+        }
+        if (GET("device_nodes")) {
+                r = take_strv(&c, GET("device_nodes"), "device_nodes", v_devnode, false,
+                              &p->device_nodes, &p->n_device_nodes);
+                if (r < 0)
+                        return r;
+        }
+        r = parse_env(&c, GET("env"), p);
+        if (r < 0)
+                return r;
+        r = parse_command(&c, GET("command"), p);
+        if (r < 0)
+                return r;
+        if (GET("keep_capabilities")) {
+                r = take_strv(&c, GET("keep_capabilities"), "keep_capabilities", v_linux_cap, false,
+                              &p->keep_capabilities, &p->n_keep_capabilities);
+                if (r < 0)
+                        return r;
+        }
+        r = parse_seccomp(&c, GET("seccomp"), p);
+        if (r < 0)
+                return r;
+#undef GET
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+/* ---- the set -------------------------------------------------------------------------------- */
+
+static int profile_cmp(const void *a, const void *b) {
+        const struct xpu_profile *x = *(const struct xpu_profile *const *)a;
+        const struct xpu_profile *y = *(const struct xpu_profile *const *)b;
+        bool xc = strcmp(x->name, CPU_PROFILE) == 0, yc = strcmp(y->name, CPU_PROFILE) == 0;
+        if (xc != yc)
+                return xc ? 1 : -1;
+        if (x->priority != y->priority)
+                return x->priority > y->priority ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static struct xpu_profile **set_slot(struct xpu_profile_set *s, const char *name) {
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->profiles[i]->name, name) == 0)
+                        return &s->profiles[i];
+        return NULL;
+}
+
+/* Add P (taking it) to S. A profile of the same name is replaced when it is a built-in and P is
+ * not; any other clash is an error. */
+static int set_add(struct xpu_profile_set *s, struct xpu_profile **pp, char *err, size_t err_size) {
+        struct xpu_profile *p = *pp;
+        struct xpu_profile **slot = set_slot(s, p->name);
+        if (slot) {
+                if (!(*slot)->builtin || p->builtin) {
+                        if (err && err_size)
+                                snprintf(err, err_size,
+                                         "%s: profile name \"%s\" is already used by %s", p->origin,
+                                         p->name, (*slot)->origin);
+                        return -EINVAL;
+                }
+                xpu_profile_free(*slot);
+                *slot = TAKE_PTR(*pp);
+                return 0;
+        }
+        struct xpu_profile **v = realloc(s->profiles, (s->n + 1) * sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        s->profiles = v;
+        s->profiles[s->n++] = TAKE_PTR(*pp);
+        return 0;
+}
+
+static int name_cmp(const void *a, const void *b) {
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void names_freep(char ***v) {
+        if (!*v)
+                return;
+        for (char **q = *v; *q; q++)
+                free(*q);
+        free(*v);
+}
+
+/* Sorted, NULL-terminated list of the "*.json" names in DIR_FD (hidden files skipped). */
+static int list_json(int dir_fd, char ***ret) {
+        int fd = dup(dir_fd);
+        if (fd < 0)
+                return negative_errno();
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                int r = negative_errno();
+                close(fd);
+                return r;
+        }
+        _cleanup_(names_freep) char **names = calloc(1, sizeof *names);
+        size_t n = 0;
+        if (!names)
+                return -ENOMEM;
+        struct dirent *de;
+        errno = 0;
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
+                        continue;
+                char **v = realloc(names, (n + 2) * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                names = v;
+                names[n] = strdup(de->d_name);
+                if (!names[n])
+                        return -ENOMEM;
+                names[++n] = NULL;
+                errno = 0;
+        }
+        if (errno)
+                return negative_errno();
+        qsort(names, n, sizeof *names, name_cmp);
+        *ret = TAKE_PTR(names);
+        return 0;
+}
+
+/* Read NAME in DIR_FD: a regular file of at most XPU_PROFILE_FILE_MAX bytes without NUL bytes. */
+static int read_profile_file(int dir_fd, const char *name, char **ret, const char **why) {
+        _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode)) {
+                *why = "not a regular file";
+                return -EINVAL;
+        }
+        if (st.st_size > XPU_PROFILE_FILE_MAX) {
+                *why = "larger than 1 MiB";
+                return -EFBIG;
+        }
+        _cleanup_free_ char *buf = malloc(XPU_PROFILE_FILE_MAX + 2);
+        if (!buf)
+                return -ENOMEM;
+        size_t len = 0;
+        for (;;) {
+                ssize_t k = read(fd, buf + len, XPU_PROFILE_FILE_MAX + 1 - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+                if (len > XPU_PROFILE_FILE_MAX) {
+                        *why = "larger than 1 MiB";
+                        return -EFBIG;
+                }
+        }
+        buf[len] = '\0';
+        if (strlen(buf) != len) {
+                *why = "contains a NUL byte";
+                return -EINVAL;
+        }
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *err, size_t err_size) {
+        _cleanup_(xpu_profile_set_freep) struct xpu_profile_set *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+
+        for (const struct xpu_builtin_profile *b = xpu_builtin_profiles; b->file; b++) {
+                char origin[256];
+                snprintf(origin, sizeof origin, "built-in %s", b->file);
+                _cleanup_(xpu_profile_freep) struct xpu_profile *p = NULL;
+                int r = xpu_profile_parse(b->json, origin, &p, err, err_size);
+                if (r < 0)
+                        return r;
+                p->builtin = true;
+                r = set_add(s, &p, err, err_size);
+                if (r < 0)
+                        return r;
+        }
+
+        if (dir) {
+                _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0 && errno != ENOENT) {
+                        int r = negative_errno();
+                        if (err && err_size)
+                                snprintf(err, err_size, "%s: cannot open the profile directory: %s",
+                                         dir, strerror(-r));
+                        return r;
+                }
+                _cleanup_(names_freep) char **names = NULL;
+                if (dfd >= 0) {
+                        int r = list_json(dfd, &names);
+                        if (r < 0) {
+                                if (err && err_size)
+                                        snprintf(err, err_size,
+                                                 "%s: cannot read the profile directory: %s", dir,
+                                                 strerror(-r));
+                                return r;
+                        }
+                }
+                for (char **q = names; q && *q; q++) {
+                        char origin[PATH_MAX];
+                        snprintf(origin, sizeof origin, "%s%s%s", dir,
+                                 *dir && dir[strlen(dir) - 1] == '/' ? "" : "/", *q);
+                        _cleanup_free_ char *text = NULL;
+                        const char *why = NULL;
+                        int r = read_profile_file(dfd, *q, &text, &why);
+                        if (r < 0) {
+                                if (err && err_size)
+                                        snprintf(err, err_size, "%s: %s", origin,
+                                                 why ? why : strerror(-r));
+                                return r;
+                        }
+                        _cleanup_(xpu_profile_freep) struct xpu_profile *p = NULL;
+                        r = xpu_profile_parse(text, origin, &p, err, err_size);
+                        if (r < 0)
+                                return r;
+                        r = set_add(s, &p, err, err_size);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        qsort(s->profiles, s->n, sizeof *s->profiles, profile_cmp);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, const char *name) {
+        if (!s || !name)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->profiles[i]->name, name) == 0)
+                        return s->profiles[i];
+        return NULL;
+}
+
+bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
+                         const bool *selected, char *why, size_t why_size) {
+        if (p->match_any) {
+                if (why && why_size)
+                        snprintf(why, why_size, "matches any host (no match.vendor)");
+                return true;
+        }
+        size_t n = 0;
+        for (size_t i = 0; inv && selected && i < inv->n_devices; i++)
+                if (selected[i] && inv->devices[i].vendor == p->vendor)
+                        n++;
+        bool ok = n >= p->min_devices;
+        if (why && why_size)
+                snprintf(why, why_size, "%s: %zu %s device%s selected (needs >= %u)",
+                         ok ? "matches" : "no", n, xpu_vendor_to_string(p->vendor),
+                         n == 1 ? "" : "s", p->min_devices);
+        return ok;
+}
+
+const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
+                                             const struct xpu_inventory *inv, const bool *selected) {
+        if (!s)
+                return NULL;
+        /* The set is in selection order already; the second pass keeps "cpu" last even if a
+         * caller reordered it. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < s->n; i++) {
+                        const struct xpu_profile *p = s->profiles[i];
+                        if ((strcmp(p->name, CPU_PROFILE) == 0) != (pass == 1))
+                                continue;
+                        if (xpu_profile_matches(p, inv, selected, NULL, 0))
+                                return p;
+                }
+        return NULL;
+}
