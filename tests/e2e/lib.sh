@@ -1,0 +1,475 @@
+# shellcheck shell=sh
+# SC2016: jq programs are single-quoted on purpose. SC2034: variables set for the scenarios.
+# shellcheck disable=SC2016,SC2034
+# Harness of the end-to-end tests (tests/e2e/container-*.sh source it): TAP helpers, a tiny
+# rootfs (busybox-static + the host's loader and libc + the workload + xpuinit), fixture driver
+# roots with the fake vendor libraries, OCI bundles for runc, and one runc run per scenario step.
+#
+# Needs root, runc, busybox-static, jq, and a build (XPU_BUILD, XPU_SRCDIR set by
+# tests/run-tests.sh). Anything missing is a loud failure, never a skip (design §7).
+#
+# Public functions (all POSIX sh):
+#   ok/not_ok/diag/is/like/unlike/e2e_done     TAP output
+#   e2e_init                                    check prerequisites, make $E2E_TMP, set the trap
+#   e2e_fixture NAME                            E2E_FIXTURE = tests/fixtures/hosts/NAME (or fail;
+#                                               E2E_FIXTURES overrides the directory)
+#   e2e_driver_root FIXTURE DEST                copy FIXTURE to DEST, add the shims + state file;
+#                                               E2E_GPUS = GPUs in the state file
+#   e2e_bundle NAME                             E2E_BUNDLE = new bundle $E2E_TMP/NAME
+#   e2e_jq BUNDLE FILTER [jq args]              edit BUNDLE/config.json in place
+#   e2e_args BUNDLE ARG...                      process.args
+#   e2e_env BUNDLE NAME=VALUE...                add to process.env
+#   e2e_mount_ro BUNDLE SRC DEST                read-only bind mount
+#   e2e_caps_add BUNDLE CAP...                  add capabilities to every set
+#   e2e_devices BUNDLE FIXTURE ['GLOB=GID ...'] the fixture's dev/DEVNODES as spec devices
+#   e2e_device BUNDLE PATH MAJOR MINOR [GID]    one more character device
+#   e2e_run BUNDLE                              runc run; sets E2E_RC, E2E_OUT, E2E_ERR (files)
+#   e2e_fact KEY                                value of "KEY=..." in the last run's stdout
+#
+# Functions that produce a value set a variable instead of printing it: a failure inside a
+# command substitution could not stop the script.
+
+E2E_TESTS=0
+E2E_FAILED=0
+E2E_TMP=
+E2E_IDS=
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
+# Docker's default capability set: no CAP_SYS_ADMIN, so xpuinit's auto mode must pick "link".
+E2E_DEFAULT_CAPS="CAP_CHOWN CAP_DAC_OVERRIDE CAP_FSETID CAP_FOWNER CAP_MKNOD CAP_NET_RAW
+CAP_SETGID CAP_SETUID CAP_SETFCAP CAP_SETPCAP CAP_NET_BIND_SERVICE CAP_SYS_CHROOT CAP_KILL
+CAP_AUDIT_WRITE"
+
+# ---- TAP ----------------------------------------------------------------------------------
+
+ok() {
+        E2E_TESTS=$((E2E_TESTS + 1))
+        printf 'ok %d - %s\n' "$E2E_TESTS" "$1"
+}
+
+not_ok() {
+        E2E_TESTS=$((E2E_TESTS + 1))
+        E2E_FAILED=$((E2E_FAILED + 1))
+        printf 'not ok %d - %s\n' "$E2E_TESTS" "$1"
+}
+
+diag() {
+        printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# diag_file FILE: FILE's first 60 lines as TAP comments.
+diag_file() {
+        sed -n '1,60s/^/# /p' "$1"
+}
+
+# is GOT WANT DESC: one test comparing two strings.
+is() {
+        if [ "$1" = "$2" ]; then
+                ok "$3"
+        else
+                not_ok "$3"
+                diag "got:  '$1'" "want: '$2'"
+        fi
+}
+
+# like FILE REGEX DESC: one test that FILE has a line matching the extended REGEX.
+like() {
+        if grep -Eq -- "$2" "$1"; then
+                ok "$3"
+        else
+                not_ok "$3"
+                diag "no line of $(basename "$1") matches /$2/:"
+                diag_file "$1"
+        fi
+}
+
+# unlike FILE REGEX DESC: one test that no line of FILE matches REGEX.
+unlike() {
+        if grep -Eq -- "$2" "$1"; then
+                not_ok "$3"
+                grep -E -- "$2" "$1" | sed 's/^/# /'
+        else
+                ok "$3"
+        fi
+}
+
+# bail REASON: a prerequisite is missing; counted as a failure, never a skip.
+bail() {
+        not_ok "e2e prerequisite: $1"
+        printf 'Bail out! %s\n' "$1"
+        exit 1
+}
+
+# e2e_done: print the plan and exit 0 when every test passed, else 1.
+e2e_done() {
+        printf '1..%d\n' "$E2E_TESTS"
+        [ "$E2E_FAILED" -eq 0 ] || exit 1
+        exit 0
+}
+
+# ---- set-up and clean-up --------------------------------------------------------------------
+
+e2e_cleanup() {
+        for id in $E2E_IDS; do
+                runc delete -f "$id" >/dev/null 2>&1
+        done
+        if [ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ]; then
+                # Nothing of the host may be mounted below; --one-file-system guards anyway.
+                if grep -q " $E2E_TMP/" /proc/self/mountinfo; then
+                        printf '# %s still has mounts; left in place\n' "$E2E_TMP"
+                else
+                        rm -rf --one-file-system "$E2E_TMP"
+                fi
+        fi
+}
+
+e2e_init() {
+        [ "$(id -u)" -eq 0 ] || bail "end-to-end tests must run as root (runc, mknod)"
+        for tool in runc jq busybox ldd timeout; do
+                command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
+        done
+        if [ -z "${XPU_BUILD:-}" ] || [ -z "${XPU_SRCDIR:-}" ]; then
+                bail "XPU_BUILD and XPU_SRCDIR must be set (run through tests/run-tests.sh)"
+        fi
+        for f in xpuinit tests/e2e/workload tests/shims/libcuda.so.shim \
+                tests/shims/libnvidia-ml.so.shim; do
+                [ -f "$XPU_BUILD/$f" ] || bail "$XPU_BUILD/$f is missing (make build-tests)"
+        done
+        E2E_BUSYBOX=$(e2e_find_busybox) || bail "no statically linked busybox (busybox-static)"
+        E2E_TMP=$(mktemp -d /tmp/xpu-e2e.XXXXXX) || bail "mktemp failed"
+        trap e2e_cleanup EXIT
+        trap 'exit 130' INT TERM
+        E2E_CGROUPS=yes
+        e2e_cgroups_usable || E2E_CGROUPS=no
+}
+
+# Busybox must be static: the rootfs holds only the workload's and xpuinit's libraries.
+e2e_find_busybox() {
+        for b in /bin/busybox /usr/bin/busybox; do
+                [ -x "$b" ] || continue
+                if ! ldd "$b" >/dev/null 2>&1; then
+                        printf '%s\n' "$b"
+                        return 0
+                fi
+        done
+        return 1
+}
+
+# True when runc can create cgroups here (v2: delegatable controllers; v1: a writable
+# devices hierarchy). Otherwise the spec loses process.rlimits and linux.resources.
+e2e_cgroups_usable() {
+        [ -w /sys/fs/cgroup/cgroup.subtree_control ] && return 0
+        [ -d /sys/fs/cgroup/devices ] && [ -w /sys/fs/cgroup/devices ] && return 0
+        return 1
+}
+
+# ---- fixtures and driver roots --------------------------------------------------------------
+
+e2e_fixture() {
+        E2E_FIXTURE="${E2E_FIXTURES:-$XPU_SRCDIR/tests/fixtures/hosts}/$1"
+        [ -d "$E2E_FIXTURE" ] || bail "fixture host $1 is missing ($E2E_FIXTURE)"
+}
+
+# e2e_nvidia_version FIXTURE: the running driver version from proc/driver/nvidia/version (both
+# the proprietary and the open module's first line), else expected.json's driver_version.
+e2e_nvidia_version() {
+        v=
+        if [ -f "$1/proc/driver/nvidia/version" ]; then
+                # The first dotted number of line 1 ("x86_64" and the time have no dot).
+                v=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9.]+$/) {
+                        print $i; exit } }' "$1/proc/driver/nvidia/version")
+        fi
+        if [ -z "$v" ] && [ -f "$1/expected.json" ]; then
+                v=$(jq -r '.nvidia.driver_version // empty' "$1/expected.json")
+        fi
+        [ -n "$v" ] || return 1
+        printf '%s\n' "$v"
+}
+
+# e2e_nvidia_uuids FIXTURE: the GPU UUIDs in PCI bus order (the information files' directory
+# names are lower-case fixed-width bus ids, so a plain sort is bus order).
+e2e_nvidia_uuids() {
+        for info in "$1"/proc/driver/nvidia/gpus/*/information; do
+                [ -f "$info" ] || continue
+                sed -n 's/^GPU UUID:[[:space:]]*\(GPU-[0-9a-fA-F-]*\).*/\1/p' "$info"
+        done
+}
+
+# e2e_nvidia_libdir FIXTURE: the directory that holds the fixture's driver libraries.
+e2e_nvidia_libdir() {
+        for d in usr/lib/x86_64-linux-gnu usr/lib64 usr/lib/aarch64-linux-gnu usr/lib; do
+                if ls "$1/$d"/libnvidia-*.so.* >/dev/null 2>&1; then
+                        printf '%s\n' "$d"
+                        return 0
+                fi
+        done
+        printf 'usr/lib/x86_64-linux-gnu\n'
+}
+
+# e2e_driver_root FIXTURE DEST: DEST = a copy of FIXTURE plus the fake libcuda and
+# libnvidia-ml under the running version's names, with the real link layout
+# (libcuda.so.1 -> libcuda.so.VER, libcuda.so -> libcuda.so.1, libnvidia-ml.so.1 ->
+# libnvidia-ml.so.VER, no libnvidia-ml.so), and DEST/xpu-fake-state for them.
+# Sets E2E_GPUS to the number of GPUs written to the state file.
+e2e_driver_root() {
+        fx=$1
+        dest=$2
+        mkdir -p "$dest" || bail "cannot create $dest"
+        cp -a "$fx/." "$dest/" || bail "cannot copy $fx"
+        ver=$(e2e_nvidia_version "$fx") || bail "no NVIDIA driver version in $fx"
+        lib=$(e2e_nvidia_libdir "$fx")
+        mkdir -p "$dest/$lib"
+        rm -f "$dest/$lib/libcuda.so.$ver" "$dest/$lib/libnvidia-ml.so.$ver"
+        cp "$XPU_BUILD/tests/shims/libcuda.so.shim" "$dest/$lib/libcuda.so.$ver"
+        cp "$XPU_BUILD/tests/shims/libnvidia-ml.so.shim" "$dest/$lib/libnvidia-ml.so.$ver"
+        ln -sfn "libcuda.so.$ver" "$dest/$lib/libcuda.so.1"
+        ln -sfn libcuda.so.1 "$dest/$lib/libcuda.so"
+        ln -sfn "libnvidia-ml.so.$ver" "$dest/$lib/libnvidia-ml.so.1"
+        cuda=
+        [ -f "$fx/expected.json" ] && cuda=$(jq -r '.nvidia.cuda_version // empty' "$fx/expected.json")
+        state="$dest/xpu-fake-state"
+        {
+                printf 'driver_version %s\n' "$ver"
+                printf 'cuda_version %s\n' "${cuda:-12040}"
+                i=0
+                for info in "$fx"/proc/driver/nvidia/gpus/*/information; do
+                        [ -f "$info" ] || continue
+                        sed -n -e "s/^GPU UUID:[[:space:]]*\\(GPU-[0-9a-fA-F-]*\\).*/device.$i.uuid \\1/p" \
+                                -e "s/^Model:[[:space:]]*\\(.*[^[:space:]]\\)[[:space:]]*\$/device.$i.name \\1/p" \
+                                -e "s/^Device Minor:[[:space:]]*\\([0-9]*\\).*/device.$i.minor \\1/p" "$info"
+                        i=$((i + 1))
+                done
+                printf 'device_count %d\n' "$i"
+        } >"$state"
+        E2E_GPUS=$(sed -n 's/^device_count //p' "$state")
+}
+
+# ---- rootfs -----------------------------------------------------------------------------------
+
+# e2e_copy_libs ROOTFS BINARY: copy the shared objects ldd lists for BINARY to the same paths.
+e2e_copy_libs() {
+        ldd "$2" | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
+                while read -r so; do
+                        mkdir -p "$1$(dirname "$so")"
+                        cp -L "$so" "$1$so" || return 1
+                done
+}
+
+# e2e_rootfs_template: build $E2E_TMP/rootfs.template once (no ldconfig, no ld.so.cache: the
+# loader finds injected libraries only through what xpuinit sets up).
+e2e_rootfs_template() {
+        r="$E2E_TMP/rootfs.template"
+        [ -d "$r" ] && return 0
+        mkdir -p "$r/bin" "$r/usr/bin" "$r/etc" "$r/run" "$r/tmp" "$r/proc" "$r/sys" "$r/dev" ||
+                bail "cannot create $r"
+        chmod 1777 "$r/tmp"
+        cp "$E2E_BUSYBOX" "$r/bin/busybox"
+        for applet in sh ls cat id env echo test grep sleep true false readlink; do
+                ln -s busybox "$r/bin/$applet"
+        done
+        cp "$XPU_BUILD/tests/e2e/workload" "$r/workload"
+        cp "$XPU_BUILD/xpuinit" "$r/usr/bin/xpuinit"
+        e2e_copy_libs "$r" "$XPU_BUILD/tests/e2e/workload" || bail "cannot copy the workload's libraries"
+        e2e_copy_libs "$r" "$XPU_BUILD/xpuinit" || bail "cannot copy xpuinit's libraries"
+        cat >"$r/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+        cat >"$r/etc/group" <<'EOF'
+root:x:0:
+video:x:44:
+render:x:105:
+nogroup:x:65534:
+EOF
+}
+
+# ---- bundles ------------------------------------------------------------------------------------
+
+# e2e_bundle NAME: E2E_BUNDLE = a fresh bundle $E2E_TMP/NAME with its own rootfs and runc's
+# default spec, made non-interactive, with Docker's default capabilities.
+e2e_bundle() {
+        e2e_rootfs_template
+        b="$E2E_TMP/$1"
+        mkdir -p "$b" || bail "cannot create $b"
+        cp -a "$E2E_TMP/rootfs.template" "$b/rootfs" || bail "cannot copy the rootfs to $b"
+        (cd "$b" && runc spec) || bail "runc spec failed"
+        # shellcheck disable=SC2086 # one capability per word
+        caps=$(printf '%s\n' $E2E_DEFAULT_CAPS | jq -R . | jq -s -c .)
+        e2e_jq "$b" '.process.terminal = false | .root.path = "rootfs" | .root.readonly = false
+                | .process.capabilities.bounding = $c | .process.capabilities.effective = $c
+                | .process.capabilities.permitted = $c | del(.process.capabilities.inheritable)
+                | del(.process.capabilities.ambient)' --argjson c "$caps"
+        if [ "$E2E_CGROUPS" = no ]; then
+                e2e_jq "$b" 'del(.process.rlimits) | del(.linux.resources)'
+        fi
+        E2E_BUNDLE=$b
+}
+
+# e2e_jq BUNDLE FILTER [JQ ARGS...]: rewrite BUNDLE/config.json through jq.
+e2e_jq() {
+        b=$1
+        f=$2
+        shift 2
+        jq "$@" "$f" "$b/config.json" >"$b/config.json.new" || bail "jq could not apply: $f"
+        mv "$b/config.json.new" "$b/config.json" || bail "cannot update $b/config.json"
+}
+
+e2e_args() {
+        b=$1
+        shift
+        args=$(for a in "$@"; do printf '%s\n' "$a"; done | jq -R . | jq -s -c .)
+        e2e_jq "$b" '.process.args = $a' --argjson a "$args"
+}
+
+e2e_env() {
+        b=$1
+        shift
+        for kv in "$@"; do
+                e2e_jq "$b" '.process.env = ([.process.env[] | select(startswith($n) | not)] + [$kv])' \
+                        --arg kv "$kv" --arg n "${kv%%=*}="
+        done
+}
+
+e2e_mount_ro() {
+        e2e_jq "$1" '.mounts += [{destination: $d, type: "bind", source: $s,
+                options: ["rbind", "ro", "nosuid", "nodev"]}]' --arg s "$2" --arg d "$3"
+}
+
+e2e_caps_add() {
+        b=$1
+        shift
+        for c in "$@"; do
+                e2e_jq "$b" '.process.capabilities.bounding += [$c] | .process.capabilities.effective += [$c]
+                        | .process.capabilities.permitted += [$c]' --arg c "$c"
+        done
+}
+
+# e2e_device BUNDLE PATH MAJOR MINOR [GID]: a character device node created by runc in the
+# container (mode 0666 or 0660 with a group), allowed in the device cgroup when there is one.
+e2e_device() {
+        gid=${5:-0}
+        mode=438
+        [ "$gid" -ne 0 ] && mode=432
+        e2e_jq "$1" '.linux.devices = ((.linux.devices // []) + [{path: $p, type: "c", major: $ma,
+                minor: $mi, fileMode: $m, uid: 0, gid: $g}])' \
+                --arg p "$2" --argjson ma "$3" --argjson mi "$4" --argjson g "$gid" --argjson m "$mode"
+        if [ "$E2E_CGROUPS" = yes ]; then
+                e2e_jq "$1" '.linux.resources.devices += [{allow: true, type: "c", major: $ma, minor: $mi,
+                        access: "rwm"}]' --argjson ma "$3" --argjson mi "$4"
+        fi
+}
+
+# e2e_kfd_major FIXTURE: /dev/kfd's dynamic major as the fixture says (sys/class/kfd/kfd/dev,
+# else proc/devices), else 510.
+e2e_kfd_major() {
+        m=
+        [ -f "$1/sys/class/kfd/kfd/dev" ] && m=$(cut -d: -f1 "$1/sys/class/kfd/kfd/dev")
+        [ -z "$m" ] && [ -f "$1/proc/devices" ] && m=$(awk '$2 == "kfd" { print $1 }' "$1/proc/devices")
+        printf '%s\n' "${m:-510}"
+}
+
+# e2e_proc_major FIXTURE NAME: the major of driver NAME in the fixture's proc/devices.
+e2e_proc_major() {
+        [ -f "$1/proc/devices" ] && awk -v n="$2" '$2 == n { print $1; exit }' "$1/proc/devices"
+}
+
+# e2e_devices BUNDLE FIXTURE ['GLOB=GID ...']: every node of FIXTURE/dev/DEVNODES ("path c
+# MAJ:MIN", '?' = dynamic major, taken from the fixture's sysfs/procfs) as a device of the
+# container; a node whose path matches a GLOB gets group GID (first match wins), else root.
+# Sets E2E_NODES to the paths added, space-separated.
+e2e_devices() {
+        E2E_NODES=
+        [ -f "$2/dev/DEVNODES" ] || return 0
+        nodes=$(grep -v '^[[:space:]]*#' "$2/dev/DEVNODES" | awk '$2 == "c" { print $1, $3 }')
+        while read -r path num; do
+                [ -n "$path" ] || continue
+                maj=${num%%:*}
+                min=${num#*:}
+                if [ "$maj" = "?" ]; then
+                        case "$path" in
+                        /dev/kfd) maj=$(e2e_kfd_major "$2") ;;
+                        /dev/nvidia-uvm*) maj=$(e2e_proc_major "$2" nvidia-uvm) ;;
+                        /dev/nvidia-caps/*) maj=$(e2e_proc_major "$2" nvidia-caps) ;;
+                        *) maj= ;;
+                        esac
+                fi
+                case "$maj:$min" in
+                :* | *: | *[!0-9:]*)
+                        diag "skipping $path: no number for it in the fixture"
+                        continue
+                        ;;
+                *) ;;
+                esac
+                gid=0
+                for rule in ${3:-}; do
+                        # shellcheck disable=SC2254 # the pattern is meant to glob
+                        case "$path" in ${rule%=*})
+                                gid=${rule##*=}
+                                break
+                                ;;
+                        *) ;;
+                        esac
+                done
+                e2e_device "$1" "$path" "$maj" "$min" "$gid"
+                E2E_NODES="$E2E_NODES $path"
+        done <<EOF
+$nodes
+EOF
+        E2E_NODES=${E2E_NODES# }
+}
+
+# ---- running --------------------------------------------------------------------------------------
+
+# e2e_run BUNDLE: run the container to completion (at most E2E_TIMEOUT seconds), then delete it.
+# Sets E2E_RC (runc's exit status = the container process's), E2E_OUT and E2E_ERR (file paths).
+e2e_run() {
+        id="xpu-e2e-$$-$(basename "$1")"
+        E2E_IDS="$E2E_IDS $id"
+        E2E_OUT="$1/stdout"
+        E2E_ERR="$1/stderr"
+        timeout "$E2E_TIMEOUT" runc run -b "$1" "$id" </dev/null >"$E2E_OUT" 2>"$E2E_ERR"
+        E2E_RC=$?
+        runc delete -f "$id" >/dev/null 2>&1
+        if [ "$E2E_RC" -eq 124 ]; then
+                diag "runc run $id timed out after ${E2E_TIMEOUT}s"
+        fi
+        return 0
+}
+
+# e2e_fact KEY: the value of the first "KEY=value" line the workload printed in the last run.
+e2e_fact() {
+        awk -v k="$1=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }' "$E2E_OUT"
+}
+
+# e2e_show: the last run's output as TAP comments (after a failure).
+e2e_show() {
+        diag "exit status $E2E_RC" "--- stdout" "$(cat "$E2E_OUT")" "--- stderr" "$(cat "$E2E_ERR")"
+}
+
+# ---- self-test ----------------------------------------------------------------------------------
+# tests/run-tests.sh runs every tests/e2e/*.sh; executed rather than sourced, this file checks
+# its own parsers (no root or runc needed).
+case "$0" in
+*lib.sh)
+        E2E_TMP=$(mktemp -d /tmp/xpu-e2e-lib.XXXXXX) || exit 1
+        trap 'rm -rf "$E2E_TMP"' EXIT
+        t=$E2E_TMP/v
+        mkdir -p "$t/proc/driver/nvidia"
+        printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  465.19.01  Fri Mar 19 07:44:41 UTC 2021\nGCC version:  gcc version 9.3.0\n' \
+                >"$t/proc/driver/nvidia/version"
+        is "$(e2e_nvidia_version "$t")" 465.19.01 "driver version from the proprietary module's line"
+        printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58  Release Build  (portage@localhost)  Sat Jul 20 2024\n' \
+                >"$t/proc/driver/nvidia/version"
+        is "$(e2e_nvidia_version "$t")" 555.58 "driver version from the open module's line"
+        printf 'Character devices:\n  1 mem\n511 kfd\n239 nvidia-uvm\n' >"$t/proc/devices"
+        is "$(e2e_kfd_major "$t")" 511 "kfd major from proc/devices"
+        is "$(e2e_proc_major "$t" nvidia-uvm)" 239 "nvidia-uvm major from proc/devices"
+        fx="${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/fixtures/hosts"
+        is "$(e2e_nvidia_uuids "$fx/nvidia-rtx2080ti-x8" | tr '\n' ' ')" \
+                "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31 GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe GPU-00cead84-aab2-a1c2-3d21-53e6a83b2a35 GPU-1c9b50c7-823e-8c87-d54d-8f2ef02906fb GPU-ce6c6e9f-1e3b-de98-15e3-4ac06b46717f GPU-b3ae0cf0-b3b5-aeec-01dc-8720c79f5068 GPU-81a93134-7966-a3ad-337f-f6b9e645e4bf GPU-ea7dfa3f-af70-377b-f7bc-a0fbf6b6dc1d " \
+                "UUIDs of nvidia-rtx2080ti-x8 in PCI bus order"
+        is "$(e2e_kfd_major "$fx/amd-mi210x8")" 510 "kfd major of amd-mi210x8 from sys/class/kfd/kfd/dev"
+        is "$(e2e_nvidia_libdir "$fx/nvidia-rtx2080ti-x8")" usr/lib/x86_64-linux-gnu "library dir of the fixture"
+        e2e_done
+        ;;
+*) ;;
+esac

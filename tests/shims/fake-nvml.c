@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fake NVML library (libnvidia-ml.so.1) for tests: the entry points used to list GPUs and read
+ * driver facts, answering from the state file described in state.h. No NVIDIA header is used;
+ * the few types and return codes below follow NVML's published values. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct {
+        unsigned long long total; /* bytes */
+        unsigned long long free;  /* bytes */
+        unsigned long long used;  /* bytes */
+} nvmlMemory_t;
+
+enum {
+        NVML_SUCCESS = 0,
+        NVML_ERROR_UNINITIALIZED = 1,
+        NVML_ERROR_INVALID_ARGUMENT = 2,
+        NVML_ERROR_NOT_SUPPORTED = 3,
+        NVML_ERROR_NOT_FOUND = 6,
+        NVML_ERROR_INSUFFICIENT_SIZE = 7,
+        NVML_ERROR_DRIVER_NOT_LOADED = 9,
+        NVML_ERROR_GPU_IS_LOST = 15,
+        NVML_ERROR_UNKNOWN = 999,
+};
+
+/* Devices this fake can hand out; a handle is a pointer into this array. */
+#define MAX_DEVICES 64
+struct nvmlDevice_st {
+        unsigned index;
+};
+static struct nvmlDevice_st devices[MAX_DEVICES];
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT nvmlReturn_t nvmlInit_v2(void);
+EXPORT nvmlReturn_t nvmlInit(void);
+EXPORT nvmlReturn_t nvmlShutdown(void);
+EXPORT const char *nvmlErrorString(nvmlReturn_t result);
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length);
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *version);
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *version);
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count);
+EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *count);
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device);
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length);
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor);
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
+
+/* nvmlInit*() calls not yet matched by nvmlShutdown(), as NVML counts them. */
+static atomic_int init_count;
+
+static nvmlReturn_t forced(const char *function) {
+        return (nvmlReturn_t)xpu_fake_forced_error(function);
+}
+
+/* Number of devices in the state file, or -1 when it does not say. */
+static long long device_count(void) {
+        long long n = 0;
+        if (xpu_fake_state_get_long(&n, "device_count") < 0 || n < 0)
+                return -1;
+        return n < MAX_DEVICES ? n : MAX_DEVICES;
+}
+
+/* Check that NVML is initialised and DEVICE is one of our handles still on the bus
+ * ("device.N.lost 1" in the state makes it fall off). */
+static nvmlReturn_t check_device(nvmlDevice_t device) {
+        long long lost = 0;
+        if (atomic_load(&init_count) <= 0)
+                return NVML_ERROR_UNINITIALIZED;
+        if (!device || device < devices || device >= devices + MAX_DEVICES)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if ((long long)device->index >= device_count())
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get_long(&lost, "device.%u.lost", device->index) == 0 && lost)
+                return NVML_ERROR_GPU_IS_LOST;
+        return NVML_SUCCESS;
+}
+
+/* Copy the state value of KEY into BUF of LENGTH bytes, as NVML copies strings. */
+static nvmlReturn_t copy_string(char *buf, unsigned int length, const char *key) {
+        char value[256];
+        if (!buf)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get(key, value, sizeof(value)) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (strlen(value) + 1 > length)
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        memcpy(buf, value, strlen(value) + 1);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInit_v2(void) {
+        nvmlReturn_t r = forced("nvmlInit_v2");
+        if (r != NVML_SUCCESS)
+                return r;
+        /* No state file stands for a host whose kernel driver is not loaded. */
+        if (xpu_fake_state_available() < 0)
+                return NVML_ERROR_DRIVER_NOT_LOADED;
+        for (unsigned i = 0; i < MAX_DEVICES; i++)
+                devices[i].index = i;
+        atomic_fetch_add(&init_count, 1);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInit(void) {
+        return nvmlInit_v2();
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+        nvmlReturn_t r = forced("nvmlShutdown");
+        if (r != NVML_SUCCESS)
+                return r;
+        int n = atomic_load(&init_count);
+        while (n > 0 && !atomic_compare_exchange_weak(&init_count, &n, n - 1))
+                ;
+        return n > 0 ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
+}
+
+/* Descriptions of the codes this library returns. */
+static const struct {
+        nvmlReturn_t code;
+        const char *text;
+} errors[] = {
+        { NVML_SUCCESS, "Success" },
+        { NVML_ERROR_UNINITIALIZED, "Uninitialized" },
+        { NVML_ERROR_INVALID_ARGUMENT, "Invalid Argument" },
+        { NVML_ERROR_NOT_SUPPORTED, "Not Supported" },
+        { NVML_ERROR_NOT_FOUND, "Not Found" },
+        { NVML_ERROR_INSUFFICIENT_SIZE, "Insufficient Size" },
+        { NVML_ERROR_DRIVER_NOT_LOADED, "Driver Not Loaded" },
+        { NVML_ERROR_GPU_IS_LOST, "GPU is lost" },
+        { NVML_ERROR_UNKNOWN, "Unknown Error" },
+};
+
+const char *nvmlErrorString(nvmlReturn_t result) {
+        for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+                if (errors[i].code == result)
+                        return errors[i].text;
+        return "Unknown Error";
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
+        nvmlReturn_t r = forced("nvmlSystemGetDriverVersion");
+        if (r != NVML_SUCCESS)
+                return r;
+        if (atomic_load(&init_count) <= 0)
+                return NVML_ERROR_UNINITIALIZED;
+        return copy_string(version, length, "driver_version");
+}
+
+/* Same encodings as the fake libcuda: 11030 or "11.3". */
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *version) {
+        char value[32];
+        unsigned major = 0, minor = 0;
+        char tail;
+        nvmlReturn_t r = forced("nvmlSystemGetCudaDriverVersion");
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!version)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get("cuda_version", value, sizeof(value)) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(value, "%u.%u%c", &major, &minor, &tail) == 2 && major < 1000 && minor < 100)
+                *version = (int)(major * 1000 + minor * 10);
+        else if (sscanf(value, "%u%c", &major, &tail) == 1 && major < 1000000)
+                *version = (int)major;
+        else
+                return NVML_ERROR_UNKNOWN;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *version) {
+        return nvmlSystemGetCudaDriverVersion(version);
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
+        nvmlReturn_t r = forced("nvmlDeviceGetCount_v2");
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!count)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (atomic_load(&init_count) <= 0)
+                return NVML_ERROR_UNINITIALIZED;
+        long long n = device_count();
+        if (n < 0)
+                return NVML_ERROR_UNKNOWN;
+        *count = (unsigned)n;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCount(unsigned int *count) {
+        return nvmlDeviceGetCount_v2(count);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+        nvmlReturn_t r = forced("nvmlDeviceGetHandleByIndex_v2");
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!device || index >= MAX_DEVICES)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = check_device(&devices[index]);
+        if (r != NVML_SUCCESS)
+                return r;
+        *device = &devices[index];
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device) {
+        return nvmlDeviceGetHandleByIndex_v2(index, device);
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
+        char key[64];
+        nvmlReturn_t r = forced("nvmlDeviceGetUUID");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        snprintf(key, sizeof(key), "device.%u.uuid", device->index);
+        return copy_string(uuid, length, key);
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
+        char key[64];
+        nvmlReturn_t r = forced("nvmlDeviceGetName");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        snprintf(key, sizeof(key), "device.%u.name", device->index);
+        return copy_string(name, length, key);
+}
+
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor) {
+        long long v = 0;
+        nvmlReturn_t r = forced("nvmlDeviceGetMinorNumber");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!minor)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get_long(&v, "device.%u.minor", device->index) < 0 || v < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        *minor = (unsigned)v;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
+        long long total = 0, used = 0;
+        nvmlReturn_t r = forced("nvmlDeviceGetMemoryInfo");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!memory)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get_long(&total, "device.%u.memory_total", device->index) < 0 || total < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (xpu_fake_state_get_long(&used, "device.%u.memory_used", device->index) < 0 || used < 0 ||
+            used > total)
+                used = 0;
+        memory->total = (unsigned long long)total;
+        memory->used = (unsigned long long)used;
+        memory->free = memory->total - memory->used;
+        return NVML_SUCCESS;
+}

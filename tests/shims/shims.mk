@@ -1,0 +1,18 @@
+# Fake vendor libraries for tests (tests/shims/): built once, unversioned; tests/e2e/lib.sh copies
+# them into each fixture driver root under the real versioned names and symlink layout.
+SHIM_DIR := $(BUILD)/tests/shims
+SHIM_CFLAGS = $(filter-out -MMD -MP -fPIE,$(CFLAGS_COMMON)) -fPIC -fvisibility=hidden $(CFLAGS)
+SHIM_LDFLAGS = -shared -Wl,-z,relro,-z,now,-z,noexecstack -Wl,--as-needed $(LDFLAGS)
+SHIM_COMMON := tests/shims/state.c tests/shims/state.h
+
+$(SHIM_DIR)/libcuda.so.shim: tests/shims/fake-cuda.c $(SHIM_COMMON)
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ \
+		tests/shims/fake-cuda.c tests/shims/state.c
+
+$(SHIM_DIR)/libnvidia-ml.so.shim: tests/shims/fake-nvml.c $(SHIM_COMMON)
+	@mkdir -p $(@D)
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ \
+		tests/shims/fake-nvml.c tests/shims/state.c
+
+TEST_EXTRA_TARGETS += $(SHIM_DIR)/libcuda.so.shim $(SHIM_DIR)/libnvidia-ml.so.shim

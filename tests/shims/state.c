@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reader of the fake vendor libraries' state file; format in state.h. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Longest state file read, bytes; the tests write a few hundred. */
+#define STATE_MAX 65536
+
+/* Read the whole state file into a malloc'ed NUL-terminated buffer. Returns it or NULL with
+ * errno set (ENODATA when XPU_FAKE_STATE is unset or empty). */
+static char *state_load(void) {
+        const char *path = getenv("XPU_FAKE_STATE");
+        if (!path || !*path) {
+                errno = ENODATA;
+                return NULL;
+        }
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        char *buf = malloc(STATE_MAX + 1);
+        if (!buf) {
+                close(fd);
+                errno = ENOMEM;
+                return NULL;
+        }
+        size_t len = 0;
+        while (len < STATE_MAX) {
+                ssize_t n = read(fd, buf + len, STATE_MAX - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int e = errno;
+                        free(buf);
+                        close(fd);
+                        errno = e;
+                        return NULL;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        close(fd);
+        buf[len] = '\0';
+        return buf;
+}
+
+int xpu_fake_state_get(const char *key, char *buf, size_t size) {
+        char *text = state_load();
+        if (!text)
+                return -errno;
+        size_t klen = strlen(key);
+        int ret = -ENOENT;
+        for (char *line = text, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                if (strncmp(line, key, klen) != 0 || (line[klen] != ' ' && line[klen] != '\t'))
+                        continue;
+                const char *v = line + klen + strspn(line + klen, " \t");
+                size_t vlen = strlen(v);
+                while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t' || v[vlen - 1] == '\r'))
+                        vlen--;
+                if (size > 0) {
+                        size_t n = vlen < size - 1 ? vlen : size - 1;
+                        memcpy(buf, v, n);
+                        buf[n] = '\0';
+                }
+                ret = 0;
+                break;
+        }
+        free(text);
+        return ret;
+}
+
+static int state_vgetf(char *buf, size_t size, const char *fmt, va_list ap) {
+        char key[128];
+        int n = vsnprintf(key, sizeof(key), fmt, ap);
+        if (n < 0 || (size_t)n >= sizeof(key))
+                return -ENAMETOOLONG;
+        return xpu_fake_state_get(key, buf, size);
+}
+
+int xpu_fake_state_getf(char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = state_vgetf(buf, size, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int xpu_fake_state_get_long(long long *ret, const char *fmt, ...) {
+        char value[64];
+        va_list ap;
+        va_start(ap, fmt);
+        int r = state_vgetf(value, sizeof(value), fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        if (errno != 0 || end == value || *end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int xpu_fake_state_available(void) {
+        char *text = state_load();
+        if (!text)
+                return -errno;
+        free(text);
+        return 0;
+}
+
+long long xpu_fake_forced_error(const char *function) {
+        long long code = 0;
+        if (xpu_fake_state_get_long(&code, "error.%s", function) < 0)
+                return 0;
+        return code;
+}

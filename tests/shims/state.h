@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* State file of the fake vendor libraries (tests/shims/).
+ *
+ * The fake libcuda and libnvidia-ml answer every query from one text file named by the
+ * environment variable XPU_FAKE_STATE, so a test can write the readings it wants (and change
+ * them while a program runs: the file is read again on every query). Format: one "key value"
+ * pair per line, key and value separated by the first run of blanks, value = rest of the line
+ * without trailing blanks; '#' lines and blank lines are ignored; the first line with a key wins.
+ *
+ *   driver_version 465.19.01          NVML system driver version string
+ *   cuda_version 11030                CUDA driver API version (also "11.3" = 11030)
+ *   device_count 8
+ *   device.0.name NVIDIA GeForce RTX 2080 Ti
+ *   device.0.uuid GPU-307dcc96-618a-4416-c1ef-87823c2e1a31
+ *   device.0.cc 7.5                   compute capability major.minor
+ *   device.0.minor 0                  /dev/nvidiaN minor
+ *   device.0.memory_total 11811160064 bytes
+ *   error.cuInit 999                  make that entry point return this code (failure modes)
+ *
+ * These helpers are hidden: each shim carries its own copy and none leaks into the symbol table
+ * the dynamic loader sees. */
+#pragma once
+
+#include <stddef.h>
+
+#define XPU_FAKE_HIDDEN __attribute__((visibility("hidden")))
+
+/* Copy the value of KEY into BUF (SIZE bytes, NUL-terminated, truncated to fit).
+ * Returns 0, -ENOENT when the key is absent, -ENODATA when XPU_FAKE_STATE is unset or empty,
+ * or -errno when the file cannot be read. */
+XPU_FAKE_HIDDEN int xpu_fake_state_get(const char *key, char *buf, size_t size);
+
+/* Same as xpu_fake_state_get() with the key built from FMT (printf format, < 128 bytes). */
+XPU_FAKE_HIDDEN int xpu_fake_state_getf(char *buf, size_t size, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* Read KEY (built from FMT) as a signed decimal integer into *RET.
+ * Returns 0, -EINVAL when the value is not a whole decimal number, or an error of
+ * xpu_fake_state_get(). *RET is written only on success. */
+XPU_FAKE_HIDDEN int xpu_fake_state_get_long(long long *ret, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+/* 0 when the state file named by XPU_FAKE_STATE is readable, else -ENODATA or -errno. */
+XPU_FAKE_HIDDEN int xpu_fake_state_available(void);
+
+/* The code a test forces on entry point FUNCTION through an "error.FUNCTION N" line, or 0 when
+ * none is set (or the line is malformed). */
+XPU_FAKE_HIDDEN long long xpu_fake_forced_error(const char *function);
