@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* NVIDIA procfs parsers, exposed for the unit tests and the fuzzers.
+ *
+ * Both functions are silent (style guide item 2): they describe a problem in their return value
+ * and ERR buffer; the probe that knows the file's path turns that into one inventory warning. */
+#pragma once
+
+#include <stddef.h>
+
+#include "probe.h"
+
+/* Longest line the parsers look at, in bytes (without the newline). The kernel's lines are well
+ * under 100 bytes; a longer line is malformed. */
+#define XPU_NVIDIA_LINE_MAX 512
+
+/* Most GPUs one probe reports (the NVIDIA driver's own limit, as in libnvidia-container). */
+#define XPU_NVIDIA_GPUS_MAX 64
+
+/* Parse the first line of /proc/driver/nvidia/version, in either format:
+ *   proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.98  Thu Oct 26 ..."
+ *   open:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58  Release Build ..."
+ * (any architecture word: x86_64, aarch64, ppc64le, ...). The version is the first dotted number
+ * ("535.54.03") after "Kernel Module"; the flavor is "open" when "Open Kernel Module" is written,
+ * else "proprietary". TEXT is NUL-terminated; only its first line is read.
+ * Returns 0 and writes VERSION (VSIZE bytes) and FLAVOR (FSIZE bytes), or: -EINVAL when TEXT is
+ * NULL or its first line is not an "NVRM version:" line with a version number, -ENOBUFS when an
+ * answer does not fit. Nothing is written on error. */
+int xpu_nvidia_parse_version(const char *text, char *version, size_t vsize, char *flavor, size_t fsize);
+
+/* Parse the text of /proc/driver/nvidia/gpus/<bus id>/information: "Key: value" lines, keys
+ * case-insensitive, any run of spaces and tabs around key and value, unknown keys and lines
+ * without ':' ignored, missing lines tolerated. Fields filled in DEV (other fields untouched):
+ *   Model → name                 GPU UUID → uuid            Bus Location → pci_bus_id (normalised)
+ *   Device Minor → minor (0..253, XPU_HAVE_MINOR)           IRQ → irq (XPU_HAVE_IRQ)
+ *   Video BIOS → vbios_version   Bus Type → bus_type        GPU Firmware → gsp_firmware
+ *   GPU Excluded / Blacklisted (Yes/No) → excluded (XPU_HAVE_EXCLUDED)
+ * A string value the driver could not read ("??.??.??.??.??", "GPU-????...", "N/A") is left
+ * absent without complaint.
+ * Returns 0 when every recognised line parsed; -EINVAL when some value was malformed or a line
+ * too long (that field stays absent, the others are still filled, ERR names the first problem,
+ * e.g. `bad "Device Minor" value "x"`); -ENODATA when TEXT holds no recognised "Key: value" line
+ * at all (empty file). ERR (ERRSIZE bytes, may be NULL/0) is set only on error. */
+int xpu_nvidia_parse_information(const char *text, struct xpu_device *dev, char *err, size_t errsize);
