@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Device selection (design §4): XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES and
+ * AMD_VISIBLE_DEVICES with the vendor tools' meanings. Sources for the vendor rules:
+ * research/nvidia.md §2 (NVIDIA Container Toolkit) and research/amd.md §3 (amd-container-runtime).
+ *
+ * Selection narrows what the container runtime gave: "all" and the default take only devices
+ * whose nodes are present (xpu_device_available()); an explicit entry that names a device the
+ * runtime did not give is an error, never a silent widening. Nothing here logs. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "select.h"
+
+/* How one variable's list entries are read. */
+struct var_rules {
+        const char *name;   /* the variable */
+        int vendor;         /* -1: every vendor (XPU_); else only that vendor's devices */
+        bool global_index;  /* a plain number is an xpuinit index (else the vendor index) */
+        bool vendor_prefix; /* "nvidia:1" */
+        bool ranges;        /* "0-3" (amd-container-runtime) */
+        bool unique_id;     /* "0x<hex>": AMD KFD unique_id (amd-container-runtime) */
+};
+
+static const struct var_rules xpu_rules = {
+        .name = "XPU_VISIBLE_DEVICES",
+        .vendor = -1,
+        .global_index = true,
+        .vendor_prefix = true,
+        .unique_id = true,
+};
+
+/* The vendor's own variable, used when XPU_VISIBLE_DEVICES is unset. */
+static const struct var_rules vendor_rules[_XPU_VENDOR_MAX] = {
+        [XPU_VENDOR_NVIDIA] = { .name = "NVIDIA_VISIBLE_DEVICES", .vendor = XPU_VENDOR_NVIDIA },
+        [XPU_VENDOR_AMD] = { .name = "AMD_VISIBLE_DEVICES",
+                             .vendor = XPU_VENDOR_AMD,
+                             .ranges = true,
+                             .unique_id = true },
+};
+
+/* Whole-value keywords (case-insensitive). "" is VOID as well. */
+static const struct {
+        const char *word;
+        enum xpu_request request;
+} keywords[] = {
+        { "all", XPU_REQUEST_ALL },
+        { "none", XPU_REQUEST_NONE },
+        { "void", XPU_REQUEST_VOID },
+};
+
+struct xpu_selection *xpu_selection_free(struct xpu_selection *s) {
+        if (!s)
+                return NULL;
+        free(s->selected);
+        free(s);
+        return NULL;
+}
+
+static void xpu_selection_freep(struct xpu_selection **s) {
+        xpu_selection_free(*s);
+}
+
+/* ---- messages -------------------------------------------------------------------------------- */
+
+struct out {
+        char *buf;
+        size_t size;
+        size_t used;
+};
+
+_printf_(2, 3) static void out_add(struct out *o, const char *fmt, ...) {
+        if (!o->buf || o->size == 0 || o->used >= o->size)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(o->buf + o->used, o->size - o->used, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                o->used += (size_t)n;
+}
+
+static bool in_scope(const struct var_rules *r, const struct xpu_device *d) {
+        return r->vendor < 0 || (int)d->vendor == r->vendor;
+}
+
+/* "0 (nvidia:0 GPU-... 0000:1a:00.0)" for XPU_, "0 (GPU-... 0000:1a:00.0)" for a vendor's
+ * variable (its numbers are vendor indices). */
+static void describe_device(struct out *o, const struct var_rules *r, const struct xpu_device *d,
+                            bool mark_unavailable) {
+        if (r->global_index)
+                out_add(o, "%u (%s:%u", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index);
+        else
+                out_add(o, "%u (", d->vendor_index);
+        const char *sep = r->global_index ? " " : "";
+        if (d->uuid[0]) {
+                out_add(o, "%s%s", sep, d->uuid);
+                sep = " ";
+        }
+        if (d->pci_bus_id[0]) {
+                out_add(o, "%s%s", sep, d->pci_bus_id);
+                sep = " ";
+        }
+        if (mark_unavailable && !xpu_device_available(d))
+                out_add(o, "%snot given to this container", sep);
+        out_add(o, ")");
+}
+
+/* "; devices: 0 (...), 1 (...)" or "; no devices". */
+static void list_devices(struct out *o, const struct var_rules *r, const struct xpu_inventory *inv) {
+        const char *vendor = r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor) : NULL;
+        size_t shown = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                if (!in_scope(r, &inv->devices[i]))
+                        continue;
+                if (shown++ == 0)
+                        out_add(o, "; %s%sdevices: ", vendor ? vendor : "", vendor ? " " : "");
+                else
+                        out_add(o, ", ");
+                describe_device(o, r, &inv->devices[i], true);
+        }
+        if (shown == 0)
+                out_add(o, "; no %s%sdevices", vendor ? vendor : "", vendor ? " " : "");
+}
+
+_printf_(5, 6) static int sel_fail(char *err, size_t err_size, const struct var_rules *r,
+                                   const struct xpu_inventory *inv, const char *fmt, ...) {
+        struct out o = { .buf = err, .size = err_size };
+        if (err && err_size) {
+                err[0] = '\0';
+                out_add(&o, "%s: ", r->name);
+                va_list ap;
+                va_start(ap, fmt);
+                if (o.used < o.size) {
+                        int n = vsnprintf(o.buf + o.used, o.size - o.used, fmt, ap);
+                        if (n > 0)
+                                o.used += (size_t)n;
+                }
+                va_end(ap);
+                if (inv)
+                        list_devices(&o, r, inv);
+        }
+        return -EINVAL;
+}
+
+/* ---- entries --------------------------------------------------------------------------------- */
+
+static bool all_digits(const char *s, size_t len) {
+        if (len == 0)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+static bool is_mig(const char *e) {
+        if (strncasecmp(e, "MIG-", 4) == 0)
+                return true;
+        const char *colon = strchr(e, ':');
+        return colon && all_digits(e, (size_t)(colon - e)) && all_digits(colon + 1, strlen(colon + 1));
+}
+
+/* Mark in HIT every in-scope device that ENTRY names. *BY_INDEX is set for index entries (plain,
+ * vendor:index, ranges), where every device named must be available; an id (UUID, unique id,
+ * bus id) may name several partitions of which only some were given. Returns 0 (possibly with no
+ * hit) or -EINVAL when the entry's form is not accepted by R (then nothing matches either). */
+static int match_entry(const struct var_rules *r, const struct xpu_inventory *inv, const char *e,
+                       bool *hit, bool *by_index) {
+        uint64_t a = 0, b = 0;
+        int vendor = r->vendor;
+        const char *num = e;
+
+        /* "vendor:index" */
+        const char *colon = strchr(e, ':');
+        if (r->vendor_prefix && colon && colon > e && colon - e < 16) {
+                char prefix[16];
+                memcpy(prefix, e, (size_t)(colon - e));
+                prefix[colon - e] = '\0';
+                int v = xpu_vendor_from_string(prefix);
+                if (v >= 0) {
+                        if (!all_digits(colon + 1, strlen(colon + 1)))
+                                return -EINVAL;
+                        vendor = v;
+                        num = colon + 1;
+                }
+        }
+
+        /* Plain index, vendor:index, or a range "a-b". */
+        const char *dash = r->ranges && num == e ? strchr(e, '-') : NULL;
+        if (all_digits(num, strlen(num)) ||
+            (dash && all_digits(e, (size_t)(dash - e)) && all_digits(dash + 1, strlen(dash + 1)))) {
+                if (dash) {
+                        char first[24];
+                        if ((size_t)(dash - e) >= sizeof first)
+                                return -EINVAL;
+                        memcpy(first, e, (size_t)(dash - e));
+                        first[dash - e] = '\0';
+                        if (xpu_parse_u64(first, 10, &a) < 0 || xpu_parse_u64(dash + 1, 10, &b) < 0 ||
+                            a > b)
+                                return -EINVAL;
+                } else {
+                        if (xpu_parse_u64(num, 10, &a) < 0)
+                                return -EINVAL;
+                        b = a;
+                }
+                bool global = r->global_index && num == e;
+                *by_index = true;
+                for (size_t i = 0; i < inv->n_devices; i++) {
+                        const struct xpu_device *d = &inv->devices[i];
+                        if (vendor >= 0 && (int)d->vendor != vendor)
+                                continue;
+                        uint64_t idx = global ? d->index : d->vendor_index;
+                        if (idx >= a && idx <= b)
+                                hit[i] = true;
+                }
+                return 0;
+        }
+        if (num != e)
+                return -EINVAL;
+
+        /* UUID ("GPU-..."), any case. A GPU-level id names every partition of that GPU. */
+        if (strncasecmp(e, "GPU-", 4) == 0) {
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        if (in_scope(r, &inv->devices[i]) &&
+                            strcasecmp(inv->devices[i].uuid, e) == 0)
+                                hit[i] = true;
+                return 0;
+        }
+
+        /* AMD unique id "0x<hex>", compared as a number. */
+        if (r->unique_id && (e[0] == '0' && (e[1] == 'x' || e[1] == 'X'))) {
+                if (xpu_parse_u64(e, 16, &a) < 0)
+                        return -EINVAL;
+                for (size_t i = 0; i < inv->n_devices; i++) {
+                        const struct xpu_device *d = &inv->devices[i];
+                        if (in_scope(r, d) && d->unique_id[0] &&
+                            xpu_parse_u64(d->unique_id, 16, &b) == 0 && a == b)
+                                hit[i] = true;
+                }
+                return 0;
+        }
+
+        /* PCI bus id, any spelling ("00000000:1A:00.0", "1a:00.0"). */
+        char bus[XPU_PCI_BUS_ID_MAX];
+        if (xpu_pci_bus_id_normalize(e, bus) < 0)
+                return -EINVAL;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (in_scope(r, &inv->devices[i]) && strcmp(inv->devices[i].pci_bus_id, bus) == 0)
+                        hit[i] = true;
+        return 0;
+}
+
+/* First non-optional per-device node that is missing, for the message. */
+static const char *missing_node(const struct xpu_device *d) {
+        for (size_t i = 0; i < d->n_nodes; i++)
+                if (!d->nodes[i].optional && !d->nodes[i].present)
+                        return d->nodes[i].path;
+        return "its device nodes";
+}
+
+/* Select the devices of one list VALUE into SELECTED. */
+static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv, const char *value,
+                      bool *selected, char *err, size_t err_size) {
+        _cleanup_free_ char *copy = strdup(value);
+        _cleanup_free_ bool *hit = calloc(inv->n_devices + 1, sizeof *hit);
+        if (!copy || !hit)
+                return -ENOMEM;
+        char *p = copy;
+        for (;;) {
+                char *comma = strchr(p, ',');
+                if (comma)
+                        *comma = '\0';
+                char *e = xpu_strstrip(p);
+                if (!*e)
+                        return sel_fail(err, err_size, r, NULL, "empty entry in \"%s\"", value);
+                for (size_t k = 0; k < ELEMENTSOF(keywords); k++)
+                        if (strcasecmp(e, keywords[k].word) == 0)
+                                return sel_fail(err, err_size, r, NULL,
+                                                "\"%s\" must be the whole value, not one entry of "
+                                                "a list (\"%s\")",
+                                                e, value);
+                if (is_mig(e))
+                        return sel_fail(err, err_size, r, NULL,
+                                        "\"%s\": MIG device selection is not supported yet; name "
+                                        "the whole GPU (index, UUID or PCI bus id) instead",
+                                        e);
+                memset(hit, 0, inv->n_devices * sizeof *hit);
+                bool by_index = false;
+                int k = match_entry(r, inv, e, hit, &by_index);
+                size_t n_hit = 0, n_avail = 0;
+                const struct xpu_device *missing = NULL;
+                for (size_t i = 0; i < inv->n_devices; i++) {
+                        if (!hit[i])
+                                continue;
+                        n_hit++;
+                        if (xpu_device_available(&inv->devices[i]))
+                                n_avail++;
+                        else if (!missing)
+                                missing = &inv->devices[i];
+                }
+                if (k < 0 || n_hit == 0)
+                        return sel_fail(err, err_size, r, inv, "no %s%sdevice \"%s\"",
+                                        r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor)
+                                                       : "",
+                                        r->vendor >= 0 ? " " : "", e);
+                if (missing && (by_index || n_avail == 0)) {
+                        struct out o = { .buf = err, .size = err_size };
+                        if (err && err_size) {
+                                err[0] = '\0';
+                                out_add(&o, "%s: \"%s\" names ", r->name, e);
+                                describe_device(&o, r, missing, false);
+                                out_add(&o, ", which the container runtime did not give to this "
+                                            "container (%s is missing); ask the runtime for it or "
+                                            "leave it out",
+                                        missing_node(missing));
+                        }
+                        return -EINVAL;
+                }
+                /* Duplicates are fine; partitions the runtime did not give are left out. */
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        if (hit[i] && xpu_device_available(&inv->devices[i]))
+                                selected[i] = true;
+                if (!comma)
+                        break;
+                p = comma + 1;
+        }
+        return 0;
+}
+
+/* Classify VALUE (non-NULL) and, for a list, select its devices. */
+static int parse_value(const struct var_rules *r, const struct xpu_inventory *inv, const char *value,
+                       enum xpu_request *ret, bool *selected, char *err, size_t err_size) {
+        _cleanup_free_ char *trimmed = strdup(value);
+        if (!trimmed)
+                return -ENOMEM;
+        char *t = xpu_strstrip(trimmed);
+        if (!*t) {
+                *ret = XPU_REQUEST_VOID;
+                return 0;
+        }
+        for (size_t k = 0; k < ELEMENTSOF(keywords); k++)
+                if (strcasecmp(t, keywords[k].word) == 0) {
+                        *ret = keywords[k].request;
+                        return 0;
+                }
+        *ret = XPU_REQUEST_LIST;
+        return parse_list(r, inv, t, selected, err, err_size);
+}
+
+int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
+                        const char *nvidia_visible, const char *amd_visible,
+                        struct xpu_selection **ret, char *err, size_t err_size) {
+        const char *vendor_values[_XPU_VENDOR_MAX] = {
+                [XPU_VENDOR_NVIDIA] = nvidia_visible,
+                [XPU_VENDOR_AMD] = amd_visible,
+        };
+        _cleanup_(xpu_selection_freep) struct xpu_selection *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->n = inv->n_devices;
+        s->selected = calloc(s->n + 1, sizeof *s->selected);
+        if (!s->selected)
+                return -ENOMEM;
+
+        if (xpu_visible) {
+                enum xpu_request req;
+                int r = parse_value(&xpu_rules, inv, xpu_visible, &req, s->selected, err, err_size);
+                if (r < 0)
+                        return r;
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                        s->request[v] = req;
+                        s->source[v] = xpu_rules.name;
+                }
+        } else
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                        s->request[v] = XPU_REQUEST_DEFAULT;
+                        s->source[v] = "default";
+                        if (!vendor_values[v])
+                                continue;
+                        int r = parse_value(&vendor_rules[v], inv, vendor_values[v], &s->request[v],
+                                            s->selected, err, err_size);
+                        if (r < 0)
+                                return r;
+                        s->source[v] = vendor_rules[v].name;
+                }
+
+        /* "all" and the default: every device the runtime gave. */
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                enum xpu_request req = s->request[inv->devices[i].vendor];
+                if ((req == XPU_REQUEST_ALL || req == XPU_REQUEST_DEFAULT) &&
+                    xpu_device_available(&inv->devices[i]))
+                        s->selected[i] = true;
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,
+                           enum xpu_vendor vendor) {
+        size_t n = 0;
+        for (size_t i = 0; s && inv && i < s->n && i < inv->n_devices; i++)
+                if (s->selected[i] && inv->devices[i].vendor == vendor)
+                        n++;
+        return n;
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* entrypoint/select.c: XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES on
+ * synthetic inventories. Availability is modelled by nodes[].present. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select.h"
+#include "testlib.h"
+
+#define assert_contains(hay, needle)                                                               \
+        ck_assert_msg(strstr((hay), (needle)) != NULL, "\"%s\" does not contain \"%s\"", (hay),    \
+                      (needle))
+
+#define UUID_N0 "GPU-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90"
+#define UUID_N1 "GPU-b2e8d0f4-1c3a-4e5b-9d7f-2a4c6e8f0a12"
+#define UUID_N2 "GPU-c9d1e3f5-7a9b-4c1d-8e2f-4a6b8c0d2e34"
+#define UNIQUE_A0 "ef2c1799a1f3e2ed"
+#define UNIQUE_A1 "0123456789abcdef" /* shared by partitions amd:1 and amd:2 */
+
+struct dev_spec {
+        enum xpu_vendor vendor;
+        unsigned vendor_index;
+        const char *uuid;
+        const char *bus;
+        const char *unique_id;
+        bool available;
+};
+
+/* 0 nvidia:0, 1 nvidia:1, 2 nvidia:2 (not given to the container), 3 amd:0, 4 amd:1, 5 amd:2
+ * (a partition of the same GPU as amd:1, not given). */
+static const struct dev_spec mixed[] = {
+        { XPU_VENDOR_NVIDIA, 0, UUID_N0, "0000:1a:00.0", NULL, true },
+        { XPU_VENDOR_NVIDIA, 1, UUID_N1, "0000:3b:00.0", NULL, true },
+        { XPU_VENDOR_NVIDIA, 2, UUID_N2, "0000:5e:00.0", NULL, false },
+        { XPU_VENDOR_AMD, 0, "GPU-" UNIQUE_A0, "0000:c1:00.0", UNIQUE_A0, true },
+        { XPU_VENDOR_AMD, 1, "GPU-" UNIQUE_A1, "0000:c2:00.0", UNIQUE_A1, true },
+        { XPU_VENDOR_AMD, 2, "GPU-" UNIQUE_A1, "0000:c2:00.1", UNIQUE_A1, false },
+};
+
+static struct xpu_inventory *make_inventory(const struct dev_spec *spec, size_t n) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        for (size_t i = 0; i < n; i++) {
+                struct xpu_device d = {
+                        .index = (unsigned)i,
+                        .vendor = spec[i].vendor,
+                        .vendor_index = spec[i].vendor_index,
+                        .n_nodes = 1,
+                };
+                snprintf(d.uuid, sizeof d.uuid, "%s", spec[i].uuid);
+                snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "%s", spec[i].bus);
+                if (spec[i].unique_id)
+                        snprintf(d.unique_id, sizeof d.unique_id, "%s", spec[i].unique_id);
+                if (spec[i].vendor == XPU_VENDOR_NVIDIA)
+                        snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u",
+                                 spec[i].vendor_index);
+                else
+                        snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/dri/renderD%u",
+                                 128 + spec[i].vendor_index);
+                d.nodes[0].present = spec[i].available;
+                ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        }
+        return inv;
+}
+
+/* Selected devices as a string of indices, "0,1,3". */
+static const char *picked(const struct xpu_selection *s) {
+        static char buf[64];
+        buf[0] = '\0';
+        for (size_t i = 0; i < s->n; i++)
+                if (s->selected[i]) {
+                        size_t len = strlen(buf);
+                        snprintf(buf + len, sizeof buf - len, "%s%zu", len ? "," : "", i);
+                }
+        return buf;
+}
+
+static struct xpu_selection *sel_ok(const struct xpu_inventory *inv, const char *xpu,
+                                    const char *nv, const char *amd) {
+        struct xpu_selection *s = NULL;
+        char err[1024] = "";
+        int r = xpu_selection_parse(inv, xpu, nv, amd, &s, err, sizeof err);
+        ck_assert_msg(r == 0, "selection failed: %s", err);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_eq(s->n, inv->n_devices);
+        return s;
+}
+
+static void sel_err(const struct xpu_inventory *inv, const char *xpu, const char *nv,
+                    const char *amd, char *err, size_t size) {
+        struct xpu_selection *s = NULL;
+        err[0] = '\0';
+        ck_assert_int_eq(xpu_selection_parse(inv, xpu, nv, amd, &s, err, size), -EINVAL);
+        ck_assert_ptr_null(s);
+        ck_assert_msg(strchr(err, '\n') == NULL, "not one line: %s", err);
+}
+
+/* One case: the three variables and the expected devices, requests and sources. */
+static const struct {
+        const char *xpu, *nv, *amd;
+        const char *picked;
+        enum xpu_request req_nv, req_amd;
+        const char *src_nv, *src_amd;
+} ok_cases[] = {
+        /* Nothing set: every device the runtime gave. */
+        { NULL, NULL, NULL, "0,1,3,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_DEFAULT, "default", "default" },
+        { "all", NULL, NULL, "0,1,3,4", XPU_REQUEST_ALL, XPU_REQUEST_ALL, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { " ALL ", NULL, NULL, "0,1,3,4", XPU_REQUEST_ALL, XPU_REQUEST_ALL, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "none", NULL, NULL, "", XPU_REQUEST_NONE, XPU_REQUEST_NONE, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "void", NULL, NULL, "", XPU_REQUEST_VOID, XPU_REQUEST_VOID, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "", NULL, NULL, "", XPU_REQUEST_VOID, XPU_REQUEST_VOID, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "  ", NULL, NULL, "", XPU_REQUEST_VOID, XPU_REQUEST_VOID, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        /* Lists: xpuinit index, UUID (any case), bus id (any spelling), vendor:index. */
+        { "1", NULL, NULL, "1", XPU_REQUEST_LIST, XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { " 3 , 0 ", NULL, NULL, "0,3", XPU_REQUEST_LIST, XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "gpu-b2e8d0f4-1c3a-4e5b-9d7f-2a4c6e8f0a12", NULL, NULL, "1", XPU_REQUEST_LIST,
+          XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        { "00000000:1A:00.0,c1:00.0", NULL, NULL, "0,3", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        { "nvidia:1,AMD:0", NULL, NULL, "1,3", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        /* Duplicates are selected once. */
+        { "0,nvidia:0," UUID_N0 ",0000:1a:00.0", NULL, NULL, "0", XPU_REQUEST_LIST,
+          XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        /* A GPU-level AMD id names its partitions; the one not given is left out. */
+        { "0x" UNIQUE_A1, NULL, NULL, "4", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        /* XPU_ decides for every vendor: the vendor variables are ignored. */
+        { "amd:0", "all", "all", "3", XPU_REQUEST_LIST, XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        { "none", "0", "0", "", XPU_REQUEST_NONE, XPU_REQUEST_NONE, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
+        /* NVIDIA_VISIBLE_DEVICES: nvidia-smi indices, UUIDs, bus ids; AMD stays default. */
+        { NULL, "1", NULL, "1,3,4", XPU_REQUEST_LIST, XPU_REQUEST_DEFAULT, "NVIDIA_VISIBLE_DEVICES",
+          "default" },
+        { NULL, "00000000:3B:00.0, " UUID_N0, NULL, "0,1,3,4", XPU_REQUEST_LIST,
+          XPU_REQUEST_DEFAULT, "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "all", NULL, "0,1,3,4", XPU_REQUEST_ALL, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "none", NULL, "3,4", XPU_REQUEST_NONE, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "void", NULL, "3,4", XPU_REQUEST_VOID, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "", NULL, "3,4", XPU_REQUEST_VOID, XPU_REQUEST_DEFAULT, "NVIDIA_VISIBLE_DEVICES",
+          "default" },
+        /* AMD_VISIBLE_DEVICES: indices, ranges, GPU- UUIDs and 0x unique ids, bus ids. */
+        { NULL, NULL, "0-1", "0,1,3,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_LIST, "default",
+          "AMD_VISIBLE_DEVICES" },
+        { NULL, NULL, "0xEF2C1799A1F3E2ED", "0,1,3", XPU_REQUEST_DEFAULT, XPU_REQUEST_LIST,
+          "default", "AMD_VISIBLE_DEVICES" },
+        { NULL, NULL, "GPU-" UNIQUE_A1, "0,1,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_LIST, "default",
+          "AMD_VISIBLE_DEVICES" },
+        { NULL, NULL, "0000:c2:00.0", "0,1,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_LIST, "default",
+          "AMD_VISIBLE_DEVICES" },
+        { NULL, "0", "none", "0", XPU_REQUEST_LIST, XPU_REQUEST_NONE, "NVIDIA_VISIBLE_DEVICES",
+          "AMD_VISIBLE_DEVICES" },
+};
+
+START_TEST(test_select_ok) {
+        struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
+        struct xpu_selection *s = sel_ok(inv, ok_cases[_i].xpu, ok_cases[_i].nv, ok_cases[_i].amd);
+        ck_assert_str_eq(picked(s), ok_cases[_i].picked);
+        ck_assert_int_eq(s->request[XPU_VENDOR_NVIDIA], ok_cases[_i].req_nv);
+        ck_assert_int_eq(s->request[XPU_VENDOR_AMD], ok_cases[_i].req_amd);
+        ck_assert_str_eq(s->source[XPU_VENDOR_NVIDIA], ok_cases[_i].src_nv);
+        ck_assert_str_eq(s->source[XPU_VENDOR_AMD], ok_cases[_i].src_amd);
+        xpu_selection_free(s);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_count) {
+        struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
+        struct xpu_selection *s = sel_ok(inv, NULL, "0", NULL);
+        ck_assert_uint_eq(xpu_selection_count(s, inv, XPU_VENDOR_NVIDIA), 1);
+        ck_assert_uint_eq(xpu_selection_count(s, inv, XPU_VENDOR_AMD), 2);
+        xpu_selection_free(s);
+        ck_assert_ptr_null(xpu_selection_free(NULL));
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+#define ALL_XPU                                                                                    \
+        "; devices: 0 (nvidia:0 " UUID_N0 " 0000:1a:00.0), 1 (nvidia:1 " UUID_N1                   \
+        " 0000:3b:00.0), 2 (nvidia:2 " UUID_N2 " 0000:5e:00.0 not given to this container), "     \
+        "3 (amd:0 GPU-" UNIQUE_A0 " 0000:c1:00.0), 4 (amd:1 GPU-" UNIQUE_A1 " 0000:c2:00.0), "   \
+        "5 (amd:2 GPU-" UNIQUE_A1 " 0000:c2:00.1 not given to this container)"
+#define ALL_NVIDIA                                                                                 \
+        "; nvidia devices: 0 (" UUID_N0 " 0000:1a:00.0), 1 (" UUID_N1 " 0000:3b:00.0), 2 (" UUID_N2 \
+        " 0000:5e:00.0 not given to this container)"
+
+/* Exact messages. */
+static const struct {
+        const char *xpu, *nv, *amd;
+        const char *message;
+} err_cases[] = {
+        { "7", NULL, NULL, "XPU_VISIBLE_DEVICES: no device \"7\"" ALL_XPU },
+        { "0,GPU-ffff", NULL, NULL, "XPU_VISIBLE_DEVICES: no device \"GPU-ffff\"" ALL_XPU },
+        { "intel:0", NULL, NULL, "XPU_VISIBLE_DEVICES: no device \"intel:0\"" ALL_XPU },
+        { "nvidia:x", NULL, NULL, "XPU_VISIBLE_DEVICES: no device \"nvidia:x\"" ALL_XPU },
+        { "0000:99:00.0", NULL, NULL, "XPU_VISIBLE_DEVICES: no device \"0000:99:00.0\"" ALL_XPU },
+        { "2", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"2\" names 2 (nvidia:2 " UUID_N2
+          " 0000:5e:00.0), which the container runtime did not give to this container "
+          "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
+        { "GPU-C9D1E3F5-7A9B-4C1D-8E2F-4A6B8C0D2E34", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"GPU-C9D1E3F5-7A9B-4C1D-8E2F-4A6B8C0D2E34\" names 2 (nvidia:2 "
+          UUID_N2 " 0000:5e:00.0), which the container runtime did not give to this container "
+          "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
+        { "amd:2", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"amd:2\" names 5 (amd:2 GPU-" UNIQUE_A1
+          " 0000:c2:00.1), which the container runtime did not give to this container "
+          "(/dev/dri/renderD130 is missing); ask the runtime for it or leave it out" },
+        { "0:1", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"0:1\": MIG device selection is not supported yet; name the whole "
+          "GPU (index, UUID or PCI bus id) instead" },
+        { NULL, "MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90\": MIG device "
+          "selection is not supported yet; name the whole GPU (index, UUID or PCI bus id) instead" },
+        { "0,,1", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,,1\"" },
+        { "0,", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,\"" },
+        { "0,all", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"all\" must be the whole value, not one entry of a list (\"0,all\")" },
+        { NULL, "3", NULL, "NVIDIA_VISIBLE_DEVICES: no nvidia device \"3\"" ALL_NVIDIA },
+        /* Another vendor's id in NVIDIA's variable. */
+        { NULL, "GPU-" UNIQUE_A0, NULL,
+          "NVIDIA_VISIBLE_DEVICES: no nvidia device \"GPU-" UNIQUE_A0 "\"" ALL_NVIDIA },
+        /* No ranges in NVIDIA's variable. */
+        { NULL, "0-1", NULL, "NVIDIA_VISIBLE_DEVICES: no nvidia device \"0-1\"" ALL_NVIDIA },
+        { NULL, "2", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"2\" names 2 (" UUID_N2
+          " 0000:5e:00.0), which the container runtime did not give to this container "
+          "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
+        { NULL, NULL, "1-0",
+          "AMD_VISIBLE_DEVICES: no amd device \"1-0\"; amd devices: 0 (GPU-" UNIQUE_A0
+          " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
+          " 0000:c2:00.1 not given to this container)" },
+        { NULL, NULL, "1-2",
+          "AMD_VISIBLE_DEVICES: \"1-2\" names 2 (GPU-" UNIQUE_A1 " 0000:c2:00.1), which the "
+          "container runtime did not give to this container (/dev/dri/renderD130 is missing); "
+          "ask the runtime for it or leave it out" },
+        { NULL, NULL, "0x12",
+          "AMD_VISIBLE_DEVICES: no amd device \"0x12\"; amd devices: 0 (GPU-" UNIQUE_A0
+          " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
+          " 0000:c2:00.1 not given to this container)" },
+};
+
+START_TEST(test_select_errors) {
+        struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
+        char err[2048];
+        sel_err(inv, err_cases[_i].xpu, err_cases[_i].nv, err_cases[_i].amd, err, sizeof err);
+        ck_assert_str_eq(err, err_cases[_i].message);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_no_devices) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        char err[512];
+        sel_err(inv, "0", NULL, NULL, err, sizeof err);
+        ck_assert_str_eq(err, "XPU_VISIBLE_DEVICES: no device \"0\"; no devices");
+        sel_err(inv, NULL, NULL, "0", err, sizeof err);
+        ck_assert_str_eq(err, "AMD_VISIBLE_DEVICES: no amd device \"0\"; no amd devices");
+        struct xpu_selection *s = sel_ok(inv, "all", NULL, NULL);
+        ck_assert_uint_eq(s->n, 0);
+        xpu_selection_free(s);
+        /* Only AMD devices: NVIDIA's list has nothing to name. */
+        xpu_inventory_free(inv);
+        inv = make_inventory(mixed + 3, 1);
+        sel_err(inv, NULL, "0", NULL, err, sizeof err);
+        ck_assert_str_eq(err, "NVIDIA_VISIBLE_DEVICES: no nvidia device \"0\"; no nvidia devices");
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_small_error_buffer) {
+        struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
+        char err[24];
+        sel_err(inv, "7", NULL, NULL, err, sizeof err);
+        ck_assert_str_eq(err, "XPU_VISIBLE_DEVICES: no");
+        /* A NULL buffer is allowed. */
+        struct xpu_selection *s = NULL;
+        ck_assert_int_eq(xpu_selection_parse(inv, "7", NULL, NULL, &s, NULL, 0), -EINVAL);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+static Suite *select_suite(void) {
+        Suite *s = suite_create("select");
+        TCase *tc = tcase_create("select");
+        tcase_add_loop_test(tc, test_select_ok, 0, (int)ELEMENTSOF(ok_cases));
+        tcase_add_test(tc, test_count);
+        tcase_add_loop_test(tc, test_select_errors, 0, (int)ELEMENTSOF(err_cases));
+        tcase_add_test(tc, test_no_devices);
+        tcase_add_test(tc, test_small_error_buffer);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(select_suite());
+}
