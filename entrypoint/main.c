@@ -1,11 +1,632 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* xpuinit: command line (design §4) and the top-level flow
+ * probe → profile → select → plan → apply → exec/supervise. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/log.h"
+#include "base/strv.h"
+#include "init.h"
+#include "inventory-json.h"
+#include "plan.h"
+#include "probe.h"
+#include "profile.h"
+#include "render.h"
+#include "select.h"
+
+#define EXIT_SETUP 125 /* xpuinit failed before the workload started */
+#define EXIT_USAGE 2
+
+extern char **environ;
+
+enum command {
+        CMD_RUN = 0,
+        CMD_PROBE,
+        CMD_PLAN,
+        CMD_PROFILES,
+        CMD_INJECT,
+        CMD_VERSION,
+        CMD_HELP,
+};
+
+static const char *const command_names[] = {
+        [CMD_RUN] = "run", [CMD_PROBE] = "probe", [CMD_PLAN] = "plan", [CMD_PROFILES] = "profiles",
+        [CMD_INJECT] = "inject", [CMD_VERSION] = "version", [CMD_HELP] = "help",
+};
+
+static enum command arg_command = CMD_RUN;
+static const char *arg_sys_root;
+static const char *arg_dev_root;
+static const char *arg_driver_root;
+static const char *arg_profile;
+static const char *arg_profile_dir = "/etc/xpuinit/profiles.d";
+static enum xpu_inject_mode arg_inject = XPU_INJECT_AUTO;
+static const char *arg_require;
+static bool arg_group;
+static unsigned arg_grace = 10;
+static bool arg_exec;
+static bool arg_json;
+static const char *arg_rootfs;
+static char **arg_argv; /* the workload's argv (points into main's argv) */
+
+/* Driver roots tried in order when --driver-root is not given (design §4). */
+static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
+
+static void usage(FILE *f) {
+        fputs("Usage:\n"
+              "  xpuinit [OPTIONS] [--] COMMAND [ARG...]   probe, select, inject, drop privileges, run COMMAND\n"
+              "  xpuinit probe    [--json]                 list accelerators and driver facts\n"
+              "  xpuinit plan     [--json] [--] COMMAND... print what would be done; change nothing\n"
+              "  xpuinit profiles [--json]                 list profiles and say which one matches and why\n"
+              "  xpuinit inject --rootfs DIR [--json]      apply the filesystem part of the plan under DIR\n"
+              "  xpuinit version\n"
+              "\n"
+              "Options (each also read from its environment twin):\n"
+              "  --sys-root DIR      XPUINIT_SYS_ROOT     prefix for /sys and /proc reads (default /)\n"
+              "  --dev-root DIR      XPUINIT_DEV_ROOT     prefix of dev/ device nodes (default /)\n"
+              "  --driver-root DIR   XPUINIT_DRIVER_ROOT  host driver files (default: first of /run/nvidia/driver,\n"
+              "                                           /host, / holding driver files)\n"
+              "  --profile NAME      XPUINIT_PROFILE      force a profile\n"
+              "  --profile-dir DIR   XPUINIT_PROFILE_DIR  image profiles (default /etc/xpuinit/profiles.d)\n"
+              "  --inject MODE       XPUINIT_INJECT       auto, mount, link or none (default auto)\n"
+              "  --require EXPR      XPU_REQUIRE          requirement expression\n"
+              "  -v, --log-level L   XPUINIT_LOG_LEVEL    error, warning, info, debug (-v alone: info)\n"
+              "  -g, --group         XPUINIT_GROUP        signal the workload's whole process group\n"
+              "  --grace SECONDS     XPUINIT_GRACE        SIGTERM/SIGINT to SIGKILL delay (default 10)\n"
+              "  --exec              XPUINIT_EXEC         replace xpuinit with the workload after setup\n"
+              "  --json                                   machine-readable output\n"
+              "  --rootfs DIR                             container root for inject\n"
+              "\n"
+              "Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES / AMD_VISIBLE_DEVICES.\n"
+              "Exit status: the workload's; 128+N if killed by signal N; 125 setup failure; 126 not\n"
+              "executable; 127 not found; 2 usage error.\n",
+              f);
+}
+
+static int parse_bool(const char *s) {
+        if (!s)
+                return -EINVAL;
+        if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
+                return 1;
+        if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !*s)
+                return 0;
+        return -EINVAL;
+}
+
+static int set_log_level(const char *s, const char *from) {
+        int l = xpu_log_level_from_string(s);
+        if (l < 0) {
+                log_error("%s: unknown log level \"%s\" (use error, warning, info or debug)", from, s);
+                return -EINVAL;
+        }
+        xpu_log_set_level((enum xpu_log_level)l);
+        return 0;
+}
+
+static int set_inject(const char *s, const char *from) {
+        int m = xpu_inject_mode_from_string(s);
+        if (m < 0) {
+                log_error("%s: unknown injection mode \"%s\" (use auto, mount, link or none)", from, s);
+                return -EINVAL;
+        }
+        arg_inject = (enum xpu_inject_mode)m;
+        return 0;
+}
+
+static int set_grace(const char *s, const char *from) {
+        uint64_t v;
+        if (xpu_parse_u64(s, 10, &v) < 0 || v > 86400) {
+                log_error("%s: grace period \"%s\" is not a number of seconds between 0 and 86400", from, s);
+                return -EINVAL;
+        }
+        arg_grace = (unsigned)v;
+        return 0;
+}
+
+/* Environment twins first; the command line overrides them. */
+static int parse_env(void) {
+        const char *v;
+        if ((v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
+                arg_sys_root = v;
+        if ((v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
+                arg_dev_root = v;
+        if ((v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
+                arg_driver_root = v;
+        if ((v = secure_getenv("XPUINIT_PROFILE")) && *v)
+                arg_profile = v;
+        if ((v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v)
+                arg_profile_dir = v;
+        if ((v = secure_getenv("XPU_REQUIRE")) && *v)
+                arg_require = v;
+        if ((v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(v, "XPUINIT_INJECT") < 0)
+                return -EINVAL;
+        if ((v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v && set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
+                return -EINVAL;
+        if ((v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(v, "XPUINIT_GRACE") < 0)
+                return -EINVAL;
+        const char *bools[] = { "XPUINIT_GROUP", "XPUINIT_EXEC" };
+        bool *targets[] = { &arg_group, &arg_exec };
+        for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
+                if (!(v = secure_getenv(bools[i])))
+                        continue;
+                int b = parse_bool(v);
+                if (b < 0) {
+                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i], v);
+                        return -EINVAL;
+                }
+                *targets[i] = b;
+        }
+        return 0;
+}
+
+enum {
+        OPT_SYS_ROOT = 0x100,
+        OPT_DEV_ROOT,
+        OPT_DRIVER_ROOT,
+        OPT_PROFILE,
+        OPT_PROFILE_DIR,
+        OPT_INJECT,
+        OPT_REQUIRE,
+        OPT_LOG_LEVEL,
+        OPT_GRACE,
+        OPT_EXEC,
+        OPT_JSON,
+        OPT_ROOTFS,
+        OPT_VERSION,
+};
+
+/* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
+ * EXIT_USAGE after printing the problem. */
+static int parse_argv(int argc, char **argv) {
+        static const struct option options[] = {
+                { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+                { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+                { "driver-root", required_argument, NULL, OPT_DRIVER_ROOT },
+                { "profile", required_argument, NULL, OPT_PROFILE },
+                { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
+                { "inject", required_argument, NULL, OPT_INJECT },
+                { "require", required_argument, NULL, OPT_REQUIRE },
+                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "group", no_argument, NULL, 'g' },
+                { "grace", required_argument, NULL, OPT_GRACE },
+                { "exec", no_argument, NULL, OPT_EXEC },
+                { "json", no_argument, NULL, OPT_JSON },
+                { "rootfs", required_argument, NULL, OPT_ROOTFS },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, OPT_VERSION },
+                {},
+        };
+        bool have_command = false;
+        opterr = 0;
+        optind = 1;
+        for (;;) {
+                int c = getopt_long(argc, argv, "+:vgh", options, NULL);
+                if (c == -1) {
+                        if (optind >= argc)
+                                break;
+                        if (strcmp(argv[optind - 1], "--") == 0)
+                                break; /* "--": the rest is the workload */
+                        /* A non-option: the subcommand's name (once, first), else the workload. */
+                        if (!have_command) {
+                                bool found = false;
+                                for (size_t i = 1; i < ELEMENTSOF(command_names); i++)
+                                        if (strcmp(argv[optind], command_names[i]) == 0) {
+                                                arg_command = (enum command)i;
+                                                found = true;
+                                        }
+                                if (found) {
+                                        have_command = true;
+                                        optind++;
+                                        continue;
+                                }
+                        }
+                        break;
+                }
+                switch (c) {
+                case OPT_SYS_ROOT:
+                        arg_sys_root = optarg;
+                        break;
+                case OPT_DEV_ROOT:
+                        arg_dev_root = optarg;
+                        break;
+                case OPT_DRIVER_ROOT:
+                        arg_driver_root = optarg;
+                        break;
+                case OPT_PROFILE:
+                        arg_profile = optarg;
+                        break;
+                case OPT_PROFILE_DIR:
+                        arg_profile_dir = optarg;
+                        break;
+                case OPT_INJECT:
+                        if (set_inject(optarg, "--inject") < 0)
+                                return EXIT_USAGE;
+                        break;
+                case OPT_REQUIRE:
+                        arg_require = optarg;
+                        break;
+                case OPT_LOG_LEVEL:
+                        if (set_log_level(optarg, "--log-level") < 0)
+                                return EXIT_USAGE;
+                        break;
+                case 'v':
+                        xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
+                        break;
+                case 'g':
+                        arg_group = true;
+                        break;
+                case OPT_GRACE:
+                        if (set_grace(optarg, "--grace") < 0)
+                                return EXIT_USAGE;
+                        break;
+                case OPT_EXEC:
+                        arg_exec = true;
+                        break;
+                case OPT_JSON:
+                        arg_json = true;
+                        break;
+                case OPT_ROOTFS:
+                        arg_rootfs = optarg;
+                        break;
+                case 'h':
+                        arg_command = CMD_HELP;
+                        break;
+                case OPT_VERSION:
+                        arg_command = CMD_VERSION;
+                        break;
+                case ':':
+                        log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
+                        return EXIT_USAGE;
+                case '?':
+                default:
+                        log_error("unknown option \"%s\"; see xpuinit --help", argv[optind - 1]);
+                        return EXIT_USAGE;
+                }
+        }
+        arg_argv = argv + optind;
+        size_t rest = (size_t)(argc - optind);
+        switch (arg_command) {
+        case CMD_RUN:
+                if (rest == 0) {
+                        log_error("no command to run; usage: xpuinit [OPTIONS] -- COMMAND [ARG...]");
+                        return EXIT_USAGE;
+                }
+                break;
+        case CMD_PLAN:
+                break; /* a plan without a command shows the injection only */
+        case CMD_INJECT:
+                if (!arg_rootfs) {
+                        log_error("inject needs --rootfs DIR (the container's root directory)");
+                        return EXIT_USAGE;
+                }
+                if (rest) {
+                        log_error("inject takes no command (got \"%s\")", arg_argv[0]);
+                        return EXIT_USAGE;
+                }
+                break;
+        case CMD_PROBE:
+        case CMD_PROFILES:
+        case CMD_VERSION:
+        case CMD_HELP:
+        default:
+                if (rest) {
+                        log_error("%s takes no arguments (got \"%s\")", command_names[arg_command], arg_argv[0]);
+                        return EXIT_USAGE;
+                }
+                break;
+        }
+        if (arg_rootfs && arg_command != CMD_INJECT) {
+                log_error("--rootfs only goes with inject");
+                return EXIT_USAGE;
+        }
+        return 0;
+}
+
+/* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
+static bool can_mount(void) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct d[2] = {};
+        if (syscall(SYS_capget, &h, d) < 0)
+                return false;
+        return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
+}
+
+static const char *pick_driver_root(void) {
+        if (arg_driver_root)
+                return arg_driver_root;
+        for (size_t i = 0; i < ELEMENTSOF(default_driver_roots); i++) {
+                int fd = xpu_open_root(default_driver_roots[i]);
+                if (fd < 0)
+                        continue;
+                char ver[32];
+                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
+                close(fd);
+                if (has)
+                        return default_driver_roots[i];
+        }
+        return "/";
+}
+
+/* Everything the subcommands share: roots, inventory, profiles, selection, chosen profile. */
+struct context {
+        struct xpu_roots roots;
+        struct xpu_inventory *inv;
+        struct xpu_profile_set *profiles;
+        struct xpu_selection *sel;
+        const struct xpu_profile *profile;
+        int container_fd;
+        const char *container_path;
+};
+
+static void context_done(struct context *c) {
+        xpu_roots_close(&c->roots);
+        xpu_inventory_free(c->inv);
+        xpu_profile_set_free(c->profiles);
+        xpu_selection_free(c->sel);
+        if (c->container_fd >= 0)
+                close(c->container_fd);
+}
+
+static int context_probe(struct context *c) {
+        const char *which = NULL;
+        const char *driver_root = pick_driver_root();
+        int r = xpu_roots_open(&c->roots, arg_sys_root, arg_dev_root, driver_root, &which);
+        if (r < 0) {
+                const char *dir = !which ? "?" : !strcmp(which, "sys") ? arg_sys_root : !strcmp(which, "dev") ? arg_dev_root : driver_root;
+                log_error("cannot open the %s root \"%s\": %s; check --%s-root", which ? which : "?",
+                          dir ? dir : "/", strerror(-r), which ? which : "sys");
+                return -r;
+        }
+        r = xpu_inventory_probe(&c->roots, &c->inv);
+        if (r < 0) {
+                log_error("probing failed: %s", strerror(-r));
+                return -r;
+        }
+        for (size_t i = 0; i < c->inv->n_warnings; i++)
+                log_warning("%s", c->inv->warnings[i]);
+        return 0;
+}
+
+static int context_select(struct context *c) {
+        char err[1024] = "";
+        int r = xpu_profile_set_load(arg_profile_dir, &c->profiles, err, sizeof err);
+        if (r < 0) {
+                log_error("%s", err[0] ? err : strerror(-r));
+                return r;
+        }
+        r = xpu_selection_parse(c->inv, secure_getenv("XPU_VISIBLE_DEVICES"), secure_getenv("NVIDIA_VISIBLE_DEVICES"),
+                                secure_getenv("AMD_VISIBLE_DEVICES"), &c->sel, err, sizeof err);
+        if (r < 0) {
+                log_error("%s", err[0] ? err : strerror(-r));
+                return r;
+        }
+        if (arg_profile) {
+                c->profile = xpu_profile_set_find(c->profiles, arg_profile);
+                if (!c->profile) {
+                        log_error("profile \"%s\" (--profile/XPUINIT_PROFILE) does not exist; `xpuinit profiles` "
+                                  "lists them",
+                                  arg_profile);
+                        return -ENOENT;
+                }
+                char why[256];
+                if (!xpu_profile_matches(c->profile, c->inv, c->sel->selected, why, sizeof why))
+                        log_warning("profile \"%s\" is forced although it does not match: %s", arg_profile, why);
+        } else {
+                c->profile = xpu_profile_select(c->profiles, c->inv, c->sel->selected);
+                if (!c->profile) {
+                        log_error("no profile matches this host and no cpu profile exists; add one to %s",
+                                  arg_profile_dir);
+                        return -ENOENT;
+                }
+        }
+        if (arg_require)
+                log_warning("requirement \"%s\" is not checked by this version (requirements come with the "
+                            "rich probe)",
+                            arg_require);
+        return 0;
+}
+
+static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
+        const char *caps = secure_getenv("XPU_DRIVER_CAPABILITIES");
+        if (!caps)
+                caps = secure_getenv("NVIDIA_DRIVER_CAPABILITIES");
+        c->container_fd = xpu_open_root(c->container_path);
+        if (c->container_fd < 0) {
+                log_error("cannot open the container root \"%s\": %s", c->container_path, strerror(-c->container_fd));
+                return c->container_fd;
+        }
+        struct xpu_plan_options o = {
+                .inject = arg_inject,
+                .can_mount = can_mount(),
+                .driver_root = c->roots.driver,
+                .driver_fd = c->roots.driver_fd,
+                .container_fd = c->container_fd,
+                .dev_fd = c->roots.dev_fd,
+                .capabilities_env = caps,
+                .envp = environ,
+                .argv = argv,
+        };
+        char err[1024] = "";
+        int r = xpu_plan_build(c->inv, c->sel, c->profile, &o, ret, err, sizeof err);
+        if (r < 0) {
+                log_error("%s", err[0] ? err : strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+/* Supplementary groups of the device nodes, added in the workload's process before exec. */
+static int add_groups(void *userdata) {
+        const struct xpu_plan *p = userdata;
+        if (p->n_groups == 0)
+                return 0;
+        int n = getgroups(0, NULL);
+        if (n < 0)
+                return negative_errno();
+        _cleanup_free_ gid_t *g = calloc((size_t)n + p->n_groups, sizeof(gid_t));
+        if (!g)
+                return -ENOMEM;
+        n = getgroups(n, g);
+        if (n < 0)
+                return negative_errno();
+        size_t total = (size_t)n;
+        for (size_t i = 0; i < p->n_groups; i++) {
+                bool have = getegid() == p->groups[i];
+                for (size_t j = 0; j < total && !have; j++)
+                        have = g[j] == p->groups[i];
+                if (!have)
+                        g[total++] = p->groups[i];
+        }
+        if (total == (size_t)n)
+                return 0;
+        if (setgroups(total, g) == 0)
+                return 0;
+        int r = negative_errno();
+        /* Without CAP_SETGID the groups cannot be added; fine if the nodes are usable anyway. */
+        for (size_t i = 0; i < p->n_groups; i++)
+                if (access(p->groups_from[i], R_OK | W_OK) < 0) {
+                        log_error("cannot add group %u (owner of %s) to the workload: %s; give the container "
+                                  "CAP_SETGID or run it with --group-add %u",
+                                  (unsigned)p->groups[i], p->groups_from[i], strerror(-r), (unsigned)p->groups[i]);
+                        return r;
+                }
+        log_info("could not add the device groups (%s), but the device nodes are accessible", strerror(-r));
+        return 0;
+}
+
+static void log_no_devices(const struct xpu_inventory *inv) {
+        if (inv->n_devices > 0)
+                return;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (!inv->vendors[v].driver_loaded && inv->vendors[v].looked_for[0])
+                        log_info("no %s accelerator: looked for %s", xpu_vendor_to_string(v), inv->vendors[v].looked_for);
+}
+
+static int run(struct context *c) {
+        if (context_probe(c) != 0 || context_select(c) < 0)
+                return EXIT_SETUP;
+        log_no_devices(c->inv);
+        struct xpu_plan *p = NULL;
+        c->container_path = "/";
+        if (context_plan(c, arg_argv, &p) < 0)
+                return EXIT_SETUP;
+        log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
+                 xpu_inject_mode_to_string(p->inject));
+        for (size_t i = 0; i < p->n_notes; i++)
+                log_info("%s", p->notes[i]);
+        char err[1024] = "";
+        int r = xpu_plan_apply(p, c->container_fd, c->roots.driver_fd, false, "/", err, sizeof err);
+        if (r < 0) {
+                log_error("%s", err);
+                xpu_plan_free(p);
+                return EXIT_SETUP;
+        }
+        if (p->files)
+                log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
+        /* Nothing of ours may reach the workload: close what we opened. */
+        context_done(c);
+        memset(c, 0, sizeof *c);
+        c->container_fd = -EBADF;
+        c->roots.sys_fd = c->roots.dev_fd = c->roots.driver_fd = -EBADF;
+
+        struct xpu_supervise_options so = {
+                .group = arg_group,
+                .grace_seconds = arg_grace,
+                .child_setup = add_groups,
+                .userdata = p,
+        };
+        int status = arg_exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
+        xpu_plan_free(p);
+        return status;
+}
+
+static int cmd_probe(struct context *c) {
+        if (context_probe(c) != 0)
+                return EXIT_SETUP;
+        if (arg_json)
+                return xpu_render_inventory_json(c->inv, stdout) < 0 ? EXIT_SETUP : 0;
+        xpu_render_inventory_text(c->inv, stdout);
+        return 0;
+}
+
+static int cmd_profiles(struct context *c) {
+        if (context_probe(c) != 0 || context_select(c) < 0)
+                return EXIT_SETUP;
+        int r = arg_json ? xpu_render_profiles_json(c->profiles, c->inv, c->sel, c->profile, stdout)
+                         : xpu_render_profiles_text(c->profiles, c->inv, c->sel, c->profile, stdout);
+        return r < 0 ? EXIT_SETUP : 0;
+}
+
+static int cmd_plan(struct context *c, bool inject) {
+        if (context_probe(c) != 0 || context_select(c) < 0)
+                return EXIT_SETUP;
+        c->container_path = inject ? arg_rootfs : "/";
+        struct xpu_plan *p = NULL;
+        if (inject && arg_inject == XPU_INJECT_AUTO)
+                arg_inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
+        if (context_plan(c, arg_argv, &p) < 0)
+                return EXIT_SETUP;
+        int status = 0;
+        if (inject) {
+                char err[1024] = "";
+                int r = xpu_plan_apply(p, c->container_fd, c->roots.driver_fd, true, arg_rootfs, err, sizeof err);
+                if (r < 0) {
+                        log_error("inject into %s: %s", arg_rootfs, err);
+                        status = EXIT_SETUP;
+                }
+        }
+        if (status == 0) {
+                int r = arg_json ? xpu_render_plan_json(p, c->inv, environ, inject, stdout)
+                                 : xpu_render_plan_text(p, c->inv, environ, inject, stdout);
+                if (r < 0)
+                        status = EXIT_SETUP;
+        }
+        xpu_plan_free(p);
+        return status;
+}
 
 int main(int argc, char **argv) {
-        (void)argc;
-        (void)argv;
-        puts("xpuinit " XPU_VERSION);
-        return 0;
+        xpu_log_set_program("xpuinit");
+        if (parse_env() < 0)
+                return arg_command == CMD_RUN ? EXIT_SETUP : EXIT_USAGE;
+        int r = parse_argv(argc, argv);
+        if (r != 0)
+                return r;
+
+        struct context c = { .container_fd = -EBADF };
+        c.roots.sys_fd = c.roots.dev_fd = c.roots.driver_fd = -EBADF;
+        int status;
+        switch (arg_command) {
+        case CMD_VERSION:
+                printf("xpuinit %s\n", XPU_VERSION);
+                return 0;
+        case CMD_HELP:
+                usage(stdout);
+                return 0;
+        case CMD_PROBE:
+                status = cmd_probe(&c);
+                break;
+        case CMD_PROFILES:
+                status = cmd_profiles(&c);
+                break;
+        case CMD_PLAN:
+                status = cmd_plan(&c, false);
+                break;
+        case CMD_INJECT:
+                status = cmd_plan(&c, true);
+                break;
+        case CMD_RUN:
+        default:
+                status = run(&c);
+                break;
+        }
+        context_done(&c);
+        return status;
 }

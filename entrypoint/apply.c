@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* apply: walk the plan's operations in order, one switch (style guide item 9). Every path in the
+ * container root and the driver root is opened through openat2(RESOLVE_IN_ROOT) file
+ * descriptors; mounts are made from those descriptors with the new mount API, so no path string
+ * is ever joined with a root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "plan.h"
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV 0x00000004
+#endif
+
+/* Host ldconfig for `inject --rootfs`: the image's own binary never runs from outside. */
+static const char *const host_ldconfig_paths[] = {
+        "/sbin/ldconfig.real",
+        "/sbin/ldconfig",
+        "/usr/sbin/ldconfig",
+};
+
+static void set_err(char *err, size_t size, const char *fmt, ...) _printf_(3, 4);
+static void set_err(char *err, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, size, fmt, ap);
+        va_end(ap);
+}
+
+/* Split PATH into its parent (opened in ROOT as a real directory fd) and final name. */
+static int open_parent(int root_fd, const char *path, char name[NAME_MAX + 1]) {
+        char dir[PATH_MAX];
+        if (xpu_strlcpy(dir, path, sizeof dir) < 0)
+                return -ENAMETOOLONG;
+        char *slash = strrchr(dir, '/');
+        if (!slash || !slash[1] || strcmp(slash + 1, "..") == 0 || strcmp(slash + 1, ".") == 0)
+                return -EINVAL;
+        if (xpu_strlcpy(name, slash + 1, NAME_MAX + 1) < 0)
+                return -ENAMETOOLONG;
+        if (slash == dir)
+                slash[1] = '\0';
+        else
+                *slash = '\0';
+        return xpu_open_in_root(root_fd, dir, O_RDONLY | O_DIRECTORY, 0);
+}
+
+static int do_mkdir(int root_fd, const struct xpu_op *op) {
+        int fd = xpu_mkdir_p_in_root(root_fd, op->path, op->mode ? op->mode : 0755);
+        if (fd < 0)
+                return fd;
+        close(fd);
+        return 0;
+}
+
+/* A private tmpfs on PATH: fsopen/fsmount, attached with move_mount on the directory fd. */
+static int do_tmpfs(int root_fd, const struct xpu_op *op) {
+        _cleanup_close_ int dfd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+        if (dfd < 0)
+                return dfd;
+        _cleanup_close_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return negative_errno();
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "size", "4m", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                return negative_errno();
+        _cleanup_close_ int mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+        if (mnt < 0)
+                return negative_errno();
+        struct mount_attr attr = { .propagation = MS_PRIVATE };
+        if (mount_setattr(mnt, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+                return negative_errno();
+        if (move_mount(mnt, "", dfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* Bind-mount a driver-root file read-only, nosuid, nodev, private onto a new empty file. */
+static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        _cleanup_close_ int src = xpu_open_in_root(driver_fd, op->source, O_PATH, 0);
+        if (src < 0) {
+                set_err(err, err_size, "open %s in the driver root: %s", op->source, strerror(-src));
+                return src;
+        }
+        struct stat st;
+        if (fstat(src, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode)) {
+                set_err(err, err_size, "%s in the driver root is not a regular file; refusing to mount it", op->source);
+                return -EINVAL;
+        }
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
+        if (dfd < 0) {
+                set_err(err, err_size, "open the parent of %s in the container: %s", op->path, strerror(-dfd));
+                return dfd;
+        }
+        _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
+        if (dst < 0) {
+                int r = negative_errno();
+                set_err(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
+                return r;
+        }
+        _cleanup_close_ int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+        if (tree < 0) {
+                int r = negative_errno();
+                set_err(err, err_size, "clone mount of %s: %s", op->source, strerror(-r));
+                return r;
+        }
+        struct mount_attr attr = {
+                .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                .propagation = MS_PRIVATE,
+        };
+        if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ||
+            move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+                int r = negative_errno();
+                set_err(err, err_size, "bind-mount %s on %s: %s", op->source, op->path, strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+static int do_symlink(int root_fd, const struct xpu_op *op) {
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
+        if (dfd < 0)
+                return dfd;
+        char cur[PATH_MAX];
+        ssize_t n = readlinkat(dfd, name, cur, sizeof cur - 1);
+        if (n >= 0) {
+                cur[n] = '\0';
+                if (strcmp(cur, op->target) == 0)
+                        return 0; /* already there */
+        }
+        /* Create under a temporary name, then rename over whatever is there (never follow it). */
+        char tmp[NAME_MAX + 1];
+        if (snprintf(tmp, sizeof tmp, ".xpuinit-%d.tmp", (int)getpid()) >= (int)sizeof tmp)
+                return -ENAMETOOLONG;
+        unlinkat(dfd, tmp, 0);
+        if (symlinkat(op->target, dfd, tmp) < 0)
+                return negative_errno();
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                int r = negative_errno();
+                unlinkat(dfd, tmp, 0);
+                return r;
+        }
+        return 0;
+}
+
+static int do_remount_ro(int root_fd, const struct xpu_op *op) {
+        _cleanup_close_ int dfd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+        if (dfd < 0)
+                return dfd;
+        struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+        if (mount_setattr(dfd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* Run ldconfig with an empty environment. Inside the container (root "/") the image's ldconfig
+ * runs as it is; from outside (inject --rootfs) the host's ldconfig runs with -r ROOTFS. */
+static int do_ldconfig(const struct xpu_op *op, const char *container_path, char *err, size_t err_size) {
+        bool outside = container_path && strcmp(container_path, "/") != 0;
+        const char *bin = op->path;
+        if (outside) {
+                bin = NULL;
+                for (size_t i = 0; i < ELEMENTSOF(host_ldconfig_paths) && !bin; i++)
+                        if (access(host_ldconfig_paths[i], X_OK) == 0)
+                                bin = host_ldconfig_paths[i];
+                if (!bin) {
+                        set_err(err, err_size, "no ldconfig on this host to rebuild %s/etc/ld.so.cache",
+                                container_path);
+                        return -ENOENT;
+                }
+        }
+        pid_t pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                char *const envp[] = { NULL };
+                int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (devnull >= 0)
+                        dup2(devnull, STDOUT_FILENO);
+                if (outside) {
+                        const char *const argv[] = { "ldconfig", "-r", container_path, NULL };
+                        execve(bin, (char *const *)argv, envp);
+                } else {
+                        const char *const argv[] = { "ldconfig", NULL };
+                        execve(bin, (char *const *)argv, envp);
+                }
+                _exit(127);
+        }
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                set_err(err, err_size, "%s failed (status %d); the loader may not find %s", bin,
+                        WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), "the injected libraries");
+                return -EIO;
+        }
+        return 0;
+}
+
+static int do_check_devnode(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        struct stat st;
+        int r = xpu_stat_in_root(root_fd, op->path, false, &st);
+        if (r < 0) {
+                if (op->optional) {
+                        log_info("%s is not in the container (optional)", op->path);
+                        return 0;
+                }
+                set_err(err, err_size,
+                        "device node %s is not in the container (%s): the container runtime must pass it "
+                        "(docker --device/--gpus, a Kubernetes device plugin, or CDI)",
+                        op->path, strerror(-r));
+                return r;
+        }
+        if (!S_ISCHR(st.st_mode)) {
+                set_err(err, err_size, "%s in the container is not a character device", op->path);
+                return -ENODEV;
+        }
+        if (minor(st.st_rdev) != op->minor || (op->have_major && major(st.st_rdev) != op->major)) {
+                char want[32];
+                if (op->have_major)
+                        snprintf(want, sizeof want, "%u:%u", op->major, op->minor);
+                else
+                        snprintf(want, sizeof want, "?:%u", op->minor);
+                set_err(err, err_size,
+                        "device node %s is %u:%u in the container but the host driver says %s; the container "
+                        "runtime passed the wrong device",
+                        op->path, major(st.st_rdev), minor(st.st_rdev), want);
+                return -ENODEV;
+        }
+        return 0;
+}
+
+int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bool filesystem_only,
+                   const char *container_path, char *err, size_t err_size) {
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if (filesystem_only && !op->filesystem)
+                        continue;
+                int r;
+                err[0] = '\0';
+                switch (op->type) {
+                case XPU_OP_MKDIR:
+                        r = do_mkdir(container_fd, op);
+                        break;
+                case XPU_OP_TMPFS:
+                        r = do_tmpfs(container_fd, op);
+                        break;
+                case XPU_OP_BIND:
+                        r = do_bind(container_fd, driver_fd, op, err, err_size);
+                        break;
+                case XPU_OP_SYMLINK:
+                        r = do_symlink(container_fd, op);
+                        break;
+                case XPU_OP_REMOUNT_RO:
+                        r = do_remount_ro(container_fd, op);
+                        break;
+                case XPU_OP_WRITE_FILE:
+                        r = xpu_write_file_in_root(container_fd, op->path, op->content,
+                                                   strlen(op->content), op->mode ? op->mode : 0644);
+                        break;
+                case XPU_OP_LDCONFIG:
+                        r = do_ldconfig(op, container_path, err, err_size);
+                        break;
+                case XPU_OP_CHECK_DEVNODE:
+                        r = do_check_devnode(container_fd, op, err, err_size);
+                        break;
+                default:
+                        r = -EINVAL;
+                        break;
+                }
+                if (r < 0) {
+                        if (!err[0])
+                                set_err(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,
+                                        strerror(-r));
+                        return r;
+                }
+                log_debug("applied %s %s", xpu_op_type_to_string(op->type), op->path);
+        }
+        return 0;
+}

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plan: inventory + selection + profile → ordered list of typed operations, environment and
+ * argv. Makes no changes (reads only: driver root, dev root, container root). */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "base/strv.h"
+
+#define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
+
+static const char *const inject_names[_XPU_INJECT_MAX] = {
+        [XPU_INJECT_AUTO] = "auto",
+        [XPU_INJECT_MOUNT] = "mount",
+        [XPU_INJECT_LINK] = "link",
+        [XPU_INJECT_NONE] = "none",
+};
+
+static const char *const op_names[_XPU_OP_MAX] = {
+        [XPU_OP_MKDIR] = "mkdir",
+        [XPU_OP_TMPFS] = "tmpfs",
+        [XPU_OP_BIND] = "bind",
+        [XPU_OP_SYMLINK] = "symlink",
+        [XPU_OP_REMOUNT_RO] = "remount-ro",
+        [XPU_OP_WRITE_FILE] = "write-file",
+        [XPU_OP_LDCONFIG] = "ldconfig",
+        [XPU_OP_CHECK_DEVNODE] = "check-device-node",
+};
+
+/* Where the image's ldconfig may live, in the order glibc distributions use. */
+static const char *const ldconfig_paths[] = {
+        "/sbin/ldconfig.real", /* Ubuntu's real binary behind a wrapper script */
+        "/sbin/ldconfig",
+        "/usr/sbin/ldconfig",
+};
+
+#define LDSO_CONF_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
+
+const char *xpu_inject_mode_to_string(enum xpu_inject_mode m) {
+        return (unsigned)m < _XPU_INJECT_MAX ? inject_names[m] : NULL;
+}
+
+int xpu_inject_mode_from_string(const char *s) {
+        for (int i = 0; s && i < _XPU_INJECT_MAX; i++)
+                if (strcmp(s, inject_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+const char *xpu_op_type_to_string(enum xpu_op_type t) {
+        return (unsigned)t < _XPU_OP_MAX ? op_names[t] : NULL;
+}
+
+struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
+        if (!p)
+                return NULL;
+        xpu_strv_free(p->capabilities);
+        xpu_driver_files_free(p->files);
+        for (size_t i = 0; i < p->n_ops; i++)
+                free(p->ops[i].content);
+        free(p->ops);
+        free(p->groups);
+        xpu_strv_free(p->groups_from);
+        xpu_strv_free(p->env);
+        xpu_strv_free(p->argv);
+        free(p->devices);
+        xpu_strv_free(p->notes);
+        free(p);
+        return NULL;
+}
+
+static void set_err(char *err, size_t size, const char *fmt, ...) _printf_(3, 4);
+static void set_err(char *err, size_t size, const char *fmt, ...) {
+        if (!err || size == 0)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, size, fmt, ap);
+        va_end(ap);
+}
+
+static int note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
+static int note(struct xpu_plan *p, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        r = xpu_strv_push(&p->notes, s);
+        free(s);
+        if (r >= 0)
+                p->n_notes++;
+        return r;
+}
+
+static struct xpu_op *add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
+        struct xpu_op *n = reallocarray(p->ops, p->n_ops + 1, sizeof *n);
+        if (!n)
+                return NULL;
+        p->ops = n;
+        struct xpu_op *op = &n[p->n_ops];
+        memset(op, 0, sizeof *op);
+        op->type = type;
+        op->filesystem = type != XPU_OP_CHECK_DEVNODE;
+        if (xpu_strlcpy(op->path, path, sizeof op->path) < 0)
+                return NULL;
+        p->n_ops++;
+        return op;
+}
+
+static int path_join(char *out, size_t size, const char *dir, const char *name) {
+        int n = snprintf(out, size, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] == '/') ? "" : "/", name);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* ---- capabilities ------------------------------------------------------------------------- */
+
+static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
+        for (size_t i = 0; i < pr->n_libraries; i++)
+                if (strcmp(pr->libraries[i].capability, cap) == 0)
+                        return true;
+        for (size_t i = 0; i < pr->n_binaries; i++)
+                if (strcmp(pr->binaries[i].capability, cap) == 0)
+                        return true;
+        return false;
+}
+
+static int push_unique(char ***v, size_t *n, const char *s) {
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], s) == 0)
+                        return 0;
+        int r = xpu_strv_push(v, s);
+        if (r >= 0)
+                (*n)++;
+        return r;
+}
+
+/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default. */
+static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env,
+                                char *err, size_t err_size) {
+        if (pr->n_libraries == 0 && pr->n_binaries == 0)
+                return 0; /* the profile injects no files: capabilities mean nothing to it */
+        if (!env || !*env) {
+                for (size_t i = 0; i < pr->n_capabilities; i++)
+                        if (push_unique(&p->capabilities, &p->n_capabilities, pr->capabilities[i]) < 0)
+                                return -ENOMEM;
+                return 0;
+        }
+        _cleanup_free_ char *copy = strdup(env);
+        if (!copy)
+                return -ENOMEM;
+        char *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                tok = xpu_strstrip(tok);
+                if (!*tok)
+                        continue;
+                if (strcmp(tok, "all") == 0) {
+                        for (size_t i = 0; i < pr->n_libraries; i++)
+                                if (push_unique(&p->capabilities, &p->n_capabilities,
+                                                pr->libraries[i].capability) < 0)
+                                        return -ENOMEM;
+                        for (size_t i = 0; i < pr->n_binaries; i++)
+                                if (push_unique(&p->capabilities, &p->n_capabilities,
+                                                pr->binaries[i].capability) < 0)
+                                        return -ENOMEM;
+                        continue;
+                }
+                if (!profile_knows_capability(pr, tok)) {
+                        char known[512] = "";
+                        size_t used = 0;
+                        for (size_t i = 0; i < pr->n_libraries && used < sizeof known; i++)
+                                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                                         used ? ", " : "", pr->libraries[i].capability);
+                        set_err(err, err_size,
+                                "driver capability \"%s\" is not known to profile \"%s\" (known: %s, all); "
+                                "fix NVIDIA_DRIVER_CAPABILITIES / XPU_DRIVER_CAPABILITIES",
+                                tok, pr->name, known);
+                        return -EINVAL;
+                }
+                if (push_unique(&p->capabilities, &p->n_capabilities, tok) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* ---- environment placeholders ------------------------------------------------------------- */
+
+/* Comma list of the selected devices: UUID when it names exactly one device, else the vendor
+ * index (partitions of one AMD GPU share a UUID). */
+static char *visible_ids(const struct xpu_inventory *inv, const struct xpu_plan *p, bool indices_only) {
+        _cleanup_free_ char *out = strdup("");
+        if (!out)
+                return NULL;
+        for (size_t k = 0; k < p->n_devices; k++) {
+                const struct xpu_device *d = &inv->devices[p->devices[k]];
+                char item[96];
+                size_t same = 0;
+                for (size_t j = 0; j < inv->n_devices && d->uuid[0]; j++)
+                        same += strcasecmp(inv->devices[j].uuid, d->uuid) == 0;
+                if (!indices_only && d->uuid[0] && same == 1)
+                        snprintf(item, sizeof item, "%s", d->uuid);
+                else
+                        snprintf(item, sizeof item, "%u", d->vendor_index);
+                char *n = NULL;
+                if (asprintf(&n, "%s%s%s", out, k ? "," : "", item) < 0)
+                        return NULL;
+                free(out);
+                out = n;
+        }
+        return TAKE_PTR(out);
+}
+
+struct placeholder {
+        const char *name;
+        char *value;
+};
+
+static char *expand(const char *in, const struct placeholder *ph, size_t n_ph) {
+        _cleanup_free_ char *out = strdup("");
+        if (!out)
+                return NULL;
+        const char *p = in;
+        while (*p) {
+                const char *start = strstr(p, "${");
+                size_t lit = start ? (size_t)(start - p) : strlen(p);
+                const char *value = NULL;
+                size_t skip = lit;
+                if (start) {
+                        const char *end = strchr(start, '}');
+                        for (size_t i = 0; end && i < n_ph; i++) {
+                                size_t l = strlen(ph[i].name);
+                                if ((size_t)(end - start - 2) == l && strncmp(start + 2, ph[i].name, l) == 0) {
+                                        value = ph[i].value;
+                                        skip = (size_t)(end - p) + 1;
+                                }
+                        }
+                        if (!value) /* not a placeholder of ours: keep "${" literally */
+                                lit += 2, skip = lit;
+                }
+                char *n = NULL;
+                if (asprintf(&n, "%s%.*s%s", out, (int)lit, p, value ? value : "") < 0)
+                        return NULL;
+                free(out);
+                out = n;
+                p += skip;
+        }
+        return TAKE_PTR(out);
+}
+
+static int apply_env_edits(struct xpu_plan *p, const struct xpu_profile *pr,
+                           const struct placeholder *ph, size_t n_ph) {
+        for (size_t i = 0; i < pr->n_env; i++) {
+                const struct xpu_env_edit *e = &pr->env[i];
+                if (e->op == XPU_ENV_UNSET) {
+                        xpu_env_unset(p->env, e->name);
+                        continue;
+                }
+                _cleanup_free_ char *v = expand(e->value ? e->value : "", ph, n_ph);
+                if (!v)
+                        return -ENOMEM;
+                const char *old = xpu_env_get(p->env, e->name);
+                _cleanup_free_ char *joined = NULL;
+                if (e->op == XPU_ENV_PREPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", v, old) < 0)
+                                return -ENOMEM;
+                } else if (e->op == XPU_ENV_APPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", old, v) < 0)
+                                return -ENOMEM;
+                }
+                if (xpu_env_set(&p->env, e->name, joined ? joined : v) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int env_prepend_path(char ***env, const char *name, const char *dir) {
+        const char *old = xpu_env_get(*env, name);
+        _cleanup_free_ char *v = NULL;
+        if (asprintf(&v, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
+                return -ENOMEM;
+        return xpu_env_set(env, name, v);
+}
+
+/* ---- device nodes and groups -------------------------------------------------------------- */
+
+static int add_group_of(struct xpu_plan *p, int dev_fd, const char *path) {
+        struct stat st;
+        if (dev_fd < 0 || xpu_stat_in_root(dev_fd, path, false, &st) < 0)
+                return 0; /* the check op reports a missing node */
+        if (st.st_gid == 0)
+                return 0; /* never hand out the root group */
+        for (size_t i = 0; i < p->n_groups; i++)
+                if (p->groups[i] == st.st_gid)
+                        return 0;
+        gid_t *n = reallocarray(p->groups, p->n_groups + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        p->groups = n;
+        n[p->n_groups] = st.st_gid;
+        if (xpu_strv_push(&p->groups_from, path) < 0)
+                return -ENOMEM;
+        p->n_groups++;
+        return 0;
+}
+
+static int add_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int dev_fd) {
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[i].path, node->path) == 0)
+                        return 0;
+        struct xpu_op *op = add_op(p, XPU_OP_CHECK_DEVNODE, node->path);
+        if (!op)
+                return -ENOMEM;
+        op->major = node->major;
+        op->minor = node->minor;
+        op->have_major = node->have_major;
+        op->optional = node->optional;
+        return add_group_of(p, dev_fd, node->path);
+}
+
+/* ---- files -------------------------------------------------------------------------------- */
+
+static bool container_has_file(int container_fd, const char *path) {
+        struct stat st;
+        return container_fd >= 0 && xpu_stat_in_root(container_fd, path, false, &st) == 0 &&
+               S_ISREG(st.st_mode);
+}
+
+static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
+        const bool mount = p->inject == XPU_INJECT_MOUNT;
+        bool have_bins = false;
+        for (size_t i = 0; i < p->files->n; i++)
+                have_bins |= p->files->files[i].is_binary;
+
+        char base[PATH_MAX], bindir[PATH_MAX];
+        if (xpu_strlcpy(base, p->library_dir, sizeof base) < 0)
+                return -ENAMETOOLONG;
+        char *slash = strrchr(base, '/');
+        if (!slash || slash == base)
+                return -EINVAL;
+        *slash = '\0'; /* "/run/xpuinit" holds lib/ and bin/ */
+        if (path_join(bindir, sizeof bindir, base, "bin") < 0)
+                return -ENAMETOOLONG;
+
+        struct xpu_op *op;
+        if (mount) {
+                if (!(op = add_op(p, XPU_OP_MKDIR, base)))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = add_op(p, XPU_OP_TMPFS, base)))
+                        return -ENOMEM;
+                op->mode = 0755;
+        }
+        if (!(op = add_op(p, XPU_OP_MKDIR, p->library_dir)))
+                return -ENOMEM;
+        op->mode = 0755;
+        if (have_bins) {
+                if (!(op = add_op(p, XPU_OP_MKDIR, bindir)))
+                        return -ENOMEM;
+                op->mode = 0755;
+        }
+        for (size_t i = 0; i < p->files->n; i++) {
+                const struct xpu_driver_file *f = &p->files->files[i];
+                char dst[PATH_MAX];
+                if (path_join(dst, sizeof dst, f->is_binary ? bindir : p->library_dir, f->name) < 0)
+                        return -ENAMETOOLONG;
+                if (mount) {
+                        if (!(op = add_op(p, XPU_OP_BIND, dst)))
+                                return -ENOMEM;
+                        if (xpu_strlcpy(op->source, f->path, sizeof op->source) < 0)
+                                return -ENAMETOOLONG;
+                } else {
+                        if (!(op = add_op(p, XPU_OP_SYMLINK, dst)))
+                                return -ENOMEM;
+                        if (path_join(op->target, sizeof op->target, o->driver_root, f->path + (f->path[0] == '/')) < 0)
+                                return -ENAMETOOLONG;
+                }
+                /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
+                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0) {
+                        char link[PATH_MAX];
+                        if (path_join(link, sizeof link, p->library_dir, f->soname) < 0)
+                                return -ENAMETOOLONG;
+                        if (!(op = add_op(p, XPU_OP_SYMLINK, link)))
+                                return -ENOMEM;
+                        xpu_strlcpy(op->target, f->name, sizeof op->target);
+                }
+        }
+        if (mount && !(op = add_op(p, XPU_OP_REMOUNT_RO, base)))
+                return -ENOMEM;
+
+        /* Loader: an ld.so.conf.d drop-in plus ldconfig when the image has both, else
+         * LD_LIBRARY_PATH. */
+        const char *ldconfig = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !ldconfig; i++)
+                if (container_has_file(o->container_fd, ldconfig_paths[i]))
+                        ldconfig = ldconfig_paths[i];
+        if (ldconfig && container_has_file(o->container_fd, "/etc/ld.so.conf")) {
+                if (!(op = add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = add_op(p, XPU_OP_WRITE_FILE, LDSO_CONF_DROPIN)))
+                        return -ENOMEM;
+                op->mode = 0644;
+                if (asprintf(&op->content, "# written by xpuinit: host driver libraries\n%s\n", p->library_dir) < 0) {
+                        op->content = NULL;
+                        return -ENOMEM;
+                }
+                if (!(op = add_op(p, XPU_OP_LDCONFIG, ldconfig)))
+                        return -ENOMEM;
+                if (note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0)
+                        return -ENOMEM;
+        } else {
+                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)
+                        return -ENOMEM;
+                if (note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
+                         p->library_dir) < 0)
+                        return -ENOMEM;
+        }
+        if (have_bins) {
+                const char *old = xpu_env_get(p->env, "PATH");
+                _cleanup_free_ char *v = NULL;
+                if (asprintf(&v, "%s:%s", old ? old : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                             bindir) < 0)
+                        return -ENOMEM;
+                if (xpu_env_set(&p->env, "PATH", v) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* ---- build -------------------------------------------------------------------------------- */
+
+int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                   const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                   struct xpu_plan **ret, char *err, size_t err_size) {
+        struct xpu_plan *p = calloc(1, sizeof *p);
+        if (!p)
+                return -ENOMEM;
+        p->profile = pr;
+        int r = -ENOMEM;
+        if (xpu_strlcpy(p->library_dir, o->library_dir ? o->library_dir : DEFAULT_LIBRARY_DIR,
+                        sizeof p->library_dir) < 0 ||
+            p->library_dir[0] != '/') {
+                set_err(err, err_size, "library directory \"%s\" must be an absolute path", p->library_dir);
+                r = -EINVAL;
+                goto fail;
+        }
+        p->env = xpu_strv_copy(o->envp);
+        p->capabilities = calloc(1, sizeof(char *));
+        p->notes = calloc(1, sizeof(char *));
+        p->groups_from = calloc(1, sizeof(char *));
+        if (!p->env || !p->capabilities || !p->notes || !p->groups_from)
+                goto fail;
+
+        /* Selected devices of the profile's vendor, in inventory order. */
+        if (!pr->match_any) {
+                p->devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof(size_t));
+                if (!p->devices)
+                        goto fail;
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
+                                p->devices[p->n_devices++] = i;
+        }
+
+        /* Injection mode. */
+        p->inject = o->inject;
+        if (p->inject == XPU_INJECT_AUTO)
+                p->inject = o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK;
+
+        r = resolve_capabilities(p, pr, o->capabilities_env, err, err_size);
+        if (r < 0)
+                goto fail;
+
+        const struct xpu_vendor_info *vi = pr->match_any ? NULL : &inv->vendors[pr->vendor];
+        if (vi)
+                xpu_strlcpy(p->driver_version, vi->driver_version, sizeof p->driver_version);
+
+        /* Files from the driver root, for the capabilities in effect. */
+        bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
+                if (!p->driver_version[0]) {
+                        r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
+                                                              sizeof p->driver_version);
+                        if (r < 0) {
+                                set_err(err, err_size,
+                                        "no %s driver version: %s/proc/driver/nvidia/version is missing and no "
+                                        "versioned driver library was found in driver root %s; load the kernel "
+                                        "driver or pass --driver-root",
+                                        xpu_vendor_to_string(pr->vendor), "", o->driver_root);
+                                r = -ENOENT;
+                                goto fail;
+                        }
+                        if (note(p, "driver version %s taken from the library names in %s (no procfs version file)",
+                                 p->driver_version, o->driver_root) < 0)
+                                goto fail;
+                }
+                r = xpu_driver_files_find(o->driver_fd, p->driver_version,
+                                          (const char *const *)p->capabilities, p->n_capabilities,
+                                          pr->libraries, pr->n_libraries, pr->binaries, pr->n_binaries,
+                                          &p->files);
+                if (r < 0) {
+                        set_err(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
+                                p->driver_version, o->driver_root, strerror(-r));
+                        goto fail;
+                }
+                if (p->files->n == 0) {
+                        set_err(err, err_size,
+                                "no driver library of version %s in driver root %s (capabilities %s); mount the "
+                                "host driver files and pass --driver-root, or set NVIDIA_DRIVER_CAPABILITIES",
+                                p->driver_version, o->driver_root, p->capabilities[0] ? p->capabilities[0] : "-");
+                        r = -ENOENT;
+                        goto fail;
+                }
+                for (size_t i = 0; i < p->files->n_skipped; i++)
+                        if (note(p, "skipped %s", p->files->skipped[i]) < 0)
+                                goto fail;
+                r = plan_files(p, o);
+                if (r < 0) {
+                        set_err(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
+                                strerror(-r));
+                        goto fail;
+                }
+        } else if (p->n_capabilities > 0 && void_request) {
+                if (note(p, "%s: void: no driver files injected", sel->source[pr->vendor]) < 0)
+                        goto fail;
+        }
+
+        /* Device nodes: the profile's vendor-wide nodes, then each selected device's. */
+        r = -ENOMEM;
+        for (size_t i = 0; vi && i < pr->n_device_nodes; i++) {
+                struct xpu_devnode probe_node = { .optional = false };
+                bool found = false;
+                for (size_t j = 0; j < vi->n_nodes && !found; j++)
+                        if (strcmp(vi->nodes[j].path, pr->device_nodes[i]) == 0) {
+                                probe_node = vi->nodes[j];
+                                found = true;
+                        }
+                if (!found) {
+                        xpu_strlcpy(probe_node.path, pr->device_nodes[i], sizeof probe_node.path);
+                        probe_node.optional = true; /* the probe does not know it: check if present */
+                }
+                if (add_node_check(p, &probe_node, o->dev_fd) < 0)
+                        goto fail;
+        }
+        for (size_t k = 0; k < p->n_devices; k++) {
+                const struct xpu_device *d = &inv->devices[p->devices[k]];
+                for (size_t j = 0; j < d->n_nodes; j++)
+                        if (add_node_check(p, &d->nodes[j], o->dev_fd) < 0)
+                                goto fail;
+        }
+
+        /* Environment: the profile's edits with placeholders expanded. */
+        struct placeholder ph[] = {
+                { "XPU_VISIBLE_IDS", visible_ids(inv, p, false) },
+                { "XPU_VISIBLE_INDICES", visible_ids(inv, p, true) },
+                { "XPU_DRIVER_VERSION", strdup(p->driver_version) },
+                { "XPU_LIBRARY_DIR", strdup(p->library_dir) },
+        };
+        bool ok = true;
+        for (size_t i = 0; i < ELEMENTSOF(ph); i++)
+                ok &= ph[i].value != NULL;
+        if (ok)
+                ok = apply_env_edits(p, pr, ph, ELEMENTSOF(ph)) >= 0;
+        for (size_t i = 0; i < ELEMENTSOF(ph); i++)
+                free(ph[i].value);
+        if (!ok)
+                goto fail;
+
+        /* argv */
+        p->argv = calloc(1, sizeof(char *));
+        if (!p->argv)
+                goto fail;
+        if (pr->command_mode != XPU_COMMAND_KEEP && xpu_strv_extend(&p->argv, pr->command) < 0)
+                goto fail;
+        if (pr->command_mode != XPU_COMMAND_REPLACE && xpu_strv_extend(&p->argv, o->argv) < 0)
+                goto fail;
+
+        *ret = p;
+        return 0;
+fail:
+        if (r == -ENOMEM && err && err_size && !err[0])
+                set_err(err, err_size, "out of memory while building the plan");
+        xpu_plan_free(p);
+        return r;
+}

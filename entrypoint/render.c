@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strv.h"
+#include "inventory-json.h"
+
+static int print_json(cJSON *o, FILE *f) {
+        if (!o)
+                return -ENOMEM;
+        char *s = cJSON_Print(o);
+        cJSON_Delete(o);
+        if (!s)
+                return -ENOMEM;
+        int r = fprintf(f, "%s\n", s) < 0 ? -EIO : 0;
+        free(s);
+        return r;
+}
+
+int xpu_render_inventory_json(const struct xpu_inventory *inv, FILE *f) {
+        return print_json(xpu_inventory_to_json(inv), f);
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t size) {
+        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        double v = (double)b;
+        size_t u = 0;
+        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+void xpu_render_inventory_text(const struct xpu_inventory *inv, FILE *f) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_info *vi = &inv->vendors[v];
+                size_t n = xpu_inventory_count(inv, (enum xpu_vendor)v);
+                if (!vi->driver_loaded && n == 0) {
+                        fprintf(f, "%s: none (looked for %s)\n", xpu_vendor_to_string(v),
+                                vi->looked_for[0] ? vi->looked_for : "its kernel driver");
+                        continue;
+                }
+                fprintf(f, "%s: %zu device%s", xpu_vendor_to_string(v), n, n == 1 ? "" : "s");
+                if (vi->driver_version[0])
+                        fprintf(f, ", driver %s", vi->driver_version);
+                if (vi->driver_flavor[0])
+                        fprintf(f, " (%s)", vi->driver_flavor);
+                fputc('\n', f);
+                for (size_t i = 0; i < vi->n_nodes; i++)
+                        fprintf(f, "  node %s%s\n", vi->nodes[i].path, vi->nodes[i].present ? "" : " (absent)");
+        }
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                char mem[32] = "";
+                if (d->have & XPU_HAVE_MEMORY_TOTAL)
+                        human_bytes(d->memory_total_bytes, mem, sizeof mem);
+                fprintf(f, "%u  %s:%u  %s  %s  %s", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index,
+                        d->pci_bus_id[0] ? d->pci_bus_id : "-", d->name[0] ? d->name : "(name unknown)",
+                        d->uuid[0] ? d->uuid : "-");
+                if (mem[0])
+                        fprintf(f, "  %s", mem);
+                if (d->gfx_target[0])
+                        fprintf(f, "  %s", d->gfx_target);
+                for (size_t j = 0; j < d->n_nodes; j++)
+                        fprintf(f, "  %s%s", d->nodes[j].path, d->nodes[j].present ? "" : " (absent)");
+                fputc('\n', f);
+        }
+        if (inv->n_devices == 0)
+                fputs("no accelerators found\n", f);
+}
+
+int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
+                             const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f) {
+        cJSON *a = cJSON_CreateArray();
+        for (size_t i = 0; a && i < s->n; i++) {
+                const struct xpu_profile *p = s->profiles[i];
+                char why[256];
+                bool m = xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
+                cJSON *o = cJSON_CreateObject();
+                if (!o || !cJSON_AddItemToArray(a, o) || !cJSON_AddStringToObject(o, "name", p->name) ||
+                    !cJSON_AddStringToObject(o, "origin", p->origin) ||
+                    !cJSON_AddNumberToObject(o, "priority", p->priority) || !cJSON_AddBoolToObject(o, "matches", m) ||
+                    !cJSON_AddStringToObject(o, "why", why) || !cJSON_AddBoolToObject(o, "selected", p == chosen) ||
+                    (p->description && !cJSON_AddStringToObject(o, "description", p->description))) {
+                        cJSON_Delete(a);
+                        return -ENOMEM;
+                }
+        }
+        return print_json(a, f);
+}
+
+int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
+                             const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f) {
+        for (size_t i = 0; i < s->n; i++) {
+                const struct xpu_profile *p = s->profiles[i];
+                char why[256];
+                bool m = xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
+                fprintf(f, "%s %-16s priority %-4d %-8s %s  [%s]\n", p == chosen ? "*" : " ", p->name, p->priority,
+                        m ? "matches" : "no", why, p->origin);
+        }
+        if (chosen)
+                fprintf(f, "selected: %s\n", chosen->name);
+        return 0;
+}
+
+/* Entries of ENV that are new or changed relative to OLD, and names removed. */
+static int env_diff(char *const *old, char *const *env, cJSON *set, cJSON *unset, FILE *text) {
+        for (size_t i = 0; env && env[i]; i++) {
+                const char *eq = strchr(env[i], '=');
+                if (!eq)
+                        continue;
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - env[i]), env[i]);
+                const char *prev = xpu_env_get(old, name);
+                if (prev && strcmp(prev, eq + 1) == 0)
+                        continue;
+                if (set && !cJSON_AddStringToObject(set, name, eq + 1))
+                        return -ENOMEM;
+                if (text)
+                        fprintf(text, "  env %s=%s\n", name, eq + 1);
+        }
+        for (size_t i = 0; old && old[i]; i++) {
+                const char *eq = strchr(old[i], '=');
+                if (!eq)
+                        continue;
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - old[i]), old[i]);
+                if (xpu_env_get(env, name))
+                        continue;
+                if (unset && !cJSON_AddItemToArray(unset, cJSON_CreateString(name)))
+                        return -ENOMEM;
+                if (text)
+                        fprintf(text, "  unset %s\n", name);
+        }
+        return 0;
+}
+
+int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,
+                         bool filesystem_only, FILE *f) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        cJSON *devs, *ops, *groups, *set, *unset, *argv, *caps, *notes;
+        bool ok = cJSON_AddStringToObject(o, "profile", p->profile->name) &&
+                  cJSON_AddStringToObject(o, "inject", xpu_inject_mode_to_string(p->inject)) &&
+                  cJSON_AddStringToObject(o, "library_dir", p->library_dir) &&
+                  (!p->driver_version[0] || cJSON_AddStringToObject(o, "driver_version", p->driver_version)) &&
+                  (caps = cJSON_AddArrayToObject(o, "capabilities")) && (devs = cJSON_AddArrayToObject(o, "devices")) &&
+                  (ops = cJSON_AddArrayToObject(o, "operations")) && (groups = cJSON_AddArrayToObject(o, "groups")) &&
+                  (set = cJSON_AddObjectToObject(o, "env")) && (unset = cJSON_AddArrayToObject(o, "env_unset")) &&
+                  (argv = cJSON_AddArrayToObject(o, "argv")) && (notes = cJSON_AddArrayToObject(o, "notes"));
+        for (size_t i = 0; ok && i < p->n_capabilities; i++)
+                ok = cJSON_AddItemToArray(caps, cJSON_CreateString(p->capabilities[i]));
+        for (size_t i = 0; ok && i < p->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[p->devices[i]];
+                cJSON *dj = cJSON_CreateObject();
+                ok = dj && cJSON_AddItemToArray(devs, dj) && cJSON_AddNumberToObject(dj, "index", d->index) &&
+                     cJSON_AddStringToObject(dj, "vendor", xpu_vendor_to_string(d->vendor)) &&
+                     cJSON_AddNumberToObject(dj, "vendor_index", d->vendor_index) &&
+                     (!d->uuid[0] || cJSON_AddStringToObject(dj, "uuid", d->uuid)) &&
+                     (!d->pci_bus_id[0] || cJSON_AddStringToObject(dj, "pci_bus_id", d->pci_bus_id));
+        }
+        for (size_t i = 0; ok && i < p->n_ops; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if (filesystem_only && !op->filesystem)
+                        continue;
+                cJSON *oj = cJSON_CreateObject();
+                ok = oj && cJSON_AddItemToArray(ops, oj) &&
+                     cJSON_AddStringToObject(oj, "op", xpu_op_type_to_string(op->type)) &&
+                     cJSON_AddStringToObject(oj, "path", op->path) &&
+                     (!op->source[0] || cJSON_AddStringToObject(oj, "source", op->source)) &&
+                     (!op->target[0] || cJSON_AddStringToObject(oj, "target", op->target));
+                if (ok && op->type == XPU_OP_CHECK_DEVNODE) {
+                        char mm[32];
+                        if (op->have_major)
+                                snprintf(mm, sizeof mm, "%u:%u", op->major, op->minor);
+                        else
+                                snprintf(mm, sizeof mm, "?:%u", op->minor);
+                        ok = cJSON_AddStringToObject(oj, "device", mm) &&
+                             cJSON_AddBoolToObject(oj, "optional", op->optional);
+                }
+                if (ok && op->content)
+                        ok = cJSON_AddStringToObject(oj, "content", op->content) != NULL;
+        }
+        for (size_t i = 0; ok && i < p->n_groups; i++) {
+                cJSON *gj = cJSON_CreateObject();
+                ok = gj && cJSON_AddItemToArray(groups, gj) && cJSON_AddNumberToObject(gj, "gid", p->groups[i]) &&
+                     cJSON_AddStringToObject(gj, "from", p->groups_from[i]);
+        }
+        ok = ok && env_diff(envp, p->env, set, unset, NULL) == 0;
+        for (size_t i = 0; ok && p->argv[i]; i++)
+                ok = cJSON_AddItemToArray(argv, cJSON_CreateString(p->argv[i]));
+        for (size_t i = 0; ok && i < p->n_notes; i++)
+                ok = cJSON_AddItemToArray(notes, cJSON_CreateString(p->notes[i]));
+        if (!ok) {
+                cJSON_Delete(o);
+                return -ENOMEM;
+        }
+        return print_json(o, f);
+}
+
+int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,
+                         bool filesystem_only, FILE *f) {
+        fprintf(f, "profile %s (%s), inject %s", p->profile->name, p->profile->origin,
+                xpu_inject_mode_to_string(p->inject));
+        if (p->driver_version[0])
+                fprintf(f, ", driver %s", p->driver_version);
+        fputc('\n', f);
+        for (size_t i = 0; i < p->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[p->devices[i]];
+                fprintf(f, "  device %u %s:%u %s %s\n", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index,
+                        d->uuid[0] ? d->uuid : "-", d->pci_bus_id[0] ? d->pci_bus_id : "-");
+        }
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if (filesystem_only && !op->filesystem)
+                        continue;
+                fprintf(f, "  %s %s", xpu_op_type_to_string(op->type), op->path);
+                if (op->source[0])
+                        fprintf(f, " <- %s", op->source);
+                if (op->target[0])
+                        fprintf(f, " -> %s", op->target);
+                if (op->type == XPU_OP_CHECK_DEVNODE) {
+                        if (op->have_major)
+                                fprintf(f, " (c %u:%u)", op->major, op->minor);
+                        else
+                                fprintf(f, " (c ?:%u)", op->minor);
+                        if (op->optional)
+                                fputs(" optional", f);
+                }
+                fputc('\n', f);
+        }
+        for (size_t i = 0; i < p->n_groups; i++)
+                fprintf(f, "  group %u (from %s)\n", (unsigned)p->groups[i], p->groups_from[i]);
+        if (env_diff(envp, p->env, NULL, NULL, f) < 0)
+                return -ENOMEM;
+        if (p->argv[0]) {
+                fputs("  argv", f);
+                for (size_t i = 0; p->argv[i]; i++)
+                        fprintf(f, " %s", p->argv[i]);
+                fputc('\n', f);
+        }
+        for (size_t i = 0; i < p->n_notes; i++)
+                fprintf(f, "  note: %s\n", p->notes[i]);
+        return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Output of `xpuinit probe`, `profiles`, `plan` and `inject`: text for people, JSON for programs. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "plan.h"
+#include "probe.h"
+#include "profile.h"
+#include "select.h"
+
+/* Each returns 0 or -ENOMEM / -EIO. */
+int xpu_render_inventory_json(const struct xpu_inventory *inv, FILE *f);
+void xpu_render_inventory_text(const struct xpu_inventory *inv, FILE *f);
+int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
+                             const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f);
+int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
+                             const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f);
+/* ENVP is the environment before the plan: only added, changed and removed variables are shown. */
+int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,
+                         bool filesystem_only, FILE *f);
+int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,
+                         bool filesystem_only, FILE *f);

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* apply: a plan walked into a temporary container root: links, bind mounts (in a private mount
+ * namespace), device-node checks, and roots that try to lead outside. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "base/strv.h"
+#include "plan.h"
+#include "testlib.h"
+
+struct fx {
+        char *host;      /* fixture copy: sys, dev and driver root */
+        char *container; /* empty container root */
+        struct xpu_roots roots;
+        struct xpu_inventory *inv;
+        struct xpu_profile_set *profiles;
+        struct xpu_selection *sel;
+        int container_fd;
+        struct xpu_plan *plan;
+};
+
+static void fx_open(struct fx *f, enum xpu_inject_mode mode, const char *caps) {
+        memset(f, 0, sizeof *f);
+        f->host = xpu_test_copy_host("nvidia-rtx2080ti-x8");
+        xpu_test_make_devnodes(f->host);
+        xpu_test_write(f->host, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01", "NVML-465\n");
+        f->container = xpu_test_mkdtemp();
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&f->roots, f->host, f->host, f->host, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&f->roots, &f->inv), 0);
+        char err[512] = "";
+        ck_assert_int_eq(xpu_profile_set_load(NULL, &f->profiles, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_selection_parse(f->inv, NULL, NULL, NULL, &f->sel, err, sizeof err), 0);
+        f->container_fd = xpu_open_root(f->container);
+        ck_assert_int_ge(f->container_fd, 0);
+        char *envp[] = { NULL };
+        char *argv[] = { (char *)"/bin/true", NULL };
+        struct xpu_plan_options o = {
+                .inject = mode,
+                .driver_root = f->host,
+                .driver_fd = f->roots.driver_fd,
+                .container_fd = f->container_fd,
+                .dev_fd = f->roots.dev_fd,
+                .capabilities_env = caps,
+                .envp = envp,
+                .argv = argv,
+        };
+        const struct xpu_profile *pr = xpu_profile_set_find(f->profiles, "nvidia-cuda");
+        ck_assert_ptr_nonnull(pr);
+        ck_assert_msg(xpu_plan_build(f->inv, f->sel, pr, &o, &f->plan, err, sizeof err) == 0, "%s", err);
+}
+
+static void fx_close(struct fx *f) {
+        xpu_plan_free(f->plan);
+        close(f->container_fd);
+        xpu_selection_free(f->sel);
+        xpu_profile_set_free(f->profiles);
+        xpu_inventory_free(f->inv);
+        xpu_roots_close(&f->roots);
+        xpu_test_rm_rf(f->host);
+        xpu_test_rm_rf(f->container);
+        free(f->host);
+        free(f->container);
+}
+
+static void read_link(const char *root, const char *rel, char *buf, size_t size) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s%s", root, rel);
+        ssize_t n = readlink(path, buf, size - 1);
+        ck_assert_msg(n >= 0, "readlink %s: %s", path, strerror(errno));
+        buf[n] = '\0';
+}
+
+START_TEST(test_link_mode) {
+        struct fx f;
+        fx_open(&f, XPU_INJECT_LINK, NULL);
+        char err[512] = "";
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+                      "%s", err);
+        char buf[4096], want[4096];
+        read_link(f.container, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01", buf, sizeof buf);
+        snprintf(want, sizeof want, "%s/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01", f.host);
+        ck_assert_str_eq(buf, want);
+        read_link(f.container, "/run/xpuinit/lib/libnvidia-ml.so.1", buf, sizeof buf);
+        ck_assert_str_eq(buf, "libnvidia-ml.so.465.19.01");
+        /* Applying twice is harmless (links already right). */
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+                      "%s", err);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_devnode_checks) {
+        struct fx f;
+        fx_open(&f, XPU_INJECT_NONE, NULL);
+        char err[512] = "";
+        /* No /dev in the container: the first required node is named. */
+        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err), 0);
+        ck_assert_msg(strstr(err, "/dev/nvidiactl") && strstr(err, "not in the container"), "%s", err);
+        /* All nodes as the host has them: passes. */
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "%s/dev", f.container);
+        ck_assert_int_eq(mkdir(cmd, 0755), 0);
+        snprintf(cmd, sizeof cmd, "%s/dev/DEVNODES", f.host);
+        FILE *in = fopen(cmd, "re");
+        ck_assert_ptr_nonnull(in);
+        char line[512], all[8192] = "";
+        while (fgets(line, sizeof line, in))
+                snprintf(all + strlen(all), sizeof all - strlen(all), "%s", line);
+        fclose(in);
+        xpu_test_write(f.container, "dev/DEVNODES", all);
+        xpu_test_make_devnodes(f.container);
+        err[0] = '\0';
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err) == 0,
+                      "%s", err);
+        /* A node with the wrong minor is refused with both numbers. */
+        snprintf(cmd, sizeof cmd, "%s/dev/nvidia3", f.container);
+        ck_assert_int_eq(unlink(cmd), 0);
+        ck_assert_int_eq(mknod(cmd, S_IFCHR | 0666, makedev(195, 5)), 0);
+        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err), 0);
+        ck_assert_msg(strstr(err, "/dev/nvidia3") && strstr(err, "195:5") && strstr(err, "195:3"), "%s", err);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_mount_mode_private_namespace) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        struct fx f;
+        fx_open(&f, XPU_INJECT_MOUNT, "utility");
+        char err[512] = "";
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+                      "%s", err);
+        char path[8192], buf[64] = "";
+        snprintf(path, sizeof path, "%s/run/xpuinit/lib/libnvidia-ml.so.1", f.container);
+        FILE *in = fopen(path, "re"); /* through the soname link onto the bind mount */
+        ck_assert_msg(in != NULL, "open %s: %s", path, strerror(errno));
+        ck_assert_ptr_nonnull(fgets(buf, sizeof buf, in));
+        fclose(in);
+        ck_assert_str_eq(buf, "NVML-465\n");
+        /* Read-only bind, read-only tmpfs. */
+        ck_assert_int_lt(open(path, O_WRONLY | O_CLOEXEC), 0);
+        ck_assert_int_eq(errno, EROFS);
+        snprintf(path, sizeof path, "%s/run/xpuinit/new", f.container);
+        ck_assert_int_lt(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644), 0);
+        ck_assert_int_eq(errno, EROFS);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_hostile_container_root) {
+        struct fx f;
+        fx_open(&f, XPU_INJECT_LINK, NULL);
+        /* /run is an absolute symlink to a host directory: resolved inside the root, where that
+         * path does not exist, so the step fails and the host directory stays untouched. */
+        char *outside = xpu_test_mkdtemp();
+        xpu_test_symlink(f.container, "run", outside);
+        char err[512] = "";
+        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err), 0);
+        ck_assert_msg(strstr(err, "/run/xpuinit/lib"), "%s", err);
+        char path[8192];
+        snprintf(path, sizeof path, "%s/xpuinit", outside);
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), -1);
+        /* /run escaping with ".." lands on the container root itself, never above it. */
+        snprintf(path, sizeof path, "%s/run", f.container);
+        ck_assert_int_eq(unlink(path), 0);
+        xpu_test_symlink(f.container, "run", "../../../../..");
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+                      "%s", err);
+        snprintf(path, sizeof path, "%s/xpuinit/lib/libnvidia-ml.so.1", f.container);
+        ck_assert_int_eq(lstat(path, &st), 0);
+        xpu_test_rm_rf(outside);
+        free(outside);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_ldconfig_from_outside) {
+        struct fx f;
+        memset(&f, 0, sizeof f);
+        /* An image with ldconfig and /etc/ld.so.conf gets the drop-in and a rebuilt cache; from
+         * outside, the host's ldconfig runs with -r. */
+        char *c = xpu_test_mkdtemp();
+        xpu_test_write(c, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(c, "sbin/ldconfig", "#!/bin/sh\necho image binary must not run >&2\nexit 99\n");
+        char ldc[4096];
+        snprintf(ldc, sizeof ldc, "%s/sbin/ldconfig", c);
+        ck_assert_int_eq(chmod(ldc, 0755), 0);
+        fx_open(&f, XPU_INJECT_LINK, NULL);
+        xpu_plan_free(f.plan);
+        f.plan = NULL;
+        close(f.container_fd);
+        xpu_test_rm_rf(f.container);
+        free(f.container);
+        f.container = c;
+        f.container_fd = xpu_open_root(c);
+        char *envp[] = { NULL };
+        char *argv[] = { NULL };
+        struct xpu_plan_options o = {
+                .inject = XPU_INJECT_LINK,
+                .driver_root = f.host,
+                .driver_fd = f.roots.driver_fd,
+                .container_fd = f.container_fd,
+                .dev_fd = f.roots.dev_fd,
+                .envp = envp,
+                .argv = argv,
+        };
+        char err[512] = "";
+        ck_assert_int_eq(xpu_plan_build(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan, err,
+                                        sizeof err),
+                         0);
+        ck_assert_ptr_null(xpu_env_get(f.plan->env, "LD_LIBRARY_PATH"));
+        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, c, err, sizeof err) == 0, "%s",
+                      err);
+        char path[8192], buf[256] = "";
+        snprintf(path, sizeof path, "%s/etc/ld.so.conf.d/000-xpuinit.conf", c);
+        FILE *in = fopen(path, "re");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_ptr_nonnull(fgets(buf, sizeof buf, in)); /* comment */
+        ck_assert_ptr_nonnull(fgets(buf, sizeof buf, in));
+        fclose(in);
+        ck_assert_str_eq(buf, "/run/xpuinit/lib\n");
+        snprintf(path, sizeof path, "%s/etc/ld.so.cache", c);
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), 0); /* written by the host's ldconfig -r */
+        fx_close(&f);
+}
+END_TEST
+
+static Suite *apply_suite(void) {
+        Suite *s = suite_create("apply");
+        TCase *tc = tcase_create("apply");
+        tcase_set_timeout(tc, 30);
+        tcase_add_test(tc, test_link_mode);
+        tcase_add_test(tc, test_devnode_checks);
+        tcase_add_test(tc, test_mount_mode_private_namespace);
+        tcase_add_test(tc, test_hostile_container_root);
+        tcase_add_test(tc, test_ldconfig_from_outside);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(apply_suite());
+}

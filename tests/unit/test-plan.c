@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plan: fixture host + built-in profile + selection → operations, groups, env, argv. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/strv.h"
+#include "plan.h"
+#include "testlib.h"
+
+struct fx {
+        char *root;
+        struct xpu_roots roots;
+        struct xpu_inventory *inv;
+        struct xpu_profile_set *profiles;
+        struct xpu_selection *sel;
+        int container_fd;
+};
+
+/* A temporary copy of fixture HOST with its device nodes, probed; the copy is also the
+ * container root (no ldconfig in it). */
+static void fx_open(struct fx *f, const char *host, const char *xpu_visible, const char *nvidia_visible) {
+        memset(f, 0, sizeof *f);
+        f->root = xpu_test_copy_host(host);
+        xpu_test_make_devnodes(f->root);
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&f->roots, f->root, f->root, f->root, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&f->roots, &f->inv), 0);
+        char err[512] = "";
+        ck_assert_msg(xpu_profile_set_load(NULL, &f->profiles, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_selection_parse(f->inv, xpu_visible, nvidia_visible, NULL, &f->sel, err, sizeof err) == 0,
+                      "%s", err);
+        f->container_fd = xpu_open_root(f->root);
+        ck_assert_int_ge(f->container_fd, 0);
+}
+
+static void fx_close(struct fx *f) {
+        close(f->container_fd);
+        xpu_selection_free(f->sel);
+        xpu_profile_set_free(f->profiles);
+        xpu_inventory_free(f->inv);
+        xpu_roots_close(&f->roots);
+        xpu_test_rm_rf(f->root);
+        free(f->root);
+}
+
+static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
+                   struct xpu_plan **ret, char *err, size_t err_size) {
+        const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
+        ck_assert_ptr_nonnull(pr);
+        char *envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"KEEP=1", NULL };
+        struct xpu_plan_options o = {
+                .inject = mode,
+                .can_mount = false,
+                .driver_root = "/xpu/driver",
+                .driver_fd = f->roots.driver_fd,
+                .container_fd = f->container_fd,
+                .dev_fd = f->roots.dev_fd,
+                .capabilities_env = caps,
+                .envp = envp,
+                .argv = argv,
+        };
+        return xpu_plan_build(f->inv, f->sel, pr, &o, ret, err, err_size);
+}
+
+static const struct xpu_op *find_op(const struct xpu_plan *p, enum xpu_op_type t, const char *path) {
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == t && strcmp(p->ops[i].path, path) == 0)
+                        return &p->ops[i];
+        return NULL;
+}
+
+static size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_ops; i++)
+                n += p->ops[i].type == t;
+        return n;
+}
+
+static char *const workload[] = { (char *)"/workload", (char *)"--flag", (char *)"", NULL };
+
+START_TEST(test_nvidia_link_mode) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_AUTO, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+        ck_assert_int_eq(p->inject, XPU_INJECT_LINK); /* no CAP_SYS_ADMIN → link */
+        ck_assert_str_eq(p->driver_version, "465.19.01");
+        ck_assert_uint_eq(p->n_devices, 8);
+        /* utility + compute of the captured files: libnvidia-ml, libnvidia-cfg (utility) and
+         * libnvidia-compiler (compute), the 465.19.01 files only. */
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/xpu/driver/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01");
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-cfg.so.465.19.01"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-compiler.so.465.19.01"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-compiler.so.460.73.01"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-glcore.so.465.19.01")); /* graphics */
+        /* soname link */
+        op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.1");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "libnvidia-ml.so.465.19.01");
+        ck_assert_uint_eq(count_ops(p, XPU_OP_BIND), 0);
+        ck_assert_uint_eq(count_ops(p, XPU_OP_TMPFS), 0);
+        /* Device nodes: minor from "Device Minor", major 195; uvm from /proc/devices. */
+        op = find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia7");
+        ck_assert_ptr_nonnull(op);
+        ck_assert(op->have_major);
+        ck_assert_uint_eq(op->major, 195);
+        ck_assert_uint_eq(op->minor, 7);
+        op = find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia-uvm");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_uint_eq(op->major, 239);
+        ck_assert(!op->optional);
+        op = find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia-modeset");
+        ck_assert_ptr_nonnull(op);
+        ck_assert(op->optional);
+        ck_assert(!op->filesystem);
+        /* Environment */
+        ck_assert_str_eq(xpu_env_get(p->env, "CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+        ck_assert_str_eq(xpu_env_get(p->env, "CUDA_VISIBLE_DEVICES"),
+                         "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31,GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe,"
+                         "GPU-00cead84-aab2-a1c2-3d21-53e6a83b2a35,GPU-1c9b50c7-823e-8c87-d54d-8f2ef02906fb,"
+                         "GPU-ce6c6e9f-1e3b-de98-15e3-4ac06b46717f,GPU-b3ae0cf0-b3b5-aeec-01dc-8720c79f5068,"
+                         "GPU-81a93134-7966-a3ad-337f-f6b9e645e4bf,GPU-ea7dfa3f-af70-377b-f7bc-a0fbf6b6dc1d");
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib");
+        ck_assert_str_eq(xpu_env_get(p->env, "KEEP"), "1");
+        /* argv intact, empty argument kept */
+        ck_assert_uint_eq(xpu_strv_length(p->argv), 3);
+        ck_assert_str_eq(p->argv[0], "/workload");
+        ck_assert_str_eq(p->argv[2], "");
+        /* Stale library named in the notes. */
+        bool stale = false;
+        for (size_t i = 0; i < p->n_notes; i++)
+                stale |= strstr(p->notes[i], "libnvidia-compiler.so.460.73.01") != NULL;
+        ck_assert(stale);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_nvidia_mount_mode_order) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(p->inject, XPU_INJECT_MOUNT);
+        /* mkdir base, tmpfs, mkdir lib, bind + soname link per library, remount-ro */
+        ck_assert_int_eq(p->ops[0].type, XPU_OP_MKDIR);
+        ck_assert_str_eq(p->ops[0].path, "/run/xpuinit");
+        ck_assert_int_eq(p->ops[1].type, XPU_OP_TMPFS);
+        ck_assert_str_eq(p->ops[1].path, "/run/xpuinit");
+        ck_assert_int_eq(p->ops[2].type, XPU_OP_MKDIR);
+        ck_assert_str_eq(p->ops[2].path, "/run/xpuinit/lib");
+        const struct xpu_op *op = find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->source, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01");
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-compiler.so.465.19.01"));
+        size_t ro = 0;
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_REMOUNT_RO)
+                        ro = i;
+        ck_assert_uint_gt(ro, 2);
+        for (size_t i = ro + 1; i < p->n_ops; i++) /* nothing written below the tmpfs after it is ro */
+                ck_assert(strncmp(p->ops[i].path, "/run/xpuinit/", 13) != 0);
+        ck_assert_uint_eq(p->n_capabilities, 1);
+        ck_assert_str_eq(p->capabilities[0], "utility");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_unknown_capability) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "compute,warp", workload, &p, err, sizeof err), -EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(err, "\"warp\"") && strstr(err, "NVIDIA_DRIVER_CAPABILITIES"), "%s", err);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_selection_narrows_env) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", "1,GPU-1c9b50c7-823e-8c87-d54d-8f2ef02906fb", NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_NONE, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(p->n_devices, 2);
+        ck_assert_str_eq(xpu_env_get(p->env, "CUDA_VISIBLE_DEVICES"),
+                         "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe,GPU-1c9b50c7-823e-8c87-d54d-8f2ef02906fb");
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia1"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia3"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvidia0"));
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0); /* inject none */
+        ck_assert_ptr_null(xpu_env_get(p->env, "LD_LIBRARY_PATH"));
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_void_injects_no_files) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, "void");
+        /* void: no NVIDIA device selected, so the cpu profile runs and nothing is injected. */
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->profile->name, "cpu");
+        ck_assert_uint_eq(p->n_ops, 0);
+        ck_assert_uint_eq(p->n_devices, 0);
+        ck_assert_ptr_null(p->files);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_amd_groups_and_rocr) {
+        struct fx f;
+        memset(&f, 0, sizeof f);
+        fx_open(&f, "amd-mi210x8", NULL, NULL);
+        /* The render nodes and /dev/kfd belong to group 44 ("video") on this host. */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/dev/kfd", f.root);
+        ck_assert_int_eq(chown(path, 0, 44), 0);
+        for (int i = 128; i < 136; i++) {
+                snprintf(path, sizeof path, "%s/dev/dri/renderD%d", f.root, i);
+                ck_assert_int_eq(chown(path, 0, 105), 0);
+        }
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_AUTO, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->profile->name, "amd-rocm");
+        ck_assert_uint_eq(p->n_devices, 8);
+        ck_assert_ptr_null(p->files); /* no libraries for AMD */
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK) + count_ops(p, XPU_OP_BIND), 0);
+        ck_assert_uint_eq(p->n_groups, 2);
+        ck_assert_uint_eq(p->groups[0], 44);
+        ck_assert_str_eq(p->groups_from[0], "/dev/kfd");
+        ck_assert_uint_eq(p->groups[1], 105);
+        const struct xpu_op *op = find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/dri/renderD130");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_uint_eq(op->major, 226);
+        ck_assert_uint_eq(op->minor, 130);
+        /* KFD order: index 0 is 63:00.0 (unique id 22e235479cc58a01). */
+        const char *rocr = xpu_env_get(p->env, "ROCR_VISIBLE_DEVICES");
+        ck_assert_ptr_nonnull(rocr);
+        ck_assert_msg(strncmp(rocr, "GPU-22e235479cc58a01,GPU-f5ef3e744628b12c,", 42) == 0, "%s", rocr);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_cpu_profile_plain) {
+        struct fx f;
+        fx_open(&f, "nvidia-edge-nouveau", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_AUTO, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->profile->name, "cpu");
+        ck_assert_uint_eq(p->n_ops, 0);
+        ck_assert_uint_eq(p->n_groups, 0);
+        ck_assert_str_eq(p->argv[0], "/workload");
+        ck_assert_str_eq(xpu_env_get(p->env, "PATH"), "/usr/bin:/bin");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+static Suite *plan_suite(void) {
+        Suite *s = suite_create("plan");
+        TCase *tc = tcase_create("plan");
+        tcase_set_timeout(tc, 30);
+        tcase_add_test(tc, test_nvidia_link_mode);
+        tcase_add_test(tc, test_nvidia_mount_mode_order);
+        tcase_add_test(tc, test_unknown_capability);
+        tcase_add_test(tc, test_selection_narrows_env);
+        tcase_add_test(tc, test_void_injects_no_files);
+        tcase_add_test(tc, test_amd_groups_and_rocr);
+        tcase_add_test(tc, test_cpu_profile_plain);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(plan_suite());
+}
