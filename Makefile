@@ -30,6 +30,13 @@ CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 ALL_CFLAGS = $(CFLAGS_COMMON) $(CJSON_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS_COMMON) $(LDFLAGS)
 
@@ -55,11 +62,12 @@ all: $(BINARIES)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIBPROBE): $(PROBE_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 # Built-in profiles are embedded as C strings (design §5).
 $(PROFILES_GEN): $(PROFILE_JSON) packaging/embed-profiles.sh
@@ -67,16 +75,18 @@ $(PROFILES_GEN): $(PROFILE_JSON) packaging/embed-profiles.sh
 	sh packaging/embed-profiles.sh $(PROFILE_JSON) > $@.tmp && mv $@.tmp $@
 
 $(PROFILES_OBJ): $(PROFILES_GEN)
-	$(CC) $(ALL_CFLAGS) -Ientrypoint -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint -c -o $@ $<
 
 # Entry-point objects other than main.o, as an archive: a unit test pulls in only what it uses.
 LIBENTRY := $(BUILD)/libxpuentry.a
 $(LIBENTRY): $(ENTRY_LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
 
 # ---- tests ---------------------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
@@ -86,7 +96,8 @@ TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -DXPU_SRCDIR=\"$(CURDIR)\"
 $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(LIBENTRY) $(PROFILES_OBJ) $(LIBPROBE)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(CHECK_LIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(CHECK_LIBS)
 
 # Fragments for test programs that are not plain unit tests (shims, e2e workloads).
 -include $(sort $(wildcard tests/*/*.mk))
