@@ -1,0 +1,268 @@
+#!/bin/sh
+# `make bench`: start-up and probe benchmarks against the budgets of design §8; prints the
+# results and rewrites docs/performance.md.
+#   tests/bench/run.sh BUILD_DIR
+# Environment: BENCH_RUNS (start-up runs per command, default 300), BENCH_PROBE_ITER (probes per
+# host, default 2000), BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
+# docs/performance.md alone, BENCH_STRICT=1 exits 1 when a budget is missed, XPUINIT_STATIC names
+# a statically linked xpuinit to compare with tini-static (default BUILD_DIR/xpuinit-static).
+# Exit status: 0, 1 on a missed budget under BENCH_STRICT=1, 2 when a benchmark could not run.
+set -eu
+BUILD=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+
+RUNS=${BENCH_RUNS:-300}
+WARMUP=20
+PROBE_ITER=${BENCH_PROBE_ITER:-2000}
+PROBE_WARMUP=200
+START_BUDGET=1.10 # xpuinit/tini median ratio (design §8)
+PROBE_BUDGET_US=1000 # 8-GPU fixture probe, median (design §8)
+
+startbench=$BUILD/tests/bench/startbench
+probebench=$BUILD/tests/bench/probebench
+xpuinit=$top/$BUILD/xpuinit
+xpuinit_static=${XPUINIT_STATIC:-$top/$BUILD/xpuinit-static}
+tini=/usr/bin/tini
+tini_static=/usr/bin/tini-static
+true_bin=/bin/true
+doc=docs/performance.md
+
+for f in "$startbench" "$probebench" "$tini"; do
+        [ -x "$f" ] || { echo "bench: $f missing (make build-tests; apt-get install tini)" >&2; exit 2; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A binary "works" when it runs the command and passes its status on: `-- true` exits 0 and
+# `-- false` exits 1 (a stub that ignores its arguments fails the second check).
+works() {
+        "$@" -- "$true_bin" </dev/null >/dev/null 2>&1 || return 1
+        rc=0
+        "$@" -- /bin/false </dev/null >/dev/null 2>&1 || rc=$?
+        [ "$rc" -eq 1 ]
+}
+
+# ---- machine ---------------------------------------------------------------------------------
+kernel=$(uname -r)
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+ncpu=$(nproc)
+debian=$(cat /etc/debian_version 2>/dev/null || echo unknown)
+gccv=$(gcc --version 2>/dev/null | head -n 1)
+tiniv=$("$tini" --version 2>/dev/null | head -n 1)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+date=$(date -u '+%Y-%m-%d %H:%M UTC')
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+echo "== machine: $kernel, $cpu, $ncpu CPUs, Debian $debian, $gccv; load average $load_before"
+
+# ---- 1. whole-process start-up -----------------------------------------------------------------
+set -- true "$true_bin" ::: tini "$tini" -- "$true_bin"
+if [ -x "$tini_static" ]; then
+        set -- "$@" ::: tini-static "$tini_static" -- "$true_bin"
+fi
+have_xpuinit=0
+if [ -x "$xpuinit" ] && works "$xpuinit"; then
+        have_xpuinit=1
+        set -- "$@" ::: xpuinit "$xpuinit" -- "$true_bin"
+else
+        echo "bench: $xpuinit does not run a command yet (\`xpuinit -- false\` must exit 1); timing without it" >&2
+fi
+have_static=0
+if [ -x "$xpuinit_static" ] && works "$xpuinit_static"; then
+        have_static=1
+        set -- "$@" ::: xpuinit-static "$xpuinit_static" -- "$true_bin"
+fi
+
+echo "== start-up: $RUNS alternating runs per command after $WARMUP warm-up rounds (microseconds)"
+"$startbench" -n "$RUNS" -w "$WARMUP" -- "$@" >"$tmp/start" || { cat "$tmp/start"; exit 2; }
+grep -v '^RESULT ' "$tmp/start"
+
+# field NAME KEY FILE: the value of KEY= on the RESULT line of NAME.
+field() {
+        sed -n "s/^RESULT name=$1 .*[[:space:]]$2=\\([^[:space:]]*\\).*/\\1/p" "$3"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+verdicts=""
+missed=0
+# budget LINE VERDICT: remember one line of the budget table.
+budget() {
+        verdicts="$verdicts$1 | $2 |
+"
+        [ "$2" != FAIL ] || missed=1
+}
+
+if [ "$have_xpuinit" = 1 ]; then
+        r=$(ratio "$(field xpuinit median_us "$tmp/start")" "$(field tini median_us "$tmp/start")")
+        v=PASS
+        le "$r" "$START_BUDGET" || v=FAIL
+        echo "xpuinit/tini median ratio: $r (budget <= $START_BUDGET): $v"
+        budget "| \`xpuinit -- true\` vs \`tini -- true\`, median | ≤ 1.10 × tini | $r × tini" "$v"
+else
+        budget "| \`xpuinit -- true\` vs \`tini -- true\`, median | ≤ 1.10 × tini | not measured: xpuinit does not run a command yet" "NOT RUN"
+fi
+if [ "$have_static" = 1 ] && [ -x "$tini_static" ]; then
+        r=$(ratio "$(field xpuinit-static median_us "$tmp/start")" "$(field tini-static median_us "$tmp/start")")
+        v=PASS
+        le "$r" "$START_BUDGET" || v=FAIL
+        echo "xpuinit-static/tini-static median ratio: $r (budget <= $START_BUDGET): $v"
+        budget "| static \`xpuinit -- true\` vs \`tini-static -- true\`, median | ≤ 1.10 × tini-static | $r × tini-static" "$v"
+else
+        budget "| static \`xpuinit -- true\` vs \`tini-static -- true\`, median | ≤ 1.10 × tini-static | not measured: no static xpuinit ($xpuinit_static)" "NOT RUN"
+fi
+
+# Cross-check with hyperfine (sequential, not alternating): medians should agree roughly.
+hf_rows=""
+if [ "${BENCH_HYPERFINE:-1}" != 0 ] && command -v hyperfine >/dev/null && command -v jq >/dev/null; then
+        echo "== hyperfine cross-check (sequential runs, no shell)"
+        set -- -n true "$true_bin" -n tini "$tini -- $true_bin"
+        [ "$have_xpuinit" = 0 ] || set -- "$@" -n xpuinit "$xpuinit -- $true_bin"
+        if hyperfine -N -w "$WARMUP" -r "$RUNS" --style none --export-json "$tmp/hf.json" "$@" \
+                >/dev/null 2>&1; then
+                hf_rows=$(jq -r '.results[] | "| \(.command) | \(.median * 1e6 | floor) | \(.mean * 1e6 | floor) | \(.stddev * 1e6 | floor) |"' "$tmp/hf.json")
+                printf '%s\n' "$hf_rows"
+        else
+                echo "bench: hyperfine failed; cross-check skipped" >&2
+        fi
+fi
+
+# ---- 2. probe time on the 8-GPU fixture hosts --------------------------------------------------
+echo "== probe: $PROBE_ITER probes per host after $PROBE_WARMUP warm-up probes (microseconds)"
+set --
+for h in nvidia-rtx2080ti-x8 amd-mi210x8; do
+        if [ -d "tests/fixtures/hosts/$h" ]; then
+                set -- "$@" "$h" "tests/fixtures/hosts/$h"
+        else
+                echo "bench: fixture host tests/fixtures/hosts/$h missing" >&2
+        fi
+done
+[ $# -gt 0 ] || exit 2
+"$probebench" -n "$PROBE_ITER" -w "$PROBE_WARMUP" -d 8 "$@" >"$tmp/probe" || { cat "$tmp/probe"; exit 2; }
+# This machine's own / (no GPU): what the entry point pays for probing at start-up.
+"$probebench" -n "$PROBE_ITER" -w "$PROBE_WARMUP" -d 0 this-host / >"$tmp/probe-host" || {
+        cat "$tmp/probe-host"; exit 2; }
+grep -v '^RESULT ' "$tmp/probe"
+grep -v -e '^RESULT ' -e '^host ' "$tmp/probe-host"
+for h in nvidia-rtx2080ti-x8 amd-mi210x8; do
+        m=$(field "$h" median_us "$tmp/probe")
+        [ -n "$m" ] || continue
+        p90=$(field "$h" p90_us "$tmp/probe")
+        v=PASS
+        le "$m" "$PROBE_BUDGET_US" || v=FAIL
+        echo "probe $h: median $m us, p90 $p90 us (budget < $PROBE_BUDGET_US us): $v"
+        budget "| probe of \`$h\` (8 GPUs), median | < 1000 µs | $m µs (p90 $p90 µs)" "$v"
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 3. docs/performance.md ----------------------------------------------------------------
+start_rows=$(awk '/^RESULT / {
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+        printf "| %s | %s | %s | %s | %s | %s |\n", f["name"], f["runs"], f["median_us"], f["p10_us"], f["p90_us"], f["failures"]
+}' "$tmp/start")
+probe_rows=$(cat "$tmp/probe" "$tmp/probe-host" | awk '/^RESULT / {
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+        printf "| %s | %s | %s | %s | %s | %s |\n", f["name"], f["devices"], f["iterations"], f["median_us"], f["p10_us"], f["p90_us"]
+}')
+tm=$(field true median_us "$tmp/start")
+ti=$(field tini median_us "$tmp/start")
+over_rows="| tini | $(awk -v a="$ti" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
+if [ "$have_xpuinit" = 1 ]; then
+        xm=$(field xpuinit median_us "$tmp/start")
+        over_rows="$over_rows
+| xpuinit | $(awk -v a="$xm" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
+fi
+
+echo "== budgets"
+printf '%s' "$verdicts"
+
+if [ "${BENCH_DOC:-1}" != 0 ]; then
+        {
+                cat <<EOF
+# Performance
+
+Written by \`make bench\` (\`tests/bench/run.sh\`); do not edit by hand, rerun it. Budgets: design §8.
+
+## Machine and run
+
+| | |
+|---|---|
+| date | $date |
+| commit | $commit (working tree as built in \`$BUILD\`) |
+| kernel | $kernel |
+| CPU | $cpu, $ncpu CPUs (nproc) |
+| Debian | $debian |
+| compiler | $gccv |
+| tini | $tiniv (Debian package \`tini\`, \`/usr/bin/tini\` and \`/usr/bin/tini-static\`) |
+| load average | $load_before before, $load_after after |
+
+## Budgets
+
+| budget | limit | measured | verdict |
+|---|---|---|---|
+$verdicts
+## Whole-process start-up
+
+Method: \`tests/bench/startbench.c\` runs the commands in exact alternation (true, tini,
+tini-static, xpuinit, ...; one round = each command once) for $WARMUP unrecorded warm-up rounds,
+then $RUNS recorded rounds. One run is fork + execve + waitpid from the harness, timed with
+\`CLOCK_MONOTONIC\` from before fork() to after waitpid(), stdio on /dev/null; every command is
+given as an absolute path and runs \`/bin/true\`, so no PATH search is timed. xpuinit runs with its
+default options against this machine's real roots (\`/\`: no GPU, so the \`cpu\` profile). tini is
+not PID 1 here and prints its subreaper warning to /dev/null, as xpuinit would print anything.
+Microseconds; p10/p90 are the 10th/90th percentiles; failures = runs that did not exit 0.
+
+| command | runs | median µs | p10 µs | p90 µs | failures |
+|---|---|---|---|---|---|
+$start_rows
+
+Median cost over plain \`/bin/true\` (the harness fork + exec of \`true\` itself subtracted):
+
+| command | median − true, µs |
+|---|---|
+$over_rows
+EOF
+                if [ -n "$hf_rows" ]; then
+                        cat <<EOF
+
+Cross-check with hyperfine 1.15 (\`hyperfine -N -w $WARMUP -r $RUNS\`, no shell, each command's
+runs back to back rather than alternating, so slower drift of the machine is not shared evenly):
+
+| command | median µs | mean µs | stddev µs |
+|---|---|---|---|
+$hf_rows
+EOF
+                fi
+                cat <<EOF
+
+## Probe of the 8-GPU fixture hosts
+
+Method: \`tests/bench/probebench.c\`, linked against \`libxpuprobe.a\`, times in one process
+\`xpu_roots_open\` + \`xpu_inventory_probe\` + \`xpu_inventory_free\` + \`xpu_roots_close\` with the
+fixture tree as sys, dev and driver root (the procfs/sysfs fast path; no vendor library), $PROBE_ITER
+probes per host after $PROBE_WARMUP warm-up probes (dentry and page caches warm, as on a host that
+starts containers often). Every probe must find the devices shown, or the run fails. \`this-host\`
+is this machine's own \`/\` (no GPU): what xpuinit spends probing at start-up here.
+
+| host | devices | probes | median µs | p10 µs | p90 µs |
+|---|---|---|---|---|---|
+$probe_rows
+
+## Reading these numbers
+
+This machine is a small virtual machine ($ncpu CPUs) where fork/exec and page faults are slow
+and other work may share the CPUs (see the load average), so absolute times are higher and
+noisier than on bare metal. The comparison is still fair: the commands alternate run by run, so
+every command sees the same conditions, and the budgets are ratios of medians.
+EOF
+        } >"$doc.tmp"
+        mv "$doc.tmp" "$doc"
+        echo "== wrote $doc"
+fi
+
+if [ "${BENCH_STRICT:-0}" = 1 ] && [ "$missed" = 1 ]; then
+        exit 1
+fi
+exit 0
