@@ -148,6 +148,8 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
 }
 
 bool xpu_device_available(const struct xpu_device *dev) {
+        if (dev->n_nodes == 0)
+                return false; /* no node to open: nothing the runtime could have given */
         for (size_t i = 0; i < dev->n_nodes; i++)
                 if (!dev->nodes[i].optional && !dev->nodes[i].present)
                         return false;

@@ -184,8 +184,8 @@ size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vend
 int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, size_t *n, size_t max,
                     const char *path, uint32_t major, uint32_t minor, bool have_major, bool optional);
 
-/* True when every non-optional per-device node of DEV is present under the dev root: the
- * container runtime gave this device to the container. */
+/* True when DEV has per-device nodes and every non-optional one is present under the dev root:
+ * the container runtime gave this device to the container. */
 bool xpu_device_available(const struct xpu_device *dev);
 
 /* Look up a character device major by name in /proc/devices ("Character devices:" section)

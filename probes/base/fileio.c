@@ -21,7 +21,108 @@ int xpu_open_root(const char *dir) {
         return fd < 0 ? negative_errno() : fd;
 }
 
+/* Userspace equivalent of openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) for kernels without
+ * openat2 (Linux < 5.6) and for valgrind, which does not know the syscall. Each component is
+ * opened with O_NOFOLLOW relative to the directory before it; a symlink's text is read and
+ * resolved again inside the root (absolute targets restart at the root, ".." never climbs above
+ * it), so the kernel never follows a link, magic or not. */
+#define WALK_DEPTH_MAX 256
+#define WALK_LINKS_MAX 40
+
+int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode) {
+        int fds[WALK_DEPTH_MAX];
+        size_t depth = 0;
+        int links = 0, r;
+        _cleanup_free_ char *pending = strdup(path);
+        if (!pending)
+                return -ENOMEM;
+        fds[0] = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (fds[0] < 0)
+                return negative_errno();
+        char *rest = pending;
+        for (;;) {
+                while (*rest == '/')
+                        rest++;
+                char *slash = strchr(rest, '/');
+                size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
+                char comp[NAME_MAX + 1];
+                if (len > NAME_MAX) {
+                        r = -ENAMETOOLONG;
+                        goto out;
+                }
+                memcpy(comp, rest, len);
+                comp[len] = '\0';
+                rest += len;
+                while (*rest == '/')
+                        rest++;
+                bool last = *rest == '\0';
+                if (len == 0 || strcmp(comp, ".") == 0) {
+                        if (!last)
+                                continue;
+                        r = openat(fds[depth], ".", flags | O_CLOEXEC, mode);
+                        r = r < 0 ? negative_errno() : r;
+                        goto out;
+                }
+                if (strcmp(comp, "..") == 0) {
+                        if (depth > 0)
+                                close(fds[depth--]);
+                        if (!last)
+                                continue;
+                        r = openat(fds[depth], ".", flags | O_CLOEXEC, mode);
+                        r = r < 0 ? negative_errno() : r;
+                        goto out;
+                }
+                struct stat st;
+                bool exists = fstatat(fds[depth], comp, &st, AT_SYMLINK_NOFOLLOW) == 0;
+                if (exists && S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+                        if (++links > WALK_LINKS_MAX) {
+                                r = -ELOOP;
+                                goto out;
+                        }
+                        char target[PATH_MAX];
+                        ssize_t n = readlinkat(fds[depth], comp, target, sizeof target - 1);
+                        if (n < 0) {
+                                r = negative_errno();
+                                goto out;
+                        }
+                        target[n] = '\0';
+                        if (target[0] == '/')
+                                while (depth > 0)
+                                        close(fds[depth--]);
+                        char *np = NULL;
+                        if (asprintf(&np, "%s/%s", target, rest) < 0) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        free(pending);
+                        pending = np;
+                        rest = pending;
+                        continue;
+                }
+                if (last) {
+                        r = openat(fds[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+                        r = r < 0 ? negative_errno() : r;
+                        goto out;
+                }
+                if (depth + 1 >= WALK_DEPTH_MAX) {
+                        r = -ENAMETOOLONG;
+                        goto out;
+                }
+                int next = openat(fds[depth], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0) {
+                        r = negative_errno();
+                        goto out;
+                }
+                fds[++depth] = next;
+        }
+out:
+        for (size_t i = 0; i <= depth; i++)
+                close(fds[i]);
+        return r;
+}
+
 int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
+        static bool no_openat2;
         struct open_how how = {
                 .flags = (uint64_t)(flags | O_CLOEXEC),
                 .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
@@ -35,10 +136,15 @@ int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
                 path++;
         if (!*path)
                 path = ".";
-        long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof how);
-        if (fd < 0)
-                return negative_errno();
-        return (int)fd;
+        if (!no_openat2) {
+                long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+                if (fd >= 0)
+                        return (int)fd;
+                if (errno != ENOSYS)
+                        return negative_errno();
+                no_openat2 = true;
+        }
+        return xpu_open_in_root_walk(root_fd, path, flags, mode);
 }
 
 ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {

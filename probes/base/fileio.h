@@ -26,6 +26,10 @@ int xpu_open_root(const char *dir);
  * -ENOSYS when the kernel lacks openat2 (Linux < 5.6). */
 int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
 
+/* The same resolution done in userspace, one component at a time with O_NOFOLLOW; used when
+ * openat2 answers ENOSYS (old kernels, valgrind). Exposed for the tests. */
+int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode);
+
 /* Read the whole file PATH below ROOT_FD into BUF (SIZE bytes, NUL-terminated).
  * Returns the number of bytes read (without the NUL), -EFBIG when the file does not fit,
  * -EISDIR/-ENOENT/-EACCES... from open/read. Refuses anything that is not a regular file

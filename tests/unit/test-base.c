@@ -136,6 +136,56 @@ START_TEST(test_mkdir_and_write_in_root) {
 }
 END_TEST
 
+/* The userspace walk (no openat2) must resolve exactly like RESOLVE_IN_ROOT. */
+START_TEST(test_walk_matches_openat2) {
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "root/etc/value", "hello\n");
+        xpu_test_write(t, "root/a/b/file", "deep\n");
+        xpu_test_write(t, "outside", "secret\n");
+        char root[4096];
+        snprintf(root, sizeof root, "%s/root", t);
+        xpu_test_symlink(root, "etc/abs", "/etc/value");
+        xpu_test_symlink(root, "etc/up", "../../outside");
+        xpu_test_symlink(root, "etc/dirlink", "/a/b");
+        xpu_test_symlink(root, "etc/loop", "/etc/loop");
+        xpu_test_symlink(root, "etc/host", t); /* absolute path of the host's temp dir */
+        int rfd = xpu_open_root(root);
+        ck_assert_int_ge(rfd, 0);
+        const char *paths[] = { "/etc/value", "etc/abs", "etc/up", "/../../outside", "etc/dirlink/file",
+                                "/a/./b/../b/file", "etc/loop", "etc/host/outside", "/", "a/b/" };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                int a = xpu_open_in_root(rfd, paths[i], O_RDONLY, 0);
+                int b = xpu_open_in_root_walk(rfd, paths[i], O_RDONLY, 0);
+                ck_assert_msg((a >= 0) == (b >= 0), "%s: openat2 %d, walk %d", paths[i], a, b);
+                if (a >= 0) {
+                        struct stat sa, sb;
+                        ck_assert_int_eq(fstat(a, &sa), 0);
+                        ck_assert_int_eq(fstat(b, &sb), 0);
+                        ck_assert_msg(sa.st_ino == sb.st_ino, "%s: different files", paths[i]);
+                        close(a);
+                        close(b);
+                } else {
+                        ck_assert_msg(a == b || (a == -ELOOP && b == -ELOOP) || (a < 0 && b < 0), "%s", paths[i]);
+                }
+        }
+        /* The escapes fail (nothing named /outside inside the root). */
+        ck_assert_int_eq(xpu_open_in_root_walk(rfd, "etc/up", O_RDONLY, 0), -ENOENT);
+        ck_assert_int_eq(xpu_open_in_root_walk(rfd, "etc/host/outside", O_RDONLY, 0), -ENOENT);
+        ck_assert_int_eq(xpu_open_in_root_walk(rfd, "etc/loop", O_RDONLY, 0), -ELOOP);
+        /* O_CREAT through a symlinked directory stays inside. */
+        int c = xpu_open_in_root_walk(rfd, "etc/dirlink/new", O_WRONLY | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge(c, 0);
+        close(c);
+        char check[8192];
+        snprintf(check, sizeof check, "%s/a/b/new", root);
+        struct stat st;
+        ck_assert_int_eq(stat(check, &st), 0);
+        close(rfd);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 static Suite *base_suite(void) {
         Suite *s = suite_create("base");
         TCase *tc = tcase_create("fileio");
@@ -145,6 +195,7 @@ static Suite *base_suite(void) {
         tcase_add_test(tc, test_read_in_root_confined);
         tcase_add_test(tc, test_read_refuses_fifo);
         tcase_add_test(tc, test_mkdir_and_write_in_root);
+        tcase_add_test(tc, test_walk_matches_openat2);
         suite_add_tcase(s, tc);
         return s;
 }
