@@ -770,6 +770,19 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
                 }
                 xpu_devnode_add(roots, vi->nodes, &vi->n_nodes, ELEMENTSOF(vi->nodes), "/dev/kfd", major,
                                 have ? minor : 0, have, false);
+                /* A ROCm workload needs /dev/kfd as much as its render node: list it first among
+                 * every KFD device's own nodes, so a device counts as given only with both. A GPU
+                 * without a render node stays without nodes: HIP cannot use it. */
+                for (size_t i = 0; vi->n_nodes > 0 && i < inv->n_devices; i++) {
+                        struct xpu_device *d = &inv->devices[i];
+                        if (d->vendor != XPU_VENDOR_AMD || !(d->have & XPU_HAVE_KFD_NODE) ||
+                            !(d->have & XPU_HAVE_RENDER_MINOR) ||
+                            d->n_nodes >= ELEMENTSOF(d->nodes))
+                                continue;
+                        memmove(&d->nodes[1], &d->nodes[0], d->n_nodes * sizeof d->nodes[0]);
+                        d->nodes[0] = vi->nodes[vi->n_nodes - 1];
+                        d->n_nodes++;
+                }
         }
         if (xpu_inventory_count(inv, XPU_VENDOR_AMD) == 0)
                 snprintf(vi->looked_for, sizeof vi->looked_for,

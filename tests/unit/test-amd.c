@@ -200,9 +200,10 @@ START_TEST(test_host_mi25_old_kernel) {
         ck_assert_uint_eq(d->memory_total_bytes, 17163091968ull); /* local_mem_size */
         ck_assert(!(d->have & (XPU_HAVE_MEMORY_USED | XPU_HAVE_NUMA_NODE | XPU_HAVE_CARD | XPU_HAVE_PARTITION)));
         ck_assert_str_eq(d->name, "");
-        ck_assert_uint_eq(d->n_nodes, 1);
-        assert_node(&d->nodes[0], "/dev/dri/renderD128", 226, 128);
-        ck_assert(!d->nodes[0].present); /* the committed tree has no device nodes */
+        ck_assert_uint_eq(d->n_nodes, 2); /* /dev/kfd first, then the render node */
+        assert_node(&d->nodes[0], "/dev/kfd", 510, 0);
+        assert_node(&d->nodes[1], "/dev/dri/renderD128", 226, 128);
+        ck_assert(!d->nodes[1].present); /* the committed tree has no device nodes */
         assert_kfd_node(inv, 510);
         ck_assert(inv->vendors[XPU_VENDOR_AMD].driver_loaded);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_AMD].driver_version, "");
@@ -245,10 +246,11 @@ START_TEST(test_host_mi210x8_node_order) {
                 ck_assert_uint_eq(d->pci_device_id, 0x740f);
                 /* No gpu_id files in this capture; local_mem_size 0 and no mem_banks: unknown. */
                 ck_assert(!(d->have & (XPU_HAVE_KFD_GPU_ID | XPU_HAVE_MEMORY_TOTAL | XPU_HAVE_PARTITION)));
-                ck_assert_uint_eq(d->n_nodes, 1);
+                ck_assert_uint_eq(d->n_nodes, 2);
+                assert_node(&d->nodes[0], "/dev/kfd", 510, 0);
                 char node[32];
                 snprintf(node, sizeof node, "/dev/dri/renderD%zu", 128 + i);
-                assert_node(&d->nodes[0], node, 226, (uint32_t)(128 + i));
+                assert_node(&d->nodes[1], node, 226, (uint32_t)(128 + i));
         }
         assert_kfd_node(inv, 510);
         ck_assert_uint_eq(inv->n_warnings, 0);
@@ -347,9 +349,10 @@ START_TEST(test_mi300x_partitions) {
                 ck_assert_str_eq(d->name, "AMD Instinct MI300X");
                 ck_assert_uint_eq(d->card, 0);
                 ck_assert_int_eq(d->numa_node, 0);
-                ck_assert_uint_eq(d->n_nodes, 1);
+                ck_assert_uint_eq(d->n_nodes, 2);
+                assert_node(&d->nodes[0], "/dev/kfd", 511, 0);
                 snprintf(s, sizeof s, "/dev/dri/renderD%u", 128 + i);
-                assert_node(&d->nodes[0], s, 226, 128 + i);
+                assert_node(&d->nodes[1], s, 226, 128 + i);
         }
         assert_kfd_node(inv, 511);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_AMD].driver_version, ""); /* in-tree amdgpu */
@@ -410,8 +413,9 @@ START_TEST(test_quirks) {
         ck_assert_uint_eq(d->memory_used_bytes, 268435456);
         ck_assert_int_eq(d->numa_node, -1);
         ck_assert_str_eq(d->driver_version, "6.8.5");
-        ck_assert_uint_eq(d->n_nodes, 1);
-        assert_node(&d->nodes[0], "/dev/dri/renderD128", 226, 128);
+        ck_assert_uint_eq(d->n_nodes, 2);
+        ck_assert_str_eq(d->nodes[0].path, "/dev/kfd");
+        assert_node(&d->nodes[1], "/dev/dri/renderD128", 226, 128);
 
         d = &inv->devices[1];
         ck_assert_uint_eq(d->vendor_index, 1);
@@ -421,7 +425,7 @@ START_TEST(test_quirks) {
         ck_assert_uint_eq(d->memory_total_bytes, 68702699520ull); /* heap 2 bank; system heap left out */
         ck_assert(!(d->have & (XPU_HAVE_CARD | XPU_HAVE_MEMORY_USED)));
         ck_assert_int_eq(d->numa_node, 1); /* from /sys/bus/pci/devices */
-        assert_node(&d->nodes[0], "/dev/dri/renderD129", 226, 129);
+        assert_node(&d->nodes[1], "/dev/dri/renderD129", 226, 129);
 
         d = &inv->devices[2];
         ck_assert_uint_eq(d->kfd_node, 12);
@@ -463,8 +467,10 @@ START_TEST(test_devnodes_present) {
         ck_assert(v->nodes[0].present);
         assert_node(&v->nodes[0], "/dev/kfd", 505, 0); /* major learnt from the node */
         ck_assert(inv->devices[0].nodes[0].present);
+        ck_assert(inv->devices[0].nodes[1].present);
+        assert_node(&inv->devices[0].nodes[0], "/dev/kfd", 505, 0); /* the device's copy too */
         ck_assert(xpu_device_available(&inv->devices[0]));
-        ck_assert(inv->devices[1].nodes[0].present);
+        ck_assert(inv->devices[1].nodes[1].present);
         xpu_inventory_free(inv);
         xpu_test_rm_rf(t);
         free(t);
