@@ -127,6 +127,21 @@ bench:
 	$(MAKE) build-tests
 	sh tests/bench/run.sh $(BUILD)
 
+# `make asan`: the unit and end-to-end suites built with ASan + UBSan in build-asan/.
+.PHONY: asan
+asan: deps
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		HARDEN="-fPIE -fno-common" build-tests
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run-tests.sh build-asan
+
+# `make lint`: banned calls (style guide item 16) and shellcheck.
+BANNED := \b(sprintf|vsprintf|strcpy|strcat|gets|atoi|atol|system)[[:space:]]*\(
+.PHONY: lint
+lint:
+	@! git ls-files '*.c' '*.h' | grep -v '^tests/shims/' | xargs grep -nE '$(BANNED)' || \
+		{ echo "lint: banned calls above (use snprintf, xpu_strlcpy, strtol-family with checks, execve)"; exit 1; }
+	shellcheck -x -s sh $$(git ls-files '*.sh') .ci/run
+
 .PHONY: install
 install: all
 	install -D -m 0755 $(XPUINIT) $(DESTDIR)$(PREFIX)/bin/xpuinit

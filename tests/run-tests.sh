@@ -8,7 +8,7 @@ set -u
 BUILD=${1:-build}
 FILTER=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 export XPU_BUILD="$top/$BUILD" XPU_SRCDIR="$top"
 
 passed=0
