@@ -140,7 +140,7 @@ BANNED := \b(sprintf|vsprintf|strcpy|strcat|gets|atoi|atol|system)[[:space:]]*\(
 lint:
 	@! git ls-files '*.c' '*.h' | grep -v '^tests/shims/' | xargs grep -nE '$(BANNED)' || \
 		{ echo "lint: banned calls above (use snprintf, xpu_strlcpy, strtol-family with checks, execve)"; exit 1; }
-	shellcheck -x -s sh $$(git ls-files '*.sh') .ci/run
+	shellcheck -x -P SCRIPTDIR -s sh $$(git ls-files '*.sh') .ci/run
 
 .PHONY: install
 install: all
