@@ -9,9 +9,13 @@
  * this small harness is in every sample alike. CMD must be a path (no PATH search, so the search
  * is not timed); the child's stdin, stdout and stderr are /dev/null, its environment is ours.
  *
- * Output: a table (microseconds: median, 10th and 90th percentile, mean, min, max), then one
- * line per command for scripts:
- *   RESULT name=NAME runs=N median_us=F p10_us=F p90_us=F mean_us=F min_us=F max_us=F failures=N
+ * The CPU time of each run (user + system of the child and the descendants it waited for, from
+ * wait4()) is recorded too: it does not grow when other work shares the CPUs, so it shows the
+ * cost of a command where wall time on a busy machine is noisy.
+ *
+ * Output: a table (microseconds: median, 10th and 90th percentile, mean, min, max of wall time;
+ * median CPU time), then one line per command for scripts:
+ *   RESULT name=NAME runs=N median_us=F p10_us=F p90_us=F mean_us=F min_us=F max_us=F cpu_median_us=F failures=N
  * Exit status: 0; 1 when any run did not exit 0 (the samples are still printed); 2 on bad usage
  * or when fork fails. */
 #include <errno.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +39,8 @@ extern char **environ;
 struct cmd {
         const char *name;
         char **argv;       /* NULL-terminated, points into our argv */
-        double *samples;   /* microseconds, RUNS entries */
+        double *samples;   /* wall time, microseconds, RUNS entries */
+        double *cpu;       /* CPU time (user + system), microseconds, RUNS entries */
         unsigned failures; /* runs that did not exit 0 */
         int last_status;   /* wait status of the last failed run */
 };
@@ -45,9 +51,15 @@ static double now_us(void) {
         return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Run C once with DEVNULL as its stdio. Returns the elapsed wall time in microseconds, or -1
- * when fork() fails. Counts a run that does not exit 0 in C->failures. */
-static double run_once(struct cmd *c, int devnull) {
+static double tv_us(struct timeval tv) {
+        return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
+}
+
+/* Run C once with DEVNULL as its stdio. Returns the elapsed wall time in microseconds and stores
+ * the CPU time in *RET_CPU_US, or returns -1 when fork() or wait4() fails. Counts a run that does
+ * not exit 0 in C->failures. */
+static double run_once(struct cmd *c, int devnull, double *ret_cpu_us) {
+        struct rusage ru;
         int status = 0;
         double t0 = now_us();
         pid_t pid = fork();
@@ -60,10 +72,11 @@ static double run_once(struct cmd *c, int devnull) {
                 execve(c->argv[0], c->argv, environ);
                 _exit(127);
         }
-        while (waitpid(pid, &status, 0) < 0)
+        while (wait4(pid, &status, 0, &ru) < 0)
                 if (errno != EINTR)
                         return -1;
         double t1 = now_us();
+        *ret_cpu_us = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 c->failures++;
                 c->last_status = status;
@@ -145,7 +158,8 @@ int main(int argc, char **argv) {
         }
         for (size_t c = 0; c < n_cmds; c++) {
                 cmds[c].samples = calloc((size_t)runs, sizeof(double));
-                if (!cmds[c].samples) {
+                cmds[c].cpu = calloc((size_t)runs, sizeof(double));
+                if (!cmds[c].samples || !cmds[c].cpu) {
                         perror("startbench");
                         return 2;
                 }
@@ -154,29 +168,33 @@ int main(int argc, char **argv) {
         for (long r = -warmup; r < runs; r++)
                 for (size_t c = 0; c < n_cmds; c++) {
                         unsigned failed_before = cmds[c].failures;
-                        double us = run_once(&cmds[c], devnull);
+                        double cpu_us = 0;
+                        double us = run_once(&cmds[c], devnull, &cpu_us);
                         if (us < 0) {
                                 perror("startbench: fork/waitpid");
                                 return 2;
                         }
                         if (r < 0)
                                 cmds[c].failures = failed_before; /* warm-up runs are not counted */
-                        else
+                        else {
                                 cmds[c].samples[r] = us;
+                                cmds[c].cpu[r] = cpu_us;
+                        }
                 }
 
         bool any_failed = false;
-        printf("%-14s %6s %10s %10s %10s %10s %10s %10s %8s\n", "command", "runs", "median_us", "p10_us",
-               "p90_us", "mean_us", "min_us", "max_us", "failures");
+        printf("%-14s %6s %10s %10s %10s %10s %10s %10s %10s %8s\n", "command", "runs", "median_us", "p10_us",
+               "p90_us", "mean_us", "min_us", "max_us", "cpu_med_us", "failures");
         for (size_t c = 0; c < n_cmds; c++) {
                 double *v = cmds[c].samples, sum = 0;
                 size_t n = (size_t)runs;
                 qsort(v, n, sizeof(double), cmp_double);
+                qsort(cmds[c].cpu, n, sizeof(double), cmp_double);
                 for (size_t i = 0; i < n; i++)
                         sum += v[i];
-                printf("%-14s %6zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8u\n", cmds[c].name, n,
+                printf("%-14s %6zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8u\n", cmds[c].name, n,
                        percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9), sum / (double)n,
-                       v[0], v[n - 1], cmds[c].failures);
+                       v[0], v[n - 1], percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
         }
         for (size_t c = 0; c < n_cmds; c++) {
                 const double *v = cmds[c].samples;
@@ -184,9 +202,9 @@ int main(int argc, char **argv) {
                 double sum = 0;
                 for (size_t i = 0; i < n; i++)
                         sum += v[i];
-                printf("RESULT name=%s runs=%zu median_us=%.1f p10_us=%.1f p90_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f failures=%u\n",
+                printf("RESULT name=%s runs=%zu median_us=%.1f p10_us=%.1f p90_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f cpu_median_us=%.1f failures=%u\n",
                        cmds[c].name, n, percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9),
-                       sum / (double)n, v[0], v[n - 1], cmds[c].failures);
+                       sum / (double)n, v[0], v[n - 1], percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
                 if (cmds[c].failures) {
                         int st = cmds[c].last_status;
                         fprintf(stderr, "startbench: %s: %u runs failed (last: %s %d)\n", cmds[c].name,
@@ -195,6 +213,7 @@ int main(int argc, char **argv) {
                         any_failed = true;
                 }
                 free(cmds[c].samples);
+                free(cmds[c].cpu);
         }
         close(devnull);
         return any_failed ? 1 : 0;
