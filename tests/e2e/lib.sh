@@ -16,6 +16,7 @@
 #   e2e_driver_root FIXTURE DEST                copy FIXTURE to DEST, add the shims + state file;
 #                                               E2E_GPUS = GPUs in the state file
 #   e2e_bundle NAME                             E2E_BUNDLE = new bundle $E2E_TMP/NAME
+#   e2e_rootfs_ldconfig BUNDLE                  put ldconfig + ld.so.conf(.d) in its rootfs
 #   e2e_jq BUNDLE FILTER [jq args]              edit BUNDLE/config.json in place
 #   e2e_args BUNDLE ARG...                      process.args
 #   e2e_env BUNDLE NAME=VALUE...                add to process.env
@@ -142,11 +143,17 @@ e2e_init() {
         e2e_cgroups_usable || E2E_CGROUPS=no
 }
 
+# e2e_is_static FILE: true when FILE needs no shared library (static or static-pie: ldd lists
+# no "=>" line).
+e2e_is_static() {
+        ! ldd "$1" 2>&1 | grep -q '=>'
+}
+
 # Busybox must be static: the rootfs holds only the workload's and xpuinit's libraries.
 e2e_find_busybox() {
         for b in /bin/busybox /usr/bin/busybox; do
                 [ -x "$b" ] || continue
-                if ! ldd "$b" >/dev/null 2>&1; then
+                if e2e_is_static "$b"; then
                         printf '%s\n' "$b"
                         return 0
                 fi
@@ -280,6 +287,20 @@ video:x:44:
 render:x:105:
 nogroup:x:65534:
 EOF
+}
+
+# e2e_rootfs_ldconfig BUNDLE: give BUNDLE's rootfs the host's (static) ldconfig, an
+# /etc/ld.so.conf that includes /etc/ld.so.conf.d/*.conf, and a cache, as a Debian image has.
+e2e_rootfs_ldconfig() {
+        r="$1/rootfs"
+        ldc=$(command -v ldconfig || echo /sbin/ldconfig)
+        if ! e2e_is_static "$ldc"; then
+                bail "$ldc is not statically linked; cannot copy it into the test rootfs"
+        fi
+        mkdir -p "$r/sbin" "$r/etc/ld.so.conf.d"
+        cp "$ldc" "$r/sbin/ldconfig"
+        printf 'include /etc/ld.so.conf.d/*.conf\n' >"$r/etc/ld.so.conf"
+        "$ldc" -r "$r" || bail "ldconfig -r $r failed"
 }
 
 # ---- bundles ------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The workload of the end-to-end tests: runs inside the container as xpuinit's COMMAND, prints
- * what it sees as "key=value" lines (one fact per line, stable keys) and checks what argv tells
- * it to expect. Exit status: 0 when every expectation holds (or the --exit value), 1 when one
- * does not (each failed check is a "check.N=FAIL ..." line), 2 for a usage error.
+ * what it sees (identity, argv, environment, device nodes, libraries) as "key=value" lines (one
+ * fact per line, stable keys) and checks what argv tells it to expect. Exit status: 0 when every
+ * expectation holds (or the --exit value), 1 when one does not (each failed check is a
+ * "check.N=FAIL ..." line), 2 for a usage error.
  *
  *   --expect-cuda-count N        libcuda.so.1 loads through the loader's normal search path,
  *                                cuInit(0) succeeds and cuDeviceGetCount() = N
@@ -17,6 +18,8 @@
  *   --expect-group GID           GID is among the supplementary groups (getgroups)
  *   --expect-uid UID             the real user id
  *   --list-dir DIR               print DIR's entries (dir.DIR=a,b,c sorted, or dir.DIR=missing)
+ *   --mounts PREFIX              print the mounts at or below PREFIX
+ *                                (mount.POINT=FSTYPE OPTIONS, from /proc/self/mountinfo)
  *   --print-env NAME             also print this variable
  *   --exit N                     exit with N when every check passes
  */
@@ -142,6 +145,28 @@ static void list_dir(const char *path) {
                 free(names[i]);
         }
         putchar('\n');
+}
+
+/* Mount points at or below PREFIX: "mount.POINT=FSTYPE PER-MOUNT-OPTIONS". mountinfo fields:
+ * id parent major:minor root point options [optional...] - fstype source super-options. */
+static void print_mounts(const char *prefix) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        char line[4096];
+        size_t plen = strlen(prefix);
+        if (!f) {
+                printf("mounts=unreadable\n");
+                return;
+        }
+        while (fgets(line, sizeof(line), f)) {
+                char point[PATH_MAX], opts[512], fstype[64];
+                const char *sep = strstr(line, " - ");
+                if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s %511s", point, opts) != 2 ||
+                    sscanf(sep + 3, "%63s", fstype) != 1)
+                        continue;
+                if (strncmp(point, prefix, plen) == 0 && (point[plen] == '\0' || point[plen] == '/'))
+                        printf("mount.%s=%s %s\n", point, fstype, opts);
+        }
+        fclose(f);
 }
 
 /* Facts from the CUDA driver API, loaded by SONAME through the loader's own search. */
@@ -270,12 +295,14 @@ int main(int argc, char **argv) {
                 if (!strcmp(opt, "--exit") && parse_long(arg, &exit_code))
                         continue;
                 if (!strncmp(opt, "--expect-", 9) || !strcmp(opt, "--list-dir") ||
-                    !strcmp(opt, "--print-env"))
+                    !strcmp(opt, "--print-env") || !strcmp(opt, "--mounts"))
                         continue;
                 return usage("unknown option or bad number");
         }
 
         print_identity();
+        for (int i = 0; i < argc; i++)
+                printf("argv.%d=%s\n", i, argv[i]);
         for (size_t i = 0; i < sizeof(default_env) / sizeof(default_env[0]); i++) {
                 const char *v = getenv(default_env[i]);
                 if (v)
@@ -342,6 +369,8 @@ int main(int argc, char **argv) {
                         check(parse_long(arg, &uid) && uid == (long)getuid(), desc, seen);
                 } else if (!strcmp(opt, "--list-dir")) {
                         list_dir(arg);
+                } else if (!strcmp(opt, "--mounts")) {
+                        print_mounts(arg);
                 } else if (!strcmp(opt, "--print-env")) {
                         if (value)
                                 printf("env.%s=%s\n", name, value);

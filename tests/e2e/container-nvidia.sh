@@ -1,0 +1,139 @@
+#!/bin/sh
+# End to end, NVIDIA: xpuinit is the process of a runc container on the nvidia-rtx2080ti-x8
+# fixture host (8 GPUs, driver 465.19.01; fake libcuda/libnvidia-ml in a read-only driver root)
+# and starts /workload, which proves from inside what it got: libcuda.so.1 through the loader,
+# 8 devices, CUDA_DEVICE_ORDER/CUDA_VISIBLE_DEVICES, device nodes.
+#   link mode (Docker's default capabilities: no CAP_SYS_ADMIN, auto must pick link),
+#   mount mode (CAP_SYS_ADMIN, --inject mount), an image with ldconfig, device selection,
+#   a runtime that gave fewer nodes, a bad selection (125).
+. "$(dirname "$0")/lib.sh"
+e2e_init
+
+e2e_fixture nvidia-rtx2080ti-x8
+fx=$E2E_FIXTURE
+e2e_driver_root "$fx" "$E2E_TMP/driver"
+lib=$(e2e_nvidia_libdir "$fx")
+ver=$(e2e_nvidia_version "$fx")
+uuids=$(e2e_nvidia_uuids "$fx" | paste -sd, -)
+uuid() { e2e_nvidia_uuids "$fx" | sed -n "$(($1 + 1))p"; }
+is "$E2E_GPUS" 8 "fixture has 8 GPUs"
+
+# nv_bundle NAME [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on the fixture host with all
+# its device nodes, xpuinit as the process.
+nv_bundle() {
+        name=$1
+        shift
+        e2e_bundle "$name"
+        e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
+        e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
+        e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver "$@"
+}
+
+# check_cuda MODE: what every successful NVIDIA run must show.
+check_cuda() {
+        is "$E2E_RC" 0 "$1: xpuinit ran the workload and every workload check passed"
+        [ "$E2E_RC" -eq 0 ] || e2e_show
+        is "$(e2e_fact cuda.path)" /run/xpuinit/lib/libcuda.so.1 \
+                "$1: dlopen(libcuda.so.1) found the injected library in /run/xpuinit/lib"
+        is "$(e2e_fact cuda.count)" 8 "$1: cuDeviceGetCount = 8"
+        is "$(e2e_fact nvml.count)" 8 "$1: nvmlDeviceGetCount_v2 = 8"
+        is "$(e2e_fact nvml.driver_version)" "$ver" "$1: NVML driver version $ver"
+        is "$(e2e_fact env.CUDA_DEVICE_ORDER)" PCI_BUS_ID "$1: CUDA_DEVICE_ORDER=PCI_BUS_ID"
+        is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "$uuids" "$1: CUDA_VISIBLE_DEVICES = 8 UUIDs in PCI bus order"
+        is "$(e2e_fact node./dev/nvidia0)" "c 195:0 mode=0666 gid=0" "$1: /dev/nvidia0 is 195:0"
+        is "$(e2e_fact node./dev/nvidia7)" "c 195:7 mode=0666 gid=0" "$1: /dev/nvidia7 is 195:7"
+        is "$(e2e_fact node./dev/nvidiactl)" "c 195:255 mode=0666 gid=0" "$1: /dev/nvidiactl is 195:255"
+        is "$(e2e_fact ppid)" 1 "$1: the workload is a child of xpuinit, PID 1"
+        dir=$(e2e_fact dir./run/xpuinit/lib)
+        for f in libcuda.so.1 "libcuda.so.$ver" libnvidia-ml.so.1 "libnvidia-ml.so.$ver"; do
+                case ",$dir," in
+                *,"$f",*) ok "$1: /run/xpuinit/lib has $f" ;;
+                *) not_ok "$1: /run/xpuinit/lib has $f"
+                        diag "dir: $dir" ;;
+                esac
+        done
+        case ",$dir," in
+        *460.73.01*) not_ok "$1: the stale 460.73.01 library is not injected"; diag "dir: $dir" ;;
+        *) ok "$1: the stale 460.73.01 library is not injected" ;;
+        esac
+        case ",$dir," in
+        *glcore*) not_ok "$1: graphics libraries not injected (default utility,compute)"; diag "dir: $dir" ;;
+        *) ok "$1: graphics libraries not injected (default utility,compute)" ;;
+        esac
+}
+
+workload="/workload --expect-cuda-count 8 --expect-nvml-count 8
+        --expect-env CUDA_DEVICE_ORDER=PCI_BUS_ID --expect-env CUDA_VISIBLE_DEVICES=$uuids
+        --expect-node /dev/nvidia0=195:0 --expect-node /dev/nvidia7=195:7
+        --expect-node /dev/nvidiactl=195:255 --list-dir /run/xpuinit/lib --mounts /run/xpuinit"
+
+# ---- link mode: Docker's default capabilities, --inject auto ------------------------------------
+# shellcheck disable=SC2086 # $workload is split into words on purpose
+nv_bundle link -- $workload
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+check_cuda link
+is "$(e2e_fact cuda.realpath)" "/xpu/driver/$lib/libcuda.so.$ver" \
+        "link: libcuda.so.1 resolves into the read-only driver root"
+like "$E2E_OUT" '^env\.LD_LIBRARY_PATH=(.*:)?/run/xpuinit/lib(:.*)?$' \
+        "link: no ldconfig in the image, so LD_LIBRARY_PATH holds /run/xpuinit/lib"
+
+# ---- mount mode: CAP_SYS_ADMIN, --inject mount ----------------------------------------------------
+# shellcheck disable=SC2086
+nv_bundle mount --inject mount -- $workload
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+check_cuda mount
+is "$(e2e_fact cuda.realpath)" "/run/xpuinit/lib/libcuda.so.$ver" \
+        "mount: libcuda.so.$ver is a file in /run/xpuinit/lib (bind mount), not a link out"
+like "$E2E_OUT" "^mount\\./run/xpuinit/lib/libcuda\\.so\\.$ver=[^ ]+ ro,nosuid,nodev" \
+        "mount: libcuda.so.$ver is bind-mounted read-only, nosuid, nodev"
+
+# ---- an image with ldconfig: drop-in + cache instead of LD_LIBRARY_PATH -------------------------
+# shellcheck disable=SC2086
+nv_bundle ldconfig -- $workload --list-dir /etc/ld.so.conf.d
+e2e_rootfs_ldconfig "$E2E_BUNDLE"
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+check_cuda ldconfig
+like "$E2E_OUT" '^dir\./etc/ld\.so\.conf\.d=(.*,)?000-xpuinit\.conf(,.*)?$' \
+        "ldconfig: /etc/ld.so.conf.d/000-xpuinit.conf written"
+unlike "$E2E_OUT" '^env\.LD_LIBRARY_PATH=.*/run/xpuinit/lib' \
+        "ldconfig: LD_LIBRARY_PATH not needed when the image has ldconfig"
+
+# ---- selection: XPU_VISIBLE_DEVICES by index and by UUID ------------------------------------------
+u1=$(uuid 1)
+u3=$(uuid 3)
+nv_bundle select -- /workload --expect-cuda-count 8 --expect-env "CUDA_VISIBLE_DEVICES=$u1,$u3"
+e2e_env "$E2E_BUNDLE" "XPU_VISIBLE_DEVICES=1,$u3"
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "select: workload checks passed"
+is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "$u1,$u3" \
+        "select: XPU_VISIBLE_DEVICES=1,<uuid of 3> gives exactly those two UUIDs"
+
+# ---- the runtime gave only /dev/nvidia0 and /dev/nvidia1: selection never widens -----------------
+nv_bundle narrow -- /workload --expect-no-node /dev/nvidia2
+e2e_device "$E2E_BUNDLE" /dev/nvidia0 195 0
+e2e_device "$E2E_BUNDLE" /dev/nvidia1 195 1
+e2e_device "$E2E_BUNDLE" /dev/nvidiactl 195 255
+e2e_device "$E2E_BUNDLE" /dev/nvidia-uvm 239 0
+e2e_device "$E2E_BUNDLE" /dev/nvidia-uvm-tools 239 1
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "narrow: runs with 2 of 8 nodes"
+is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "$(uuid 0),$(uuid 1)" \
+        "narrow: CUDA_VISIBLE_DEVICES lists only the GPUs whose nodes the runtime gave"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+
+# ---- a selection naming a device that does not exist: 125 and the entry named --------------------
+nv_bundle badsel -- /workload
+e2e_env "$E2E_BUNDLE" XPU_VISIBLE_DEVICES=0,42
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "badsel: XPU_VISIBLE_DEVICES=0,42 fails before the workload (125)"
+like "$E2E_ERR" 'XPU_VISIBLE_DEVICES.*42' "badsel: the error names the variable and the entry"
+unlike "$E2E_OUT" '^pid=' "badsel: the workload never started"
+
+e2e_done
