@@ -395,7 +395,7 @@ static int context_probe(struct context *c) {
 }
 
 static int context_select(struct context *c) {
-        char err[1024] = "";
+        char err[4096] = ""; /* a selection error lists every device */
         int r = xpu_profile_set_load(arg_profile_dir, &c->profiles, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));

@@ -251,10 +251,22 @@ bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory
                 if (selected[i] && inv->devices[i].vendor == p->vendor)
                         n++;
         bool ok = n >= p->min_devices;
-        if (why && why_size)
-                snprintf(why, why_size, "%s: %zu %s device%s selected (needs >= %u)",
+        if (why && why_size) {
+                /* Found but not selected: say whether the container was not given them. */
+                size_t found = 0, given = 0;
+                for (size_t i = 0; inv && i < inv->n_devices; i++)
+                        if (inv->devices[i].vendor == p->vendor) {
+                                found++;
+                                given += xpu_device_available(&inv->devices[i]);
+                        }
+                char extra[160] = "";
+                if (found > n)
+                        snprintf(extra, sizeof extra, "; %zu found, %zu with their device nodes in this container",
+                                 found, given);
+                snprintf(why, why_size, "%s: %zu %s device%s selected (needs >= %u)%s",
                          ok ? "matches" : "no", n, xpu_vendor_to_string(p->vendor),
-                         n == 1 ? "" : "s", p->min_devices);
+                         n == 1 ? "" : "s", p->min_devices, extra);
+        }
         return ok;
 }
 

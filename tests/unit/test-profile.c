@@ -454,12 +454,13 @@ START_TEST(test_matches_why) {
         const struct xpu_profile *n = xpu_profile_set_find(s, "nvidia-cuda");
         const struct xpu_profile *a = xpu_profile_set_find(s, "amd-rocm");
         const struct xpu_profile *c = xpu_profile_set_find(s, "cpu");
-        char why[128];
+        char why[256];
         bool sel[3] = { true, true, false };
         ck_assert(xpu_profile_matches(n, inv, sel, why, sizeof why));
         ck_assert_str_eq(why, "matches: 2 nvidia devices selected (needs >= 1)");
         ck_assert(!xpu_profile_matches(a, inv, sel, why, sizeof why));
-        ck_assert_str_eq(why, "no: 0 amd devices selected (needs >= 1)");
+        /* Found but not selected: the reason says whether the container was given them. */
+        ck_assert_str_eq(why, "no: 0 amd devices selected (needs >= 1); 1 found, 0 with their device nodes in this container");
         ck_assert(xpu_profile_matches(c, inv, sel, why, sizeof why));
         ck_assert_str_eq(why, "matches any host (no match.vendor)");
         sel[2] = true;
@@ -467,7 +468,7 @@ START_TEST(test_matches_why) {
         ck_assert_str_eq(why, "matches: 1 amd device selected (needs >= 1)");
         /* NULL selection = nothing selected. */
         ck_assert(!xpu_profile_matches(n, inv, NULL, why, sizeof why));
-        ck_assert_str_eq(why, "no: 0 nvidia devices selected (needs >= 1)");
+        ck_assert_str_eq(why, "no: 0 nvidia devices selected (needs >= 1); 2 found, 0 with their device nodes in this container");
         xpu_inventory_free(inv);
         xpu_profile_set_free(s);
 }
