@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
 
@@ -18,7 +19,8 @@ struct xpu_capability_files {
 };
 
 struct xpu_driver_file {
-        char path[PATH_MAX];     /* absolute path inside the driver root: "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07" */
+        char path[PATH_MAX];     /* absolute path inside the driver root of the regular file itself (symlinks
+                                  * resolved): "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07" */
         char name[256];          /* file name: "libcuda.so.550.90.07" */
         char soname[256];        /* ELF DT_SONAME, else derived "<base>.so.1"-style link name; "" for binaries */
         char capability[32];     /* capability that asked for it */
@@ -39,11 +41,30 @@ struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f);
  * /lib/<triplet>, /usr/lib. */
 extern const char *const xpu_library_dirs[];
 
-/* Find the files for the given capabilities. LIBRARIES/BINARIES are the profile's per-capability
- * name lists (library names "libcuda.so" match "libcuda.so.<DRIVER_VERSION>" only; binaries are
- * found in /usr/bin, /usr/sbin, /bin, /sbin). Only regular files whose names end in
- * DRIVER_VERSION are taken; other versions beside them, symlinks that leave the driver root,
- * and non-regular files are listed in ->skipped. Returns 0 (possibly with no files) or -errno. */
+/* Find the files for the given capabilities, in the driver root DRIVER_ROOT_FD.
+ *
+ * LIBRARIES/BINARIES are the profile's per-capability name lists (entries whose capability is
+ * not in CAPABILITIES are unused; a capability without an entry adds nothing). A library name is
+ * "<base>.so" or an fnmatch glob of one ("libnvidia-*.so"); it matches the file
+ * "<base>.so.<DRIVER_VERSION>" only (DRIVER_VERSION: digits and dots, else -EINVAL) -- the real
+ * file, not the .so/.so.1 links. Search order: the driver root's /etc/ld.so.cache (when it exists
+ * and parses; entries of the build architecture only, each resolved inside the root since the
+ * cache lists soname links), then xpu_library_dirs in order, names sorted within a directory.
+ * Binaries (plain names, no '/') are looked for in /usr/bin, /usr/sbin, /bin, /sbin and must be
+ * executable regular files.
+ *
+ * Every candidate is resolved inside the root (symlinks followed as if the root were "/", never
+ * leaving it); only regular files are taken. Recorded in ->skipped as "<path>: <reason>": a
+ * matching name whose resolution fails (dangling, escapes to a file missing in the root, loops)
+ * or lands on a FIFO, device, socket or directory; a regular file of the same base with another
+ * version ("older/other driver version (460.73.01, running 465.19.01)"); a binary that is not an
+ * executable regular file. A library that does not exist at all is no error and not recorded.
+ * A file is listed once: the first match of a file name wins, and a file reached twice (/lib ->
+ * usr/lib) is not listed again. ->files are in CAPABILITIES order, within a capability
+ * libraries before binaries, each sorted by name. ->soname is DT_SONAME for ELF files, else the
+ * name of a "<base>.so.<digits>" symlink beside the file pointing to it, else "<base>.so.1".
+ *
+ * Returns 0 (possibly with no files; free *RET with xpu_driver_files_free()), -EINVAL, -ENOMEM. */
 int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                           const char *const *capabilities, size_t n_capabilities,
                           const struct xpu_capability_files *libraries, size_t n_libraries,
@@ -52,10 +73,52 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
 
 /* Parse an ld.so.cache image (old "ld.so-1.7.0" and new "glibc-ld.so.cache1.1" formats) and call
  * CB(key, value, userdata) for every entry (key = soname, value = path). Returns the number of
- * entries or -EINVAL for a malformed cache. Never reads outside BUF. */
+ * entries or -EINVAL for a malformed cache. Never reads outside BUF.
+ *
+ * Layout (glibc elf/dl-cache.h): the old format is a 16-byte header (11-byte magic, padding,
+ * uint32 count) and 12-byte entries (int32 flags, uint32 key, uint32 value) with string offsets
+ * relative to the end of the entry table; glibc 2.32+ writes only the new format, older ldconfig
+ * may append it after the old table (at the next 8-byte boundary). The new format is a 48-byte
+ * header (20-byte magic+version, uint32 count, uint32 string length, uint8 endianness ...) and
+ * 24-byte entries (int32 flags, uint32 key, uint32 value, uint32 osversion, uint64 hwcap) with
+ * string offsets relative to the new header. When both are present the new table is used. The
+ * whole image is validated before the first callback: a malformed cache calls CB never.
+ * Numbers are in the host's byte order (a cache of the other order is -EINVAL). */
 int xpu_ldcache_parse(const void *buf, size_t size,
                       void (*cb)(const char *key, const char *value, void *userdata), void *userdata);
 
-/* Read DT_SONAME of the ELF file FD (32- or 64-bit, either endianness). Returns 0, -ENOENT when
- * the file has no SONAME, -EINVAL when it is not ELF. */
+/* One ld.so.cache entry. FLAGS: glibc's ldconfig flags, the type in the low byte (0x03 = ELF
+ * libc6) and the architecture in the next (0x0300 x86-64, 0x0a00 aarch64, 0x0500 ppc64, 0 for
+ * 32-bit x86). */
+struct xpu_ldcache_entry {
+        const char *key;   /* soname: "libcuda.so.1" */
+        const char *value; /* path as the cache lists it: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" */
+        int32_t flags;
+};
+
+/* Like xpu_ldcache_parse(), with the flags of each entry. */
+int xpu_ldcache_parse_entries(const void *buf, size_t size,
+                              void (*cb)(const struct xpu_ldcache_entry *e, void *userdata),
+                              void *userdata);
+
+/* The ld.so.cache flags of a library of the build architecture (0x0303 on x86-64): the driver
+ * lookup ignores cache entries with other flags (32-bit copies of the same library). */
+int32_t xpu_ldcache_native_flags(void);
+
+/* Read DT_SONAME of the ELF file FD (32- or 64-bit, either endianness) with pread(): program
+ * headers -> PT_DYNAMIC -> DT_SONAME/DT_STRTAB/DT_STRSZ, the string table's address mapped
+ * through PT_LOAD. Every offset is checked against the file size. Writes a NUL-terminated name
+ * into BUF (SIZE bytes). Returns 0, -ENOENT when the file has no SONAME (or no PT_DYNAMIC),
+ * -EINVAL when it is not ELF or is malformed (also for non-regular files), -ENAMETOOLONG when the
+ * name does not fit, -errno from fstat/pread. */
 int xpu_elf_soname(int fd, char *buf, size_t size);
+
+/* The driver version as the libraries' file names say: the suffix of libcuda.so.<VERSION>, else
+ * of libnvidia-ml.so.<VERSION> (the NVIDIA CDI generator's method), for hosts where
+ * /proc/driver/nvidia/version cannot be read. Searched in the driver root's ld.so.cache, then
+ * xpu_library_dirs; each candidate (the soname link "libcuda.so.1" included) is resolved inside
+ * the root, and the first that lands on a regular file named "<base>.so.<digits.digits...>" wins,
+ * so a leftover older file beside the current one is not chosen when the soname link exists.
+ * Writes the version ("550.90.07") into BUF. Returns 0, -ENOENT when no such file exists,
+ * -ENAMETOOLONG when BUF is too small, -ENOMEM. */
+int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size);

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Driver-library discovery in a driver root (see libs.h); the ld.so.cache and ELF parsers are in
+ * libs-parse.c. Facts: glibc sysdeps/generic/ldconfig.h (cache flags), NVIDIA libnvidia-container
+ * src/ldcache.c and nvidia-container-toolkit internal/lookup (search order, version-suffix
+ * matching). Silent: returns -errno. */
+#include "libs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+
+/* The build architecture: Debian multiarch triplet and the ld.so.cache flags of its libraries
+ * (FLAG_ELF_LIBC6 = 0x03 | the FLAG_<ARCH>_LIB64 byte from glibc's ldconfig.h). */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define XPU_TRIPLET       "x86_64-linux-gnu"
+#define XPU_LDCACHE_FLAGS 0x0303
+#elif defined(__aarch64__)
+#define XPU_TRIPLET       "aarch64-linux-gnu"
+#define XPU_LDCACHE_FLAGS 0x0a03
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define XPU_TRIPLET       "powerpc64le-linux-gnu"
+#define XPU_LDCACHE_FLAGS 0x0503
+#elif defined(__i386__)
+#define XPU_TRIPLET       "i386-linux-gnu"
+#define XPU_LDCACHE_FLAGS 0x0003
+#else
+#error "unknown architecture: add its multiarch triplet and ld.so.cache flags here"
+#endif
+
+const char *const xpu_library_dirs[] = {
+        "/usr/lib64",                              /* Fedora, RHEL, SUSE */
+        "/usr/lib/" XPU_TRIPLET,                   /* Debian, Ubuntu */
+        "/usr/lib/" XPU_TRIPLET "/nvidia/current", /* Debian's nvidia-driver packages */
+        "/lib64",                                  /* unmerged /usr */
+        "/lib/" XPU_TRIPLET,                       /* unmerged /usr, Debian */
+        "/usr/lib",                                /* Arch */
+        NULL,
+};
+
+/* Where binaries (nvidia-smi, ...) are looked for, in order. */
+static const char *const binary_dirs[] = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL};
+
+/* Largest ld.so.cache read, in bytes (a full desktop's cache is ~100 KiB). */
+#define LDCACHE_SIZE_MAX (16u << 20)
+/* Symlinks followed when resolving one path inside the root (the kernel's limit). */
+#define SYMLINK_MAX 40
+
+int32_t xpu_ldcache_native_flags(void) {
+        return XPU_LDCACHE_FLAGS;
+}
+
+/* Read ROOT_FD's /etc/ld.so.cache (a regular file of at most LDCACHE_SIZE_MAX bytes). */
+static int ldcache_read(int root_fd, unsigned char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd =
+                xpu_open_in_root(root_fd, "/etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if (st.st_size <= 0 || (uint64_t)st.st_size > LDCACHE_SIZE_MAX)
+                return -EFBIG;
+        size_t size = (size_t)st.st_size, len = 0;
+        _cleanup_free_ unsigned char *b = malloc(size);
+        if (!b)
+                return -ENOMEM;
+        while (len < size) {
+                ssize_t n = pread(fd, b + len, size - len, (off_t)len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        *ret = TAKE_PTR(b);
+        *ret_size = len;
+        return 0;
+}
+
+/* ---- paths inside the driver root -------------------------------------------------------- */
+
+/* Normalise PATH lexically into an absolute path inside a root: empty and "." components go,
+ * ".." drops the previous component and stops at "/" (as RESOLVE_IN_ROOT does). */
+static int path_normalize(const char *path, char *out, size_t size) {
+        size_t len = 0;
+        if (size < 2)
+                return -ENAMETOOLONG;
+        out[0] = '\0';
+        for (const char *p = path; *p;) {
+                while (*p == '/')
+                        p++;
+                if (!*p)
+                        break;
+                const char *end = strchrnul(p, '/');
+                size_t n = (size_t)(end - p);
+                if (n == 2 && p[0] == '.' && p[1] == '.') {
+                        char *slash = memrchr(out, '/', len);
+                        len = slash ? (size_t)(slash - out) : 0;
+                        out[len] = '\0';
+                } else if (!(n == 1 && p[0] == '.')) {
+                        if (len + 1 + n + 1 > size)
+                                return -ENAMETOOLONG;
+                        out[len++] = '/';
+                        memcpy(out + len, p, n);
+                        len += n;
+                        out[len] = '\0';
+                }
+                p = end;
+        }
+        if (len == 0)
+                memcpy(out, "/", 2);
+        return 0;
+}
+
+static const char *path_basename(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? slash + 1 : path;
+}
+
+/* Follow the symlinks of PATH's final component inside ROOT_FD: OUT gets the in-root path of
+ * the file it ends on, *ST that file's stat. The result is checked against the kernel's own
+ * resolution (openat2 RESOLVE_IN_ROOT of PATH names the same inode), so the host outside the
+ * root is never looked at. Returns 0, -ENOENT (dangling), -ELOOP, -EXDEV (the lexical and the
+ * kernel's resolution differ), -errno. */
+static int resolve_in_root(int root_fd, const char *path, char *out, size_t size, struct stat *st) {
+        char cur[PATH_MAX], target[PATH_MAX], join[PATH_MAX * 2];
+        struct stat kernel;
+        int r = path_normalize(path, cur, sizeof cur);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0;; i++) {
+                r = xpu_stat_in_root(root_fd, cur, true, st);
+                if (r < 0)
+                        return r;
+                if (!S_ISLNK(st->st_mode))
+                        break;
+                if (i >= SYMLINK_MAX)
+                        return -ELOOP;
+                ssize_t n = xpu_readlink_in_root(root_fd, cur, target, sizeof target);
+                if (n < 0)
+                        return (int)n;
+                if (target[0] == '/')
+                        snprintf(join, sizeof join, "%s", target);
+                else
+                        snprintf(join, sizeof join, "%.*s/%s", (int)(path_basename(cur) - cur), cur,
+                                 target);
+                r = path_normalize(join, cur, sizeof cur);
+                if (r < 0)
+                        return r;
+        }
+        r = xpu_stat_in_root(root_fd, path, false, &kernel);
+        if (r < 0)
+                return r;
+        if (kernel.st_dev != st->st_dev || kernel.st_ino != st->st_ino)
+                return -EXDEV;
+        return xpu_strlcpy(out, cur, size);
+}
+
+/* ---- candidates: what the cache and the library directories offer ------------------------ */
+
+struct strv {
+        char **v;
+        size_t n, cap;
+};
+
+static void strv_done(struct strv *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i]);
+        free(s->v);
+        *s = (struct strv){0};
+}
+
+static int strv_push(struct strv *s, const char *str) {
+        if (s->n == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 16;
+                char **v = reallocarray(s->v, cap, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                s->v = v;
+                s->cap = cap;
+        }
+        s->v[s->n] = strdup(str);
+        if (!s->v[s->n])
+                return -ENOMEM;
+        s->n++;
+        return 0;
+}
+
+static bool strv_contains(const struct strv *s, const char *str) {
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->v[i], str) == 0)
+                        return true;
+        return false;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Length of NAME's "<base>.so" part: up to the last ".so" that ends NAME or is followed by
+ * '.'; 0 when there is none. "libcuda.so.550.90.07" -> 10 ("libcuda.so"). */
+static size_t so_base_len(const char *name) {
+        size_t best = 0;
+        for (const char *p = strstr(name, ".so"); p; p = strstr(p + 1, ".so"))
+                if (p[3] == '\0' || p[3] == '.')
+                        best = (size_t)(p - name) + 3;
+        return best;
+}
+
+/* The suffix after "<base>.so.", "" when there is none. */
+static const char *so_suffix(const char *name, size_t base_len) {
+        return name[base_len] == '.' ? name + base_len + 1 : "";
+}
+
+/* A driver version: digits separated by single dots, at least one dot ("550.90.07"). */
+static bool is_version(const char *s) {
+        bool dot = false;
+        if (!*s)
+                return false;
+        for (const char *p = s; *p; p++) {
+                if (*p == '.') {
+                        if (p == s || p[1] == '\0' || p[1] == '.')
+                                return false;
+                        dot = true;
+                } else if (*p < '0' || *p > '9')
+                        return false;
+        }
+        return dot;
+}
+
+/* True when NAME's "<base>.so" part matches one of PATTERNS (fnmatch globs). */
+static bool base_matches(const char *name, char *const *patterns, size_t n_patterns) {
+        char base[NAME_MAX + 1];
+        size_t len = so_base_len(name);
+        if (len == 0 || len >= sizeof base)
+                return false;
+        memcpy(base, name, len);
+        base[len] = '\0';
+        for (size_t i = 0; i < n_patterns; i++)
+                if (patterns[i] && fnmatch(patterns[i], base, 0) == 0)
+                        return true;
+        return false;
+}
+
+struct cache_collect {
+        char *const *patterns;
+        size_t n_patterns;
+        struct strv *values;
+        int error;
+};
+
+static void cache_collect_cb(const struct xpu_ldcache_entry *e, void *userdata) {
+        struct cache_collect *c = userdata;
+        if (c->error < 0 || e->flags != XPU_LDCACHE_FLAGS || e->value[0] != '/')
+                return;
+        if (!base_matches(path_basename(e->value), c->patterns, c->n_patterns))
+                return;
+        int r = strv_push(c->values, e->value);
+        if (r < 0)
+                c->error = r;
+}
+
+/* Paths in the driver root whose "<base>.so" matches PATTERNS, in search order: what the
+ * root's ld.so.cache lists (resolved inside the root: the cache names soname links), then the
+ * entries of xpu_library_dirs, sorted by name within each directory. */
+static int collect_candidates(int root_fd, char *const *patterns, size_t n_patterns, struct strv *ret) {
+        _cleanup_free_ unsigned char *cache = NULL;
+        struct strv values = {0};
+        size_t cache_size = 0;
+        int r = 0;
+
+        /* A missing or malformed cache is not an error: the directories follow. */
+        if (ldcache_read(root_fd, &cache, &cache_size) == 0) {
+                struct cache_collect c = {patterns, n_patterns, &values, 0};
+                if (xpu_ldcache_parse_entries(cache, cache_size, cache_collect_cb, &c) >= 0 && c.error < 0)
+                        r = c.error;
+        }
+        for (size_t i = 0; r >= 0 && i < values.n; i++) {
+                char resolved[PATH_MAX];
+                struct stat st;
+                if (resolve_in_root(root_fd, values.v[i], resolved, sizeof resolved, &st) < 0)
+                        continue;
+                if (!strv_contains(ret, resolved))
+                        r = strv_push(ret, resolved);
+        }
+        strv_done(&values);
+
+        for (const char *const *dir = xpu_library_dirs; r >= 0 && *dir; dir++) {
+                int dfd = xpu_open_in_root(root_fd, *dir, O_RDONLY | O_DIRECTORY, 0);
+                if (dfd < 0)
+                        continue;
+                _cleanup_closedir_ DIR *d = fdopendir(dfd);
+                if (!d) {
+                        close(dfd);
+                        continue;
+                }
+                struct strv names = {0};
+                struct dirent *de;
+                while (r >= 0 && (de = readdir(d)))
+                        if (de->d_name[0] != '.' && base_matches(de->d_name, patterns, n_patterns))
+                                r = strv_push(&names, de->d_name);
+                if (names.n)
+                        qsort(names.v, names.n, sizeof *names.v, cmp_str);
+                for (size_t i = 0; r >= 0 && i < names.n; i++) {
+                        char path[PATH_MAX];
+                        if (snprintf(path, sizeof path, "%s/%s", *dir, names.v[i]) >= (int)sizeof path)
+                                continue;
+                        r = strv_push(ret, path);
+                }
+                strv_done(&names);
+        }
+        return r;
+}
+
+/* ---- the finder -------------------------------------------------------------------------- */
+
+struct finder {
+        int root_fd;
+        const char *version;
+        struct xpu_driver_files *out;
+        size_t cap_files, cap_skipped;
+        struct file_id {
+                dev_t dev;
+                ino_t ino;
+        } *seen; /* files taken so far (a file reached twice is listed once) */
+        size_t n_seen;
+};
+
+struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f) {
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < f->n_skipped; i++)
+                free(f->skipped[i]);
+        free(f->skipped);
+        free(f->files);
+        free(f);
+        return NULL;
+}
+
+/* Record "<PATH>: <reason>" in ->skipped, once. */
+_printf_(3, 4) static int finder_skip(struct finder *f, const char *path, const char *fmt, ...) {
+        char reason[256], line[PATH_MAX + 300];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+        snprintf(line, sizeof line, "%s: %s", path, reason);
+        struct xpu_driver_files *o = f->out;
+        for (size_t i = 0; i < o->n_skipped; i++)
+                if (strcmp(o->skipped[i], line) == 0)
+                        return 0;
+        if (o->n_skipped == f->cap_skipped) {
+                size_t cap = f->cap_skipped ? f->cap_skipped * 2 : 8;
+                char **v = reallocarray(o->skipped, cap, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                o->skipped = v;
+                f->cap_skipped = cap;
+        }
+        o->skipped[o->n_skipped] = strdup(line);
+        if (!o->skipped[o->n_skipped])
+                return -ENOMEM;
+        o->n_skipped++;
+        return 0;
+}
+
+static const char *file_type(mode_t mode) {
+        static const struct {
+                mode_t type;
+                const char *name;
+        } types[] = {
+                {S_IFDIR, "a directory"},      {S_IFIFO, "a FIFO"},
+                {S_IFCHR, "a character device"}, {S_IFBLK, "a block device"},
+                {S_IFSOCK, "a socket"},        {S_IFREG, "a regular file"},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(types); i++)
+                if ((mode & S_IFMT) == types[i].type)
+                        return types[i].name;
+        return "of unknown type";
+}
+
+static bool finder_has(const struct finder *f, const char *name, bool is_binary, const struct stat *st) {
+        for (size_t i = 0; i < f->out->n; i++)
+                if (f->out->files[i].is_binary == is_binary && strcmp(f->out->files[i].name, name) == 0)
+                        return true;
+        for (size_t i = 0; st && i < f->n_seen; i++)
+                if (f->seen[i].dev == st->st_dev && f->seen[i].ino == st->st_ino)
+                        return true;
+        return false;
+}
+
+static int finder_add(struct finder *f, const struct xpu_driver_file *file, const struct stat *st) {
+        struct xpu_driver_files *o = f->out;
+        if (o->n == f->cap_files) {
+                size_t cap = f->cap_files ? f->cap_files * 2 : 16;
+                struct xpu_driver_file *v = reallocarray(o->files, cap, sizeof *v);
+                struct file_id *s = reallocarray(f->seen, cap, sizeof *s);
+                if (s)
+                        f->seen = s;
+                if (v)
+                        o->files = v;
+                if (!v || !s)
+                        return -ENOMEM;
+                f->cap_files = cap;
+        }
+        o->files[o->n++] = *file;
+        f->seen[f->n_seen++] = (struct file_id){st->st_dev, st->st_ino};
+        return 0;
+}
+
+/* The soname of library PATH (named NAME, its "<base>.so" BASE_LEN long): DT_SONAME when it is
+ * ELF; else the name of a "<base>.so.<digits>" symlink beside it that points to NAME; else
+ * "<base>.so.1". */
+static void library_soname(int root_fd, const char *path, const struct stat *st, const char *name,
+                           size_t base_len, char *out, size_t size) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
+        struct stat now;
+        if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
+            xpu_elf_soname(fd, out, size) == 0)
+                return;
+
+        char dir[PATH_MAX], best[NAME_MAX + 1] = "";
+        snprintf(dir, sizeof dir, "%.*s", (int)(path_basename(path) - path), path);
+        int dfd = xpu_open_in_root(root_fd, dir, O_RDONLY | O_DIRECTORY, 0);
+        _cleanup_closedir_ DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (dfd >= 0 && !d)
+                close(dfd);
+        for (struct dirent *de; d && (de = readdir(d));) {
+                const char *n = de->d_name;
+                if (strncmp(n, name, base_len) != 0 || n[base_len] != '.' || !n[base_len + 1] ||
+                    strspn(n + base_len + 1, "0123456789") != strlen(n + base_len + 1))
+                        continue;
+                char target[PATH_MAX];
+                ssize_t k = readlinkat(dirfd(d), n, target, sizeof target - 1);
+                if (k <= 0)
+                        continue;
+                target[k] = '\0';
+                if (strcmp(path_basename(target), name) == 0 && (!best[0] || strcmp(n, best) < 0))
+                        snprintf(best, sizeof best, "%s", n);
+        }
+        if (best[0])
+                snprintf(out, size, "%s", best);
+        else
+                snprintf(out, size, "%.*s.1", (int)base_len, name);
+}
+
+static int consider_library(struct finder *f, const char *path, const struct xpu_capability_files *lib) {
+        const char *name = path_basename(path);
+        size_t base_len = so_base_len(name);
+        if (base_len == 0 || !base_matches(name, lib->names, lib->n_names))
+                return 0;
+        const char *suffix = so_suffix(name, base_len);
+        struct stat st;
+        if (strcmp(suffix, f->version) != 0) {
+                if (is_version(suffix) && xpu_stat_in_root(f->root_fd, path, true, &st) == 0 &&
+                    S_ISREG(st.st_mode))
+                        return finder_skip(f, path, "older/other driver version (%s, running %s)",
+                                           suffix, f->version);
+                return 0;
+        }
+        if (finder_has(f, name, false, NULL))
+                return 0;
+        struct xpu_driver_file file = {.is_binary = false};
+        int r = resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
+        if (r < 0)
+                return finder_skip(f, path, "cannot be resolved inside the driver root: %s", strerror(-r));
+        if (!S_ISREG(st.st_mode))
+                return finder_skip(f, path, "not a regular file (%s)", file_type(st.st_mode));
+        if (finder_has(f, name, false, &st))
+                return 0;
+        if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||
+            xpu_strlcpy(file.capability, lib->capability, sizeof file.capability) < 0)
+                return finder_skip(f, path, "name too long");
+        library_soname(f->root_fd, file.path, &st, name, base_len, file.soname, sizeof file.soname);
+        return finder_add(f, &file, &st);
+}
+
+static int consider_binary(struct finder *f, const char *name, const char *capability) {
+        if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return 0;
+        for (const char *const *dir = binary_dirs; *dir; dir++) {
+                char path[PATH_MAX];
+                struct xpu_driver_file file = {.is_binary = true};
+                struct stat st;
+                snprintf(path, sizeof path, "%s/%s", *dir, name);
+                int r = resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
+                /* Not there at all: try the next directory. A link that is there but leads
+                 * nowhere inside the root is worth a note. */
+                if ((r == -ENOENT || r == -ENOTDIR) && xpu_stat_in_root(f->root_fd, path, true, &st) < 0)
+                        continue;
+                if (r < 0) {
+                        r = finder_skip(f, path, "cannot be resolved inside the driver root: %s", strerror(-r));
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+                        r = finder_skip(f, path, "not an executable regular file (%s)", file_type(st.st_mode));
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (finder_has(f, name, true, &st))
+                        return 0;
+                if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||
+                    xpu_strlcpy(file.capability, capability, sizeof file.capability) < 0)
+                        return finder_skip(f, path, "name too long");
+                return finder_add(f, &file, &st);
+        }
+        return 0;
+}
+
+static const struct xpu_capability_files *find_capability(const struct xpu_capability_files *v, size_t n,
+                                                          const char *capability) {
+        for (size_t i = 0; v && i < n; i++)
+                if (v[i].capability && strcmp(v[i].capability, capability) == 0)
+                        return &v[i];
+        return NULL;
+}
+
+static int cmp_file(const void *a, const void *b) {
+        const struct xpu_driver_file *x = a, *y = b;
+        if (x->is_binary != y->is_binary)
+                return x->is_binary ? 1 : -1;
+        return strcmp(x->name, y->name);
+}
+
+/* A driver version we are willing to put into file names: "550.90.07", "570.86.15". */
+static bool version_valid(const char *v) {
+        size_t n = strlen(v);
+        return n > 0 && n < 64 && strspn(v, "0123456789.") == n && v[0] != '.';
+}
+
+int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
+                          const char *const *capabilities, size_t n_capabilities,
+                          const struct xpu_capability_files *libraries, size_t n_libraries,
+                          const struct xpu_capability_files *binaries, size_t n_binaries,
+                          struct xpu_driver_files **ret) {
+        if (!driver_version || !version_valid(driver_version) || (n_capabilities && !capabilities) || !ret)
+                return -EINVAL;
+        struct xpu_driver_files *out = calloc(1, sizeof *out);
+        if (!out)
+                return -ENOMEM;
+        struct finder f = {.root_fd = driver_root_fd, .version = driver_version, .out = out};
+        int r = 0;
+        for (size_t c = 0; r >= 0 && c < n_capabilities; c++) {
+                size_t first = out->n;
+                const struct xpu_capability_files *lib = find_capability(libraries, n_libraries, capabilities[c]);
+                if (lib && lib->n_names) {
+                        struct strv cands = {0};
+                        r = collect_candidates(driver_root_fd, lib->names, lib->n_names, &cands);
+                        for (size_t i = 0; r >= 0 && i < cands.n; i++)
+                                r = consider_library(&f, cands.v[i], lib);
+                        strv_done(&cands);
+                }
+                const struct xpu_capability_files *bin = find_capability(binaries, n_binaries, capabilities[c]);
+                for (size_t i = 0; r >= 0 && bin && i < bin->n_names; i++)
+                        if (bin->names[i])
+                                r = consider_binary(&f, bin->names[i], capabilities[c]);
+                if (out->n > first)
+                        qsort(out->files + first, out->n - first, sizeof *out->files, cmp_file);
+        }
+        free(f.seen);
+        if (r < 0) {
+                xpu_driver_files_free(out);
+                return r;
+        }
+        *ret = out;
+        return 0;
+}
+
+int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size) {
+        /* The CDI generator's order: libcuda first, NVML when the host has no CUDA driver. */
+        static const char *const sources[] = {"libcuda.so", "libnvidia-ml.so"};
+        for (size_t s = 0; s < ELEMENTSOF(sources); s++) {
+                struct strv cands = {0};
+                char *const pattern[] = {(char *)sources[s]};
+                int r = collect_candidates(driver_root_fd, pattern, 1, &cands);
+                for (size_t i = 0; r >= 0 && i < cands.n; i++) {
+                        char resolved[PATH_MAX];
+                        struct stat st;
+                        if (resolve_in_root(driver_root_fd, cands.v[i], resolved, sizeof resolved, &st) < 0 ||
+                            !S_ISREG(st.st_mode))
+                                continue;
+                        const char *name = path_basename(resolved);
+                        size_t len = so_base_len(name);
+                        if (len != strlen(sources[s]) || strncmp(name, sources[s], len) != 0 ||
+                            !is_version(so_suffix(name, len)))
+                                continue;
+                        r = xpu_strlcpy(buf, so_suffix(name, len), size);
+                        strv_done(&cands);
+                        return r;
+                }
+                strv_done(&cands);
+                if (r < 0)
+                        return r;
+        }
+        return -ENOENT;
+}
+
