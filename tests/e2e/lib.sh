@@ -24,6 +24,7 @@
 #   e2e_caps_add BUNDLE CAP...                  add capabilities to every set
 #   e2e_devices BUNDLE FIXTURE ['GLOB=GID ...'] the fixture's dev/DEVNODES as spec devices
 #   e2e_device BUNDLE PATH MAJOR MINOR [GID]    one more character device
+#   e2e_dev_root FIXTURE DEST                   mknod the fixture's nodes under DEST/dev
 #   e2e_run BUNDLE                              runc run; sets E2E_RC, E2E_OUT, E2E_ERR (files)
 #   e2e_fact KEY                                value of "KEY=..." in the last run's stdout
 #
@@ -114,6 +115,7 @@ e2e_cleanup() {
                 runc delete -f "$id" >/dev/null 2>&1
         done
         if [ -n "$E2E_TMP" ] && [ -d "$E2E_TMP" ]; then
+                e2e_umount_below "$E2E_TMP"
                 # Nothing of the host may be mounted below; --one-file-system guards anyway.
                 if grep -q " $E2E_TMP/" /proc/self/mountinfo; then
                         printf '# %s still has mounts; left in place\n' "$E2E_TMP"
@@ -121,6 +123,15 @@ e2e_cleanup() {
                         rm -rf --one-file-system "$E2E_TMP"
                 fi
         fi
+}
+
+# e2e_umount_below DIR: detach every mount at or below DIR in this mount namespace (what
+# `xpuinit inject --rootfs` made on the host), deepest first.
+e2e_umount_below() {
+        awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo |
+                sort -r | while read -r m; do
+                umount -l "$m" || printf '# cannot unmount %s\n' "$m"
+        done
 }
 
 e2e_init() {
@@ -436,6 +447,20 @@ e2e_devices() {
 $nodes
 EOF
         E2E_NODES=${E2E_NODES# }
+}
+
+# e2e_dev_root FIXTURE DEST: DEST/dev holds real character nodes (mknod) for the fixture's
+# dev/DEVNODES, as the host's /dev would: a --dev-root for xpuinit run outside a container.
+e2e_dev_root() {
+        mkdir -p "$2/dev" || bail "cannot create $2/dev"
+        grep -v '^[[:space:]]*#' "$1/dev/DEVNODES" | awk '$2 == "c" { print $1, $3 }' |
+                while read -r path num; do
+                        maj=${num%%:*}
+                        [ "$maj" = "?" ] && [ "$path" = /dev/kfd ] && maj=$(e2e_kfd_major "$1")
+                        case "$maj" in "" | *[!0-9]*) continue ;; *) ;; esac
+                        mkdir -p "$2$(dirname "$path")"
+                        mknod -m 0666 "$2$path" c "$maj" "${num#*:}" || return 1
+                done || bail "mknod under $2 failed"
 }
 
 # ---- running --------------------------------------------------------------------------------------
