@@ -30,6 +30,8 @@ is "$(e2e_fact env.XPU_E2E_MARK)" "a b  c=d" "plain: environment reaches the wor
 is "$(e2e_fact argv.0)" /workload "plain: argv[0] intact"
 is "$(e2e_fact argv.11)" "/no such dir" "plain: an argument with spaces intact"
 is "$(e2e_fact dir./run/xpuinit/lib)" missing "plain: nothing injected (/run/xpuinit/lib absent)"
+is "$(e2e_fact sig.blocked)" 0000000000000000 "plain: the workload starts with no blocked signal"
+is "$(e2e_fact sig.ignored)" 0000000000000000 "plain: the workload starts with no ignored signal"
 
 # ---- the plan on this host names the cpu profile ---------------------------------------------------
 cpu_bundle plan plan --json -- /workload

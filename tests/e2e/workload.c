@@ -80,6 +80,22 @@ static void print_identity(void) {
         putchar('\n');
 }
 
+/* The signal mask and ignored set the workload started with, as /proc/self/status shows them
+ * (SigBlk, SigIgn: hex bit masks): "sig.blocked=..." and "sig.ignored=...". */
+static void print_signals(void) {
+        FILE *f = fopen("/proc/self/status", "re");
+        char line[256], mask[64];
+        if (!f)
+                return;
+        while (fgets(line, sizeof(line), f)) {
+                if (sscanf(line, "SigBlk: %63s", mask) == 1)
+                        printf("sig.blocked=%s\n", mask);
+                else if (sscanf(line, "SigIgn: %63s", mask) == 1)
+                        printf("sig.ignored=%s\n", mask);
+        }
+        fclose(f);
+}
+
 static bool has_group(long gid) {
         gid_t groups[256];
         int n = getgroups((int)(sizeof(groups) / sizeof(groups[0])), groups);
@@ -301,6 +317,7 @@ int main(int argc, char **argv) {
         }
 
         print_identity();
+        print_signals();
         for (int i = 0; i < argc; i++)
                 printf("argv.%d=%s\n", i, argv[i]);
         for (size_t i = 0; i < sizeof(default_env) / sizeof(default_env[0]); i++) {
