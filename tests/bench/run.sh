@@ -156,6 +156,44 @@ for h in nvidia-rtx2080ti-x8 amd-mi210x8; do
         echo "probe $h: median $m us, p90 $p90 us (budget < $PROBE_BUDGET_US us): $v"
         budget "| probe of \`$h\` (8 GPUs), median | < 1000 µs | $m µs (p90 $p90 µs)" "$v"
 done
+
+# ---- where the start-up time goes: instructions (callgrind) and system calls (strace) ----------
+# One run of each, in user space and at the kernel boundary; both are counts, so they do not
+# depend on the load of the machine the way wall time does.
+prof_rows=""
+prof_funcs=""
+prof_sys=""
+if [ "$have_xpuinit" = 1 ] && command -v valgrind >/dev/null && command -v strace >/dev/null; then
+        echo "== profile of one start (callgrind instructions, strace system calls)"
+        for n in true tini xpuinit; do
+                case $n in
+                true) cmd=$true_bin ;;
+                tini) cmd="$tini -- $true_bin" ;;
+                *) cmd="$xpuinit -- $true_bin" ;;
+                esac
+                # shellcheck disable=SC2086 # $cmd is a word list by design
+                valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" $cmd >/dev/null 2>"$tmp/vg.$n" || true
+                ir=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$tmp/vg.$n" | head -n 1)
+                # shellcheck disable=SC2086
+                strace -f -c -U calls,name -S calls -o "$tmp/st.$n" $cmd >/dev/null 2>&1 || true
+                sc=$(awk '$2 == "total" { print $1 }' "$tmp/st.$n")
+                prof_rows="$prof_rows| $n | ${ir:-?} | ${sc:-?} |
+"
+        done
+        printf '%s' "$prof_rows"
+        # xpuinit's own functions by inclusive instructions (main and below), top 12.
+        # (run from / so callgrind_annotate keeps absolute file names)
+        prof_funcs=$(cd / && callgrind_annotate --inclusive=yes --threshold=100 "$tmp/cg.xpuinit" 2>/dev/null |
+                awk -v top="$top/" '$0 ~ /^ *[0-9,]+ \(/ && (i = index($0, "  " top)) {
+                        fn = substr($0, i + 2 + length(top)); sub(/ \[.*/, "", fn)
+                        pct = $0; sub(/^[^(]*\( */, "", pct); sub(/\).*/, "", pct)
+                        printf "| `%s` | %s | %s |\n", fn, $1, pct
+                }' |
+                head -n 12)
+        prof_sys=$(awk 'NR > 2 && $2 != "total" && $1 ~ /^[0-9]+$/ { printf "%s %s, ", $2, $1 }' "$tmp/st.xpuinit" | sed 's/, $//')
+        printf '%s\n' "$prof_funcs"
+        echo "xpuinit system calls: $prof_sys"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- 3. docs/performance.md ----------------------------------------------------------------
@@ -252,6 +290,31 @@ is this machine's own \`/\` (no GPU): what xpuinit spends probing at start-up he
 | host | devices | probes | median µs | p10 µs | p90 µs |
 |---|---|---|---|---|---|
 $probe_rows
+
+EOF
+                if [ -n "$prof_rows" ]; then
+                        cat <<EOF
+
+## Where the start-up time goes
+
+One start of each command under \`valgrind --tool=callgrind\` (instructions executed in user
+space, dynamic loader included, children not followed) and \`strace -f -c\` (system calls of the
+command and its child). On this virtual machine a system call costs about 3 µs and a page fault
+more, so system calls and touched memory weigh more than instructions.
+
+| command | instructions | system calls |
+|---|---|---|
+$prof_rows
+xpuinit's own functions, top 12 by inclusive instructions (\`callgrind_annotate --inclusive=yes\`):
+
+| function | instructions | share |
+|---|---|---|
+$prof_funcs
+
+xpuinit's system calls (with its child up to the exec of true, and true itself): $prof_sys.
+EOF
+                fi
+                cat <<EOF
 
 ## Reading these numbers
 
