@@ -66,6 +66,9 @@ have_xpuinit=0
 if [ -x "$xpuinit" ] && works "$xpuinit"; then
         have_xpuinit=1
         set -- "$@" ::: xpuinit "$xpuinit" -- "$true_bin"
+        # Diagnostic, not budgeted: the same with the driver root given, so the default
+        # driver-root search (design §4) is not run; the difference is what that search costs.
+        set -- "$@" ::: xpuinit-driver-root "$xpuinit" --driver-root / -- "$true_bin"
 else
         echo "bench: $xpuinit does not run a command yet (\`xpuinit -- false\` must exit 1); timing without it" >&2
 fi
@@ -210,8 +213,10 @@ ti=$(field tini median_us "$tmp/start")
 over_rows="| tini | $(awk -v a="$ti" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
 if [ "$have_xpuinit" = 1 ]; then
         xm=$(field xpuinit median_us "$tmp/start")
+        xd=$(field xpuinit-driver-root median_us "$tmp/start")
         over_rows="$over_rows
-| xpuinit | $(awk -v a="$xm" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
+| xpuinit | $(awk -v a="$xm" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |
+| xpuinit-driver-root | $(awk -v a="$xd" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
 fi
 
 echo "== budgets"
@@ -249,7 +254,9 @@ tini-static, xpuinit, ...; one round = each command once) for $WARMUP unrecorded
 then $RUNS recorded rounds. One run is fork + execve + waitpid from the harness, timed with
 \`CLOCK_MONOTONIC\` from before fork() to after waitpid(), stdio on /dev/null; every command is
 given as an absolute path and runs \`/bin/true\`, so no PATH search is timed. xpuinit runs with its
-default options against this machine's real roots (\`/\`: no GPU, so the \`cpu\` profile). tini is
+default options against this machine's real roots (\`/\`: no GPU, so the \`cpu\` profile);
+\`xpuinit-driver-root\` (not budgeted) is \`xpuinit --driver-root / -- true\`, which skips the
+default driver-root search, so the difference between the two rows is what that search costs. tini is
 not PID 1 here and prints its subreaper warning to /dev/null, as xpuinit would print anything.
 Microseconds of wall time; p10/p90 are the 10th/90th percentiles; "CPU" is user + system time of
 the command and the children it waited for (wait4), which other load on the machine inflates far
@@ -294,7 +301,6 @@ $probe_rows
 EOF
                 if [ -n "$prof_rows" ]; then
                         cat <<EOF
-
 ## Where the start-up time goes
 
 One start of each command under \`valgrind --tool=callgrind\` (instructions executed in user

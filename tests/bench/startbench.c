@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
                 }
 
         bool any_failed = false;
-        printf("%-14s %6s %10s %10s %10s %10s %10s %10s %10s %8s\n", "command", "runs", "median_us", "p10_us",
+        printf("%-20s %6s %10s %10s %10s %10s %10s %10s %10s %8s\n", "command", "runs", "median_us", "p10_us",
                "p90_us", "mean_us", "min_us", "max_us", "cpu_med_us", "failures");
         for (size_t c = 0; c < n_cmds; c++) {
                 double *v = cmds[c].samples, sum = 0;
@@ -192,7 +192,7 @@ int main(int argc, char **argv) {
                 qsort(cmds[c].cpu, n, sizeof(double), cmp_double);
                 for (size_t i = 0; i < n; i++)
                         sum += v[i];
-                printf("%-14s %6zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8u\n", cmds[c].name, n,
+                printf("%-20s %6zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8u\n", cmds[c].name, n,
                        percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9), sum / (double)n,
                        v[0], v[n - 1], percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
         }
