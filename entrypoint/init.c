@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Launch and supervision of the workload (design §4 "Supervision", style guide item 13).
+ *
+ * xpu_supervise() forks the workload and stays as its supervisor: every catchable signal is
+ * blocked in xpuinit and read from a signalfd, forwarded to the workload (or its process group),
+ * zombies are reaped, SIGTERM/SIGINT arm a grace timer that ends in SIGKILL, and the workload's
+ * own exit status becomes xpuinit's. Once the workload runs nothing here gives up: errors in the
+ * loop are retried or ignored, never returned. xpu_exec_workload() is the --exec variant that
+ * prepares this process the same way and replaces it with the workload. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "entrypoint/init.h"
+
+/* PATH used when the workload's environment has none (the same as Debian's login default and
+ * the OCI runtime spec's examples). */
+#define XPU_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* Exit statuses of design §4. */
+enum {
+        XPU_STATUS_SETUP = 125,     /* the child could not be set up */
+        XPU_STATUS_NOEXEC = 126,    /* found but not executable */
+        XPU_STATUS_NOTFOUND = 127,  /* not found */
+        XPU_STATUS_SIGNAL_BASE = 128, /* + signal number */
+};
+
+/* Signals left unblocked in xpuinit: the kernel raises them synchronously on a fault of
+ * xpuinit's own, and blocking them would turn a crash into a hang (or an immediate kill). */
+static const int xpu_fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
+
+/* Why the child failed before its exec, sent to the supervisor over a CLOEXEC pipe (EOF on the
+ * pipe means the exec succeeded). */
+enum child_stage {
+        CHILD_STAGE_SETUP = 1, /* the child_setup hook failed */
+        CHILD_STAGE_EXEC = 2,  /* execve failed (or nothing found in PATH) */
+};
+struct child_report {
+        int stage; /* enum child_stage */
+        int err;   /* positive errno */
+};
+
+/* Everything the child needs, prepared before fork so the child allocates nothing. */
+struct launch {
+        char *const *argv;
+        char **envp;           /* the workload's environment; LISTEN_PID points into listen_pid */
+        int listen_pid_index;  /* index of LISTEN_PID in envp, -1 when not passed on */
+        char listen_pid[32];   /* "LISTEN_PID=<pid>", filled in the child */
+        unsigned listen_fds;   /* socket-activation fds kept open at 3.., 0 when none */
+        bool own_group;        /* the child gets its own process group */
+        bool foreground;       /* ... and that group becomes the terminal's foreground group */
+        bool pdeathsig;        /* SIGKILL the child when PARENT dies */
+        pid_t parent;
+        int report_fd;         /* write end of the report pipe, -1 in --exec mode */
+        const struct xpu_supervise_options *o;
+};
+
+/* Value of NAME in ENVP, or NULL. */
+static const char *env_get(char *const envp[], const char *name) {
+        size_t n = strlen(name);
+        for (size_t i = 0; envp && envp[i]; i++)
+                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+                        return envp[i] + n + 1;
+        return NULL;
+}
+
+/* Copy ENVP into L->envp (the pointer array only; free it) and find the socket-activation fds
+ * (sd_listen_fds(3)): they are ours to pass on when LISTEN_FDS is set and LISTEN_PID names this
+ * process; LISTEN_PID is then rewritten to the child's pid in the child. Returns 0 or -ENOMEM. */
+static int launch_init(struct launch *l, char *const argv[], char *const envp[],
+                       const struct xpu_supervise_options *o) {
+        size_t n = 0;
+        while (envp && envp[n])
+                n++;
+        *l = (struct launch){ .argv = argv, .listen_pid_index = -1, .parent = getpid(),
+                              .report_fd = -1, .o = o };
+        l->envp = calloc(n + 1, sizeof(char *));
+        if (!l->envp)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                l->envp[i] = envp[i];
+                if (strncmp(envp[i], "LISTEN_PID=", 11) == 0)
+                        l->listen_pid_index = (int)i;
+        }
+
+        const char *fds = env_get(envp, "LISTEN_FDS"), *pid = env_get(envp, "LISTEN_PID");
+        uint64_t nfds = 0, lpid = 0;
+        if (fds && pid && xpu_parse_u64(fds, 10, &nfds) == 0 && xpu_parse_u64(pid, 10, &lpid) == 0 &&
+            lpid == (uint64_t)l->parent && nfds < INT_MAX - 3)
+                l->listen_fds = (unsigned)nfds;
+        else
+                l->listen_pid_index = -1; /* not ours: leave the variables as they are */
+        return 0;
+}
+
+/* Mark every fd above 2 close-on-exec, except the socket-activation fds, which lose it. Silent,
+ * best effort: close_range(CLOSE_RANGE_CLOEXEC) (Linux 5.11), else fcntl on each fd up to the
+ * fd limit. */
+static void fds_prepare(const struct launch *l) {
+        unsigned first = 3 + l->listen_fds;
+        if (close_range(first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+                struct rlimit rl;
+                unsigned max = 65536;
+                if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max)
+                        max = (unsigned)rl.rlim_cur;
+                for (unsigned fd = first; fd < max; fd++) {
+                        int flags = fcntl((int)fd, F_GETFD);
+                        if (flags >= 0)
+                                (void)fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+                }
+        }
+        for (unsigned fd = 3; fd < first; fd++) {
+                if ((int)fd == l->report_fd)
+                        continue;
+                int flags = fcntl((int)fd, F_GETFD);
+                if (flags >= 0)
+                        (void)fcntl((int)fd, F_SETFD, flags & ~FD_CLOEXEC);
+        }
+}
+
+/* Default disposition for every signal and an empty signal mask, as a freshly started program
+ * expects (SIG_IGN would survive the exec). */
+static void signals_reset(void) {
+        struct sigaction sa = { .sa_handler = SIG_DFL };
+        sigset_t none;
+        sigemptyset(&sa.sa_mask);
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &sa, NULL); /* glibc refuses its own two: fine */
+        sigemptyset(&none);
+        (void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* execve ARGV[0] with ENVP; without a '/' in it, try each directory of ENVP's PATH (default
+ * XPU_DEFAULT_PATH; an empty entry is the current directory) like execvpe(3), except that a file
+ * without a #! line is an error (ENOEXEC), not a shell script. Returns only on failure: -ENOENT
+ * when nothing was found, -EACCES when only non-executable candidates were found, else the
+ * -errno of the first candidate that failed otherwise. */
+static int exec_search(char *const argv[], char *const envp[]) {
+        const char *file = argv[0];
+        if (!file || !*file)
+                return -ENOENT;
+        if (strchr(file, '/')) {
+                execve(file, argv, envp);
+                return negative_errno();
+        }
+        const char *path = env_get(envp, "PATH");
+        if (!path)
+                path = XPU_DEFAULT_PATH;
+        bool denied = false;
+        for (const char *p = path;;) {
+                const char *end = strchrnul(p, ':');
+                char buf[PATH_MAX]; /* longer candidates cannot exist: skipped */
+                int n = end == p ? snprintf(buf, sizeof(buf), "%s", file)
+                                 : snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p, file);
+                if (n > 0 && (size_t)n < sizeof(buf)) {
+                        execve(buf, argv, envp);
+                        switch (errno) {
+                        case ENOENT: case ENOTDIR: case ESTALE: case ENODEV: case ETIMEDOUT:
+                        case ENAMETOOLONG: case ELOOP:
+                                break; /* not here: next directory */
+                        case EACCES:
+                                denied = true; /* remember, but a later one may work */
+                                break;
+                        default:
+                                return negative_errno();
+                        }
+                }
+                if (!*end)
+                        break;
+                p = end + 1;
+        }
+        return denied ? -EACCES : -ENOENT;
+}
+
+/* Hints for failed execs, after the errno's own text. */
+static const struct {
+        int err;
+        const char *hint;
+} xpu_exec_hints[] = {
+        { EACCES, "not executable: check its mode, that it is not a directory, and that its "
+                  "filesystem is not mounted noexec" },
+        { ENOEXEC, "not a binary for this machine and no #! line" },
+        { ETXTBSY, "the file is open for writing" },
+        { E2BIG, "argument list and environment too large" },
+};
+
+/* Log the one error line for a child that failed at STAGE with errno ERR (positive) and return
+ * the status xpuinit exits with: 125 (setup), 127 (not found), 126 (any other exec failure). */
+static int report_failure(char *const argv[], char *const envp[], int stage, int err) {
+        const char *name = argv[0] ? argv[0] : "";
+        if (stage == CHILD_STAGE_SETUP) {
+                log_error("cannot set up the workload \"%s\": %s", name, strerror(err));
+                return XPU_STATUS_SETUP;
+        }
+        if (err == ENOENT && !strchr(name, '/')) {
+                const char *path = env_get(envp, "PATH");
+                log_error("cannot run \"%s\": not found in PATH (%s); check the command name", name,
+                          path ? path : XPU_DEFAULT_PATH);
+                return XPU_STATUS_NOTFOUND;
+        }
+        if (err == ENOENT) {
+                log_error("cannot run \"%s\": %s (or its #! interpreter or ELF loader is missing)",
+                          name, strerror(err));
+                return XPU_STATUS_NOTFOUND;
+        }
+        const char *hint = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(xpu_exec_hints); i++)
+                if (xpu_exec_hints[i].err == err)
+                        hint = xpu_exec_hints[i].hint;
+        log_error("cannot run \"%s\": %s%s%s", name, strerror(err), hint ? "; " : "",
+                  hint ? hint : "");
+        return XPU_STATUS_NOEXEC;
+}
+
+/* Set PR_SET_PDEATHSIG and close the race with a parent that died before it took effect. */
+static void pdeathsig_arm(const struct launch *l) {
+        if (!l->pdeathsig)
+                return;
+        (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != l->parent)
+                raise(SIGKILL);
+}
+
+/* Prepare this process for the workload and exec it. Returns only on failure, with the stage in
+ * *RET_STAGE and a positive errno. */
+static int launch_exec(struct launch *l, int *ret_stage) {
+        if (l->listen_pid_index >= 0) {
+                (void)snprintf(l->listen_pid, sizeof(l->listen_pid), "LISTEN_PID=%d", (int)getpid());
+                l->envp[l->listen_pid_index] = l->listen_pid;
+        }
+        fds_prepare(l);
+        if (l->o && l->o->child_setup) {
+                int r = l->o->child_setup(l->o->userdata);
+                if (r < 0) {
+                        *ret_stage = CHILD_STAGE_SETUP;
+                        return -r;
+                }
+                /* Changing credentials clears the parent-death signal: set it again. */
+                pdeathsig_arm(l);
+        }
+        signals_reset();
+        int r = exec_search(l->argv, l->envp);
+        *ret_stage = CHILD_STAGE_EXEC;
+        return -r;
+}
+
+/* The child between fork and exec: single-threaded copy of xpuinit, signals still blocked. */
+_Noreturn static void child_run(struct launch *l) {
+        pdeathsig_arm(l);
+        if (l->own_group) {
+                (void)setpgid(0, 0);
+                if (l->foreground) {
+                        /* tcsetpgrp from a group that is not (yet) the foreground one raises
+                         * SIGTTOU unless it is ignored. */
+                        struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+                        sigemptyset(&ign.sa_mask);
+                        (void)sigaction(SIGTTOU, &ign, &old);
+                        (void)tcsetpgrp(STDIN_FILENO, getpgrp());
+                        (void)sigaction(SIGTTOU, &old, NULL);
+                }
+        }
+        int stage = 0;
+        int err = launch_exec(l, &stage);
+        struct child_report rep = { .stage = stage, .err = err };
+        (void)!write(l->report_fd, &rep, sizeof(rep));
+        _exit(stage == CHILD_STAGE_SETUP ? XPU_STATUS_SETUP
+              : err == ENOENT            ? XPU_STATUS_NOTFOUND
+                                         : XPU_STATUS_NOEXEC);
+}
+
+/* Status xpuinit exits with for a wait status: the exit code, or 128+N for signal N. */
+static int status_from_wait(int st) {
+        if (WIFEXITED(st))
+                return WEXITSTATUS(st);
+        if (WIFSIGNALED(st))
+                return XPU_STATUS_SIGNAL_BASE + WTERMSIG(st);
+        return XPU_STATUS_SETUP; /* not reached: stopped children are not reported */
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Supervisor state. */
+struct supervisor {
+        pid_t child;
+        pid_t target;        /* where signals go: child, or -child with --group */
+        bool own_group;      /* the child leads its own process group */
+        int64_t kill_at_ms;  /* CLOCK_MONOTONIC deadline for SIGKILL, -1 when not armed */
+        unsigned grace_s;
+        bool exited;
+        int wait_status;
+};
+
+/* Reap every zombie without blocking; note the workload's own status. */
+static void reap(struct supervisor *s) {
+        for (;;) {
+                int st;
+                pid_t pid = waitpid(-1, &st, WNOHANG);
+                if (pid < 0 && errno == EINTR)
+                        continue;
+                if (pid <= 0)
+                        return; /* 0: children left, none exited; -1 ECHILD: none at all */
+                if (pid == s->child) {
+                        s->exited = true;
+                        s->wait_status = st;
+                }
+        }
+}
+
+/* Forward one signal read from the signalfd. */
+static void forward(struct supervisor *s, int sig) {
+        if (sig == SIGCHLD)
+                return; /* ours: handled by reap() */
+        if (kill(s->target, sig) < 0)
+                log_debug("forwarding signal %d to %d: %m", sig, (int)s->target);
+        if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0)
+                s->kill_at_ms = now_ms() + (int64_t)s->grace_s * 1000;
+}
+
+/* Read every queued signal from SFD and act on it. */
+static void drain_signals(struct supervisor *s, int sfd) {
+        struct signalfd_siginfo si[16];
+        for (;;) {
+                ssize_t n = read(sfd, si, sizeof(si));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return;
+                for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++)
+                        forward(s, (int)si[i].ssi_signo);
+        }
+}
+
+/* The supervision loop; returns once the workload's main process has been reaped. */
+static void supervise_loop(struct supervisor *s, int sfd) {
+        for (;;) {
+                reap(s);
+                if (s->exited)
+                        return;
+                int timeout = -1;
+                if (s->kill_at_ms >= 0) {
+                        int64_t left = s->kill_at_ms - now_ms();
+                        if (left <= 0) {
+                                log_info("workload still running %u s after SIGTERM/SIGINT: "
+                                         "sending SIGKILL", s->grace_s);
+                                (void)kill(s->target, SIGKILL);
+                                s->kill_at_ms = -1;
+                                continue;
+                        }
+                        timeout = left > INT_MAX ? INT_MAX : (int)left;
+                }
+                struct pollfd p = { .fd = sfd, .events = POLLIN };
+                if (poll(&p, 1, timeout) > 0)
+                        drain_signals(s, sfd);
+                /* poll errors (EINTR, ENOMEM) are retried: never give up on a running workload */
+        }
+}
+
+/* Sets of signals: ALL = what xpuinit blocks and reads from its signalfd. */
+static void blocked_set(sigset_t *all) {
+        sigfillset(all);
+        for (size_t i = 0; i < ELEMENTSOF(xpu_fault_signals); i++)
+                sigdelset(all, xpu_fault_signals[i]);
+}
+
+int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_supervise_options *o) {
+        static const struct xpu_supervise_options defaults = { .grace_seconds = 10 };
+        if (!o)
+                o = &defaults;
+
+        struct launch l;
+        if (launch_init(&l, argv, envp, o) < 0) {
+                log_error("cannot start \"%s\": out of memory", argv[0] ? argv[0] : "");
+                return XPU_STATUS_SETUP;
+        }
+        _cleanup_free_ char **env_owner = l.envp;
+
+        /* Orphans of the workload come back to us when we are not PID 1 already. */
+        if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+                log_warning("cannot become child subreaper, orphans go to PID 1: %m");
+
+        sigset_t all, old;
+        blocked_set(&all);
+        if (sigprocmask(SIG_BLOCK, &all, &old) < 0) {
+                log_error("cannot block signals: %m");
+                return XPU_STATUS_SETUP;
+        }
+        _cleanup_close_ int sfd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
+        int pipefd[2] = { -EBADF, -EBADF };
+        if (sfd < 0 || pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
+                log_error("cannot set up signal handling: %m");
+                (void)sigprocmask(SIG_SETMASK, &old, NULL);
+                return XPU_STATUS_SETUP;
+        }
+        _cleanup_close_ int report_rd = pipefd[0];
+        _cleanup_close_ int report_wr = pipefd[1];
+        /* The child blocks on nothing it reads, but the write end must block to be atomic. */
+        (void)fcntl(report_wr, F_SETFL, 0);
+
+        /* On a terminal where we are the foreground group, the workload takes over the
+         * foreground (so ^C and ^Z reach it directly, as tini does). */
+        pid_t fg = isatty(STDIN_FILENO) ? tcgetpgrp(STDIN_FILENO) : -1;
+        l.foreground = fg > 0 && fg == getpgrp();
+        l.own_group = o->group || l.foreground;
+        l.pdeathsig = true;
+        l.report_fd = report_wr;
+
+        pid_t pid = fork();
+        if (pid < 0) {
+                log_error("cannot start \"%s\": fork: %m", argv[0] ? argv[0] : "");
+                (void)sigprocmask(SIG_SETMASK, &old, NULL);
+                return XPU_STATUS_SETUP;
+        }
+        if (pid == 0)
+                child_run(&l);
+
+        close(TAKE_FD(report_wr)); /* EOF on the read end once the child has exec'd */
+        if (l.own_group)
+                (void)setpgid(pid, pid); /* also in the child: whichever runs first wins */
+
+        struct supervisor s = { .child = pid, .target = o->group ? -pid : pid,
+                                .own_group = l.own_group, .kill_at_ms = -1,
+                                .grace_s = o->grace_seconds };
+        supervise_loop(&s, sfd);
+
+        /* The main process is gone: the rest of its group gets SIGTERM, we do not wait. */
+        if (s.own_group)
+                (void)kill(-pid, SIGTERM);
+
+        int status = status_from_wait(s.wait_status);
+        struct child_report rep;
+        if (read(report_rd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep))
+                status = report_failure(argv, l.envp, rep.stage, rep.err);
+
+        /* Leave the caller as we found it; signals that came too late are dropped. */
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof(si)) > 0)
+                ;
+        (void)sigprocmask(SIG_SETMASK, &old, NULL);
+        return status;
+}
+
+int xpu_exec_workload(char *const argv[], char *const envp[], const struct xpu_supervise_options *o) {
+        struct launch l;
+        if (launch_init(&l, argv, envp, o) < 0) {
+                log_error("cannot start \"%s\": out of memory", argv[0] ? argv[0] : "");
+                return XPU_STATUS_SETUP;
+        }
+        _cleanup_free_ char **env_owner = l.envp;
+        int stage = 0;
+        int err = launch_exec(&l, &stage);
+        return report_failure(argv, l.envp, stage, err);
+}
