@@ -375,11 +375,40 @@ static void supervise_loop(struct supervisor *s, int sfd) {
         }
 }
 
-/* Sets of signals: ALL = what xpuinit blocks and reads from its signalfd. */
+/* ALL = the signals xpuinit blocks and reads from its signalfd. */
 static void blocked_set(sigset_t *all) {
         sigfillset(all);
         for (size_t i = 0; i < ELEMENTSOF(xpu_fault_signals); i++)
                 sigdelset(all, xpu_fault_signals[i]);
+}
+
+/* A signal whose disposition is SIG_IGN is dropped by the kernel even while blocked, so it
+ * would never reach the signalfd (a shell starts background jobs with SIGINT and SIGQUIT
+ * ignored), and SIGCHLD ignored makes the kernel reap children itself, losing the workload's
+ * status. Every blocked signal that is not SIG_DFL is set to SIG_DFL (harmless while blocked);
+ * SAVED[sig] keeps the old action, CHANGED marks which to restore. */
+struct saved_actions {
+        struct sigaction saved[_NSIG];
+        bool changed[_NSIG];
+};
+
+static void dispositions_default(const sigset_t *all, struct saved_actions *sa) {
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        sigemptyset(&dfl.sa_mask);
+        for (int sig = 1; sig < _NSIG; sig++) {
+                sa->changed[sig] = false;
+                if (!sigismember(all, sig) || sig == SIGKILL || sig == SIGSTOP ||
+                    sigaction(sig, NULL, &sa->saved[sig]) < 0)
+                        continue;
+                if (sa->saved[sig].sa_handler != SIG_DFL || (sa->saved[sig].sa_flags & SA_SIGINFO))
+                        sa->changed[sig] = sigaction(sig, &dfl, NULL) == 0;
+        }
+}
+
+static void dispositions_restore(const struct saved_actions *sa) {
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sa->changed[sig])
+                        (void)sigaction(sig, &sa->saved[sig], NULL);
 }
 
 int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_supervise_options *o) {
@@ -404,10 +433,13 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
                 log_error("cannot block signals: %m");
                 return XPU_STATUS_SETUP;
         }
+        static struct saved_actions actions; /* ~10 KiB: not on the stack */
+        dispositions_default(&all, &actions);
         _cleanup_close_ int sfd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
         int pipefd[2] = { -EBADF, -EBADF };
         if (sfd < 0 || pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
                 log_error("cannot set up signal handling: %m");
+                dispositions_restore(&actions);
                 (void)sigprocmask(SIG_SETMASK, &old, NULL);
                 return XPU_STATUS_SETUP;
         }
@@ -427,6 +459,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         pid_t pid = fork();
         if (pid < 0) {
                 log_error("cannot start \"%s\": fork: %m", argv[0] ? argv[0] : "");
+                dispositions_restore(&actions);
                 (void)sigprocmask(SIG_SETMASK, &old, NULL);
                 return XPU_STATUS_SETUP;
         }
@@ -455,6 +488,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof(si)) > 0)
                 ;
+        dispositions_restore(&actions);
         (void)sigprocmask(SIG_SETMASK, &old, NULL);
         return status;
 }

@@ -251,6 +251,18 @@ START_TEST(test_clean_signal_state) {
 }
 END_TEST
 
+START_TEST(test_ignored_by_caller) {
+        /* Signals the caller ignores still reach the workload (a shell starts background jobs
+         * with SIGINT ignored), SIGCHLD ignored does not lose the exit status, and the caller's
+         * dispositions are back afterwards. */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGCHLD, SIG_IGN);
+        ck_assert_int_eq(sh("trap 'exit 42' INT; kill -INT $PPID; sleep 3 & wait; exit 1"), 42);
+        ck_assert_ptr_eq(signal(SIGINT, SIG_DFL), SIG_IGN);
+        ck_assert_ptr_eq(signal(SIGCHLD, SIG_DFL), SIG_IGN);
+}
+END_TEST
+
 START_TEST(test_grace_kill) {
         /* TERM (and INT) are ignored by the workload: SIGKILL after the 1 s grace period. */
         const struct xpu_supervise_options o = { .grace_seconds = 1 };
@@ -490,6 +502,7 @@ static Suite *init_suite(void) {
         tcase_add_test(tc, test_child_setup);
         tcase_add_loop_test(tc, test_forward, 0, ELEMENTSOF(fwd_cases));
         tcase_add_test(tc, test_clean_signal_state);
+        tcase_add_test(tc, test_ignored_by_caller);
         tcase_add_loop_test(tc, test_grace_kill, 0, 2);
         tcase_add_test(tc, test_group);
         tcase_add_test(tc, test_group_term_on_exit);
