@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -338,10 +339,15 @@ static bool can_mount(void) {
         return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
 }
 
-static const char *pick_driver_root(void) {
+/* The driver root: --driver-root, else the first default that holds versioned driver
+ * libraries, else "/". Only searched when the probe found a device: a GPU-less host needs no
+ * driver files, and start-up there must stay as cheap as tini's. */
+static const char *pick_driver_root(const struct xpu_inventory *inv) {
         if (arg_driver_root)
                 return arg_driver_root;
-        for (size_t i = 0; i < ELEMENTSOF(default_driver_roots); i++) {
+        if (inv->n_devices == 0)
+                return "/";
+        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
                 int fd = xpu_open_root(default_driver_roots[i]);
                 if (fd < 0)
                         continue;
@@ -351,7 +357,7 @@ static const char *pick_driver_root(void) {
                 if (has)
                         return default_driver_roots[i];
         }
-        return "/";
+        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
 }
 
 /* Everything the subcommands share: roots, inventory, profiles, selection, chosen profile. */
@@ -376,12 +382,13 @@ static void context_done(struct context *c) {
 
 static int context_probe(struct context *c) {
         const char *which = NULL;
-        const char *driver_root = pick_driver_root();
-        int r = xpu_roots_open(&c->roots, arg_sys_root, arg_dev_root, driver_root, &which);
+        /* The fast path reads only the sys and dev roots; the driver root follows the probe. */
+        int r = xpu_roots_open(&c->roots, arg_sys_root, arg_dev_root, "/", &which);
         if (r < 0) {
-                const char *dir = !which ? "?" : !strcmp(which, "sys") ? arg_sys_root : !strcmp(which, "dev") ? arg_dev_root : driver_root;
-                log_error("cannot open the %s root \"%s\": %s; check --%s-root", which ? which : "?",
-                          dir ? dir : "/", strerror(-r), which ? which : "sys");
+                bool sys = which && !strcmp(which, "sys");
+                log_error("cannot open the %s root \"%s\": %s; check --%s-root", sys ? "sys" : "dev",
+                          (sys ? arg_sys_root : arg_dev_root) ? (sys ? arg_sys_root : arg_dev_root) : "/",
+                          strerror(-r), sys ? "sys" : "dev");
                 return -r;
         }
         r = xpu_inventory_probe(&c->roots, &c->inv);
@@ -391,6 +398,18 @@ static int context_probe(struct context *c) {
         }
         for (size_t i = 0; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
+        const char *driver_root = pick_driver_root(c->inv);
+        if (strcmp(driver_root, "/") != 0) {
+                int fd = xpu_open_root(driver_root);
+                if (fd < 0) {
+                        log_error("cannot open the driver root \"%s\": %s; check --driver-root", driver_root,
+                                  strerror(-fd));
+                        return -fd;
+                }
+                close(c->roots.driver_fd);
+                c->roots.driver_fd = fd;
+                xpu_strlcpy(c->roots.driver, driver_root, sizeof c->roots.driver);
+        }
         return 0;
 }
 
@@ -574,6 +593,19 @@ static int cmd_plan(struct context *c, bool inject) {
         if (context_plan(c, arg_argv, &p) < 0)
                 return EXIT_SETUP;
         int status = 0;
+        if (inject && p->inject == XPU_INJECT_LINK && p->files) {
+                /* Links name the driver root's path: from outside they only work when the container
+                 * sees the driver root at that same path (ldconfig would drop dangling links). */
+                struct stat st;
+                if (xpu_stat_in_root(c->container_fd, c->roots.driver, false, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                        log_error("inject --rootfs %s --inject link: the links would point into %s, which the "
+                                  "container does not have; use --inject mount, or mount the driver root at %s "
+                                  "in the container",
+                                  arg_rootfs, c->roots.driver, c->roots.driver);
+                        xpu_plan_free(p);
+                        return EXIT_SETUP;
+                }
+        }
         if (inject) {
                 char err[1024] = "";
                 int r = xpu_plan_apply(p, c->container_fd, c->roots.driver_fd, true, arg_rootfs, err, sizeof err);
