@@ -1,0 +1,171 @@
+#!/bin/sh
+# xpuinit as PID 1 of a new pid namespace (design §4 "Supervision"): exit statuses, zombie
+# reaping, signals sent from outside the namespace, grace period, group mode, --exec, and parent
+# death outside a namespace. Prints TAP. Needs root and unshare(1): fails (never skips) without.
+#   XPU_BUILD=build-dir sh tests/e2e/pid1.sh      (set by tests/run-tests.sh)
+#   XPU_PID1_BIN=/path/to/binary                  (test another binary with xpuinit's CLI)
+# Single quotes around $ are on purpose throughout: the workload's shell expands them.
+# shellcheck disable=SC2016
+set -u
+XPUINIT=${XPU_PID1_BIN:-${XPU_BUILD:-build}/xpuinit}
+XPUINIT=$(realpath "$XPUINIT" 2>/dev/null || echo "$XPUINIT")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# check DESCRIPTION WANTED ACTUAL [diagnostic lines...]
+check() {
+        d=$1 want=$2 got=$3
+        shift 3
+        if [ "$want" = "$got" ]; then ok "$d"; else not_ok "$d" "wanted: $want" "got:    $got" "$@"; fi
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# in_ns ARGS... : run xpuinit ARGS as PID 1 of a new pid namespace (own /proc)
+in_ns() { unshare --pid --fork --mount-proc "$XPUINIT" "$@"; }
+# wait_file FILE: up to 5 s for FILE to exist
+wait_file() {
+        i=0
+        while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+        [ -e "$1" ]
+}
+
+if [ ! -x "$XPUINIT" ]; then
+        echo "not ok 1 - $XPUINIT is not built"
+        echo "1..1"
+        exit 1
+fi
+if ! unshare --pid --fork --mount-proc true 2>"$T/err"; then
+        echo "not ok 1 - unshare --pid --fork --mount-proc works (needs root and util-linux)"
+        sed 's/^/# /' "$T/err"
+        echo "1..1"
+        exit 1
+fi
+
+# ---- PID 1 and exit statuses -----------------------------------------------------------------
+got=$(in_ns -- sh -c 'readlink /proc/1/exe; echo $$' 2>&1 | tr '\n' ' ')
+check "xpuinit is PID 1 and the workload its child (pid 2)" "$XPUINIT 2 " "$got"
+
+for c in "exit 0:0" "exit 3:3" "exit 255:255" 'kill -KILL $$:137' 'kill -TERM $$:143' 'kill -USR1 $$:138'; do
+        in_ns -- sh -c "${c%:*}" 2>"$T/err"
+        check "exit status of '${c%:*}' as PID 1" "${c##*:}" "$?" "$(cat "$T/err")"
+done
+
+in_ns -- xpu-no-such-command 2>"$T/err"
+check "missing command: 127" 127 "$?"
+if grep -q 'error: cannot run "xpu-no-such-command": not found in PATH (.*); check the command name' "$T/err"; then
+        ok "missing command: one error line naming the command and PATH"
+else
+        not_ok "missing command: one error line naming the command and PATH" "$(cat "$T/err")"
+fi
+printf 'exit 0\n' >"$T/noexec.sh"
+in_ns -- "$T/noexec.sh" 2>"$T/err"
+check "file without x bit: 126" 126 "$?" "$(cat "$T/err")"
+in_ns -- "$T" 2>"$T/err"
+check "directory: 126" 126 "$?" "$(cat "$T/err")"
+
+# ---- zombies ---------------------------------------------------------------------------------
+# Orphans (grandchildren whose parent exited) are reparented to PID 1, exit, and must be reaped:
+# a zombie keeps its /proc entry, so an orphan that is gone was reaped.
+cat >"$T/zombie.sh" <<'EOF'
+T=$1
+for i in 1 2 3 4 5 6 7 8; do
+        sh -c 'sleep 0.1 & echo $! >> "$1"' sh "$T/orphans"
+done
+sleep 1
+[ "$(wc -l < "$T/orphans")" -eq 8 ] || { echo "orphans: $(cat "$T/orphans")"; exit 10; }
+for o in $(cat "$T/orphans"); do
+        [ -e /proc/$o ] && { echo "orphan $o not reaped: $(cat /proc/$o/stat)"; exit 11; }
+done
+z=$(ps -eo stat=,pid=,args= | awk '$1 ~ /^Z/')
+[ -z "$z" ] || { echo "zombies: $z"; exit 12; }
+exit 0
+EOF
+out=$(in_ns -- sh "$T/zombie.sh" "$T" 2>&1)
+check "PID 1 reaps 8 orphaned grandchildren; ps shows no <defunct>" 0 "$?" "$out"
+
+# ---- signals from outside the namespace ------------------------------------------------------
+# The workload traps SIG, says it is ready, and exits CODE when the signal arrives (else 1 after
+# 5 s). The signal goes to xpuinit's pid as seen from outside (the child of unshare).
+cat >"$T/trap.sh" <<'EOF'
+trap 'kill $! 2>/dev/null; exit '"$2" "$1"
+: >"$3"
+sleep 5 & wait
+exit 1
+EOF
+# send_outside XPUINIT_ARGS... : starts in_ns in the background, waits for $T/ready, sends
+# $SIG to xpuinit, prints the status and the time taken in ms.
+send_outside() {
+        rm -f "$T/ready"
+        unshare --pid --fork --mount-proc "$XPUINIT" "$@" 2>"$T/err" & # not in_ns: $! = unshare
+        upid=$!
+        if wait_file "$T/ready"; then
+                xpid=$(ps -o pid= --ppid "$upid" | tr -d ' ')
+                t0=$(now_ms)
+                kill -"$SIG" "$xpid"
+        else
+                t0=$(now_ms)
+        fi
+        wait "$upid"
+        rc=$?
+        echo "$rc $(($(now_ms) - t0))"
+}
+code=100
+for SIG in TERM INT HUP USR1 USR2 QUIT WINCH CONT TSTP; do
+        code=$((code + 1))
+        r=$(send_outside -- sh "$T/trap.sh" "$SIG" "$code" "$T/ready")
+        check "SIG$SIG sent to PID 1 from outside reaches the workload" "$code" "${r% *}" "$(cat "$T/err")"
+done
+
+# Grace: the workload ignores TERM; xpuinit SIGKILLs it 1 s later.
+cat >"$T/ignore.sh" <<'EOF'
+trap '' TERM
+: >"$1"
+exec sleep 10
+EOF
+SIG=TERM
+r=$(send_outside --grace 1 -- sh "$T/ignore.sh" "$T/ready")
+check "SIGTERM ignored by the workload: SIGKILL after --grace 1 (128+9)" 137 "${r% *}" "$(cat "$T/err")"
+ms=${r#* }
+if [ "$ms" -ge 900 ] && [ "$ms" -lt 5000 ]; then ok "grace period took about 1 s ($ms ms)"; else not_ok "grace period took about 1 s" "took $ms ms"; fi
+
+# Group mode: the main process ignores USR1 and waits for a subshell that exits 7 on USR1.
+cat >"$T/group.sh" <<'EOF'
+trap '' USR1
+( trap 'exit 7' USR1; : >"$1"; sleep 3 & wait; exit 1 ) &
+wait $!
+EOF
+SIG=USR1
+r=$(send_outside -g -- sh "$T/group.sh" "$T/ready")
+check "-g: a signal to PID 1 reaches the workload's whole process group" 7 "${r% *}" "$(cat "$T/err")"
+r=$(send_outside -- sh "$T/group.sh" "$T/ready")
+check "without -g only the main process gets it" 1 "${r% *}" "$(cat "$T/err")"
+
+# ---- --exec ----------------------------------------------------------------------------------
+got=$(in_ns --exec -- sh -c 'echo $$; exit 5' 2>&1)
+check "--exec: the workload replaces xpuinit as PID 1, status passed through" "1 5" "$got $?"
+
+# ---- parent death (not PID 1) ----------------------------------------------------------------
+"$XPUINIT" -- sh -c 'echo $$ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 30' sh "$T/wpid" 2>"$T/err" &
+xpid=$!
+if wait_file "$T/wpid"; then
+        w=$(cat "$T/wpid")
+        kill -KILL "$xpid"
+        wait "$xpid" 2>/dev/null
+        i=0
+        while kill -0 "$w" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+        if kill -0 "$w" 2>/dev/null; then
+                not_ok "SIGKILL of xpuinit kills the workload (PDEATHSIG)" "workload $w still alive"
+                kill -KILL "$w"
+        else
+                ok "SIGKILL of xpuinit kills the workload (PDEATHSIG)"
+        fi
+else
+        not_ok "SIGKILL of xpuinit kills the workload (PDEATHSIG)" "workload did not start" "$(cat "$T/err")"
+        kill -KILL "$xpid"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
