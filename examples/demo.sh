@@ -27,7 +27,7 @@ show_run() {
         printf -- '-- xpuinit (stderr):\n'
         sed 's/^/   /' "$E2E_ERR"
         printf -- '-- workload (stdout), exit status %s:\n' "$E2E_RC"
-        grep -E '^(pid|ppid|groups|env\.(CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|ROCR_VISIBLE_DEVICES|LD_LIBRARY_PATH)|cuda\.(path|count|driver_version)|nvml\.(count|driver_version)|node\.|dir\./run/xpuinit/lib)=' \
+        grep -E '^(pid|ppid|groups|env\.(CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|ROCR_VISIBLE_DEVICES|LD_LIBRARY_PATH)|cuda\.(path|count|driver_version)|nvml\.(count|driver_version)|node\.[^=]*|dir\./run/xpuinit/lib)=' \
                 "$E2E_OUT" | sed 's/^/   /'
         if [ "$E2E_RC" -ne 0 ]; then
                 printf 'demo: the container exited with %s\n' "$E2E_RC" >&2
