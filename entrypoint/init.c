@@ -13,10 +13,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -134,15 +136,70 @@ static void fds_prepare(const struct launch *l) {
         }
 }
 
+/* Signal dispositions through the raw system call: glibc's sigaction() refuses the two
+ * real-time signals it reserves (32, 33), yet they can arrive ignored from our parent and would
+ * stay ignored in the workload. */
+struct ksigaction {
+        void *handler;
+        unsigned long flags;
+        void *restorer;
+        uint64_t mask;
+};
+
+static int ksigaction(int sig, const struct ksigaction *act, struct ksigaction *old) {
+        return syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t)) < 0 ? negative_errno() : 0;
+}
+
+/* The ignored signals as a bit mask (bit N-1 = signal N), from the "SigIgn:" line of
+ * /proc/self/status: one read instead of a query per signal, which costs ~64 system calls at
+ * every start. Without /proc, each signal is asked. */
+static uint64_t ignored_signals(void) {
+        char buf[4096];
+        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ssize_t n = root < 0 ? -EBADF : xpu_read_file_in_root(root, "/proc/self/status", buf, sizeof buf);
+        if (root >= 0)
+                close(root);
+        const char *line = n > 0 ? strstr(buf, "\nSigIgn:") : NULL;
+        if (line) {
+                char *end = NULL;
+                errno = 0;
+                unsigned long long v = strtoull(line + 8, &end, 16);
+                if (errno == 0 && end != line + 8)
+                        return (uint64_t)v;
+        }
+        uint64_t mask = 0;
+        for (int sig = 1; sig <= 64; sig++) {
+                struct ksigaction old;
+                if (ksigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
+                        mask |= UINT64_C(1) << (sig - 1);
+        }
+        return mask;
+}
+
+/* Set every ignored signal back to SIG_DFL; SAVED (64 entries, may be NULL) keeps the old actions
+ * and *RET_CHANGED which were changed. */
+static void ignored_to_default(struct ksigaction *saved, uint64_t *ret_changed) {
+        const struct ksigaction dfl = { .handler = SIG_DFL };
+        uint64_t ign = ignored_signals(), changed = 0;
+        for (int sig = 1; sig <= 64; sig++) {
+                if (!(ign & (UINT64_C(1) << (sig - 1))) || sig == SIGKILL || sig == SIGSTOP)
+                        continue;
+                if (ksigaction(sig, &dfl, saved ? &saved[sig - 1] : NULL) == 0)
+                        changed |= UINT64_C(1) << (sig - 1);
+        }
+        if (ret_changed)
+                *ret_changed = changed;
+}
+
+/* Set by xpu_supervise() once it has reset the ignored signals: the child inherits that. */
+static bool dispositions_clean;
+
 /* Default disposition for every signal and an empty signal mask, as a freshly started program
- * expects (SIG_IGN would survive the exec). */
+ * expects (SIG_IGN survives exec; handlers do not). */
 static void signals_reset(void) {
-        struct sigaction sa = { .sa_handler = SIG_DFL };
         sigset_t none;
-        sigemptyset(&sa.sa_mask);
-        for (int sig = 1; sig < _NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &sa, NULL); /* glibc refuses its own two: fine */
+        if (!dispositions_clean)
+                ignored_to_default(NULL, NULL);
         sigemptyset(&none);
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -386,30 +443,23 @@ static void blocked_set(sigset_t *all) {
 /* A signal whose disposition is SIG_IGN is dropped by the kernel even while blocked, so it
  * would never reach the signalfd (a shell starts background jobs with SIGINT and SIGQUIT
  * ignored), and SIGCHLD ignored makes the kernel reap children itself, losing the workload's
- * status. Every blocked signal that is not SIG_DFL is set to SIG_DFL (harmless while blocked);
- * SAVED[sig] keeps the old action, CHANGED marks which to restore. */
+ * status. Every ignored signal is set to SIG_DFL (harmless while blocked) and put back when
+ * supervision ends. xpuinit installs no handler, so nothing else needs resetting. */
 struct saved_actions {
-        struct sigaction saved[_NSIG];
-        bool changed[_NSIG];
+        struct ksigaction saved[64];
+        uint64_t changed;
 };
 
-static void dispositions_default(const sigset_t *all, struct saved_actions *sa) {
-        struct sigaction dfl = { .sa_handler = SIG_DFL };
-        sigemptyset(&dfl.sa_mask);
-        for (int sig = 1; sig < _NSIG; sig++) {
-                sa->changed[sig] = false;
-                if (!sigismember(all, sig) || sig == SIGKILL || sig == SIGSTOP ||
-                    sigaction(sig, NULL, &sa->saved[sig]) < 0)
-                        continue;
-                if (sa->saved[sig].sa_handler != SIG_DFL || (sa->saved[sig].sa_flags & SA_SIGINFO))
-                        sa->changed[sig] = sigaction(sig, &dfl, NULL) == 0;
-        }
+static void dispositions_default(struct saved_actions *sa) {
+        ignored_to_default(sa->saved, &sa->changed);
+        dispositions_clean = true;
 }
 
 static void dispositions_restore(const struct saved_actions *sa) {
-        for (int sig = 1; sig < _NSIG; sig++)
-                if (sa->changed[sig])
-                        (void)sigaction(sig, &sa->saved[sig], NULL);
+        for (int sig = 1; sig <= 64; sig++)
+                if (sa->changed & (UINT64_C(1) << (sig - 1)))
+                        (void)ksigaction(sig, &sa->saved[sig - 1], NULL);
+        dispositions_clean = false;
 }
 
 int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_supervise_options *o) {
@@ -434,8 +484,8 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
                 log_error("cannot block signals: %m");
                 return XPU_STATUS_SETUP;
         }
-        static struct saved_actions actions; /* ~10 KiB: not on the stack */
-        dispositions_default(&all, &actions);
+        static struct saved_actions actions;
+        dispositions_default(&actions);
         _cleanup_close_ int sfd = signalfd(-1, &all, SFD_CLOEXEC | SFD_NONBLOCK);
         int pipefd[2] = { -EBADF, -EBADF };
         if (sfd < 0 || pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
