@@ -84,25 +84,12 @@ CUresult cuInit(unsigned int flags) {
 
 /* The state's cuda_version is either the API's integer (11030) or "major.minor" ("11.3"). */
 CUresult cuDriverGetVersion(int *version) {
-        char value[32];
         CUresult r = forced("cuDriverGetVersion");
         if (r != CUDA_SUCCESS)
                 return r;
         if (!version)
                 return CUDA_ERROR_INVALID_VALUE;
-        if (xpu_fake_state_get("cuda_version", value, sizeof(value)) < 0)
-                return CUDA_ERROR_UNKNOWN;
-        unsigned major = 0, minor = 0;
-        char tail;
-        if (sscanf(value, "%u.%u%c", &major, &minor, &tail) == 2 && major < 1000 && minor < 100) {
-                *version = (int)(major * 1000 + minor * 10);
-                return CUDA_SUCCESS;
-        }
-        if (sscanf(value, "%u%c", &major, &tail) == 1 && major < 1000000) {
-                *version = (int)major;
-                return CUDA_SUCCESS;
-        }
-        return CUDA_ERROR_UNKNOWN;
+        return xpu_fake_state_cuda_version(version) == 0 ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
 }
 
 CUresult cuDeviceGetCount(int *count) {

@@ -3,6 +3,7 @@
  * driver facts, answering from the state file described in state.h. No NVIDIA header is used;
  * the few types and return codes below follow NVML's published values. */
 #include <stdatomic.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -157,22 +158,17 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
 
 /* Same encodings as the fake libcuda: 11030 or "11.3". */
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *version) {
-        char value[32];
-        unsigned major = 0, minor = 0;
-        char tail;
         nvmlReturn_t r = forced("nvmlSystemGetCudaDriverVersion");
         if (r != NVML_SUCCESS)
                 return r;
         if (!version)
                 return NVML_ERROR_INVALID_ARGUMENT;
-        if (xpu_fake_state_get("cuda_version", value, sizeof(value)) < 0)
+        int v = 0, e = xpu_fake_state_cuda_version(&v);
+        if (e == -ENODATA)
                 return NVML_ERROR_NOT_SUPPORTED;
-        if (sscanf(value, "%u.%u%c", &major, &minor, &tail) == 2 && major < 1000 && minor < 100)
-                *version = (int)(major * 1000 + minor * 10);
-        else if (sscanf(value, "%u%c", &major, &tail) == 1 && major < 1000000)
-                *version = (int)major;
-        else
+        if (e < 0)
                 return NVML_ERROR_UNKNOWN;
+        *version = v;
         return NVML_SUCCESS;
 }
 

@@ -127,3 +127,19 @@ long long xpu_fake_forced_error(const char *function) {
                 return 0;
         return code;
 }
+
+int xpu_fake_state_cuda_version(int *ret) {
+        char value[32], tail;
+        unsigned major = 0, minor = 0;
+        if (xpu_fake_state_get("cuda_version", value, sizeof(value)) < 0)
+                return -ENODATA;
+        if (sscanf(value, "%u.%u%c", &major, &minor, &tail) == 2 && major < 1000 && minor < 100) {
+                *ret = (int)(major * 1000 + minor * 10);
+                return 0;
+        }
+        if (sscanf(value, "%u%c", &major, &tail) == 1 && major < 1000000) {
+                *ret = (int)major;
+                return 0;
+        }
+        return -EINVAL;
+}

@@ -40,6 +40,10 @@ XPU_FAKE_HIDDEN int xpu_fake_state_getf(char *buf, size_t size, const char *fmt,
 XPU_FAKE_HIDDEN int xpu_fake_state_get_long(long long *ret, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 
+/* The state's cuda_version as the CUDA driver API integer: "11030" or "11.3" both give 11030.
+ * Returns 0, -ENODATA when the key is absent, -EINVAL when it is neither form. */
+XPU_FAKE_HIDDEN int xpu_fake_state_cuda_version(int *ret);
+
 /* 0 when the state file named by XPU_FAKE_STATE is readable, else -ENODATA or -errno. */
 XPU_FAKE_HIDDEN int xpu_fake_state_available(void);
 

@@ -14,16 +14,8 @@
 #include "amd.h"
 #include "testlib.h"
 
-/* Run only the AMD backend on ROOT (sys, dev and driver root all = ROOT). */
-static struct xpu_inventory *probe_dir(const char *root) {
-        struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-        struct xpu_inventory *inv = xpu_inventory_new();
-        ck_assert_ptr_nonnull(inv);
-        ck_assert_int_eq(xpu_probe_amd.probe(&r, inv), 0);
-        xpu_roots_close(&r);
-        return inv;
+static struct xpu_inventory *probe_dir(const char *dir) {
+        return xpu_test_probe_backend(&xpu_probe_amd, dir);
 }
 
 static struct xpu_inventory *probe_host(const char *name) {

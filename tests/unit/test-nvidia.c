@@ -13,16 +13,8 @@
 
 #define GPUS "/proc/driver/nvidia/gpus/"
 
-/* Run only the NVIDIA backend against DIR (sys, dev and driver root). */
 static struct xpu_inventory *probe_dir(const char *dir) {
-        struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, dir, dir, dir, &which), 0);
-        struct xpu_inventory *inv = xpu_inventory_new();
-        ck_assert_ptr_nonnull(inv);
-        ck_assert_int_eq(xpu_probe_nvidia.probe(&r, inv), 0);
-        xpu_roots_close(&r);
-        return inv;
+        return xpu_test_probe_backend(&xpu_probe_nvidia, dir);
 }
 
 static struct xpu_inventory *probe_host(const char *name) {

@@ -42,6 +42,17 @@ struct xpu_inventory *xpu_test_probe_host(const char *name) {
         return inv;
 }
 
+struct xpu_inventory *xpu_test_probe_backend(const struct xpu_probe_ops *backend, const char *dir) {
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, dir, dir, dir, &which), 0);
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        ck_assert_int_eq(backend->probe(&r, inv), 0);
+        xpu_roots_close(&r);
+        return inv;
+}
+
 char *xpu_test_mkdtemp(void) {
         char *t = strdup("/tmp/xpu-test-XXXXXX");
         ck_assert_ptr_nonnull(t);

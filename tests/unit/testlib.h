@@ -14,6 +14,9 @@ void xpu_test_open_host(struct xpu_roots *r, const char *name);
 /* Probe a fixture host; asserts success. Free with xpu_inventory_free(). */
 struct xpu_inventory *xpu_test_probe_host(const char *name);
 
+/* Run only BACKEND against DIR (sys, dev and driver root all = DIR); asserts success. */
+struct xpu_inventory *xpu_test_probe_backend(const struct xpu_probe_ops *backend, const char *dir);
+
 /* A fresh temporary directory (free with xpu_test_rm_rf + free). */
 char *xpu_test_mkdtemp(void);
 /* Write CONTENT to ROOT/REL, creating parent directories. Asserts. */
