@@ -69,10 +69,18 @@ $(LIBPROBE): $(PROBE_OBJS)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-# Built-in profiles are embedded as C strings (design §5).
-$(PROFILES_GEN): $(PROFILE_JSON) packaging/embed-profiles.sh
+# Built-in profiles (design §5) are compiled at build time: profile-cgen parses profiles/*.json
+# with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data.
+PROFILE_CGEN := $(BUILD)/gen/profile-cgen
+$(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(LIBPROBE)
 	@mkdir -p $(@D)
-	sh packaging/embed-profiles.sh $(PROFILE_JSON) > $@.tmp && mv $@.tmp $@
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(LIBPROBE) $(CJSON_LIBS)
+
+$(PROFILES_GEN): $(PROFILE_JSON) $(PROFILE_CGEN)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(PROFILE_CGEN) $(PROFILE_JSON) > $@.tmp && mv $@.tmp $@
 
 $(PROFILES_OBJ): $(PROFILES_GEN)
 	@echo "  CC      $<"

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Built-in profiles embedded at build time from the JSON files in profiles/ (packaging/embed-profiles.sh). */
+/* Built-in profiles, compiled at build time from the JSON files in profiles/ by
+ * packaging/profile-cgen (which parses them with xpu_profile_parse(), so a bad built-in fails
+ * the build). They are static data: builtin is true and xpu_profile_free() leaves them alone. */
 #pragma once
 
-struct xpu_builtin_profile {
-        const char *file; /* "nvidia-cuda.json" */
-        const char *json; /* the file's text */
-};
+#include "profile.h"
 
-/* Terminated by an entry whose file is NULL. */
-extern const struct xpu_builtin_profile xpu_builtin_profiles[];
+/* NULL-terminated, in file-name order. */
+extern struct xpu_profile *const xpu_builtin_profiles[];

@@ -169,15 +169,10 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
         if (!s)
                 return -ENOMEM;
 
-        for (const struct xpu_builtin_profile *b = xpu_builtin_profiles; b->file; b++) {
-                char origin[256];
-                snprintf(origin, sizeof origin, "built-in %s", b->file);
-                _cleanup_(xpu_profile_freep) struct xpu_profile *p = NULL;
-                int r = xpu_profile_parse(b->json, origin, &p, err, err_size);
-                if (r < 0)
-                        return r;
-                p->builtin = true;
-                r = set_add(s, &p, err, err_size);
+        /* Built-ins were parsed and checked at build time (packaging/profile-cgen). */
+        for (size_t i = 0; xpu_builtin_profiles[i]; i++) {
+                struct xpu_profile *p = xpu_builtin_profiles[i];
+                int r = set_add(s, &p, err, err_size);
                 if (r < 0)
                         return r;
         }

@@ -114,7 +114,7 @@ static void capfiles_free(struct xpu_capability_files *c, size_t n) {
 }
 
 struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
-        if (!p)
+        if (!p || p->builtin) /* built-ins are static data (builtin-profiles.h) */
                 return NULL;
         free(p->name);
         free(p->description);

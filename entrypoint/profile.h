@@ -55,7 +55,7 @@ struct xpu_profile {
         char *name;        /* unique; a profile-dir file with a built-in's name replaces it */
         char *description;
         char *origin;      /* "built-in <file>" or the file path it was read from */
-        bool builtin;      /* embedded in the binary (not replaced by a profile-dir file) */
+        bool builtin;      /* compiled into the binary (static data, never freed) */
         int priority;      /* higher wins; ties broken by name */
 
         /* "match": when this profile applies. */
