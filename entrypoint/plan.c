@@ -220,54 +220,19 @@ static char *visible_ids(const struct xpu_inventory *inv, const struct xpu_plan 
         return TAKE_PTR(out);
 }
 
-struct placeholder {
-        const char *name;
-        char *value;
-};
-
-static char *expand(const char *in, const struct placeholder *ph, size_t n_ph) {
-        _cleanup_free_ char *out = strdup("");
-        if (!out)
-                return NULL;
-        const char *p = in;
-        while (*p) {
-                const char *start = strstr(p, "${");
-                size_t lit = start ? (size_t)(start - p) : strlen(p);
-                const char *value = NULL;
-                size_t skip = lit;
-                if (start) {
-                        const char *end = strchr(start, '}');
-                        for (size_t i = 0; end && i < n_ph; i++) {
-                                size_t l = strlen(ph[i].name);
-                                if ((size_t)(end - start - 2) == l && strncmp(start + 2, ph[i].name, l) == 0) {
-                                        value = ph[i].value;
-                                        skip = (size_t)(end - p) + 1;
-                                }
-                        }
-                        if (!value) /* not a placeholder of ours: keep "${" literally */
-                                lit += 2, skip = lit;
-                }
-                char *n = NULL;
-                if (asprintf(&n, "%s%.*s%s", out, (int)lit, p, value ? value : "") < 0)
-                        return NULL;
-                free(out);
-                out = n;
-                p += skip;
-        }
-        return TAKE_PTR(out);
-}
-
+/* The profile's environment edits, with the placeholders of profile.h expanded from VALUES. */
 static int apply_env_edits(struct xpu_plan *p, const struct xpu_profile *pr,
-                           const struct placeholder *ph, size_t n_ph) {
+                           const char *const values[_XPU_PLACEHOLDER_MAX]) {
         for (size_t i = 0; i < pr->n_env; i++) {
                 const struct xpu_env_edit *e = &pr->env[i];
                 if (e->op == XPU_ENV_UNSET) {
                         xpu_env_unset(p->env, e->name);
                         continue;
                 }
-                _cleanup_free_ char *v = expand(e->value ? e->value : "", ph, n_ph);
-                if (!v)
-                        return -ENOMEM;
+                _cleanup_free_ char *v = NULL;
+                int r = xpu_env_expand(e->value ? e->value : "", values, &v);
+                if (r < 0)
+                        return r;
                 const char *old = xpu_env_get(p->env, e->name);
                 _cleanup_free_ char *joined = NULL;
                 if (e->op == XPU_ENV_PREPEND && old && *old) {
@@ -447,6 +412,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 return -ENOMEM;
         p->profile = pr;
         int r = -ENOMEM;
+        _cleanup_free_ char *ids = NULL, *indices = NULL; /* placeholder values */
         if (xpu_strlcpy(p->library_dir, o->library_dir ? o->library_dir : DEFAULT_LIBRARY_DIR,
                         sizeof p->library_dir) < 0 ||
             p->library_dir[0] != '/') {
@@ -559,20 +525,17 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         }
 
         /* Environment: the profile's edits with placeholders expanded. */
-        struct placeholder ph[] = {
-                { "XPU_VISIBLE_IDS", visible_ids(inv, p, false) },
-                { "XPU_VISIBLE_INDICES", visible_ids(inv, p, true) },
-                { "XPU_DRIVER_VERSION", strdup(p->driver_version) },
-                { "XPU_LIBRARY_DIR", strdup(p->library_dir) },
+        ids = visible_ids(inv, p, false);
+        indices = visible_ids(inv, p, true);
+        if (!ids || !indices)
+                goto fail;
+        const char *values[_XPU_PLACEHOLDER_MAX] = {
+                [XPU_PLACEHOLDER_VISIBLE_IDS] = ids,
+                [XPU_PLACEHOLDER_VISIBLE_INDICES] = indices,
+                [XPU_PLACEHOLDER_DRIVER_VERSION] = p->driver_version,
+                [XPU_PLACEHOLDER_LIBRARY_DIR] = p->library_dir,
         };
-        bool ok = true;
-        for (size_t i = 0; i < ELEMENTSOF(ph); i++)
-                ok &= ph[i].value != NULL;
-        if (ok)
-                ok = apply_env_edits(p, pr, ph, ELEMENTSOF(ph)) >= 0;
-        for (size_t i = 0; i < ELEMENTSOF(ph); i++)
-                free(ph[i].value);
-        if (!ok)
+        if (apply_env_edits(p, pr, values) < 0)
                 goto fail;
 
         /* argv */
