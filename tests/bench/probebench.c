@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
+
 #include "probe.h"
 
 #define ITER_MAX 1000000
@@ -27,26 +29,6 @@ struct host_result {
         size_t devices, warnings;
         double median, p10, p90, mean, max;
 };
-
-static double now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
-/* Percentile Q (0..1) of the N sorted values V, linearly interpolated between ranks. */
-static double percentile(const double *v, size_t n, double q) {
-        double pos = q * (double)(n - 1);
-        size_t lo = (size_t)pos;
-        if (lo + 1 >= n)
-                return v[n - 1];
-        return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
-}
 
 /* One probe of DIR. Stores the device and warning counts. Returns 0 or -errno. */
 static int probe_once(const char *dir, size_t *ret_devices, size_t *ret_warnings) {
@@ -73,23 +55,23 @@ static int bench_host(const char *dir, long iter, long warmup, double *samples, 
         double sum = 0;
 
         for (long i = -warmup; i < iter; i++) {
-                double t0 = now_us();
+                double t0 = bench_now_us();
                 int r = probe_once(dir, &devices, &warnings);
-                double t1 = now_us();
+                double t1 = bench_now_us();
                 if (r < 0)
                         return r;
                 if (i >= 0)
                         samples[i] = t1 - t0;
         }
-        qsort(samples, (size_t)iter, sizeof(double), cmp_double);
+        bench_sort(samples, (size_t)iter);
         for (long i = 0; i < iter; i++)
                 sum += samples[i];
         *res = (struct host_result){
                 .devices = devices,
                 .warnings = warnings,
-                .median = percentile(samples, (size_t)iter, 0.5),
-                .p10 = percentile(samples, (size_t)iter, 0.1),
-                .p90 = percentile(samples, (size_t)iter, 0.9),
+                .median = bench_percentile(samples, (size_t)iter, 0.5),
+                .p10 = bench_percentile(samples, (size_t)iter, 0.1),
+                .p90 = bench_percentile(samples, (size_t)iter, 0.9),
                 .mean = sum / (double)iter,
                 .max = samples[iter - 1],
         };

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
+
 #define MARKER ":::"
 #define CMDS_MAX 16
 #define RUNS_MAX 100000
@@ -45,12 +47,6 @@ struct cmd {
         int last_status;   /* wait status of the last failed run */
 };
 
-static double now_us(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static double tv_us(struct timeval tv) {
         return (double)tv.tv_sec * 1e6 + (double)tv.tv_usec;
 }
@@ -61,7 +57,7 @@ static double tv_us(struct timeval tv) {
 static double run_once(struct cmd *c, int devnull, double *ret_cpu_us) {
         struct rusage ru;
         int status = 0;
-        double t0 = now_us();
+        double t0 = bench_now_us();
         pid_t pid = fork();
         if (pid < 0)
                 return -1;
@@ -75,27 +71,13 @@ static double run_once(struct cmd *c, int devnull, double *ret_cpu_us) {
         while (wait4(pid, &status, 0, &ru) < 0)
                 if (errno != EINTR)
                         return -1;
-        double t1 = now_us();
+        double t1 = bench_now_us();
         *ret_cpu_us = tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 c->failures++;
                 c->last_status = status;
         }
         return t1 - t0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
-/* Percentile Q (0..1) of the N sorted values V, linearly interpolated between ranks. */
-static double percentile(const double *v, size_t n, double q) {
-        double pos = q * (double)(n - 1);
-        size_t lo = (size_t)pos;
-        if (lo + 1 >= n)
-                return v[n - 1];
-        return v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo);
 }
 
 static int parse_count(const char *s, long min, long max, long *ret) {
@@ -188,13 +170,13 @@ int main(int argc, char **argv) {
         for (size_t c = 0; c < n_cmds; c++) {
                 double *v = cmds[c].samples, sum = 0;
                 size_t n = (size_t)runs;
-                qsort(v, n, sizeof(double), cmp_double);
-                qsort(cmds[c].cpu, n, sizeof(double), cmp_double);
+                bench_sort(v, n);
+                bench_sort(cmds[c].cpu, n);
                 for (size_t i = 0; i < n; i++)
                         sum += v[i];
                 printf("%-20s %6zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8u\n", cmds[c].name, n,
-                       percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9), sum / (double)n,
-                       v[0], v[n - 1], percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
+                       bench_percentile(v, n, 0.5), bench_percentile(v, n, 0.1), bench_percentile(v, n, 0.9), sum / (double)n,
+                       v[0], v[n - 1], bench_percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
         }
         for (size_t c = 0; c < n_cmds; c++) {
                 const double *v = cmds[c].samples;
@@ -203,8 +185,8 @@ int main(int argc, char **argv) {
                 for (size_t i = 0; i < n; i++)
                         sum += v[i];
                 printf("RESULT name=%s runs=%zu median_us=%.1f p10_us=%.1f p90_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f cpu_median_us=%.1f failures=%u\n",
-                       cmds[c].name, n, percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9),
-                       sum / (double)n, v[0], v[n - 1], percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
+                       cmds[c].name, n, bench_percentile(v, n, 0.5), bench_percentile(v, n, 0.1), bench_percentile(v, n, 0.9),
+                       sum / (double)n, v[0], v[n - 1], bench_percentile(cmds[c].cpu, n, 0.5), cmds[c].failures);
                 if (cmds[c].failures) {
                         int st = cmds[c].last_status;
                         fprintf(stderr, "startbench: %s: %u runs failed (last: %s %d)\n", cmds[c].name,
