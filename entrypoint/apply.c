@@ -34,31 +34,6 @@ static const char *const host_ldconfig_paths[] = {
         "/usr/sbin/ldconfig",
 };
 
-static void set_err(char *err, size_t size, const char *fmt, ...) _printf_(3, 4);
-static void set_err(char *err, size_t size, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-}
-
-/* Split PATH into its parent (opened in ROOT as a real directory fd) and final name. */
-static int open_parent(int root_fd, const char *path, char name[NAME_MAX + 1]) {
-        char dir[PATH_MAX];
-        if (xpu_strlcpy(dir, path, sizeof dir) < 0)
-                return -ENAMETOOLONG;
-        char *slash = strrchr(dir, '/');
-        if (!slash || !slash[1] || strcmp(slash + 1, "..") == 0 || strcmp(slash + 1, ".") == 0)
-                return -EINVAL;
-        if (xpu_strlcpy(name, slash + 1, NAME_MAX + 1) < 0)
-                return -ENAMETOOLONG;
-        if (slash == dir)
-                slash[1] = '\0';
-        else
-                *slash = '\0';
-        return xpu_open_in_root(root_fd, dir, O_RDONLY | O_DIRECTORY, 0);
-}
-
 static int do_mkdir(int root_fd, const struct xpu_op *op) {
         int fd = xpu_mkdir_p_in_root(root_fd, op->path, op->mode ? op->mode : 0755);
         if (fd < 0)
@@ -94,32 +69,32 @@ static int do_tmpfs(int root_fd, const struct xpu_op *op) {
 static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *err, size_t err_size) {
         _cleanup_close_ int src = xpu_open_in_root(driver_fd, op->source, O_PATH, 0);
         if (src < 0) {
-                set_err(err, err_size, "open %s in the driver root: %s", op->source, strerror(-src));
+                xpu_format_error(err, err_size, "open %s in the driver root: %s", op->source, strerror(-src));
                 return src;
         }
         struct stat st;
         if (fstat(src, &st) < 0)
                 return negative_errno();
         if (!S_ISREG(st.st_mode)) {
-                set_err(err, err_size, "%s in the driver root is not a regular file; refusing to mount it", op->source);
+                xpu_format_error(err, err_size, "%s in the driver root is not a regular file; refusing to mount it", op->source);
                 return -EINVAL;
         }
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
+        _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, op->path, O_RDONLY, name, sizeof name);
         if (dfd < 0) {
-                set_err(err, err_size, "open the parent of %s in the container: %s", op->path, strerror(-dfd));
+                xpu_format_error(err, err_size, "open the parent of %s in the container: %s", op->path, strerror(-dfd));
                 return dfd;
         }
         _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
         if (dst < 0) {
                 int r = negative_errno();
-                set_err(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
+                xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
                 return r;
         }
         _cleanup_close_ int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
         if (tree < 0) {
                 int r = negative_errno();
-                set_err(err, err_size, "clone mount of %s: %s", op->source, strerror(-r));
+                xpu_format_error(err, err_size, "clone mount of %s: %s", op->source, strerror(-r));
                 return r;
         }
         struct mount_attr attr = {
@@ -129,7 +104,7 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ||
             move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
                 int r = negative_errno();
-                set_err(err, err_size, "bind-mount %s on %s: %s", op->source, op->path, strerror(-r));
+                xpu_format_error(err, err_size, "bind-mount %s on %s: %s", op->source, op->path, strerror(-r));
                 return r;
         }
         return 0;
@@ -137,7 +112,7 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
 
 static int do_symlink(int root_fd, const struct xpu_op *op) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
+        _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, op->path, O_RDONLY, name, sizeof name);
         if (dfd < 0)
                 return dfd;
         char cur[PATH_MAX];
@@ -183,7 +158,7 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
                         if (access(host_ldconfig_paths[i], X_OK) == 0)
                                 bin = host_ldconfig_paths[i];
                 if (!bin) {
-                        set_err(err, err_size, "no ldconfig on this host to rebuild %s/etc/ld.so.cache",
+                        xpu_format_error(err, err_size, "no ldconfig on this host to rebuild %s/etc/ld.so.cache",
                                 container_path);
                         return -ENOENT;
                 }
@@ -210,7 +185,7 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
                 if (errno != EINTR)
                         return negative_errno();
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                set_err(err, err_size, "%s failed (status %d); the loader may not find %s", bin,
+                xpu_format_error(err, err_size, "%s failed (status %d); the loader may not find %s", bin,
                         WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), "the injected libraries");
                 return -EIO;
         }
@@ -225,14 +200,14 @@ static int do_check_devnode(int root_fd, const struct xpu_op *op, char *err, siz
                         log_info("%s is not in the container (optional)", op->path);
                         return 0;
                 }
-                set_err(err, err_size,
+                xpu_format_error(err, err_size,
                         "device node %s is not in the container (%s): the container runtime must pass it "
                         "(docker --device/--gpus, a Kubernetes device plugin, or CDI)",
                         op->path, strerror(-r));
                 return r;
         }
         if (!S_ISCHR(st.st_mode)) {
-                set_err(err, err_size, "%s in the container is not a character device", op->path);
+                xpu_format_error(err, err_size, "%s in the container is not a character device", op->path);
                 return -ENODEV;
         }
         if (minor(st.st_rdev) != op->minor || (op->have_major && major(st.st_rdev) != op->major)) {
@@ -241,7 +216,7 @@ static int do_check_devnode(int root_fd, const struct xpu_op *op, char *err, siz
                         snprintf(want, sizeof want, "%u:%u", op->major, op->minor);
                 else
                         snprintf(want, sizeof want, "?:%u", op->minor);
-                set_err(err, err_size,
+                xpu_format_error(err, err_size,
                         "device node %s is %u:%u in the container but the host driver says %s; the container "
                         "runtime passed the wrong device",
                         op->path, major(st.st_rdev), minor(st.st_rdev), want);
@@ -290,7 +265,7 @@ int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bo
                 }
                 if (r < 0) {
                         if (!err[0])
-                                set_err(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,
+                                xpu_format_error(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,
                                         strerror(-r));
                         return r;
                 }

@@ -77,16 +77,6 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         return NULL;
 }
 
-static void set_err(char *err, size_t size, const char *fmt, ...) _printf_(3, 4);
-static void set_err(char *err, size_t size, const char *fmt, ...) {
-        if (!err || size == 0)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-}
-
 static int note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 static int note(struct xpu_plan *p, const char *fmt, ...) {
         char *s = NULL;
@@ -181,7 +171,7 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
                         for (size_t i = 0; i < pr->n_libraries && used < sizeof known; i++)
                                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
                                                          used ? ", " : "", pr->libraries[i].capability);
-                        set_err(err, err_size,
+                        xpu_format_error(err, err_size,
                                 "driver capability \"%s\" is not known to profile \"%s\" (known: %s, all); "
                                 "fix NVIDIA_DRIVER_CAPABILITIES / XPU_DRIVER_CAPABILITIES",
                                 tok, pr->name, known);
@@ -416,7 +406,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (xpu_strlcpy(p->library_dir, o->library_dir ? o->library_dir : DEFAULT_LIBRARY_DIR,
                         sizeof p->library_dir) < 0 ||
             p->library_dir[0] != '/') {
-                set_err(err, err_size, "library directory \"%s\" must be an absolute path", p->library_dir);
+                xpu_format_error(err, err_size, "library directory \"%s\" must be an absolute path", p->library_dir);
                 r = -EINVAL;
                 goto fail;
         }
@@ -457,7 +447,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
                                                               sizeof p->driver_version);
                         if (r < 0) {
-                                set_err(err, err_size,
+                                xpu_format_error(err, err_size,
                                         "no %s driver version: %s/proc/driver/nvidia/version is missing and no "
                                         "versioned driver library was found in driver root %s; load the kernel "
                                         "driver or pass --driver-root",
@@ -474,12 +464,12 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                           pr->libraries, pr->n_libraries, pr->binaries, pr->n_binaries,
                                           &p->files);
                 if (r < 0) {
-                        set_err(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
+                        xpu_format_error(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
                                 p->driver_version, o->driver_root, strerror(-r));
                         goto fail;
                 }
                 if (p->files->n == 0) {
-                        set_err(err, err_size,
+                        xpu_format_error(err, err_size,
                                 "no driver library of version %s in driver root %s (capabilities %s); mount the "
                                 "host driver files and pass --driver-root, or set NVIDIA_DRIVER_CAPABILITIES",
                                 p->driver_version, o->driver_root, p->capabilities[0] ? p->capabilities[0] : "-");
@@ -491,7 +481,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 goto fail;
                 r = plan_files(p, o);
                 if (r < 0) {
-                        set_err(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
+                        xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
                                 strerror(-r));
                         goto fail;
                 }
@@ -551,7 +541,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         return 0;
 fail:
         if (r == -ENOMEM && err && err_size && !err[0])
-                set_err(err, err_size, "out of memory while building the plan");
+                xpu_format_error(err, err_size, "out of memory while building the plan");
         xpu_plan_free(p);
         return r;
 }

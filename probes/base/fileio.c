@@ -210,8 +210,7 @@ int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *
         return 0;
 }
 
-/* Split PATH into a parent directory fd (opened in root) and the final component. */
-static int open_parent_in_root(int root_fd, const char *path, char *name, size_t name_size) {
+int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size) {
         char buf[PATH_MAX];
         if (xpu_strlcpy(buf, path, sizeof buf) < 0)
                 return -ENAMETOOLONG;
@@ -227,12 +226,12 @@ static int open_parent_in_root(int root_fd, const char *path, char *name, size_t
         if (slash)
                 *slash = '\0';
         const char *dir = slash ? (buf[0] ? buf : "/") : ".";
-        return xpu_open_in_root(root_fd, dir, O_PATH | O_DIRECTORY, 0);
+        return xpu_open_in_root(root_fd, dir, flags | O_DIRECTORY, 0);
 }
 
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent_in_root(root_fd, path, name, sizeof name);
+        _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, path, O_PATH, name, sizeof name);
         if (dfd < 0)
                 return dfd;
         if (size == 0)
@@ -280,16 +279,12 @@ int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode) {
 
 int xpu_write_file_in_root(int root_fd, const char *path, const void *data, size_t len, mode_t mode) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent_in_root(root_fd, path, name, sizeof name);
-        if (dfd < 0)
-                return dfd;
+        _cleanup_close_ int wdfd = xpu_open_parent_in_root(root_fd, path, O_RDONLY, name, sizeof name);
+        if (wdfd < 0)
+                return wdfd;
         char tmp[NAME_MAX + 16];
         if (snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid()) >= (int)sizeof tmp)
                 return -ENAMETOOLONG;
-        /* dfd is O_PATH; reopen it as a real directory to create files in it. */
-        _cleanup_close_ int wdfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (wdfd < 0)
-                return negative_errno();
         _cleanup_close_ int fd =
                 openat(wdfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0)

@@ -44,6 +44,11 @@ ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t 
  * Returns 0 or -errno. */
 int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *ret);
 
+/* Open the directory holding PATH below ROOT_FD (FLAGS | O_DIRECTORY: O_PATH to look, O_RDONLY to
+ * create entries with *at() calls) and write PATH's final component to NAME (NAME_SIZE bytes).
+ * Returns the fd or -errno; -EINVAL when the final component is empty, "." or "..". */
+int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size);
+
 /* Read the target text of symlink PATH below ROOT_FD (the link itself is not followed).
  * Returns the length or -errno (-EINVAL when PATH is not a symlink, -ENAMETOOLONG). */
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size);

@@ -54,3 +54,12 @@ void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
         dprintf(STDERR_FILENO, "%s: %s: %s\n", log_program, level_names[level], line);
         errno = saved;
 }
+
+void xpu_format_error(char *err, size_t err_size, const char *fmt, ...) {
+        if (!err || err_size == 0)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_size, fmt, ap);
+        va_end(ap);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #include "macro.h"
 
@@ -25,6 +26,10 @@ int xpu_log_level_from_string(const char *s);
 
 /* Print "<program>: <level>: <message>\n" to stderr when level is enabled. Keeps errno. */
 void xpu_log(enum xpu_log_level level, const char *fmt, ...) _printf_(2, 3);
+
+/* Not a logger: format one error line into ERR (ERR_SIZE bytes; nothing when ERR is NULL or
+ * ERR_SIZE is 0), for silent functions that hand their caller the message to log. */
+void xpu_format_error(char *err, size_t err_size, const char *fmt, ...) _printf_(3, 4);
 
 #define log_error(...)   xpu_log(XPU_LOG_ERROR, __VA_ARGS__)
 #define log_warning(...) xpu_log(XPU_LOG_WARNING, __VA_ARGS__)
