@@ -7,6 +7,7 @@
  * whose nodes are present (xpu_device_available()); an explicit entry that names a device the
  * runtime did not give is an error, never a silent widening. Nothing here logs. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -167,12 +168,27 @@ static bool is_mig(const char *e) {
         return colon && all_digits(e, (size_t)(colon - e)) && all_digits(colon + 1, strlen(colon + 1));
 }
 
+/* Does an in-scope device of VENDOR (-1: any) have index IDX (xpuinit index when GLOBAL, else
+ * the vendor index)? */
+static bool index_exists(const struct xpu_inventory *inv, int vendor, bool global, uint64_t idx) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                if ((vendor < 0 || (int)d->vendor == vendor) &&
+                    (global ? d->index : d->vendor_index) == idx)
+                        return true;
+        }
+        return false;
+}
+
 /* Mark in HIT every in-scope device that ENTRY names. *BY_INDEX is set for index entries (plain,
  * vendor:index, ranges), where every device named must be available; an id (UUID, unique id,
- * bus id) may name several partitions of which only some were given. Returns 0 (possibly with no
- * hit) or -EINVAL when the entry's form is not accepted by R (then nothing matches either). */
+ * bus id) may name several partitions of which only some were given. A range names every index
+ * in it: when one has no device, *RET_MISSING gets the first such index and -ERANGE is returned
+ * ("0-9" on a host of 8 devices is an error, never a silent "0-7"). Returns 0 (possibly with no
+ * hit), -ERANGE, or -EINVAL when the entry's form is not accepted by R (then nothing matches
+ * either). */
 static int match_entry(const struct var_rules *r, const struct xpu_inventory *inv, const char *e,
-                       bool *hit, bool *by_index) {
+                       bool *hit, bool *by_index, uint64_t *ret_missing) {
         uint64_t a = 0, b = 0;
         int vendor = r->vendor;
         const char *num = e;
@@ -212,6 +228,16 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 }
                 bool global = r->global_index && num == e;
                 *by_index = true;
+                /* Each index found is another device, so this ends within n_devices + 1 steps
+                 * even for "0-18446744073709551615". */
+                for (uint64_t idx = a; dash; idx++) {
+                        if (!index_exists(inv, vendor, global, idx)) {
+                                *ret_missing = idx;
+                                return -ERANGE;
+                        }
+                        if (idx == b)
+                                break;
+                }
                 for (size_t i = 0; i < inv->n_devices; i++) {
                         const struct xpu_device *d = &inv->devices[i];
                         if (vendor >= 0 && (int)d->vendor != vendor)
@@ -293,7 +319,13 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                                         e);
                 memset(hit, 0, inv->n_devices * sizeof *hit);
                 bool by_index = false;
-                int k = match_entry(r, inv, e, hit, &by_index);
+                uint64_t missing_index = 0;
+                int k = match_entry(r, inv, e, hit, &by_index, &missing_index);
+                if (k == -ERANGE)
+                        return sel_fail(err, err_size, r, inv, "no %s%sdevice %" PRIu64 " in range \"%s\"",
+                                        r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor)
+                                                       : "",
+                                        r->vendor >= 0 ? " " : "", missing_index, e);
                 size_t n_hit = 0, n_avail = 0;
                 const struct xpu_device *missing = NULL;
                 for (size_t i = 0; i < inv->n_devices; i++) {

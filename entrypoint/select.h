@@ -35,7 +35,8 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
  * PCI bus ids. AMD_VISIBLE_DEVICES: all, none, a list of indices, ranges "0-3", UUIDs
  * ("GPU-<hex>" or the unique id "0x<hex>") and PCI bus ids.
  * "all" and the default select only available devices (xpu_device_available()); an explicit
- * entry naming an unavailable device is an error. Returns 0, or -EINVAL with ERR holding one line
+ * entry naming an unavailable device is an error, and so is a range with an index no device has
+ * ("no amd device 8 in range \"0-9\""). Returns 0, or -EINVAL with ERR holding one line
  * naming the variable, the bad entry and the devices that exist, e.g.
  * "XPU_VISIBLE_DEVICES: no device \"7\"; devices: 0 (nvidia:0 GPU-... 0000:1a:00.0), ...". */
 int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,

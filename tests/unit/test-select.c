@@ -249,6 +249,20 @@ static const struct {
           "AMD_VISIBLE_DEVICES: \"1-2\" names 2 (GPU-" UNIQUE_A1 " 0000:c2:00.1), which the "
           "container runtime did not give to this container (/dev/dri/renderD130 is missing); "
           "ask the runtime for it or leave it out" },
+        /* A range names every index in it: an end (or start) past the last device is an error,
+         * never a silent cut to the devices that exist. */
+        { NULL, NULL, "0-9",
+          "AMD_VISIBLE_DEVICES: no amd device 3 in range \"0-9\"; amd devices: 0 (GPU-" UNIQUE_A0
+          " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
+          " 0000:c2:00.1 not given to this container)" },
+        { NULL, NULL, "0,5-9",
+          "AMD_VISIBLE_DEVICES: no amd device 5 in range \"5-9\"; amd devices: 0 (GPU-" UNIQUE_A0
+          " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
+          " 0000:c2:00.1 not given to this container)" },
+        { NULL, NULL, "0-18446744073709551615",
+          "AMD_VISIBLE_DEVICES: no amd device 3 in range \"0-18446744073709551615\"; amd devices: 0 (GPU-"
+          UNIQUE_A0 " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
+          " 0000:c2:00.1 not given to this container)" },
         { NULL, NULL, "0x12",
           "AMD_VISIBLE_DEVICES: no amd device \"0x12\"; amd devices: 0 (GPU-" UNIQUE_A0
           " 0000:c1:00.0), 1 (GPU-" UNIQUE_A1 " 0000:c2:00.0), 2 (GPU-" UNIQUE_A1
@@ -283,6 +297,29 @@ START_TEST(test_no_devices) {
 }
 END_TEST
 
+/* The new-user report: AMD_VISIBLE_DEVICES=0-9 on an 8-GPU host selected 0-7 without a word. */
+START_TEST(test_range_past_last_device) {
+        struct dev_spec eight[8];
+        for (unsigned i = 0; i < 8; i++)
+                eight[i] = (struct dev_spec){ XPU_VENDOR_AMD, i, "", "", NULL, true };
+        struct xpu_inventory *inv = make_inventory(eight, ELEMENTSOF(eight));
+        char err[1024];
+        sel_err(inv, NULL, NULL, "0-9", err, sizeof err);
+        ck_assert_str_eq(err, "AMD_VISIBLE_DEVICES: no amd device 8 in range \"0-9\"; amd devices: "
+                              "0 (), 1 (), 2 (), 3 (), 4 (), 5 (), 6 (), 7 ()");
+        sel_err(inv, NULL, NULL, "9-9", err, sizeof err);
+        assert_contains(err, "no amd device 9 in range \"9-9\"");
+        /* A range inside the host still works, ends included. */
+        struct xpu_selection *s = sel_ok(inv, NULL, NULL, "0-7");
+        ck_assert_str_eq(picked(s), "0,1,2,3,4,5,6,7");
+        xpu_selection_free(s);
+        s = sel_ok(inv, NULL, NULL, "6-7,2-2");
+        ck_assert_str_eq(picked(s), "2,6,7");
+        xpu_selection_free(s);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_small_error_buffer) {
         struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
         char err[24];
@@ -302,6 +339,7 @@ static Suite *select_suite(void) {
         tcase_add_test(tc, test_count);
         tcase_add_loop_test(tc, test_select_errors, 0, (int)ELEMENTSOF(err_cases));
         tcase_add_test(tc, test_no_devices);
+        tcase_add_test(tc, test_range_past_last_device);
         tcase_add_test(tc, test_small_error_buffer);
         suite_add_tcase(s, tc);
         return s;
