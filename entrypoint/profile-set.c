@@ -236,6 +236,16 @@ const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, 
 
 bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
                          const bool *selected, char *why, size_t why_size) {
+        /* Requirements are evaluated only once the rich probe knows the host's versions: until
+         * then a profile that asks for one is not used, never used as if it asked nothing. */
+        if (p->require) {
+                if (why && why_size)
+                        snprintf(why, why_size,
+                                 "no: requirement \"%s\" cannot be checked by this version (needs "
+                                 "the rich probe); profile not used",
+                                 p->require);
+                return false;
+        }
         if (p->match_any) {
                 if (why && why_size)
                         snprintf(why, why_size, "matches any host (no match.vendor)");

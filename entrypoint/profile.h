@@ -116,7 +116,10 @@ const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, 
  * selected)? Checks match.vendor and match.min_devices only; P->require is NOT evaluated here
  * (the caller does that). Writes a short reason either way into WHY (may be NULL):
  * "matches: 2 nvidia devices selected (needs >= 1)", "no: 0 amd devices selected (needs >= 1)",
- * "matches any host (no match.vendor)". */
+ * "matches any host (no match.vendor)".
+ * Until requirements are evaluated (they need the rich probe), a profile with P->require never
+ * matches: returns false with WHY "no: requirement \"cuda>=99\" cannot be checked by this version
+ * (needs the rich probe); profile not used". No built-in has a require. */
 bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
                          const bool *selected, char *why, size_t why_size);
 

@@ -515,6 +515,42 @@ START_TEST(test_select_custom) {
 }
 END_TEST
 
+/* match.require is not evaluated yet (requirements need the rich probe): a profile with one must
+ * never be selected, and the reason says so, instead of matching as if it had none. */
+START_TEST(test_require_never_matches) {
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "cuda99.json", "{\"name\": \"cuda99\", \"priority\": 500, "
+                                         "\"match\": {\"vendor\": \"nvidia\", \"require\": \"cuda>=99\"}}");
+        xpu_test_write(t, "anyreq.json", "{\"name\": \"anyreq\", \"priority\": 400, "
+                                         "\"match\": {\"require\": \"rocm>=1\"}}");
+        struct xpu_profile_set *s = load_ok(t);
+        struct xpu_inventory *inv = mixed_inventory();
+        bool nv[3] = { true, true, false }, none[3] = { false, false, false };
+        char why[256];
+        const struct xpu_profile *p = xpu_profile_set_find(s, "cuda99");
+        ck_assert_ptr_nonnull(p);
+        ck_assert(!xpu_profile_matches(p, inv, nv, why, sizeof why));
+        ck_assert_str_eq(why, "no: requirement \"cuda>=99\" cannot be checked by this version (needs the "
+                              "rich probe); profile not used");
+        p = xpu_profile_set_find(s, "anyreq");
+        ck_assert(!xpu_profile_matches(p, inv, none, why, sizeof why));
+        ck_assert_str_eq(why, "no: requirement \"rocm>=1\" cannot be checked by this version (needs the "
+                              "rich probe); profile not used");
+        /* NULL WHY is fine. */
+        ck_assert(!xpu_profile_matches(p, inv, none, NULL, 0));
+        ck_assert_str_eq(xpu_profile_select(s, inv, nv)->name, "nvidia-cuda");
+        ck_assert_str_eq(xpu_profile_select(s, inv, none)->name, "cpu");
+        /* No built-in carries a requirement, so none is ever refused for this reason. */
+        for (size_t i = 0; i < s->n; i++)
+                if (s->profiles[i]->builtin)
+                        ck_assert_ptr_null(s->profiles[i]->require);
+        xpu_inventory_free(inv);
+        xpu_profile_set_free(s);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 /* The compiled built-ins (packaging/profile-cgen) must equal what the parser makes of their
  * JSON files today: a field the generator forgot would show here. */
 static void eq_str(const char *a, const char *b, const char *what) {
@@ -605,6 +641,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_matches_why);
         tcase_add_test(tc, test_select_builtins);
         tcase_add_test(tc, test_select_custom);
+        tcase_add_test(tc, test_require_never_matches);
         suite_add_tcase(s, tc);
         return s;
 }
