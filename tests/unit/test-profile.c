@@ -201,7 +201,16 @@ static const struct {
         { "{\"name\": \"x\", \"command\": {\"run\": [\"a\"]}}",
           { "unknown key \"command.run\"; expected one of replace, prefix" } },
         { "{\"name\": \"x\", \"keep_capabilities\": [\"NET_ADMIN\"]}",
-          { "key \"keep_capabilities[0]\": expected a capability name such as", "got \"NET_ADMIN\"" } },
+          { "key \"keep_capabilities[0]\": expected a Linux capability name", "got \"NET_ADMIN\"" } },
+        /* Well-formed but not a capability Linux has. */
+        { "{\"name\": \"x\", \"keep_capabilities\": [\"CAP_CHOWN\", \"CAP_BOGUS\"]}",
+          { "test.json: key \"keep_capabilities[1]\": expected a Linux capability name "
+            "(CAP_CHOWN to CAP_CHECKPOINT_RESTORE in linux/capability.h, any case), got "
+            "\"CAP_BOGUS\"" } },
+        { "{\"name\": \"x\", \"keep_capabilities\": [\"cap_sys_admins\"]}",
+          { "key \"keep_capabilities[0]\"", "got \"cap_sys_admins\"" } },
+        { "{\"name\": \"x\", \"keep_capabilities\": [\"CAP_\"]}",
+          { "key \"keep_capabilities[0]\"", "got \"CAP_\"" } },
         { "{\"name\": \"x\", \"seccomp\": \"relaxed\"}",
           { "key \"seccomp\": expected \"default\", \"strict\" or an absolute file path, got "
             "\"relaxed\"" } },
@@ -515,6 +524,35 @@ START_TEST(test_select_custom) {
 }
 END_TEST
 
+/* Every capability of linux/capability.h (0 CAP_CHOWN .. 40 CAP_CHECKPOINT_RESTORE) is accepted,
+ * in any case. */
+START_TEST(test_keep_capabilities_all) {
+        static const char *const caps[] = {
+                "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+                "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+                "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
+                "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
+                "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+                "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
+                "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
+                "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",
+                "CAP_PERFMON", "CAP_BPF", "cap_checkpoint_restore",
+        };
+        ck_assert_uint_eq(ELEMENTSOF(caps), 41);
+        char json[2048] = "{\"name\": \"caps\", \"keep_capabilities\": [";
+        for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+                size_t len = strlen(json);
+                snprintf(json + len, sizeof json - len, "%s\"%s\"", i ? ", " : "", caps[i]);
+        }
+        size_t len = strlen(json);
+        snprintf(json + len, sizeof json - len, "]}");
+        struct xpu_profile *p = parse_ok(json);
+        ck_assert_uint_eq(p->n_keep_capabilities, 41);
+        ck_assert_str_eq(p->keep_capabilities[40], "cap_checkpoint_restore");
+        xpu_profile_free(p);
+}
+END_TEST
+
 /* match.require is not evaluated yet (requirements need the rich probe): a profile with one must
  * never be selected, and the reason says so, instead of matching as if it had none. */
 START_TEST(test_require_never_matches) {
@@ -642,6 +680,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_select_builtins);
         tcase_add_test(tc, test_select_custom);
         tcase_add_test(tc, test_require_never_matches);
+        tcase_add_test(tc, test_keep_capabilities_all);
         suite_add_tcase(s, tc);
         return s;
 }
