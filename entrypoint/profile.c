@@ -584,6 +584,13 @@ static int check_env_value(const struct pctx *c, const cJSON *j, const char *pat
                 }
                 const char *at = j->valuestring + bad;
                 size_t n = strcspn(at, "}");
+                /* No "}" before the end or before the next "${": the brace is missing. */
+                const char *next = strstr(at + 2, "${");
+                if (!at[n] || (next && next < at + n)) {
+                        size_t m = next && next < at + n ? (size_t)(next - at) : n;
+                        return fail(c, "key \"%s\": unterminated placeholder \"%.*s%s\" (missing })",
+                                    path, (int)(m > 40 ? 40 : m), at, m > 40 ? "..." : "");
+                }
                 return fail(c, "key \"%s\": unknown placeholder \"%.*s%s\"; expected one of %s", path,
                             (int)(n > 40 ? 40 : n), at, at[n] == '}' && n <= 40 ? "}" : "", list);
         }

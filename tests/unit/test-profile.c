@@ -183,7 +183,13 @@ static const struct {
           { "key \"env.set.A\": unknown placeholder \"${HOME}\"; expected one of "
             "${XPU_VISIBLE_IDS}, ${XPU_VISIBLE_INDICES}, ${XPU_DRIVER_VERSION}, ${XPU_LIBRARY_DIR}" } },
         { "{\"name\": \"x\", \"env\": {\"append\": {\"A\": \"x${XPU_VISIBLE_IDS\"}}}",
-          { "key \"env.append.A\": unknown placeholder \"${XPU_VISIBLE_IDS\"" } },
+          { "test.json: key \"env.append.A\": unterminated placeholder \"${XPU_VISIBLE_IDS\" "
+            "(missing })" } },
+        /* The name runs into the next placeholder: the first one is the unterminated one. */
+        { "{\"name\": \"x\", \"env\": {\"set\": {\"A\": \"${XPU_VISIBLE_IDS:${XPU_LIBRARY_DIR}\"}}}",
+          { "key \"env.set.A\": unterminated placeholder \"${XPU_VISIBLE_IDS:\" (missing })" } },
+        { "{\"name\": \"x\", \"env\": {\"set\": {\"A\": \"a${\"}}}",
+          { "key \"env.set.A\": unterminated placeholder \"${\" (missing })" } },
         { "{\"name\": \"x\", \"env\": {\"unset\": [\"OK\", \"NO=1\"]}}",
           { "key \"env.unset[1]\": expected a variable name", "got \"NO=1\"" } },
         { "{\"name\": \"x\", \"env\": {\"unset\": \"A\"}}",
