@@ -705,6 +705,9 @@ static void line_col(const char *text, const char *at, unsigned *line, unsigned 
 int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile **ret, char *err,
                       size_t err_size) {
         const struct pctx c = { .origin = origin ? origin : "profile", .err = err, .err_size = err_size };
+        /* JSON white space only: say so rather than "invalid JSON at line 1, column 1". */
+        if (json[strspn(json, " \t\r\n")] == '\0')
+                return fail(&c, "empty file: a profile is a JSON object");
         const char *end = NULL;
         _cleanup_(cjson_deletep) cJSON *root = cJSON_ParseWithOpts(json, &end, true);
         if (!root) {

@@ -404,6 +404,28 @@ START_TEST(test_dir_bad_file) {
 }
 END_TEST
 
+/* An empty (or white-space only) file is not "invalid JSON at line 1, column 1". */
+START_TEST(test_empty_file) {
+        static const char *const empties[] = { "", " ", "\n", " \t\r\n\n  " };
+        for (size_t i = 0; i < ELEMENTSOF(empties); i++) {
+                struct xpu_profile *p = NULL;
+                char err[512] = "";
+                ck_assert_int_eq(xpu_profile_parse(empties[i], "test.json", &p, err, sizeof err), -EINVAL);
+                ck_assert_ptr_null(p);
+                ck_assert_str_eq(err, "test.json: empty file: a profile is a JSON object");
+        }
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "empty.json", "");
+        char err[1024] = "";
+        ck_assert_int_eq(load_err(t, err, sizeof err), -EINVAL);
+        char want[4096];
+        snprintf(want, sizeof want, "%s/empty.json: empty file: a profile is a JSON object", t);
+        ck_assert_str_eq(err, want);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 START_TEST(test_dir_not_regular_and_big) {
         char *t = xpu_test_mkdtemp();
         char path[4096], err[1024] = "";
@@ -680,6 +702,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_dir_override_and_add);
         tcase_add_test(tc, test_dir_duplicate_names);
         tcase_add_test(tc, test_dir_bad_file);
+        tcase_add_test(tc, test_empty_file);
         tcase_add_test(tc, test_dir_not_regular_and_big);
         tcase_add_test(tc, test_dir_is_a_file);
         tcase_add_test(tc, test_matches_why);
