@@ -43,10 +43,19 @@ static int do_mkdir(int root_fd, const struct xpu_op *op) {
 }
 
 /* A private tmpfs on PATH: fsopen/fsmount, attached with move_mount on the directory fd. */
-static int do_tmpfs(int root_fd, const struct xpu_op *op) {
+static int do_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
         _cleanup_close_ int dfd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
         if (dfd < 0)
                 return dfd;
+        /* Injected before (a hook run twice)? Stacking a second tmpfs would hide the first. */
+        struct statx stx;
+        if (statx(dfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 &&
+            (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+                xpu_format_error(err, err_size,
+                                 "%s is already a mount point (injected before?); refusing to stack another",
+                                 op->path);
+                return -EBUSY;
+        }
         _cleanup_close_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
         if (fs < 0)
                 return negative_errno();
@@ -169,8 +178,10 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
         if (pid == 0) {
                 char *const envp[] = { NULL };
                 int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-                if (devnull >= 0)
+                if (devnull >= 0) { /* its chatter ("file is empty, not checked") is not ours */
                         dup2(devnull, STDOUT_FILENO);
+                        dup2(devnull, STDERR_FILENO);
+                }
                 if (outside) {
                         const char *const argv[] = { "ldconfig", "-r", container_path, NULL };
                         execve(bin, (char *const *)argv, envp);
@@ -192,22 +203,26 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
         return 0;
 }
 
-static int do_check_devnode(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xpu_op *op, char *err, size_t err_size) {
         struct stat st;
-        int r = xpu_stat_in_root(root_fd, op->path, false, &st);
+        int r = xpu_stat_in_root(roots->dev_fd, op->path, false, &st);
+        /* In a container the dev root is "/": say "in the container"; else name the dev root. */
+        char where[PATH_MAX + 32] = "in the container";
+        if (roots->dev_path && strcmp(roots->dev_path, "/") != 0)
+                snprintf(where, sizeof where, "under the dev root %s", roots->dev_path);
         if (r < 0) {
                 if (op->optional) {
-                        log_info("%s is not in the container (optional)", op->path);
+                        log_info("%s is not %s (optional)", op->path, where);
                         return 0;
                 }
                 xpu_format_error(err, err_size,
-                        "device node %s is not in the container (%s): the container runtime must pass it "
+                        "device node %s is not %s (%s): the container runtime must pass it "
                         "(docker --device/--gpus, a Kubernetes device plugin, or CDI)",
-                        op->path, strerror(-r));
+                        op->path, where, strerror(-r));
                 return r;
         }
         if (!S_ISCHR(st.st_mode)) {
-                xpu_format_error(err, err_size, "%s in the container is not a character device", op->path);
+                xpu_format_error(err, err_size, "%s %s is not a character device", op->path, where);
                 return -ENODEV;
         }
         if (minor(st.st_rdev) != op->minor || (op->have_major && major(st.st_rdev) != op->major)) {
@@ -217,16 +232,17 @@ static int do_check_devnode(int root_fd, const struct xpu_op *op, char *err, siz
                 else
                         snprintf(want, sizeof want, "?:%u", op->minor);
                 xpu_format_error(err, err_size,
-                        "device node %s is %u:%u in the container but the host driver says %s; the container "
+                        "device node %s is %u:%u %s but the host driver says %s; the container "
                         "runtime passed the wrong device",
-                        op->path, major(st.st_rdev), minor(st.st_rdev), want);
+                        op->path, major(st.st_rdev), minor(st.st_rdev), where, want);
                 return -ENODEV;
         }
         return 0;
 }
 
-int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bool filesystem_only,
-                   const char *container_path, char *err, size_t err_size) {
+int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots, bool filesystem_only, char *err,
+                   size_t err_size) {
+        const int container_fd = roots->container_fd;
         for (size_t i = 0; i < p->n_ops; i++) {
                 const struct xpu_op *op = &p->ops[i];
                 if (filesystem_only && !op->filesystem)
@@ -238,10 +254,10 @@ int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bo
                         r = do_mkdir(container_fd, op);
                         break;
                 case XPU_OP_TMPFS:
-                        r = do_tmpfs(container_fd, op);
+                        r = do_tmpfs(container_fd, op, err, err_size);
                         break;
                 case XPU_OP_BIND:
-                        r = do_bind(container_fd, driver_fd, op, err, err_size);
+                        r = do_bind(container_fd, roots->driver_fd, op, err, err_size);
                         break;
                 case XPU_OP_SYMLINK:
                         r = do_symlink(container_fd, op);
@@ -254,10 +270,10 @@ int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bo
                                                    strlen(op->content), op->mode ? op->mode : 0644);
                         break;
                 case XPU_OP_LDCONFIG:
-                        r = do_ldconfig(op, container_path, err, err_size);
+                        r = do_ldconfig(op, roots->container_path, err, err_size);
                         break;
                 case XPU_OP_CHECK_DEVNODE:
-                        r = do_check_devnode(container_fd, op, err, err_size);
+                        r = do_check_devnode(roots, op, err, err_size);
                         break;
                 default:
                         r = -EINVAL;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,6 +50,7 @@ static const char *arg_dev_root;
 static const char *arg_driver_root;
 static const char *arg_profile;
 static const char *arg_profile_dir = "/etc/xpuinit/profiles.d";
+static bool arg_profile_dir_set; /* given by the user: a missing directory is worth a warning */
 static enum xpu_inject_mode arg_inject = XPU_INJECT_AUTO;
 static const char *arg_require;
 static bool arg_group;
@@ -62,7 +65,7 @@ static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host
 
 static void usage(FILE *f) {
         fputs("Usage:\n"
-              "  xpuinit [OPTIONS] [--] COMMAND [ARG...]   probe, select, inject, drop privileges, run COMMAND\n"
+              "  xpuinit [OPTIONS] [--] COMMAND [ARG...]   probe, select, inject, run COMMAND\n"
               "  xpuinit probe    [--json]                 list accelerators and driver facts\n"
               "  xpuinit plan     [--json] [--] COMMAND... print what would be done; change nothing\n"
               "  xpuinit profiles [--json]                 list profiles and say which one matches and why\n"
@@ -124,7 +127,7 @@ static int set_inject(const char *s, const char *from) {
 static int set_grace(const char *s, const char *from) {
         uint64_t v;
         if (xpu_parse_u64(s, 10, &v) < 0 || v > 86400) {
-                log_error("%s: grace period \"%s\" is not a number of seconds between 0 and 86400", from, s);
+                log_error("%s: grace period \"%s\" is not a whole number of seconds between 0 and 86400", from, s);
                 return -EINVAL;
         }
         arg_grace = (unsigned)v;
@@ -142,8 +145,10 @@ static int parse_env(void) {
                 arg_driver_root = v;
         if ((v = secure_getenv("XPUINIT_PROFILE")) && *v)
                 arg_profile = v;
-        if ((v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v)
+        if ((v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
                 arg_profile_dir = v;
+                arg_profile_dir_set = true;
+        }
         if ((v = secure_getenv("XPU_REQUIRE")) && *v)
                 arg_require = v;
         if ((v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(v, "XPUINIT_INJECT") < 0)
@@ -245,6 +250,7 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case OPT_PROFILE_DIR:
                         arg_profile_dir = optarg;
+                        arg_profile_dir_set = true;
                         break;
                 case OPT_INJECT:
                         if (set_inject(optarg, "--inject") < 0)
@@ -399,6 +405,7 @@ static int context_probe(struct context *c) {
         for (size_t i = 0; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
         const char *driver_root = pick_driver_root(c->inv);
+        log_debug("sys root %s, dev root %s, driver root %s", c->roots.sys, c->roots.dev, driver_root);
         if (strcmp(driver_root, "/") != 0) {
                 int fd = xpu_open_root(driver_root);
                 if (fd < 0) {
@@ -415,13 +422,37 @@ static int context_probe(struct context *c) {
 
 static int context_select(struct context *c) {
         char err[4096] = ""; /* a selection error lists every device */
+        struct stat st;
+        if (arg_profile_dir_set && stat(arg_profile_dir, &st) < 0)
+                log_warning("profile directory %s: %s; only the built-in profiles are used", arg_profile_dir,
+                            strerror(errno));
+        log_debug("profile directory %s", arg_profile_dir);
         int r = xpu_profile_set_load(arg_profile_dir, &c->profiles, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        r = xpu_selection_parse(c->inv, secure_getenv("XPU_VISIBLE_DEVICES"), secure_getenv("NVIDIA_VISIBLE_DEVICES"),
-                                secure_getenv("AMD_VISIBLE_DEVICES"), &c->sel, err, sizeof err);
+        /* A vendor's own variable means nothing on a host without that vendor's driver: one image
+         * for both vendors may carry both variables. */
+        static const struct {
+                enum xpu_vendor vendor;
+                const char *name;
+        } vendor_vars[] = {
+                { XPU_VENDOR_NVIDIA, "NVIDIA_VISIBLE_DEVICES" },
+                { XPU_VENDOR_AMD, "AMD_VISIBLE_DEVICES" },
+        };
+        const char *values[ELEMENTSOF(vendor_vars)];
+        for (size_t i = 0; i < ELEMENTSOF(vendor_vars); i++) {
+                values[i] = secure_getenv(vendor_vars[i].name);
+                enum xpu_vendor v = vendor_vars[i].vendor;
+                if (values[i] && xpu_inventory_count(c->inv, v) == 0 && !c->inv->vendors[v].driver_loaded) {
+                        log_info("%s=%s ignored: no %s driver on this host", vendor_vars[i].name, values[i],
+                                 xpu_vendor_to_string(v));
+                        values[i] = NULL;
+                }
+        }
+        r = xpu_selection_parse(c->inv, secure_getenv("XPU_VISIBLE_DEVICES"), values[0], values[1], &c->sel, err,
+                                sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -528,6 +559,28 @@ static void log_no_devices(const struct xpu_inventory *inv) {
                         log_info("no %s accelerator: looked for %s", xpu_vendor_to_string(v), inv->vendors[v].looked_for);
 }
 
+/* Open the container, dev and driver roots again by path (after changing mount namespace). */
+static int reopen_roots(struct context *c) {
+        struct {
+                int *fd;
+                const char *path;
+        } roots[] = {
+                { &c->container_fd, c->container_path },
+                { &c->roots.dev_fd, c->roots.dev },
+                { &c->roots.driver_fd, c->roots.driver },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
+                int fd = xpu_open_root(roots[i].path);
+                if (fd < 0) {
+                        log_error("cannot open %s in the new mount namespace: %s", roots[i].path, strerror(-fd));
+                        return fd;
+                }
+                close(*roots[i].fd);
+                *roots[i].fd = fd;
+        }
+        return 0;
+}
+
 static int run(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
@@ -540,8 +593,34 @@ static int run(struct context *c) {
                  xpu_inject_mode_to_string(p->inject));
         for (size_t i = 0; i < p->n_notes; i++)
                 log_info("%s", p->notes[i]);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                log_warning("%s", p->warnings[i]);
         char err[1024] = "";
-        int r = xpu_plan_apply(p, c->container_fd, c->roots.driver_fd, false, "/", err, sizeof err);
+        /* Mounts go into a mount namespace of our own (propagation: host to us only), so nothing
+         * leaks to the host or the runtime's namespace, and they vanish with the workload. */
+        if (p->inject == XPU_INJECT_MOUNT && p->files && p->files->n > 0) {
+                if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+                        log_error("cannot make a private mount namespace for the injected files: %s; use --inject "
+                                  "link",
+                                  strerror(errno));
+                        xpu_plan_free(p);
+                        return EXIT_SETUP;
+                }
+                /* Descriptors opened before point into the old namespace, which is torn down with
+                 * its mounts (/dev of the container among them) now that no process is in it. */
+                if (reopen_roots(c) < 0) {
+                        xpu_plan_free(p);
+                        return EXIT_SETUP;
+                }
+        }
+        const struct xpu_apply_roots roots = {
+                .container_fd = c->container_fd,
+                .container_path = "/",
+                .driver_fd = c->roots.driver_fd,
+                .dev_fd = c->roots.dev_fd,
+                .dev_path = c->roots.dev,
+        };
+        int r = xpu_plan_apply(p, &roots, false, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err);
                 xpu_plan_free(p);
@@ -608,7 +687,16 @@ static int cmd_plan(struct context *c, bool inject) {
         }
         if (inject) {
                 char err[1024] = "";
-                int r = xpu_plan_apply(p, c->container_fd, c->roots.driver_fd, true, arg_rootfs, err, sizeof err);
+                const struct xpu_apply_roots roots = {
+                        .container_fd = c->container_fd,
+                        .container_path = arg_rootfs,
+                        .driver_fd = c->roots.driver_fd,
+                        .dev_fd = c->roots.dev_fd,
+                        .dev_path = c->roots.dev,
+                };
+                for (size_t i = 0; i < p->n_warnings; i++)
+                        log_warning("%s", p->warnings[i]);
+                int r = xpu_plan_apply(p, &roots, true, err, sizeof err);
                 if (r < 0) {
                         log_error("inject into %s: %s", arg_rootfs, err);
                         status = EXIT_SETUP;

@@ -73,6 +73,7 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         xpu_strv_free(p->argv);
         free(p->devices);
         xpu_strv_free(p->notes);
+        xpu_strv_free(p->warnings);
         free(p);
         return NULL;
 }
@@ -90,6 +91,22 @@ static int note(struct xpu_plan *p, const char *fmt, ...) {
         free(s);
         if (r >= 0)
                 p->n_notes++;
+        return r;
+}
+
+static int warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
+static int warning(struct xpu_plan *p, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        r = xpu_strv_push(&p->warnings, s);
+        free(s);
+        if (r >= 0)
+                p->n_warnings++;
         return r;
 }
 
@@ -392,6 +409,42 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
         return 0;
 }
 
+/* Does the profile name any library or binary for the capabilities in effect? */
+static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan *p) {
+        for (size_t c = 0; c < p->n_capabilities; c++) {
+                for (size_t i = 0; i < pr->n_libraries; i++)
+                        if (strcmp(pr->libraries[i].capability, p->capabilities[c]) == 0 && pr->libraries[i].n_names)
+                                return true;
+                for (size_t i = 0; i < pr->n_binaries; i++)
+                        if (strcmp(pr->binaries[i].capability, p->capabilities[c]) == 0 && pr->binaries[i].n_names)
+                                return true;
+        }
+        return false;
+}
+
+/* The first name of a capability's library list is its core library (libnvidia-ml for utility,
+ * libcuda for compute: profile data, docs/profiles.md). A driver root that lacks it would give a
+ * container that fails later, so say so now, as a warning. */
+static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, const char *driver_root) {
+        for (size_t c = 0; c < p->n_capabilities; c++)
+                for (size_t i = 0; i < pr->n_libraries; i++) {
+                        const struct xpu_capability_files *cf = &pr->libraries[i];
+                        if (strcmp(cf->capability, p->capabilities[c]) != 0 || cf->n_names == 0 ||
+                            strpbrk(cf->names[0], "*?["))
+                                continue;
+                        size_t len = strlen(cf->names[0]);
+                        bool found = false;
+                        for (size_t f = 0; f < p->files->n && !found; f++)
+                                found = strncmp(p->files->files[f].name, cf->names[0], len) == 0 &&
+                                        p->files->files[f].name[len] == '.';
+                        if (!found && warning(p, "%s (core library of capability %s) of version %s is not in driver "
+                                                 "root %s; workloads that need it will fail",
+                                              cf->names[0], cf->capability, p->driver_version, driver_root) < 0)
+                                return -ENOMEM;
+                }
+        return 0;
+}
+
 /* ---- build -------------------------------------------------------------------------------- */
 
 int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
@@ -413,8 +466,9 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         p->env = xpu_strv_copy(o->envp);
         p->capabilities = calloc(1, sizeof(char *));
         p->notes = calloc(1, sizeof(char *));
+        p->warnings = calloc(1, sizeof(char *));
         p->groups_from = calloc(1, sizeof(char *));
-        if (!p->env || !p->capabilities || !p->notes || !p->groups_from)
+        if (!p->env || !p->capabilities || !p->notes || !p->warnings || !p->groups_from)
                 goto fail;
 
         /* Selected devices of the profile's vendor, in inventory order. */
@@ -440,57 +494,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (vi)
                 xpu_strlcpy(p->driver_version, vi->driver_version, sizeof p->driver_version);
 
-        /* Files from the driver root, for the capabilities in effect. */
-        bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
-                if (!p->driver_version[0]) {
-                        r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
-                                                              sizeof p->driver_version);
-                        if (r < 0) {
-                                xpu_format_error(err, err_size,
-                                        "no %s driver version: %s/proc/driver/nvidia/version is missing and no "
-                                        "versioned driver library was found in driver root %s; load the kernel "
-                                        "driver or pass --driver-root",
-                                        xpu_vendor_to_string(pr->vendor), "", o->driver_root);
-                                r = -ENOENT;
-                                goto fail;
-                        }
-                        if (note(p, "driver version %s taken from the library names in %s (no procfs version file)",
-                                 p->driver_version, o->driver_root) < 0)
-                                goto fail;
-                }
-                r = xpu_driver_files_find(o->driver_fd, p->driver_version,
-                                          (const char *const *)p->capabilities, p->n_capabilities,
-                                          pr->libraries, pr->n_libraries, pr->binaries, pr->n_binaries,
-                                          &p->files);
-                if (r < 0) {
-                        xpu_format_error(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
-                                p->driver_version, o->driver_root, strerror(-r));
-                        goto fail;
-                }
-                if (p->files->n == 0) {
-                        xpu_format_error(err, err_size,
-                                "no driver library of version %s in driver root %s (capabilities %s); mount the "
-                                "host driver files and pass --driver-root, or set NVIDIA_DRIVER_CAPABILITIES",
-                                p->driver_version, o->driver_root, p->capabilities[0] ? p->capabilities[0] : "-");
-                        r = -ENOENT;
-                        goto fail;
-                }
-                for (size_t i = 0; i < p->files->n_skipped; i++)
-                        if (note(p, "skipped %s", p->files->skipped[i]) < 0)
-                                goto fail;
-                r = plan_files(p, o);
-                if (r < 0) {
-                        xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
-                                strerror(-r));
-                        goto fail;
-                }
-        } else if (p->n_capabilities > 0 && void_request) {
-                if (note(p, "%s: void: no driver files injected", sel->source[pr->vendor]) < 0)
-                        goto fail;
-        }
-
-        /* Device nodes: the profile's vendor-wide nodes, then each selected device's. */
+        /* Device nodes first: the profile's vendor-wide nodes, then each selected device's. The
+         * checks come before any change, so a missing node fails the start with nothing done. */
         r = -ENOMEM;
         for (size_t i = 0; vi && i < pr->n_device_nodes; i++) {
                 struct xpu_devnode probe_node = { .optional = false };
@@ -512,6 +517,67 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 for (size_t j = 0; j < d->n_nodes; j++)
                         if (add_node_check(p, &d->nodes[j], o->dev_fd) < 0)
                                 goto fail;
+        }
+
+        /* Files from the driver root, for the capabilities in effect. */
+        bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
+                if (!p->driver_version[0]) {
+                        r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
+                                                              sizeof p->driver_version);
+                        if (r < 0) {
+                                xpu_format_error(err, err_size,
+                                        "no %s driver version: the kernel driver reported none and no versioned "
+                                        "driver library was found in driver root %s; load the kernel driver or "
+                                        "pass --driver-root",
+                                        xpu_vendor_to_string(pr->vendor), o->driver_root);
+                                r = -ENOENT;
+                                goto fail;
+                        }
+                        if (note(p, "driver version %s taken from the library names in %s (no procfs version file)",
+                                 p->driver_version, o->driver_root) < 0)
+                                goto fail;
+                }
+                r = xpu_driver_files_find(o->driver_fd, p->driver_version,
+                                          (const char *const *)p->capabilities, p->n_capabilities,
+                                          pr->libraries, pr->n_libraries, pr->binaries, pr->n_binaries,
+                                          &p->files);
+                if (r < 0) {
+                        xpu_format_error(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
+                                p->driver_version, o->driver_root, strerror(-r));
+                        goto fail;
+                }
+                _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
+                if (!caps)
+                        goto fail;
+                if (p->files->n == 0) {
+                        if (!profile_names_files(pr, p))
+                                xpu_format_error(err, err_size,
+                                        "profile \"%s\" names no driver file for capabilities %s; choose other "
+                                        "capabilities (NVIDIA_DRIVER_CAPABILITIES) or add names to the profile",
+                                        pr->name, caps);
+                        else
+                                xpu_format_error(err, err_size,
+                                        "no driver file of version %s in driver root %s for capabilities %s; mount "
+                                        "the host driver files and pass --driver-root",
+                                        p->driver_version, o->driver_root, caps);
+                        r = -ENOENT;
+                        goto fail;
+                }
+                if (warn_missing_core(p, pr, o->driver_root) < 0)
+                        goto fail;
+                for (size_t i = 0; i < p->files->n_skipped; i++)
+                        if (note(p, "skipped %s", p->files->skipped[i]) < 0)
+                                goto fail;
+                r = plan_files(p, o);
+                if (r < 0) {
+                        xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
+                                strerror(-r));
+                        goto fail;
+                }
+        } else if (p->n_capabilities > 0 && void_request) {
+                if (note(p, "%s: void: no driver files injected", sel->source[pr->vendor]) < 0)
+                        goto fail;
         }
 
         /* Environment: the profile's edits with placeholders expanded. */

@@ -81,6 +81,8 @@ struct xpu_plan {
         size_t n_devices;
         char **notes; /* info lines: why things were chosen */
         size_t n_notes;
+        char **warnings; /* problems that do not stop the start (a core library missing) */
+        size_t n_warnings;
 };
 
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
@@ -92,10 +94,19 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                    const struct xpu_profile *profile, const struct xpu_plan_options *o,
                    struct xpu_plan **ret, char *err, size_t err_size);
 
-/* Apply the plan's operations below CONTAINER_FD (the container root, CONTAINER_PATH as a path:
- * "/" inside the container), in order. With FILESYSTEM_ONLY only the filesystem operations run
- * (inject --rootfs). DRIVER_FD is the driver root for bind sources. From outside the container
- * (CONTAINER_PATH not "/") ldconfig is the host's, run as "ldconfig -r CONTAINER_PATH"; the
- * image's own binary never runs. Returns 0 or -errno with ERR naming the operation and path. */
-int xpu_plan_apply(const struct xpu_plan *p, int container_fd, int driver_fd, bool filesystem_only,
-                   const char *container_path, char *err, size_t err_size);
+/* Where a plan is applied. */
+struct xpu_apply_roots {
+        int container_fd;           /* the container root */
+        const char *container_path; /* its path: "/" inside the container */
+        int driver_fd;              /* bind sources */
+        int dev_fd;                 /* where device nodes are checked ("/" in a container) */
+        const char *dev_path;       /* its path, for messages */
+};
+
+/* Apply the plan's operations in order: device-node checks under R->dev_fd, everything else below
+ * R->container_fd. With FILESYSTEM_ONLY only the filesystem operations run (inject --rootfs).
+ * From outside the container (R->container_path not "/") ldconfig is the host's, run as
+ * "ldconfig -r CONTAINER_PATH"; the image's own binary never runs. Returns 0 or -errno with ERR
+ * naming the operation and path. */
+int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *r, bool filesystem_only, char *err,
+                   size_t err_size);

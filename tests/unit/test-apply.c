@@ -71,6 +71,20 @@ static void fx_close(struct fx *f) {
         free(f->container);
 }
 
+/* Apply F's plan: into F's container root, device nodes checked under DEV_FD (the container root
+ * in the device-node test, as in a real container). */
+static int apply(struct fx *f, bool filesystem_only, const char *container_path, int dev_fd, char *err,
+                 size_t err_size) {
+        const struct xpu_apply_roots roots = {
+                .container_fd = f->container_fd,
+                .container_path = container_path,
+                .driver_fd = f->roots.driver_fd,
+                .dev_fd = dev_fd,
+                .dev_path = "/",
+        };
+        return xpu_plan_apply(f->plan, &roots, filesystem_only, err, err_size);
+}
+
 static void read_link(const char *root, const char *rel, char *buf, size_t size) {
         char path[8192];
         snprintf(path, sizeof path, "%s%s", root, rel);
@@ -83,7 +97,7 @@ START_TEST(test_link_mode) {
         struct fx f;
         fx_open(&f, XPU_INJECT_LINK, NULL);
         char err[512] = "";
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0,
                       "%s", err);
         char buf[4096], want[4096];
         read_link(f.container, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01", buf, sizeof buf);
@@ -92,7 +106,7 @@ START_TEST(test_link_mode) {
         read_link(f.container, "/run/xpuinit/lib/libnvidia-ml.so.1", buf, sizeof buf);
         ck_assert_str_eq(buf, "libnvidia-ml.so.465.19.01");
         /* Applying twice is harmless (links already right). */
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0,
                       "%s", err);
         fx_close(&f);
 }
@@ -103,8 +117,22 @@ START_TEST(test_devnode_checks) {
         fx_open(&f, XPU_INJECT_NONE, NULL);
         char err[512] = "";
         /* No /dev in the container: the first required node is named. */
-        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err), 0);
+        ck_assert_int_lt(apply(&f, false, "/", f.container_fd, err, sizeof err), 0);
         ck_assert_msg(strstr(err, "/dev/nvidiactl") && strstr(err, "not in the container"), "%s", err);
+        /* The checks run before any change: nothing was created in the container root. */
+        char probe[8192];
+        snprintf(probe, sizeof probe, "%s/run", f.container);
+        struct stat pst;
+        ck_assert_int_eq(stat(probe, &pst), -1);
+        /* Outside a container the message names the dev root it looked under. */
+        const struct xpu_apply_roots elsewhere = {
+                .container_fd = f.container_fd, .container_path = "/", .driver_fd = f.roots.driver_fd,
+                .dev_fd = f.container_fd, .dev_path = "/srv/devroot",
+        };
+        ck_assert_int_lt(xpu_plan_apply(f.plan, &elsewhere, false, err, sizeof err), 0);
+        ck_assert_msg(strstr(err, "under the dev root /srv/devroot"), "%s", err);
+        /* The fixture copy has every node: as the dev root it passes (links go to the container). */
+        ck_assert_msg(apply(&f, false, "/", f.roots.dev_fd, err, sizeof err) == 0, "%s", err);
         /* All nodes as the host has them: passes. */
         char cmd[8192];
         snprintf(cmd, sizeof cmd, "%s/dev", f.container);
@@ -119,13 +147,13 @@ START_TEST(test_devnode_checks) {
         xpu_test_write(f.container, "dev/DEVNODES", all);
         xpu_test_make_devnodes(f.container);
         err[0] = '\0';
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err) == 0,
+        ck_assert_msg(apply(&f, false, "/", f.container_fd, err, sizeof err) == 0,
                       "%s", err);
         /* A node with the wrong minor is refused with both numbers. */
         snprintf(cmd, sizeof cmd, "%s/dev/nvidia3", f.container);
         ck_assert_int_eq(unlink(cmd), 0);
         ck_assert_int_eq(mknod(cmd, S_IFCHR | 0666, makedev(195, 5)), 0);
-        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, false, "/", err, sizeof err), 0);
+        ck_assert_int_lt(apply(&f, false, "/", f.container_fd, err, sizeof err), 0);
         ck_assert_msg(strstr(err, "/dev/nvidia3") && strstr(err, "195:5") && strstr(err, "195:3"), "%s", err);
         fx_close(&f);
 }
@@ -137,7 +165,7 @@ START_TEST(test_mount_mode_private_namespace) {
         struct fx f;
         fx_open(&f, XPU_INJECT_MOUNT, "utility");
         char err[512] = "";
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0,
                       "%s", err);
         char path[8192], buf[64] = "";
         snprintf(path, sizeof path, "%s/run/xpuinit/lib/libnvidia-ml.so.1", f.container);
@@ -152,6 +180,12 @@ START_TEST(test_mount_mode_private_namespace) {
         snprintf(path, sizeof path, "%s/run/xpuinit/new", f.container);
         ck_assert_int_lt(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644), 0);
         ck_assert_int_eq(errno, EROFS);
+        /* A second injection would stack another tmpfs: refused, naming the path. */
+        ck_assert_int_eq(apply(&f, true, f.container, f.container_fd, err, sizeof err), -EBUSY);
+        ck_assert_msg(strstr(err, "/run/xpuinit is already a mount point"), "%s", err);
+        /* Detach the tmpfs (and the binds on it) so the temporary tree can be removed. */
+        snprintf(path, sizeof path, "%s/run/xpuinit", f.container);
+        ck_assert_int_eq(umount2(path, MNT_DETACH), 0);
         fx_close(&f);
 }
 END_TEST
@@ -164,7 +198,7 @@ START_TEST(test_hostile_container_root) {
         char *outside = xpu_test_mkdtemp();
         xpu_test_symlink(f.container, "run", outside);
         char err[512] = "";
-        ck_assert_int_lt(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err), 0);
+        ck_assert_int_lt(apply(&f, true, f.container, f.container_fd, err, sizeof err), 0);
         ck_assert_msg(strstr(err, "/run/xpuinit/lib"), "%s", err);
         char path[8192];
         snprintf(path, sizeof path, "%s/xpuinit", outside);
@@ -174,7 +208,7 @@ START_TEST(test_hostile_container_root) {
         snprintf(path, sizeof path, "%s/run", f.container);
         ck_assert_int_eq(unlink(path), 0);
         xpu_test_symlink(f.container, "run", "../../../../..");
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, f.container, err, sizeof err) == 0,
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0,
                       "%s", err);
         snprintf(path, sizeof path, "%s/xpuinit/lib/libnvidia-ml.so.1", f.container);
         ck_assert_int_eq(lstat(path, &st), 0);
@@ -219,7 +253,7 @@ START_TEST(test_ldconfig_from_outside) {
                                         sizeof err),
                          0);
         ck_assert_ptr_null(xpu_env_get(f.plan->env, "LD_LIBRARY_PATH"));
-        ck_assert_msg(xpu_plan_apply(f.plan, f.container_fd, f.roots.driver_fd, true, c, err, sizeof err) == 0, "%s",
+        ck_assert_msg(apply(&f, true, c, f.container_fd, err, sizeof err) == 0, "%s",
                       err);
         char path[8192], buf[256] = "";
         snprintf(path, sizeof path, "%s/etc/ld.so.conf.d/000-xpuinit.conf", c);

@@ -135,6 +135,10 @@ START_TEST(test_nvidia_link_mode) {
         ck_assert_uint_eq(xpu_strv_length(p->argv), 3);
         ck_assert_str_eq(p->argv[0], "/workload");
         ck_assert_str_eq(p->argv[2], "");
+        /* The captured library list has no libcuda: the core library of compute is missing, and
+         * the plan says so as a warning (libnvidia-ml, utility's core, is there). */
+        ck_assert_uint_eq(p->n_warnings, 1);
+        ck_assert_msg(strstr(p->warnings[0], "libcuda.so (core library of capability compute)"), "%s", p->warnings[0]);
         /* Stale library named in the notes. */
         bool stale = false;
         for (size_t i = 0; i < p->n_notes; i++)
@@ -152,13 +156,20 @@ START_TEST(test_nvidia_mount_mode_order) {
         char err[512] = "";
         ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(p->inject, XPU_INJECT_MOUNT);
-        /* mkdir base, tmpfs, mkdir lib, bind + soname link per library, remount-ro */
-        ck_assert_int_eq(p->ops[0].type, XPU_OP_MKDIR);
-        ck_assert_str_eq(p->ops[0].path, "/run/xpuinit");
-        ck_assert_int_eq(p->ops[1].type, XPU_OP_TMPFS);
-        ck_assert_str_eq(p->ops[1].path, "/run/xpuinit");
-        ck_assert_int_eq(p->ops[2].type, XPU_OP_MKDIR);
-        ck_assert_str_eq(p->ops[2].path, "/run/xpuinit/lib");
+        /* Device-node checks first (nothing changes before they pass), then mkdir base, tmpfs,
+         * mkdir lib, bind + soname link per library, remount-ro. */
+        size_t k = 0;
+        while (k < p->n_ops && p->ops[k].type == XPU_OP_CHECK_DEVNODE)
+                k++;
+        ck_assert_uint_eq(k, 12); /* ctl, uvm, uvm-tools, modeset, nvidia0..7 */
+        for (size_t i = k; i < p->n_ops; i++)
+                ck_assert_int_ne(p->ops[i].type, XPU_OP_CHECK_DEVNODE);
+        ck_assert_int_eq(p->ops[k].type, XPU_OP_MKDIR);
+        ck_assert_str_eq(p->ops[k].path, "/run/xpuinit");
+        ck_assert_int_eq(p->ops[k + 1].type, XPU_OP_TMPFS);
+        ck_assert_str_eq(p->ops[k + 1].path, "/run/xpuinit");
+        ck_assert_int_eq(p->ops[k + 2].type, XPU_OP_MKDIR);
+        ck_assert_str_eq(p->ops[k + 2].path, "/run/xpuinit/lib");
         const struct xpu_op *op = find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01");
         ck_assert_ptr_nonnull(op);
         ck_assert_str_eq(op->source, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01");
