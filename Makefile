@@ -1,5 +1,6 @@
 # xpuinit / xpud — non-recursive GNU Make build (design §3).
-# Targets: all, check, demo, install, static, asan, fuzz, bench, lint, deps, clean.
+# Targets: all, check, demo, install, asan, bench, lint, deps, clean.
+# (design §3 also names static and fuzz: they come with the issues that need them.)
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config

@@ -144,7 +144,7 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
         cJSON *o = cJSON_CreateObject();
         if (!o)
                 return -ENOMEM;
-        cJSON *devs, *ops, *groups, *set, *unset, *argv, *caps, *notes;
+        cJSON *devs, *ops, *groups, *set, *unset, *argv, *caps, *notes, *warnings;
         bool ok = cJSON_AddStringToObject(o, "profile", p->profile->name) &&
                   cJSON_AddStringToObject(o, "inject", xpu_inject_mode_to_string(p->inject)) &&
                   cJSON_AddStringToObject(o, "library_dir", p->library_dir) &&
@@ -152,7 +152,8 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                   (caps = cJSON_AddArrayToObject(o, "capabilities")) && (devs = cJSON_AddArrayToObject(o, "devices")) &&
                   (ops = cJSON_AddArrayToObject(o, "operations")) && (groups = cJSON_AddArrayToObject(o, "groups")) &&
                   (set = cJSON_AddObjectToObject(o, "env")) && (unset = cJSON_AddArrayToObject(o, "env_unset")) &&
-                  (argv = cJSON_AddArrayToObject(o, "argv")) && (notes = cJSON_AddArrayToObject(o, "notes"));
+                  (argv = cJSON_AddArrayToObject(o, "argv")) && (notes = cJSON_AddArrayToObject(o, "notes")) &&
+                  (warnings = cJSON_AddArrayToObject(o, "warnings"));
         for (size_t i = 0; ok && i < p->n_capabilities; i++)
                 ok = cJSON_AddItemToArray(caps, cJSON_CreateString(p->capabilities[i]));
         for (size_t i = 0; ok && i < p->n_devices; i++) {
@@ -196,6 +197,8 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                 ok = cJSON_AddItemToArray(argv, cJSON_CreateString(p->argv[i]));
         for (size_t i = 0; ok && i < p->n_notes; i++)
                 ok = cJSON_AddItemToArray(notes, cJSON_CreateString(p->notes[i]));
+        for (size_t i = 0; ok && i < p->n_warnings; i++)
+                ok = cJSON_AddItemToArray(warnings, cJSON_CreateString(p->warnings[i]));
         if (!ok) {
                 cJSON_Delete(o);
                 return -ENOMEM;
@@ -246,5 +249,7 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
         }
         for (size_t i = 0; i < p->n_notes; i++)
                 fprintf(f, "  note: %s\n", p->notes[i]);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                fprintf(f, "  warning: %s\n", p->warnings[i]);
         return 0;
 }
