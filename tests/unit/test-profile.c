@@ -9,6 +9,7 @@
 
 #include "builtin-profiles.h"
 #include "profile.h"
+#include "select.h"
 #include "testlib.h"
 
 #define assert_contains(hay, needle)                                                               \
@@ -617,6 +618,41 @@ START_TEST(test_require_never_matches) {
 }
 END_TEST
 
+/* docs/profiles.md: NVIDIA_VISIBLE_DEVICES=none selects no NVIDIA device, so nvidia-cuda does not
+ * match and another profile is chosen (no NVIDIA driver files), unlike the NVIDIA Container
+ * Toolkit's "driver files but no GPU". */
+START_TEST(test_none_means_no_vendor_profile) {
+        struct xpu_profile_set *s = load_ok(NULL);
+        /* Two NVIDIA GPUs given to the container (their nodes present). */
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        for (unsigned i = 0; i < 2; i++) {
+                struct xpu_device d = { .index = i, .vendor = XPU_VENDOR_NVIDIA, .vendor_index = i, .n_nodes = 1 };
+                snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u", i);
+                d.nodes[0].present = true;
+                ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        }
+        struct xpu_selection *sel = NULL;
+        char err[512] = "";
+        /* Without the variable nvidia-cuda is chosen... */
+        ck_assert_int_eq(xpu_selection_parse(inv, NULL, NULL, NULL, &sel, err, sizeof err), 0);
+        ck_assert_str_eq(xpu_profile_select(s, inv, sel->selected)->name, "nvidia-cuda");
+        xpu_selection_free(sel);
+        /* ...with "none" it is not. */
+        ck_assert_int_eq(xpu_selection_parse(inv, NULL, "none", NULL, &sel, err, sizeof err), 0);
+        ck_assert_int_eq(sel->request[XPU_VENDOR_NVIDIA], XPU_REQUEST_NONE);
+        char why[256];
+        ck_assert(!xpu_profile_matches(xpu_profile_set_find(s, "nvidia-cuda"), inv, sel->selected, why,
+                                       sizeof why));
+        ck_assert_str_eq(why, "no: 0 nvidia devices selected (needs >= 1); 2 found, 2 with their device "
+                              "nodes in this container");
+        ck_assert_str_eq(xpu_profile_select(s, inv, sel->selected)->name, "cpu");
+        xpu_selection_free(sel);
+        xpu_inventory_free(inv);
+        xpu_profile_set_free(s);
+}
+END_TEST
+
 /* The compiled built-ins (packaging/profile-cgen) must equal what the parser makes of their
  * JSON files today: a field the generator forgot would show here. */
 static void eq_str(const char *a, const char *b, const char *what) {
@@ -710,6 +746,7 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_select_custom);
         tcase_add_test(tc, test_require_never_matches);
         tcase_add_test(tc, test_keep_capabilities_all);
+        tcase_add_test(tc, test_none_means_no_vendor_profile);
         suite_add_tcase(s, tc);
         return s;
 }
