@@ -357,7 +357,8 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
                                 return -ENAMETOOLONG;
                 }
                 /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
-                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0) {
+                /* (libs.c only hands out plain file names; a '/' would leave the directory.) */
+                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0 && !strchr(f->soname, '/')) {
                         char link[PATH_MAX];
                         if (path_join(link, sizeof link, p->library_dir, f->soname) < 0)
                                 return -ENAMETOOLONG;

@@ -424,15 +424,27 @@ static int finder_add(struct finder *f, const struct xpu_driver_file *file, cons
         return 0;
 }
 
+/* A DT_SONAME we may turn into a link name next to the library: a plain file name of printable
+ * ASCII that begins with the library's own "<base>.so." (so a crafted library cannot name
+ * "../../etc/passwd" or pose as another library). */
+static bool soname_is_sane(const char *soname, const char *name, size_t base_len) {
+        if (strncmp(soname, name, base_len) != 0 || soname[base_len] != '.' || strchr(soname, '/'))
+                return false;
+        for (const char *p = soname; *p; p++)
+                if (*p <= ' ' || *p >= 0x7f)
+                        return false;
+        return true;
+}
+
 /* The soname of library PATH (named NAME, its "<base>.so" BASE_LEN long): DT_SONAME when it is
- * ELF; else the name of a "<base>.so.<digits>" symlink beside it that points to NAME; else
- * "<base>.so.1". */
+ * ELF and sane (soname_is_sane()); else the name of a "<base>.so.<digits>" symlink beside it that
+ * points to NAME; else "<base>.so.1". */
 static void library_soname(int root_fd, const char *path, const struct stat *st, const char *name,
                            size_t base_len, char *out, size_t size) {
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
         struct stat now;
         if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
-            xpu_elf_soname(fd, out, size) == 0)
+            xpu_elf_soname(fd, out, size) == 0 && soname_is_sane(out, name, base_len))
                 return;
 
         char dir[PATH_MAX], best[NAME_MAX + 1] = "";

@@ -313,6 +313,37 @@ START_TEST(test_find_hostile_root) {
 }
 END_TEST
 
+/* A crafted DT_SONAME must never become a link name: a path ("../../../etc/passwd"), another
+ * library's name or control characters fall back to the derived soname. */
+START_TEST(test_hostile_soname) {
+        static const struct {
+                const char *soname;
+                const char *want;
+        } cases[] = {
+                { "../../../etc/passwd", "libcuda.so.1" },      /* a path: refused */
+                { "libcuda.so.1/../../x", "libcuda.so.1" },     /* a '/' anywhere: refused */
+                { "libc.so.6", "libcuda.so.1" },                /* another library's name */
+                { "libcuda.so.1\033[2J", "libcuda.so.1" },      /* control characters */
+                { "libcuda.so.7", "libcuda.so.7" },             /* a sane one is kept */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *t = xpu_test_mkdtemp();
+                write_elf(t, libdir_rel("libcuda.so.550.90.07"), cases[i].soname);
+                int root = open_dir_root(t);
+                const char *const caps[] = {"compute"};
+                const struct xpu_capability_files libs[] = { cap("compute", "libcuda.so", NULL) };
+                struct xpu_driver_files *f = find(root, "550.90.07", caps, 1, libs, 1, NULL, 0);
+                ck_assert_uint_eq(f->n, 1);
+                ck_assert_msg(strcmp(f->files[0].soname, cases[i].want) == 0, "soname \"%s\" gave \"%s\"",
+                              cases[i].soname, f->files[0].soname);
+                xpu_driver_files_free(f);
+                close(root);
+                xpu_test_rm_rf(t);
+                free(t);
+        }
+}
+END_TEST
+
 START_TEST(test_find_dedupe_and_order) {
         char *t = xpu_test_mkdtemp();
         /* The same name in /usr/lib64 and /usr/lib/<triplet>: /usr/lib64 comes first. */
@@ -481,6 +512,7 @@ static Suite *libs_suite(void) {
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_find_host17_chains);
+        tcase_add_test(tc, test_hostile_soname);
         tcase_add_test(tc, test_find_rtx2080ti_stale);
         tcase_add_test(tc, test_find_hostile_root);
         tcase_add_test(tc, test_find_dedupe_and_order);
