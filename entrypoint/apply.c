@@ -225,6 +225,10 @@ static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xp
                 xpu_format_error(err, err_size, "%s %s is not a character device", op->path, where);
                 return -ENODEV;
         }
+        if (!op->have_major)
+                log_warning("%s: the host driver does not say its major number (not in /proc/devices or "
+                            "sysfs); only the minor %u was checked",
+                            op->path, op->minor);
         if (minor(st.st_rdev) != op->minor || (op->have_major && major(st.st_rdev) != op->major)) {
                 char want[32];
                 if (op->have_major)

@@ -136,13 +136,10 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
         d->have_major = have_major;
         d->optional = optional;
         struct stat st;
-        if (roots && xpu_stat_in_root(roots->dev_fd, path, true, &st) == 0 && S_ISCHR(st.st_mode)) {
+        /* An unknown major stays unknown: taking it from the very node that is to be checked
+         * would let any character device with the right minor pass. */
+        if (roots && xpu_stat_in_root(roots->dev_fd, path, true, &st) == 0 && S_ISCHR(st.st_mode))
                 d->present = true;
-                if (!have_major && minor(st.st_rdev) == minor) {
-                        d->major = major(st.st_rdev);
-                        d->have_major = true;
-                }
-        }
         (*n)++;
         return 0;
 }

@@ -179,8 +179,8 @@ int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) _printf_
 size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vendor);
 
 /* Append a node to an array of nodes (NODES with *N used of MAX). The node is looked up under
- * the dev root: present is set when it exists as a character device; when have_major is false
- * and the node exists, its major is taken from the node. Returns 0 or -E2BIG when full. */
+ * the dev root: present is set when it exists as a character device. An unknown major
+ * (have_major false) stays unknown. Returns 0 or -E2BIG when full. */
 int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, size_t *n, size_t max,
                     const char *path, uint32_t major, uint32_t minor, bool have_major, bool optional);
 
