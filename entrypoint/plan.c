@@ -157,7 +157,7 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
                                 char *err, size_t err_size) {
         if (pr->n_libraries == 0 && pr->n_binaries == 0)
                 return 0; /* the profile injects no files: capabilities mean nothing to it */
-        if (!env || !*env) {
+        if (!env || !env[strspn(env, " \t")]) { /* unset, empty or blank: the profile's default */
                 for (size_t i = 0; i < pr->n_capabilities; i++)
                         if (push_unique(&p->capabilities, &p->n_capabilities, pr->capabilities[i]) < 0)
                                 return -ENOMEM;
@@ -196,6 +196,13 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
                 }
                 if (push_unique(&p->capabilities, &p->n_capabilities, tok) < 0)
                         return -ENOMEM;
+        }
+        if (p->n_capabilities == 0) { /* ",,," names nothing: never inject nothing silently */
+                xpu_format_error(err, err_size,
+                                 "driver capabilities \"%s\" name no capability; use a list such as "
+                                 "\"utility,compute\", \"all\", or leave NVIDIA_DRIVER_CAPABILITIES unset",
+                                 env);
+                return -EINVAL;
         }
         return 0;
 }

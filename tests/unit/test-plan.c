@@ -196,6 +196,15 @@ START_TEST(test_unknown_capability) {
         ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "compute,warp", workload, &p, err, sizeof err), -EINVAL);
         ck_assert_ptr_null(p);
         ck_assert_msg(strstr(err, "\"warp\"") && strstr(err, "NVIDIA_DRIVER_CAPABILITIES"), "%s", err);
+        /* Commas only name nothing: an error, not a silent empty injection. */
+        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, ",,,", workload, &p, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "name no capability"), "%s", err);
+        /* Blank is unset: the profile's default utility,compute. */
+        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "  ", workload, &p, err, sizeof err), 0);
+        ck_assert_uint_eq(p->n_capabilities, 2);
+        ck_assert_str_eq(p->capabilities[0], "utility");
+        ck_assert_str_eq(p->capabilities[1], "compute");
+        xpu_plan_free(p);
         fx_close(&f);
 }
 END_TEST
