@@ -465,9 +465,15 @@ static int context_select(struct context *c) {
                                   arg_profile);
                         return -ENOENT;
                 }
+                if (c->profile->require) {
+                        log_error("profile \"%s\" requires \"%s\", which this version cannot check; it is not "
+                                  "used even when forced (remove its match.require or choose another profile)",
+                                  arg_profile, c->profile->require);
+                        return -EINVAL;
+                }
                 char why[256];
                 if (!xpu_profile_matches(c->profile, c->inv, c->sel->selected, why, sizeof why))
-                        log_warning("profile \"%s\" is forced although it does not match: %s", arg_profile, why);
+                        log_warning("profile \"%s\" is forced although it would not be chosen (%s)", arg_profile, why);
         } else {
                 c->profile = xpu_profile_select(c->profiles, c->inv, c->sel->selected);
                 if (!c->profile) {
