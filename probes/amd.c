@@ -541,8 +541,13 @@ static int card_fill(struct amd_probe *p, const struct amd_card *c, struct xpu_d
         int r;
         d->card = c->n;
         d->have |= XPU_HAVE_CARD;
-        if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/product_name", c->n) > 0)
-                xpu_strlcpy(d->name, buf, sizeof d->name);
+        if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/product_name", c->n) > 0) {
+                if (xpu_str_is_printable(buf))
+                        xpu_strlcpy(d->name, buf, sizeof d->name);
+                else if (xpu_inventory_warn(p->inv, DRM_CLASS "/card%u/device/product_name: not printable text; "
+                                                    "name left out", c->n) < 0)
+                        return -ENOMEM;
+        }
         if (whole && !(d->have & XPU_HAVE_MEMORY_TOTAL)) {
                 if ((r = card_u64(p, c->n, "mem_info_vram_total", 10, &v)) == -ENOMEM)
                         return r;
@@ -741,8 +746,12 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
         p->roots = roots;
         p->inv = inv;
         p->fd = roots->sys_fd;
-        if (xpu_read_value_in_root(p->fd, AMDGPU_VERSION, buf, sizeof buf) > 0)
-                xpu_strlcpy(p->driver_version, buf, sizeof p->driver_version);
+        if (xpu_read_value_in_root(p->fd, AMDGPU_VERSION, buf, sizeof buf) > 0) {
+                if (xpu_str_is_printable(buf))
+                        xpu_strlcpy(p->driver_version, buf, sizeof p->driver_version);
+                else if (xpu_inventory_warn(inv, AMDGPU_VERSION ": not printable text; driver version left out") < 0)
+                        return -ENOMEM;
+        }
         p->n_cards = cards_scan(p->fd, p->cards);
 
         int kfd = kfd_probe(p);

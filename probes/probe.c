@@ -108,10 +108,26 @@ int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) {
         inv->warnings = n;
         va_list ap;
         va_start(ap, fmt);
-        int r = vasprintf(&n[inv->n_warnings], fmt, ap);
+        char *raw = NULL;
+        int r = vasprintf(&raw, fmt, ap);
         va_end(ap);
         if (r < 0)
                 return -ENOMEM;
+        /* Warnings quote bytes read from files: escape anything not printable, so a hostile
+         * sysfs tree cannot put escape sequences on a terminal or invalid UTF-8 into JSON. */
+        char *out = malloc(strlen(raw) * 4 + 1), *w = out;
+        if (!out) {
+                free(raw);
+                return -ENOMEM;
+        }
+        for (const unsigned char *c = (const unsigned char *)raw; *c; c++)
+                if (*c < 0x20 || *c > 0x7e)
+                        w += snprintf(w, 5, "\\x%02x", *c);
+                else
+                        *w++ = (char)*c;
+        *w = '\0';
+        free(raw);
+        n[inv->n_warnings] = out;
         inv->n_warnings++;
         return 0;
 }

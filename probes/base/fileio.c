@@ -320,6 +320,15 @@ char *xpu_strstrip(char *s) {
         return s;
 }
 
+bool xpu_str_is_printable(const char *s) {
+        if (!s || !*s)
+                return false;
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (*p < 0x20 || *p > 0x7e)
+                        return false;
+        return true;
+}
+
 bool xpu_startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }

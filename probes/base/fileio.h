@@ -66,6 +66,9 @@ int xpu_write_file_in_root(int root_fd, const char *path, const void *buf, size_
 
 /* Strip leading and trailing white space in place; returns S. */
 char *xpu_strstrip(char *s);
+/* True when S is non-empty printable ASCII (0x20..0x7e): what a name or version read from sysfs
+ * or procfs must be before it reaches JSON, a terminal or an environment variable. */
+bool xpu_str_is_printable(const char *s);
 /* True when S starts with PREFIX. */
 bool xpu_startswith(const char *s, const char *prefix);
 /* Parse an unsigned integer in BASE (0 = auto, as strtoull) spanning the whole string (white space

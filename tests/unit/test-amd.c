@@ -472,6 +472,23 @@ START_TEST(test_devnodes_present) {
 }
 END_TEST
 
+/* A product_name that is not printable text (escape sequences, bytes >= 0x80) is left out with a
+ * warning: it would reach JSON and terminals. */
+START_TEST(test_product_name_not_printable) {
+        char *t = xpu_test_copy_host("amd-vega10");
+        xpu_test_write(t, "sys/class/drm/card0/device/product_name", "Radeon\377\033[31mEVIL\n");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 1);
+        ck_assert_str_eq(inv->devices[0].name, "");
+        ck_assert_uint_eq(inv->n_warnings, 1);
+        ck_assert_str_eq(inv->warnings[0],
+                         "/sys/class/drm/card0/device/product_name: not printable text; name left out");
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 START_TEST(test_render_node_from_card_dir) {
         /* A sysfs-only card whose device/drm names its render node: render node required, card
          * node optional. (No 128 + N guess: the render minor here is 129 for card0.) */
@@ -566,6 +583,7 @@ static Suite *amd_suite(void) {
         tcase_add_test(tc, test_quirks);
         tcase_add_test(tc, test_devnodes_present);
         tcase_add_test(tc, test_render_node_from_card_dir);
+        tcase_add_test(tc, test_product_name_not_printable);
         tcase_add_test(tc, test_denied_node_skipped_quietly);
         tcase_add_test(tc, test_no_amd_gpu);
         suite_add_tcase(s, tc);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "probe.h"
 #include "testlib.h"
 
 START_TEST(test_parse_u64) {
@@ -186,6 +187,20 @@ START_TEST(test_walk_matches_openat2) {
 }
 END_TEST
 
+/* Warnings quote file contents: non-printable bytes are escaped, never passed through. */
+START_TEST(test_warning_escapes) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        ck_assert_int_eq(xpu_inventory_warn(inv, "%s: \"%s\"", "/sys/x", "ok\033[2J\377\n"), 0);
+        ck_assert_str_eq(inv->warnings[0], "/sys/x: \"ok\\x1b[2J\\xff\\x0a\"");
+        xpu_inventory_free(inv);
+        ck_assert(xpu_str_is_printable("Radeon RX Vega"));
+        ck_assert(!xpu_str_is_printable(""));
+        ck_assert(!xpu_str_is_printable("Radeon\377"));
+        ck_assert(!xpu_str_is_printable("a\tb"));
+}
+END_TEST
+
 static Suite *base_suite(void) {
         Suite *s = suite_create("base");
         TCase *tc = tcase_create("fileio");
@@ -196,6 +211,7 @@ static Suite *base_suite(void) {
         tcase_add_test(tc, test_read_refuses_fifo);
         tcase_add_test(tc, test_mkdir_and_write_in_root);
         tcase_add_test(tc, test_walk_matches_openat2);
+        tcase_add_test(tc, test_warning_escapes);
         suite_add_tcase(s, tc);
         return s;
 }
