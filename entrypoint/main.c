@@ -134,40 +134,52 @@ static int set_grace(const char *s, const char *from) {
         return 0;
 }
 
-/* Environment twins first; the command line overrides them. */
+/* Which settings the command line gave: their environment twins are not read at all. */
+static struct {
+        bool profile_dir, inject, log_level, grace, group, exec;
+} cli_set;
+
+/* Environment twins, read after the command line, for what it did not set. */
 static int parse_env(void) {
         const char *v;
-        if ((v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
+        if (!arg_sys_root && (v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
                 arg_sys_root = v;
-        if ((v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
+        if (!arg_dev_root && (v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
                 arg_dev_root = v;
-        if ((v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
+        if (!arg_driver_root && (v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
                 arg_driver_root = v;
-        if ((v = secure_getenv("XPUINIT_PROFILE")) && *v)
+        if (!arg_profile && (v = secure_getenv("XPUINIT_PROFILE")) && *v)
                 arg_profile = v;
-        if ((v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
+        if (!cli_set.profile_dir && (v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
                 arg_profile_dir = v;
                 arg_profile_dir_set = true;
         }
-        if ((v = secure_getenv("XPU_REQUIRE")) && *v)
+        if (!arg_require && (v = secure_getenv("XPU_REQUIRE")) && *v)
                 arg_require = v;
-        if ((v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(v, "XPUINIT_INJECT") < 0)
+        if (!cli_set.inject && (v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(v, "XPUINIT_INJECT") < 0)
                 return -EINVAL;
-        if ((v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v && set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
+        if (!cli_set.log_level && (v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v &&
+            set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
                 return -EINVAL;
-        if ((v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(v, "XPUINIT_GRACE") < 0)
+        if (!cli_set.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(v, "XPUINIT_GRACE") < 0)
                 return -EINVAL;
-        const char *bools[] = { "XPUINIT_GROUP", "XPUINIT_EXEC" };
-        bool *targets[] = { &arg_group, &arg_exec };
+        const struct {
+                const char *name;
+                bool *target;
+                bool from_cli;
+        } bools[] = {
+                { "XPUINIT_GROUP", &arg_group, cli_set.group },
+                { "XPUINIT_EXEC", &arg_exec, cli_set.exec },
+        };
         for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
-                if (!(v = secure_getenv(bools[i])))
+                if (bools[i].from_cli || !(v = secure_getenv(bools[i].name)))
                         continue;
                 int b = parse_bool(v);
                 if (b < 0) {
-                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i], v);
+                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i].name, v);
                         return -EINVAL;
                 }
-                *targets[i] = b;
+                *bools[i].target = b;
         }
         return 0;
 }
@@ -250,9 +262,10 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case OPT_PROFILE_DIR:
                         arg_profile_dir = optarg;
-                        arg_profile_dir_set = true;
+                        arg_profile_dir_set = cli_set.profile_dir = true;
                         break;
                 case OPT_INJECT:
+                        cli_set.inject = true;
                         if (set_inject(optarg, "--inject") < 0)
                                 return EXIT_USAGE;
                         break;
@@ -260,21 +273,24 @@ static int parse_argv(int argc, char **argv) {
                         arg_require = optarg;
                         break;
                 case OPT_LOG_LEVEL:
+                        cli_set.log_level = true;
                         if (set_log_level(optarg, "--log-level") < 0)
                                 return EXIT_USAGE;
                         break;
                 case 'v':
+                        cli_set.log_level = true;
                         xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
                         break;
                 case 'g':
-                        arg_group = true;
+                        arg_group = cli_set.group = true;
                         break;
                 case OPT_GRACE:
+                        cli_set.grace = true;
                         if (set_grace(optarg, "--grace") < 0)
                                 return EXIT_USAGE;
                         break;
                 case OPT_EXEC:
-                        arg_exec = true;
+                        arg_exec = cli_set.exec = true;
                         break;
                 case OPT_JSON:
                         arg_json = true;
@@ -720,11 +736,12 @@ static int cmd_plan(struct context *c, bool inject) {
 
 int main(int argc, char **argv) {
         xpu_log_set_program("xpuinit");
-        if (parse_env() < 0)
-                return arg_command == CMD_RUN ? EXIT_SETUP : EXIT_USAGE;
         int r = parse_argv(argc, argv);
         if (r != 0)
                 return r;
+        /* version and help need no settings: a bad environment twin must not break them. */
+        if (arg_command != CMD_VERSION && arg_command != CMD_HELP && parse_env() < 0)
+                return arg_command == CMD_RUN ? EXIT_SETUP : EXIT_USAGE;
 
         struct context c = { .container_fd = -EBADF };
         c.roots.sys_fd = c.roots.dev_fd = c.roots.driver_fd = -EBADF;
