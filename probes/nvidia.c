@@ -491,8 +491,25 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 return r;
 
         qsort(s.devs, s.n_devs, sizeof *s.devs, cmp_devices);
+        unsigned index = 0;
         for (size_t i = 0; i < s.n_devs; i++) {
-                s.devs[i].vendor_index = (unsigned)i;
+                /* Two GPUs cannot share a UUID or a Device Minor: the later one (in bus order) is
+                 * inconsistent data, not a GPU, and would make selection and nodes ambiguous. */
+                const struct xpu_device *d = &s.devs[i], *dup = NULL;
+                for (size_t j = 0; j < i && !dup; j++)
+                        if ((d->uuid[0] && strcmp(d->uuid, s.devs[j].uuid) == 0) ||
+                            ((d->have & s.devs[j].have & XPU_HAVE_MINOR) && d->minor == s.devs[j].minor))
+                                dup = &s.devs[j];
+                if (dup) {
+                        if (xpu_inventory_warn(inv, PROC_NVIDIA_GPUS "/%s/information: same %s as the GPU at %s; "
+                                                    "device skipped",
+                                               d->pci_bus_id,
+                                               d->uuid[0] && !strcmp(d->uuid, dup->uuid) ? "GPU UUID" : "Device Minor",
+                                               dup->pci_bus_id) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                s.devs[i].vendor_index = index++;
                 if (!xpu_inventory_add_device(inv, &s.devs[i]))
                         return -ENOMEM;
         }

@@ -429,6 +429,27 @@ START_TEST(test_edge_open_module_domains_order) {
 }
 END_TEST
 
+/* Two GPUs cannot share a UUID or a Device Minor: the later one in bus order is skipped. */
+START_TEST(test_edge_duplicates) {
+        char *t = edge_host(NULL, "195 nvidia");
+        xpu_test_write(t, GPUS "0000:70:00.0/information", "GPU UUID: GPU-aaaa\nDevice Minor: 0\n");
+        xpu_test_write(t, GPUS "0000:71:00.0/information", "GPU UUID: GPU-aaaa\nDevice Minor: 1\n");
+        xpu_test_write(t, GPUS "0000:72:00.0/information", "GPU UUID: GPU-bbbb\nDevice Minor: 0\n");
+        xpu_test_write(t, GPUS "0000:73:00.0/information", "GPU UUID: GPU-cccc\nDevice Minor: 3\n");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 2);
+        ck_assert_str_eq(inv->devices[0].pci_bus_id, "0000:70:00.0");
+        ck_assert_str_eq(inv->devices[1].pci_bus_id, "0000:73:00.0");
+        ck_assert_uint_eq(inv->devices[1].vendor_index, 1);
+        ck_assert_uint_eq(inv->n_warnings, 2);
+        assert_warning(inv, 0, "/proc/driver/nvidia/gpus/0000:71:00.0/information: same GPU UUID as the GPU at "
+                               "0000:70:00.0; device skipped");
+        assert_warning(inv, 1, "/proc/driver/nvidia/gpus/0000:72:00.0/information: same Device Minor as the GPU "
+                               "at 0000:70:00.0; device skipped");
+        edge_done(t, inv);
+}
+END_TEST
+
 START_TEST(test_edge_excluded) {
         char *t = edge_host(NULL, "195 nvidia-frontend");
         xpu_test_write(t, GPUS "0000:01:00.0/information", "Device Minor: 0\nGPU Excluded:\t Yes\n");
@@ -656,6 +677,7 @@ static Suite *nvidia_suite(void) {
         tcase_add_test(tc, test_nouveau_host);
         tcase_add_test(tc, test_edge_open_module_domains_order);
         tcase_add_test(tc, test_edge_excluded);
+        tcase_add_test(tc, test_edge_duplicates);
         tcase_add_test(tc, test_edge_missing_minor);
         tcase_add_test(tc, test_edge_garbage_minor_and_bad_field);
         tcase_add_test(tc, test_edge_bad_entries);
