@@ -244,9 +244,23 @@ static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xp
         return 0;
 }
 
+/* Undo the tmpfs of a failed apply (it carries the bind mounts): detach it through the
+ * descriptor of its directory, so the path is not resolved again. Best effort; says what stays. */
+static void undo_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        if (fd >= 0 && umount2(proc, MNT_DETACH) == 0)
+                return;
+        size_t len = strlen(err);
+        snprintf(err + len, err_size - len, "; the tmpfs on %s could not be removed (%s): unmount it by hand",
+                 op->path, fd < 0 ? strerror(-fd) : strerror(errno));
+}
+
 int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots, bool filesystem_only, char *err,
                    size_t err_size) {
         const int container_fd = roots->container_fd;
+        const struct xpu_op *mounted = NULL; /* our tmpfs, once made: undone if a later step fails */
         for (size_t i = 0; i < p->n_ops; i++) {
                 const struct xpu_op *op = &p->ops[i];
                 if (filesystem_only && !op->filesystem)
@@ -285,10 +299,18 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                 }
                 if (r < 0) {
                         if (!err[0])
-                                xpu_format_error(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,
-                                        strerror(-r));
+                                xpu_format_error(err, err_size, "%s %s: %s%s", xpu_op_type_to_string(op->type),
+                                                 op->path, strerror(-r),
+                                                 r == -ENOENT && op->type == XPU_OP_MKDIR
+                                                         ? " (a component may be a symlink whose target is not "
+                                                           "inside the root)"
+                                                         : "");
+                        if (mounted)
+                                undo_tmpfs(container_fd, mounted, err, err_size);
                         return r;
                 }
+                if (op->type == XPU_OP_TMPFS)
+                        mounted = op;
                 log_debug("applied %s %s", xpu_op_type_to_string(op->type), op->path);
         }
         return 0;

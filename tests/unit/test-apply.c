@@ -270,6 +270,52 @@ START_TEST(test_ldconfig_from_outside) {
 }
 END_TEST
 
+/* A step failing after the tmpfs was mounted takes the tmpfs (and the binds on it) away again:
+ * here /etc/ld.so.conf.d is a symlink to a host directory, which does not exist in the root. */
+START_TEST(test_failure_undoes_mounts) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        char *c = xpu_test_mkdtemp(), *outside = xpu_test_mkdtemp();
+        xpu_test_write(c, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(c, "sbin/ldconfig", "#!/bin/sh\nexit 99\n");
+        xpu_test_symlink(c, "etc/ld.so.conf.d", outside);
+        struct fx f;
+        fx_open(&f, XPU_INJECT_MOUNT, "utility");
+        xpu_plan_free(f.plan);
+        close(f.container_fd);
+        xpu_test_rm_rf(f.container);
+        free(f.container);
+        f.container = c;
+        f.container_fd = xpu_open_root(c);
+        char *envp[] = { NULL }, *argv[] = { NULL };
+        struct xpu_plan_options o = {
+                .inject = XPU_INJECT_MOUNT, .driver_root = f.host, .driver_fd = f.roots.driver_fd,
+                .container_fd = f.container_fd, .dev_fd = f.roots.dev_fd, .capabilities_env = "utility",
+                .envp = envp, .argv = argv,
+        };
+        char err[1024] = "";
+        ck_assert_int_eq(xpu_plan_build(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan,
+                                        err, sizeof err),
+                         0);
+        ck_assert_int_eq(apply(&f, true, c, f.container_fd, err, sizeof err), -ENOENT);
+        ck_assert_msg(strstr(err, "/etc/ld.so.conf.d") && strstr(err, "symlink"), "%s", err);
+        /* The tmpfs is gone: /run/xpuinit is an empty directory of the root's own file system. */
+        char path[8192];
+        snprintf(path, sizeof path, "%s/run/xpuinit", c);
+        struct statx stx;
+        ck_assert_int_eq(statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &stx), 0);
+        ck_assert(!(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT));
+        snprintf(path, sizeof path, "%s/run/xpuinit/lib", c);
+        ck_assert_int_eq(access(path, F_OK), -1);
+        /* Nothing was created in the host directory the symlink names. */
+        snprintf(path, sizeof path, "%s/000-xpuinit.conf", outside);
+        ck_assert_int_eq(access(path, F_OK), -1);
+        xpu_test_rm_rf(outside);
+        free(outside);
+        fx_close(&f);
+}
+END_TEST
+
 static Suite *apply_suite(void) {
         Suite *s = suite_create("apply");
         TCase *tc = tcase_create("apply");
@@ -279,6 +325,7 @@ static Suite *apply_suite(void) {
         tcase_add_test(tc, test_mount_mode_private_namespace);
         tcase_add_test(tc, test_hostile_container_root);
         tcase_add_test(tc, test_ldconfig_from_outside);
+        tcase_add_test(tc, test_failure_undoes_mounts);
         suite_add_tcase(s, tc);
         return s;
 }
