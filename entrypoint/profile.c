@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -708,6 +709,20 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         /* JSON white space only: say so rather than "invalid JSON at line 1, column 1". */
         if (json[strspn(json, " \t\r\n")] == '\0')
                 return fail(&c, "empty file: a profile is a JSON object");
+        /* cJSON decodes "\u0000" into a NUL that silently cuts the string ("nvidia-cuda\u0000x"
+         * would become "nvidia-cuda"): refuse it. A "\" before the escape's own backslash makes it
+         * literal text, so count the backslashes in front. */
+        for (const char *q = strstr(json, "u0000"); q; q = strstr(q + 1, "u0000")) {
+                size_t bs = 0;
+                while (q - (ptrdiff_t)bs > json && q[-(ptrdiff_t)bs - 1] == '\\')
+                        bs++;
+                if (bs % 2 == 1) {
+                        unsigned line, col;
+                        line_col(json, q - 1, &line, &col);
+                        return fail(&c, "\\u0000 at line %u, column %u: profile strings may not contain NUL", line,
+                                    col);
+                }
+        }
         const char *end = NULL;
         _cleanup_(cjson_deletep) cJSON *root = cJSON_ParseWithOpts(json, &end, true);
         if (!root) {

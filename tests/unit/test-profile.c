@@ -725,10 +725,28 @@ START_TEST(test_builtins_match_json) {
 }
 END_TEST
 
+/* "\u0000" would cut a string short inside cJSON: refused; an escaped backslash before "u0000"
+ * is literal text and fine. */
+START_TEST(test_nul_escape_refused) {
+        struct xpu_profile *p = NULL;
+        char err[512] = "";
+        ck_assert_int_eq(xpu_profile_parse("{\"name\": \"nvidia-cuda\\u0000x\"}", "x.json", &p, err, sizeof err),
+                         -EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_str_eq(err, "x.json: \\u0000 at line 1, column 22: profile strings may not contain NUL");
+        ck_assert_int_eq(xpu_profile_parse("{\"name\": \"a\", \"description\": \"C:\\\\u0000\"}", "y.json", &p, err,
+                                           sizeof err),
+                         0);
+        ck_assert_str_eq(p->description, "C:\\u0000");
+        xpu_profile_free(p);
+}
+END_TEST
+
 static Suite *profile_suite(void) {
         Suite *s = suite_create("profile");
         TCase *tc = tcase_create("profile");
         tcase_add_test(tc, test_parse_full);
+        tcase_add_test(tc, test_nul_escape_refused);
         tcase_add_test(tc, test_builtins_match_json);
         tcase_add_test(tc, test_parse_minimal_defaults);
         tcase_add_loop_test(tc, test_parse_errors, 0, (int)ELEMENTSOF(bad_profiles));
