@@ -51,11 +51,13 @@ int xpu_strv_extend(char ***v, char *const *src) {
 }
 
 char **xpu_strv_copy(char *const *v) {
-        char **c = calloc(1, sizeof(char *));
+        size_t n = xpu_strv_length(v);
+        char **c = calloc(n + 1, sizeof(char *)); /* one allocation: this copies the environment */
         if (!c)
                 return NULL;
-        if (xpu_strv_extend(&c, v) < 0)
-                return xpu_strv_free(c);
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = strdup(v[i])))
+                        return xpu_strv_free(c);
         return c;
 }
 
