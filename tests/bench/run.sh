@@ -115,7 +115,7 @@ if [ "$have_static" = 1 ] && [ -x "$tini_static" ]; then
         echo "xpuinit-static/tini-static median ratio: $r (budget <= $START_BUDGET): $v"
         budget "| static \`xpuinit -- true\` vs \`tini-static -- true\`, median | ≤ 1.10 × tini-static | $r × tini-static" "$v"
 else
-        budget "| static \`xpuinit -- true\` vs \`tini-static -- true\`, median | ≤ 1.10 × tini-static | not measured: no static xpuinit ($xpuinit_static)" "NOT RUN"
+        budget "| static \`xpuinit -- true\` vs \`tini-static -- true\`, median | ≤ 1.10 × tini-static | not measured: no static xpuinit yet (Debian 12 ships no static libcjson)" "NOT RUN"
 fi
 
 # Cross-check with hyperfine (sequential, not alternating): medians should agree roughly.
@@ -247,6 +247,25 @@ Written by \`make bench\` (\`tests/bench/run.sh\`); do not edit by hand, rerun i
 | budget | limit | measured | verdict |
 |---|---|---|---|
 $verdicts
+## Where xpuinit's start-up time goes
+
+Analysis kept with the benchmark (update it when the numbers move):
+
+- The first measurement (issue 2) was 1.48 × tini. Four causes were removed: the default
+  driver-root search on a GPU-less host (80 % of the instructions: now only searched when a
+  device was found), about 126 \`sigaction\` calls to reset signal dispositions (now one read of
+  \`SigIgn\` from \`/proc/self/status\`), JSON parsing of the built-in profiles (now compiled
+  into the binary at build time by \`packaging/profile-cgen\`), and zero-filled buffers (12 KiB of
+  memset). That brought it to about 1.12-1.13 × tini on this machine.
+- The rest is the fixed price of a dynamically linked program that does more than tini: about 23
+  more page faults per start (glibc pages for formatting, malloc and number parsing that tini
+  never touches, xpuinit's own text, about 7 for mapping libcjson), and binding 138 imported
+  symbols at load time (\`-z now\`; tini imports 34) plus libcjson's own. See the profile below:
+  instructions and system calls are counts, independent of the machine's load.
+- What would close the gap: a static xpuinit (a minimal static fork + exec + wait init measured
+  0.84 × tini here), which needs a static cJSON (Debian 12 ships only \`libcjson.so\`), or
+  loading libcjson only when a profile directory has files or JSON output is asked for.
+
 ## Whole-process start-up
 
 Method: \`tests/bench/startbench.c\` runs the commands in exact alternation (true, tini,
