@@ -98,9 +98,10 @@ int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_i
         for (size_t i = 0; i < s->n; i++) {
                 const struct xpu_profile *p = s->profiles[i];
                 char why[256];
-                bool m = xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
-                fprintf(f, "%s %-16s priority %-4d %-8s %s  [%s]\n", p == chosen ? "*" : " ", p->name, p->priority,
-                        m ? "matches" : "no", why, p->origin);
+                /* The reason itself starts with "matches" or "no". */
+                (void)xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
+                fprintf(f, "%s %-16s priority %-4d %s  [%s]\n", p == chosen ? "*" : " ", p->name, p->priority, why,
+                        p->origin);
         }
         if (chosen)
                 fprintf(f, "selected: %s\n", chosen->name);
