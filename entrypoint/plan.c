@@ -78,35 +78,36 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         return NULL;
 }
 
-static int note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-static int note(struct xpu_plan *p, const char *fmt, ...) {
+/* Append one formatted line to the string vector *V (*N counts it). */
+static int push_line(char ***v, size_t *n, const char *fmt, va_list ap) _printf_(3, 0);
+static int push_line(char ***v, size_t *n, const char *fmt, va_list ap) {
         char *s = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
-        va_end(ap);
-        if (r < 0)
+        if (vasprintf(&s, fmt, ap) < 0)
                 return -ENOMEM;
-        r = xpu_strv_push(&p->notes, s);
+        int r = xpu_strv_push(v, s);
         free(s);
         if (r >= 0)
-                p->n_notes++;
+                (*n)++;
         return r;
 }
 
-static int warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-static int warning(struct xpu_plan *p, const char *fmt, ...) {
-        char *s = NULL;
+/* An info line of the plan (why something was chosen). */
+static int note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
+static int note(struct xpu_plan *p, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
+        int r = push_line(&p->notes, &p->n_notes, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = xpu_strv_push(&p->warnings, s);
-        free(s);
-        if (r >= 0)
-                p->n_warnings++;
+        return r;
+}
+
+/* A problem that does not stop the start. */
+static int warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
+static int warning(struct xpu_plan *p, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = push_line(&p->warnings, &p->n_warnings, fmt, ap);
+        va_end(ap);
         return r;
 }
 
