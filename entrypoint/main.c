@@ -537,17 +537,17 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
 }
 
 /* Supplementary groups of the device nodes, added in the workload's process before exec. */
+/* Runs in the workload's process between clone and exec, which shares xpuinit's memory: no
+ * allocation (a static buffer, NGROUPS_MAX plus ours) and the raw setgroups system call (glibc's
+ * wrapper may signal every thread of the process it thinks it is in). */
 static int add_groups(void *userdata) {
+        static gid_t g[65536 + 64]; /* NGROUPS_MAX (Linux) + the few device groups */
         const struct xpu_plan *p = userdata;
         if (p->n_groups == 0)
                 return 0;
-        int n = getgroups(0, NULL);
-        if (n < 0)
-                return negative_errno();
-        _cleanup_free_ gid_t *g = calloc((size_t)n + p->n_groups, sizeof(gid_t));
-        if (!g)
-                return -ENOMEM;
-        n = getgroups(n, g);
+        if (p->n_groups > 64)
+                return -E2BIG;
+        int n = getgroups(65536, g);
         if (n < 0)
                 return negative_errno();
         size_t total = (size_t)n;
@@ -560,7 +560,7 @@ static int add_groups(void *userdata) {
         }
         if (total == (size_t)n)
                 return 0;
-        if (setgroups(total, g) == 0)
+        if (syscall(SYS_setgroups, total, g) == 0)
                 return 0;
         int r = negative_errno();
         /* Without CAP_SETGID the groups cannot be added; fine if the nodes are usable anyway. */
