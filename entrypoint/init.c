@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Launch and supervision of the workload (design §4 "Supervision", style guide item 13).
  *
- * xpu_supervise() forks the workload and stays as its supervisor: every catchable signal is
+ * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and stays as its supervisor: every catchable signal is
  * blocked in xpuinit and read from a signalfd, forwarded to the workload (or its process group),
  * zombies are reaped, SIGTERM/SIGINT arm a grace timer that ends in SIGKILL, and the workload's
  * own exit status becomes xpuinit's. Once the workload runs nothing here gives up: errors in the
@@ -59,7 +59,8 @@ struct child_report {
         int err;   /* positive errno */
 };
 
-/* Everything the child needs, prepared before fork so the child allocates nothing. */
+/* Everything the child needs, prepared before clone so the child allocates nothing (it shares
+ * our memory until it execs). */
 struct launch {
         char *const *argv;
         char **envp;           /* the workload's environment; LISTEN_PID points into listen_pid */
@@ -320,7 +321,7 @@ static int launch_exec(struct launch *l, int *ret_stage) {
         return -r;
 }
 
-/* The child between fork and exec: single-threaded copy of xpuinit, signals still blocked. */
+/* The child between clone and exec: shares xpuinit's memory (xpuinit waits), signals still blocked. */
 _Noreturn static void child_run(struct launch *l) {
         pdeathsig_arm(l);
         if (l->own_group) {

@@ -251,20 +251,20 @@ $verdicts
 
 Analysis kept with the benchmark (update it when the numbers move):
 
-- The first measurement (issue 2) was 1.48 × tini. Four causes were removed: the default
+- The first measurement (issue 2) was 1.48 × tini. Five causes were removed: the default
   driver-root search on a GPU-less host (80 % of the instructions: now only searched when a
   device was found), about 126 \`sigaction\` calls to reset signal dispositions (now one read of
   \`SigIgn\` from \`/proc/self/status\`), JSON parsing of the built-in profiles (now compiled
-  into the binary at build time by \`packaging/profile-cgen\`), and zero-filled buffers (12 KiB of
-  memset). That brought it to about 1.12-1.13 × tini on this machine.
-- The rest is the fixed price of a dynamically linked program that does more than tini: about 23
-  more page faults per start (glibc pages for formatting, malloc and number parsing that tini
-  never touches, xpuinit's own text, about 7 for mapping libcjson), and binding 138 imported
-  symbols at load time (\`-z now\`; tini imports 34) plus libcjson's own. See the profile below:
-  instructions and system calls are counts, independent of the machine's load.
-- What would close the gap: a static xpuinit (a minimal static fork + exec + wait init measured
-  0.84 × tini here), which needs a static cJSON (Debian 12 ships only \`libcjson.so\`), or
-  loading libcjson only when a profile directory has files or JSON output is asked for.
+  into the binary at build time by \`packaging/profile-cgen\`), zero-filled buffers (12 KiB of
+  memset), and \`fork\`: the workload is now started with \`clone(CLONE_VM | CLONE_VFORK)\` as
+  \`posix_spawn\` does, so neither xpuinit's page tables nor copy-on-write faults are paid for a
+  child that only sets itself up and execs. That last step alone was about 0.5 ms here, and it is
+  why xpuinit now starts faster than tini, which forks.
+- What xpuinit still pays more than tini, by count (independent of the machine's load): more
+  page faults (glibc pages for formatting, malloc and number parsing, xpuinit's own text, libcjson's
+  mapping), 138 imported symbols bound at load time (\`-z now\`; tini imports 34), more system
+  calls for the probe (see the profile below).
+- ASan builds (\`make asan\`) use \`fork\`: ASan cannot follow a child on a stack of its own.
 
 ## Whole-process start-up
 
