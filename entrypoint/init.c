@@ -3,9 +3,10 @@
  *
  * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a
- * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM/SIGINT arm a grace timer that ends in SIGKILL, and the workload's
- * own exit status becomes xpuinit's. Once the workload runs nothing here gives up: errors in the
- * loop are retried or ignored, never returned. xpu_exec_workload() is the --exec variant that
+ * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM and
+ * SIGINT arm a grace timer that ends in SIGKILL, and the workload's own exit status becomes
+ * xpuinit's. Once the workload runs nothing here gives up: errors in the loop are retried or
+ * ignored, never returned. xpu_exec_workload() is the --exec variant that
  * prepares this process the same way and replaces it with the workload. */
 #include <errno.h>
 #include <fcntl.h>
