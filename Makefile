@@ -1,6 +1,6 @@
 # xpuinit / xpud — non-recursive GNU Make build (design §3).
-# Targets: all, check, demo, install, asan, bench, lint, deps, clean.
-# (design §3 also names static and fuzz: they come with the issues that need them.)
+# Targets: all, check, demo, install, static, asan, bench, lint, deps, clean.
+# (design §3 also names fuzz: it comes with the issue that needs it.)
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
@@ -129,11 +129,27 @@ demo: deps
 	$(MAKE) build-tests
 	sh examples/demo.sh $(BUILD)
 
+# `make static`: a statically linked xpuinit (static-pie) that can be copied into any image.
+# Debian 12 ships no static libcjson, so cJSON is built from Debian's own source package of the
+# installed version (packaging/fetch-cjson-source.sh; needs dpkg-dev and the network to Debian).
+STATIC_DIR := $(BUILD)/static
+XPUINIT_STATIC := $(BUILD)/xpuinit-static
+.PHONY: static
+static: all
+	XPU_EXTRA_PKGS="dpkg-dev" sh packaging/install-deps.sh
+	sh packaging/fetch-cjson-source.sh $(STATIC_DIR)
+	@echo "  CC      cJSON.c (Debian source, static)"
+	$(Q)$(CC) -std=gnu17 -O2 -fPIE -fstack-protector-strong -D_FORTIFY_SOURCE=3 -c -o $(STATIC_DIR)/cJSON.o $(STATIC_DIR)/src/cJSON.c
+	@echo "  LD      $(XPUINIT_STATIC)"
+	$(Q)$(CC) $(ALL_CFLAGS) -static-pie -Wl,-z,relro,-z,now,-z,noexecstack -o $(XPUINIT_STATIC) \
+		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o
+
 # `make bench`: start-up and probe benchmarks (not part of check); results in docs/performance.md.
 .PHONY: bench
 bench:
 	XPU_EXTRA_PKGS="tini hyperfine" sh packaging/install-deps.sh
 	$(MAKE) build-tests
+	$(MAKE) static || echo "bench: no static xpuinit (see above); its budget is not measured"
 	sh tests/bench/run.sh $(BUILD)
 
 # `make asan`: the unit and end-to-end suites built with ASan + UBSan in build-asan/.
