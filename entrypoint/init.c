@@ -73,6 +73,7 @@ struct launch {
         bool pdeathsig;        /* SIGKILL the child when PARENT dies */
         pid_t parent;
         int report_fd;         /* write end of the report pipe, -1 in --exec mode */
+        int report_rd;         /* its read end (xpuinit's: never the workload's), -1 in --exec mode */
         int signal_fd;         /* xpuinit's signalfd, -1 in --exec mode */
         const struct xpu_supervise_options *o;
 };
@@ -95,7 +96,7 @@ static int launch_init(struct launch *l, char *const argv[], char *const envp[],
         while (envp && envp[n])
                 n++;
         *l = (struct launch){ .argv = argv, .listen_pid_index = -1, .parent = getpid(),
-                              .report_fd = -1, .signal_fd = -1, .o = o };
+                              .report_fd = -1, .report_rd = -1, .signal_fd = -1, .o = o };
         l->envp = calloc(n + 1, sizeof(char *));
         if (!l->envp)
                 return -ENOMEM;
@@ -132,7 +133,7 @@ static void fds_prepare(const struct launch *l) {
                 }
         }
         for (unsigned fd = 3; fd < first; fd++) {
-                if ((int)fd == l->report_fd || (int)fd == l->signal_fd)
+                if ((int)fd == l->report_fd || (int)fd == l->report_rd || (int)fd == l->signal_fd)
                         continue; /* LISTEN_FDS larger than what was passed: not these */
                 int flags = fcntl((int)fd, F_GETFD);
                 if (flags >= 0)
@@ -515,6 +516,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         l.own_group = o->group || l.foreground;
         l.pdeathsig = true;
         l.report_fd = report_wr;
+        l.report_rd = report_rd;
         l.signal_fd = sfd;
 
         /* clone(CLONE_VM | CLONE_VFORK) as posix_spawn does: no copy of our page tables and no

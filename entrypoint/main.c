@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -536,18 +537,19 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         return 0;
 }
 
-/* Supplementary groups of the device nodes, added in the workload's process before exec. */
-/* Runs in the workload's process between clone and exec, which shares xpuinit's memory: no
- * allocation (a static buffer, NGROUPS_MAX plus ours) and the raw setgroups system call (glibc's
- * wrapper may signal every thread of the process it thinks it is in). */
-static int add_groups(void *userdata) {
-        static gid_t g[65536 + 64]; /* NGROUPS_MAX (Linux) + the few device groups */
-        const struct xpu_plan *p = userdata;
+/* Supplementary groups of the device nodes (plan->groups), added to xpuinit itself before the
+ * workload starts, so the workload inherits them and a failure is reported once, here. DEV_FD is
+ * the dev root, where the nodes are checked for access when the groups cannot be added. */
+static int add_groups(const struct xpu_plan *p, int dev_fd) {
         if (p->n_groups == 0)
                 return 0;
-        if (p->n_groups > 64)
-                return -E2BIG;
-        int n = getgroups(65536, g);
+        int n = getgroups(0, NULL);
+        if (n < 0)
+                return negative_errno();
+        _cleanup_free_ gid_t *g = calloc((size_t)n + p->n_groups, sizeof(gid_t));
+        if (!g)
+                return -ENOMEM;
+        n = getgroups(n, g);
         if (n < 0)
                 return negative_errno();
         size_t total = (size_t)n;
@@ -558,19 +560,19 @@ static int add_groups(void *userdata) {
                 if (!have)
                         g[total++] = p->groups[i];
         }
-        if (total == (size_t)n)
-                return 0;
-        if (syscall(SYS_setgroups, total, g) == 0)
+        if (total == (size_t)n || setgroups(total, g) == 0)
                 return 0;
         int r = negative_errno();
         /* Without CAP_SETGID the groups cannot be added; fine if the nodes are usable anyway. */
-        for (size_t i = 0; i < p->n_groups; i++)
-                if (access(p->groups_from[i], R_OK | W_OK) < 0) {
+        for (size_t i = 0; i < p->n_groups; i++) {
+                const char *rel = p->groups_from[i] + strspn(p->groups_from[i], "/");
+                if (faccessat(dev_fd, rel, R_OK | W_OK, AT_EACCESS) < 0) {
                         log_error("cannot add group %u (owner of %s) to the workload: %s; give the container "
                                   "CAP_SETGID or run it with --group-add %u",
                                   (unsigned)p->groups[i], p->groups_from[i], strerror(-r), (unsigned)p->groups[i]);
                         return r;
                 }
+        }
         log_info("could not add the device groups (%s), but the device nodes are accessible", strerror(-r));
         return 0;
 }
@@ -653,6 +655,10 @@ static int run(struct context *c) {
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
+        if (add_groups(p, c->roots.dev_fd) < 0) {
+                xpu_plan_free(p);
+                return EXIT_SETUP;
+        }
         /* Nothing of ours may reach the workload: close what we opened. */
         context_done(c);
         c->inv = NULL;
@@ -664,8 +670,6 @@ static int run(struct context *c) {
         struct xpu_supervise_options so = {
                 .group = arg_group,
                 .grace_seconds = arg_grace,
-                .child_setup = add_groups,
-                .userdata = p,
         };
         int status = arg_exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
         xpu_plan_free(p);
