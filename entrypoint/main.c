@@ -23,6 +23,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "render.h"
+#include "require.h"
 #include "select.h"
 
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
@@ -437,6 +438,70 @@ static int context_probe(struct context *c) {
         return 0;
 }
 
+/* One requirement expression EXPR, from SOURCE, against the chosen profile's vendor. Returns 0 when
+ * met (or when only listing profiles, where a failure is a warning), else logs the one line and
+ * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
+ * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
+static int check_requirement(const struct context *c, const char *source, const char *expr, const char *hint) {
+        enum xpu_vendor vendor = c->profile->match_any ? _XPU_VENDOR_MAX : c->profile->vendor;
+        char why[2048];
+        int r = xpu_require_eval(expr, c->inv, c->sel->selected, vendor, why, sizeof why);
+        if (r == 1) {
+                log_debug("%s: %s", source, why);
+                return 0;
+        }
+        if (r == 0 && arg_command == CMD_PROFILES) {
+                /* `profiles` is where one looks for the reason: show the list anyway. */
+                log_warning("%s: %s%s", source, why, hint);
+                return 0;
+        }
+        if (r == 0 && *hint)
+                log_error("%s: %s%s", source, why, hint); /* an image's variable: name it */
+        else if (r == 0)
+                log_error("%s", why);
+        else if (r == -EINVAL)
+                log_error("%s: %s", source, why);
+        else
+                log_error("%s: %s", source, strerror(-r));
+        return r == 0 ? -EINVAL : r;
+}
+
+/* Requirements (design §4): --require/XPU_REQUIRE, and on an NVIDIA profile every
+ * NVIDIA_REQUIRE_* variable (each an expression of its own, all must hold; NVIDIA_REQUIRE_JETPACK
+ * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
+static int check_requirements(const struct context *c) {
+        int r;
+        if (arg_require && (r = check_requirement(c, "--require/XPU_REQUIRE", arg_require, "")) < 0)
+                return r;
+        if (c->profile->match_any || c->profile->vendor != XPU_VENDOR_NVIDIA)
+                return 0;
+        const char *v = secure_getenv("NVIDIA_DISABLE_REQUIRE");
+        int disable = v ? parse_bool(v) : 0;
+        if (disable < 0)
+                log_warning("NVIDIA_DISABLE_REQUIRE: \"%s\" is not a boolean (use 1/0, true/false); requirements "
+                            "are checked",
+                            v);
+        if (disable > 0) {
+                log_debug("NVIDIA_DISABLE_REQUIRE=%s: NVIDIA_REQUIRE_* not checked", v);
+                return 0;
+        }
+        static const char prefix[] = "NVIDIA_REQUIRE_";
+        for (char **e = environ; e && *e; e++) {
+                const char *eq = strchr(*e, '=');
+                if (!eq || !xpu_startswith(*e, prefix))
+                        continue;
+                _cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
+                if (!name)
+                        return -ENOMEM;
+                if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0 || !(v = secure_getenv(name)))
+                        continue;
+                r = check_requirement(c, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int context_select(struct context *c) {
         char err[4096]; /* a selection error lists every device */
         err[0] = '\0';
@@ -483,13 +548,8 @@ static int context_select(struct context *c) {
                                   arg_profile);
                         return -ENOENT;
                 }
-                if (c->profile->require) {
-                        log_error("profile \"%s\" requires \"%s\", which this version cannot check; it is not "
-                                  "used even when forced (remove its match.require or choose another profile)",
-                                  arg_profile, c->profile->require);
-                        return -EINVAL;
-                }
-                char why[256];
+                /* A forced profile is used even when its match.require fails; the warning says why. */
+                char why[1024];
                 if (!xpu_profile_matches(c->profile, c->inv, c->sel->selected, why, sizeof why))
                         log_warning("profile \"%s\" is forced although it would not be chosen (%s)", arg_profile, why);
         } else {
@@ -500,11 +560,7 @@ static int context_select(struct context *c) {
                         return -ENOENT;
                 }
         }
-        if (arg_require)
-                log_warning("requirement \"%s\" is not checked by this version (requirements come with the "
-                            "rich probe)",
-                            arg_require);
-        return 0;
+        return check_requirements(c);
 }
 
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {

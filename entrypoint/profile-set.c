@@ -14,6 +14,7 @@
 #include "base/macro.h"
 #include "builtin-profiles.h"
 #include "profile.h"
+#include "require.h"
 
 #define CPU_PROFILE "cpu" /* the fallback profile: always matches, always tried last */
 
@@ -23,6 +24,10 @@ static void xpu_profile_freep(struct xpu_profile **p) {
 
 static void xpu_profile_set_freep(struct xpu_profile_set **s) {
         xpu_profile_set_free(*s);
+}
+
+static void xpu_require_freep(struct xpu_require **r) {
+        xpu_require_free(*r);
 }
 
 /* ---- the set -------------------------------------------------------------------------------- */
@@ -214,6 +219,19 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
                         r = xpu_profile_parse(text, origin, &p, err, err_size);
                         if (r < 0)
                                 return r;
+                        /* match.require is checked here, not in profile.c, which profile-cgen links
+                         * alone: a bad expression is an error of its file, like any bad key. */
+                        if (p->require) {
+                                _cleanup_(xpu_require_freep) struct xpu_require *req = NULL;
+                                char rerr[512] = "";
+                                r = xpu_require_parse(p->require, &req, rerr, sizeof rerr);
+                                if (r < 0) {
+                                        if (err && err_size)
+                                                snprintf(err, err_size, "%s: key \"match.require\": %s", origin,
+                                                         rerr[0] ? rerr : strerror(-r));
+                                        return r;
+                                }
+                        }
                         r = set_add(s, &p, err, err_size);
                         if (r < 0)
                                 return r;
@@ -236,30 +254,22 @@ const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, 
 
 bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
                          const bool *selected, char *why, size_t why_size) {
-        /* Requirements are evaluated only once the rich probe knows the host's versions: until
-         * then a profile that asks for one is not used, never used as if it asked nothing. */
-        if (p->require) {
-                if (why && why_size)
-                        snprintf(why, why_size,
-                                 "no: requirement \"%s\" cannot be checked by this version (needs "
-                                 "the rich probe); profile not used",
-                                 p->require);
-                return false;
-        }
-        if (p->match_any) {
-                if (why && why_size)
-                        snprintf(why, why_size, "matches any host (no match.vendor)");
-                return true;
-        }
-        size_t n = 0;
-        for (size_t i = 0; inv && selected && i < inv->n_devices; i++)
-                if (selected[i] && inv->devices[i].vendor == p->vendor)
-                        n++;
-        bool ok = n >= p->min_devices;
-        if (why && why_size) {
+        static const struct xpu_inventory no_devices = { .n_devices = 0 };
+        if (!inv)
+                inv = &no_devices;
+        char base[256];
+        bool ok = p->match_any;
+        if (p->match_any)
+                snprintf(base, sizeof base, "matches any host (no match.vendor)");
+        else {
+                size_t n = 0;
+                for (size_t i = 0; selected && i < inv->n_devices; i++)
+                        if (selected[i] && inv->devices[i].vendor == p->vendor)
+                                n++;
+                ok = n >= p->min_devices;
                 /* Found but not selected: say whether the container was not given them. */
                 size_t found = 0, given = 0;
-                for (size_t i = 0; inv && i < inv->n_devices; i++)
+                for (size_t i = 0; i < inv->n_devices; i++)
                         if (inv->devices[i].vendor == p->vendor) {
                                 found++;
                                 given += xpu_device_available(&inv->devices[i]);
@@ -268,11 +278,31 @@ bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory
                 if (found > n)
                         snprintf(extra, sizeof extra, "; %zu found, %zu with their device nodes in this container",
                                  found, given);
-                snprintf(why, why_size, "%s: %zu %s device%s selected (needs >= %u)%s",
+                snprintf(base, sizeof base, "%s: %zu %s device%s selected (needs >= %u)%s",
                          ok ? "matches" : "no", n, xpu_vendor_to_string(p->vendor),
                          n == 1 ? "" : "s", p->min_devices, extra);
         }
-        return ok;
+        if (!ok || !p->require) {
+                if (why && why_size)
+                        xpu_strlcpy(why, base, why_size);
+                return ok;
+        }
+        /* match.require against the same facts as --require, with this profile's vendor. Files
+         * were checked when loaded; a built-in is checked here, where a bad one just never matches. */
+        char req[1024];
+        int r = xpu_require_eval(p->require, inv, selected, p->match_any ? _XPU_VENDOR_MAX : p->vendor, req,
+                                 sizeof req);
+        if (why && why_size) {
+                if (r == 1)
+                        snprintf(why, why_size, "%s; %s", base, req);
+                else if (r == 0)
+                        snprintf(why, why_size, "no: %s", req);
+                else if (r == -EINVAL)
+                        snprintf(why, why_size, "no: invalid match.require: %s", req);
+                else
+                        snprintf(why, why_size, "no: match.require not checked: %s", strerror(-r));
+        }
+        return r == 1;
 }
 
 const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,

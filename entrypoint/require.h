@@ -3,7 +3,21 @@
  * space separates OR terms, comma separates AND factors, each factor is KEY OP VALUE with
  * OP one of = != < <= > >=. Keys: vendor, driver, cuda (CUDA driver API version), arch (compute
  * capability), brand, rocm, gfx (gfx target), memory (bytes, per device). Versions compare as
- * dotted numbers ("12.10" > "12.9", "535.54.03" vs "535.54"). */
+ * dotted numbers ("12.10" > "12.9", "535.54.03" vs "535.54").
+ *
+ * Keys are matched case-insensitively. Per key:
+ *   vendor  the chosen profile's vendor (nvidia, amd); = and != only, case-insensitive
+ *   driver  kernel driver version of that vendor (inv->vendors[vendor].driver_version), dotted
+ *   cuda    CUDA driver API version (inv->vendors[nvidia].cuda_driver_version), dotted; empty on
+ *           the fast path, so a cuda factor is not met until the rich probe fills it
+ *   rocm    ROCm version, dotted; no source yet, so a rocm factor is never met
+ *   arch    per device: compute capability ("7.5"), dotted; rich probe only
+ *   brand   per device: NVML brand; = and != only, case-insensitive; rich probe only
+ *   gfx     per device: gfx target ("gfx90a"); = and != only, exact
+ *   memory  per device: total memory in bytes, a plain decimal number (no suffix)
+ * Dotted numbers compare numerically component by component, a missing component counting as 0
+ * ("12" = "12.0" < "12.0.1"). Bounds: at most XPU_REQUIRE_TERMS_MAX terms of at most
+ * XPU_REQUIRE_FACTORS_MAX factors, values of at most XPU_REQUIRE_VALUE_MAX bytes. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,19 +26,45 @@
 #include "probe.h"
 #include "select.h"
 
+#define XPU_REQUIRE_TERMS_MAX 64   /* OR terms (space-separated) */
+#define XPU_REQUIRE_FACTORS_MAX 64 /* AND factors (comma-separated) per term */
+#define XPU_REQUIRE_VALUE_MAX 64   /* bytes of one factor's value */
+
 struct xpu_require;
 
 /* Parse EXPR. Returns 0, or -EINVAL with ERR naming the bad factor and what is expected
- * ("requirement \"cuda>=x\": \"x\" is not a dotted number"), or -ENOMEM. An empty expression
- * (only white space) parses to "no requirement" (always met). */
+ * ("requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)"), or -ENOMEM. An empty
+ * expression (only white space) parses to "no requirement" (always met). Silent. */
 int xpu_require_parse(const char *expr, struct xpu_require **ret, char *err, size_t err_size);
 struct xpu_require *xpu_require_free(struct xpu_require *r);
+
+/* The parsed expression in normal form: terms joined by one space, factors by ",", keys in lower
+ * case ("" for no requirement). Valid while R lives. */
+const char *xpu_require_to_string(const struct xpu_require *r);
 
 /* Check R against the host: INV's vendor facts (driver version of VENDOR, CUDA driver version),
  * and per-device facts (arch, brand, gfx, memory) of the devices selected in SEL of VENDOR; like
  * the toolkit, a per-device factor holds when every selected device satisfies it, and with no
  * selected device it holds. A fact the host does not report makes its factor fail, never pass.
- * Returns 1 when met, 0 when not (WHY gets one line showing required versus found, e.g.
- * "requirement \"cuda>=12.4\" not met: host CUDA driver 12.2 (driver 535.54.03)"), -errno on error. */
+ * VENDOR is the chosen profile's vendor; _XPU_VENDOR_MAX means a profile without a vendor (the
+ * cpu profile): then "vendor=X" and every driver factor fail, "vendor!=X" holds, and per-device
+ * factors hold (no device of no vendor is selected). SEL may be NULL (nothing selected).
+ * Returns 1 when met (WHY: "requirement \"E\" met", or "no requirement"), 0 when not: WHY gets one
+ * line showing required versus found, for the first failing factor of the first term,
+ *   requirement "driver>=999" not met: driver>=999 but host has nvidia driver 465.19.01;
+ *   update the driver or use CUDA forward compatibility
+ * (the hint only when a known driver or CUDA version was too old or too new; with several terms
+ * "not met: no alternative met; first: ..."), -EINVAL for a bad VENDOR, a NULL INV or a selection
+ * of another inventory. Silent. */
 int xpu_require_check(const struct xpu_require *r, const struct xpu_inventory *inv, const struct xpu_selection *sel,
                       enum xpu_vendor vendor, char *why, size_t why_size);
+
+/* As xpu_require_check(), with the selection as flags per inventory device (INV->n_devices
+ * entries; NULL = nothing selected), as xpu_profile_matches() has it. */
+int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
+                               enum xpu_vendor vendor, char *why, size_t why_size);
+
+/* Parse EXPR and check it (xpu_require_check_selected()). Returns 1 or 0 as the check does (WHY
+ * as there), -EINVAL with WHY holding the parse error, or -ENOMEM. */
+int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bool *selected,
+                     enum xpu_vendor vendor, char *why, size_t why_size);

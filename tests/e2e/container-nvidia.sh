@@ -5,7 +5,7 @@
 # 8 devices, CUDA_DEVICE_ORDER/CUDA_VISIBLE_DEVICES, device nodes.
 #   link mode (Docker's default capabilities: no CAP_SYS_ADMIN, auto must pick link),
 #   mount mode (CAP_SYS_ADMIN, --inject mount), an image with ldconfig, device selection,
-#   a runtime that gave fewer nodes, a bad selection (125).
+#   a runtime that gave fewer nodes, a bad selection (125), an unmet XPU_REQUIRE (125) and a met one.
 . "$(dirname "$0")/lib.sh"
 e2e_init
 
@@ -135,5 +135,22 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 125 "badsel: XPU_VISIBLE_DEVICES=0,42 fails before the workload (125)"
 like "$E2E_ERR" 'XPU_VISIBLE_DEVICES.*42' "badsel: the error names the variable and the entry"
 unlike "$E2E_OUT" '^pid=' "badsel: the workload never started"
+
+# ---- requirements: XPU_REQUIRE unmet exits 125 with required vs found; met runs ----------------
+nv_bundle require -- /workload
+e2e_env "$E2E_BUNDLE" XPU_REQUIRE="driver>=999"
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "require: XPU_REQUIRE=driver>=999 fails before the workload (125)"
+like "$E2E_ERR" "requirement \"driver>=999\" not met: driver>=999 but host has nvidia driver $ver" \
+        "require: the error shows the requirement and the host's driver $ver side by side"
+unlike "$E2E_OUT" '^pid=' "require: the workload never started"
+nv_bundle requireok -- /workload --expect-cuda-count 8
+e2e_env "$E2E_BUNDLE" XPU_REQUIRE="driver>=465"
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "require: XPU_REQUIRE=driver>=465 is met by $ver and the workload runs"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+like "$E2E_OUT" '^pid=' "require: the workload started"
 
 e2e_done

@@ -582,32 +582,55 @@ START_TEST(test_keep_capabilities_all) {
 }
 END_TEST
 
-/* match.require is not evaluated yet (requirements need the rich probe): a profile with one must
- * never be selected, and the reason says so, instead of matching as if it had none. */
-START_TEST(test_require_never_matches) {
+/* match.require is evaluated against the host's facts with the profile's vendor: a profile whose
+ * requirement fails is not chosen and the reason shows required versus found; one whose
+ * requirement holds is chosen by priority as usual. */
+START_TEST(test_require_evaluated) {
         char *t = xpu_test_mkdtemp();
         xpu_test_write(t, "cuda99.json", "{\"name\": \"cuda99\", \"priority\": 500, "
                                          "\"match\": {\"vendor\": \"nvidia\", \"require\": \"cuda>=99\"}}");
+        xpu_test_write(t, "drv465.json", "{\"name\": \"drv465\", \"priority\": 450, "
+                                         "\"match\": {\"vendor\": \"nvidia\", \"require\": \"driver>=465\"}}");
         xpu_test_write(t, "anyreq.json", "{\"name\": \"anyreq\", \"priority\": 400, "
                                          "\"match\": {\"require\": \"rocm>=1\"}}");
         struct xpu_profile_set *s = load_ok(t);
         struct xpu_inventory *inv = mixed_inventory();
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, sizeof inv->vendors[XPU_VENDOR_NVIDIA].driver_version,
+                 "465.19.01");
         bool nv[3] = { true, true, false }, none[3] = { false, false, false };
-        char why[256];
+        char why[512];
         const struct xpu_profile *p = xpu_profile_set_find(s, "cuda99");
         ck_assert_ptr_nonnull(p);
+        /* The fast path has no CUDA driver version: a cuda factor is not met. */
         ck_assert(!xpu_profile_matches(p, inv, nv, why, sizeof why));
-        ck_assert_str_eq(why, "no: requirement \"cuda>=99\" cannot be checked by this version (needs the "
-                              "rich probe); profile not used");
+        ck_assert_str_eq(why, "no: requirement \"cuda>=99\" not met: cuda>=99 but host CUDA driver version unknown "
+                              "(needs the rich probe); driver 465.19.01");
+        /* The device count is checked first. */
+        ck_assert(!xpu_profile_matches(p, inv, none, why, sizeof why));
+        ck_assert_str_eq(why, "no: 0 nvidia devices selected (needs >= 1); 2 found, 0 with their device nodes in "
+                              "this container");
+        p = xpu_profile_set_find(s, "drv465");
+        ck_assert(xpu_profile_matches(p, inv, nv, why, sizeof why));
+        ck_assert_str_eq(why, "matches: 2 nvidia devices selected (needs >= 1); requirement \"driver>=465\" met");
         p = xpu_profile_set_find(s, "anyreq");
         ck_assert(!xpu_profile_matches(p, inv, none, why, sizeof why));
-        ck_assert_str_eq(why, "no: requirement \"rocm>=1\" cannot be checked by this version (needs the "
-                              "rich probe); profile not used");
+        ck_assert_str_eq(why, "no: requirement \"rocm>=1\" not met: rocm>=1 but host ROCm version unknown (needs "
+                              "the rich probe)");
         /* NULL WHY is fine. */
         ck_assert(!xpu_profile_matches(p, inv, none, NULL, 0));
-        ck_assert_str_eq(xpu_profile_select(s, inv, nv)->name, "nvidia-cuda");
+        ck_assert_str_eq(xpu_profile_select(s, inv, nv)->name, "drv465");
         ck_assert_str_eq(xpu_profile_select(s, inv, none)->name, "cpu");
-        /* No built-in carries a requirement, so none is ever refused for this reason. */
+        /* A host whose facts meet cuda>=99 gets the higher-priority profile. */
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version,
+                 sizeof inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "99.1");
+        ck_assert_str_eq(xpu_profile_select(s, inv, nv)->name, "cuda99");
+        /* An older driver: drv465 is refused with the side-by-side reason. */
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, sizeof inv->vendors[XPU_VENDOR_NVIDIA].driver_version,
+                 "460.73.01");
+        ck_assert(!xpu_profile_matches(xpu_profile_set_find(s, "drv465"), inv, nv, why, sizeof why));
+        ck_assert_str_eq(why, "no: requirement \"driver>=465\" not met: driver>=465 but host has nvidia driver "
+                              "460.73.01; update the driver or use CUDA forward compatibility");
+        /* No built-in carries a requirement. */
         for (size_t i = 0; i < s->n; i++)
                 if (s->profiles[i]->builtin)
                         ck_assert_ptr_null(s->profiles[i]->require);
@@ -615,6 +638,45 @@ START_TEST(test_require_never_matches) {
         xpu_profile_set_free(s);
         xpu_test_rm_rf(t);
         free(t);
+}
+END_TEST
+
+/* A bad match.require is an error of its file when the profile directory is loaded. */
+START_TEST(test_require_bad_in_file) {
+        static const struct {
+                const char *require, *err;
+        } cases[] = {
+                { "cuda>=x", "requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)" },
+                { "nvml>1", "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, driver, cuda, arch, "
+                            "brand, rocm, gfx, memory" },
+                { "cuda>=12,", "requirement \"cuda>=12,\": empty factor (a comma at either end, or two in a row)" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *t = xpu_test_mkdtemp();
+                char json[256];
+                snprintf(json, sizeof json, "{\"name\": \"r\", \"match\": {\"vendor\": \"nvidia\", \"require\": \"%s\"}}",
+                         cases[i].require);
+                xpu_test_write(t, "r.json", json);
+                char err[1024] = "";
+                ck_assert_int_eq(load_err(t, err, sizeof err), -EINVAL);
+                char want[2048];
+                snprintf(want, sizeof want, "%s/r.json: key \"match.require\": %s", t, cases[i].err);
+                ck_assert_str_eq(err, want);
+                /* A profile that skipped that check (a built-in is compiled, not loaded) never
+                 * matches, and says why. */
+                struct xpu_profile *p = NULL;
+                ck_assert_int_eq(xpu_profile_parse(json, "x.json", &p, err, sizeof err), 0);
+                struct xpu_inventory *inv = mixed_inventory();
+                bool nv[3] = { true, true, false };
+                char why[512];
+                ck_assert(!xpu_profile_matches(p, inv, nv, why, sizeof why));
+                snprintf(want, sizeof want, "no: invalid match.require: %s", cases[i].err);
+                ck_assert_str_eq(why, want);
+                xpu_inventory_free(inv);
+                xpu_profile_free(p);
+                xpu_test_rm_rf(t);
+                free(t);
+        }
 }
 END_TEST
 
@@ -762,7 +824,8 @@ static Suite *profile_suite(void) {
         tcase_add_test(tc, test_matches_why);
         tcase_add_test(tc, test_select_builtins);
         tcase_add_test(tc, test_select_custom);
-        tcase_add_test(tc, test_require_never_matches);
+        tcase_add_test(tc, test_require_evaluated);
+        tcase_add_test(tc, test_require_bad_in_file);
         tcase_add_test(tc, test_keep_capabilities_all);
         tcase_add_test(tc, test_none_means_no_vendor_profile);
         suite_add_tcase(s, tc);
