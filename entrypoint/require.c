@@ -75,6 +75,7 @@ struct term {
 struct xpu_require {
         struct factor *factors;
         size_t n_factors;
+        size_t cap_factors; /* allocated */
         struct term terms[XPU_REQUIRE_TERMS_MAX];
         size_t n_terms;
         char *text; /* normal form */
@@ -276,10 +277,14 @@ static int parse_term(struct xpu_require *r, const char *s, size_t len, char *er
                 if (t->n == XPU_REQUIRE_FACTORS_MAX)
                         return parse_fail(err, err_size, s, len, "more than %d factors (separated by commas)",
                                           XPU_REQUIRE_FACTORS_MAX);
-                struct factor *v = realloc(r->factors, (r->n_factors + 1) * sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-                r->factors = v;
+                if (r->n_factors == r->cap_factors) {
+                        size_t cap = r->cap_factors ? 2 * r->cap_factors : 8; /* <= 2 * 64 * 64 */
+                        struct factor *v = realloc(r->factors, cap * sizeof *v);
+                        if (!v)
+                                return -ENOMEM;
+                        r->factors = v;
+                        r->cap_factors = cap;
+                }
                 int k = parse_factor(s + at, end - at, &r->factors[r->n_factors], err, err_size);
                 if (k < 0)
                         return k;
