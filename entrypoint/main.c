@@ -442,11 +442,16 @@ static int context_probe(struct context *c) {
  * met (or when only listing profiles, where a failure is a warning), else logs the one line and
  * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
  * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
-static int check_requirement(const struct context *c, const char *source, const char *expr, const char *hint) {
+static int check_requirement(const struct context *c, const char *source, const char *expr, const char *hint,
+                             bool lenient) {
         enum xpu_vendor vendor = c->profile->match_any ? _XPU_VENDOR_MAX : c->profile->vendor;
-        char why[2048];
-        int r = xpu_require_eval(expr, c->inv, c->sel->selected, vendor, why, sizeof why);
+        char why[2048], unchecked[1024] = "";
+        int r = lenient ? xpu_require_eval_lenient(expr, c->inv, c->sel->selected, vendor, unchecked, sizeof unchecked,
+                                                   why, sizeof why)
+                        : xpu_require_eval(expr, c->inv, c->sel->selected, vendor, why, sizeof why);
         if (r == 1) {
+                if (unchecked[0])
+                        log_warning("%s: not checked: %s", source, unchecked);
                 log_debug("%s: %s", source, why);
                 return 0;
         }
@@ -471,7 +476,7 @@ static int check_requirement(const struct context *c, const char *source, const 
  * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
 static int check_requirements(const struct context *c) {
         int r;
-        if (arg_require && (r = check_requirement(c, "--require/XPU_REQUIRE", arg_require, "")) < 0)
+        if (arg_require && (r = check_requirement(c, "--require/XPU_REQUIRE", arg_require, "", false)) < 0)
                 return r;
         if (c->profile->match_any || c->profile->vendor != XPU_VENDOR_NVIDIA)
                 return 0;
@@ -495,7 +500,10 @@ static int check_requirements(const struct context *c) {
                         return -ENOMEM;
                 if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0 || !(v = secure_getenv(name)))
                         continue;
-                r = check_requirement(c, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks");
+                /* The image's own variable (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
+                 * cannot know yet are warned about, not enforced; known ones (driver) are. */
+                r = check_requirement(c, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks",
+                                      true);
                 if (r < 0)
                         return r;
         }

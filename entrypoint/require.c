@@ -521,8 +521,13 @@ static bool check_factor(const struct factor *f, const struct host *h, char *fou
         return true;
 }
 
-int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
-                               enum xpu_vendor vendor, char *why, size_t why_size) {
+/* UNKNOWN_MET: a factor whose fact the host does not report counts as met; its text is listed
+ * in UNCHECKED (may be NULL). */
+static int check_selected(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
+                          enum xpu_vendor vendor, bool unknown_met, char *unchecked, size_t unchecked_size,
+                          char *why, size_t why_size) {
+        if (unchecked && unchecked_size)
+                unchecked[0] = '\0';
         if (!inv || (unsigned)vendor > _XPU_VENDOR_MAX)
                 return -EINVAL;
         if (!r || r->n_terms == 0) {
@@ -541,6 +546,15 @@ int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inv
                         char found[256];
                         bool known = false;
                         ok = check_factor(f, &h, found, sizeof found, &known);
+                        if (!ok && !known && unknown_met) {
+                                ok = true;
+                                if (unchecked && unchecked_size) {
+                                        size_t len = strlen(unchecked);
+                                        snprintf(unchecked + len, unchecked_size - len, "%s%s (%s)", len ? "; " : "",
+                                                 f->text, found);
+                                }
+                                continue;
+                        }
                         if (!ok && !first) {
                                 first = f;
                                 first_known = known;
@@ -565,6 +579,21 @@ int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inv
                          r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found, hint);
         }
         return 0;
+}
+
+int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
+                               enum xpu_vendor vendor, char *why, size_t why_size) {
+        return check_selected(r, inv, selected, vendor, false, NULL, 0, why, why_size);
+}
+
+int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *selected,
+                             enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
+                             size_t why_size) {
+        _cleanup_(xpu_require_freep) struct xpu_require *r = NULL;
+        int k = xpu_require_parse(expr, &r, why, why_size);
+        if (k < 0)
+                return k;
+        return check_selected(r, inv, selected, vendor, true, unchecked, unchecked_size, why, why_size);
 }
 
 int xpu_require_check(const struct xpu_require *r, const struct xpu_inventory *inv, const struct xpu_selection *sel,

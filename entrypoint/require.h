@@ -68,3 +68,12 @@ int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inv
  * as there), -EINVAL with WHY holding the parse error, or -ENOMEM. */
 int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bool *selected,
                      enum xpu_vendor vendor, char *why, size_t why_size);
+
+/* Like xpu_require_eval(), but a factor whose fact the host does not report (the CUDA driver
+ * version, compute capability or brand before the rich probe) counts as met instead of failing;
+ * UNCHECKED lists those factors with the reason ("cuda>=12.4 (host CUDA driver version unknown
+ * ...)"), empty when every factor was checked. For the image's own NVIDIA_REQUIRE_* variables,
+ * which every CUDA image sets: they must not stop a start over facts the probe cannot know. */
+int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *selected,
+                             enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
+                             size_t why_size);

@@ -370,6 +370,33 @@ START_TEST(test_side_by_side) {
 }
 END_TEST
 
+/* The image's NVIDIA_REQUIRE_* are checked leniently: an unknown fact counts as met and is listed;
+ * a known one (driver) is still enforced. */
+START_TEST(test_lenient_unknown_facts) {
+        struct xpu_inventory *inv = make_inv("465.19.01", ""); /* no CUDA version: fast path */
+        char why[1024], unchecked[512];
+        /* A typical CUDA image: the cuda alternative cannot be checked, so it counts as met. */
+        ck_assert_int_eq(xpu_require_eval_lenient("cuda>=11.0 brand=tesla,driver>=418,driver<419", inv, nv_all, NV,
+                                                  unchecked, sizeof unchecked, why, sizeof why),
+                         1);
+        ck_assert_str_eq(unchecked, "cuda>=11.0 (host CUDA driver version unknown (needs the rich probe); driver "
+                                    "465.19.01)");
+        /* Known facts are enforced even so. */
+        ck_assert_int_eq(xpu_require_eval_lenient("driver>=999", inv, nv_all, NV, unchecked, sizeof unchecked, why,
+                                                  sizeof why),
+                         0);
+        ck_assert_str_eq(unchecked, "");
+        ck_assert_msg(strstr(why, "driver>=999 but host has nvidia driver 465.19.01"), "%s", why);
+        /* A known failing factor next to an unknown one still fails its term. */
+        ck_assert_int_eq(xpu_require_eval_lenient("cuda>=11,driver>=999", inv, nv_all, NV, unchecked,
+                                                  sizeof unchecked, why, sizeof why),
+                         0);
+        /* The strict check never takes the unknown as met. */
+        ck_assert_int_eq(eval(inv, nv_all, NV, "cuda>=11.0", why, sizeof why), 0);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_check_arguments) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         struct xpu_require *r = NULL;
@@ -409,6 +436,7 @@ static Suite *require_suite(void) {
         tcase_add_test(tc, test_unknown_facts);
         tcase_add_test(tc, test_side_by_side);
         tcase_add_test(tc, test_check_arguments);
+        tcase_add_test(tc, test_lenient_unknown_facts);
         suite_add_tcase(s, tc);
         return s;
 }
