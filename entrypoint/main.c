@@ -96,16 +96,6 @@ static void usage(FILE *f) {
               f);
 }
 
-static int parse_bool(const char *s) {
-        if (!s)
-                return -EINVAL;
-        if (!strcmp(s, "1") || !strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on"))
-                return 1;
-        if (!strcmp(s, "0") || !strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !*s)
-                return 0;
-        return -EINVAL;
-}
-
 static int set_log_level(const char *s, const char *from) {
         int l = xpu_log_level_from_string(s);
         if (l < 0) {
@@ -176,7 +166,7 @@ static int parse_env(void) {
         for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
                 if (bools[i].from_cli || !(v = secure_getenv(bools[i].name)))
                         continue;
-                int b = parse_bool(v);
+                int b = xpu_parse_bool(v);
                 if (b < 0) {
                         log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i].name, v);
                         return -EINVAL;
@@ -438,78 +428,6 @@ static int context_probe(struct context *c) {
         return 0;
 }
 
-/* One requirement expression EXPR, from SOURCE, against the chosen profile's vendor. Returns 0 when
- * met (or when only listing profiles, where a failure is a warning), else logs the one line and
- * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
- * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
-static int check_requirement(const struct context *c, const char *source, const char *expr, const char *hint,
-                             bool lenient) {
-        enum xpu_vendor vendor = c->profile->match_any ? _XPU_VENDOR_MAX : c->profile->vendor;
-        char why[2048], unchecked[1024] = "";
-        int r = lenient ? xpu_require_eval_lenient(expr, c->inv, c->sel->selected, vendor, unchecked, sizeof unchecked,
-                                                   why, sizeof why)
-                        : xpu_require_eval(expr, c->inv, c->sel->selected, vendor, why, sizeof why);
-        if (r == 1) {
-                if (unchecked[0])
-                        log_warning("%s: not checked: %s", source, unchecked);
-                log_debug("%s: %s", source, why);
-                return 0;
-        }
-        if (r == 0 && arg_command == CMD_PROFILES) {
-                /* `profiles` is where one looks for the reason: show the list anyway. */
-                log_warning("%s: %s%s", source, why, hint);
-                return 0;
-        }
-        if (r == 0 && *hint)
-                log_error("%s: %s%s", source, why, hint); /* an image's variable: name it */
-        else if (r == 0)
-                log_error("%s", why);
-        else if (r == -EINVAL)
-                log_error("%s: %s", source, why);
-        else
-                log_error("%s: %s", source, strerror(-r));
-        return r == 0 ? -EINVAL : r;
-}
-
-/* Requirements (design §4): --require/XPU_REQUIRE, and on an NVIDIA profile every
- * NVIDIA_REQUIRE_* variable (each an expression of its own, all must hold; NVIDIA_REQUIRE_JETPACK
- * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
-static int check_requirements(const struct context *c) {
-        int r;
-        if (arg_require && (r = check_requirement(c, "--require/XPU_REQUIRE", arg_require, "", false)) < 0)
-                return r;
-        if (c->profile->match_any || c->profile->vendor != XPU_VENDOR_NVIDIA)
-                return 0;
-        const char *v = secure_getenv("NVIDIA_DISABLE_REQUIRE");
-        int disable = v ? parse_bool(v) : 0;
-        if (disable < 0)
-                log_warning("NVIDIA_DISABLE_REQUIRE: \"%s\" is not a boolean (use 1/0, true/false); requirements "
-                            "are checked",
-                            v);
-        if (disable > 0) {
-                log_debug("NVIDIA_DISABLE_REQUIRE=%s: NVIDIA_REQUIRE_* not checked", v);
-                return 0;
-        }
-        static const char prefix[] = "NVIDIA_REQUIRE_";
-        for (char **e = environ; e && *e; e++) {
-                const char *eq = strchr(*e, '=');
-                if (!eq || !xpu_startswith(*e, prefix))
-                        continue;
-                _cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
-                if (!name)
-                        return -ENOMEM;
-                if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0 || !(v = secure_getenv(name)))
-                        continue;
-                /* The image's own variable (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
-                 * cannot know yet are warned about, not enforced; known ones (driver) are. */
-                r = check_requirement(c, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks",
-                                      true);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
 static int context_select(struct context *c) {
         char err[4096]; /* a selection error lists every device */
         err[0] = '\0';
@@ -568,7 +486,8 @@ static int context_select(struct context *c) {
                         return -ENOENT;
                 }
         }
-        return check_requirements(c);
+        return xpu_require_check_start(c->inv, c->sel, c->profile, arg_require, environ,
+                                       arg_command == CMD_PROFILES);
 }
 
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {

@@ -10,7 +10,9 @@
 #include <strings.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/macro.h"
+#include "base/strv.h"
 #include "require.h"
 
 enum key {
@@ -610,4 +612,81 @@ int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bo
         if (k < 0)
                 return k;
         return xpu_require_check_selected(r, inv, selected, vendor, why, why_size);
+}
+
+/* ---- the checks at start-up (a logger: one line per problem) ------------------------------ */
+
+/* One requirement expression EXPR, from SOURCE, against the chosen profile's vendor. Returns 0 when
+ * met (or when only listing profiles, where a failure is a warning), else logs the one line and
+ * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
+ * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
+static int check_one(const struct xpu_inventory *inv, const struct xpu_selection *sel, enum xpu_vendor vendor,
+                     const char *source, const char *expr, const char *hint, bool lenient, bool warn_only) {
+        char why[2048], unchecked[1024] = "";
+        int r = lenient ? xpu_require_eval_lenient(expr, inv, sel->selected, vendor, unchecked, sizeof unchecked,
+                                                   why, sizeof why)
+                        : xpu_require_eval(expr, inv, sel->selected, vendor, why, sizeof why);
+        if (r == 1) {
+                if (unchecked[0])
+                        log_warning("%s: not checked: %s", source, unchecked);
+                log_debug("%s: %s", source, why);
+                return 0;
+        }
+        if (r == 0 && warn_only) {
+                /* `profiles` is where one looks for the reason: show the list anyway. */
+                log_warning("%s: %s%s", source, why, hint);
+                return 0;
+        }
+        if (r == 0 && *hint)
+                log_error("%s: %s%s", source, why, hint); /* an image's variable: name it */
+        else if (r == 0)
+                log_error("%s", why);
+        else if (r == -EINVAL)
+                log_error("%s: %s", source, why);
+        else
+                log_error("%s: %s", source, strerror(-r));
+        return r == 0 ? -EINVAL : r;
+}
+
+/* Requirements (design §4): --require/XPU_REQUIRE, and on an NVIDIA profile every
+ * NVIDIA_REQUIRE_* variable (each an expression of its own, all must hold; NVIDIA_REQUIRE_JETPACK
+ * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
+int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                            const struct xpu_profile *profile, const char *user_expr, char *const *envp,
+                            bool warn_only) {
+        enum xpu_vendor vendor = profile->match_any ? _XPU_VENDOR_MAX : profile->vendor;
+        int r;
+        if (user_expr && (r = check_one(inv, sel, vendor, "--require/XPU_REQUIRE", user_expr, "", false, warn_only)) < 0)
+                return r;
+        if (vendor != XPU_VENDOR_NVIDIA)
+                return 0;
+        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
+        int disable = v ? xpu_parse_bool(v) : 0;
+        if (disable < 0)
+                log_warning("NVIDIA_DISABLE_REQUIRE: \"%s\" is not a boolean (use 1/0, true/false); requirements "
+                            "are checked",
+                            v);
+        if (disable > 0) {
+                log_debug("NVIDIA_DISABLE_REQUIRE=%s: NVIDIA_REQUIRE_* not checked", v);
+                return 0;
+        }
+        static const char prefix[] = "NVIDIA_REQUIRE_";
+        for (char *const *e = envp; e && *e; e++) {
+                const char *eq = strchr(*e, '=');
+                if (!eq || !xpu_startswith(*e, prefix))
+                        continue;
+                _cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
+                if (!name)
+                        return -ENOMEM;
+                if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0)
+                        continue;
+                v = eq + 1;
+                /* The image's own variable (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
+                 * cannot know yet are warned about, not enforced; known ones (driver) are. */
+                r = check_one(inv, sel, vendor, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks",
+                              true, warn_only);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "probe.h"
+#include "profile.h"
 #include "select.h"
 
 #define XPU_REQUIRE_TERMS_MAX 64   /* OR terms (space-separated) */
@@ -77,3 +78,12 @@ int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bo
 int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *selected,
                              enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
                              size_t why_size);
+
+/* The requirement checks of a start (design §4), after the profile is chosen: USER_EXPR
+ * (--require/XPU_REQUIRE, strict) and, for an NVIDIA profile, every NVIDIA_REQUIRE_* of ENVP
+ * (lenient, see xpu_require_eval_lenient(); NVIDIA_REQUIRE_JETPACK skipped; NVIDIA_DISABLE_REQUIRE
+ * true skips them). A logger: one line per problem. With WARN_ONLY (xpuinit profiles) an unmet
+ * requirement is a warning. Returns 0, or -EINVAL after logging the one line (xpuinit exits 125). */
+int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                            const struct xpu_profile *profile, const char *user_expr, char *const *envp,
+                            bool warn_only);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -355,6 +356,17 @@ int xpu_parse_u64(const char *s, int base, uint64_t *ret) {
                 return -EINVAL;
         *ret = (uint64_t)v;
         return 0;
+}
+
+int xpu_parse_bool(const char *s) {
+        static const char *const yes[] = { "1", "true", "yes", "on" }, *const no[] = { "0", "false", "no", "off", "" };
+        for (size_t i = 0; s && i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; s && i < ELEMENTSOF(no); i++)
+                if (strcasecmp(s, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
 }
 
 int xpu_parse_i64(const char *s, int base, int64_t *ret) {

@@ -75,6 +75,8 @@ bool xpu_startswith(const char *s, const char *prefix);
  * around it allowed). Returns 0 and sets *RET, -EINVAL for empty/garbage, -ERANGE on overflow or
  * a minus sign. */
 int xpu_parse_u64(const char *s, int base, uint64_t *ret);
+/* Parse a boolean: 1/true/yes/on → 1, 0/false/no/off/"" → 0 (any case). Returns 1, 0 or -EINVAL. */
+int xpu_parse_bool(const char *s);
 /* Parse a signed integer spanning the whole string. Returns 0, -EINVAL or -ERANGE. */
 int xpu_parse_i64(const char *s, int base, int64_t *ret);
 /* Copy SRC into DST (SIZE bytes) always NUL-terminating; returns -ENAMETOOLONG when truncated. */
