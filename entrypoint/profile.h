@@ -62,9 +62,8 @@ struct xpu_profile {
         bool match_any;         /* no "vendor" in match: matches every host (the cpu profile) */
         enum xpu_vendor vendor; /* valid unless match_any */
         unsigned min_devices;   /* selected devices of that vendor needed (default 1) */
-        char *require;          /* requirement expression (issue 3); NULL when absent. Stored as
-                                 * text only: xpu_profile_matches() does not evaluate it, the
-                                 * caller must (and skip the profile when it fails). */
+        char *require;          /* requirement expression (require.h); NULL when absent. Validated
+                                 * when a profile file is loaded, evaluated by xpu_profile_matches() */
 
         char **capabilities; /* default capabilities when the image asks for none */
         size_t n_capabilities;
@@ -113,18 +112,15 @@ const struct xpu_profile *xpu_profile_set_find(const struct xpu_profile_set *s, 
 #define XPU_PROFILE_FILE_MAX (1024 * 1024)
 
 /* Does P match the selected devices in INV (SELECTED: flags per inventory device, NULL = none
- * selected)? Checks match.vendor and match.min_devices only; P->require is NOT evaluated here
- * (the caller does that). Writes a short reason either way into WHY (may be NULL):
- * "matches: 2 nvidia devices selected (needs >= 1)", "no: 0 amd devices selected (needs >= 1)",
- * "matches any host (no match.vendor)".
- * Until requirements are evaluated (they need the rich probe), a profile with P->require never
- * matches: returns false with WHY "no: requirement \"cuda>=99\" cannot be checked by this version
- * (needs the rich probe); profile not used". No built-in has a require. */
+ * selected)? Checks match.vendor and match.min_devices, then, when both hold, P->require against
+ * the host with P's vendor (strictly: a fact the host does not report fails; require.h). Writes a
+ * short reason either way into WHY (may be NULL): "matches: 2 nvidia devices selected (needs >=
+ * 1)", "no: 0 amd devices selected (needs >= 1)", "matches any host (no match.vendor)",
+ * "matches: ...; requirement \"driver>=465\" met", "no: requirement \"cuda>=99\" not met: ...". */
 bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory *inv,
                          const bool *selected, char *why, size_t why_size);
 
-/* Highest-priority matching profile (ties by name; "cpu" matches last), or NULL. Like
- * xpu_profile_matches(), ignores "require": a caller that evaluates requirements walks
- * S->profiles itself in order, calling xpu_profile_matches() and its requirement check. */
+/* Highest-priority matching profile (ties by name; "cpu" matches last), or NULL; matching as
+ * xpu_profile_matches(), requirements included. */
 const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
                                              const struct xpu_inventory *inv, const bool *selected);

@@ -78,7 +78,7 @@ int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_i
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < s->n; i++) {
                 const struct xpu_profile *p = s->profiles[i];
-                char why[256];
+                char why[1024]; /* a requirement reason quotes the expression */
                 bool m = xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
                 cJSON *o = cJSON_CreateObject();
                 if (!o || !cJSON_AddItemToArray(a, o) || !cJSON_AddStringToObject(o, "name", p->name) ||
@@ -97,7 +97,7 @@ int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_i
                              const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f) {
         for (size_t i = 0; i < s->n; i++) {
                 const struct xpu_profile *p = s->profiles[i];
-                char why[256];
+                char why[1024]; /* a requirement reason quotes the expression */
                 /* The reason itself starts with "matches" or "no". */
                 (void)xpu_profile_matches(p, inv, sel->selected, why, sizeof why);
                 fprintf(f, "%s %-16s priority %-4d %s  [%s]\n", p == chosen ? "*" : " ", p->name, p->priority, why,
