@@ -159,6 +159,16 @@ asan: deps
 		HARDEN="-fPIE -fno-common" build-tests
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run-tests.sh build-asan
 
+# `make fuzz`: every libFuzzer target (tests/fuzz/, docs/fuzzing.md) built with clang and
+# ASan + UBSan into $(FUZZ_BUILD)/ and run for FUZZ_SECONDS seconds each from its seed corpus;
+# new inputs stay in $(FUZZ_BUILD)/corpus/, crashes are listed with their reproducer files.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	XPU_EXTRA_PKGS="clang libclang-rt-14-dev" sh packaging/install-deps.sh
+	$(MAKE) fuzz-build
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 # `make lint`: banned calls (style guide item 16) and shellcheck.
 BANNED := \b(sprintf|vsprintf|strcpy|strcat|gets|atoi|atol|system)[[:space:]]*\(
 .PHONY: lint

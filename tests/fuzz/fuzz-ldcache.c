@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: the binary readers of probes/libs.h on one image: xpu_ldcache_parse() and
+ * xpu_ldcache_parse_entries() (a driver root's /etc/ld.so.cache, both formats) with the image in
+ * memory, and xpu_elf_soname() (DT_SONAME of a driver library) on a memfd holding the same bytes.
+ * The callbacks read every key and value they get, so a string that is not terminated inside the
+ * image shows up under ASan. Nothing is written to the file system: the memfd is anonymous.
+ * Corpus: tests/fuzz/corpus/ldcache/ (real and crafted caches, small ELF libraries). */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "libs.h"
+
+static void touch_cb(const char *key, const char *value, void *userdata) {
+        size_t *total = userdata;
+        *total += strlen(key) + strlen(value);
+}
+
+static void touch_entry_cb(const struct xpu_ldcache_entry *e, void *userdata) {
+        size_t *total = userdata;
+        *total += strlen(e->key) + strlen(e->value) + (size_t)(e->flags & 0xff);
+}
+
+/* One memfd for the whole run, truncated and refilled per input. */
+static int elf_fd = -1;
+
+static void soname_of(const uint8_t *data, size_t size) {
+        if (elf_fd < 0)
+                elf_fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+        if (elf_fd < 0 || ftruncate(elf_fd, 0) < 0)
+                return;
+        size_t done = 0;
+        while (done < size) {
+                ssize_t n = pwrite(elf_fd, data + done, size - done, (off_t)done);
+                if (n <= 0)
+                        return;
+                done += (size_t)n;
+        }
+        char soname[256], tiny[4];
+        (void)xpu_elf_soname(elf_fd, soname, sizeof soname);
+        (void)xpu_elf_soname(elf_fd, tiny, sizeof tiny);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        /* A copy of exactly SIZE bytes, so ASan sees a read one byte past the image. */
+        uint8_t *image = malloc(size ? size : 1);
+        if (!image)
+                return 0;
+        if (size > 0)
+                memcpy(image, data, size);
+
+        size_t total = 0;
+        (void)xpu_ldcache_parse(image, size, touch_cb, &total);
+        (void)xpu_ldcache_parse_entries(image, size, touch_entry_cb, &total);
+        (void)xpu_ldcache_parse(image, size, NULL, NULL);
+        free(image);
+
+        soname_of(data, size);
+        return 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: the NVIDIA procfs parsers (probes/nvidia.h) on one text, as the probe hands them
+ * a file read from /proc/driver/nvidia: xpu_nvidia_parse_information() (gpus/<bus>/information)
+ * and xpu_nvidia_parse_version() (version), the latter also with answer buffers too small for
+ * any real version (its -ENOBUFS path). Corpus: tests/fuzz/corpus/nvidia-info/. */
+#include "fuzz.h"
+#include "nvidia.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        char *text = fuzz_strndup(data, size);
+        if (!text)
+                return 0;
+
+        struct xpu_device dev = {0};
+        char err[256];
+        (void)xpu_nvidia_parse_information(text, &dev, err, sizeof err);
+        (void)xpu_nvidia_parse_information(text, &dev, NULL, 0);
+
+        char version[32], flavor[32], small_version[4], small_flavor[4];
+        (void)xpu_nvidia_parse_version(text, version, sizeof version, flavor, sizeof flavor);
+        (void)xpu_nvidia_parse_version(text, small_version, sizeof small_version, small_flavor,
+                                       sizeof small_flavor);
+        free(text);
+        return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: the device-selection parser, xpu_selection_parse() (entrypoint/select.h), against
+ * a fixed synthetic inventory. The input is split at NUL or newline bytes into the values of
+ * XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES, in that order (the third
+ * value runs to the end of the input); a missing value, or one that is exactly "<unset>", is an
+ * unset variable (NULL), so the vendor variables are reached with "<unset>\n0,1\nall".
+ *
+ * Checked besides memory safety (abort() when broken): selection never widens what the runtime
+ * gave (every selected device is available), a success returns one flag per device, a failure
+ * returns nothing and one terminated, non-empty error line.
+ * Corpus: tests/fuzz/corpus/select/. */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fuzz.h"
+#include "select.h"
+
+#define N_VARS 3
+#define UNSET "<unset>"
+
+/* index, vendor, vendor index, UUID, PCI bus id, unique id (AMD), available (node present).
+ * nvidia:2 and the second partition of the AMD GPU with two (amd:2) are not given to the
+ * container; the AMD partitions share a unique id and a PCI device. */
+static const struct {
+        enum xpu_vendor vendor;
+        unsigned vendor_index;
+        const char *uuid, *bus, *unique_id;
+        bool available;
+} spec[] = {
+        {XPU_VENDOR_NVIDIA, 0, "GPU-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90", "0000:1a:00.0", NULL, true},
+        {XPU_VENDOR_NVIDIA, 1, "GPU-b2e8d0f4-1c3a-4e5b-9d7f-2a4c6e8f0a12", "0000:3b:00.0", NULL, true},
+        {XPU_VENDOR_NVIDIA, 2, "GPU-c9d1e3f5-7a9b-4c1d-8e2f-4a6b8c0d2e34", "0000:5e:00.0", NULL, false},
+        {XPU_VENDOR_AMD, 0, "GPU-ef2c1799a1f3e2ed", "0000:c1:00.0", "ef2c1799a1f3e2ed", true},
+        {XPU_VENDOR_AMD, 1, "GPU-0123456789abcdef", "0000:c2:00.0", "0123456789abcdef", true},
+        {XPU_VENDOR_AMD, 2, "GPU-0123456789abcdef", "0000:c2:00.1", "0123456789abcdef", false},
+};
+
+/* The inventory, built on the first call and kept for the whole run. */
+static struct xpu_inventory *inventory(void) {
+        static struct xpu_inventory *inv;
+        if (inv)
+                return inv;
+        inv = xpu_inventory_new();
+        if (!inv)
+                abort();
+        for (size_t i = 0; i < ELEMENTSOF(spec); i++) {
+                struct xpu_device d = {
+                        .index = (unsigned)i,
+                        .vendor = spec[i].vendor,
+                        .vendor_index = spec[i].vendor_index,
+                        .n_nodes = 1,
+                };
+                snprintf(d.uuid, sizeof d.uuid, "%s", spec[i].uuid);
+                snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "%s", spec[i].bus);
+                if (spec[i].unique_id)
+                        snprintf(d.unique_id, sizeof d.unique_id, "%s", spec[i].unique_id);
+                if (spec[i].vendor == XPU_VENDOR_NVIDIA)
+                        snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u", spec[i].vendor_index);
+                else
+                        snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/dri/renderD%u",
+                                 128 + spec[i].vendor_index);
+                d.nodes[0].present = spec[i].available;
+                if (!xpu_inventory_add_device(inv, &d))
+                        abort();
+        }
+        return inv;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        char *text = fuzz_strndup(data, size);
+        if (!text)
+                return 0;
+
+        /* Split in place: the first two values end at a NUL or newline, the third takes the rest
+         * (up to a NUL, as an environment value would). */
+        const char *value[N_VARS] = {NULL, NULL, NULL};
+        char *p = text, *end = text + size;
+        for (size_t v = 0; v < N_VARS && p <= end; v++) {
+                value[v] = p;
+                if (v == N_VARS - 1)
+                        break;
+                while (p < end && *p != '\0' && *p != '\n')
+                        p++;
+                *p = '\0';
+                p++;
+        }
+        for (size_t v = 0; v < N_VARS; v++)
+                if (value[v] && strcmp(value[v], UNSET) == 0)
+                        value[v] = NULL;
+
+        const struct xpu_inventory *inv = inventory();
+        struct xpu_selection *sel = NULL;
+        char err[512] = "";
+        if (xpu_selection_parse(inv, value[0], value[1], value[2], &sel, err, sizeof err) < 0) {
+                if (sel || err[0] == '\0' || strnlen(err, sizeof err) == sizeof err)
+                        abort();
+        } else {
+                if (!sel || sel->n != inv->n_devices)
+                        abort();
+                for (size_t i = 0; i < sel->n; i++)
+                        if (sel->selected[i] && !xpu_device_available(&inv->devices[i]))
+                                abort(); /* selection widened what the runtime gave */
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                        if (xpu_selection_count(sel, inv, (enum xpu_vendor)v) > inv->n_devices)
+                                abort();
+        }
+        xpu_selection_free(sel);
+        free(text);
+        return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared by the fuzz targets (tests/fuzz/fuzz-*.c) and their replay driver (replay.c).
+ *
+ * Each target defines LLVMFuzzerTestOneInput(): libFuzzer calls it with arbitrary bytes under
+ * `make fuzz` (clang, -fsanitize=fuzzer,address,undefined); replay.c calls it with every file of
+ * the target's corpus in `make check` (gcc, no libFuzzer). A target returns 0 and never writes a
+ * file: inputs that must be a file descriptor go through a memfd. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libFuzzer's entry point: DATA is SIZE bytes (not NUL-terminated, may hold NULs). Returns 0. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A malloc'ed copy of DATA (SIZE bytes) with a NUL appended, for parsers that take C strings (a
+ * parser then sees the bytes up to the first NUL). Returns NULL when out of memory. */
+static inline char *fuzz_strndup(const uint8_t *data, size_t size) {
+        char *s = malloc(size + 1);
+        if (!s)
+                return NULL;
+        if (size > 0)
+                memcpy(s, data, size);
+        s[size] = '\0';
+        return s;
+}
