@@ -1,6 +1,5 @@
 # xpuinit / xpud — non-recursive GNU Make build (design §3).
-# Targets: all, check, demo, install, static, asan, bench, lint, deps, clean.
-# (design §3 also names fuzz: it comes with the issue that needs it.)
+# Targets: all, check, demo, install, static, asan, fuzz, bench, lint, deps, clean.
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
