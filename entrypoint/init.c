@@ -30,6 +30,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/signals.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"
 
@@ -141,61 +142,6 @@ static void fds_prepare(const struct launch *l) {
         }
 }
 
-/* Signal dispositions through the raw system call: glibc's sigaction() refuses the two
- * real-time signals it reserves (32, 33), yet they can arrive ignored from our parent and would
- * stay ignored in the workload. */
-struct ksigaction {
-        void *handler;
-        unsigned long flags;
-        void *restorer;
-        uint64_t mask;
-};
-
-static int ksigaction(int sig, const struct ksigaction *act, struct ksigaction *old) {
-        return syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t)) < 0 ? negative_errno() : 0;
-}
-
-/* The ignored signals as a bit mask (bit N-1 = signal N), from the "SigIgn:" line of
- * /proc/self/status: one read instead of a query per signal, which costs ~64 system calls at
- * every start. Without /proc, each signal is asked. */
-static uint64_t ignored_signals(void) {
-        char buf[4096];
-        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ssize_t n = root < 0 ? -EBADF : xpu_read_file_in_root(root, "/proc/self/status", buf, sizeof buf);
-        if (root >= 0)
-                close(root);
-        const char *line = n > 0 ? strstr(buf, "\nSigIgn:") : NULL;
-        if (line) {
-                char *end = NULL;
-                errno = 0;
-                unsigned long long v = strtoull(line + 8, &end, 16);
-                if (errno == 0 && end != line + 8)
-                        return (uint64_t)v;
-        }
-        uint64_t mask = 0;
-        for (int sig = 1; sig <= 64; sig++) {
-                struct ksigaction old;
-                if (ksigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
-                        mask |= UINT64_C(1) << (sig - 1);
-        }
-        return mask;
-}
-
-/* Set every ignored signal back to SIG_DFL; SAVED (64 entries, may be NULL) keeps the old actions
- * and *RET_CHANGED which were changed. */
-static void ignored_to_default(struct ksigaction *saved, uint64_t *ret_changed) {
-        const struct ksigaction dfl = { .handler = SIG_DFL };
-        uint64_t ign = ignored_signals(), changed = 0;
-        for (int sig = 1; sig <= 64; sig++) {
-                if (!(ign & (UINT64_C(1) << (sig - 1))) || sig == SIGKILL || sig == SIGSTOP)
-                        continue;
-                if (ksigaction(sig, &dfl, saved ? &saved[sig - 1] : NULL) == 0)
-                        changed |= UINT64_C(1) << (sig - 1);
-        }
-        if (ret_changed)
-                *ret_changed = changed;
-}
-
 /* Set by xpu_supervise() once it has reset the ignored signals: the child inherits that. */
 static bool dispositions_clean;
 
@@ -204,7 +150,7 @@ static bool dispositions_clean;
 static void signals_reset(void) {
         sigset_t none;
         if (!dispositions_clean)
-                ignored_to_default(NULL, NULL);
+                xpu_signals_ignored_to_default(NULL, NULL);
         sigemptyset(&none);
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -456,19 +402,19 @@ static void blocked_set(sigset_t *all) {
  * status. Every ignored signal is set to SIG_DFL (harmless while blocked) and put back when
  * supervision ends. xpuinit installs no handler, so nothing else needs resetting. */
 struct saved_actions {
-        struct ksigaction saved[64];
+        struct xpu_ksigaction saved[64];
         uint64_t changed;
 };
 
 static void dispositions_default(struct saved_actions *sa) {
-        ignored_to_default(sa->saved, &sa->changed);
+        xpu_signals_ignored_to_default(sa->saved, &sa->changed);
         dispositions_clean = true;
 }
 
 static void dispositions_restore(const struct saved_actions *sa) {
         for (int sig = 1; sig <= 64; sig++)
                 if (sa->changed & (UINT64_C(1) << (sig - 1)))
-                        (void)ksigaction(sig, &sa->saved[sig - 1], NULL);
+                        (void)xpu_ksigaction(sig, &sa->saved[sig - 1], NULL);
         dispositions_clean = false;
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/macro.h"
+#include "base/signals.h"
 
 extern char **environ;
 
@@ -150,9 +151,12 @@ static _Noreturn void child_main(int (*fn)(void *, int), void *arg,
         if (getppid() != parent)
                 _exit(XPU_ISOLATE_SETUP_FAILED); /* nobody is listening any more */
 
-        struct sigaction dfl = { .sa_handler = SIG_DFL };
-        for (int sig = 1; sig < NSIG; sig++)
-                (void)sigaction(sig, &dfl, NULL); /* EINVAL for SIGKILL, SIGSTOP, glibc's own */
+        /* Handlers do not survive exec, but vendor code runs here without exec: every signal
+         * (glibc's reserved two included, through the raw call) back to SIG_DFL. */
+        const struct xpu_ksigaction dfl = { .handler = SIG_DFL };
+        for (int sig = 1; sig <= 64; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)xpu_ksigaction(sig, &dfl, NULL);
         sigset_t none;
         sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "signals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+int xpu_ksigaction(int sig, const struct xpu_ksigaction *act, struct xpu_ksigaction *old) {
+        return syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t)) < 0 ? negative_errno() : 0;
+}
+
+uint64_t xpu_signals_ignored(void) {
+        char buf[4096];
+        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ssize_t n = root < 0 ? -EBADF : xpu_read_file_in_root(root, "/proc/self/status", buf, sizeof buf);
+        if (root >= 0)
+                close(root);
+        const char *line = n > 0 ? strstr(buf, "\nSigIgn:") : NULL;
+        if (line) {
+                char *end = NULL;
+                errno = 0;
+                unsigned long long v = strtoull(line + 8, &end, 16);
+                if (errno == 0 && end != line + 8)
+                        return (uint64_t)v;
+        }
+        uint64_t mask = 0;
+        for (int sig = 1; sig <= 64; sig++) {
+                struct xpu_ksigaction old;
+                if (xpu_ksigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
+                        mask |= UINT64_C(1) << (sig - 1);
+        }
+        return mask;
+}
+
+void xpu_signals_ignored_to_default(struct xpu_ksigaction *saved, uint64_t *ret_changed) {
+        const struct xpu_ksigaction dfl = { .handler = SIG_DFL };
+        uint64_t ign = xpu_signals_ignored(), changed = 0;
+        for (int sig = 1; sig <= 64; sig++) {
+                if (!(ign & (UINT64_C(1) << (sig - 1))) || sig == SIGKILL || sig == SIGSTOP)
+                        continue;
+                if (xpu_ksigaction(sig, &dfl, saved ? &saved[sig - 1] : NULL) == 0)
+                        changed |= UINT64_C(1) << (sig - 1);
+        }
+        if (ret_changed)
+                *ret_changed = changed;
+}
