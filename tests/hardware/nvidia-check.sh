@@ -1,0 +1,78 @@
+#!/bin/sh
+# Real-hardware check of issue 2, for a machine with an NVIDIA GPU and its driver under a driver
+# root (the device tool's H200: /usr/local/nvidia). Not part of `make check` (CI has no GPU).
+# Needs: a static xpuinit (make static; carried as build/xpuinit-static), nvidia-smi, gcc, python3.
+#   sh tests/hardware/nvidia-check.sh [DRIVER_ROOT] [OUT_DIR]
+# Writes probe.json, smi.csv, compare.txt, inject-*.txt to OUT_DIR; exits non-zero on a mismatch.
+set -u
+DRIVER_ROOT=${1:-/usr/local/nvidia}
+OUT=${2:-${OUT:-/tmp/xpu-hw}}
+X=${XPUINIT:-build/xpuinit-static}
+mkdir -p "$OUT"
+fail=0
+note() { printf '%s\n' "$*" | tee -a "$OUT/compare.txt"; }
+
+[ -x "$X" ] || { echo "no $X (make static)"; exit 2; }
+smi=$(command -v nvidia-smi || echo "$DRIVER_ROOT/bin/nvidia-smi")
+
+# 1. probe versus nvidia-smi
+"$X" probe --json --driver-root "$DRIVER_ROOT" >"$OUT/probe.json" 2>"$OUT/probe.stderr"
+echo "probe exit $?" >>"$OUT/probe.stderr"
+"$smi" --query-gpu=index,uuid,pci.bus_id,name,memory.total,driver_version --format=csv,noheader >"$OUT/smi.csv"
+python3 - "$OUT/probe.json" "$OUT/smi.csv" >>"$OUT/compare.txt" <<'PY' || fail=1
+import json, sys
+inv = json.load(open(sys.argv[1]))
+devs = [d for d in inv["devices"] if d["vendor"] == "nvidia"]
+rows = [[c.strip() for c in l.split(",")] for l in open(sys.argv[2]) if l.strip()]
+bad = 0
+print(f"xpuinit: {len(devs)} NVIDIA device(s), driver {inv['host'].get('nvidia_driver_version')}; nvidia-smi: {len(rows)}")
+if len(devs) != len(rows):
+    bad += 1
+for d, r in zip(devs, rows):
+    idx, uuid, bus, name, mem, drv = r
+    bus = bus.lower()
+    bus = bus[4:] if len(bus.split(":")[0]) == 8 and bus.startswith("0000") else bus
+    checks = [("index", str(d["vendor_index"]), idx), ("uuid", d.get("uuid"), uuid),
+              ("pci_bus_id", d.get("pci_bus_id"), bus), ("name", d.get("name"), name),
+              ("driver", d.get("driver_version"), drv)]
+    for k, a, b in checks:
+        ok = a == b
+        bad += not ok
+        print(f"  gpu {idx} {k}: xpuinit {a!r} nvidia-smi {b!r} {'ok' if ok else 'MISMATCH'}")
+    print(f"  gpu {idx} memory: nvidia-smi {mem} (xpuinit's fast path does not read it; rich probe, issue 3)")
+sys.exit(1 if bad else 0)
+PY
+
+# 2. inject and cuInit/cuDeviceGetCount through the injected libcuda.so.1, in a private mount
+#    namespace (this machine's / stands in for the container root), mount and link mode.
+cat >"$OUT/cuda-check.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+int main(void) {
+        void *h = dlopen("libcuda.so.1", RTLD_NOW);
+        if (!h) { printf("dlopen: %s\n", dlerror()); return 1; }
+        struct link_map *lm = NULL;
+        dlinfo(h, RTLD_DI_LINKMAP, &lm);
+        int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+        int (*ver)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
+        int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+        int v = 0, n = -1;
+        int r1 = init ? init(0) : -1, r2 = ver ? ver(&v) : -1, r3 = count ? count(&n) : -1;
+        printf("libcuda=%s cuInit=%d cuDriverGetVersion=%d (%d) cuDeviceGetCount=%d (%d)\n",
+               lm ? lm->l_name : "?", r1, r2, v, r3, n);
+        return r1 || r3 || n < 1;
+}
+C
+gcc -O2 -o "$OUT/cuda-check" "$OUT/cuda-check.c" || { echo "gcc failed"; exit 2; }
+for mode in mount link; do
+        unshare -m sh -c "'$X' -v --driver-root '$DRIVER_ROOT' --inject $mode -- '$OUT/cuda-check'" \
+                >"$OUT/inject-$mode.txt" 2>&1
+        rc=$?
+        note "inject $mode: exit $rc: $(grep libcuda= "$OUT/inject-$mode.txt")"
+        grep -q 'libcuda=/run/xpuinit/lib/libcuda.so.1' "$OUT/inject-$mode.txt" || { note "  not loaded from /run/xpuinit/lib"; fail=1; }
+        [ "$rc" -eq 0 ] || fail=1
+done
+cat "$OUT/compare.txt"
+exit "$fail"
