@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Loading vendor libraries from a driver root into a typed symbol table (see dl.h). */
+#include "base/dl.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "libs.h"
+
+/* Candidate fd numbers tried before giving up when every "/proc/self/fd/N" name is taken. */
+#define FD_NAME_TRIES 1024
+
+/* A one-line message into ERR (may be NULL); returns R so callers can `return set_err(...)`. */
+_printf_(4, 5) static int set_err(int r, char *err, size_t err_size, const char *fmt, ...) {
+        if (err && err_size > 0) {
+                va_list ap;
+                va_start(ap, fmt);
+                vsnprintf(err, err_size, fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+/* Append "<sep><s>" to BUF (SIZE bytes, NUL-terminated); truncation is silent (a message). */
+static void append(char *buf, size_t size, const char *sep, const char *s) {
+        size_t len = strnlen(buf, size);
+        if (len + 1 >= size)
+                return;
+        snprintf(buf + len, size - len, "%s%s", len > 0 ? sep : "", s);
+}
+
+/* readlink() of the magic link /proc/self/fd/FD: the path of what FD refers to, in the
+ * process's own view of the file system. */
+static int fd_path(int fd, char *buf, size_t size) {
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, buf, size);
+        if (n < 0)
+                return negative_errno();
+        if ((size_t)n >= size)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        return 0;
+}
+
+static const char *basename_of(const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? slash + 1 : path;
+}
+
+/* Read ROOT_FD's /etc/ld.so.cache, a regular file of at most XPU_DL_LDCACHE_MAX bytes. */
+static int ldcache_read(int root_fd, unsigned char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd =
+                xpu_open_in_root(root_fd, "/etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if (st.st_size <= 0 || (uint64_t)st.st_size > XPU_DL_LDCACHE_MAX)
+                return -EFBIG;
+        size_t size = (size_t)st.st_size, len = 0;
+        _cleanup_free_ unsigned char *b = malloc(size);
+        if (!b)
+                return -ENOMEM;
+        while (len < size) {
+                ssize_t n = pread(fd, b + len, size - len, (off_t)len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        *ret = TAKE_PTR(b);
+        *ret_size = len;
+        return 0;
+}
+
+/* Cache entries for one soname: their paths, in cache order, as one NUL-separated list. */
+struct cache_match {
+        const char *soname;
+        char *paths; /* "p1\0p2\0...\0\0" */
+        size_t len, cap;
+        int error;
+};
+
+static void cache_match_cb(const struct xpu_ldcache_entry *e, void *userdata) {
+        struct cache_match *m = userdata;
+        if (m->error < 0 || e->flags != xpu_ldcache_native_flags() || strcmp(e->key, m->soname) != 0)
+                return;
+        size_t n = strlen(e->value) + 1;
+        if (m->len + n + 1 > m->cap) {
+                size_t cap = (m->cap ? m->cap * 2 : 256) + n;
+                char *p = realloc(m->paths, cap);
+                if (!p) {
+                        m->error = -ENOMEM;
+                        return;
+                }
+                m->paths = p;
+                m->cap = cap;
+        }
+        memcpy(m->paths + m->len, e->value, n);
+        m->len += n;
+        m->paths[m->len] = '\0';
+}
+
+/* Open PATH inside the root as O_PATH; the fd when it lands on a regular file, else -errno
+ * (-EINVAL for a directory, FIFO, device ...). O_PATH: a device node is never opened for real. */
+static int open_candidate(int root_fd, const char *path) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        return TAKE_FD(fd);
+}
+
+static void cache_validate_cb(const struct xpu_ldcache_entry *e, void *userdata) {
+}
+
+struct name_in_use {
+        const char *name;
+        bool found;
+};
+
+static int name_in_use_cb(struct dl_phdr_info *info, size_t size, void *userdata) {
+        struct name_in_use *u = userdata;
+        if (info->dlpi_name && strcmp(info->dlpi_name, u->name) == 0) {
+                u->found = true;
+                return 1;
+        }
+        return 0;
+}
+
+/* An fd for the same file as FD whose "/proc/self/fd/N" name no loaded object carries: glibc's
+ * dlopen() returns an already loaded object whose name matches before it opens anything, and
+ * an earlier load through a since-closed fd of the same number keeps that name. Consumes FD;
+ * writes the name into NAME. Returns the fd or -errno (-EMFILE when no number is free). */
+static int fd_with_fresh_name(int fd, char *name, size_t size) {
+        _cleanup_close_ int cur = fd;
+        for (int i = 0; i < FD_NAME_TRIES; i++) {
+                snprintf(name, size, "/proc/self/fd/%d", cur);
+                struct name_in_use u = {name, false};
+                dl_iterate_phdr(name_in_use_cb, &u);
+                if (!u.found)
+                        return TAKE_FD(cur);
+                int next = fcntl(cur, F_DUPFD_CLOEXEC, cur + 1);
+                if (next < 0)
+                        return negative_errno();
+                close(cur);
+                cur = next;
+        }
+        return -EMFILE;
+}
+
+/* The path inside the root of the file FD refers to: FD's host path with ROOT_FD's host path
+ * taken off the front. Falls back to CANDIDATE's directory joined with the file's name. */
+static int path_in_root(int root_fd, int fd, const char *candidate, char *buf, size_t size) {
+        char root[PATH_MAX], file[PATH_MAX];
+        if (fd_path(fd, file, sizeof file) < 0)
+                return xpu_strlcpy(buf, candidate, size);
+        if (fd_path(root_fd, root, sizeof root) == 0) {
+                size_t rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
+                if (strncmp(file, root, rlen) == 0 && file[rlen] == '/')
+                        return xpu_strlcpy(buf, file + rlen, size);
+        }
+        const char *slash = strrchr(candidate, '/');
+        int dlen = slash ? (int)(slash - candidate) : 0;
+        int n = snprintf(buf, size, "%.*s/%s", dlen, candidate, basename_of(file));
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Look SONAME up in the root: cache entries (when CACHE is set), then the library dirs. Returns
+ * an O_PATH fd of the regular file and the candidate path that led to it, or -ENOENT. */
+static int find_soname(int root_fd, const unsigned char *cache, size_t cache_size, const char *soname,
+                       char *candidate, size_t size) {
+        if (cache) {
+                struct cache_match m = {soname, NULL, 0, 0, 0};
+                int r = xpu_ldcache_parse_entries(cache, cache_size, cache_match_cb, &m);
+                _cleanup_free_ char *paths = m.paths;
+                if (m.error < 0)
+                        return m.error;
+                for (const char *p = paths; r >= 0 && p && *p; p += strlen(p) + 1) {
+                        int fd = open_candidate(root_fd, p);
+                        if (fd >= 0) {
+                                if (xpu_strlcpy(candidate, p, size) < 0) {
+                                        close(fd);
+                                        return -ENAMETOOLONG;
+                                }
+                                return fd;
+                        }
+                }
+        }
+        for (size_t i = 0; xpu_library_dirs[i]; i++) {
+                int n = snprintf(candidate, size, "%s/%s", xpu_library_dirs[i], soname);
+                if (n < 0 || (size_t)n >= size)
+                        return -ENAMETOOLONG;
+                int fd = open_candidate(root_fd, candidate);
+                if (fd >= 0)
+                        return fd;
+        }
+        return -ENOENT;
+}
+
+int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
+                void **ret_handle, char *err, size_t err_size) {
+        if (!sonames || !sonames[0] || !ret_handle)
+                return set_err(-EINVAL, err, err_size, "no library name given");
+        for (size_t i = 0; sonames[i]; i++)
+                if (!*sonames[i] || strchr(sonames[i], '/'))
+                        return set_err(-EINVAL, err, err_size, "invalid library name \"%s\"", sonames[i]);
+
+        _cleanup_free_ unsigned char *cache = NULL;
+        size_t cache_size = 0;
+        /* A missing, oversized or malformed cache is not an error: the directories follow. */
+        if (ldcache_read(driver_root_fd, &cache, &cache_size) < 0 ||
+            xpu_ldcache_parse_entries(cache, cache_size, cache_validate_cb, NULL) < 0) {
+                free(cache);
+                cache = NULL;
+        }
+
+        char candidate[PATH_MAX];
+        _cleanup_close_ int fd = -EBADF;
+        for (size_t i = 0; sonames[i] && fd < 0; i++) {
+                fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], candidate, sizeof candidate);
+                if (fd < 0 && fd != -ENOENT)
+                        return set_err(fd, err, err_size, "looking up %s: %s", sonames[i], strerror(-fd));
+        }
+        if (fd < 0) {
+                char names[512] = "", searched[1024] = "", root[PATH_MAX];
+                for (size_t i = 0; sonames[i]; i++)
+                        append(names, sizeof names, ", ", sonames[i]);
+                if (cache)
+                        append(searched, sizeof searched, ", ", "/etc/ld.so.cache");
+                for (size_t i = 0; xpu_library_dirs[i]; i++)
+                        append(searched, sizeof searched, ", ", xpu_library_dirs[i]);
+                if (fd_path(driver_root_fd, root, sizeof root) < 0)
+                        xpu_strlcpy(root, "the driver root", sizeof root);
+                return set_err(-ENOENT, err, err_size, "not available: %s not found in %s: %s", names, root,
+                               searched);
+        }
+
+        char inside[PATH_MAX];
+        int r = path_in_root(driver_root_fd, fd, candidate, inside, sizeof inside);
+        if (r < 0)
+                return set_err(r, err, err_size, "path of %s too long", candidate);
+        char name[64];
+        fd = fd_with_fresh_name(TAKE_FD(fd), name, sizeof name);
+        if (fd < 0)
+                return set_err(fd, err, err_size, "cannot load %s: %s", inside, strerror(-fd));
+
+        dlerror();
+        void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+                const char *e = dlerror();
+                return set_err(-ELIBBAD, err, err_size, "cannot load %s: %s", inside, e ? e : "dlopen failed");
+        }
+        if (loaded_path && xpu_strlcpy(loaded_path, inside, size) < 0) {
+                dlclose(handle);
+                return set_err(-ENAMETOOLONG, err, err_size, "path of %s too long", inside);
+        }
+        *ret_handle = handle;
+        return 0;
+}
+
+int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size) {
+        if (!handle || (!syms && n > 0))
+                return set_err(-EINVAL, err, err_size, "no library handle");
+        for (size_t i = 0; i < n; i++)
+                if (!syms[i].name || !syms[i].ptr)
+                        return set_err(-EINVAL, err, err_size, "symbol table entry %zu incomplete", i);
+
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_dl_symbol *s = &syms[i];
+                dlerror();
+                void *p = dlsym(handle, s->name);
+                if (!p && s->fallback) {
+                        dlerror();
+                        p = dlsym(handle, s->fallback);
+                }
+                if (!p && !s->optional) {
+                        const char *e = dlerror();
+                        if (s->fallback)
+                                return set_err(-ENOENT, err, err_size, "symbol %s (or %s) not found: %s", s->name,
+                                               s->fallback, e ? e : "NULL address");
+                        return set_err(-ENOENT, err, err_size, "symbol %s not found: %s", s->name,
+                                       e ? e : "NULL address");
+                }
+                *s->ptr = p;
+        }
+        return 0;
+}
+
+/* True when S is a dotted version: digits, at least one dot, no empty component. */
+static bool is_dotted_version(const char *s) {
+        bool dot = false;
+        if (!s || !*s)
+                return false;
+        for (const char *p = s; *p; p++) {
+                if (*p == '.') {
+                        if (p == s || p[1] == '\0' || p[1] == '.')
+                                return false;
+                        dot = true;
+                } else if (*p < '0' || *p > '9')
+                        return false;
+        }
+        return dot;
+}
+
+int xpu_dl_version_matches(const char *loaded_path, const char *driver_version, char *err, size_t err_size) {
+        if (!loaded_path || !driver_version || !is_dotted_version(driver_version))
+                return set_err(-EINVAL, err, err_size, "invalid driver version \"%s\"",
+                               driver_version ? driver_version : "(null)");
+        const char *name = basename_of(loaded_path);
+        const char *so = strstr(name, ".so.");
+        const char *version = so ? so + 4 : NULL;
+        if (!version || !is_dotted_version(version))
+                return set_err(-ENODATA, err, err_size, "no driver version in the library's file name: %s", name);
+        if (strcmp(version, driver_version) != 0)
+                return set_err(-EPROTO, err, err_size, "driver/library version mismatch: kernel module %s, %s",
+                               driver_version, name);
+        return 0;
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/base/dl: loading vendor libraries from a driver root into a typed symbol table.
+ * The libraries are the fake NVML and CUDA shims the build makes ($XPU_BUILD/tests/shims/). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/dl.h"
+#include "base/fileio.h"
+#include "libs-images.h"
+#include "libs.h"
+#include "testlib.h"
+
+/* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */
+#define LIBDIR (xpu_library_dirs[1] + 1)
+
+static const char *const nvml_sonames[] = {"libnvidia-ml.so.1", NULL};
+
+/* $XPU_BUILD/tests/shims/NAME; fails the test when the runner did not say where the build is. */
+static const char *shim_path(const char *name) {
+        static char buf[PATH_MAX];
+        const char *build = getenv("XPU_BUILD");
+        ck_assert_msg(build && *build, "XPU_BUILD is unset: run through tests/run-tests.sh");
+        snprintf(buf, sizeof buf, "%s/tests/shims/%s", build, name);
+        if (access(buf, R_OK) != 0)
+                ck_abort_msg("%s missing: build with `make build-tests` first", buf);
+        return buf;
+}
+
+/* Copy shim NAME into ROOT/DIR/FILE and link DIR/LINK -> FILE (LINK may be NULL). */
+static void install_shim(const char *root, const char *name, const char *dir, const char *file, const char *link) {
+        unsigned char *b;
+        size_t n = read_whole(shim_path(name), &b);
+        ck_assert_uint_gt(n, 1000);
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/%s", dir, file);
+        write_bytes(root, rel, b, n, 0755);
+        free(b);
+        if (link) {
+                snprintf(rel, sizeof rel, "%s/%s", dir, link);
+                xpu_test_symlink(root, rel, file);
+        }
+}
+
+/* An empty directory ROOT/REL (parents created). */
+static void make_dir(const char *root, const char *rel) {
+        char path[PATH_MAX];
+        xpu_test_write(root, rel, "");
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static int open_root(const char *dir) {
+        int fd = xpu_open_root(dir);
+        ck_assert_int_ge(fd, 0);
+        return fd;
+}
+
+/* The NVML entry points the tests call. */
+typedef int (*init_fn)(void);
+typedef int (*count_fn)(unsigned int *);
+typedef int (*version_fn)(char *, unsigned int);
+
+START_TEST(test_load_bind_call) {
+        char *root = xpu_test_mkdtemp();
+        install_shim(root, "libnvidia-ml.so.shim", LIBDIR, "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        xpu_test_write(root, "state", "driver_version 550.90.07\ndevice_count 3\n");
+        char state[PATH_MAX];
+        snprintf(state, sizeof state, "%s/state", root);
+        ck_assert_int_eq(setenv("XPU_FAKE_STATE", state, 1), 0);
+
+        int rfd = open_root(root);
+        char path[PATH_MAX] = "", err[512] = "";
+        void *h = NULL;
+        ck_assert_msg(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_nonnull(h);
+        char want[PATH_MAX];
+        snprintf(want, sizeof want, "/%s/libnvidia-ml.so.550.90.07", LIBDIR);
+        ck_assert_str_eq(path, want);
+
+        void *init = NULL, *count = NULL, *version = NULL, *nothing = (void *)&init;
+        const struct xpu_dl_symbol syms[] = {
+                {"nvmlInit_v2", "nvmlInit", &init, false},
+                {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", &count, false},
+                {"nvmlSystemGetDriverVersion", NULL, &version, false},
+                {"nvmlNoSuchThing", NULL, &nothing, true},
+        };
+        ck_assert_msg(xpu_dl_bind(h, syms, ELEMENTSOF(syms), err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_eq(init, dlsym(h, "nvmlInit_v2"));
+        ck_assert_ptr_ne(init, dlsym(h, "nvmlInit")); /* the versioned one, not the fallback */
+        ck_assert_ptr_null(nothing);
+
+        ck_assert_int_eq(((init_fn)init)(), 0);
+        unsigned int n = 0;
+        ck_assert_int_eq(((count_fn)count)(&n), 0);
+        ck_assert_uint_eq(n, 3);
+        char v[80] = "";
+        ck_assert_int_eq(((version_fn)version)(v, sizeof v), 0);
+        ck_assert_str_eq(v, "550.90.07");
+
+        ck_assert_int_eq(xpu_dl_version_matches(path, v, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_dl_version_matches(path, "535.54.03", err, sizeof err), -EPROTO);
+        ck_assert_str_eq(err, "driver/library version mismatch: kernel module 535.54.03, libnvidia-ml.so.550.90.07");
+
+        /* The same file again (another fd) is the same loaded object. */
+        void *h2 = NULL;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, NULL, 0, &h2, err, sizeof err), 0);
+        ck_assert_ptr_eq(h2, h);
+        dlclose(h2);
+        dlclose(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+START_TEST(test_bind_fallback_and_missing) {
+        char *root = xpu_test_mkdtemp();
+        install_shim(root, "libnvidia-ml.so.shim", LIBDIR, "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        int rfd = open_root(root);
+        char err[512] = "";
+        void *h = NULL;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, NULL, 0, &h, err, sizeof err), 0);
+
+        void *init = NULL, *shutdown = NULL;
+        const struct xpu_dl_symbol ok[] = {
+                {"nvmlInit_v9", "nvmlInit", &init, false},         /* versioned name absent: fallback */
+                {"nvmlShutdown_v3", "nvmlShutdown", &shutdown, true}, /* optional, found by fallback */
+        };
+        ck_assert_int_eq(xpu_dl_bind(h, ok, ELEMENTSOF(ok), err, sizeof err), 0);
+        ck_assert_ptr_eq(init, dlsym(h, "nvmlInit"));
+        ck_assert_ptr_nonnull(init);
+        ck_assert_ptr_eq(shutdown, dlsym(h, "nvmlShutdown"));
+
+        void *a = NULL, *b = (void *)&a;
+        const struct xpu_dl_symbol bad[] = {
+                {"nvmlInit_v2", NULL, &a, false},
+                {"nvmlMissing_v2", "nvmlMissing", &b, false},
+        };
+        ck_assert_int_eq(xpu_dl_bind(h, bad, ELEMENTSOF(bad), err, sizeof err), -ENOENT);
+        ck_assert_msg(xpu_startswith(err, "symbol nvmlMissing_v2 (or nvmlMissing) not found: "), "%s", err);
+        ck_assert_msg(strstr(err, "undefined symbol: nvmlMissing"), "%s", err);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_eq(b, (void *)&a); /* untouched */
+
+        const struct xpu_dl_symbol plain[] = {{"nvmlGone", NULL, &a, false}};
+        ck_assert_int_eq(xpu_dl_bind(h, plain, 1, err, sizeof err), -ENOENT);
+        ck_assert_msg(xpu_startswith(err, "symbol nvmlGone not found: "), "%s", err);
+
+        const struct xpu_dl_symbol incomplete[] = {{"nvmlInit", NULL, NULL, false}};
+        ck_assert_int_eq(xpu_dl_bind(h, incomplete, 1, err, sizeof err), -EINVAL);
+        ck_assert_int_eq(xpu_dl_bind(NULL, ok, 1, err, sizeof err), -EINVAL);
+        dlclose(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* The root's ld.so.cache wins over the directories and may point anywhere inside the root;
+ * entries of another architecture and entries whose file is missing are passed over. */
+START_TEST(test_ldcache_lookup) {
+        char *root = xpu_test_mkdtemp();
+        install_shim(root, "libnvidia-ml.so.shim", "opt/nv/lib", "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        install_shim(root, "libnvidia-ml.so.shim", LIBDIR, "libnvidia-ml.so.470.1.1", "libnvidia-ml.so.1");
+        xpu_test_write(root, "opt/i386/libnvidia-ml.so.1", "not for this architecture\n");
+        const struct entry e[] = {
+                {0x0003, "libnvidia-ml.so.1", "/opt/i386/libnvidia-ml.so.1"},
+                {xpu_ldcache_native_flags(), "libnvidia-ml.so.1", "/opt/gone/libnvidia-ml.so.1"},
+                {xpu_ldcache_native_flags(), "libnvidia-ml.so.1", "/opt/nv/lib/libnvidia-ml.so.1"},
+        };
+        static unsigned char buf[16384];
+        for (int fmt = CACHE_NEW; fmt <= CACHE_COMPAT; fmt++) {
+                size_t len = build_cache(buf, sizeof buf, (enum cache_format)fmt, e, ELEMENTSOF(e));
+                write_bytes(root, "etc/ld.so.cache", buf, len, 0644);
+                int rfd = open_root(root);
+                char path[PATH_MAX] = "", err[512] = "";
+                void *h = NULL;
+                ck_assert_msg(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+                ck_assert_str_eq(path, "/opt/nv/lib/libnvidia-ml.so.550.90.07");
+                dlclose(h);
+                close(rfd);
+        }
+
+        /* A malformed cache is skipped: the directories follow. */
+        xpu_test_write(root, "etc/ld.so.cache", "glibc-ld.so.cache1.1 but truncated");
+        int rfd = open_root(root);
+        char path[PATH_MAX] = "", err[512] = "";
+        void *h = NULL;
+        ck_assert_msg(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+        char want[PATH_MAX];
+        snprintf(want, sizeof want, "/%s/libnvidia-ml.so.470.1.1", LIBDIR);
+        ck_assert_str_eq(path, want);
+        ck_assert_int_eq(xpu_dl_version_matches(path, "550.90.07", err, sizeof err), -EPROTO);
+        ck_assert_str_eq(err, "driver/library version mismatch: kernel module 550.90.07, libnvidia-ml.so.470.1.1");
+        dlclose(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* The expected "not found" message for an empty root at ROOT (cache listed when WITH_CACHE). */
+static void expect_not_found(const char *root, const char *names, bool with_cache, const char *err) {
+        char real[PATH_MAX], want[2048];
+        ck_assert_ptr_nonnull(realpath(root, real));
+        int n = snprintf(want, sizeof want, "not available: %s not found in %s: %s", names, real,
+                         with_cache ? "/etc/ld.so.cache" : "");
+        for (size_t i = 0; xpu_library_dirs[i]; i++)
+                n += snprintf(want + n, sizeof want - (size_t)n, "%s%s", (i > 0 || with_cache) ? ", " : "",
+                              xpu_library_dirs[i]);
+        ck_assert_str_eq(err, want);
+}
+
+START_TEST(test_not_found) {
+        char *root = xpu_test_mkdtemp();
+        int rfd = open_root(root);
+        char path[PATH_MAX] = "unchanged", err[1024] = "";
+        void *h = (void *)&rfd;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        expect_not_found(root, "libnvidia-ml.so.1", false, err);
+        ck_assert_str_eq(path, "unchanged");
+        ck_assert_ptr_eq(h, (void *)&rfd);
+        ck_assert_str_eq(err + strlen(err) - strlen(", /usr/lib"), ", /usr/lib");
+
+        /* With a cache that does not list it, and two names. */
+        const struct entry e[] = {{xpu_ldcache_native_flags(), "libc.so.6", "/lib/libc.so.6"}};
+        static unsigned char buf[16384];
+        write_bytes(root, "etc/ld.so.cache", buf, build_cache(buf, sizeof buf, CACHE_NEW, e, 1), 0644);
+        /* A directory with the library's name is no library. */
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", xpu_library_dirs[0] + 1);
+        make_dir(root, rel);
+        const char *const two[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
+        ck_assert_int_eq(xpu_dl_open(rfd, two, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        expect_not_found(root, "libnvidia-ml.so.1, libnvidia-ml.so", true, err);
+
+        const char *const bad[] = {"../libnvidia-ml.so.1", NULL};
+        ck_assert_int_eq(xpu_dl_open(rfd, bad, path, sizeof path, &h, err, sizeof err), -EINVAL);
+        const char *const none[] = {NULL};
+        ck_assert_int_eq(xpu_dl_open(rfd, none, path, sizeof path, &h, err, sizeof err), -EINVAL);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* Links that point out of the root resolve inside it: the real library on the host, named by
+ * an absolute path or by enough "..", is not reached. */
+START_TEST(test_symlink_escape) {
+        char *root = xpu_test_mkdtemp();
+        char host[PATH_MAX];
+        ck_assert_ptr_nonnull(realpath(shim_path("libnvidia-ml.so.shim"), host));
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", LIBDIR);
+        xpu_test_symlink(root, rel, host);
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", xpu_library_dirs[0] + 1);
+        char dotdot[PATH_MAX];
+        snprintf(dotdot, sizeof dotdot, "../../../../../../../../..%s", host);
+        xpu_test_symlink(root, rel, dotdot);
+        int rfd = open_root(root);
+        char path[PATH_MAX] = "", err[1024] = "";
+        void *h = NULL;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        expect_not_found(root, "libnvidia-ml.so.1", false, err);
+        ck_assert_ptr_null(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+START_TEST(test_not_elf) {
+        char *root = xpu_test_mkdtemp();
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.550.90.07", LIBDIR);
+        xpu_test_write(root, rel, "this is not an ELF file\n");
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", LIBDIR);
+        xpu_test_symlink(root, rel, "libnvidia-ml.so.550.90.07");
+        int rfd = open_root(root);
+        char path[PATH_MAX] = "unchanged", err[1024] = "";
+        void *h = NULL;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err), -ELIBBAD);
+        char want[PATH_MAX];
+        snprintf(want, sizeof want, "cannot load /%s/libnvidia-ml.so.550.90.07: /proc/self/fd/", LIBDIR);
+        ck_assert_msg(xpu_startswith(err, want), "%s", err);
+        ck_assert_msg(strstr(err, "invalid ELF header") || strstr(err, "file too short"), "%s", err);
+        ck_assert_str_eq(path, "unchanged");
+        ck_assert_ptr_null(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* glibc's dlopen() returns a loaded object whose name matches before opening anything: a second
+ * library loaded through the same (closed and reused) fd number must not get the first one. */
+START_TEST(test_fd_name_reuse) {
+        char *r1 = xpu_test_mkdtemp(), *r2 = xpu_test_mkdtemp();
+        install_shim(r1, "libnvidia-ml.so.shim", LIBDIR, "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        install_shim(r2, "libcuda.so.shim", LIBDIR, "libcuda.so.550.90.07", "libcuda.so.1");
+        int fd1 = open_root(r1), fd2 = open_root(r2);
+        char err[512] = "", path[PATH_MAX] = "";
+        void *nvml = NULL, *cuda = NULL, *cu_init = NULL, *nvml_init = NULL;
+        ck_assert_msg(xpu_dl_open(fd1, nvml_sonames, NULL, 0, &nvml, err, sizeof err) == 0, "%s", err);
+        const char *const cuda_sonames[] = {"libcuda.so.1", NULL};
+        ck_assert_msg(xpu_dl_open(fd2, cuda_sonames, path, sizeof path, &cuda, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_ne(cuda, nvml);
+        const struct xpu_dl_symbol cu[] = {{"cuInit", NULL, &cu_init, false}, {"nvmlInit", NULL, &nvml_init, true}};
+        ck_assert_msg(xpu_dl_bind(cuda, cu, ELEMENTSOF(cu), err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_nonnull(cu_init);
+        ck_assert_ptr_null(nvml_init); /* RTLD_LOCAL: NVML's symbols are not visible through libcuda */
+        ck_assert_int_eq(xpu_dl_version_matches(path, "550.90.07", err, sizeof err), 0);
+        dlclose(cuda);
+        dlclose(nvml);
+        close(fd1);
+        close(fd2);
+        xpu_test_rm_rf(r1);
+        xpu_test_rm_rf(r2);
+        free(r1);
+        free(r2);
+}
+END_TEST
+
+START_TEST(test_version_names) {
+        char err[256] = "";
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib64/libnvidia-ml.so.535.54.03", "535.54.03", err, sizeof err), 0);
+        ck_assert_int_eq(xpu_dl_version_matches("libcuda.so.470.82", "470.82", NULL, 0), 0);
+        ck_assert_int_eq(xpu_dl_version_matches("/lib/libnvidia-ml.so.535.54.03", "535.54.3", err, sizeof err), -EPROTO);
+        ck_assert_str_eq(err, "driver/library version mismatch: kernel module 535.54.3, libnvidia-ml.so.535.54.03");
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib/libnvidia-ml.so.1", "550.90.07", err, sizeof err), -ENODATA);
+        ck_assert_str_eq(err, "no driver version in the library's file name: libnvidia-ml.so.1");
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib/libnvidia-ml.so", "550.90.07", err, sizeof err), -ENODATA);
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib/libnvidia-ml.so.550..07", "550.90.07", err, sizeof err),
+                         -ENODATA);
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib/libnvidia-ml.so.550.90.07", "550.90.07 ", err, sizeof err),
+                         -EINVAL);
+        ck_assert_int_eq(xpu_dl_version_matches("/usr/lib/libnvidia-ml.so.550.90.07", "", err, sizeof err), -EINVAL);
+        ck_assert_int_eq(xpu_dl_version_matches(NULL, "550.90.07", err, sizeof err), -EINVAL);
+}
+END_TEST
+
+static Suite *dl_suite(void) {
+        Suite *s = suite_create("dl");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 20);
+        tcase_add_test(tc, test_load_bind_call);
+        tcase_add_test(tc, test_bind_fallback_and_missing);
+        tcase_add_test(tc, test_ldcache_lookup);
+        tcase_add_test(tc, test_not_found);
+        tcase_add_test(tc, test_symlink_escape);
+        tcase_add_test(tc, test_not_elf);
+        tcase_add_test(tc, test_fd_name_reuse);
+        tcase_add_test(tc, test_version_names);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(dl_suite());
+}
