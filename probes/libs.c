@@ -61,8 +61,7 @@ int32_t xpu_ldcache_native_flags(void) {
         return XPU_LDCACHE_FLAGS;
 }
 
-/* Read ROOT_FD's /etc/ld.so.cache (a regular file of at most LDCACHE_SIZE_MAX bytes). */
-static int ldcache_read(int root_fd, unsigned char **ret, size_t *ret_size) {
+int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size) {
         _cleanup_close_ int fd =
                 xpu_open_in_root(root_fd, "/etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
         if (fd < 0)
@@ -72,7 +71,7 @@ static int ldcache_read(int root_fd, unsigned char **ret, size_t *ret_size) {
                 return negative_errno();
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-        if (st.st_size <= 0 || (uint64_t)st.st_size > LDCACHE_SIZE_MAX)
+        if (st.st_size <= 0 || (uint64_t)st.st_size > max)
                 return -EFBIG;
         size_t size = (size_t)st.st_size, len = 0;
         _cleanup_free_ unsigned char *b = malloc(size);
@@ -286,7 +285,7 @@ static int collect_candidates(int root_fd, char *const *patterns, size_t n_patte
         int r = 0;
 
         /* A missing or malformed cache is not an error: the directories follow. */
-        if (ldcache_read(root_fd, &cache, &cache_size) == 0) {
+        if (xpu_ldcache_read(root_fd, LDCACHE_SIZE_MAX, &cache, &cache_size) == 0) {
                 struct cache_collect c = {patterns, n_patterns, &values, 0};
                 if (xpu_ldcache_parse_entries(cache, cache_size, cache_collect_cb, &c) >= 0 && c.error < 0)
                         r = c.error;

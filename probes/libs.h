@@ -71,6 +71,10 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                           const struct xpu_capability_files *binaries, size_t n_binaries,
                           struct xpu_driver_files **ret);
 
+/* Read ROOT_FD's /etc/ld.so.cache (resolved inside the root): a regular file of at most MAX
+ * bytes. *RET is malloc'ed. Returns 0, -ENOENT, -EINVAL (not a regular file), -EFBIG, -errno. */
+int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size);
+
 /* Parse an ld.so.cache image (old "ld.so-1.7.0" and new "glibc-ld.so.cache1.1" formats) and call
  * CB(key, value, userdata) for every entry (key = soname, value = path). Returns the number of
  * entries or -EINVAL for a malformed cache. Never reads outside BUF.

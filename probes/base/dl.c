@@ -60,38 +60,6 @@ static const char *basename_of(const char *path) {
         return slash ? slash + 1 : path;
 }
 
-/* Read ROOT_FD's /etc/ld.so.cache, a regular file of at most XPU_DL_LDCACHE_MAX bytes. */
-static int ldcache_read(int root_fd, unsigned char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd =
-                xpu_open_in_root(root_fd, "/etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-        if (fd < 0)
-                return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        if (st.st_size <= 0 || (uint64_t)st.st_size > XPU_DL_LDCACHE_MAX)
-                return -EFBIG;
-        size_t size = (size_t)st.st_size, len = 0;
-        _cleanup_free_ unsigned char *b = malloc(size);
-        if (!b)
-                return -ENOMEM;
-        while (len < size) {
-                ssize_t n = pread(fd, b + len, size - len, (off_t)len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        *ret = TAKE_PTR(b);
-        *ret_size = len;
-        return 0;
-}
-
 /* Cache entries for one soname: their paths, in cache order, as one NUL-separated list. */
 struct cache_match {
         const char *soname;
@@ -232,7 +200,7 @@ int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_pat
         _cleanup_free_ unsigned char *cache = NULL;
         size_t cache_size = 0;
         /* A missing, oversized or malformed cache is not an error: the directories follow. */
-        if (ldcache_read(driver_root_fd, &cache, &cache_size) < 0 ||
+        if (xpu_ldcache_read(driver_root_fd, XPU_DL_LDCACHE_MAX, &cache, &cache_size) < 0 ||
             xpu_ldcache_parse_entries(cache, cache_size, cache_validate_cb, NULL) < 0) {
                 free(cache);
                 cache = NULL;
