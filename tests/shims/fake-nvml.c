@@ -5,7 +5,9 @@
 #include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -16,6 +18,23 @@ typedef struct {
         unsigned long long free;  /* bytes */
         unsigned long long used;  /* bytes */
 } nvmlMemory_t;
+
+/* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v2/_v3 fill it (NVML >= 9). */
+typedef struct {
+        char busIdLegacy[16]; /* "0000:1A:00.0" */
+        unsigned int domain, bus, device;
+        unsigned int pciDeviceId;    /* device id << 16 | vendor id */
+        unsigned int pciSubSystemId;
+        char busId[32];              /* "00000000:1A:00.0" */
+} nvmlPciInfo_t;
+/* The layout the unversioned nvmlDeviceGetPciInfo (NVML < 9) fills. */
+typedef struct {
+        char busId[16];
+        unsigned int domain, bus, device;
+        unsigned int pciDeviceId;
+        unsigned int pciSubSystemId;
+        unsigned int reserved[4];
+} nvmlPciInfoV1_t;
 
 enum {
         NVML_SUCCESS = 0,
@@ -53,11 +72,24 @@ EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned 
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
 EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor);
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci);
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci);
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfoV1_t *pci);
+EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
+EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, int *type);
 
 /* nvmlInit*() calls not yet matched by nvmlShutdown(), as NVML counts them. */
 static atomic_int init_count;
 
+/* Failure modes of entry point FUNCTION: "hang.FUNCTION 1" never returns, "abort.FUNCTION 1"
+ * calls abort(), "error.FUNCTION N" returns N. */
 static nvmlReturn_t forced(const char *function) {
+        long long v = 0;
+        if (xpu_fake_state_get_long(&v, "hang.%s", function) == 0 && v)
+                for (;;)
+                        pause();
+        if (xpu_fake_state_get_long(&v, "abort.%s", function) == 0 && v)
+                abort();
         return (nvmlReturn_t)xpu_fake_forced_error(function);
 }
 
@@ -230,6 +262,18 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int len
                 r = check_device(device);
         if (r != NVML_SUCCESS)
                 return r;
+        /* "device.N.name_from_env VAR": the name is the value of VAR in this process's environment
+         * ("(unset)" when absent), so a test can see the environment the library runs in. */
+        char var[64];
+        if (xpu_fake_state_getf(var, sizeof(var), "device.%u.name_from_env", device->index) == 0) {
+                const char *v = getenv(var);
+                if (!v)
+                        v = "(unset)";
+                if (!name || strlen(v) + 1 > length)
+                        return NVML_ERROR_INSUFFICIENT_SIZE;
+                memcpy(name, v, strlen(v) + 1);
+                return NVML_SUCCESS;
+        }
         snprintf(key, sizeof(key), "device.%u.name", device->index);
         return copy_string(name, length, key);
 }
@@ -267,4 +311,110 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) 
         memory->used = (unsigned long long)used;
         memory->free = memory->total - memory->used;
         return NVML_SUCCESS;
+}
+
+/* "device.N.bus_id" as given (any case, with or without the 8-digit domain). */
+static nvmlReturn_t bus_id_of(nvmlDevice_t device, char *buf, size_t size, unsigned *domain, unsigned *bus,
+                              unsigned *dev) {
+        char value[32];
+        nvmlReturn_t r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (xpu_fake_state_getf(value, sizeof(value), "device.%u.bus_id", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(value, "%x:%x:%x.", domain, bus, dev) != 3)
+                return NVML_ERROR_UNKNOWN;
+        snprintf(buf, size, "%s", value);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
+        char id[32];
+        unsigned domain = 0, bus = 0, dev = 0;
+        nvmlReturn_t r = forced("nvmlDeviceGetPciInfo_v3");
+        if (r == NVML_SUCCESS && !pci)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r == NVML_SUCCESS)
+                r = bus_id_of(device, id, sizeof(id), &domain, &bus, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        memset(pci, 0, sizeof(*pci));
+        snprintf(pci->busId, sizeof(pci->busId), "%s", id);
+        snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", domain & 0xffffu, bus, dev);
+        pci->domain = domain;
+        pci->bus = bus;
+        pci->device = dev;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci) {
+        return nvmlDeviceGetPciInfo_v3(device, pci);
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfoV1_t *pci) {
+        char id[32];
+        unsigned domain = 0, bus = 0, dev = 0;
+        nvmlReturn_t r = forced("nvmlDeviceGetPciInfo");
+        if (r == NVML_SUCCESS && !pci)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r == NVML_SUCCESS)
+                r = bus_id_of(device, id, sizeof(id), &domain, &bus, &dev);
+        if (r != NVML_SUCCESS)
+                return r;
+        memset(pci, 0, sizeof(*pci));
+        snprintf(pci->busId, sizeof(pci->busId), "%04X:%02X:%02X.0", domain & 0xffffu, bus, dev);
+        pci->domain = domain;
+        pci->bus = bus;
+        pci->device = dev;
+        return NVML_SUCCESS;
+}
+
+/* "device.N.cc 7.5" */
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor) {
+        char value[32];
+        nvmlReturn_t r = forced("nvmlDeviceGetCudaComputeCapability");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!major || !minor)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_getf(value, sizeof(value), "device.%u.cc", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(value, "%d.%d", major, minor) != 2)
+                return NVML_ERROR_UNKNOWN;
+        return NVML_SUCCESS;
+}
+
+/* nvmlBrandType_t values by name ("device.N.brand GeForce"); a number is taken as is. */
+static const struct {
+        const char *name;
+        int code;
+} brands[] = {
+        { "Unknown", 0 }, { "Quadro", 1 }, { "Tesla", 2 }, { "NVS", 3 }, { "GRID", 4 },
+        { "GeForce", 5 }, { "Titan", 6 }, { "NVIDIA", 14 }, { "GeForce RTX", 15 },
+};
+
+nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, int *type) {
+        char value[32];
+        long long code = 0;
+        nvmlReturn_t r = forced("nvmlDeviceGetBrand");
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!type)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get_long(&code, "device.%u.brand", device->index) == 0) {
+                *type = (int)code;
+                return NVML_SUCCESS;
+        }
+        if (xpu_fake_state_getf(value, sizeof(value), "device.%u.brand", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        for (size_t i = 0; i < sizeof(brands) / sizeof(brands[0]); i++)
+                if (strcmp(brands[i].name, value) == 0) {
+                        *type = brands[i].code;
+                        return NVML_SUCCESS;
+                }
+        return NVML_ERROR_UNKNOWN;
 }

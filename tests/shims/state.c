@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,43 @@
 
 /* Read the whole state file into a malloc'ed NUL-terminated buffer. Returns it or NULL with
  * errno set (ENODATA when XPU_FAKE_STATE is unset or empty). */
+/* The state file next to this library when XPU_FAKE_STATE is unset: "<dir>/xpu-fake-state",
+ * <dir> being the directory of the file this code is mapped from (/proc/self/maps). The helper
+ * child of xpu_isolate_run() gets an environment without XPU_FAKE_STATE, so tests put the state
+ * file into the driver root's library directory instead. Returns 0 or -ENODATA. */
+static int state_path_beside_library(char *buf, size_t size) {
+        const uintptr_t self = (uintptr_t)&state_path_beside_library;
+        FILE *f = fopen("/proc/self/maps", "re");
+        char line[PATH_MAX + 128];
+        int ret = -ENODATA;
+        if (!f)
+                return -ENODATA;
+        while (ret < 0 && fgets(line, sizeof(line), f)) {
+                unsigned long lo = 0, hi = 0;
+                int off = 0;
+                if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || off <= 0)
+                        continue;
+                if (self < lo || self >= hi || line[off] != '/')
+                        continue;
+                line[strcspn(line, "\n")] = '\0';
+                char *slash = strrchr(line + off, '/');
+                *slash = '\0';
+                if (snprintf(buf, size, "%s/xpu-fake-state", line + off) < (int)size)
+                        ret = 0;
+        }
+        fclose(f);
+        return ret;
+}
+
 static char *state_load(void) {
+        char beside[PATH_MAX];
         const char *path = getenv("XPU_FAKE_STATE");
         if (!path || !*path) {
-                errno = ENODATA;
-                return NULL;
+                if (state_path_beside_library(beside, sizeof(beside)) < 0) {
+                        errno = ENODATA;
+                        return NULL;
+                }
+                path = beside;
         }
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -15,7 +15,17 @@
  *   device.0.cc 7.5                   compute capability major.minor
  *   device.0.minor 0                  /dev/nvidiaN minor
  *   device.0.memory_total 11811160064 bytes
+ *   device.0.bus_id 00000000:1A:00.0  nvmlDeviceGetPciInfo*: busId as NVML writes it
+ *   device.0.brand GeForce            nvmlDeviceGetBrand: a brand name of fake-nvml.c or a number
+ *   device.0.name_from_env LD_PRELOAD the name is that variable of the library's environment
+ *                                     ("(unset)"): shows what reaches an isolated helper
  *   error.cuInit 999                  make that entry point return this code (failure modes)
+ *   hang.nvmlInit_v2 1                (fake NVML) that entry point never returns
+ *   abort.nvmlDeviceGetCount_v2 1     (fake NVML) that entry point calls abort()
+ *
+ * When XPU_FAKE_STATE is unset (the environment of an xpu_isolate_run() helper holds only PATH),
+ * the state file is "xpu-fake-state" in the directory of the library file itself (found through
+ * /proc/self/maps), e.g. <driver root>/usr/lib/x86_64-linux-gnu/xpu-fake-state.
  *
  * These helpers are hidden: each shim carries its own copy and none leaks into the symbol table
  * the dynamic loader sees. */
@@ -26,7 +36,7 @@
 #define XPU_FAKE_HIDDEN __attribute__((visibility("hidden")))
 
 /* Copy the value of KEY into BUF (SIZE bytes, NUL-terminated, truncated to fit).
- * Returns 0, -ENOENT when the key is absent, -ENODATA when XPU_FAKE_STATE is unset or empty,
+ * Returns 0, -ENOENT when the key is absent, -ENODATA when there is no state file,
  * or -errno when the file cannot be read. */
 XPU_FAKE_HIDDEN int xpu_fake_state_get(const char *key, char *buf, size_t size);
 

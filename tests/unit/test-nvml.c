@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/nvidia-nvml: the isolated NVML reader and its merge into the fast-path inventory.
+ * The library is the fake NVML shim ($XPU_BUILD/tests/shims/libnvidia-ml.so.shim) installed in a
+ * temporary driver root; its state file lies beside it (the helper's environment has no
+ * XPU_FAKE_STATE, see tests/shims/state.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "libs.h"
+#include "nvidia-nvml.h"
+#include "testlib.h"
+
+/* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */
+#define LIBDIR (xpu_library_dirs[1] + 1)
+#define HOST "nvidia-rtx2080ti-x8"
+#define DRIVER "465.19.01"
+
+/* A driver root with the fake NVML as LIBDIR/libnvidia-ml.so.<VERSION> (+ .so.1 link) and STATE
+ * as its state file; readable by the helper's nobody:nogroup. Returns the root path. */
+static char *make_root(const char *version, const char *state) {
+        const char *build = getenv("XPU_BUILD");
+        char src[PATH_MAX], rel[PATH_MAX], dst[PATH_MAX], link[64];
+        ck_assert_msg(build && *build, "XPU_BUILD is unset: run through tests/run-tests.sh");
+        snprintf(src, sizeof src, "%s/tests/shims/libnvidia-ml.so.shim", build);
+        if (access(src, R_OK) != 0)
+                ck_abort_msg("%s missing: build with `make build-tests` first", src);
+
+        char *root = xpu_test_mkdtemp();
+        ck_assert_int_eq(chmod(root, 0755), 0);
+        snprintf(rel, sizeof rel, "%s/xpu-fake-state", LIBDIR);
+        xpu_test_write(root, rel, state);
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.%s", LIBDIR, version);
+        snprintf(dst, sizeof dst, "%s/%s", root, rel);
+        int in = open(src, O_RDONLY | O_CLOEXEC), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        ck_assert_int_ge(in, 0);
+        ck_assert_int_ge(out, 0);
+        char buf[65536];
+        ssize_t n;
+        while ((n = read(in, buf, sizeof buf)) > 0)
+                ck_assert_int_eq(write(out, buf, (size_t)n), n);
+        ck_assert_int_eq(n, 0);
+        close(in);
+        close(out);
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", LIBDIR);
+        snprintf(link, sizeof link, "libnvidia-ml.so.%s", version);
+        xpu_test_symlink(root, rel, link);
+        return root;
+}
+
+static void drop_root(char *root) {
+        xpu_test_rm_rf(root);
+        free(root);
+}
+
+/* Run xpu_nvml_read against ROOT. */
+static int read_root(const char *root, const char *driver, unsigned timeout_ms, struct xpu_nvml_result **ret,
+                     char *err, size_t size) {
+        int fd = xpu_open_root(root);
+        ck_assert_int_ge(fd, 0);
+        int r = xpu_nvml_read(fd, driver, timeout_ms, ret, err, size);
+        close(fd);
+        return r;
+}
+
+/* Two of the host's GPUs, listed in NVML in the opposite order of the bus, plus one the fast path
+ * does not know. */
+static const char two_devices[] =
+        "driver_version " DRIVER "\n"
+        "cuda_version 11030\n"
+        "device_count 3\n"
+        "device.0.name NVIDIA GeForce RTX 2080 Ti\n"
+        "device.0.uuid GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe\n"
+        "device.0.bus_id 00000000:1B:00.0\n"
+        "device.0.minor 1\n"
+        "device.0.memory_total 11554717696\n"
+        "device.0.cc 7.5\n"
+        "device.0.brand GeForce\n"
+        "device.1.name NVIDIA GeForce RTX 2080 Ti\n"
+        "device.1.uuid GPU-307dcc96-618a-4416-c1ef-87823c2e1a31\n"
+        "device.1.bus_id 00000000:1A:00.0\n"
+        "device.1.minor 0\n"
+        "device.1.memory_total 11811160064\n"
+        "device.1.cc 7.6\n"
+        "device.2.name Stray\n"
+        "device.2.uuid GPU-00000000-0000-0000-0000-000000000099\n"
+        "device.2.bus_id 00000000:FF:00.0\n";
+
+static const struct xpu_device *by_bus(const struct xpu_inventory *inv, const char *bus) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (strcmp(inv->devices[i].pci_bus_id, bus) == 0)
+                        return &inv->devices[i];
+        ck_abort_msg("no device at %s", bus);
+        return NULL;
+}
+
+START_TEST(test_read_and_merge) {
+        char *root = make_root(DRIVER, two_devices);
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
+        ck_assert_str_eq(err, "");
+        ck_assert_str_eq(r->driver_version, DRIVER);
+        ck_assert_str_eq(r->cuda_driver_version, "11.3");
+        ck_assert_uint_eq(r->n, 3);
+        ck_assert_str_eq(r->devices[0].uuid, "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe");
+        ck_assert_str_eq(r->devices[0].pci_bus_id, "0000:1b:00.0");
+        ck_assert_str_eq(r->devices[0].name, "NVIDIA GeForce RTX 2080 Ti");
+        ck_assert_str_eq(r->devices[0].brand, "GeForce");
+        ck_assert_str_eq(r->devices[0].compute_capability, "7.5");
+        ck_assert_uint_eq(r->devices[0].minor, 1);
+        ck_assert_uint_eq(r->devices[0].memory_total_bytes, 11554717696ull);
+        ck_assert_uint_eq(r->devices[0].have, XPU_NVML_HAVE_MINOR | XPU_NVML_HAVE_PCI | XPU_NVML_HAVE_MEMORY_TOTAL |
+                                                      XPU_NVML_HAVE_COMPUTE_CAPABILITY | XPU_NVML_HAVE_BRAND);
+        ck_assert_str_eq(r->devices[1].pci_bus_id, "0000:1a:00.0");
+        ck_assert_uint_eq(r->devices[1].have & XPU_NVML_HAVE_BRAND, 0);
+        ck_assert_uint_eq(r->devices[2].have, XPU_NVML_HAVE_PCI);
+
+        struct xpu_inventory *inv = xpu_test_probe_host(HOST);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, DRIVER);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "");
+        ck_assert_uint_eq(by_bus(inv, "0000:1a:00.0")->have & XPU_HAVE_MEMORY_TOTAL, 0);
+        size_t warnings = inv->n_warnings;
+
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "11.3");
+        const struct xpu_device *d0 = by_bus(inv, "0000:1a:00.0"), *d1 = by_bus(inv, "0000:1b:00.0"),
+                                *d2 = by_bus(inv, "0000:60:00.0");
+        ck_assert_str_eq(d0->uuid, "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31");
+        ck_assert_uint_eq(d0->memory_total_bytes, 11811160064ull);
+        ck_assert_uint_ne(d0->have & XPU_HAVE_MEMORY_TOTAL, 0);
+        ck_assert_str_eq(d0->compute_capability, "7.6");
+        ck_assert_str_eq(d1->uuid, "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe");
+        ck_assert_uint_eq(d1->memory_total_bytes, 11554717696ull);
+        ck_assert_str_eq(d1->compute_capability, "7.5");
+        ck_assert_str_eq(d1->name, "NVIDIA GeForce RTX 2080 Ti");
+        ck_assert_uint_eq(d2->have & XPU_HAVE_MEMORY_TOTAL, 0);
+        ck_assert_str_eq(d2->compute_capability, "");
+        ck_assert_uint_eq(inv->n_devices, 8);
+        ck_assert_uint_eq(inv->n_warnings, warnings + 1);
+        ck_assert_msg(strstr(inv->warnings[warnings], "0000:ff:00.0") != NULL, "%s", inv->warnings[warnings]);
+        ck_assert_msg(strstr(inv->warnings[warnings], "GPU-00000000-0000-0000-0000-000000000099") != NULL, "%s",
+                      inv->warnings[warnings]);
+
+        xpu_inventory_free(inv);
+        xpu_nvml_result_free(r);
+        drop_root(root);
+}
+END_TEST
+
+START_TEST(test_version_mismatch_before_init) {
+        /* nvmlInit would abort: a mismatch must be reported without calling it. */
+        char *root = make_root(DRIVER, "abort.nvmlInit_v2 1\nhang.nvmlShutdown 1\ndevice_count 0\n");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_int_eq(read_root(root, "470.57.02", 5000, &r, err, sizeof err), -EPROTO);
+        ck_assert_ptr_null(r);
+        ck_assert_str_eq(err, "driver/library version mismatch: kernel module 470.57.02, libnvidia-ml.so." DRIVER);
+        /* The same root with the matching version does reach nvmlInit. */
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_str_eq(err, "NVML helper killed by signal 6 (Aborted)");
+        drop_root(root);
+}
+END_TEST
+
+/* Children of this process (a stray helper would be one). */
+static int count_children(void) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int n = 0;
+        ck_assert_ptr_nonnull(d);
+        while ((de = readdir(d))) {
+                char path[300], buf[512];
+                snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+                FILE *f = fopen(path, "re");
+                if (!f)
+                        continue;
+                if (fgets(buf, sizeof buf, f)) {
+                        const char *p = strrchr(buf, ')');
+                        int ppid = 0;
+                        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
+                                n++;
+                }
+                fclose(f);
+        }
+        closedir(d);
+        return n;
+}
+
+static long long now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+START_TEST(test_timeout) {
+        char *root = make_root(DRIVER, "hang.nvmlInit_v2 1\ndriver_version " DRIVER "\ndevice_count 0\n");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        long long t0 = now_ms();
+        ck_assert_int_eq(read_root(root, DRIVER, 300, &r, err, sizeof err), -ETIMEDOUT);
+        long long took = now_ms() - t0;
+        ck_assert_msg(took >= 250 && took < 1300, "took %lld ms", took);
+        ck_assert_str_eq(err, "NVML helper timed out after 300 ms");
+        ck_assert_ptr_null(r);
+        ck_assert_int_eq(count_children(), 0);
+        drop_root(root);
+}
+END_TEST
+
+START_TEST(test_abort) {
+        char *root = make_root(DRIVER, "abort.nvmlDeviceGetCount_v2 1\ndriver_version " DRIVER "\ndevice_count 1\n");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_str_eq(err, "NVML helper killed by signal 6 (Aborted)");
+        ck_assert_ptr_null(r);
+        ck_assert_int_eq(count_children(), 0);
+        drop_root(root);
+}
+END_TEST
+
+START_TEST(test_nvml_error_code) {
+        char *root = make_root(DRIVER, "error.nvmlInit_v2 15\ndriver_version " DRIVER "\ndevice_count 1\n");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
+        ck_assert_str_eq(err, "nvmlInit_v2 failed: GPU is lost (error 15)");
+        drop_root(root);
+
+        /* A device call failing names the call and the device. */
+        root = make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\ndevice.0.uuid GPU-a\ndevice.0.name A\n"
+                                 "device.1.uuid GPU-b\ndevice.1.lost 1\n");
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
+        ck_assert_str_eq(err, "nvmlDeviceGetHandleByIndex_v2(1) failed: GPU is lost (error 15)");
+        drop_root(root);
+
+        /* No state file: the fake's "driver not loaded". */
+        root = make_root(DRIVER, "");
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s/xpu-fake-state", root, LIBDIR);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENODEV);
+        ck_assert_str_eq(err, "nvmlInit_v2 failed: Driver Not Loaded (error 9)");
+        ck_assert_ptr_null(r);
+        drop_root(root);
+}
+END_TEST
+
+START_TEST(test_library_missing) {
+        char *root = xpu_test_mkdtemp();
+        ck_assert_int_eq(chmod(root, 0755), 0);
+        struct xpu_nvml_result *r = NULL;
+        char err[512] = "";
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENOENT);
+        ck_assert_msg(strncmp(err, "not available: libnvidia-ml.so.1 not found in ", 46) == 0, "%s", err);
+        ck_assert_ptr_null(r);
+        drop_root(root);
+}
+END_TEST
+
+START_TEST(test_environment_not_passed) {
+        char *root = make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\n"
+                                       "device.0.uuid GPU-a\ndevice.0.name_from_env LD_PRELOAD\n"
+                                       "device.1.uuid GPU-b\ndevice.1.name_from_env PATH\n");
+        ck_assert_int_eq(setenv("LD_PRELOAD", "/nonexistent/libpreload.so", 1), 0);
+        unsetenv("XPU_FAKE_STATE");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
+        ck_assert_uint_eq(r->n, 2);
+        ck_assert_str_eq(r->devices[0].name, "(unset)");
+        ck_assert_str_eq(r->devices[1].name, "/usr/bin:/bin");
+        ck_assert_str_eq(r->cuda_driver_version, "");
+        ck_assert_uint_eq(r->devices[0].have, 0);
+        xpu_nvml_result_free(r);
+        drop_root(root);
+}
+END_TEST
+
+/* The parent's parser of the helper's reply. */
+START_TEST(test_parse_reply) {
+        static const struct {
+                const char *text;
+                int ret;
+                const char *err;
+        } cases[] = {
+                { "driver_version 1.2\ndevice_count 0\nend\n", 0, "" },
+                { "driver_version 1.2\ndevice_count 0\n", -EBADMSG, "garbage from the NVML helper: line 3" },
+                { "driver_version 1.2\ndevice_count 0\nend", -EBADMSG, "garbage from the NVML helper: line 3" },
+                { "driver_version 1.2\ndevice.0.uuid x\n", -EBADMSG, "garbage from the NVML helper: line 2" },
+                { "driver_version 1.2\ndevice_count 1\ndevice.1.uuid x\nend\n", -EBADMSG,
+                  "garbage from the NVML helper: line 3" },
+                { "driver_version 1.2\ndevice_count 1\ndevice.0.uuid x\ndevice.0.bus_id zz\nend\n", -EBADMSG,
+                  "garbage from the NVML helper: line 4" },
+                { "driver_version 1.2\ndevice_count 1\ndevice.0.uuid x\ndevice.0.cc 7\nend\n", -EBADMSG,
+                  "garbage from the NVML helper: line 4" },
+                { "driver_version 1.2\ndevice_count 1\ndevice.0.uuid x\nend\n", -EBADMSG,
+                  "garbage from the NVML helper: device 0 lacks uuid or name" },
+                { "driver_version 1.2\ndevice_count 65\nend\n", -EBADMSG, "garbage from the NVML helper: line 2" },
+                { "driver_version 1.2\ndevice_count 0\nend\nmore 1\n", -EBADMSG, "garbage from the NVML helper: line 4" },
+                { "driver_version 1.2\nbogus 1\n", -EBADMSG, "garbage from the NVML helper: line 2" },
+                { "driver_version \x01\n", -EBADMSG, "garbage from the NVML helper: line 1" },
+                { "error -5 nvmlInit_v2 failed: x\n", -5, "nvmlInit_v2 failed: x" },
+                { "error 5 nope\n", -EBADMSG, "garbage from the NVML helper: line 1" },
+                { "", -EBADMSG, "garbage from the NVML helper: line 1" },
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                struct xpu_nvml_result *r = NULL;
+                char err[256] = "";
+                ck_assert_msg(xpu_nvml_parse_reply(cases[i].text, &r, err, sizeof err) == cases[i].ret, "case %zu: %s",
+                              i, err);
+                ck_assert_str_eq(err, cases[i].err);
+                ck_assert_int_eq(r != NULL, cases[i].ret == 0);
+                xpu_nvml_result_free(r);
+        }
+        struct xpu_nvml_result *r = NULL;
+        ck_assert_int_eq(xpu_nvml_parse_reply("driver_version 535.54.03\ncuda_driver_version 12020\ndevice_count 1\n"
+                                              "device.0.uuid GPU-x\ndevice.0.name N\ndevice.0.bus_id 0000:3B:00.0\n"
+                                              "device.0.memory_total 85899345920\nend\n",
+                                              &r, NULL, 0),
+                         0);
+        ck_assert_str_eq(r->cuda_driver_version, "12.2");
+        ck_assert_str_eq(r->devices[0].pci_bus_id, "0000:3b:00.0");
+        ck_assert_uint_eq(r->devices[0].memory_total_bytes, 85899345920ull);
+        xpu_nvml_result_free(r);
+}
+END_TEST
+
+static Suite *nvml_suite(void) {
+        Suite *s = suite_create("nvml");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 20);
+        tcase_add_test(tc, test_read_and_merge);
+        tcase_add_test(tc, test_version_mismatch_before_init);
+        tcase_add_test(tc, test_timeout);
+        tcase_add_test(tc, test_abort);
+        tcase_add_test(tc, test_nvml_error_code);
+        tcase_add_test(tc, test_library_missing);
+        tcase_add_test(tc, test_environment_not_passed);
+        tcase_add_test(tc, test_parse_reply);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(nvml_suite());
+}
