@@ -262,15 +262,13 @@ static int nvml_helper(void *arg, int out_fd) {
         if (fstat(root, &st) < 0 || st.st_dev != job->root_dev || st.st_ino != job->root_ino)
                 return reply_fail(&r, out_fd, -ESTALE, "driver root %s changed under the NVML helper", job->root);
 
-        int e = xpu_dl_open(root, sonames, loaded, sizeof(loaded), &handle, err, sizeof(err));
+        /* With a driver version, the library's file name is checked before it is loaded at all. */
+        int e = job->driver_version[0]
+                        ? xpu_dl_open_version(root, sonames, job->driver_version, loaded, sizeof(loaded), &handle, err,
+                                              sizeof(err))
+                        : xpu_dl_open(root, sonames, loaded, sizeof(loaded), &handle, err, sizeof(err));
         if (e < 0)
                 return reply_fail(&r, out_fd, e, "%s", err);
-        /* dlopen() ran the library's constructors, but no NVML call is made before this check. */
-        if (job->driver_version[0]) {
-                e = xpu_dl_version_matches(loaded, job->driver_version, err, sizeof(err));
-                if (e < 0)
-                        return reply_fail(&r, out_fd, e, "%s", err);
-        }
 
         struct nvml_api a = {0};
         const struct xpu_dl_symbol syms[] = {

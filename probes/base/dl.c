@@ -189,8 +189,10 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
         return -ENOENT;
 }
 
-int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
-                void **ret_handle, char *err, size_t err_size) {
+/* xpu_dl_open(), and with DRIVER_VERSION the version check of the file found, made before dlopen()
+ * runs any of the library's code. */
+static int dl_open(int driver_root_fd, const char *const *sonames, const char *driver_version, char *loaded_path,
+                   size_t size, void **ret_handle, char *err, size_t err_size) {
         if (!sonames || !sonames[0] || !ret_handle)
                 return set_err(-EINVAL, err, err_size, "no library name given");
         for (size_t i = 0; sonames[i]; i++)
@@ -231,6 +233,8 @@ int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_pat
         int r = path_in_root(driver_root_fd, fd, candidate, inside, sizeof inside);
         if (r < 0)
                 return set_err(r, err, err_size, "path of %s too long", candidate);
+        if (driver_version && (r = xpu_dl_version_matches(inside, driver_version, err, err_size)) < 0)
+                return r;
         char name[64];
         fd = fd_with_fresh_name(TAKE_FD(fd), name, sizeof name);
         if (fd < 0)
@@ -248,6 +252,18 @@ int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_pat
         }
         *ret_handle = handle;
         return 0;
+}
+
+int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
+                void **ret_handle, char *err, size_t err_size) {
+        return dl_open(driver_root_fd, sonames, NULL, loaded_path, size, ret_handle, err, err_size);
+}
+
+int xpu_dl_open_version(int driver_root_fd, const char *const *sonames, const char *driver_version,
+                        char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
+        if (!driver_version)
+                return set_err(-EINVAL, err, err_size, "no driver version to check the library against");
+        return dl_open(driver_root_fd, sonames, driver_version, loaded_path, size, ret_handle, err, err_size);
 }
 
 int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size) {

@@ -57,6 +57,12 @@ int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_pat
  * nvmlInit) not found: <dlerror>" for the first missing required entry; then the pointers of the
  * entries before it are set and the rest untouched (callers discard the table on error).
  * -EINVAL when HANDLE is NULL or an entry lacks NAME or PTR. */
+/* xpu_dl_open(), checking the file found against DRIVER_VERSION (xpu_dl_version_matches()) before
+ * dlopen(): on a mismatch the library is never loaded, so none of its code (constructors
+ * included) runs. Returns what xpu_dl_open() and xpu_dl_version_matches() return. */
+int xpu_dl_open_version(int driver_root_fd, const char *const *sonames, const char *driver_version,
+                        char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size);
+
 int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size);
 
 /* Compare the version in the file name of LOADED_PATH (its basename "<base>.so.<VERSION>", as

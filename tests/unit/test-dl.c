@@ -108,6 +108,14 @@ START_TEST(test_load_bind_call) {
         ck_assert_int_eq(xpu_dl_version_matches(path, v, err, sizeof err), 0);
         ck_assert_int_eq(xpu_dl_version_matches(path, "535.54.03", err, sizeof err), -EPROTO);
         ck_assert_str_eq(err, "driver/library version mismatch: kernel module 535.54.03, libnvidia-ml.so.550.90.07");
+        /* The checked open refuses before dlopen(): no handle; a matching version loads. */
+        void *hv = NULL;
+        ck_assert_int_eq(xpu_dl_open_version(rfd, nvml_sonames, "535.54.03", NULL, 0, &hv, err, sizeof err), -EPROTO);
+        ck_assert_ptr_null(hv);
+        ck_assert_str_eq(err, "driver/library version mismatch: kernel module 535.54.03, libnvidia-ml.so.550.90.07");
+        ck_assert_int_eq(xpu_dl_open_version(rfd, nvml_sonames, "550.90.07", NULL, 0, &hv, err, sizeof err), 0);
+        ck_assert_ptr_eq(hv, h);
+        dlclose(hv);
 
         /* The same file again (another fd) is the same loaded object. */
         void *h2 = NULL;
