@@ -15,6 +15,9 @@
 
 #include "base/fileio.h"
 
+/* Device minors are 20 bits wide (the kernel's MINORBITS). */
+#define XPU_AMD_MINOR_LIMIT (1u << 20)
+
 /* Bounds: KFD nodes and DRM cards looked at per host, memory banks per node, and the longest
  * properties line accepted (a real line is under 40 bytes). */
 #define XPU_AMD_NODES_MAX 256
