@@ -32,6 +32,16 @@ static void xpu_require_freep(struct xpu_require **r) {
 
 /* ---- the set -------------------------------------------------------------------------------- */
 
+struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s) {
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++)
+                xpu_profile_free(s->profiles[i]);
+        free(s->profiles);
+        free(s);
+        return NULL;
+}
+
 static int profile_cmp(const void *a, const void *b) {
         const struct xpu_profile *x = *(const struct xpu_profile *const *)a;
         const struct xpu_profile *y = *(const struct xpu_profile *const *)b;

@@ -141,16 +141,6 @@ static void xpu_profile_freep(struct xpu_profile **p) {
         xpu_profile_free(*p);
 }
 
-struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s) {
-        if (!s)
-                return NULL;
-        for (size_t i = 0; i < s->n; i++)
-                xpu_profile_free(s->profiles[i]);
-        free(s->profiles);
-        free(s);
-        return NULL;
-}
-
 static void cjson_deletep(cJSON **j) {
         cJSON_Delete(*j);
 }
