@@ -227,10 +227,9 @@ static const char *so_suffix(const char *name, size_t base_len) {
         return name[base_len] == '.' ? name + base_len + 1 : "";
 }
 
-/* A driver version: digits separated by single dots, at least one dot ("550.90.07"). */
-static bool is_version(const char *s) {
+bool xpu_is_driver_version(const char *s) {
         bool dot = false;
-        if (!*s)
+        if (!s || !*s)
                 return false;
         for (const char *p = s; *p; p++) {
                 if (*p == '.') {
@@ -479,7 +478,7 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
         const char *suffix = so_suffix(name, base_len);
         struct stat st;
         if (strcmp(suffix, f->version) != 0) {
-                if (is_version(suffix) && xpu_stat_in_root(f->root_fd, path, true, &st) == 0 &&
+                if (xpu_is_driver_version(suffix) && xpu_stat_in_root(f->root_fd, path, true, &st) == 0 &&
                     S_ISREG(st.st_mode))
                         return finder_skip(f, path, "older/other driver version (%s, running %s)",
                                            suffix, f->version);
@@ -612,7 +611,7 @@ int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size
                         const char *name = path_basename(resolved);
                         size_t len = so_base_len(name);
                         if (len != strlen(sources[s]) || strncmp(name, sources[s], len) != 0 ||
-                            !is_version(so_suffix(name, len)))
+                            !xpu_is_driver_version(so_suffix(name, len)))
                                 continue;
                         r = xpu_strlcpy(buf, so_suffix(name, len), size);
                         strv_done(&cands);

@@ -71,6 +71,10 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                           const struct xpu_capability_files *binaries, size_t n_binaries,
                           struct xpu_driver_files **ret);
 
+/* True for a driver version as the files' suffixes carry it: digits separated by single dots,
+ * at least one dot ("550.90.07"). */
+bool xpu_is_driver_version(const char *s);
+
 /* Read ROOT_FD's /etc/ld.so.cache (resolved inside the root): a regular file of at most MAX
  * bytes. *RET is malloc'ed. Returns 0, -ENOENT, -EINVAL (not a regular file), -EFBIG, -errno. */
 int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size);

@@ -294,30 +294,14 @@ int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *
         return 0;
 }
 
-/* True when S is a dotted version: digits, at least one dot, no empty component. */
-static bool is_dotted_version(const char *s) {
-        bool dot = false;
-        if (!s || !*s)
-                return false;
-        for (const char *p = s; *p; p++) {
-                if (*p == '.') {
-                        if (p == s || p[1] == '\0' || p[1] == '.')
-                                return false;
-                        dot = true;
-                } else if (*p < '0' || *p > '9')
-                        return false;
-        }
-        return dot;
-}
-
 int xpu_dl_version_matches(const char *loaded_path, const char *driver_version, char *err, size_t err_size) {
-        if (!loaded_path || !driver_version || !is_dotted_version(driver_version))
+        if (!loaded_path || !driver_version || !xpu_is_driver_version(driver_version))
                 return set_err(-EINVAL, err, err_size, "invalid driver version \"%s\"",
                                driver_version ? driver_version : "(null)");
         const char *name = basename_of(loaded_path);
         const char *so = strstr(name, ".so.");
         const char *version = so ? so + 4 : NULL;
-        if (!version || !is_dotted_version(version))
+        if (!version || !xpu_is_driver_version(version))
                 return set_err(-ENODATA, err, err_size, "no driver version in the library's file name: %s", name);
         if (strcmp(version, driver_version) != 0)
                 return set_err(-EPROTO, err, err_size, "driver/library version mismatch: kernel module %s, %s",
