@@ -51,9 +51,16 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         }
         if (ok && (d->have & XPU_HAVE_MINOR))
                 ok = add_num(o, "minor", d->minor);
-        ok = ok && add_str(o, "compute_capability", d->compute_capability) &&
+        ok = ok && add_str(o, "compute_capability", d->compute_capability) && add_str(o, "brand", d->brand) &&
              add_str(o, "vbios_version", d->vbios_version) && add_str(o, "bus_type", d->bus_type) &&
              add_str(o, "gsp_firmware_version", d->gsp_firmware);
+        if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
+                ok = cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled) != NULL;
+                cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
+                ok = a != NULL;
+                for (size_t i = 0; ok && i < d->n_mig && i < XPU_MIG_DEVICES_MAX; i++)
+                        ok = cJSON_AddItemToArray(a, cJSON_CreateString(d->mig_uuids[i]));
+        }
         if (ok && (d->have & XPU_HAVE_IRQ))
                 ok = add_num(o, "irq", d->irq);
         if (ok && (d->have & XPU_HAVE_EXCLUDED))
@@ -80,6 +87,15 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
                 ok = add_num(o, "numa_node", d->numa_node);
         ok = ok && add_str(o, "source", xpu_source_to_string(d->source));
+        /* "sources": the facts a rich backend filled, each with that backend's name. */
+        cJSON *src = NULL;
+        for (int f = 0; ok && f < _XPU_FIELD_MAX; f++) {
+                if (!d->field_source[f])
+                        continue;
+                if (!src)
+                        ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
+                ok = ok && add_str(src, xpu_field_to_string(f), xpu_source_to_string(xpu_device_field_source(d, f)));
+        }
         if (!ok) {
                 cJSON_Delete(o);
                 return NULL;
@@ -95,6 +111,8 @@ static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
                   add_str(o, "driver_version", vi->driver_version) &&
                   add_str(o, "kernel_module", vi->driver_flavor) &&
                   add_str(o, "cuda_driver_version", vi->cuda_driver_version);
+        if (ok && vi->cuda_driver_version[0])
+                ok = add_str(o, "cuda_driver_version_source", xpu_source_to_string(vi->cuda_driver_version_source));
         if (ok) {
                 cJSON *a = nodes_to_json(vi->nodes, vi->n_nodes);
                 ok = a && cJSON_AddItemToObject(o, "device_nodes", a);

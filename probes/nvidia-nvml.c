@@ -18,6 +18,7 @@
 #include "nvidia-nvml.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +31,8 @@
 
 #include "base/dl.h"
 #include "base/isolate.h"
+#include "base/reply.h"
+#include "rich.h"
 #include "base/macro.h"
 
 /* ---- the helper side: runs in the isolated child only ---- */
@@ -69,53 +72,12 @@ struct nvml_api {
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
 
-/* What the parent hands to the helper: the driver root by path plus identity (fds do not survive
- * the runner's fd sweep), and the version the library must carry. */
+/* What the parent hands to the helper: the driver root (reply.h) and the version the library
+ * must carry. */
 struct nvml_job {
-        char root[PATH_MAX];
-        dev_t root_dev;
-        ino_t root_ino;
+        struct xpu_root_ref root;
         char driver_version[64];
 };
-
-/* The helper's reply, built whole before one write. */
-struct reply {
-        char buf[XPU_NVML_DEVICES_MAX * 640 + 1024];
-        size_t len;
-        bool overflow;
-};
-
-static void _printf_(2, 3) reply_add(struct reply *r, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
-        va_end(ap);
-        if (n < 0 || (size_t)n >= sizeof(r->buf) - r->len)
-                r->overflow = true;
-        else
-                r->len += (size_t)n;
-}
-
-/* Printable ASCII only, so one value stays one line. */
-static void sanitize(char *s, size_t size) {
-        s[size - 1] = '\0';
-        for (; *s; s++)
-                if (*s < 0x20 || *s > 0x7e)
-                        *s = '?';
-}
-
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return -errno;
-                buf += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
 
 /* NVML return codes worth their own errno; the rest are -EIO. */
 static const struct {
@@ -129,27 +91,13 @@ static const struct {
         { 18, -EPROTO },    /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
 };
 
-/* Replace the reply by one "error" line (the helper still exits 0 so the text reaches us). */
-static int _printf_(4, 5) reply_fail(struct reply *r, int out_fd, int err, const char *fmt, ...) {
-        char text[512];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
-        va_end(ap);
-        sanitize(text, sizeof(text));
-        r->len = 0;
-        r->overflow = false;
-        reply_add(r, "error %d %s\n", err, text);
-        return write_all(out_fd, r->buf, r->len) < 0 ? 1 : 0;
-}
-
-static int nvml_fail(struct reply *r, int out_fd, const struct nvml_api *a, const char *call, nvml_ret code) {
+static int nvml_fail(struct xpu_reply *r, int out_fd, const struct nvml_api *a, const char *call, nvml_ret code) {
         const char *text = a->error_string ? CALL(fn_errstr, a->error_string)(code) : NULL;
         int err = -EIO;
         for (size_t i = 0; i < ELEMENTSOF(nvml_errno); i++)
                 if (nvml_errno[i].code == code)
                         err = nvml_errno[i].err;
-        return reply_fail(r, out_fd, err, "%s failed: %s (error %d)", call, text ? text : "unknown error", code);
+        return xpu_reply_fail(r, out_fd, err, "%s failed: %s (error %d)", call, text ? text : "unknown error", code);
 }
 
 /* nvmlBrandType_t names (nvml.h order). */
@@ -160,51 +108,51 @@ static const char *const brand_names[] = {
 };
 
 /* The optional per-device facts; a failing optional call just leaves its line out. */
-static void read_device_extras(struct reply *r, const struct nvml_api *a, unsigned i, nvml_dev d) {
+static void read_device_extras(struct xpu_reply *r, const struct nvml_api *a, unsigned i, nvml_dev d) {
         unsigned minor = 0;
         if (a->minor && CALL(fn_dev_uint, a->minor)(d, &minor) == 0)
-                reply_add(r, "device.%u.minor %u\n", i, minor);
+                xpu_reply_add(r, "device.%u.minor %u\n", i, minor);
 
         nvml_pci pci = {0};
         nvml_pci_v1 pci1 = {0};
         if (a->pci && CALL(fn_dev_ptr, a->pci)(d, &pci) == 0) {
-                sanitize(pci.bus_id, sizeof(pci.bus_id));
-                reply_add(r, "device.%u.bus_id %s\n", i, pci.bus_id);
+                xpu_reply_sanitize(pci.bus_id, sizeof(pci.bus_id));
+                xpu_reply_add(r, "device.%u.bus_id %s\n", i, pci.bus_id);
         } else if (a->pci_v1 && CALL(fn_dev_ptr, a->pci_v1)(d, &pci1) == 0) {
-                sanitize(pci1.bus_id, sizeof(pci1.bus_id));
-                reply_add(r, "device.%u.bus_id %s\n", i, pci1.bus_id);
+                xpu_reply_sanitize(pci1.bus_id, sizeof(pci1.bus_id));
+                xpu_reply_add(r, "device.%u.bus_id %s\n", i, pci1.bus_id);
         }
 
         nvml_memory mem = {0};
         if (a->memory && CALL(fn_dev_ptr, a->memory)(d, &mem) == 0)
-                reply_add(r, "device.%u.memory_total %llu\n", i, mem.total);
+                xpu_reply_add(r, "device.%u.memory_total %llu\n", i, mem.total);
 
         int major = 0, minor_cc = 0;
         if (a->cc && CALL(fn_dev_int2, a->cc)(d, &major, &minor_cc) == 0 && major >= 0 && major < 100 &&
             minor_cc >= 0 && minor_cc < 100)
-                reply_add(r, "device.%u.cc %d.%d\n", i, major, minor_cc);
+                xpu_reply_add(r, "device.%u.cc %d.%d\n", i, major, minor_cc);
 
         int brand = 0;
         if (a->brand && CALL(fn_dev_int, a->brand)(d, &brand) == 0) {
                 if (brand >= 0 && (size_t)brand < ELEMENTSOF(brand_names))
-                        reply_add(r, "device.%u.brand %s\n", i, brand_names[brand]);
+                        xpu_reply_add(r, "device.%u.brand %s\n", i, brand_names[brand]);
                 else
-                        reply_add(r, "device.%u.brand brand %d\n", i, brand);
+                        xpu_reply_add(r, "device.%u.brand brand %d\n", i, brand);
         }
 }
 
 /* Everything after nvmlInit succeeded; the caller shuts NVML down. */
-static int read_all(struct reply *r, int out_fd, const struct nvml_api *a) {
+static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
         char s[256];
         nvml_ret e = CALL(fn_str, a->driver_version)(s, sizeof(s));
         if (e != 0)
                 return nvml_fail(r, out_fd, a, "nvmlSystemGetDriverVersion", e);
-        sanitize(s, sizeof(s));
-        reply_add(r, "driver_version %s\n", s);
+        xpu_reply_sanitize(s, sizeof(s));
+        xpu_reply_add(r, "driver_version %s\n", s);
 
         int cuda = 0;
         if (a->cuda_version && CALL(fn_int, a->cuda_version)(&cuda) == 0 && cuda > 0)
-                reply_add(r, "cuda_driver_version %d\n", cuda);
+                xpu_reply_add(r, "cuda_driver_version %d\n", cuda);
 
         unsigned n = 0;
         e = CALL(fn_uint, a->count)(&n);
@@ -212,7 +160,7 @@ static int read_all(struct reply *r, int out_fd, const struct nvml_api *a) {
                 return nvml_fail(r, out_fd, a, "nvmlDeviceGetCount_v2", e);
         if (n > XPU_NVML_DEVICES_MAX)
                 n = XPU_NVML_DEVICES_MAX;
-        reply_add(r, "device_count %u\n", n);
+        xpu_reply_add(r, "device_count %u\n", n);
 
         for (unsigned i = 0; i < n; i++) {
                 nvml_dev d = NULL;
@@ -236,31 +184,25 @@ static int read_all(struct reply *r, int out_fd, const struct nvml_api *a) {
                                 snprintf(call, sizeof(call), "%s(%u)", strings[k].call, i);
                                 return nvml_fail(r, out_fd, a, call, e);
                         }
-                        sanitize(s, sizeof(s));
-                        reply_add(r, "device.%u.%s %s\n", i, strings[k].what, s);
+                        xpu_reply_sanitize(s, sizeof(s));
+                        xpu_reply_add(r, "device.%u.%s %s\n", i, strings[k].what, s);
                 }
                 read_device_extras(r, a, i, d);
         }
-        reply_add(r, "end\n");
-        if (r->overflow)
-                return reply_fail(r, out_fd, -EMSGSIZE, "NVML helper reply too long");
-        return write_all(out_fd, r->buf, r->len) < 0 ? 1 : 0;
+        return xpu_reply_send(r, out_fd, "NVML");
 }
 
 static int nvml_helper(void *arg, int out_fd) {
         const struct nvml_job *job = arg;
-        static struct reply r;
+        static struct xpu_reply r;
         static const char *const sonames[] = { "libnvidia-ml.so.1", NULL };
         char err[512], loaded[PATH_MAX];
-        struct stat st;
         void *handle = NULL;
 
-        _cleanup_close_ int root = xpu_open_root(job->root);
+        _cleanup_close_ int root = xpu_root_ref_open(&job->root);
         if (root < 0)
-                return reply_fail(&r, out_fd, root, "cannot reopen the driver root %s: %s", job->root,
-                                  strerror(-root));
-        if (fstat(root, &st) < 0 || st.st_dev != job->root_dev || st.st_ino != job->root_ino)
-                return reply_fail(&r, out_fd, -ESTALE, "driver root %s changed under the NVML helper", job->root);
+                return xpu_reply_fail(&r, out_fd, root, "cannot reopen the driver root %s: %s", job->root.path,
+                                      strerror(-root));
 
         /* With a driver version, the library's file name is checked before it is loaded at all. */
         int e = job->driver_version[0]
@@ -268,7 +210,7 @@ static int nvml_helper(void *arg, int out_fd) {
                                               sizeof(err))
                         : xpu_dl_open(root, sonames, loaded, sizeof(loaded), &handle, err, sizeof(err));
         if (e < 0)
-                return reply_fail(&r, out_fd, e, "%s", err);
+                return xpu_reply_fail(&r, out_fd, e, "%s", err);
 
         struct nvml_api a = {0};
         const struct xpu_dl_symbol syms[] = {
@@ -290,7 +232,7 @@ static int nvml_helper(void *arg, int out_fd) {
         };
         e = xpu_dl_bind(handle, syms, ELEMENTSOF(syms), err, sizeof(err));
         if (e < 0)
-                return reply_fail(&r, out_fd, e, "%s", err);
+                return xpu_reply_fail(&r, out_fd, e, "%s", err);
 
         nvml_ret ne = CALL(fn_void, a.init)();
         if (ne != 0)
@@ -308,100 +250,26 @@ struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
         return NULL;
 }
 
-enum field_kind { F_STR, F_U32, F_U64, F_BUS, F_CC };
-
 /* Per-device keys of the wire format. */
-static const struct {
-        const char *key;
-        enum field_kind kind;
-        size_t offset, size;
-        uint32_t have;
-} device_fields[] = {
-#define FIELD(k, kind, m, have) { k, kind, offsetof(struct xpu_nvml_device, m), sizeof(((struct xpu_nvml_device *)0)->m), have }
-        FIELD("uuid", F_STR, uuid, 0),
-        FIELD("name", F_STR, name, 0),
-        FIELD("minor", F_U32, minor, XPU_NVML_HAVE_MINOR),
-        FIELD("bus_id", F_BUS, pci_bus_id, XPU_NVML_HAVE_PCI),
-        FIELD("memory_total", F_U64, memory_total_bytes, XPU_NVML_HAVE_MEMORY_TOTAL),
-        FIELD("cc", F_CC, compute_capability, XPU_NVML_HAVE_COMPUTE_CAPABILITY),
-        FIELD("brand", F_STR, brand, XPU_NVML_HAVE_BRAND),
+static const struct xpu_reply_field device_fields[] = {
+#define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_nvml_device, m, have)
+        FIELD("uuid", XPU_REPLY_STR, uuid, 0),
+        FIELD("name", XPU_REPLY_STR, name, 0),
+        FIELD("minor", XPU_REPLY_U32, minor, XPU_NVML_HAVE_MINOR),
+        FIELD("bus_id", XPU_REPLY_BUS_ID, pci_bus_id, XPU_NVML_HAVE_PCI),
+        FIELD("memory_total", XPU_REPLY_U64, memory_total_bytes, XPU_NVML_HAVE_MEMORY_TOTAL),
+        FIELD("cc", XPU_REPLY_CC, compute_capability, XPU_NVML_HAVE_COMPUTE_CAPABILITY),
+        FIELD("brand", XPU_REPLY_STR, brand, XPU_NVML_HAVE_BRAND),
 #undef FIELD
 };
 
-/* "7.5": 1-2 digits, a dot, 1-2 digits. */
-static bool cc_valid(const char *s) {
-        size_t a = strspn(s, "0123456789");
-        if (a < 1 || a > 2 || s[a] != '.')
-                return false;
-        size_t b = strspn(s + a + 1, "0123456789");
-        return b >= 1 && b <= 2 && s[a + 1 + b] == '\0';
-}
-
-static int set_field(struct xpu_nvml_device *d, size_t f, const char *value) {
-        void *p = (char *)d + device_fields[f].offset;
-        uint64_t v = 0;
-        switch (device_fields[f].kind) {
-        case F_STR:
-                if (xpu_strlcpy(p, value, device_fields[f].size) < 0)
-                        return -EINVAL;
-                break;
-        case F_CC:
-                if (!cc_valid(value) || xpu_strlcpy(p, value, device_fields[f].size) < 0)
-                        return -EINVAL;
-                break;
-        case F_BUS:
-                if (xpu_pci_bus_id_normalize(value, p) < 0)
-                        return -EINVAL;
-                break;
-        case F_U32:
-                if (xpu_parse_u64(value, 10, &v) < 0 || v > UINT32_MAX)
-                        return -EINVAL;
-                *(uint32_t *)p = (uint32_t)v;
-                break;
-        case F_U64:
-                if (xpu_parse_u64(value, 10, &v) < 0)
-                        return -EINVAL;
-                memcpy(p, &v, sizeof(v));
-                break;
-        default:
-                return -EINVAL;
-        }
-        d->have |= device_fields[f].have;
-        return 0;
-}
-
-/* One "device.N.KEY VALUE" line into R (device_count already seen). */
-static int parse_device_line(struct xpu_nvml_result *r, size_t count, const char *key, const char *value) {
-        char *end = NULL;
-        if (!xpu_startswith(key, "device.") || key[7] < '0' || key[7] > '9')
-                return -EINVAL;
-        errno = 0;
-        unsigned long i = strtoul(key + 7, &end, 10);
-        if (errno || *end != '.' || i >= count || (end - (key + 7) > 1 && key[7] == '0'))
-                return -EINVAL;
-        for (size_t f = 0; f < ELEMENTSOF(device_fields); f++)
-                if (strcmp(end + 1, device_fields[f].key) == 0)
-                        return set_field(&r->devices[i], f, value);
-        return -EINVAL;
-}
-
-/* The "error ERRNO TEXT" line of a helper that failed. */
-static int parse_error_line(const char *value, char *err, size_t err_size) {
-        char *end = NULL;
-        errno = 0;
-        long e = strtol(value, &end, 10);
-        if (errno || end == value || *end != ' ' || e >= 0 || e < -4095 || !end[1])
-                return -EBADMSG;
-        snprintf(err, err_size, "%s", end + 1);
-        return (int)e;
-}
-
 int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size) {
         _cleanup_free_ struct xpu_nvml_result *r = NULL;
-        size_t count = 0, line_no = 0;
-        bool have_count = false, ended = false, have_driver = false;
-        const char *p = text;
+        struct xpu_reply_parser p;
+        size_t count = 0;
+        bool have_count = false, have_driver = false;
         char fallback[8];
+        int e;
 
         if (!err) {
                 err = fallback;
@@ -411,57 +279,36 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
         if (!r)
                 return -ENOMEM;
 
-        while (*p) {
-                char line[512];
-                const char *nl = strchr(p, '\n');
-                size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                line_no++;
-                if (!nl || ended || len >= sizeof(line))
-                        goto garbage;
-                memcpy(line, p, len);
-                line[len] = '\0';
-                p = nl + 1;
-
-                char *sp = strchr(line, ' ');
-                const char *value = sp ? sp + 1 : "";
-                if (sp)
-                        *sp = '\0';
-                if (*value && !xpu_str_is_printable(value))
-                        goto garbage;
-                if (line_no == 1 && strcmp(line, "error") == 0) {
-                        int e = parse_error_line(value, err, err_size);
-                        if (e == -EBADMSG || *p)
-                                goto garbage;
-                        return e;
-                }
-                if (strcmp(line, "end") == 0 && !sp) {
-                        ended = true;
-                        continue;
-                }
-                if (!*value)
-                        goto garbage;
-                if (strcmp(line, "driver_version") == 0 && !have_driver) {
-                        if (xpu_strlcpy(r->driver_version, value, sizeof(r->driver_version)) < 0)
-                                goto garbage;
+        xpu_reply_parser_init(&p, "NVML", text);
+        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
+                const char *field = NULL;
+                int i;
+                if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
+                        if (xpu_strlcpy(r->driver_version, p.value, sizeof(r->driver_version)) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
                         have_driver = true;
-                } else if (strcmp(line, "cuda_driver_version") == 0 && !r->cuda_driver_version[0]) {
+                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0]) {
                         uint64_t v = 0;
-                        if (xpu_parse_u64(value, 10, &v) < 0 || v == 0 || v > 999999)
-                                goto garbage;
+                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v == 0 || v > 999999)
+                                return xpu_reply_garbage(&p, err, err_size);
                         snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u",
                                  (unsigned)(v / 1000), (unsigned)(v % 1000 / 10));
-                } else if (strcmp(line, "device_count") == 0 && !have_count) {
+                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
                         uint64_t v = 0;
-                        if (xpu_parse_u64(value, 10, &v) < 0 || v > XPU_NVML_DEVICES_MAX)
-                                goto garbage;
+                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_NVML_DEVICES_MAX)
+                                return xpu_reply_garbage(&p, err, err_size);
                         count = (size_t)v;
                         have_count = true;
-                } else if (!have_count || parse_device_line(r, count, line, value) < 0)
-                        goto garbage;
+                } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
+                           xpu_reply_set_field(&r->devices[i], &r->devices[i].have, device_fields,
+                                               ELEMENTSOF(device_fields), field, p.value) < 0)
+                        return xpu_reply_garbage(&p, err, err_size);
         }
-        if (!ended || !have_count || !have_driver) {
-                line_no++;
-                goto garbage;
+        if (e < 0)
+                return e;
+        if (!have_count || !have_driver) {
+                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "driver_version" : "device_count");
+                return -EBADMSG;
         }
         for (size_t i = 0; i < count; i++)
                 if (!r->devices[i].uuid[0] || !r->devices[i].name[0]) {
@@ -471,16 +318,12 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
         r->n = count;
         *ret = TAKE_PTR(r);
         return 0;
-garbage:
-        snprintf(err, err_size, "garbage from the NVML helper: line %zu", line_no);
-        return -EBADMSG;
 }
 
 int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_nvml_result **ret, char *err, size_t err_size) {
         static struct nvml_job job;
-        char fallback[8], reason[256], proc[64];
-        struct stat st;
+        char fallback[8];
 
         if (!err) {
                 err = fallback;
@@ -491,39 +334,17 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
                 return -EINVAL;
         }
         memset(&job, 0, sizeof(job));
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", driver_root_fd);
-        ssize_t n = readlink(proc, job.root, sizeof(job.root) - 1);
-        if (n < 0 || fstat(driver_root_fd, &st) < 0) {
-                int e = -errno;
-                snprintf(err, err_size, "cannot name the driver root: %s", strerror(-e));
-                return e;
-        }
-        if ((size_t)n >= sizeof(job.root) - 1 || job.root[0] != '/') {
-                snprintf(err, err_size, "cannot name the driver root");
-                return -ENAMETOOLONG;
-        }
-        job.root_dev = st.st_dev;
-        job.root_ino = st.st_ino;
+        int r = xpu_root_ref_init(&job.root, driver_root_fd, err, err_size);
+        if (r < 0)
+                return r;
         if (driver_version && xpu_strlcpy(job.driver_version, driver_version, sizeof(job.driver_version)) < 0) {
                 snprintf(err, err_size, "driver version too long");
                 return -EINVAL;
         }
-
-        struct xpu_isolate_options o = XPU_ISOLATE_OPTIONS_DEFAULT;
-        if (timeout_ms)
-                o.timeout_ms = timeout_ms;
-        o.max_reply_bytes = sizeof(((struct reply *)0)->buf);
-        _cleanup_free_ void *reply = NULL;
-        size_t len = 0;
-        int r = xpu_isolate_run(nvml_helper, &job, &o, &reply, &len, reason, sizeof(reason));
-        if (r < 0) {
-                snprintf(err, err_size, "NVML helper %s", reason);
+        _cleanup_free_ char *reply = NULL;
+        r = xpu_reply_run(nvml_helper, &job, timeout_ms, "NVML", &reply, err, err_size);
+        if (r < 0)
                 return r;
-        }
-        if (strlen(reply) != len) {
-                snprintf(err, err_size, "garbage from the NVML helper: NUL byte");
-                return -EBADMSG;
-        }
         return xpu_nvml_parse_reply(reply, ret, err, err_size);
 }
 
@@ -531,33 +352,112 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
 
 int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
         int matched = 0;
-        if (r->cuda_driver_version[0])
-                xpu_strlcpy(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, r->cuda_driver_version,
-                            sizeof(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version));
+        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0)
+                return -ENOMEM;
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_nvml_device *nd = &r->devices[k];
-                struct xpu_device *dev = NULL;
-                for (size_t i = 0; (nd->have & XPU_NVML_HAVE_PCI) && i < inv->n_devices && !dev; i++)
-                        if (inv->devices[i].vendor == XPU_VENDOR_NVIDIA &&
-                            strcmp(inv->devices[i].pci_bus_id, nd->pci_bus_id) == 0)
-                                dev = &inv->devices[i];
+                struct xpu_device *dev = (nd->have & XPU_NVML_HAVE_PCI)
+                                                 ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, nd->pci_bus_id)
+                                                 : NULL;
                 if (!dev) {
-                        if (xpu_inventory_warn(inv, "NVML: %s at %s is not in the procfs inventory; ignored",
+                        if (xpu_inventory_warn(inv, "nvml: %s at %s is not in the procfs inventory; ignored",
                                                nd->uuid, nd->have & XPU_NVML_HAVE_PCI ? nd->pci_bus_id : "an unknown bus id") < 0)
                                 return -ENOMEM;
                         continue;
                 }
                 matched++;
-                if (!(dev->have & XPU_HAVE_MEMORY_TOTAL) && (nd->have & XPU_NVML_HAVE_MEMORY_TOTAL)) {
-                        dev->memory_total_bytes = nd->memory_total_bytes;
-                        dev->have |= XPU_HAVE_MEMORY_TOTAL;
-                }
-                if (!dev->compute_capability[0] && (nd->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY))
-                        xpu_strlcpy(dev->compute_capability, nd->compute_capability, sizeof(dev->compute_capability));
-                if (!dev->name[0])
-                        xpu_strlcpy(dev->name, nd->name, sizeof(dev->name));
-                if (!dev->uuid[0])
-                        xpu_strlcpy(dev->uuid, nd->uuid, sizeof(dev->uuid));
+                int e = 0;
+                if (nd->have & XPU_NVML_HAVE_MEMORY_TOTAL)
+                        e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_TOTAL, &dev->memory_total_bytes,
+                                                  XPU_HAVE_MEMORY_TOTAL, nd->memory_total_bytes, XPU_SOURCE_NVML);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->compute_capability,
+                                             sizeof(dev->compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->brand, sizeof(dev->brand), nd->brand,
+                                             XPU_SOURCE_NVML);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), nd->name,
+                                             XPU_SOURCE_NVML);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UUID, dev->uuid, sizeof(dev->uuid), nd->uuid,
+                                             XPU_SOURCE_NVML);
+                if (e < 0)
+                        return -ENOMEM;
         }
         return matched;
 }
+
+/* ---- the rich-path backend (rich.h) ---- */
+
+static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
+                     char *err, size_t err_size) {
+        struct xpu_nvml_result *r = NULL;
+        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
+                              err_size);
+        if (e >= 0)
+                *ret = r;
+        return e;
+}
+
+static int rich_merge(struct xpu_inventory *inv, const void *result) {
+        return xpu_nvml_merge(inv, result);
+}
+
+static cJSON *rich_to_json(const void *result) {
+        const struct xpu_nvml_result *r = result;
+        cJSON *o = cJSON_CreateObject();
+        cJSON *devs = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
+        bool ok = devs && cJSON_AddStringToObject(o, "source", "nvml") &&
+                  cJSON_AddStringToObject(o, "driver_version", r->driver_version) &&
+                  (!r->cuda_driver_version[0] || cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version));
+        for (size_t i = 0; ok && i < r->n; i++) {
+                const struct xpu_nvml_device *d = &r->devices[i];
+                cJSON *j = cJSON_CreateObject();
+                ok = j && cJSON_AddItemToArray(devs, j) && cJSON_AddNumberToObject(j, "index", (double)i) &&
+                     cJSON_AddStringToObject(j, "name", d->name) && cJSON_AddStringToObject(j, "uuid", d->uuid);
+                if (ok && (d->have & XPU_NVML_HAVE_PCI))
+                        ok = cJSON_AddStringToObject(j, "pci_bus_id", d->pci_bus_id) != NULL;
+                if (ok && (d->have & XPU_NVML_HAVE_MINOR))
+                        ok = cJSON_AddNumberToObject(j, "minor", d->minor) != NULL;
+                if (ok && (d->have & XPU_NVML_HAVE_MEMORY_TOTAL))
+                        ok = cJSON_AddNumberToObject(j, "memory_total_bytes", (double)d->memory_total_bytes) != NULL;
+                if (ok && (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY))
+                        ok = cJSON_AddStringToObject(j, "compute_capability", d->compute_capability) != NULL;
+                if (ok && (d->have & XPU_NVML_HAVE_BRAND))
+                        ok = cJSON_AddStringToObject(j, "brand", d->brand) != NULL;
+        }
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+static void rich_print(const void *result, FILE *f) {
+        const struct xpu_nvml_result *r = result;
+        fprintf(f, "nvml: driver %s", r->driver_version);
+        if (r->cuda_driver_version[0])
+                fprintf(f, ", CUDA %s", r->cuda_driver_version);
+        fprintf(f, ", %zu device%s\n", r->n, r->n == 1 ? "" : "s");
+        for (size_t i = 0; i < r->n; i++) {
+                const struct xpu_nvml_device *d = &r->devices[i];
+                fprintf(f, "  %zu %s %s %s", i, d->have & XPU_NVML_HAVE_PCI ? d->pci_bus_id : "-", d->uuid, d->name);
+                if (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY)
+                        fprintf(f, " cc %s", d->compute_capability);
+                if (d->have & XPU_NVML_HAVE_MEMORY_TOTAL)
+                        fprintf(f, " %" PRIu64 " MiB", d->memory_total_bytes >> 20);
+                fputc('\n', f);
+        }
+}
+
+static void rich_free(void *result) {
+        xpu_nvml_result_free(result);
+}
+
+const struct xpu_rich_ops xpu_rich_nvml = {
+        .vendor = XPU_VENDOR_NVIDIA,
+        .source = XPU_SOURCE_NVML,
+        .library = "libnvidia-ml.so.1",
+        .read = rich_read,
+        .merge = rich_merge,
+        .to_json = rich_to_json,
+        .print = rich_print,
+        .free = rich_free,
+};

@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,19 @@ static const char *const source_names[_XPU_SOURCE_MAX] = {
         [XPU_SOURCE_SYSFS] = "sysfs",
         [XPU_SOURCE_NVML] = "nvml",
         [XPU_SOURCE_ROCM_SMI] = "rocm_smi",
+        [XPU_SOURCE_CUDA] = "cuda",
+};
+
+static const char *const field_names[_XPU_FIELD_MAX] = {
+        [XPU_FIELD_NAME] = "name",
+        [XPU_FIELD_UUID] = "uuid",
+        [XPU_FIELD_MEMORY_TOTAL] = "memory_total_bytes",
+        [XPU_FIELD_MEMORY_USED] = "memory_used_bytes",
+        [XPU_FIELD_COMPUTE_CAPABILITY] = "compute_capability",
+        [XPU_FIELD_BRAND] = "brand",
+        [XPU_FIELD_MIG] = "mig",
+        [XPU_FIELD_UNIQUE_ID] = "unique_id",
+        [XPU_FIELD_PCI_IDS] = "pci_device_id",
 };
 
 const char *xpu_vendor_to_string(enum xpu_vendor v) {
@@ -43,6 +57,87 @@ int xpu_vendor_from_string(const char *s) {
 
 const char *xpu_source_to_string(enum xpu_source s) {
         return (unsigned)s < _XPU_SOURCE_MAX ? source_names[s] : NULL;
+}
+
+int xpu_source_from_string(const char *s) {
+        for (int i = 0; s && i < _XPU_SOURCE_MAX; i++)
+                if (strcmp(s, source_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+const char *xpu_field_to_string(enum xpu_field f) {
+        return (unsigned)f < _XPU_FIELD_MAX ? field_names[f] : NULL;
+}
+
+struct xpu_device *xpu_inventory_find_bus_id(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *bus_id) {
+        for (size_t i = 0; bus_id && *bus_id && i < inv->n_devices; i++)
+                if (inv->devices[i].vendor == vendor && strcmp(inv->devices[i].pci_bus_id, bus_id) == 0)
+                        return &inv->devices[i];
+        return NULL;
+}
+
+void xpu_device_mark(struct xpu_device *dev, enum xpu_field f, enum xpu_source source) {
+        if ((unsigned)f < _XPU_FIELD_MAX && (unsigned)source < _XPU_SOURCE_MAX)
+                dev->field_source[f] = (uint8_t)(source + 1);
+}
+
+enum xpu_source xpu_device_field_source(const struct xpu_device *dev, enum xpu_field f) {
+        if ((unsigned)f >= _XPU_FIELD_MAX || dev->field_source[f] == 0)
+                return dev->source;
+        return (enum xpu_source)(dev->field_source[f] - 1);
+}
+
+static int warn_disagree(struct xpu_inventory *inv, const struct xpu_device *dev, enum xpu_field f,
+                         enum xpu_source source, const char *theirs, const char *ours) {
+        const char *own = xpu_source_to_string(xpu_device_field_source(dev, f));
+        return xpu_inventory_warn(inv, "%s: %s reports %s \"%s\" but %s has \"%s\"; keeping %s's",
+                                  dev->pci_bus_id, xpu_source_to_string(source), xpu_field_to_string(f), theirs,
+                                  own, ours, own);
+}
+
+int xpu_device_merge_string(struct xpu_inventory *inv, struct xpu_device *dev, enum xpu_field f, char *dst,
+                            size_t size, const char *value, enum xpu_source source) {
+        if (!value || !*value || strcmp(dst, value) == 0)
+                return 0;
+        if (*dst)
+                return warn_disagree(inv, dev, f, source, value, dst) < 0 ? -ENOMEM : 0;
+        snprintf(dst, size, "%s", value);
+        xpu_device_mark(dev, f, source);
+        return 1;
+}
+
+int xpu_device_merge_u64(struct xpu_inventory *inv, struct xpu_device *dev, enum xpu_field f, uint64_t *dst,
+                         uint32_t have_bit, uint64_t value, enum xpu_source source) {
+        if (!(dev->have & have_bit)) {
+                *dst = value;
+                dev->have |= have_bit;
+                xpu_device_mark(dev, f, source);
+                return 1;
+        }
+        if (*dst == value)
+                return 0;
+        char theirs[24], ours[24];
+        snprintf(theirs, sizeof theirs, "%" PRIu64, value);
+        snprintf(ours, sizeof ours, "%" PRIu64, *dst);
+        return warn_disagree(inv, dev, f, source, theirs, ours) < 0 ? -ENOMEM : 0;
+}
+
+int xpu_vendor_merge_cuda_version(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *version,
+                                  enum xpu_source source) {
+        struct xpu_vendor_info *vi = &inv->vendors[vendor];
+        if (!version || !*version || strcmp(vi->cuda_driver_version, version) == 0)
+                return 0;
+        if (vi->cuda_driver_version[0]) {
+                const char *own = xpu_source_to_string(vi->cuda_driver_version_source);
+                return xpu_inventory_warn(inv, "%s reports CUDA driver version %s but %s has %s; keeping %s's",
+                                          xpu_source_to_string(source), version, own, vi->cuda_driver_version, own) < 0
+                               ? -ENOMEM
+                               : 0;
+        }
+        snprintf(vi->cuda_driver_version, sizeof(vi->cuda_driver_version), "%s", version);
+        vi->cuda_driver_version_source = source;
+        return 1;
 }
 
 int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const char *driver,

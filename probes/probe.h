@@ -32,9 +32,30 @@ enum xpu_source {
         XPU_SOURCE_SYSFS,      /* KFD topology, amdgpu sysfs */
         XPU_SOURCE_NVML,
         XPU_SOURCE_ROCM_SMI,
+        XPU_SOURCE_CUDA,       /* CUDA driver API (libcuda) */
         _XPU_SOURCE_MAX,
 };
+/* "procfs", "sysfs", "nvml", "rocm_smi", "cuda"; NULL for an out-of-range value. */
 const char *xpu_source_to_string(enum xpu_source s);
+/* Inverse of xpu_source_to_string(). Returns the source or -EINVAL. */
+int xpu_source_from_string(const char *s);
+
+/* Device facts a rich backend (probes/rich.h) may fill in, each marked with the backend that gave
+ * it (xpu_device.field_source; "sources" in the inventory JSON). */
+enum xpu_field {
+        XPU_FIELD_NAME = 0,           /* name */
+        XPU_FIELD_UUID,               /* uuid */
+        XPU_FIELD_MEMORY_TOTAL,       /* memory_total_bytes */
+        XPU_FIELD_MEMORY_USED,        /* memory_used_bytes */
+        XPU_FIELD_COMPUTE_CAPABILITY, /* compute_capability */
+        XPU_FIELD_BRAND,              /* brand */
+        XPU_FIELD_MIG,                /* mig_enabled, mig_devices */
+        XPU_FIELD_UNIQUE_ID,          /* unique_id */
+        XPU_FIELD_PCI_IDS,            /* pci_vendor_id, pci_device_id */
+        _XPU_FIELD_MAX,
+};
+/* The JSON key of F ("memory_total_bytes"); NULL for an out-of-range value. */
+const char *xpu_field_to_string(enum xpu_field f);
 
 /* A character device node a workload needs. */
 struct xpu_devnode {
@@ -66,7 +87,11 @@ enum {
         XPU_HAVE_PARTITION = 1u << 12,         /* partition (AMD) */
         XPU_HAVE_CARD = 1u << 13,              /* card: N of /sys/class/drm/cardN (AMD) */
         XPU_HAVE_NUM_XCC = 1u << 14,           /* num_xcc (AMD) */
+        XPU_HAVE_MIG_MODE = 1u << 15,          /* mig_enabled, mig_uuids (NVIDIA, NVML only) */
 };
+
+/* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
+#define XPU_MIG_DEVICES_MAX 8
 
 /* One accelerator as the workload will see it. Partitions of a partitioned AMD GPU are separate
  * devices; MIG devices of an NVIDIA GPU are not devices of their own here. */
@@ -98,6 +123,10 @@ struct xpu_device {
         char bus_type[16];           /* "Bus Type:" PCI, PCIe, ... */
         char gsp_firmware[32];       /* "GPU Firmware:" */
         char compute_capability[16]; /* "9.0"; NVML or CUDA only */
+        char brand[32];              /* NVML brand: "GeForce", "Tesla", "NVIDIA"; NVML only */
+        bool mig_enabled;            /* NVML current MIG mode (XPU_HAVE_MIG_MODE) */
+        char mig_uuids[XPU_MIG_DEVICES_MAX][64]; /* "MIG-<uuid>" of the MIG devices, NVML order */
+        size_t n_mig;
 
         /* AMD (KFD topology node properties, amdgpu sysfs) */
         char gfx_target[16];         /* "gfx90a", from gfx_target_version */
@@ -111,6 +140,10 @@ struct xpu_device {
         uint32_t num_xcc;
         uint32_t partition;          /* partition number within its PCI device (location_id function bits) */
         uint32_t card;               /* N of /sys/class/drm/cardN */
+
+        /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else
+         * 1 + the enum xpu_source of the rich backend that filled it. */
+        uint8_t field_source[_XPU_FIELD_MAX];
 };
 
 /* What a vendor's kernel driver exposes host-wide. */
@@ -119,6 +152,7 @@ struct xpu_vendor_info {
         char driver_version[32];  /* NVIDIA: /proc/driver/nvidia/version; AMD: /sys/module/amdgpu/version */
         char driver_flavor[32];   /* NVIDIA: "proprietary" or "open" kernel module */
         char cuda_driver_version[16]; /* "12.2": only from libcuda/NVML (rich path); empty otherwise */
+        enum xpu_source cuda_driver_version_source; /* who gave it (valid when cuda_driver_version is set) */
         struct xpu_devnode nodes[XPU_VENDOR_NODES_MAX]; /* nvidiactl, nvidia-uvm, ...; /dev/kfd */
         size_t n_nodes;
         char looked_for[256]; /* what was looked for, shown when nothing was found */
@@ -175,6 +209,32 @@ struct xpu_inventory *xpu_inventory_free(struct xpu_inventory *inv);
 struct xpu_device *xpu_inventory_add_device(struct xpu_inventory *inv, const struct xpu_device *dev);
 /* Record a warning line ("<file>: <problem>; <what was done>"). Returns 0 or -ENOMEM. */
 int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) _printf_(2, 3);
+/* The device of VENDOR whose pci_bus_id is BUS_ID (normal form), or NULL. */
+struct xpu_device *xpu_inventory_find_bus_id(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *bus_id);
+
+/* Merge one string fact of a rich backend into DEV (the one rule every backend uses):
+ *   DST empty             → copy VALUE (truncated to SIZE), mark F as coming from SOURCE, return 1;
+ *   VALUE empty or equal  → nothing, return 0;
+ *   different             → keep DST, add the warning "<pci bus id>: <source> reports <f> \"VALUE\"
+ *                           but <the device's source> has \"DST\"; keeping <the device's source>'s",
+ *                           return 0.
+ * Returns -ENOMEM when the warning cannot be stored. */
+int xpu_device_merge_string(struct xpu_inventory *inv, struct xpu_device *dev, enum xpu_field f, char *dst,
+                            size_t size, const char *value, enum xpu_source source);
+/* The same rule for a number with a have bit: DEV->have lacks HAVE_BIT → *DST = VALUE, set the
+ * bit, mark F; equal → nothing; different → warning as above, keep *DST. Returns 1, 0 or -ENOMEM. */
+int xpu_device_merge_u64(struct xpu_inventory *inv, struct xpu_device *dev, enum xpu_field f, uint64_t *dst,
+                         uint32_t have_bit, uint64_t value, enum xpu_source source);
+/* The same rule for the host's CUDA driver version ("12.2") of VENDOR: set it (and its source)
+ * when empty; a different VERSION becomes a warning. VERSION empty: nothing. Returns 1, 0 or
+ * -ENOMEM. */
+int xpu_vendor_merge_cuda_version(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *version,
+                                  enum xpu_source source);
+/* Mark F of DEV as filled by SOURCE (for facts a backend sets itself, e.g. MIG). */
+void xpu_device_mark(struct xpu_device *dev, enum xpu_field f, enum xpu_source source);
+/* The source of F of DEV: DEV->source unless a rich backend marked it. */
+enum xpu_source xpu_device_field_source(const struct xpu_device *dev, enum xpu_field f);
+
 /* Count the devices of VENDOR. */
 size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vendor);
 

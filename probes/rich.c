@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The rich-path driver: see rich.h. */
+#include "rich.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/macro.h"
+
+extern const struct xpu_rich_ops xpu_rich_nvml;
+extern const struct xpu_rich_ops xpu_rich_cuda;
+extern const struct xpu_rich_ops xpu_rich_rocm_smi;
+
+const struct xpu_rich_ops *const xpu_rich_backends[] = {
+        &xpu_rich_nvml,     /* NVML first: the fullest view of an NVIDIA GPU */
+        &xpu_rich_cuda,     /* then what an image's CUDA runtime will see */
+        &xpu_rich_rocm_smi, /* AMD */
+        NULL,
+};
+
+const struct xpu_rich_ops *xpu_rich_backend(enum xpu_source source) {
+        for (size_t i = 0; xpu_rich_backends[i]; i++)
+                if (xpu_rich_backends[i]->source == source)
+                        return xpu_rich_backends[i];
+        return NULL;
+}
+
+static uint64_t now_us(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
+                   struct xpu_rich_report *reports, void **keep) {
+        for (size_t i = 0; xpu_rich_backends[i]; i++) {
+                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+                if (!(sources & (1u << ops->source)))
+                        continue;
+                struct xpu_rich_report rep = { .source = ops->source };
+                const char *name = xpu_source_to_string(ops->source);
+                if (!inv->vendors[ops->vendor].driver_loaded) {
+                        snprintf(rep.message, sizeof rep.message, "skipped: no %s kernel driver loaded",
+                                 xpu_vendor_to_string(ops->vendor));
+                        if (reports)
+                                reports[ops->source] = rep;
+                        continue;
+                }
+                void *result = NULL;
+                uint64_t t0 = now_us();
+                rep.ran = true;
+                rep.error = ops->read(roots, inv, timeout_ms, &result, rep.message, sizeof rep.message);
+                rep.elapsed_us = now_us() - t0;
+                if (rep.error == -ENOMEM)
+                        return -ENOMEM;
+                if (rep.error < 0) {
+                        if (!rep.message[0])
+                                snprintf(rep.message, sizeof rep.message, "%s", strerror(-rep.error));
+                        if (xpu_inventory_warn(inv, "%s: %s; keeping the fast-path inventory", name, rep.message) < 0)
+                                return -ENOMEM;
+                } else {
+                        rep.matched = ops->merge(inv, result);
+                        if (rep.matched < 0) {
+                                ops->free(result);
+                                return rep.matched;
+                        }
+                        if (keep)
+                                keep[ops->source] = result;
+                        else
+                                ops->free(result);
+                }
+                if (reports)
+                        reports[ops->source] = rep;
+        }
+        return 0;
+}
+
+cJSON *xpu_rich_reports_to_json(const struct xpu_rich_report *reports, uint32_t sources) {
+        cJSON *root = cJSON_CreateObject();
+        bool ok = root != NULL;
+        for (size_t i = 0; ok && xpu_rich_backends[i]; i++) {
+                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+                if (!(sources & (1u << ops->source)))
+                        continue;
+                const struct xpu_rich_report *r = &reports[ops->source];
+                cJSON *o = cJSON_AddObjectToObject(root, xpu_source_to_string(ops->source));
+                const char *status = !r->ran ? "skipped" : r->error < 0 ? "error" : "ok";
+                ok = o && cJSON_AddStringToObject(o, "status", status) &&
+                     cJSON_AddStringToObject(o, "library", ops->library);
+                if (ok && r->ran)
+                        ok = cJSON_AddNumberToObject(o, "elapsed_us", (double)r->elapsed_us) != NULL;
+                if (ok && r->ran && r->error == 0)
+                        ok = cJSON_AddNumberToObject(o, "devices", r->matched) != NULL;
+                if (ok && r->message[0])
+                        ok = cJSON_AddStringToObject(o, r->ran ? "error" : "reason", r->message) != NULL;
+        }
+        if (!ok) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
