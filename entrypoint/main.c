@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/strv.h"
+#include "options.h"
 #include "init.h"
 #include "inventory-json.h"
 #include "plan.h"
@@ -27,322 +28,14 @@
 #include "select.h"
 
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
-#define EXIT_USAGE 2
 
 extern char **environ;
 
-enum command {
-        CMD_RUN = 0,
-        CMD_PROBE,
-        CMD_PLAN,
-        CMD_PROFILES,
-        CMD_INJECT,
-        CMD_VERSION,
-        CMD_HELP,
-};
-
-static const char *const command_names[] = {
-        [CMD_RUN] = "run", [CMD_PROBE] = "probe", [CMD_PLAN] = "plan", [CMD_PROFILES] = "profiles",
-        [CMD_INJECT] = "inject", [CMD_VERSION] = "version", [CMD_HELP] = "help",
-};
-
-static enum command arg_command = CMD_RUN;
-static const char *arg_sys_root;
-static const char *arg_dev_root;
-static const char *arg_driver_root;
-static const char *arg_profile;
-static const char *arg_profile_dir = "/etc/xpuinit/profiles.d";
-static bool arg_profile_dir_set; /* given by the user: a missing directory is worth a warning */
-static enum xpu_inject_mode arg_inject = XPU_INJECT_AUTO;
-static const char *arg_require;
-static bool arg_group;
-static unsigned arg_grace = 10;
-static bool arg_exec;
-static bool arg_json;
-static const char *arg_rootfs;
-static char **arg_argv; /* the workload's argv (points into main's argv) */
+/* The command line and its environment twins (options.h). */
+static struct xpu_options opt = XPU_OPTIONS_DEFAULT;
 
 /* Driver roots tried in order when --driver-root is not given (design §4). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
-
-static void usage(FILE *f) {
-        fputs("Usage:\n"
-              "  xpuinit [OPTIONS] [--] COMMAND [ARG...]   probe, select, inject, run COMMAND\n"
-              "  xpuinit probe    [--json]                 list accelerators and driver facts\n"
-              "  xpuinit plan     [--json] [--] COMMAND... print what would be done; change nothing\n"
-              "  xpuinit profiles [--json]                 list profiles and say which one matches and why\n"
-              "  xpuinit inject --rootfs DIR [--json]      apply the filesystem part of the plan under DIR\n"
-              "  xpuinit version\n"
-              "\n"
-              "Options (each also read from its environment twin):\n"
-              "  --sys-root DIR      XPUINIT_SYS_ROOT     prefix for /sys and /proc reads (default /)\n"
-              "  --dev-root DIR      XPUINIT_DEV_ROOT     prefix of dev/ device nodes (default /)\n"
-              "  --driver-root DIR   XPUINIT_DRIVER_ROOT  host driver files (default: first of /run/nvidia/driver,\n"
-              "                                           /host, / holding driver files)\n"
-              "  --profile NAME      XPUINIT_PROFILE      force a profile\n"
-              "  --profile-dir DIR   XPUINIT_PROFILE_DIR  image profiles (default /etc/xpuinit/profiles.d)\n"
-              "  --inject MODE       XPUINIT_INJECT       auto, mount, link or none (default auto)\n"
-              "  --require EXPR      XPU_REQUIRE          requirement expression\n"
-              "  -v, --log-level L   XPUINIT_LOG_LEVEL    error, warning, info, debug (-v alone: info)\n"
-              "  -g, --group         XPUINIT_GROUP        signal the workload's whole process group\n"
-              "  --grace SECONDS     XPUINIT_GRACE        SIGTERM/SIGINT to SIGKILL delay (default 10)\n"
-              "  --exec              XPUINIT_EXEC         replace xpuinit with the workload after setup\n"
-              "  --json                                   machine-readable output\n"
-              "  --rootfs DIR                             container root for inject\n"
-              "\n"
-              "Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES / AMD_VISIBLE_DEVICES.\n"
-              "Exit status: the workload's; 128+N if killed by signal N; 125 setup failure; 126 not\n"
-              "executable; 127 not found; 2 usage error.\n",
-              f);
-}
-
-static int set_log_level(const char *s, const char *from) {
-        int l = xpu_log_level_from_string(s);
-        if (l < 0) {
-                log_error("%s: unknown log level \"%s\" (use error, warning, info or debug)", from, s);
-                return -EINVAL;
-        }
-        xpu_log_set_level((enum xpu_log_level)l);
-        return 0;
-}
-
-static int set_inject(const char *s, const char *from) {
-        int m = xpu_inject_mode_from_string(s);
-        if (m < 0) {
-                log_error("%s: unknown injection mode \"%s\" (use auto, mount, link or none)", from, s);
-                return -EINVAL;
-        }
-        arg_inject = (enum xpu_inject_mode)m;
-        return 0;
-}
-
-static int set_grace(const char *s, const char *from) {
-        uint64_t v;
-        if (xpu_parse_u64(s, 10, &v) < 0 || v > 86400) {
-                log_error("%s: grace period \"%s\" is not a whole number of seconds between 0 and 86400", from, s);
-                return -EINVAL;
-        }
-        arg_grace = (unsigned)v;
-        return 0;
-}
-
-/* Which settings the command line gave: their environment twins are not read at all. */
-static struct {
-        bool profile_dir, inject, log_level, grace, group, exec;
-} cli_set;
-
-/* Environment twins, read after the command line, for what it did not set. */
-static int parse_env(void) {
-        const char *v;
-        if (!arg_sys_root && (v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
-                arg_sys_root = v;
-        if (!arg_dev_root && (v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
-                arg_dev_root = v;
-        if (!arg_driver_root && (v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
-                arg_driver_root = v;
-        if (!arg_profile && (v = secure_getenv("XPUINIT_PROFILE")) && *v)
-                arg_profile = v;
-        if (!cli_set.profile_dir && (v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
-                arg_profile_dir = v;
-                arg_profile_dir_set = true;
-        }
-        if (!arg_require && (v = secure_getenv("XPU_REQUIRE")) && *v)
-                arg_require = v;
-        if (!cli_set.inject && (v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(v, "XPUINIT_INJECT") < 0)
-                return -EINVAL;
-        if (!cli_set.log_level && (v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v &&
-            set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
-                return -EINVAL;
-        if (!cli_set.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(v, "XPUINIT_GRACE") < 0)
-                return -EINVAL;
-        const struct {
-                const char *name;
-                bool *target;
-                bool from_cli;
-        } bools[] = {
-                { "XPUINIT_GROUP", &arg_group, cli_set.group },
-                { "XPUINIT_EXEC", &arg_exec, cli_set.exec },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
-                if (bools[i].from_cli || !(v = secure_getenv(bools[i].name)))
-                        continue;
-                int b = xpu_parse_bool(v);
-                if (b < 0) {
-                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i].name, v);
-                        return -EINVAL;
-                }
-                *bools[i].target = b;
-        }
-        return 0;
-}
-
-enum {
-        OPT_SYS_ROOT = 0x100,
-        OPT_DEV_ROOT,
-        OPT_DRIVER_ROOT,
-        OPT_PROFILE,
-        OPT_PROFILE_DIR,
-        OPT_INJECT,
-        OPT_REQUIRE,
-        OPT_LOG_LEVEL,
-        OPT_GRACE,
-        OPT_EXEC,
-        OPT_JSON,
-        OPT_ROOTFS,
-        OPT_VERSION,
-};
-
-/* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
- * EXIT_USAGE after printing the problem. */
-static int parse_argv(int argc, char **argv) {
-        static const struct option options[] = {
-                { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
-                { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
-                { "driver-root", required_argument, NULL, OPT_DRIVER_ROOT },
-                { "profile", required_argument, NULL, OPT_PROFILE },
-                { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
-                { "inject", required_argument, NULL, OPT_INJECT },
-                { "require", required_argument, NULL, OPT_REQUIRE },
-                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
-                { "group", no_argument, NULL, 'g' },
-                { "grace", required_argument, NULL, OPT_GRACE },
-                { "exec", no_argument, NULL, OPT_EXEC },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "rootfs", required_argument, NULL, OPT_ROOTFS },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        bool have_command = false;
-        opterr = 0;
-        optind = 1;
-        for (;;) {
-                int c = getopt_long(argc, argv, "+:vgh", options, NULL);
-                if (c == -1) {
-                        if (optind >= argc)
-                                break;
-                        if (strcmp(argv[optind - 1], "--") == 0)
-                                break; /* "--": the rest is the workload */
-                        /* A non-option: the subcommand's name (once, first), else the workload. */
-                        if (!have_command) {
-                                bool found = false;
-                                for (size_t i = 1; i < ELEMENTSOF(command_names); i++)
-                                        if (strcmp(argv[optind], command_names[i]) == 0) {
-                                                arg_command = (enum command)i;
-                                                found = true;
-                                        }
-                                if (found) {
-                                        have_command = true;
-                                        optind++;
-                                        continue;
-                                }
-                        }
-                        break;
-                }
-                switch (c) {
-                case OPT_SYS_ROOT:
-                        arg_sys_root = optarg;
-                        break;
-                case OPT_DEV_ROOT:
-                        arg_dev_root = optarg;
-                        break;
-                case OPT_DRIVER_ROOT:
-                        arg_driver_root = optarg;
-                        break;
-                case OPT_PROFILE:
-                        arg_profile = optarg;
-                        break;
-                case OPT_PROFILE_DIR:
-                        arg_profile_dir = optarg;
-                        arg_profile_dir_set = cli_set.profile_dir = true;
-                        break;
-                case OPT_INJECT:
-                        cli_set.inject = true;
-                        if (set_inject(optarg, "--inject") < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_REQUIRE:
-                        arg_require = optarg;
-                        break;
-                case OPT_LOG_LEVEL:
-                        cli_set.log_level = true;
-                        if (set_log_level(optarg, "--log-level") < 0)
-                                return EXIT_USAGE;
-                        break;
-                case 'v':
-                        cli_set.log_level = true;
-                        xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
-                        break;
-                case 'g':
-                        arg_group = cli_set.group = true;
-                        break;
-                case OPT_GRACE:
-                        cli_set.grace = true;
-                        if (set_grace(optarg, "--grace") < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_EXEC:
-                        arg_exec = cli_set.exec = true;
-                        break;
-                case OPT_JSON:
-                        arg_json = true;
-                        break;
-                case OPT_ROOTFS:
-                        arg_rootfs = optarg;
-                        break;
-                case 'h':
-                        arg_command = CMD_HELP;
-                        break;
-                case OPT_VERSION:
-                        arg_command = CMD_VERSION;
-                        break;
-                case ':':
-                        log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
-                        return EXIT_USAGE;
-                case '?':
-                default:
-                        log_error("unknown option \"%s\"; see xpuinit --help", argv[optind - 1]);
-                        return EXIT_USAGE;
-                }
-        }
-        arg_argv = argv + optind;
-        size_t rest = (size_t)(argc - optind);
-        switch (arg_command) {
-        case CMD_RUN:
-                if (rest == 0) {
-                        log_error("no command to run; usage: xpuinit [OPTIONS] -- COMMAND [ARG...]");
-                        return EXIT_USAGE;
-                }
-                break;
-        case CMD_PLAN:
-                break; /* a plan without a command shows the injection only */
-        case CMD_INJECT:
-                if (!arg_rootfs) {
-                        log_error("inject needs --rootfs DIR (the container's root directory)");
-                        return EXIT_USAGE;
-                }
-                if (rest) {
-                        log_error("inject takes no command (got \"%s\")", arg_argv[0]);
-                        return EXIT_USAGE;
-                }
-                break;
-        case CMD_PROBE:
-        case CMD_PROFILES:
-        case CMD_VERSION:
-        case CMD_HELP:
-        default:
-                if (rest) {
-                        log_error("%s takes no arguments (got \"%s\")", command_names[arg_command], arg_argv[0]);
-                        return EXIT_USAGE;
-                }
-                break;
-        }
-        if (arg_rootfs && arg_command != CMD_INJECT) {
-                log_error("--rootfs only goes with inject");
-                return EXIT_USAGE;
-        }
-        return 0;
-}
 
 /* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
 static bool can_mount(void) {
@@ -357,8 +50,8 @@ static bool can_mount(void) {
  * libraries, else "/". Only searched when the probe found a device: a GPU-less host needs no
  * driver files, and start-up there must stay as cheap as tini's. */
 static const char *pick_driver_root(const struct xpu_inventory *inv) {
-        if (arg_driver_root)
-                return arg_driver_root;
+        if (opt.driver_root)
+                return opt.driver_root;
         if (inv->n_devices == 0)
                 return "/";
         for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
@@ -383,6 +76,8 @@ struct context {
         const struct xpu_profile *profile;
         int container_fd;
         const char *container_path;
+        uint32_t rich_sources;                          /* rich sources read so far */
+        struct xpu_rich_report reports[_XPU_SOURCE_MAX]; /* their outcomes */
 };
 
 static void context_done(struct context *c) {
@@ -397,11 +92,11 @@ static void context_done(struct context *c) {
 static int context_probe(struct context *c) {
         const char *which = NULL;
         /* The fast path reads only the sys and dev roots; the driver root follows the probe. */
-        int r = xpu_roots_open(&c->roots, arg_sys_root, arg_dev_root, "/", &which);
+        int r = xpu_roots_open(&c->roots, opt.sys_root, opt.dev_root, "/", &which);
         if (r < 0) {
                 bool sys = which && !strcmp(which, "sys");
                 log_error("cannot open the %s root \"%s\": %s; check --%s-root", sys ? "sys" : "dev",
-                          (sys ? arg_sys_root : arg_dev_root) ? (sys ? arg_sys_root : arg_dev_root) : "/",
+                          (sys ? opt.sys_root : opt.dev_root) ? (sys ? opt.sys_root : opt.dev_root) : "/",
                           strerror(-r), sys ? "sys" : "dev");
                 return -r;
         }
@@ -428,19 +123,48 @@ static int context_probe(struct context *c) {
         return 0;
 }
 
+/* The rich path (probes/rich.h): read SOURCES not read yet, merge them into the inventory, log
+ * what went wrong. A failing vendor library is a warning; the fast-path inventory stays. */
+static int context_rich(struct context *c, uint32_t sources) {
+        sources &= XPU_SOURCES_RICH & ~c->rich_sources;
+        if (!sources)
+                return 0;
+        size_t before = c->inv->n_warnings;
+        int r = xpu_rich_probe(&c->roots, c->inv, sources, opt.vendor_timeout * 1000u, c->reports, NULL);
+        if (r < 0) {
+                log_error("rich probing failed: %s", strerror(-r));
+                return r;
+        }
+        c->rich_sources |= sources;
+        for (size_t i = before; i < c->inv->n_warnings; i++)
+                log_warning("%s", c->inv->warnings[i]);
+        for (size_t i = 0; xpu_rich_backends[i]; i++) {
+                const struct xpu_rich_report *rep = &c->reports[xpu_rich_backends[i]->source];
+                if ((sources & XPU_SOURCE_BIT(rep->source)) && rep->ran && rep->error == 0)
+                        log_debug("%s: %d device(s) matched in %.1f ms", xpu_source_to_string(rep->source),
+                                  rep->matched, (double)rep->elapsed_us / 1000.0);
+        }
+        return 0;
+}
+
 static int context_select(struct context *c) {
         char err[4096]; /* a selection error lists every device */
         err[0] = '\0';
         struct stat st;
-        if (arg_profile_dir_set && stat(arg_profile_dir, &st) < 0)
-                log_warning("profile directory %s: %s; only the built-in profiles are used", arg_profile_dir,
+        if (opt.profile_dir_set && stat(opt.profile_dir, &st) < 0)
+                log_warning("profile directory %s: %s; only the built-in profiles are used", opt.profile_dir,
                             strerror(errno));
-        log_debug("profile directory %s", arg_profile_dir);
-        int r = xpu_profile_set_load(arg_profile_dir, &c->profiles, err, sizeof err);
+        log_debug("profile directory %s", opt.profile_dir);
+        int r = xpu_profile_set_load(opt.profile_dir, &c->profiles, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
+        /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
+         * nothing on the start-up path that the fast path can answer. */
+        r = context_rich(c, opt.sources | xpu_require_start_sources(c->profiles, opt.require, environ));
+        if (r < 0)
+                return r;
         /* A vendor's own variable means nothing on a host without that vendor's driver: one image
          * for both vendors may carry both variables. */
         static const struct {
@@ -466,28 +190,28 @@ static int context_select(struct context *c) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        if (arg_profile) {
-                c->profile = xpu_profile_set_find(c->profiles, arg_profile);
+        if (opt.profile) {
+                c->profile = xpu_profile_set_find(c->profiles, opt.profile);
                 if (!c->profile) {
                         log_error("profile \"%s\" (--profile/XPUINIT_PROFILE) does not exist; `xpuinit profiles` "
                                   "lists them",
-                                  arg_profile);
+                                  opt.profile);
                         return -ENOENT;
                 }
                 /* A forced profile is used even when its match.require fails; the warning says why. */
                 char why[1024];
                 if (!xpu_profile_matches(c->profile, c->inv, c->sel->selected, why, sizeof why))
-                        log_warning("profile \"%s\" is forced although it would not be chosen (%s)", arg_profile, why);
+                        log_warning("profile \"%s\" is forced although it would not be chosen (%s)", opt.profile, why);
         } else {
                 c->profile = xpu_profile_select(c->profiles, c->inv, c->sel->selected);
                 if (!c->profile) {
                         log_error("no profile matches this host and no cpu profile exists; add one to %s",
-                                  arg_profile_dir);
+                                  opt.profile_dir);
                         return -ENOENT;
                 }
         }
-        return xpu_require_check_start(c->inv, c->sel, c->profile, arg_require, environ,
-                                       arg_command == CMD_PROFILES);
+        return xpu_require_check_start(c->inv, c->sel, c->profile, opt.require, environ,
+                                       opt.command == XPU_CMD_PROFILES);
 }
 
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
@@ -500,7 +224,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 return c->container_fd;
         }
         struct xpu_plan_options o = {
-                .inject = arg_inject,
+                .inject = opt.inject,
                 .can_mount = can_mount(),
                 .driver_root = c->roots.driver,
                 .driver_fd = c->roots.driver_fd,
@@ -596,7 +320,7 @@ static int run(struct context *c) {
         log_no_devices(c->inv);
         struct xpu_plan *p = NULL;
         c->container_path = "/";
-        if (context_plan(c, arg_argv, &p) < 0)
+        if (context_plan(c, opt.argv, &p) < 0)
                 return EXIT_SETUP;
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
                  xpu_inject_mode_to_string(p->inject));
@@ -651,27 +375,55 @@ static int run(struct context *c) {
         c->container_fd = -EBADF; /* (context_done closed the roots and reset their fds) */
 
         struct xpu_supervise_options so = {
-                .group = arg_group,
-                .grace_seconds = arg_grace,
+                .group = opt.group,
+                .grace_seconds = opt.grace,
         };
-        int status = arg_exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
+        int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
         xpu_plan_free(p);
         return status;
+}
+
+/* probe --source with one library and not the fast path: that library's own view. */
+static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
+        struct xpu_rich_report rep;
+        void *result = NULL;
+        if (xpu_rich_read(ops, &c->roots, c->inv, opt.vendor_timeout * 1000u, &result, &rep) == -ENOMEM) {
+                log_error("%s: %s", xpu_source_to_string(ops->source), strerror(ENOMEM));
+                return EXIT_SETUP;
+        }
+        int r = opt.json ? xpu_render_source_json(ops, result, &rep, stdout) : 0;
+        if (!opt.json)
+                xpu_render_source_text(ops, result, &rep, stdout);
+        if (result)
+                ops->free(result);
+        if (rep.error < 0) {
+                log_error("%s: %s", xpu_source_to_string(ops->source), rep.message);
+                return EXIT_SETUP;
+        }
+        return r < 0 ? EXIT_SETUP : 0;
 }
 
 static int cmd_probe(struct context *c) {
         if (context_probe(c) != 0)
                 return EXIT_SETUP;
-        if (arg_json)
-                return xpu_render_inventory_json(c->inv, stdout) < 0 ? EXIT_SETUP : 0;
-        xpu_render_inventory_text(c->inv, stdout);
+        uint32_t rich = opt.sources & XPU_SOURCES_RICH;
+        if (!(opt.sources & XPU_SOURCES_FAST) && rich && !(rich & (rich - 1))) {
+                for (size_t i = 0; xpu_rich_backends[i]; i++)
+                        if (rich == XPU_SOURCE_BIT(xpu_rich_backends[i]->source))
+                                return probe_one_source(c, xpu_rich_backends[i]);
+        }
+        if (context_rich(c, rich) < 0)
+                return EXIT_SETUP;
+        if (opt.json)
+                return xpu_render_inventory_json(c->inv, c->reports, rich, stdout) < 0 ? EXIT_SETUP : 0;
+        xpu_render_inventory_text(c->inv, c->reports, rich, stdout);
         return 0;
 }
 
 static int cmd_profiles(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
-        int r = arg_json ? xpu_render_profiles_json(c->profiles, c->inv, c->sel, c->profile, stdout)
+        int r = opt.json ? xpu_render_profiles_json(c->profiles, c->inv, c->sel, c->profile, stdout)
                          : xpu_render_profiles_text(c->profiles, c->inv, c->sel, c->profile, stdout);
         return r < 0 ? EXIT_SETUP : 0;
 }
@@ -679,11 +431,11 @@ static int cmd_profiles(struct context *c) {
 static int cmd_plan(struct context *c, bool inject) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
-        c->container_path = inject ? arg_rootfs : "/";
+        c->container_path = inject ? opt.rootfs : "/";
         struct xpu_plan *p = NULL;
-        if (inject && arg_inject == XPU_INJECT_AUTO)
-                arg_inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
-        if (context_plan(c, arg_argv, &p) < 0)
+        if (inject && opt.inject == XPU_INJECT_AUTO)
+                opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
+        if (context_plan(c, opt.argv, &p) < 0)
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {
@@ -694,7 +446,7 @@ static int cmd_plan(struct context *c, bool inject) {
                         log_error("inject --rootfs %s --inject link: the links would point into %s, which the "
                                   "container does not have; use --inject mount, or mount the driver root at %s "
                                   "in the container",
-                                  arg_rootfs, c->roots.driver, c->roots.driver);
+                                  opt.rootfs, c->roots.driver, c->roots.driver);
                         xpu_plan_free(p);
                         return EXIT_SETUP;
                 }
@@ -704,7 +456,7 @@ static int cmd_plan(struct context *c, bool inject) {
                 err[0] = '\0';
                 const struct xpu_apply_roots roots = {
                         .container_fd = c->container_fd,
-                        .container_path = arg_rootfs,
+                        .container_path = opt.rootfs,
                         .driver_fd = c->roots.driver_fd,
                         .dev_fd = c->roots.dev_fd,
                         .dev_path = c->roots.dev,
@@ -713,12 +465,12 @@ static int cmd_plan(struct context *c, bool inject) {
                         log_warning("%s", p->warnings[i]);
                 int r = xpu_plan_apply(p, &roots, true, err, sizeof err);
                 if (r < 0) {
-                        log_error("inject into %s: %s", arg_rootfs, err);
+                        log_error("inject into %s: %s", opt.rootfs, err);
                         status = EXIT_SETUP;
                 }
         }
         if (status == 0) {
-                int r = arg_json ? xpu_render_plan_json(p, c->inv, environ, inject, stdout)
+                int r = opt.json ? xpu_render_plan_json(p, c->inv, environ, inject, stdout)
                                  : xpu_render_plan_text(p, c->inv, environ, inject, stdout);
                 if (r < 0)
                         status = EXIT_SETUP;
@@ -729,12 +481,12 @@ static int cmd_plan(struct context *c, bool inject) {
 
 int main(int argc, char **argv) {
         xpu_log_set_program("xpuinit");
-        int r = parse_argv(argc, argv);
+        int r = xpu_options_parse(&opt, argc, argv);
         if (r != 0)
                 return r;
         /* version and help need no settings: a bad environment twin must not break them. */
-        if (arg_command != CMD_VERSION && arg_command != CMD_HELP && parse_env() < 0)
-                return arg_command == CMD_RUN ? EXIT_SETUP : EXIT_USAGE;
+        if (opt.command != XPU_CMD_VERSION && opt.command != XPU_CMD_HELP && xpu_options_env(&opt) < 0)
+                return opt.command == XPU_CMD_RUN ? EXIT_SETUP : XPU_EXIT_USAGE;
 
         /* Field by field: the roots' three PATH_MAX buffers need no zeroing (xpu_roots_open fills
          * them), and 12 KiB of memset on every start shows in the start-up benchmark. */
@@ -746,27 +498,28 @@ int main(int argc, char **argv) {
         c.sel = NULL;
         c.profile = NULL;
         c.container_path = "/";
+        c.rich_sources = 0;
         int status;
-        switch (arg_command) {
-        case CMD_VERSION:
+        switch (opt.command) {
+        case XPU_CMD_VERSION:
                 printf("xpuinit %s\n", XPU_VERSION);
                 return 0;
-        case CMD_HELP:
-                usage(stdout);
+        case XPU_CMD_HELP:
+                xpu_options_usage(stdout);
                 return 0;
-        case CMD_PROBE:
+        case XPU_CMD_PROBE:
                 status = cmd_probe(&c);
                 break;
-        case CMD_PROFILES:
+        case XPU_CMD_PROFILES:
                 status = cmd_profiles(&c);
                 break;
-        case CMD_PLAN:
+        case XPU_CMD_PLAN:
                 status = cmd_plan(&c, false);
                 break;
-        case CMD_INJECT:
+        case XPU_CMD_INJECT:
                 status = cmd_plan(&c, true);
                 break;
-        case CMD_RUN:
+        case XPU_CMD_RUN:
         default:
                 status = run(&c);
                 break;

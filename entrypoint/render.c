@@ -20,8 +20,46 @@ static int print_json(cJSON *o, FILE *f) {
         return r;
 }
 
-int xpu_render_inventory_json(const struct xpu_inventory *inv, FILE *f) {
-        return print_json(xpu_inventory_to_json(inv), f);
+int xpu_render_inventory_json(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
+                              uint32_t sources, FILE *f) {
+        cJSON *o = xpu_inventory_to_json(inv);
+        if (o && reports && (sources & ~((1u << XPU_SOURCE_PROCFS) | (1u << XPU_SOURCE_SYSFS)))) {
+                cJSON *b = xpu_rich_reports_to_json(reports, sources);
+                if (!b || !cJSON_AddItemToObject(o, "backends", b)) {
+                        cJSON_Delete(b);
+                        cJSON_Delete(o);
+                        return -ENOMEM;
+                }
+        }
+        return print_json(o, f);
+}
+
+int xpu_render_source_json(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
+                           FILE *f) {
+        cJSON *o = result ? ops->to_json(result) : cJSON_CreateObject();
+        bool ok = o != NULL;
+        const char *status = result ? "ok" : rep->ran ? "error" : "skipped";
+        if (ok && !result)
+                ok = cJSON_AddStringToObject(o, "source", xpu_source_to_string(ops->source)) &&
+                     cJSON_AddStringToObject(o, "library", ops->library) &&
+                     cJSON_AddStringToObject(o, rep->ran ? "error" : "reason", rep->message);
+        if (ok && rep->ran)
+                ok = cJSON_AddNumberToObject(o, "elapsed_us", (double)rep->elapsed_us) != NULL;
+        ok = ok && cJSON_AddStringToObject(o, "status", status);
+        if (!ok) {
+                cJSON_Delete(o);
+                return -ENOMEM;
+        }
+        return print_json(o, f);
+}
+
+void xpu_render_source_text(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
+                            FILE *f) {
+        if (result)
+                ops->print(result, f);
+        else
+                fprintf(f, "%s: %s: %s\n", xpu_source_to_string(ops->source), rep->ran ? "error" : "skipped",
+                        rep->message);
 }
 
 static void human_bytes(uint64_t b, char *buf, size_t size) {
@@ -35,7 +73,8 @@ static void human_bytes(uint64_t b, char *buf, size_t size) {
         snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
-void xpu_render_inventory_text(const struct xpu_inventory *inv, FILE *f) {
+void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
+                               uint32_t sources, FILE *f) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 const struct xpu_vendor_info *vi = &inv->vendors[v];
                 size_t n = xpu_inventory_count(inv, (enum xpu_vendor)v);
@@ -65,12 +104,32 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, FILE *f) {
                         fprintf(f, "  %s", mem);
                 if (d->gfx_target[0])
                         fprintf(f, "  %s", d->gfx_target);
+                if (d->compute_capability[0])
+                        fprintf(f, "  cc %s", d->compute_capability);
+                if (d->brand[0])
+                        fprintf(f, "  brand %s", d->brand);
+                if ((d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled)
+                        fprintf(f, "  MIG on (%zu)", d->n_mig);
                 for (size_t j = 0; j < d->n_nodes; j++)
                         fprintf(f, "  %s%s", d->nodes[j].path, d->nodes[j].present ? "" : " (absent)");
                 fputc('\n', f);
         }
         if (inv->n_devices == 0)
                 fputs("no accelerators found\n", f);
+        for (size_t i = 0; reports && xpu_rich_backends[i]; i++) {
+                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+                const struct xpu_rich_report *r = &reports[ops->source];
+                if (!(sources & (1u << ops->source)))
+                        continue;
+                fprintf(f, "backend %s: ", xpu_source_to_string(ops->source));
+                if (!r->ran)
+                        fprintf(f, "%s\n", r->message);
+                else if (r->error < 0)
+                        fprintf(f, "error: %s\n", r->message);
+                else
+                        fprintf(f, "ok, %d device%s matched, %.1f ms\n", r->matched, r->matched == 1 ? "" : "s",
+                                (double)r->elapsed_us / 1000.0);
+        }
 }
 
 int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_inventory *inv,

@@ -8,11 +8,22 @@
 #include "plan.h"
 #include "probe.h"
 #include "profile.h"
+#include "rich.h"
 #include "select.h"
 
 /* Each returns 0 or -ENOMEM / -EIO. */
-int xpu_render_inventory_json(const struct xpu_inventory *inv, FILE *f);
-void xpu_render_inventory_text(const struct xpu_inventory *inv, FILE *f);
+/* The inventory; with REPORTS (indexed by enum xpu_source, may be NULL) the outcome of each rich
+ * source in SOURCES as "backends" (JSON) or one "backend" line each (text). */
+int xpu_render_inventory_json(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
+                              uint32_t sources, FILE *f);
+void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
+                               uint32_t sources, FILE *f);
+/* One library's own view (probe --source nvml): OPS->to_json(RESULT) with "status": "ok", or, when
+ * RESULT is NULL, {"source", "library", "status": "error"|"skipped", "error"/"reason"} from REP. */
+int xpu_render_source_json(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
+                           FILE *f);
+void xpu_render_source_text(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
+                            FILE *f);
 int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
                              const struct xpu_selection *sel, const struct xpu_profile *chosen, FILE *f);
 int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_inventory *inv,

@@ -39,15 +39,17 @@ static const struct {
         const char *name;
         enum kind kind;
         bool per_device; /* checked on every selected device of the vendor */
+        uint32_t sources; /* the rich sources (bits of enum xpu_source) that report this fact */
 } keys[_KEY_MAX] = {
-        [KEY_VENDOR] = { "vendor", KIND_NAME, false }, /* the chosen profile's vendor */
-        [KEY_DRIVER] = { "driver", KIND_VERSION, false },
-        [KEY_CUDA] = { "cuda", KIND_VERSION, false },
-        [KEY_ARCH] = { "arch", KIND_VERSION, true },   /* compute capability */
-        [KEY_BRAND] = { "brand", KIND_NAME, true },    /* NVML brand: tesla, geforce, ... */
-        [KEY_ROCM] = { "rocm", KIND_VERSION, false },
-        [KEY_GFX] = { "gfx", KIND_EXACT, true },       /* gfx target: gfx90a */
-        [KEY_MEMORY] = { "memory", KIND_BYTES, true }, /* bytes */
+        [KEY_VENDOR] = { "vendor", KIND_NAME, false, 0 }, /* the chosen profile's vendor */
+        [KEY_DRIVER] = { "driver", KIND_VERSION, false, 0 },
+        [KEY_CUDA] = { "cuda", KIND_VERSION, false, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
+        /* compute capability */
+        [KEY_ARCH] = { "arch", KIND_VERSION, true, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
+        [KEY_BRAND] = { "brand", KIND_NAME, true, 1u << XPU_SOURCE_NVML }, /* NVML brand: tesla, geforce, ... */
+        [KEY_ROCM] = { "rocm", KIND_VERSION, false, 0 },
+        [KEY_GFX] = { "gfx", KIND_EXACT, true, 0 },       /* gfx target: gfx90a */
+        [KEY_MEMORY] = { "memory", KIND_BYTES, true, 0 }, /* bytes */
 };
 
 enum op { OP_EQ = 0, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, _OP_MAX };
@@ -407,6 +409,12 @@ static bool check_version_fact(const struct factor *f, const char *fact, const c
         return op_holds(f->op, fact_cmp(f, fact));
 }
 
+/* Why a rich-path fact of VENDOR is unknown: the backend's error when one ran and failed. */
+static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor vendor) {
+        const char *note = inv->vendors[vendor].rich_note;
+        return note[0] ? note : "needs the rich probe";
+}
+
 static bool check_host_factor(const struct factor *f, const struct host *h, char *found, size_t size, bool *known) {
         const struct xpu_inventory *inv = h->inv;
         const char *vendor = xpu_vendor_to_string(h->vendor);
@@ -438,8 +446,9 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
         case KEY_CUDA: {
                 const char *cuda = inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version;
                 if (!cuda[0]) {
-                        snprintf(found, size, "host CUDA driver version unknown (needs the rich probe)%s%s",
-                                 nv_driver[0] ? "; driver " : "; no nvidia driver", nv_driver);
+                        snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
+                                 rich_unknown(inv, XPU_VENDOR_NVIDIA), nv_driver[0] ? "; driver " : "; no nvidia driver",
+                                 nv_driver);
                         return false;
                 }
                 char extra[48] = "";
@@ -461,15 +470,15 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
 }
 
 /* A per-device factor against device D. */
-static bool check_device_factor(const struct factor *f, const struct xpu_device *d, char *found, size_t size,
-                                bool *known) {
+static bool check_device_factor(const struct factor *f, const struct xpu_inventory *inv, const struct xpu_device *d,
+                                char *found, size_t size, bool *known) {
         char name[40];
         snprintf(name, sizeof name, "%s:%u", xpu_vendor_to_string(d->vendor), d->vendor_index);
         *known = false;
         switch (f->key) {
         case KEY_ARCH:
                 if (!d->compute_capability[0]) {
-                        snprintf(found, size, "%s compute capability unknown (needs the rich probe)", name);
+                        snprintf(found, size, "%s compute capability unknown (%s)", name, rich_unknown(inv, d->vendor));
                         return false;
                 }
                 if (!is_dotted(d->compute_capability)) {
@@ -482,8 +491,13 @@ static bool check_device_factor(const struct factor *f, const struct xpu_device 
                 return op_holds(f->op, fact_cmp(f, d->compute_capability));
         case KEY_BRAND:
                 /* No source on the fast path: NVML's brand comes with the rich probe. */
-                snprintf(found, size, "%s brand unknown (needs the rich probe)", name);
-                return false;
+                if (!d->brand[0]) {
+                        snprintf(found, size, "%s brand unknown (%s)", name, rich_unknown(inv, d->vendor));
+                        return false;
+                }
+                *known = true;
+                snprintf(found, size, "host has %s of brand %s", name, d->brand);
+                return op_holds(f->op, fact_cmp(f, d->brand));
         case KEY_GFX:
                 if (!(d->have & XPU_HAVE_GFX_TARGET_VERSION) || !d->gfx_target[0]) {
                         snprintf(found, size, "%s gfx target unknown", name);
@@ -517,7 +531,7 @@ static bool check_factor(const struct factor *f, const struct host *h, char *fou
                 return check_host_factor(f, h, found, size, known);
         for (size_t i = 0; h->selected && i < h->inv->n_devices; i++) {
                 const struct xpu_device *d = &h->inv->devices[i];
-                if (h->selected[i] && d->vendor == h->vendor && !check_device_factor(f, d, found, size, known))
+                if (h->selected[i] && d->vendor == h->vendor && !check_device_factor(f, h->inv, d, found, size, known))
                         return false;
         }
         return true;
@@ -540,12 +554,12 @@ static int check_selected(const struct xpu_require *r, const struct xpu_inventor
         const struct host h = { .inv = inv, .selected = selected, .vendor = vendor };
         const struct factor *first = NULL;
         bool first_known = false;
-        char first_found[256] = "";
+        char first_found[1024] = "";
         for (size_t t = 0; t < r->n_terms; t++) {
                 bool ok = true;
                 for (size_t i = 0; ok && i < r->terms[t].n; i++) {
                         const struct factor *f = &r->factors[r->terms[t].first + i];
-                        char found[256];
+                        char found[1024];
                         bool known = false;
                         ok = check_factor(f, &h, found, sizeof found, &known);
                         if (!ok && !known && unknown_met) {
@@ -612,6 +626,41 @@ int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bo
         if (k < 0)
                 return k;
         return xpu_require_check_selected(r, inv, selected, vendor, why, why_size);
+}
+
+uint32_t xpu_require_sources(const struct xpu_require *r) {
+        uint32_t s = 0;
+        for (size_t i = 0; r && i < r->n_factors; i++)
+                s |= keys[r->factors[i].key].sources;
+        return s;
+}
+
+/* xpu_require_sources() of EXPR; an expression that does not parse needs nothing (its error comes
+ * with the check). */
+static uint32_t expr_sources(const char *expr) {
+        struct xpu_require *r = NULL;
+        if (!expr || xpu_require_parse(expr, &r, NULL, 0) < 0)
+                return 0;
+        uint32_t s = xpu_require_sources(r);
+        xpu_require_free(r);
+        return s;
+}
+
+static bool nvidia_require_disabled(char *const *envp) {
+        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
+        return v && xpu_parse_bool(v) > 0;
+}
+
+uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp) {
+        uint32_t s = expr_sources(user_expr);
+        for (size_t i = 0; set && i < set->n; i++)
+                s |= expr_sources(set->profiles[i]->require);
+        if (nvidia_require_disabled(envp))
+                return s;
+        for (char *const *e = envp; e && *e; e++)
+                if (xpu_startswith(*e, "NVIDIA_REQUIRE_") && !xpu_startswith(*e, "NVIDIA_REQUIRE_JETPACK="))
+                        s |= expr_sources(strchr(*e, '=') ? strchr(*e, '=') + 1 : NULL);
+        return s;
 }
 
 /* ---- the checks at start-up (a logger: one line per problem) ------------------------------ */

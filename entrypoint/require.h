@@ -9,10 +9,11 @@
  *   vendor  the chosen profile's vendor (nvidia, amd); = and != only, case-insensitive
  *   driver  kernel driver version of that vendor (inv->vendors[vendor].driver_version), dotted
  *   cuda    CUDA driver API version (inv->vendors[nvidia].cuda_driver_version), dotted; empty on
- *           the fast path, so a cuda factor is not met until the rich probe fills it
+ *           the fast path, so a cuda factor is not met until the rich probe (NVML, libcuda) fills it
  *   rocm    ROCm version, dotted; no source yet, so a rocm factor is never met
  *   arch    per device: compute capability ("7.5"), dotted; rich probe only
- *   brand   per device: NVML brand; = and != only, case-insensitive; rich probe only
+ *   brand   per device: NVML brand in the toolkit's spelling (tesla, geforce, geforcertx, nvidia,
+ *           quadrortx, ...); = and != only, case-insensitive; rich probe only
  *   gfx     per device: gfx target ("gfx90a"); = and != only, exact
  *   memory  per device: total memory in bytes, a plain decimal number (no suffix)
  * Dotted numbers compare numerically component by component, a missing component counting as 0
@@ -22,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
 #include "profile.h"
@@ -42,6 +44,16 @@ struct xpu_require *xpu_require_free(struct xpu_require *r);
 /* The parsed expression in normal form: terms joined by one space, factors by ",", keys in lower
  * case ("" for no requirement). Valid while R lives. */
 const char *xpu_require_to_string(const struct xpu_require *r);
+
+/* The rich sources (bits 1u << enum xpu_source) whose facts R needs: cuda and arch → NVML and the
+ * CUDA driver API, brand → NVML; 0 when the fast path knows everything R asks. */
+uint32_t xpu_require_sources(const struct xpu_require *r);
+
+/* The rich sources a start needs for its requirement checks: USER_EXPR, every profile's
+ * match.require in SET, and the NVIDIA_REQUIRE_* variables of ENVP (unless NVIDIA_DISABLE_REQUIRE
+ * is true; NVIDIA_REQUIRE_JETPACK skipped). Expressions that do not parse count as needing
+ * nothing (their check reports them). */
+uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp);
 
 /* Check R against the host: INV's vendor facts (driver version of VENDOR, CUDA driver version),
  * and per-device facts (arch, brand, gfx, memory) of the devices selected in SEL of VENDOR; like

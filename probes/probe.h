@@ -153,6 +153,7 @@ struct xpu_vendor_info {
         char driver_flavor[32];   /* NVIDIA: "proprietary" or "open" kernel module */
         char cuda_driver_version[16]; /* "12.2": only from libcuda/NVML (rich path); empty otherwise */
         enum xpu_source cuda_driver_version_source; /* who gave it (valid when cuda_driver_version is set) */
+        char rich_note[600]; /* why the rich path could not tell: first failing backend's "nvml: <error>" */
         struct xpu_devnode nodes[XPU_VENDOR_NODES_MAX]; /* nvidiactl, nvidia-uvm, ...; /dev/kfd */
         size_t n_nodes;
         char looked_for[256]; /* what was looked for, shown when nothing was found */

@@ -32,6 +32,18 @@ static uint64_t now_us(void) {
         return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots, const struct xpu_inventory *inv,
+                  unsigned timeout_ms, void **ret, struct xpu_rich_report *rep) {
+        *rep = (struct xpu_rich_report){ .source = ops->source, .ran = true };
+        *ret = NULL;
+        uint64_t t0 = now_us();
+        rep->error = ops->read(roots, inv, timeout_ms, ret, rep->message, sizeof rep->message);
+        rep->elapsed_us = now_us() - t0;
+        if (rep->error < 0 && !rep->message[0])
+                snprintf(rep->message, sizeof rep->message, "%s", strerror(-rep->error));
+        return rep->error;
+}
+
 int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
                    struct xpu_rich_report *reports, void **keep) {
         for (size_t i = 0; xpu_rich_backends[i]; i++) {
@@ -48,17 +60,14 @@ int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uin
                         continue;
                 }
                 void *result = NULL;
-                uint64_t t0 = now_us();
-                rep.ran = true;
-                rep.error = ops->read(roots, inv, timeout_ms, &result, rep.message, sizeof rep.message);
-                rep.elapsed_us = now_us() - t0;
-                if (rep.error == -ENOMEM)
+                if (xpu_rich_read(ops, roots, inv, timeout_ms, &result, &rep) == -ENOMEM)
                         return -ENOMEM;
                 if (rep.error < 0) {
-                        if (!rep.message[0])
-                                snprintf(rep.message, sizeof rep.message, "%s", strerror(-rep.error));
                         if (xpu_inventory_warn(inv, "%s: %s; keeping the fast-path inventory", name, rep.message) < 0)
                                 return -ENOMEM;
+                        char *note = inv->vendors[ops->vendor].rich_note;
+                        if (!note[0])
+                                snprintf(note, sizeof(inv->vendors[0].rich_note), "%s: %s", name, rep.message);
                 } else {
                         rep.matched = ops->merge(inv, result);
                         if (rep.matched < 0) {

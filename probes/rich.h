@@ -72,6 +72,11 @@ struct xpu_rich_report {
         char message[512]; /* the error line, or why it was skipped; "" on success */
 };
 
+/* Run OPS->read() alone, timed: fills *REP (ran, error, message, elapsed_us) and *RET (NULL on
+ * error). Returns REP->error. For a library's own view (probe --source nvml), without merging. */
+int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots, const struct xpu_inventory *inv,
+                  unsigned timeout_ms, void **ret, struct xpu_rich_report *rep);
+
 /* Run the backends whose bit (1u << enum xpu_source) is in SOURCES against ROOTS and merge their
  * results into INV, in xpu_rich_backends[] order. Backends whose vendor's driver is not loaded are
  * skipped. A backend's error becomes one inventory warning ("nvml: <message>; keeping the procfs

@@ -17,6 +17,17 @@ ver=$(e2e_nvidia_version "$fx")
 uuids=$(e2e_nvidia_uuids "$fx" | paste -sd, -)
 uuid() { e2e_nvidia_uuids "$fx" | sed -n "$(($1 + 1))p"; }
 is "$E2E_GPUS" 8 "fixture has 8 GPUs"
+# What only the vendor libraries know (the rich path): compute capability 7.5, brand GeForce.
+state="$E2E_TMP/driver/xpu-fake-state"
+{
+        i=0
+        while [ "$i" -lt 8 ]; do
+                printf 'device.%d.cc 7.5\ndevice.%d.brand 5\n' "$i" "$i"
+                i=$((i + 1))
+        done
+        cat "$state"
+} >"$state.new" && mv "$state.new" "$state"
+cuda_ver=$(sed -n 's/^cuda_version //p' "$state")
 
 # nv_bundle NAME [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on the fixture host with all
 # its device nodes, xpuinit as the process.
@@ -152,5 +163,53 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 0 "require: XPU_REQUIRE=driver>=465 is met by $ver and the workload runs"
 [ "$E2E_RC" -eq 0 ] || e2e_show
 like "$E2E_OUT" '^pid=' "require: the workload started"
+
+# ---- requirements on facts only the vendor libraries know: NVML and libcuda in isolated helpers --
+# req NAME EXPECTED_RC VAR=VALUE...: a run of $req_wl (default /workload) with those variables.
+req_wl="/workload --expect-cuda-count 8"
+req() {
+        name=$1
+        want=$2
+        shift 2
+        # shellcheck disable=SC2086 # $req_wl is split into words on purpose
+        nv_bundle "$name" -- $req_wl
+        e2e_env "$E2E_BUNDLE" "$@"
+        e2e_devices "$E2E_BUNDLE" "$fx"
+        e2e_run "$E2E_BUNDLE"
+        is "$E2E_RC" "$want" "$name: $* exits $want"
+        if [ "$want" -eq 0 ]; then
+                like "$E2E_OUT" '^pid=' "$name: the workload started"
+        else
+                unlike "$E2E_OUT" '^pid=' "$name: the workload never started"
+        fi
+}
+req cuda-unmet 125 XPU_REQUIRE="cuda>=12.4"
+like "$E2E_ERR" "requirement \"cuda>=12.4\" not met: cuda>=12.4 but host has CUDA driver $cuda_ver \\(driver $ver\\); update the driver or use CUDA forward compatibility" \
+        "cuda-unmet: one line with the required and the host's CUDA version ($cuda_ver, from NVML) and the fix"
+req cuda-met 0 XPU_REQUIRE="cuda>=11.0,arch>=7.5,brand=geforce"
+req arch-unmet 125 XPU_REQUIRE="arch>=8.0"
+like "$E2E_ERR" 'arch>=8\.0 but host has nvidia:0 with compute capability 7\.5' \
+        "arch-unmet: the device and its compute capability from the rich probe"
+req brand-alt 0 XPU_REQUIRE="brand=tesla brand=geforce"
+req image-cuda 125 NVIDIA_REQUIRE_CUDA="cuda>=12.4 brand=tesla,driver>=470,driver<471"
+like "$E2E_ERR" 'NVIDIA_REQUIRE_CUDA: requirement .* not met: no alternative met; first: cuda>=12\.4 but host has CUDA driver' \
+        "image-cuda: the image's NVIDIA_REQUIRE_CUDA is checked against the CUDA version NVML reports"
+like "$E2E_ERR" 'NVIDIA_DISABLE_REQUIRE=1' "image-cuda: the message says how to skip the check"
+req image-disabled 0 NVIDIA_REQUIRE_CUDA="cuda>=12.4" NVIDIA_DISABLE_REQUIRE=1
+req image-met 0 NVIDIA_REQUIRE_CUDA="cuda>=11.0 brand=tesla,driver>=470"
+
+# A vendor library that hangs: bounded by --vendor-timeout, the image's requirement cannot be
+# checked (a warning), XPU_REQUIRE fails with the reason. (The workload is echo here: /workload
+# would call the hanging cuInit itself.)
+sed -i '1i hang.nvmlInit_v2 1\nhang.cuInit 1' "$state"
+req_wl="/bin/echo pid=echo"
+req hang-lenient 0 NVIDIA_REQUIRE_CUDA="cuda>=11.0" XPUINIT_VENDOR_TIMEOUT=1
+like "$E2E_ERR" 'nvml: NVML helper timed out after 1 s' "hang-lenient: the hanging NVML is reported as a timeout"
+like "$E2E_ERR" 'NVIDIA_REQUIRE_CUDA: not checked: cuda>=11\.0' "hang-lenient: the unchecked requirement is named"
+req hang-strict 125 XPU_REQUIRE="cuda>=11.0" XPUINIT_VENDOR_TIMEOUT=1
+like "$E2E_ERR" 'CUDA driver version unknown \(nvml: NVML helper timed out after 1 s\)' \
+        "hang-strict: the unmet requirement says why the version is unknown"
+sed -i '/^hang\./d' "$state"
+req_wl="/workload --expect-cuda-count 8"
 
 e2e_done

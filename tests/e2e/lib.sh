@@ -243,6 +243,7 @@ e2e_driver_root() {
         ln -sfn libcuda.so.1 "$dest/$lib/libcuda.so"
         ln -sfn "libnvidia-ml.so.$ver" "$dest/$lib/libnvidia-ml.so.1"
         cuda=
+        first_model=
         [ -f "$fx/expected.json" ] && cuda=$(jq -r '.nvidia.cuda_version // empty' "$fx/expected.json")
         state="$dest/xpu-fake-state"
         {
@@ -253,11 +254,19 @@ e2e_driver_root() {
                         [ -f "$info" ] || continue
                         sed -n -e "s/^GPU UUID:[[:space:]]*\\(GPU-[0-9a-fA-F-]*\\).*/device.$i.uuid \\1/p" \
                                 -e "s/^Model:[[:space:]]*\\(.*[^[:space:]]\\)[[:space:]]*\$/device.$i.name \\1/p" \
-                                -e "s/^Device Minor:[[:space:]]*\\([0-9]*\\).*/device.$i.minor \\1/p" "$info"
+                                -e "s/^Device Minor:[[:space:]]*\\([0-9]*\\).*/device.$i.minor \\1/p" \
+                                -e "s/^Bus Location:[[:space:]]*\\([0-9a-fA-F:.]*\\).*/device.$i.bus_id \\1/p" "$info"
+                        # Captures list the model of the first GPU only; NVML names every one.
+                        model=$(sed -n 's/^Model:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*$/\1/p' "$info")
+                        first_model=${first_model:-$model}
+                        printf 'device.%d.name %s\n' "$i" "${first_model:-NVIDIA GPU}"
                         i=$((i + 1))
                 done
                 printf 'device_count %d\n' "$i"
         } >"$state"
+        # The libraries look for their state beside themselves when XPU_FAKE_STATE is unset, as in
+        # xpuinit's isolated helper, whose environment holds only PATH.
+        ln -sfn "$(printf '%s' "$lib" | sed 's|[^/]*|..|g')/xpu-fake-state" "$dest/$lib/xpu-fake-state"
         E2E_GPUS=$(sed -n 's/^device_count //p' "$state")
 }
 

@@ -397,6 +397,72 @@ START_TEST(test_lenient_unknown_facts) {
 }
 END_TEST
 
+START_TEST(test_rich_facts) {
+        struct xpu_inventory *inv = make_inv("535.54.03", "");
+        char why[1024];
+        /* brand from NVML (the toolkit's spelling), compared case-insensitively */
+        snprintf(inv->devices[0].brand, sizeof inv->devices[0].brand, "geforce");
+        snprintf(inv->devices[1].brand, sizeof inv->devices[1].brand, "tesla");
+        const bool nv0[5] = { true, false, false, false, false };
+        ck_assert_int_eq(xpu_require_eval("brand=GeForce", inv, nv0, NV, why, sizeof why), 1);
+        ck_assert_int_eq(xpu_require_eval("brand=tesla", inv, nv_all, NV, why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"brand=tesla\" not met: brand=tesla but host has nvidia:0 of brand geforce");
+        ck_assert_int_eq(xpu_require_eval("brand!=nvs", inv, nv_all, NV, why, sizeof why), 1);
+        ck_assert_int_eq(xpu_require_eval("brand=tesla brand=geforce", inv, nv0, NV, why, sizeof why), 1);
+        /* a failed rich probe is named where the fact is missing */
+        snprintf(inv->vendors[NV].rich_note, sizeof inv->vendors[NV].rich_note,
+                 "nvml: NVML helper timed out after 1 s");
+        ck_assert_int_eq(xpu_require_eval("cuda>=12.4", inv, nv_all, NV, why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"cuda>=12.4\" not met: cuda>=12.4 but host CUDA driver version unknown "
+                              "(nvml: NVML helper timed out after 1 s); driver 535.54.03");
+        const bool nv2[5] = { false, false, true, false, false };
+        ck_assert_int_eq(xpu_require_eval("arch>=7.0", inv, nv2, NV, why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"arch>=7.0\" not met: arch>=7.0 but nvidia:2 compute capability unknown "
+                              "(nvml: NVML helper timed out after 1 s)");
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+/* Which rich sources an expression, and a start, need. */
+START_TEST(test_sources) {
+        const uint32_t nvml = 1u << XPU_SOURCE_NVML, cuda = 1u << XPU_SOURCE_CUDA;
+        struct xpu_require *r = NULL;
+        ck_assert_int_eq(xpu_require_parse("driver>=470,memory>=1 gfx=gfx90a vendor=amd", &r, NULL, 0), 0);
+        ck_assert_uint_eq(xpu_require_sources(r), 0);
+        xpu_require_free(r);
+        ck_assert_int_eq(xpu_require_parse("driver>=470 brand=tesla", &r, NULL, 0), 0);
+        ck_assert_uint_eq(xpu_require_sources(r), nvml);
+        xpu_require_free(r);
+        ck_assert_int_eq(xpu_require_parse("cuda>=12", &r, NULL, 0), 0);
+        ck_assert_uint_eq(xpu_require_sources(r), nvml | cuda);
+        xpu_require_free(r);
+        ck_assert_uint_eq(xpu_require_sources(NULL), 0);
+
+        static char path[] = "PATH=/bin", cuda_img[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470",
+                    cuda124[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4", off[] = "NVIDIA_DISABLE_REQUIRE=true",
+                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", x[] = "NVIDIA_REQUIRE_X=driver>=1", p12_req[] = "cuda>=12.0";
+        char *plain[] = { path, NULL };
+        char *image[] = { cuda_img, NULL };
+        char *disabled[] = { cuda124, off, NULL };
+        char *jetpack[] = { jet, x, NULL };
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, plain), 0);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, "driver>=1", plain), 0);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, "arch>=8.0", plain), nvml | cuda);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, image), nvml | cuda);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, disabled), 0);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, "brand=tesla", disabled), nvml);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, jetpack), 0);
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, "cuda>=x", plain), 0); /* its check reports it */
+
+        struct xpu_profile p12 = { .require = p12_req }, plainp = { .require = NULL };
+        struct xpu_profile *list[] = { &plainp, &p12 };
+        struct xpu_profile_set set = { .profiles = list, .n = 2 };
+        ck_assert_uint_eq(xpu_require_start_sources(&set, NULL, plain), nvml | cuda);
+        set.n = 1;
+        ck_assert_uint_eq(xpu_require_start_sources(&set, NULL, plain), 0);
+}
+END_TEST
+
 START_TEST(test_check_arguments) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         struct xpu_require *r = NULL;
@@ -437,6 +503,8 @@ static Suite *require_suite(void) {
         tcase_add_test(tc, test_side_by_side);
         tcase_add_test(tc, test_check_arguments);
         tcase_add_test(tc, test_lenient_unknown_facts);
+        tcase_add_test(tc, test_rich_facts);
+        tcase_add_test(tc, test_sources);
         suite_add_tcase(s, tc);
         return s;
 }

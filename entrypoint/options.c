@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpuinit's command line and environment twins (design §4): parsing only, no side effects but
+ * the log level. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+
+const char *const xpu_command_names[_XPU_CMD_MAX] = {
+        [XPU_CMD_RUN] = "run", [XPU_CMD_PROBE] = "probe", [XPU_CMD_PLAN] = "plan", [XPU_CMD_PROFILES] = "profiles",
+        [XPU_CMD_INJECT] = "inject", [XPU_CMD_VERSION] = "version", [XPU_CMD_HELP] = "help",
+};
+
+void xpu_options_usage(FILE *f) {
+        fputs("Usage:\n"
+              "  xpuinit [OPTIONS] [--] COMMAND [ARG...]   probe, select, inject, run COMMAND\n"
+              "  xpuinit probe    [--json] [--source LIST] list accelerators and driver facts\n"
+              "  xpuinit plan     [--json] [--] COMMAND... print what would be done; change nothing\n"
+              "  xpuinit profiles [--json]                 list profiles and say which one matches and why\n"
+              "  xpuinit inject --rootfs DIR [--json]      apply the filesystem part of the plan under DIR\n"
+              "  xpuinit version\n"
+              "\n"
+              "Options (each also read from its environment twin):\n"
+              "  --sys-root DIR      XPUINIT_SYS_ROOT     prefix for /sys and /proc reads (default /)\n"
+              "  --dev-root DIR      XPUINIT_DEV_ROOT     prefix of dev/ device nodes (default /)\n"
+              "  --driver-root DIR   XPUINIT_DRIVER_ROOT  host driver files (default: first of /run/nvidia/driver,\n"
+              "                                           /host, / holding driver files)\n"
+              "  --profile NAME      XPUINIT_PROFILE      force a profile\n"
+              "  --profile-dir DIR   XPUINIT_PROFILE_DIR  image profiles (default /etc/xpuinit/profiles.d)\n"
+              "  --inject MODE       XPUINIT_INJECT       auto, mount, link or none (default auto)\n"
+              "  --require EXPR      XPU_REQUIRE          requirement expression\n"
+              "  -v, --log-level L   XPUINIT_LOG_LEVEL    error, warning, info, debug (-v alone: info)\n"
+              "  -g, --group         XPUINIT_GROUP        signal the workload's whole process group\n"
+              "  --grace SECONDS     XPUINIT_GRACE        SIGTERM/SIGINT to SIGKILL delay (default 10)\n"
+              "  --exec              XPUINIT_EXEC         replace xpuinit with the workload after setup\n"
+              "  --source LIST                            fast (default), nvml, cuda, rocm_smi or all: which\n"
+              "                                           backends to read; probe with one library shows its view\n"
+              "  --vendor-timeout S  XPUINIT_VENDOR_TIMEOUT  bound on each vendor-library helper (default 10)\n"
+              "  --json                                   machine-readable output\n"
+              "  --rootfs DIR                             container root for inject\n"
+              "\n"
+              "Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES / AMD_VISIBLE_DEVICES.\n"
+              "Exit status: the workload's; 128+N if killed by signal N; 125 setup failure; 126 not\n"
+              "executable; 127 not found; 2 usage error.\n",
+              f);
+}
+
+static int set_log_level(const char *s, const char *from) {
+        int l = xpu_log_level_from_string(s);
+        if (l < 0) {
+                log_error("%s: unknown log level \"%s\" (use error, warning, info or debug)", from, s);
+                return -EINVAL;
+        }
+        xpu_log_set_level((enum xpu_log_level)l);
+        return 0;
+}
+
+static int set_inject(struct xpu_options *o, const char *s, const char *from) {
+        int m = xpu_inject_mode_from_string(s);
+        if (m < 0) {
+                log_error("%s: unknown injection mode \"%s\" (use auto, mount, link or none)", from, s);
+                return -EINVAL;
+        }
+        o->inject = (enum xpu_inject_mode)m;
+        return 0;
+}
+
+static int set_vendor_timeout(struct xpu_options *o, const char *s, const char *from) {
+        uint64_t v;
+        if (xpu_parse_u64(s, 10, &v) < 0 || v < 1 || v > XPU_VENDOR_TIMEOUT_S_MAX) {
+                log_error("%s: vendor timeout \"%s\" is not a whole number of seconds between 1 and %u", from, s,
+                          XPU_VENDOR_TIMEOUT_S_MAX);
+                return -EINVAL;
+        }
+        o->vendor_timeout = (unsigned)v;
+        return 0;
+}
+
+int xpu_options_parse_sources(const char *list) {
+        static const struct {
+                const char *name;
+                uint32_t bits;
+        } names[] = {
+                { "fast", XPU_SOURCES_FAST },
+                { "all", XPU_SOURCES_FAST | XPU_SOURCES_RICH },
+                { "procfs", XPU_SOURCES_FAST },
+                { "sysfs", XPU_SOURCES_FAST },
+                { "nvml", XPU_SOURCE_BIT(XPU_SOURCE_NVML) },
+                { "cuda", XPU_SOURCE_BIT(XPU_SOURCE_CUDA) },
+                { "rocm_smi", XPU_SOURCE_BIT(XPU_SOURCE_ROCM_SMI) },
+        };
+        uint32_t bits = 0;
+        const char *p = list;
+        if (!list || !*list)
+                return -EINVAL;
+        for (;;) {
+                size_t len = strcspn(p, ",");
+                bool found = false;
+                for (size_t i = 0; i < ELEMENTSOF(names) && !found; i++)
+                        if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
+                                bits |= names[i].bits;
+                                found = true;
+                        }
+                if (!found)
+                        return -EINVAL;
+                if (!p[len])
+                        break;
+                p += len + 1;
+        }
+        return (int)bits;
+}
+
+static int set_grace(struct xpu_options *o, const char *s, const char *from) {
+        uint64_t v;
+        if (xpu_parse_u64(s, 10, &v) < 0 || v > 86400) {
+                log_error("%s: grace period \"%s\" is not a whole number of seconds between 0 and 86400", from, s);
+                return -EINVAL;
+        }
+        o->grace = (unsigned)v;
+        return 0;
+}
+
+/* Environment twins, read after the command line, for what it did not set. */
+int xpu_options_env(struct xpu_options *o) {
+        const char *v;
+        if (!o->sys_root && (v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
+                o->sys_root = v;
+        if (!o->dev_root && (v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
+                o->dev_root = v;
+        if (!o->driver_root && (v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
+                o->driver_root = v;
+        if (!o->profile && (v = secure_getenv("XPUINIT_PROFILE")) && *v)
+                o->profile = v;
+        if (!o->cli.profile_dir && (v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
+                o->profile_dir = v;
+                o->profile_dir_set = true;
+        }
+        if (!o->require && (v = secure_getenv("XPU_REQUIRE")) && *v)
+                o->require = v;
+        if (!o->cli.inject && (v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(o, v, "XPUINIT_INJECT") < 0)
+                return -EINVAL;
+        if (!o->cli.log_level && (v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v &&
+            set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
+                return -EINVAL;
+        if (!o->cli.vendor_timeout && (v = secure_getenv("XPUINIT_VENDOR_TIMEOUT")) && *v &&
+            set_vendor_timeout(o, v, "XPUINIT_VENDOR_TIMEOUT") < 0)
+                return -EINVAL;
+        if (!o->cli.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(o, v, "XPUINIT_GRACE") < 0)
+                return -EINVAL;
+        const struct {
+                const char *name;
+                bool *target;
+                bool from_cli;
+        } bools[] = {
+                { "XPUINIT_GROUP", &o->group, o->cli.group },
+                { "XPUINIT_EXEC", &o->exec, o->cli.exec },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
+                if (bools[i].from_cli || !(v = secure_getenv(bools[i].name)))
+                        continue;
+                int b = xpu_parse_bool(v);
+                if (b < 0) {
+                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i].name, v);
+                        return -EINVAL;
+                }
+                *bools[i].target = b;
+        }
+        return 0;
+}
+
+enum {
+        OPT_SYS_ROOT = 0x100,
+        OPT_DEV_ROOT,
+        OPT_DRIVER_ROOT,
+        OPT_PROFILE,
+        OPT_PROFILE_DIR,
+        OPT_INJECT,
+        OPT_REQUIRE,
+        OPT_LOG_LEVEL,
+        OPT_GRACE,
+        OPT_EXEC,
+        OPT_JSON,
+        OPT_ROOTFS,
+        OPT_VERSION,
+        OPT_SOURCE,
+        OPT_VENDOR_TIMEOUT,
+};
+
+/* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
+ * XPU_EXIT_USAGE after printing the problem. */
+int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
+        static const struct option options[] = {
+                { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
+                { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
+                { "driver-root", required_argument, NULL, OPT_DRIVER_ROOT },
+                { "profile", required_argument, NULL, OPT_PROFILE },
+                { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
+                { "inject", required_argument, NULL, OPT_INJECT },
+                { "require", required_argument, NULL, OPT_REQUIRE },
+                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "group", no_argument, NULL, 'g' },
+                { "grace", required_argument, NULL, OPT_GRACE },
+                { "exec", no_argument, NULL, OPT_EXEC },
+                { "json", no_argument, NULL, OPT_JSON },
+                { "rootfs", required_argument, NULL, OPT_ROOTFS },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, OPT_VERSION },
+                { "source", required_argument, NULL, OPT_SOURCE },
+                { "vendor-timeout", required_argument, NULL, OPT_VENDOR_TIMEOUT },
+                {},
+        };
+        bool have_command = false;
+        opterr = 0;
+        optind = 1;
+        for (;;) {
+                int c = getopt_long(argc, argv, "+:vgh", options, NULL);
+                if (c == -1) {
+                        if (optind >= argc)
+                                break;
+                        if (strcmp(argv[optind - 1], "--") == 0)
+                                break; /* "--": the rest is the workload */
+                        /* A non-option: the subcommand's name (once, first), else the workload. */
+                        if (!have_command) {
+                                bool found = false;
+                                for (size_t i = 1; i < ELEMENTSOF(xpu_command_names); i++)
+                                        if (strcmp(argv[optind], xpu_command_names[i]) == 0) {
+                                                o->command = (enum xpu_command)i;
+                                                found = true;
+                                        }
+                                if (found) {
+                                        have_command = true;
+                                        optind++;
+                                        continue;
+                                }
+                        }
+                        break;
+                }
+                switch (c) {
+                case OPT_SYS_ROOT:
+                        o->sys_root = optarg;
+                        break;
+                case OPT_DEV_ROOT:
+                        o->dev_root = optarg;
+                        break;
+                case OPT_DRIVER_ROOT:
+                        o->driver_root = optarg;
+                        break;
+                case OPT_PROFILE:
+                        o->profile = optarg;
+                        break;
+                case OPT_PROFILE_DIR:
+                        o->profile_dir = optarg;
+                        o->profile_dir_set = o->cli.profile_dir = true;
+                        break;
+                case OPT_INJECT:
+                        o->cli.inject = true;
+                        if (set_inject(o, optarg, "--inject") < 0)
+                                return XPU_EXIT_USAGE;
+                        break;
+                case OPT_REQUIRE:
+                        o->require = optarg;
+                        break;
+                case OPT_LOG_LEVEL:
+                        o->cli.log_level = true;
+                        if (set_log_level(optarg, "--log-level") < 0)
+                                return XPU_EXIT_USAGE;
+                        break;
+                case 'v':
+                        o->cli.log_level = true;
+                        xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
+                        break;
+                case 'g':
+                        o->group = o->cli.group = true;
+                        break;
+                case OPT_GRACE:
+                        o->cli.grace = true;
+                        if (set_grace(o, optarg, "--grace") < 0)
+                                return XPU_EXIT_USAGE;
+                        break;
+                case OPT_EXEC:
+                        o->exec = o->cli.exec = true;
+                        break;
+                case OPT_JSON:
+                        o->json = true;
+                        break;
+                case OPT_ROOTFS:
+                        o->rootfs = optarg;
+                        break;
+                case 'h':
+                        o->command = XPU_CMD_HELP;
+                        break;
+                case OPT_VERSION:
+                        o->command = XPU_CMD_VERSION;
+                        break;
+                case OPT_SOURCE: {
+                        int bits = xpu_options_parse_sources(optarg);
+                        if (bits < 0) {
+                                log_error("--source: unknown source list \"%s\" (use fast, nvml, cuda, rocm_smi or "
+                                          "all, comma-separated)",
+                                          optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->sources = (uint32_t)bits;
+                        o->sources_set = true;
+                        break;
+                }
+                case OPT_VENDOR_TIMEOUT:
+                        o->cli.vendor_timeout = true;
+                        if (set_vendor_timeout(o, optarg, "--vendor-timeout") < 0)
+                                return XPU_EXIT_USAGE;
+                        break;
+                case ':':
+                        log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
+                        return XPU_EXIT_USAGE;
+                case '?':
+                default:
+                        log_error("unknown option \"%s\"; see xpuinit --help", argv[optind - 1]);
+                        return XPU_EXIT_USAGE;
+                }
+        }
+        o->argv = argv + optind;
+        size_t rest = (size_t)(argc - optind);
+        switch (o->command) {
+        case XPU_CMD_RUN:
+                if (rest == 0) {
+                        log_error("no command to run; usage: xpuinit [OPTIONS] -- COMMAND [ARG...]");
+                        return XPU_EXIT_USAGE;
+                }
+                break;
+        case XPU_CMD_PLAN:
+                break; /* a plan without a command shows the injection only */
+        case XPU_CMD_INJECT:
+                if (!o->rootfs) {
+                        log_error("inject needs --rootfs DIR (the container's root directory)");
+                        return XPU_EXIT_USAGE;
+                }
+                if (rest) {
+                        log_error("inject takes no command (got \"%s\")", o->argv[0]);
+                        return XPU_EXIT_USAGE;
+                }
+                break;
+        case XPU_CMD_PROBE:
+        case XPU_CMD_PROFILES:
+        case XPU_CMD_VERSION:
+        case XPU_CMD_HELP:
+        default:
+                if (rest) {
+                        log_error("%s takes no arguments (got \"%s\")", xpu_command_names[o->command], o->argv[0]);
+                        return XPU_EXIT_USAGE;
+                }
+                break;
+        }
+        if (o->rootfs && o->command != XPU_CMD_INJECT) {
+                log_error("--rootfs only goes with inject");
+                return XPU_EXIT_USAGE;
+        }
+        return 0;
+}
+

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpuinit's command line (design §4): subcommands, options and their environment twins. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan.h"
+#include "rich.h"
+
+#define XPU_EXIT_USAGE 2
+
+enum xpu_command {
+        XPU_CMD_RUN = 0,
+        XPU_CMD_PROBE,
+        XPU_CMD_PLAN,
+        XPU_CMD_PROFILES,
+        XPU_CMD_INJECT,
+        XPU_CMD_VERSION,
+        XPU_CMD_HELP,
+        _XPU_CMD_MAX,
+};
+
+/* "run", "probe", ... indexed by enum xpu_command. */
+extern const char *const xpu_command_names[_XPU_CMD_MAX];
+
+/* The bit of SOURCE in xpu_options.sources. */
+#define XPU_SOURCE_BIT(source) (1u << (source))
+/* Every rich source (NVML, CUDA driver API, ROCm SMI): --source all. */
+#define XPU_SOURCES_RICH                                                                           \
+        (XPU_SOURCE_BIT(XPU_SOURCE_NVML) | XPU_SOURCE_BIT(XPU_SOURCE_CUDA) | XPU_SOURCE_BIT(XPU_SOURCE_ROCM_SMI))
+/* The fast path (procfs and sysfs): --source fast. */
+#define XPU_SOURCES_FAST (XPU_SOURCE_BIT(XPU_SOURCE_PROCFS) | XPU_SOURCE_BIT(XPU_SOURCE_SYSFS))
+
+struct xpu_options {
+        enum xpu_command command;
+        const char *sys_root, *dev_root, *driver_root; /* NULL: default */
+        const char *profile;                           /* --profile NAME; NULL: auto */
+        const char *profile_dir;
+        bool profile_dir_set; /* given by the user: a missing directory is worth a warning */
+        enum xpu_inject_mode inject;
+        const char *require; /* --require / XPU_REQUIRE; NULL: none */
+        bool group;
+        unsigned grace;         /* seconds */
+        bool exec;
+        bool json;
+        const char *rootfs;     /* inject --rootfs DIR */
+        char **argv;            /* the workload's argv (points into main's argv) */
+        uint32_t sources;       /* --source: XPU_SOURCE_BIT()s; the fast path is always read */
+        bool sources_set;       /* --source given */
+        unsigned vendor_timeout; /* --vendor-timeout / XPUINIT_VENDOR_TIMEOUT, seconds (1..600) */
+        /* Which settings the command line gave: their environment twins are not read. */
+        struct {
+                bool profile_dir, inject, log_level, grace, group, exec, vendor_timeout;
+        } cli;
+};
+
+#define XPU_OPTIONS_DEFAULT                                                                                  \
+        ((struct xpu_options){ .profile_dir = "/etc/xpuinit/profiles.d",                                      \
+                               .inject = XPU_INJECT_AUTO,                                                     \
+                               .grace = 10,                                                                   \
+                               .sources = XPU_SOURCES_FAST,                                                   \
+                               .vendor_timeout = XPU_VENDOR_TIMEOUT_S_DEFAULT })
+
+/* Parse ARGV into O (start from XPU_OPTIONS_DEFAULT). Options may stand before or after the
+ * subcommand's name; "--" ends them. Returns 0, or XPU_EXIT_USAGE after logging the problem. */
+int xpu_options_parse(struct xpu_options *o, int argc, char **argv);
+
+/* Read the environment twins (secure_getenv) of what the command line did not set. Returns 0, or
+ * -EINVAL after logging the bad variable. */
+int xpu_options_env(struct xpu_options *o);
+
+/* Parse a --source LIST: comma-separated "fast", "all", "procfs", "sysfs", "nvml", "cuda",
+ * "rocm_smi". Returns the XPU_SOURCE_BIT()s (the fast path's always included), or -EINVAL. */
+int xpu_options_parse_sources(const char *list);
+
+void xpu_options_usage(FILE *f);
