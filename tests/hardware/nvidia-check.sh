@@ -1,9 +1,10 @@
 #!/bin/sh
-# Real-hardware check of issue 2, for a machine with an NVIDIA GPU and its driver under a driver
+# Real-hardware check of issues 2 and 3, for a machine with an NVIDIA GPU and its driver under a driver
 # root (the device tool's H200: /usr/local/nvidia). Not part of `make check` (CI has no GPU).
 # Needs: a static xpuinit (make static; carried as build/xpuinit-static), nvidia-smi, gcc, python3.
 #   sh tests/hardware/nvidia-check.sh [DRIVER_ROOT] [OUT_DIR]
-# Writes probe.json, smi.csv, compare.txt, inject-*.txt to OUT_DIR; exits non-zero on a mismatch.
+# Writes probe.json, rich.json, smi.csv, compare.txt, inject-*.txt to OUT_DIR; exits non-zero on a
+# mismatch.
 set -u
 DRIVER_ROOT=${1:-/usr/local/nvidia}
 OUT=${2:-${OUT:-/tmp/xpu-hw}}
@@ -74,5 +75,49 @@ for mode in mount link; do
         grep -q 'libcuda=/run/xpuinit/lib/libcuda.so.1' "$OUT/inject-$mode.txt" || { note "  not loaded from /run/xpuinit/lib"; fail=1; }
         [ "$rc" -eq 0 ] || fail=1
 done
+# 3. the rich path (issue 3): probe --source all versus nvidia-smi (UUID, bus id, memory, CUDA
+#    version) and cuDriverGetVersion through the injected libcuda (step 2); NVML's time.
+"$X" probe --json --source all --driver-root "$DRIVER_ROOT" >"$OUT/rich.json" 2>"$OUT/rich.stderr"
+echo "probe --source all exit $?" >>"$OUT/rich.stderr"
+"$X" probe --source nvml --driver-root "$DRIVER_ROOT" >"$OUT/nvml.txt" 2>&1
+"$smi" >"$OUT/smi.txt" 2>&1
+cuver=$(sed -n 's/.*cuDriverGetVersion=0 (\([0-9]*\)).*/\1/p' "$OUT/inject-mount.txt" | head -n 1)
+python3 - "$OUT/rich.json" "$OUT/smi.csv" "$OUT/smi.txt" "${cuver:-0}" >>"$OUT/compare.txt" <<'PY' || fail=1
+import json, re, sys
+inv = json.load(open(sys.argv[1]))
+rows = [[c.strip() for c in l.split(",")] for l in open(sys.argv[2]) if l.strip()]
+m = re.search(r"CUDA Version: *([0-9.]+)", open(sys.argv[3]).read())
+smi_cuda = m.group(1) if m else None
+cu = int(sys.argv[4])
+cu_ver = f"{cu // 1000}.{cu % 1000 // 10}" if cu else None
+host = inv["host"]
+bad = 0
+b = inv.get("backends", {})
+for k, v in b.items():
+    print(f"rich: backend {k}: {v.get('status')} {v.get('elapsed_us', '-')} us {v.get('error', v.get('reason', ''))}")
+print(f"rich: NVML read (init + queries + shutdown, helper included): {b.get('nvml', {}).get('elapsed_us')} us")
+for k, a, want in [("cuda vs nvidia-smi", host.get("cuda_driver_version"), smi_cuda),
+                   ("cuda vs cuDriverGetVersion", host.get("cuda_driver_version"), cu_ver)]:
+    ok = a == want
+    bad += not ok
+    print(f"rich: {k}: xpuinit {a!r} other {want!r} {'ok' if ok else 'MISMATCH'}")
+devs = [d for d in inv["devices"] if d["vendor"] == "nvidia"]
+for d, r in zip(devs, rows):
+    idx, uuid, bus, name, mem, drv = r
+    bus = bus.lower()
+    bus = bus[4:] if len(bus.split(":")[0]) == 8 and bus.startswith("0000") else bus
+    mib = int(mem.split()[0])
+    got = d.get("memory_total_bytes")
+    checks = [("uuid", d.get("uuid"), uuid), ("pci_bus_id", d.get("pci_bus_id"), bus),
+              ("memory MiB", got // 1048576 if got else None, mib)]
+    for k, a, want in checks:
+        ok = a == want
+        bad += not ok
+        print(f"  gpu {idx} rich {k}: xpuinit {a!r} nvidia-smi {want!r} {'ok' if ok else 'MISMATCH'}")
+    print(f"  gpu {idx} sources: {d.get('sources')} cc {d.get('compute_capability')} brand {d.get('brand')}")
+for w in inv.get("warnings", []):
+    print(f"rich: warning: {w}")
+sys.exit(1 if bad else 0)
+PY
 cat "$OUT/compare.txt"
 exit "$fail"
