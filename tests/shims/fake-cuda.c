@@ -1,7 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fake CUDA driver API library (libcuda.so.1) for tests: the entry points a workload calls to
- * find its GPUs, answering from the state file described in state.h. No NVIDIA header is used;
- * the few types and result codes below follow the CUDA driver API's published values. */
+/* Fake CUDA driver API library (libcuda.so.1) for tests: the entry points a workload (and
+ * probes/nvidia-cuda.c) calls to find its GPUs, answering from the state file described in
+ * state.h. No NVIDIA header is used; the few types, result codes and attribute numbers below
+ * follow the CUDA driver API's published values.
+ *
+ * State keys this library reads (beside state.h's common ones: cuda_version, device_count,
+ * device.N.name, device.N.uuid, device.N.cc, device.N.memory_total, error.FUNCTION):
+ *   device.N.bus_id 00000000:1A:00.0   the same key fake NVML reads (any case, 4- or 8-digit
+ *                                      domain); answers CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID (50),
+ *                                      _PCI_BUS_ID (33) and _PCI_DEVICE_ID (34)
+ *   device.N.name_from_env LD_PRELOAD  cuDeviceGetName answers that variable of the library's
+ *                                      environment ("(unset)" when absent), as fake NVML does
+ *   cuda_order 2,0,1                   CUDA ordinal K is state device LIST[K] (libcuda's default
+ *                                      CUDA_DEVICE_ORDER=FASTEST_FIRST differs from PCI bus
+ *                                      order); every ordinal below device_count must be listed.
+ *                                      Unset: ordinal K is device K
+ *   hang.FUNCTION 1                    that entry point never returns
+ *   abort.FUNCTION 1                   that entry point calls abort()
+ *   abort.load 1                       the library aborts while being loaded (its constructor):
+ *                                      shows whether a caller loaded it at all
+ * The CUdevice handle cuDeviceGet returns is the ordinal, as in the real library. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -9,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "state.h"
 
@@ -25,11 +44,16 @@ enum {
         CUDA_ERROR_NO_DEVICE = 100,
         CUDA_ERROR_INVALID_DEVICE = 101,
         CUDA_ERROR_NOT_FOUND = 500,
+        CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
+        CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
         CUDA_ERROR_UNKNOWN = 999,
 };
 
 /* CUdevice_attribute values used here. */
 enum {
+        CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
         CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
@@ -52,13 +76,47 @@ EXPORT CUresult cuGetErrorString(CUresult error, const char **str);
 /* Set by a successful cuInit(); every device query before it fails like the real library. */
 static atomic_bool initialized;
 
-/* Forced failure of FUNCTION ("error.FUNCTION N" in the state file), else CUDA_SUCCESS. */
+/* Failure modes of entry point FUNCTION: "hang.FUNCTION 1" never returns, "abort.FUNCTION 1"
+ * calls abort(), "error.FUNCTION N" returns N; else CUDA_SUCCESS. */
 static CUresult forced(const char *function) {
+        long long v = 0;
+        if (xpu_fake_state_get_long(&v, "hang.%s", function) == 0 && v)
+                for (;;)
+                        pause();
+        if (xpu_fake_state_get_long(&v, "abort.%s", function) == 0 && v)
+                abort();
         return (CUresult)xpu_fake_forced_error(function);
 }
 
-/* Check that cuInit() ran and DEV is an ordinal below device_count. */
-static CUresult check_device(CUdevice dev) {
+/* "abort.load 1": die while being loaded, before any entry point could be called. */
+__attribute__((constructor)) static void on_load(void) {
+        long long v = 0;
+        if (xpu_fake_state_get_long(&v, "abort.load") == 0 && v)
+                abort();
+}
+
+/* The state device behind ordinal DEV: entry DEV of "cuda_order" when set, else DEV.
+ * Returns it, or -1 when the list is malformed or too short. */
+static long long state_index(CUdevice dev) {
+        char list[512];
+        if (xpu_fake_state_get("cuda_order", list, sizeof(list)) < 0)
+                return dev;
+        char *p = list;
+        for (CUdevice k = 0;; k++) {
+                char *end = NULL;
+                long long v = strtoll(p, &end, 10);
+                if (end == p || v < 0 || (*end != ',' && *end != '\0'))
+                        return -1;
+                if (k == dev)
+                        return v;
+                if (*end == '\0')
+                        return -1;
+                p = end + 1;
+        }
+}
+
+/* Check that cuInit() ran and DEV is an ordinal below device_count; *IDX = its state device. */
+static CUresult check_device(CUdevice dev, long long *idx) {
         long long count = 0;
         if (!atomic_load(&initialized))
                 return CUDA_ERROR_NOT_INITIALIZED;
@@ -66,6 +124,9 @@ static CUresult check_device(CUdevice dev) {
                 return CUDA_ERROR_UNKNOWN;
         if (dev < 0 || dev >= count)
                 return CUDA_ERROR_INVALID_DEVICE;
+        *idx = state_index(dev);
+        if (*idx < 0 || *idx >= count)
+                return CUDA_ERROR_UNKNOWN;
         return CUDA_SUCCESS;
 }
 
@@ -108,12 +169,13 @@ CUresult cuDeviceGetCount(int *count) {
 }
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+        long long idx = 0;
         CUresult r = forced("cuDeviceGet");
         if (r != CUDA_SUCCESS)
                 return r;
         if (!device)
                 return CUDA_ERROR_INVALID_VALUE;
-        r = check_device(ordinal);
+        r = check_device(ordinal, &idx);
         if (r != CUDA_SUCCESS)
                 return r;
         *device = ordinal;
@@ -121,15 +183,23 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+        long long idx = 0;
+        char var[64];
         CUresult r = forced("cuDeviceGetName");
         if (r != CUDA_SUCCESS)
                 return r;
         if (!name || len <= 0)
                 return CUDA_ERROR_INVALID_VALUE;
-        r = check_device(dev);
+        r = check_device(dev, &idx);
         if (r != CUDA_SUCCESS)
                 return r;
-        if (xpu_fake_state_getf(name, (size_t)len, "device.%d.name", dev) < 0)
+        /* "device.N.name_from_env VAR": the name is VAR of this process's environment. */
+        if (xpu_fake_state_getf(var, sizeof(var), "device.%lld.name_from_env", idx) == 0) {
+                const char *v = getenv(var);
+                snprintf(name, (size_t)len, "%s", v ? v : "(unset)");
+                return CUDA_SUCCESS;
+        }
+        if (xpu_fake_state_getf(name, (size_t)len, "device.%lld.name", idx) < 0)
                 return CUDA_ERROR_NOT_FOUND;
         return CUDA_SUCCESS;
 }
@@ -165,40 +235,42 @@ static int parse_uuid(const char *text, CUuuid *ret) {
         return 0;
 }
 
-CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
+/* Both UUID entry points after their own failure modes. */
+static CUresult uuid_of(CUuuid *uuid, CUdevice dev) {
         char text[96];
-        CUresult r = forced("cuDeviceGetUuid");
-        if (r != CUDA_SUCCESS)
-                return r;
+        long long idx = 0;
         if (!uuid)
                 return CUDA_ERROR_INVALID_VALUE;
-        r = check_device(dev);
+        CUresult r = check_device(dev, &idx);
         if (r != CUDA_SUCCESS)
                 return r;
-        if (xpu_fake_state_getf(text, sizeof(text), "device.%d.uuid", dev) < 0)
+        if (xpu_fake_state_getf(text, sizeof(text), "device.%lld.uuid", idx) < 0)
                 return CUDA_ERROR_NOT_FOUND;
         if (parse_uuid(text, uuid) < 0)
                 return CUDA_ERROR_UNKNOWN;
         return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) {
-        return cuDeviceGetUuid(uuid, dev);
+CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev) {
+        CUresult r = forced("cuDeviceGetUuid");
+        return r != CUDA_SUCCESS ? r : uuid_of(uuid, dev);
 }
 
-CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev) {
+        CUresult r = forced("cuDeviceGetUuid_v2");
+        return r != CUDA_SUCCESS ? r : uuid_of(uuid, dev);
+}
+
+/* "device.N.cc 7.5" of ordinal DEV. */
+static CUresult cc_of(CUdevice dev, int *major, int *minor) {
         char text[32];
         int ma = 0, mi = 0;
         char tail;
-        CUresult r = forced("cuDeviceComputeCapability");
+        long long idx = 0;
+        CUresult r = check_device(dev, &idx);
         if (r != CUDA_SUCCESS)
                 return r;
-        if (!major || !minor)
-                return CUDA_ERROR_INVALID_VALUE;
-        r = check_device(dev);
-        if (r != CUDA_SUCCESS)
-                return r;
-        if (xpu_fake_state_getf(text, sizeof(text), "device.%d.cc", dev) < 0)
+        if (xpu_fake_state_getf(text, sizeof(text), "device.%lld.cc", idx) < 0)
                 return CUDA_ERROR_NOT_FOUND;
         if (sscanf(text, "%d.%d%c", &ma, &mi, &tail) != 2)
                 return CUDA_ERROR_UNKNOWN;
@@ -207,8 +279,32 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
         return CUDA_SUCCESS;
 }
 
+CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
+        CUresult r = forced("cuDeviceComputeCapability");
+        if (r != CUDA_SUCCESS)
+                return r;
+        if (!major || !minor)
+                return CUDA_ERROR_INVALID_VALUE;
+        return cc_of(dev, major, minor);
+}
+
+/* "device.N.bus_id" of ordinal DEV split into domain, bus and device (slot). */
+static CUresult pci_of(CUdevice dev, unsigned *domain, unsigned *bus, unsigned *slot) {
+        char text[64];
+        long long idx = 0;
+        CUresult r = check_device(dev, &idx);
+        if (r != CUDA_SUCCESS)
+                return r;
+        if (xpu_fake_state_getf(text, sizeof(text), "device.%lld.bus_id", idx) < 0)
+                return CUDA_ERROR_NOT_FOUND;
+        if (sscanf(text, "%x:%x:%x.", domain, bus, slot) != 3)
+                return CUDA_ERROR_UNKNOWN;
+        return CUDA_SUCCESS;
+}
+
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
         int major = 0, minor = 0;
+        unsigned domain = 0, bus = 0, slot = 0;
         CUresult r = forced("cuDeviceGetAttribute");
         if (r != CUDA_SUCCESS)
                 return r;
@@ -217,10 +313,20 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
         switch (attrib) {
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-                r = cuDeviceComputeCapability(&major, &minor, dev);
+                r = cc_of(dev, &major, &minor);
                 if (r != CUDA_SUCCESS)
                         return r;
                 *pi = attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? major : minor;
+                return CUDA_SUCCESS;
+        case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+        case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+        case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+                r = pci_of(dev, &domain, &bus, &slot);
+                if (r != CUDA_SUCCESS)
+                        return r;
+                *pi = (int)(attrib == CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID ? domain
+                            : attrib == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID  ? bus
+                                                                        : slot);
                 return CUDA_SUCCESS;
         default:
                 return CUDA_ERROR_INVALID_VALUE;
@@ -228,16 +334,16 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
 }
 
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev) {
-        long long total = 0;
+        long long total = 0, idx = 0;
         CUresult r = forced("cuDeviceTotalMem_v2");
         if (r != CUDA_SUCCESS)
                 return r;
         if (!bytes)
                 return CUDA_ERROR_INVALID_VALUE;
-        r = check_device(dev);
+        r = check_device(dev, &idx);
         if (r != CUDA_SUCCESS)
                 return r;
-        if (xpu_fake_state_get_long(&total, "device.%d.memory_total", dev) < 0 || total < 0)
+        if (xpu_fake_state_get_long(&total, "device.%lld.memory_total", idx) < 0 || total < 0)
                 return CUDA_ERROR_NOT_FOUND;
         *bytes = (size_t)total;
         return CUDA_SUCCESS;
@@ -255,6 +361,10 @@ static const struct {
         { CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
         { CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
         { CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+        { CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+          "system has unsupported display driver / cuda driver combination" },
+        { CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+          "forward compatibility was attempted on non supported HW" },
         { CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
 
