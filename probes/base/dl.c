@@ -2,9 +2,11 @@
 /* Loading vendor libraries from a driver root into a typed symbol table (see dl.h). */
 #include "base/dl.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <link.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/strv.h"
 #include "libs.h"
 
 /* Candidate fd numbers tried before giving up when every "/proc/self/fd/N" name is taken. */
@@ -157,10 +160,75 @@ static int path_in_root(int root_fd, int fd, const char *candidate, char *buf, s
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-/* Look SONAME up in the root: cache entries (when CACHE is set), then the library dirs. Returns
- * an O_PATH fd of the regular file and the candidate path that led to it, or -ENOENT. */
+/* "<dir>/<soname>" inside the root: the O_PATH fd of the regular file, -ENOENT, or -ENAMETOOLONG. */
+static int find_in_dir(int root_fd, const char *dir, const char *soname, char *candidate, size_t size) {
+        int n = snprintf(candidate, size, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, soname);
+        if (n < 0 || (size_t)n >= size)
+                return -ENAMETOOLONG;
+        int fd = open_candidate(root_fd, candidate);
+        return fd >= 0 ? fd : -ENOENT;
+}
+
+static int name_cmp_newest_first(const void *a, const void *b) {
+        return strverscmp(*(char *const *)b, *(char *const *)a);
+}
+
+/* SONAME in the directories PATTERN names inside the root: PATTERN itself when it has no
+ * wildcard, else its first component with one (COMPONENT below; the part before it is PARENT, the
+ * rest END) matched with fnmatch(3) against the entries of PARENT, newest version first, at most
+ * XPU_DL_GLOB_MAX of them. Returns the fd, -ENOENT, or -errno. */
+static int find_in_pattern(int root_fd, const char *pattern, const char *soname, char *candidate, size_t size) {
+        const char *glob = strpbrk(pattern, "*?[");
+        if (!glob)
+                return find_in_dir(root_fd, pattern, soname, candidate, size);
+        const char *start = glob;
+        while (start > pattern && start[-1] != '/')
+                start--;
+        const char *end = strchrnul(glob, '/');
+        char parent[PATH_MAX], component[NAME_MAX + 1];
+        if ((size_t)(start - pattern) >= sizeof parent || (size_t)(end - start) >= sizeof component)
+                return -ENAMETOOLONG;
+        snprintf(parent, sizeof parent, "%.*s", (int)(start - pattern), pattern);
+        snprintf(component, sizeof component, "%.*s", (int)(end - start), start);
+
+        int dfd = xpu_open_in_root(root_fd, parent[0] ? parent : ".", O_RDONLY | O_DIRECTORY, 0);
+        if (dfd < 0)
+                return -ENOENT;
+        _cleanup_closedir_ DIR *d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -ENOENT;
+        }
+        char **names = NULL;
+        size_t n = 0;
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && n < XPU_DL_GLOB_MAX && (de = readdir(d)))
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+                    fnmatch(component, de->d_name, FNM_PERIOD) == 0 && (r = xpu_strv_push(&names, de->d_name)) >= 0)
+                        n++;
+        if (r < 0) {
+                xpu_strv_free(names);
+                return r;
+        }
+        if (n > 1)
+                qsort(names, n, sizeof *names, name_cmp_newest_first);
+        int fd = -ENOENT;
+        for (size_t i = 0; i < n && fd == -ENOENT; i++) {
+                char dir[PATH_MAX];
+                int len = snprintf(dir, sizeof dir, "%s%s%s", parent, names[i], end);
+                fd = len < 0 || (size_t)len >= sizeof dir ? -ENAMETOOLONG
+                                                         : find_in_dir(root_fd, dir, soname, candidate, size);
+        }
+        xpu_strv_free(names);
+        return fd;
+}
+
+/* Look SONAME up in the root: cache entries (when CACHE is set), the library dirs, then the
+ * EXTRA_DIRS patterns (may be NULL). Returns an O_PATH fd of the regular file and the candidate
+ * path that led to it, or -ENOENT. */
 static int find_soname(int root_fd, const unsigned char *cache, size_t cache_size, const char *soname,
-                       char *candidate, size_t size) {
+                       const char *const *extra_dirs, char *candidate, size_t size) {
         if (cache) {
                 struct cache_match m = {soname, NULL, 0, 0, 0};
                 int r = xpu_ldcache_parse_entries(cache, cache_size, cache_match_cb, &m);
@@ -179,11 +247,13 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
                 }
         }
         for (size_t i = 0; xpu_library_dirs[i]; i++) {
-                int n = snprintf(candidate, size, "%s/%s", xpu_library_dirs[i], soname);
-                if (n < 0 || (size_t)n >= size)
-                        return -ENAMETOOLONG;
-                int fd = open_candidate(root_fd, candidate);
-                if (fd >= 0)
+                int fd = find_in_dir(root_fd, xpu_library_dirs[i], soname, candidate, size);
+                if (fd != -ENOENT)
+                        return fd;
+        }
+        for (size_t i = 0; extra_dirs && extra_dirs[i]; i++) {
+                int fd = find_in_pattern(root_fd, extra_dirs[i], soname, candidate, size);
+                if (fd != -ENOENT)
                         return fd;
         }
         return -ENOENT;
@@ -191,8 +261,9 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
 
 /* xpu_dl_open(), and with DRIVER_VERSION the version check of the file found, made before dlopen()
  * runs any of the library's code. */
-static int dl_open(int driver_root_fd, const char *const *sonames, const char *driver_version, char *loaded_path,
-                   size_t size, void **ret_handle, char *err, size_t err_size) {
+static int dl_open(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+                   const char *driver_version, char *loaded_path, size_t size, void **ret_handle, char *err,
+                   size_t err_size) {
         if (!sonames || !sonames[0] || !ret_handle)
                 return set_err(-EINVAL, err, err_size, "no library name given");
         for (size_t i = 0; sonames[i]; i++)
@@ -211,18 +282,21 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *d
         char candidate[PATH_MAX];
         _cleanup_close_ int fd = -EBADF;
         for (size_t i = 0; sonames[i] && fd < 0; i++) {
-                fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], candidate, sizeof candidate);
+                fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], extra_dirs, candidate,
+                                 sizeof candidate);
                 if (fd < 0 && fd != -ENOENT)
                         return set_err(fd, err, err_size, "looking up %s: %s", sonames[i], strerror(-fd));
         }
         if (fd < 0) {
-                char names[512] = "", searched[1024] = "", root[PATH_MAX];
+                char names[512] = "", searched[2048] = "", root[PATH_MAX];
                 for (size_t i = 0; sonames[i]; i++)
                         append(names, sizeof names, ", ", sonames[i]);
                 if (cache)
                         append(searched, sizeof searched, ", ", "/etc/ld.so.cache");
                 for (size_t i = 0; xpu_library_dirs[i]; i++)
                         append(searched, sizeof searched, ", ", xpu_library_dirs[i]);
+                for (size_t i = 0; extra_dirs && extra_dirs[i]; i++)
+                        append(searched, sizeof searched, ", ", extra_dirs[i]);
                 if (fd_path(driver_root_fd, root, sizeof root) < 0)
                         xpu_strlcpy(root, "the driver root", sizeof root);
                 return set_err(-ENOENT, err, err_size, "not available: %s not found in %s: %s", names, root,
@@ -256,14 +330,23 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *d
 
 int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
                 void **ret_handle, char *err, size_t err_size) {
-        return dl_open(driver_root_fd, sonames, NULL, loaded_path, size, ret_handle, err, err_size);
+        return dl_open(driver_root_fd, sonames, NULL, NULL, loaded_path, size, ret_handle, err, err_size);
+}
+
+int xpu_dl_open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+                     char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
+        for (size_t i = 0; extra_dirs && extra_dirs[i]; i++)
+                if (extra_dirs[i][0] != '/')
+                        return set_err(-EINVAL, err, err_size, "library directory \"%s\" is not absolute",
+                                       extra_dirs[i]);
+        return dl_open(driver_root_fd, sonames, extra_dirs, NULL, loaded_path, size, ret_handle, err, err_size);
 }
 
 int xpu_dl_open_version(int driver_root_fd, const char *const *sonames, const char *driver_version,
                         char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
         if (!driver_version)
                 return set_err(-EINVAL, err, err_size, "no driver version to check the library against");
-        return dl_open(driver_root_fd, sonames, driver_version, loaded_path, size, ret_handle, err, err_size);
+        return dl_open(driver_root_fd, sonames, NULL, driver_version, loaded_path, size, ret_handle, err, err_size);
 }
 
 int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size) {

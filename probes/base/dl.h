@@ -52,17 +52,32 @@ struct xpu_dl_symbol {
 int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
                 void **ret_handle, char *err, size_t err_size);
 
-/* Resolve the N entries of SYMS in HANDLE: dlsym(name), else dlsym(fallback) when set.
- * A missing optional entry gets NULL. Returns 0, or -ENOENT with ERR "symbol nvmlInit_v2 (or
- * nvmlInit) not found: <dlerror>" for the first missing required entry; then the pointers of the
- * entries before it are set and the rest untouched (callers discard the table on error).
- * -EINVAL when HANDLE is NULL or an entry lacks NAME or PTR. */
+/* Most directories one wildcard pattern of xpu_dl_open_dirs() expands to. */
+#define XPU_DL_GLOB_MAX 64
+
+/* xpu_dl_open(), and after the standard library directories, per soname, the directories
+ * EXTRA_DIRS names (NULL-terminated, may be NULL; absolute paths inside the root). An entry may
+ * hold wildcards (fnmatch(3): '*', '?', "[...]") in one path component, the first that has any:
+ * for the entry "/opt/rocm-[0-9]*" + "/lib", the "lib" directory of every entry of the root's
+ * /opt that matches "rocm-[0-9]*", newest version first (strverscmp(3) descending: rocm-6.2.0,
+ * rocm-6.0.2, rocm-5.7.1), at most XPU_DL_GLOB_MAX of them; a leading '.' must be matched
+ * explicitly (FNM_PERIOD). The "not found" message lists EXTRA_DIRS after the standard
+ * directories, as written. Returns what xpu_dl_open() returns, and -EINVAL with ERR "library
+ * directory \"DIR\" is not absolute". ROCm SMI uses it for the /opt/rocm trees. */
+int xpu_dl_open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+                     char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size);
+
 /* xpu_dl_open(), checking the file found against DRIVER_VERSION (xpu_dl_version_matches()) before
  * dlopen(): on a mismatch the library is never loaded, so none of its code (constructors
  * included) runs. Returns what xpu_dl_open() and xpu_dl_version_matches() return. */
 int xpu_dl_open_version(int driver_root_fd, const char *const *sonames, const char *driver_version,
                         char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size);
 
+/* Resolve the N entries of SYMS in HANDLE: dlsym(name), else dlsym(fallback) when set.
+ * A missing optional entry gets NULL. Returns 0, or -ENOENT with ERR "symbol nvmlInit_v2 (or
+ * nvmlInit) not found: <dlerror>" for the first missing required entry; then the pointers of the
+ * entries before it are set and the rest untouched (callers discard the table on error).
+ * -EINVAL when HANDLE is NULL or an entry lacks NAME or PTR. */
 int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size);
 
 /* Compare the version in the file name of LOADED_PATH (its basename "<base>.so.<VERSION>", as

@@ -355,6 +355,96 @@ START_TEST(test_version_names) {
 }
 END_TEST
 
+/* Extra directories (ROCm SMI's /opt/rocm trees): after the standard ones, per soname; a wildcard
+ * component expands to the root's matching entries, newest version first. */
+static const char *const rocm_sonames[] = {"librocm_smi64.so.1", "librocm_smi64.so.6", NULL};
+static const char *const rocm_dirs[] = {"/opt/rocm/lib", "/opt/rocm-[0-9]*/lib", "/opt/rocm-[0-9]*/lib64", NULL};
+
+/* xpu_dl_open_dirs() in ROOT: 0 and the loaded path in PATH, or the error. */
+static int open_dirs(const char *root, const char *const *dirs, char *path, size_t size, char *err, size_t err_size) {
+        int rfd = open_root(root);
+        void *h = NULL;
+        path[0] = '\0';
+        int r = xpu_dl_open_dirs(rfd, rocm_sonames, dirs, path, size, &h, err, err_size);
+        if (r == 0) {
+                ck_assert_ptr_nonnull(h);
+                dlclose(h);
+        } else
+                ck_assert_ptr_null(h);
+        close(rfd);
+        return r;
+}
+
+START_TEST(test_extra_dirs) {
+        char *root = xpu_test_mkdtemp();
+        char path[PATH_MAX], err[1024] = "";
+        /* Versioned trees only: the newest (by version, not by text: 6.10 after 6.9) wins. */
+        install_shim(root, "libcuda.so.shim", "opt/rocm-5.7.1/lib", "librocm_smi64.so.1.0", "librocm_smi64.so.1");
+        install_shim(root, "libcuda.so.shim", "opt/rocm-6.9.0/lib", "librocm_smi64.so.6.0", "librocm_smi64.so.6");
+        install_shim(root, "libcuda.so.shim", "opt/rocm-6.10.0/lib64", "librocm_smi64.so.6.0", "librocm_smi64.so.6");
+        xpu_test_write(root, "opt/rocm-7.0.0", "a file, not a tree\n");
+        xpu_test_write(root, "opt/rocm-9.0.0/lib/librocm_smi64.so.1/x", "a directory, not a library\n");
+        xpu_test_write(root, "opt/rocmfoo/lib/librocm_smi64.so.1", "no match: not rocm-<digit>\n");
+        ck_assert_msg(open_dirs(root, rocm_dirs, path, sizeof path, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(path, "/opt/rocm-5.7.1/lib/librocm_smi64.so.1.0"); /* the first soname wins everywhere */
+        const char *const only6[] = {"/opt/rocm-[0-9]*/lib", "/opt/rocm-[0-9]*/lib64", NULL};
+        const char *const so6[] = {"librocm_smi64.so.6", NULL};
+        int rfd = open_root(root);
+        void *h = NULL;
+        ck_assert_msg(xpu_dl_open_dirs(rfd, so6, only6, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(path, "/opt/rocm-6.9.0/lib/librocm_smi64.so.6.0"); /* lib before lib64, by the table */
+        dlclose(h);
+        const char *const lib64_first[] = {"/opt/rocm-[0-9]*/lib64", "/opt/rocm-[0-9]*/lib", NULL};
+        ck_assert_msg(xpu_dl_open_dirs(rfd, so6, lib64_first, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(path, "/opt/rocm-6.10.0/lib64/librocm_smi64.so.6.0");
+        dlclose(h);
+        close(rfd);
+
+        /* /opt/rocm comes before the versioned trees (table order)... */
+        install_shim(root, "libcuda.so.shim", "opt/rocm/lib", "librocm_smi64.so.1.2", "librocm_smi64.so.1");
+        ck_assert_msg(open_dirs(root, rocm_dirs, path, sizeof path, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(path, "/opt/rocm/lib/librocm_smi64.so.1.2");
+        /* ...and the standard directories before all of them. */
+        install_shim(root, "libcuda.so.shim", LIBDIR, "librocm_smi64.so.1.0", "librocm_smi64.so.1");
+        ck_assert_msg(open_dirs(root, rocm_dirs, path, sizeof path, err, sizeof err) == 0, "%s", err);
+        char want[PATH_MAX];
+        snprintf(want, sizeof want, "/%s/librocm_smi64.so.1.0", LIBDIR);
+        ck_assert_str_eq(path, want);
+        xpu_test_rm_rf(root);
+        free(root);
+
+        /* Without extra directories /opt is not searched; the message lists what was. */
+        root = xpu_test_mkdtemp();
+        install_shim(root, "libcuda.so.shim", "opt/rocm/lib", "librocm_smi64.so.1.2", "librocm_smi64.so.1");
+        rfd = open_root(root);
+        ck_assert_int_eq(xpu_dl_open(rfd, rocm_sonames, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        expect_not_found(root, "librocm_smi64.so.1, librocm_smi64.so.6", false, err);
+        ck_assert_int_eq(xpu_dl_open_dirs(rfd, rocm_sonames, NULL, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        const char *const elsewhere[] = {"/opt/other/lib", "/srv/rocm-*/lib", NULL};
+        ck_assert_int_eq(xpu_dl_open_dirs(rfd, rocm_sonames, elsewhere, path, sizeof path, &h, err, sizeof err),
+                         -ENOENT);
+        ck_assert_msg(xpu_startswith(err, "not available: librocm_smi64.so.1, librocm_smi64.so.6 not found in "), "%s",
+                      err);
+        ck_assert_str_eq(err + strlen(err) - strlen(", /usr/lib, /opt/other/lib, /srv/rocm-*/lib"),
+                         ", /usr/lib, /opt/other/lib, /srv/rocm-*/lib");
+        const char *const relative[] = {"opt/rocm/lib", NULL};
+        ck_assert_int_eq(xpu_dl_open_dirs(rfd, rocm_sonames, relative, path, sizeof path, &h, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, "library directory \"opt/rocm/lib\" is not absolute");
+        /* A link out of the root through the wildcard's parent stays inside it. */
+        char host[PATH_MAX];
+        ck_assert_ptr_nonnull(realpath(root, host));
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "srv/rocm-1.0/lib");
+        snprintf(path, sizeof path, "%s/opt/rocm/lib", host);
+        xpu_test_symlink(root, rel, path);
+        const char *const srv[] = {"/srv/rocm-*/lib", NULL};
+        ck_assert_int_eq(xpu_dl_open_dirs(rfd, rocm_sonames, srv, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *dl_suite(void) {
         Suite *s = suite_create("dl");
         TCase *tc = tcase_create("core");
@@ -367,6 +457,7 @@ static Suite *dl_suite(void) {
         tcase_add_test(tc, test_not_elf);
         tcase_add_test(tc, test_fd_name_reuse);
         tcase_add_test(tc, test_version_names);
+        tcase_add_test(tc, test_extra_dirs);
         suite_add_tcase(s, tc);
         return s;
 }
