@@ -1,41 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVML reader: see nvidia-nvml.h.
- *
- * Wire format of the helper's reply (plain text, one "key value" per line, key and value
- * separated by one blank, values printable ASCII — the helper replaces anything else by '?'):
- *   driver_version 465.19.01
- *   cuda_driver_version 11030          optional; CUDA driver API integer
- *   device_count 2                     before any device line; at most XPU_NVML_DEVICES_MAX
- *   device.0.uuid GPU-...              uuid and name: every device
- *   device.0.name NVIDIA GeForce RTX 2080 Ti
- *   device.0.minor 0                   the rest: only when NVML answered
- *   device.0.bus_id 00000000:1A:00.0
- *   device.0.memory_total 11554717696
- *   device.0.cc 7.5
- *   device.0.brand GeForce
- *   end                                last line: a reply without it was cut short
- * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
+/* The NVML reader, helper side: see nvidia-nvml.h. Everything above xpu_nvml_read() runs only
+ * in the isolated helper child; it answers in the wire format described at the top of
+ * nvidia-nvml-parse.c, which holds the parent side. No NVIDIA header is used: the few types and
+ * codes below follow NVML's published values. */
 #include "nvidia-nvml.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <dlfcn.h>
 
 #include "base/dl.h"
 #include "base/isolate.h"
-#include "base/reply.h"
-#include "rich.h"
 #include "base/macro.h"
-
-/* ---- the helper side: runs in the isolated child only ---- */
+#include "base/reply.h"
 
 typedef int nvml_ret;
 typedef void *nvml_dev;
@@ -51,6 +32,28 @@ typedef struct { /* the layout of the unversioned nvmlDeviceGetPciInfo (NVML < 9
         char bus_id[16];
         unsigned domain, bus, device, pci_device_id, pci_subsystem_id, reserved[4];
 } nvml_pci_v1;
+typedef struct { /* nvmlUtilization_t: percent of the last sample period */
+        unsigned gpu, memory;
+} nvml_utilization;
+
+/* NVML return codes the helper looks at (nvmlReturn_t). */
+enum {
+        NVML_OK = 0,
+        NVML_NOT_FOUND = 6,    /* NVML_ERROR_NOT_FOUND: no MIG device at that index */
+        NVML_GPU_IS_LOST = 15, /* NVML_ERROR_GPU_IS_LOST */
+};
+/* Arguments of the readings (nvml.h enums). */
+enum {
+        NVML_TEMPERATURE_GPU = 0,          /* nvmlTemperatureSensors_t */
+        NVML_CLOCK_SM = 1,                 /* nvmlClockType_t */
+        NVML_CLOCK_MEM = 2,
+        NVML_MEMORY_ERROR_CORRECTED = 0,   /* nvmlMemoryErrorType_t */
+        NVML_MEMORY_ERROR_UNCORRECTED = 1,
+        NVML_VOLATILE_ECC = 0,             /* nvmlEccCounterType_t: since the driver was loaded */
+        NVML_DEVICE_MIG_ENABLE = 1,        /* nvmlDeviceGetMigMode */
+};
+/* MIG indices tried per GPU at most, whatever nvmlDeviceGetMaxMigDeviceCount says (7 on H100). */
+#define MIG_INDEX_MAX 64u
 
 typedef nvml_ret (*fn_void)(void);
 typedef nvml_ret (*fn_str)(char *, unsigned);
@@ -59,18 +62,25 @@ typedef nvml_ret (*fn_uint)(unsigned *);
 typedef nvml_ret (*fn_handle)(unsigned, nvml_dev *);
 typedef nvml_ret (*fn_dev_str)(nvml_dev, char *, unsigned);
 typedef nvml_ret (*fn_dev_uint)(nvml_dev, unsigned *);
+typedef nvml_ret (*fn_dev_uint2)(nvml_dev, unsigned *, unsigned *);
+typedef nvml_ret (*fn_dev_ull)(nvml_dev, unsigned long long *);
 typedef nvml_ret (*fn_dev_int)(nvml_dev, int *);
 typedef nvml_ret (*fn_dev_int2)(nvml_dev, int *, int *);
 typedef nvml_ret (*fn_dev_ptr)(nvml_dev, void *);
+typedef nvml_ret (*fn_dev_arg_uint)(nvml_dev, int, unsigned *);
+typedef nvml_ret (*fn_dev_arg2_ull)(nvml_dev, int, int, unsigned long long *);
+typedef nvml_ret (*fn_dev_index)(nvml_dev, unsigned, nvml_dev *);
 typedef const char *(*fn_errstr)(nvml_ret);
 
 /* Addresses bound by xpu_dl_bind(); called through the typedefs above. */
 struct nvml_api {
-        void *init, *shutdown, *driver_version, *cuda_version, *count, *handle, *name, *uuid, *minor,
-                *pci, *pci_v1, *memory, *cc, *brand, *error_string;
+        void *init, *shutdown, *driver_version, *cuda_version, *count, *handle, *name, *uuid, *minor, *pci,
+                *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *utilization, *temperature,
+                *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *error_string;
 };
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
+#define API_SLOT(a, slot) (*(void *const *)(const void *)((const char *)(a) + (slot)))
 
 /* What the parent hands to the helper: the driver root (reply.h) and the version the library
  * must carry. */
@@ -91,13 +101,17 @@ static const struct {
         { 18, -EPROTO },    /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
 };
 
-static int nvml_fail(struct xpu_reply *r, int out_fd, const struct nvml_api *a, const char *call, nvml_ret code) {
+static const char *error_text(const struct nvml_api *a, nvml_ret code) {
         const char *text = a->error_string ? CALL(fn_errstr, a->error_string)(code) : NULL;
+        return text ? text : "unknown error";
+}
+
+static int nvml_fail(struct xpu_reply *r, int out_fd, const struct nvml_api *a, const char *call, nvml_ret code) {
         int err = -EIO;
         for (size_t i = 0; i < ELEMENTSOF(nvml_errno); i++)
                 if (nvml_errno[i].code == code)
                         err = nvml_errno[i].err;
-        return xpu_reply_fail(r, out_fd, err, "%s failed: %s (error %d)", call, text ? text : "unknown error", code);
+        return xpu_reply_fail(r, out_fd, err, "%s failed: %s (error %d)", call, error_text(a, code), code);
 }
 
 /* nvmlBrandType_t names (nvml.h order). */
@@ -107,87 +121,263 @@ static const char *const brand_names[] = {
         "GeForce RTX", "Titan RTX",
 };
 
+/* One device being read. Once a call answers NVML_ERROR_GPU_IS_LOST, LOST holds the reason and
+ * nothing more is asked of the device. */
+struct dev_read {
+        struct xpu_reply *r;
+        const struct nvml_api *a;
+        unsigned i;
+        nvml_dev d;
+        char lost[160];
+};
+
+/* Record that CALL answered NVML_ERROR_GPU_IS_LOST (the first such call names the reason). */
+static void note_lost(struct dev_read *c, const char *call) {
+        if (c->lost[0])
+                return;
+        snprintf(c->lost, sizeof(c->lost), "%s failed: %s (error %d)", call, error_text(c->a, NVML_GPU_IS_LOST),
+                 NVML_GPU_IS_LOST);
+        xpu_reply_sanitize(c->lost, sizeof(c->lost));
+}
+
+/* True when CODE is success. A GPU_IS_LOST answer records the reason; any other failure just
+ * leaves the optional fact out (NOT_SUPPORTED is normal on GeForce boards). */
+static bool dev_ok(struct dev_read *c, const char *call, nvml_ret code) {
+        if (code == NVML_GPU_IS_LOST)
+                note_lost(c, call);
+        return code == NVML_OK;
+}
+
+/* May the optional call in SLOT be made on C's device? */
+static bool dev_can(const struct dev_read *c, size_t slot) {
+        return !c->lost[0] && API_SLOT(c->a, slot) != NULL;
+}
+
+/* The single-number readings, in the order they are asked (a lost GPU stops at the first). */
+enum reading_kind {
+        R_UINT,     /* fn(dev, unsigned *) */
+        R_ULL,      /* fn(dev, unsigned long long *) */
+        R_ARG_UINT, /* fn(dev, ARG1, unsigned *) */
+        R_ARG2_ULL, /* fn(dev, ARG1, ARG2, unsigned long long *) */
+};
+static const struct reading {
+        const char *key;  /* wire key: device.N.<key> */
+        const char *call; /* NVML entry point, named in a lost reason */
+        size_t slot;      /* offsetof(struct nvml_api, ...) */
+        enum reading_kind kind;
+        int arg1, arg2;
+        uint64_t scale; /* wire value = NVML's value * scale */
+} readings[] = {
+        { "temperature", "nvmlDeviceGetTemperature", offsetof(struct nvml_api, temperature), R_ARG_UINT,
+          NVML_TEMPERATURE_GPU, 0, 1 }, /* degrees Celsius */
+        { "power_usage_mw", "nvmlDeviceGetPowerUsage", offsetof(struct nvml_api, power_usage), R_UINT, 0, 0, 1 },
+        { "power_limit_mw", "nvmlDeviceGetEnforcedPowerLimit", offsetof(struct nvml_api, power_limit), R_UINT, 0, 0,
+          1 },
+        { "energy_mj", "nvmlDeviceGetTotalEnergyConsumption", offsetof(struct nvml_api, energy), R_ULL, 0, 0, 1 },
+        { "clock_sm_hz", "nvmlDeviceGetClockInfo", offsetof(struct nvml_api, clock), R_ARG_UINT, NVML_CLOCK_SM, 0,
+          1000000 }, /* MHz → Hz */
+        { "clock_memory_hz", "nvmlDeviceGetClockInfo", offsetof(struct nvml_api, clock), R_ARG_UINT, NVML_CLOCK_MEM,
+          0, 1000000 },
+        { "ecc_corrected", "nvmlDeviceGetTotalEccErrors", offsetof(struct nvml_api, ecc_total), R_ARG2_ULL,
+          NVML_MEMORY_ERROR_CORRECTED, NVML_VOLATILE_ECC, 1 },
+        { "ecc_uncorrected", "nvmlDeviceGetTotalEccErrors", offsetof(struct nvml_api, ecc_total), R_ARG2_ULL,
+          NVML_MEMORY_ERROR_UNCORRECTED, NVML_VOLATILE_ECC, 1 },
+        { "clock_event_reasons", "nvmlDeviceGetCurrentClocksEventReasons", offsetof(struct nvml_api, clock_events),
+          R_ULL, 0, 0, 1 },
+};
+
+static void read_readings(struct dev_read *c) {
+        for (size_t k = 0; k < ELEMENTSOF(readings); k++) {
+                const struct reading *rd = &readings[k];
+                void *fn = API_SLOT(c->a, rd->slot);
+                unsigned u = 0;
+                unsigned long long ull = 0;
+                nvml_ret e;
+                if (!dev_can(c, rd->slot))
+                        continue;
+                switch (rd->kind) {
+                case R_UINT:
+                        e = CALL(fn_dev_uint, fn)(c->d, &u);
+                        ull = u;
+                        break;
+                case R_ULL:
+                        e = CALL(fn_dev_ull, fn)(c->d, &ull);
+                        break;
+                case R_ARG_UINT:
+                        e = CALL(fn_dev_arg_uint, fn)(c->d, rd->arg1, &u);
+                        ull = u;
+                        break;
+                case R_ARG2_ULL:
+                        e = CALL(fn_dev_arg2_ull, fn)(c->d, rd->arg1, rd->arg2, &ull);
+                        break;
+                default:
+                        continue;
+                }
+                if (dev_ok(c, rd->call, e))
+                        xpu_reply_add(c->r, "device.%u.%s %llu\n", c->i, rd->key, ull * rd->scale);
+        }
+}
+
+/* MIG mode, and when enabled the UUIDs of the MIG devices. The list is sent only when it is
+ * complete: a failing MIG call (other than NOT_FOUND for an unused index), a UUID without "MIG-"
+ * or more than XPU_MIG_DEVICES_MAX devices leave it out (the mode is still sent). */
+static void read_mig(struct dev_read *c) {
+        const struct nvml_api *a = c->a;
+        unsigned current = 0, pending = 0, max = 0;
+        char uuids[XPU_MIG_DEVICES_MAX][64], s[96];
+        size_t n = 0;
+
+        if (!dev_can(c, offsetof(struct nvml_api, mig_mode)) ||
+            !dev_ok(c, "nvmlDeviceGetMigMode", CALL(fn_dev_uint2, a->mig_mode)(c->d, &current, &pending)) || current > 1)
+                return;
+        xpu_reply_add(c->r, "device.%u.mig_mode %u\n", c->i, current);
+        if (current != NVML_DEVICE_MIG_ENABLE || !dev_can(c, offsetof(struct nvml_api, mig_max)) || !a->mig_handle ||
+            !dev_ok(c, "nvmlDeviceGetMaxMigDeviceCount", CALL(fn_dev_uint, a->mig_max)(c->d, &max)))
+                return;
+        for (unsigned k = 0; k < max && k < MIG_INDEX_MAX; k++) {
+                nvml_dev m = NULL;
+                nvml_ret e = CALL(fn_dev_index, a->mig_handle)(c->d, k, &m);
+                if (e == NVML_NOT_FOUND)
+                        continue;
+                if (!dev_ok(c, "nvmlDeviceGetMigDeviceHandleByIndex", e) ||
+                    !dev_ok(c, "nvmlDeviceGetUUID", CALL(fn_dev_str, a->uuid)(m, s, sizeof(s))))
+                        return;
+                xpu_reply_sanitize(s, sizeof(s));
+                if (n == XPU_MIG_DEVICES_MAX || !xpu_startswith(s, "MIG-") || xpu_strlcpy(uuids[n], s, sizeof(uuids[n])) < 0)
+                        return;
+                n++;
+        }
+        xpu_reply_add(c->r, "device.%u.mig_count %zu\n", c->i, n);
+        for (size_t k = 0; k < n; k++)
+                xpu_reply_add(c->r, "device.%u.mig.%zu.uuid %s\n", c->i, k, uuids[k]);
+}
+
 /* The optional per-device facts; a failing optional call just leaves its line out. */
-static void read_device_extras(struct xpu_reply *r, const struct nvml_api *a, unsigned i, nvml_dev d) {
+static void read_device_extras(struct dev_read *c) {
+        const struct nvml_api *a = c->a;
+        unsigned i = c->i;
+
         unsigned minor = 0;
-        if (a->minor && CALL(fn_dev_uint, a->minor)(d, &minor) == 0)
-                xpu_reply_add(r, "device.%u.minor %u\n", i, minor);
+        if (dev_can(c, offsetof(struct nvml_api, minor)) &&
+            dev_ok(c, "nvmlDeviceGetMinorNumber", CALL(fn_dev_uint, a->minor)(c->d, &minor)))
+                xpu_reply_add(c->r, "device.%u.minor %u\n", i, minor);
 
         nvml_pci pci = {0};
         nvml_pci_v1 pci1 = {0};
-        if (a->pci && CALL(fn_dev_ptr, a->pci)(d, &pci) == 0) {
+        if (dev_can(c, offsetof(struct nvml_api, pci)) &&
+            dev_ok(c, "nvmlDeviceGetPciInfo_v3", CALL(fn_dev_ptr, a->pci)(c->d, &pci))) {
                 xpu_reply_sanitize(pci.bus_id, sizeof(pci.bus_id));
-                xpu_reply_add(r, "device.%u.bus_id %s\n", i, pci.bus_id);
-        } else if (a->pci_v1 && CALL(fn_dev_ptr, a->pci_v1)(d, &pci1) == 0) {
+                xpu_reply_add(c->r, "device.%u.bus_id %s\n", i, pci.bus_id);
+        } else if (dev_can(c, offsetof(struct nvml_api, pci_v1)) &&
+                   dev_ok(c, "nvmlDeviceGetPciInfo", CALL(fn_dev_ptr, a->pci_v1)(c->d, &pci1))) {
                 xpu_reply_sanitize(pci1.bus_id, sizeof(pci1.bus_id));
-                xpu_reply_add(r, "device.%u.bus_id %s\n", i, pci1.bus_id);
+                xpu_reply_add(c->r, "device.%u.bus_id %s\n", i, pci1.bus_id);
         }
 
         nvml_memory mem = {0};
-        if (a->memory && CALL(fn_dev_ptr, a->memory)(d, &mem) == 0)
-                xpu_reply_add(r, "device.%u.memory_total %llu\n", i, mem.total);
+        if (dev_can(c, offsetof(struct nvml_api, memory)) &&
+            dev_ok(c, "nvmlDeviceGetMemoryInfo", CALL(fn_dev_ptr, a->memory)(c->d, &mem))) {
+                xpu_reply_add(c->r, "device.%u.memory_total %llu\n", i, mem.total);
+                if (mem.used <= mem.total)
+                        xpu_reply_add(c->r, "device.%u.memory_used %llu\n", i, mem.used);
+        }
 
         int major = 0, minor_cc = 0;
-        if (a->cc && CALL(fn_dev_int2, a->cc)(d, &major, &minor_cc) == 0 && major >= 0 && major < 100 &&
-            minor_cc >= 0 && minor_cc < 100)
-                xpu_reply_add(r, "device.%u.cc %d.%d\n", i, major, minor_cc);
+        if (dev_can(c, offsetof(struct nvml_api, cc)) &&
+            dev_ok(c, "nvmlDeviceGetCudaComputeCapability", CALL(fn_dev_int2, a->cc)(c->d, &major, &minor_cc)) &&
+            major >= 0 && major < 100 && minor_cc >= 0 && minor_cc < 100)
+                xpu_reply_add(c->r, "device.%u.cc %d.%d\n", i, major, minor_cc);
 
         int brand = 0;
-        if (a->brand && CALL(fn_dev_int, a->brand)(d, &brand) == 0) {
+        if (dev_can(c, offsetof(struct nvml_api, brand)) &&
+            dev_ok(c, "nvmlDeviceGetBrand", CALL(fn_dev_int, a->brand)(c->d, &brand))) {
                 if (brand >= 0 && (size_t)brand < ELEMENTSOF(brand_names))
-                        xpu_reply_add(r, "device.%u.brand %s\n", i, brand_names[brand]);
+                        xpu_reply_add(c->r, "device.%u.brand %s\n", i, brand_names[brand]);
                 else
-                        xpu_reply_add(r, "device.%u.brand brand %d\n", i, brand);
+                        xpu_reply_add(c->r, "device.%u.brand brand %d\n", i, brand);
         }
+
+        read_mig(c);
+
+        nvml_utilization util = {0};
+        if (dev_can(c, offsetof(struct nvml_api, utilization)) &&
+            dev_ok(c, "nvmlDeviceGetUtilizationRates", CALL(fn_dev_ptr, a->utilization)(c->d, &util))) {
+                if (util.gpu <= 100)
+                        xpu_reply_add(c->r, "device.%u.util_gpu %u\n", i, util.gpu);
+                if (util.memory <= 100)
+                        xpu_reply_add(c->r, "device.%u.util_memory %u\n", i, util.memory);
+        }
+
+        read_readings(c);
+}
+
+/* Device I: handle, the required UUID and name, then the rest. A lost device is reported with
+ * its reason and the read goes on. Returns true when the read must end (another failure of a
+ * required call: an error reply was sent and *STATUS is the helper's exit status). */
+static bool read_device(struct xpu_reply *r, int out_fd, const struct nvml_api *a, unsigned i, int *status) {
+        static const struct {
+                const char *what, *call;
+                size_t slot;
+        } strings[] = {
+                { "uuid", "nvmlDeviceGetUUID", offsetof(struct nvml_api, uuid) },
+                { "name", "nvmlDeviceGetName", offsetof(struct nvml_api, name) },
+        };
+        struct dev_read c = { .r = r, .a = a, .i = i };
+        char call[64], s[256];
+
+        nvml_ret e = CALL(fn_handle, a->handle)(i, &c.d);
+        if (e == NVML_GPU_IS_LOST)
+                note_lost(&c, "nvmlDeviceGetHandleByIndex_v2");
+        else if (e != NVML_OK) {
+                snprintf(call, sizeof(call), "nvmlDeviceGetHandleByIndex_v2(%u)", i);
+                *status = nvml_fail(r, out_fd, a, call, e);
+                return true;
+        }
+        for (size_t k = 0; k < ELEMENTSOF(strings) && !c.lost[0]; k++) {
+                e = CALL(fn_dev_str, API_SLOT(a, strings[k].slot))(c.d, s, sizeof(s));
+                if (e == NVML_GPU_IS_LOST) {
+                        note_lost(&c, strings[k].call);
+                } else if (e != NVML_OK) {
+                        snprintf(call, sizeof(call), "%s(%u)", strings[k].call, i);
+                        *status = nvml_fail(r, out_fd, a, call, e);
+                        return true;
+                } else {
+                        xpu_reply_sanitize(s, sizeof(s));
+                        xpu_reply_add(r, "device.%u.%s %s\n", i, strings[k].what, s);
+                }
+        }
+        if (!c.lost[0])
+                read_device_extras(&c);
+        if (c.lost[0])
+                xpu_reply_add(r, "device.%u.lost %s\n", i, c.lost);
+        return false;
 }
 
 /* Everything after nvmlInit succeeded; the caller shuts NVML down. */
 static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
         char s[256];
         nvml_ret e = CALL(fn_str, a->driver_version)(s, sizeof(s));
-        if (e != 0)
+        if (e != NVML_OK)
                 return nvml_fail(r, out_fd, a, "nvmlSystemGetDriverVersion", e);
         xpu_reply_sanitize(s, sizeof(s));
         xpu_reply_add(r, "driver_version %s\n", s);
 
         int cuda = 0;
-        if (a->cuda_version && CALL(fn_int, a->cuda_version)(&cuda) == 0 && cuda > 0)
+        if (a->cuda_version && CALL(fn_int, a->cuda_version)(&cuda) == NVML_OK && cuda > 0)
                 xpu_reply_add(r, "cuda_driver_version %d\n", cuda);
 
         unsigned n = 0;
         e = CALL(fn_uint, a->count)(&n);
-        if (e != 0)
+        if (e != NVML_OK)
                 return nvml_fail(r, out_fd, a, "nvmlDeviceGetCount_v2", e);
         if (n > XPU_NVML_DEVICES_MAX)
                 n = XPU_NVML_DEVICES_MAX;
         xpu_reply_add(r, "device_count %u\n", n);
 
         for (unsigned i = 0; i < n; i++) {
-                nvml_dev d = NULL;
-                char call[64];
-                e = CALL(fn_handle, a->handle)(i, &d);
-                if (e != 0) {
-                        snprintf(call, sizeof(call), "nvmlDeviceGetHandleByIndex_v2(%u)", i);
-                        return nvml_fail(r, out_fd, a, call, e);
-                }
-                static const struct {
-                        const char *what, *call;
-                        size_t slot;
-                } strings[] = {
-                        { "uuid", "nvmlDeviceGetUUID", offsetof(struct nvml_api, uuid) },
-                        { "name", "nvmlDeviceGetName", offsetof(struct nvml_api, name) },
-                };
-                for (size_t k = 0; k < ELEMENTSOF(strings); k++) {
-                        void *fn = *(void *const *)(const void *)((const char *)a + strings[k].slot);
-                        e = CALL(fn_dev_str, fn)(d, s, sizeof(s));
-                        if (e != 0) {
-                                snprintf(call, sizeof(call), "%s(%u)", strings[k].call, i);
-                                return nvml_fail(r, out_fd, a, call, e);
-                        }
-                        xpu_reply_sanitize(s, sizeof(s));
-                        xpu_reply_add(r, "device.%u.%s %s\n", i, strings[k].what, s);
-                }
-                read_device_extras(r, a, i, d);
+                int status = 0;
+                if (read_device(r, out_fd, a, i, &status))
+                        return status;
         }
         return xpu_reply_send(r, out_fd, "NVML");
 }
@@ -228,6 +418,19 @@ static int nvml_helper(void *arg, int out_fd) {
                 { "nvmlDeviceGetMemoryInfo", NULL, &a.memory, true },
                 { "nvmlDeviceGetCudaComputeCapability", NULL, &a.cc, true },
                 { "nvmlDeviceGetBrand", NULL, &a.brand, true },
+                { "nvmlDeviceGetMigMode", NULL, &a.mig_mode, true },
+                { "nvmlDeviceGetMaxMigDeviceCount", NULL, &a.mig_max, true },
+                { "nvmlDeviceGetMigDeviceHandleByIndex", NULL, &a.mig_handle, true },
+                { "nvmlDeviceGetUtilizationRates", NULL, &a.utilization, true },
+                { "nvmlDeviceGetTemperature", NULL, &a.temperature, true },
+                { "nvmlDeviceGetPowerUsage", NULL, &a.power_usage, true },
+                { "nvmlDeviceGetEnforcedPowerLimit", NULL, &a.power_limit, true },
+                { "nvmlDeviceGetTotalEnergyConsumption", NULL, &a.energy, true },
+                { "nvmlDeviceGetClockInfo", NULL, &a.clock, true },
+                { "nvmlDeviceGetTotalEccErrors", NULL, &a.ecc_total, true },
+                /* renamed in R535; same signature and bits */
+                { "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons",
+                  &a.clock_events, true },
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
         e = xpu_dl_bind(handle, syms, ELEMENTSOF(syms), err, sizeof(err));
@@ -235,7 +438,7 @@ static int nvml_helper(void *arg, int out_fd) {
                 return xpu_reply_fail(&r, out_fd, e, "%s", err);
 
         nvml_ret ne = CALL(fn_void, a.init)();
-        if (ne != 0)
+        if (ne != NVML_OK)
                 return nvml_fail(&r, out_fd, &a, "nvmlInit_v2", ne);
         int status = read_all(&r, out_fd, &a);
         (void)CALL(fn_void, a.shutdown)();
@@ -243,82 +446,7 @@ static int nvml_helper(void *arg, int out_fd) {
         return status;
 }
 
-/* ---- the parent side ---- */
-
-struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
-        free(r);
-        return NULL;
-}
-
-/* Per-device keys of the wire format. */
-static const struct xpu_reply_field device_fields[] = {
-#define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_nvml_device, m, have)
-        FIELD("uuid", XPU_REPLY_STR, uuid, 0),
-        FIELD("name", XPU_REPLY_STR, name, 0),
-        FIELD("minor", XPU_REPLY_U32, minor, XPU_NVML_HAVE_MINOR),
-        FIELD("bus_id", XPU_REPLY_BUS_ID, pci_bus_id, XPU_NVML_HAVE_PCI),
-        FIELD("memory_total", XPU_REPLY_U64, memory_total_bytes, XPU_NVML_HAVE_MEMORY_TOTAL),
-        FIELD("cc", XPU_REPLY_CC, compute_capability, XPU_NVML_HAVE_COMPUTE_CAPABILITY),
-        FIELD("brand", XPU_REPLY_STR, brand, XPU_NVML_HAVE_BRAND),
-#undef FIELD
-};
-
-int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size) {
-        _cleanup_free_ struct xpu_nvml_result *r = NULL;
-        struct xpu_reply_parser p;
-        size_t count = 0;
-        bool have_count = false, have_driver = false;
-        char fallback[8];
-        int e;
-
-        if (!err) {
-                err = fallback;
-                err_size = sizeof(fallback);
-        }
-        r = calloc(1, sizeof(*r) + XPU_NVML_DEVICES_MAX * sizeof(r->devices[0]));
-        if (!r)
-                return -ENOMEM;
-
-        xpu_reply_parser_init(&p, "NVML", text);
-        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
-                const char *field = NULL;
-                int i;
-                if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
-                        if (xpu_strlcpy(r->driver_version, p.value, sizeof(r->driver_version)) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_driver = true;
-                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0]) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v == 0 || v > 999999)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u",
-                                 (unsigned)(v / 1000), (unsigned)(v % 1000 / 10));
-                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_NVML_DEVICES_MAX)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        count = (size_t)v;
-                        have_count = true;
-                } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
-                           xpu_reply_set_field(&r->devices[i], &r->devices[i].have, device_fields,
-                                               ELEMENTSOF(device_fields), field, p.value) < 0)
-                        return xpu_reply_garbage(&p, err, err_size);
-        }
-        if (e < 0)
-                return e;
-        if (!have_count || !have_driver) {
-                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "driver_version" : "device_count");
-                return -EBADMSG;
-        }
-        for (size_t i = 0; i < count; i++)
-                if (!r->devices[i].uuid[0] || !r->devices[i].name[0]) {
-                        snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks uuid or name", i);
-                        return -EBADMSG;
-                }
-        r->n = count;
-        *ret = TAKE_PTR(r);
-        return 0;
-}
+/* ---- the parent side: run the helper, parse its reply (nvidia-nvml-parse.c) ---- */
 
 int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_nvml_result **ret, char *err, size_t err_size) {
@@ -347,117 +475,3 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
                 return r;
         return xpu_nvml_parse_reply(reply, ret, err, err_size);
 }
-
-/* ---- merging into the fast-path inventory ---- */
-
-int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
-        int matched = 0;
-        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0)
-                return -ENOMEM;
-        for (size_t k = 0; k < r->n; k++) {
-                const struct xpu_nvml_device *nd = &r->devices[k];
-                struct xpu_device *dev = (nd->have & XPU_NVML_HAVE_PCI)
-                                                 ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, nd->pci_bus_id)
-                                                 : NULL;
-                if (!dev) {
-                        if (xpu_inventory_warn(inv, "nvml: %s at %s is not in the procfs inventory; ignored",
-                                               nd->uuid, nd->have & XPU_NVML_HAVE_PCI ? nd->pci_bus_id : "an unknown bus id") < 0)
-                                return -ENOMEM;
-                        continue;
-                }
-                matched++;
-                int e = 0;
-                if (nd->have & XPU_NVML_HAVE_MEMORY_TOTAL)
-                        e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_TOTAL, &dev->memory_total_bytes,
-                                                  XPU_HAVE_MEMORY_TOTAL, nd->memory_total_bytes, XPU_SOURCE_NVML);
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->compute_capability,
-                                             sizeof(dev->compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->brand, sizeof(dev->brand), nd->brand,
-                                             XPU_SOURCE_NVML);
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), nd->name,
-                                             XPU_SOURCE_NVML);
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UUID, dev->uuid, sizeof(dev->uuid), nd->uuid,
-                                             XPU_SOURCE_NVML);
-                if (e < 0)
-                        return -ENOMEM;
-        }
-        return matched;
-}
-
-/* ---- the rich-path backend (rich.h) ---- */
-
-static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
-                     char *err, size_t err_size) {
-        struct xpu_nvml_result *r = NULL;
-        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
-                              err_size);
-        if (e >= 0)
-                *ret = r;
-        return e;
-}
-
-static int rich_merge(struct xpu_inventory *inv, const void *result) {
-        return xpu_nvml_merge(inv, result);
-}
-
-static cJSON *rich_to_json(const void *result) {
-        const struct xpu_nvml_result *r = result;
-        cJSON *o = cJSON_CreateObject();
-        cJSON *devs = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
-        bool ok = devs && cJSON_AddStringToObject(o, "source", "nvml") &&
-                  cJSON_AddStringToObject(o, "driver_version", r->driver_version) &&
-                  (!r->cuda_driver_version[0] || cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version));
-        for (size_t i = 0; ok && i < r->n; i++) {
-                const struct xpu_nvml_device *d = &r->devices[i];
-                cJSON *j = cJSON_CreateObject();
-                ok = j && cJSON_AddItemToArray(devs, j) && cJSON_AddNumberToObject(j, "index", (double)i) &&
-                     cJSON_AddStringToObject(j, "name", d->name) && cJSON_AddStringToObject(j, "uuid", d->uuid);
-                if (ok && (d->have & XPU_NVML_HAVE_PCI))
-                        ok = cJSON_AddStringToObject(j, "pci_bus_id", d->pci_bus_id) != NULL;
-                if (ok && (d->have & XPU_NVML_HAVE_MINOR))
-                        ok = cJSON_AddNumberToObject(j, "minor", d->minor) != NULL;
-                if (ok && (d->have & XPU_NVML_HAVE_MEMORY_TOTAL))
-                        ok = cJSON_AddNumberToObject(j, "memory_total_bytes", (double)d->memory_total_bytes) != NULL;
-                if (ok && (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY))
-                        ok = cJSON_AddStringToObject(j, "compute_capability", d->compute_capability) != NULL;
-                if (ok && (d->have & XPU_NVML_HAVE_BRAND))
-                        ok = cJSON_AddStringToObject(j, "brand", d->brand) != NULL;
-        }
-        if (!ok) {
-                cJSON_Delete(o);
-                return NULL;
-        }
-        return o;
-}
-
-static void rich_print(const void *result, FILE *f) {
-        const struct xpu_nvml_result *r = result;
-        fprintf(f, "nvml: driver %s", r->driver_version);
-        if (r->cuda_driver_version[0])
-                fprintf(f, ", CUDA %s", r->cuda_driver_version);
-        fprintf(f, ", %zu device%s\n", r->n, r->n == 1 ? "" : "s");
-        for (size_t i = 0; i < r->n; i++) {
-                const struct xpu_nvml_device *d = &r->devices[i];
-                fprintf(f, "  %zu %s %s %s", i, d->have & XPU_NVML_HAVE_PCI ? d->pci_bus_id : "-", d->uuid, d->name);
-                if (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY)
-                        fprintf(f, " cc %s", d->compute_capability);
-                if (d->have & XPU_NVML_HAVE_MEMORY_TOTAL)
-                        fprintf(f, " %" PRIu64 " MiB", d->memory_total_bytes >> 20);
-                fputc('\n', f);
-        }
-}
-
-static void rich_free(void *result) {
-        xpu_nvml_result_free(result);
-}
-
-const struct xpu_rich_ops xpu_rich_nvml = {
-        .vendor = XPU_VENDOR_NVIDIA,
-        .source = XPU_SOURCE_NVML,
-        .library = "libnvidia-ml.so.1",
-        .read = rich_read,
-        .merge = rich_merge,
-        .to_json = rich_to_json,
-        .print = rich_print,
-        .free = rich_free,
-};

@@ -1,53 +1,120 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML reader (issue 3, "What is read"): libnvidia-ml from the driver root, called only in an
  * isolated helper child (probes/base/isolate.h), its facts sent back as text lines and parsed
- * strictly here; then merged into the fast-path inventory by PCI bus id. Nothing here logs. */
+ * strictly here; then merged into the fast-path inventory by PCI bus id. Nothing here logs.
+ *
+ * Two files: nvidia-nvml.c is the helper side (the only code that calls NVML) and
+ * xpu_nvml_read(); nvidia-nvml-parse.c is the parent side (reply parser, merge, the rich-path
+ * backend xpu_rich_nvml of rich.h). The wire format between them is described at the top of
+ * nvidia-nvml-parse.c. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/fileio.h"
 #include "probe.h"
 
+struct xpu_rich_ops;
+
 /* Most devices one read reports; NVML's own limit is far above any host's GPU count. */
 #define XPU_NVML_DEVICES_MAX 64
 
-/* Bits of xpu_nvml_device.have: set when NVML answered that query. */
+/* Bits of xpu_nvml_device.have: set when NVML answered that query. A call that fails (for
+ * example NVML_ERROR_NOT_SUPPORTED, normal for most readings on GeForce boards) leaves its bit
+ * clear and its field 0. */
 enum {
         XPU_NVML_HAVE_MINOR = 1u << 0,              /* minor */
         XPU_NVML_HAVE_PCI = 1u << 1,                /* pci_bus_id */
         XPU_NVML_HAVE_MEMORY_TOTAL = 1u << 2,       /* memory_total_bytes */
         XPU_NVML_HAVE_COMPUTE_CAPABILITY = 1u << 3, /* compute_capability */
         XPU_NVML_HAVE_BRAND = 1u << 4,              /* brand */
+        XPU_NVML_HAVE_MEMORY_USED = 1u << 5,        /* memory_used_bytes */
+        XPU_NVML_HAVE_MIG_MODE = 1u << 6,           /* mig_enabled */
+        XPU_NVML_HAVE_MIG_DEVICES = 1u << 7,        /* mig[], n_mig: the full list was read */
+        XPU_NVML_HAVE_UTIL_GPU = 1u << 8,           /* utilization_gpu_percent */
+        XPU_NVML_HAVE_UTIL_MEMORY = 1u << 9,        /* utilization_memory_percent */
+        XPU_NVML_HAVE_TEMPERATURE = 1u << 10,       /* temperature_celsius */
+        XPU_NVML_HAVE_POWER_USAGE = 1u << 11,       /* power_usage_milliwatts */
+        XPU_NVML_HAVE_POWER_LIMIT = 1u << 12,       /* power_limit_milliwatts */
+        XPU_NVML_HAVE_ENERGY = 1u << 13,            /* energy_millijoules */
+        XPU_NVML_HAVE_CLOCK_SM = 1u << 14,          /* clock_sm_hz */
+        XPU_NVML_HAVE_CLOCK_MEMORY = 1u << 15,      /* clock_memory_hz */
+        XPU_NVML_HAVE_ECC_CORRECTED = 1u << 16,     /* ecc_corrected */
+        XPU_NVML_HAVE_ECC_UNCORRECTED = 1u << 17,   /* ecc_uncorrected */
+        XPU_NVML_HAVE_CLOCK_EVENTS = 1u << 18,      /* clock_event_reasons */
 };
 
-/* One GPU as NVML reports it (NVML index order = PCI bus order, but merge by bus id only). */
+/* One MIG device (a compute instance of a GPU instance) of a GPU in MIG mode. Its parent is the
+ * xpu_nvml_device that holds it. */
+struct xpu_nvml_mig {
+        char uuid[64]; /* nvmlDeviceGetUUID of the MIG handle: "MIG-<uuid>" (R470+) or the older
+                          "MIG-GPU-<uuid>/<gi>/<ci>" */
+};
+
+/* One GPU as NVML reports it (NVML index order = PCI bus order, but merge by bus id only).
+ * Static facts first (merged into the inventory), then the live readings (kept here for xpud,
+ * never merged). Units are in the names. */
 struct xpu_nvml_device {
-        char uuid[64];                       /* "GPU-307dcc96-..." */
-        char name[128];                      /* "NVIDIA GeForce RTX 2080 Ti" */
-        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* normal form ("0000:1a:00.0") */
-        char compute_capability[16];         /* "7.5" */
-        char brand[32];                      /* "GeForce", "Tesla", ...; "brand 17" for unknown codes */
-        uint32_t minor;                      /* /dev/nvidia<minor> */
-        uint64_t memory_total_bytes;         /* bytes (nvmlDeviceGetMemoryInfo total) */
-        uint32_t have;                       /* XPU_NVML_HAVE_* */
+        char uuid[64];                       /* nvmlDeviceGetUUID: "GPU-307dcc96-..."; "" only when lost */
+        char name[128];                      /* nvmlDeviceGetName; "" only when lost */
+        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* nvmlDeviceGetPciInfo_v3/_v2/(v1) busId, normal form ("0000:1a:00.0") */
+        char compute_capability[16];         /* nvmlDeviceGetCudaComputeCapability: "7.5" */
+        char brand[32];                      /* nvmlDeviceGetBrand: "GeForce", "Tesla", ...; "brand 17" for unknown codes */
+        uint32_t minor;                      /* nvmlDeviceGetMinorNumber: /dev/nvidia<minor> */
+        uint64_t memory_total_bytes;         /* nvmlDeviceGetMemoryInfo total, bytes */
+        uint64_t memory_used_bytes;          /* nvmlDeviceGetMemoryInfo (v1) used, bytes: reserved + allocated (a live reading) */
+
+        bool mig_enabled;                          /* nvmlDeviceGetMigMode current mode == NVML_DEVICE_MIG_ENABLE */
+        struct xpu_nvml_mig mig[XPU_MIG_DEVICES_MAX]; /* nvmlDeviceGetMigDeviceHandleByIndex for 0 ..
+                                                         nvmlDeviceGetMaxMigDeviceCount-1 (indices without a
+                                                         MIG device skipped), in NVML index order */
+        size_t n_mig;
+
+        /* Live readings for xpud (not merged into the inventory). */
+        uint32_t utilization_gpu_percent;    /* nvmlDeviceGetUtilizationRates gpu, 0..100 % of the last sample period */
+        uint32_t utilization_memory_percent; /* nvmlDeviceGetUtilizationRates memory, 0..100 % */
+        uint32_t temperature_celsius;        /* nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU), degrees Celsius */
+        uint32_t power_usage_milliwatts;     /* nvmlDeviceGetPowerUsage, milliwatts */
+        uint32_t power_limit_milliwatts;     /* nvmlDeviceGetEnforcedPowerLimit, milliwatts */
+        uint64_t energy_millijoules;         /* nvmlDeviceGetTotalEnergyConsumption, millijoules since the driver was loaded */
+        uint64_t clock_sm_hz;                /* nvmlDeviceGetClockInfo(NVML_CLOCK_SM), MHz converted to hertz */
+        uint64_t clock_memory_hz;            /* nvmlDeviceGetClockInfo(NVML_CLOCK_MEM), MHz converted to hertz */
+        uint64_t ecc_corrected;              /* nvmlDeviceGetTotalEccErrors(CORRECTED, VOLATILE): count since driver load */
+        uint64_t ecc_uncorrected;            /* nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE): count since driver load */
+        uint64_t clock_event_reasons;        /* nvmlDeviceGetCurrentClocksEventReasons (or the older
+                                                ...ClocksThrottleReasons): NVML's bitmask, e.g. 0x1 GPU idle,
+                                                0x4 SW power cap, 0x20 SW thermal slowdown */
+
+        /* A per-device call answered NVML_ERROR_GPU_IS_LOST (15): the helper stopped querying this
+         * device (the fields read before stay, with their bits) and went on with the others. */
+        bool lost;
+        char lost_reason[160]; /* "nvmlDeviceGetPowerUsage failed: GPU is lost (error 15)" */
+
+        uint32_t have; /* XPU_NVML_HAVE_* */
 };
 
 struct xpu_nvml_result {
         char driver_version[32];      /* nvmlSystemGetDriverVersion: "465.19.01" */
-        char cuda_driver_version[16]; /* "11.3" from 11030; "" when the library lacks the call */
+        char cuda_driver_version[16]; /* nvmlSystemGetCudaDriverVersion_v2: "11.3" from 11030; "" when the library
+                                         lacks the call */
         size_t n;                     /* devices used */
         struct xpu_nvml_device devices[];
 };
 
 /* Read NVML's view of the host. In a helper of xpu_isolate_run() (nobody:nogroup, no
  * capabilities, environment PATH only, TIMEOUT_MS bounded; 0 = 10 s) the helper loads
- * libnvidia-ml.so.1 from DRIVER_ROOT_FD (xpu_dl_open), refuses a library whose file-name version
- * differs from DRIVER_VERSION (the kernel module's, /proc/driver/nvidia/version) before calling
- * anything in it, then calls nvmlInit_v2, the system queries, per device name, UUID, minor, PCI
- * info, memory, compute capability, brand, and nvmlShutdown. DRIVER_VERSION NULL or "" skips the
- * version check.
+ * libnvidia-ml.so.1 from DRIVER_ROOT_FD (xpu_dl_open_version), refuses a library whose file-name
+ * version differs from DRIVER_VERSION (the kernel module's, /proc/driver/nvidia/version) before
+ * loading it, then calls nvmlInit_v2 (nvmlInit), the system queries, per device (GetCount_v2,
+ * GetHandleByIndex_v2, with unversioned fallbacks) name, UUID, minor, PCI info (_v3, _v2, then
+ * the old layout), memory, compute capability, brand, MIG mode and MIG devices, and the readings
+ * of struct xpu_nvml_device, and nvmlShutdown. DRIVER_VERSION NULL or "" skips the version check.
+ *
+ * A device whose calls answer NVML_ERROR_GPU_IS_LOST is reported with lost set and the reason;
+ * the other devices are read as usual. Any other failure of a required per-device call (handle,
+ * UUID, name) fails the read.
  *
  * The helper cannot keep DRIVER_ROOT_FD (the runner closes every fd but the reply pipe): it
  * reopens the directory by the fd's /proc/self/fd path and checks device and inode against the
@@ -68,15 +135,36 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
 /* NULL-safe; returns NULL. */
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r);
 
-/* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in nvidia-nvml.c).
- * Exposed for tests. Returns 0 and *RET, -EBADMSG with ERR "garbage from the NVML helper: line N",
- * the helper's own error (an "error ERRNO TEXT" line) with ERR = TEXT, or -ENOMEM. */
+/* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in
+ * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown key, a value of
+ * the wrong form or out of range (a percentage above 100, a MIG mode other than 0/1, more MIG
+ * devices than XPU_MIG_DEVICES_MAX, a MIG UUID without "MIG-"), a device without uuid or name
+ * that is not lost, or a MIG list with a hole is garbage. Returns 0 and *RET, -EBADMSG with ERR
+ * "garbage from the NVML helper: line N" (or "...: device N ..."), the helper's own error (an
+ * "error ERRNO TEXT" line) with ERR = TEXT, or -ENOMEM. ERR may be NULL. */
 int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size);
 
-/* Fill what the fast path lacks from R into INV: for each NVIDIA device of INV whose pci_bus_id
- * equals an NVML device's (never by position): memory_total_bytes (+ XPU_HAVE_MEMORY_TOTAL) when
- * unknown, compute_capability, name and uuid when empty. Sets
- * inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version when R has one. An NVML device the fast path
- * does not list becomes a warning line, not a device. Returns the number of devices matched, or
- * -ENOMEM. */
+/* Merge R into INV: for each NVIDIA device of INV whose pci_bus_id equals an NVML device's (never
+ * by position), through the one merge rule of probe.h (fill when absent, keep and warn when
+ * different, each field marked XPU_SOURCE_NVML): memory_total_bytes (XPU_HAVE_MEMORY_TOTAL),
+ * compute_capability, brand, name, uuid; memory_used_bytes (XPU_HAVE_MEMORY_USED) only when
+ * absent and never a warning (a live reading); MIG mode and MIG UUIDs (mig_enabled, mig_uuids,
+ * n_mig, XPU_HAVE_MIG_MODE, field XPU_FIELD_MIG) when NVML answered the MIG mode and the device
+ * has none yet (a different one is a warning). NVML's minor number is not merged (procfs owns
+ * it); a different one is a warning. Sets inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version
+ * when R has one. An NVML device the fast path does not list becomes a warning, not a device; a
+ * lost device becomes a warning with its reason (what was read before the loss is merged). The
+ * readings are not merged. Returns the number of devices matched, or -ENOMEM. */
 int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
+
+/* The rich-path backend of NVML (rich.h): vendor NVIDIA, source XPU_SOURCE_NVML, library
+ * "libnvidia-ml.so.1"; read = xpu_nvml_read() with the fast path's driver version, merge =
+ * xpu_nvml_merge(), to_json = {"source": "nvml", "driver_version", "cuda_driver_version"?,
+ * "devices": [{"index", "name", "uuid", "pci_bus_id"?, "minor"?, "memory_total_bytes"?,
+ * "memory_used_bytes"?, "compute_capability"?, "brand"?, "mig_enabled"?, "mig_devices"?: [{"index",
+ * "uuid", "parent_index", "parent_uuid"}], "readings": {"utilization_gpu_percent",
+ * "utilization_memory_percent", "temperature_celsius", "power_usage_watts", "power_limit_watts",
+ * "energy_millijoules", "clock_sm_hz", "clock_memory_hz", "ecc_corrected_volatile",
+ * "ecc_uncorrected_volatile", "clock_event_reasons"} (those NVML answered), "lost"?, "lost_reason"?}]}
+ * ("?": only when known), print = the same as text lines. */
+extern const struct xpu_rich_ops xpu_rich_nvml;

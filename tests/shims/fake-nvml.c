@@ -4,6 +4,7 @@
  * the few types and return codes below follow NVML's published values. */
 #include <stdatomic.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,12 @@ typedef struct {
         unsigned int pciSubSystemId;
         char busId[32];              /* "00000000:1A:00.0" */
 } nvmlPciInfo_t;
+/* nvmlUtilization_t: percent of the last sample period. */
+typedef struct {
+        unsigned int gpu;
+        unsigned int memory;
+} nvmlUtilization_t;
+
 /* The layout the unversioned nvmlDeviceGetPciInfo (NVML < 9) fills. */
 typedef struct {
         char busId[16];
@@ -48,12 +55,16 @@ enum {
         NVML_ERROR_UNKNOWN = 999,
 };
 
-/* Devices this fake can hand out; a handle is a pointer into this array. */
+/* Devices this fake can hand out; a handle is a pointer into one of these arrays: GPUs, and the
+ * MIG devices of each GPU (mig = the MIG index, -1 for a GPU). */
 #define MAX_DEVICES 64
+#define MAX_MIG 16
 struct nvmlDevice_st {
         unsigned index;
+        int mig;
 };
 static struct nvmlDevice_st devices[MAX_DEVICES];
+static struct nvmlDevice_st mig_devices[MAX_DEVICES][MAX_MIG];
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -77,20 +88,44 @@ EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *
 EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfoV1_t *pci);
 EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
 EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, int *type);
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode);
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                        nvmlDevice_t *migDevice);
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization);
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensorType, unsigned int *temp);
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock);
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
+                                                unsigned long long *eccCounts);
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons);
 
 /* nvmlInit*() calls not yet matched by nvmlShutdown(), as NVML counts them. */
 static atomic_int init_count;
 
-/* Failure modes of entry point FUNCTION: "hang.FUNCTION 1" never returns, "abort.FUNCTION 1"
- * calls abort(), "error.FUNCTION N" returns N. */
-static nvmlReturn_t forced(const char *function) {
+/* Failure modes of entry point FUNCTION, for all devices ("hang.FUNCTION 1" never returns,
+ * "abort.FUNCTION 1" calls abort(), "error.FUNCTION N" returns N) or, with INDEX >= 0, for
+ * device INDEX only ("hang.FUNCTION.2 1", "abort.FUNCTION.2 1", "error.FUNCTION.2 15"). */
+static nvmlReturn_t forced_at(const char *function, long long index) {
+        char key[128];
         long long v = 0;
-        if (xpu_fake_state_get_long(&v, "hang.%s", function) == 0 && v)
+        if (index >= 0)
+                snprintf(key, sizeof(key), "%s.%lld", function, index);
+        else
+                snprintf(key, sizeof(key), "%s", function);
+        if (xpu_fake_state_get_long(&v, "hang.%s", key) == 0 && v)
                 for (;;)
                         pause();
-        if (xpu_fake_state_get_long(&v, "abort.%s", function) == 0 && v)
+        if (xpu_fake_state_get_long(&v, "abort.%s", key) == 0 && v)
                 abort();
-        return (nvmlReturn_t)xpu_fake_forced_error(function);
+        return (nvmlReturn_t)xpu_fake_forced_error(key);
+}
+
+static nvmlReturn_t forced(const char *function) {
+        return forced_at(function, -1);
 }
 
 /* Number of devices in the state file, or -1 when it does not say. */
@@ -101,8 +136,8 @@ static long long device_count(void) {
         return n < MAX_DEVICES ? n : MAX_DEVICES;
 }
 
-/* Check that NVML is initialised and DEVICE is one of our handles still on the bus
- * ("device.N.lost 1" in the state makes it fall off). */
+/* Check that NVML is initialised and DEVICE is one of our GPU handles still on the bus
+ * ("device.N.lost 1" in the state makes it fall off: every call on it answers GPU_IS_LOST). */
 static nvmlReturn_t check_device(nvmlDevice_t device) {
         long long lost = 0;
         if (atomic_load(&init_count) <= 0)
@@ -113,6 +148,33 @@ static nvmlReturn_t check_device(nvmlDevice_t device) {
                 return NVML_ERROR_INVALID_ARGUMENT;
         if (xpu_fake_state_get_long(&lost, "device.%u.lost", device->index) == 0 && lost)
                 return NVML_ERROR_GPU_IS_LOST;
+        return NVML_SUCCESS;
+}
+
+/* The checks of every per-device entry point FUNCTION: global failure modes, a valid GPU
+ * handle, then the failure modes of that device. */
+static nvmlReturn_t enter(const char *function, nvmlDevice_t device) {
+        nvmlReturn_t r = forced(function);
+        if (r == NVML_SUCCESS)
+                r = check_device(device);
+        if (r == NVML_SUCCESS)
+                r = forced_at(function, device->index);
+        return r;
+}
+
+/* "device.N.KEY" of DEVICE as an unsigned number (decimal or 0x hex) at most MAX:
+ * NOT_SUPPORTED when absent (as NVML answers on boards without that sensor), UNKNOWN when
+ * malformed or too large. */
+static nvmlReturn_t device_number(nvmlDevice_t device, const char *key, unsigned long long max,
+                                  unsigned long long *ret) {
+        char value[64], *end = NULL;
+        if (xpu_fake_state_getf(value, sizeof(value), "device.%u.%s", device->index, key) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        errno = 0;
+        unsigned long long v = strtoull(value, &end, 0);
+        if (errno != 0 || end == value || *end != '\0' || value[0] == '-' || v > max)
+                return NVML_ERROR_UNKNOWN;
+        *ret = v;
         return NVML_SUCCESS;
 }
 
@@ -234,6 +296,8 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
         if (!device || index >= MAX_DEVICES)
                 return NVML_ERROR_INVALID_ARGUMENT;
         r = check_device(&devices[index]);
+        if (r == NVML_SUCCESS)
+                r = forced_at("nvmlDeviceGetHandleByIndex_v2", index);
         if (r != NVML_SUCCESS)
                 return r;
         *device = &devices[index];
@@ -244,11 +308,27 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device
         return nvmlDeviceGetHandleByIndex_v2(index, device);
 }
 
+/* A MIG handle of nvmlDeviceGetMigDeviceHandleByIndex, or NULL. */
+static const struct nvmlDevice_st *mig_handle(nvmlDevice_t device) {
+        const struct nvmlDevice_st *first = &mig_devices[0][0];
+        if (!device || device < first || device >= first + MAX_DEVICES * MAX_MIG)
+                return NULL;
+        return device;
+}
+
+/* "device.N.uuid" of a GPU; "device.N.mig.M.uuid" of a MIG device (GPU N must not be lost). */
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
         char key[64];
-        nvmlReturn_t r = forced("nvmlDeviceGetUUID");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        const struct nvmlDevice_st *mig = mig_handle(device);
+        nvmlReturn_t r;
+        if (mig) {
+                r = enter("nvmlDeviceGetUUID", &devices[mig->index]);
+                if (r != NVML_SUCCESS)
+                        return r;
+                snprintf(key, sizeof(key), "device.%u.mig.%d.uuid", mig->index, mig->mig);
+                return copy_string(uuid, length, key);
+        }
+        r = enter("nvmlDeviceGetUUID", device);
         if (r != NVML_SUCCESS)
                 return r;
         snprintf(key, sizeof(key), "device.%u.uuid", device->index);
@@ -257,9 +337,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int len
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
         char key[64];
-        nvmlReturn_t r = forced("nvmlDeviceGetName");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        nvmlReturn_t r = enter("nvmlDeviceGetName", device);
         if (r != NVML_SUCCESS)
                 return r;
         /* "device.N.name_from_env VAR": the name is the value of VAR in this process's environment
@@ -280,9 +358,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int len
 
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor) {
         long long v = 0;
-        nvmlReturn_t r = forced("nvmlDeviceGetMinorNumber");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        nvmlReturn_t r = enter("nvmlDeviceGetMinorNumber", device);
         if (r != NVML_SUCCESS)
                 return r;
         if (!minor)
@@ -295,9 +371,7 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor) 
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
         long long total = 0, used = 0;
-        nvmlReturn_t r = forced("nvmlDeviceGetMemoryInfo");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        nvmlReturn_t r = enter("nvmlDeviceGetMemoryInfo", device);
         if (r != NVML_SUCCESS)
                 return r;
         if (!memory)
@@ -314,10 +388,12 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) 
 }
 
 /* "device.N.bus_id" as given (any case, with or without the 8-digit domain). */
-static nvmlReturn_t bus_id_of(nvmlDevice_t device, char *buf, size_t size, unsigned *domain, unsigned *bus,
-                              unsigned *dev) {
+static nvmlReturn_t bus_id_of(const char *function, nvmlDevice_t device, char *buf, size_t size, unsigned *domain,
+                              unsigned *bus, unsigned *dev) {
         char value[32];
         nvmlReturn_t r = check_device(device);
+        if (r == NVML_SUCCESS)
+                r = forced_at(function, device->index);
         if (r != NVML_SUCCESS)
                 return r;
         if (xpu_fake_state_getf(value, sizeof(value), "device.%u.bus_id", device->index) < 0)
@@ -335,7 +411,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
         if (r == NVML_SUCCESS && !pci)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS)
-                r = bus_id_of(device, id, sizeof(id), &domain, &bus, &dev);
+                r = bus_id_of("nvmlDeviceGetPciInfo_v3", device, id, sizeof(id), &domain, &bus, &dev);
         if (r != NVML_SUCCESS)
                 return r;
         memset(pci, 0, sizeof(*pci));
@@ -358,7 +434,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfoV1_t *pci) {
         if (r == NVML_SUCCESS && !pci)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS)
-                r = bus_id_of(device, id, sizeof(id), &domain, &bus, &dev);
+                r = bus_id_of("nvmlDeviceGetPciInfo", device, id, sizeof(id), &domain, &bus, &dev);
         if (r != NVML_SUCCESS)
                 return r;
         memset(pci, 0, sizeof(*pci));
@@ -372,9 +448,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfoV1_t *pci) {
 /* "device.N.cc 7.5" */
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor) {
         char value[32];
-        nvmlReturn_t r = forced("nvmlDeviceGetCudaComputeCapability");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        nvmlReturn_t r = enter("nvmlDeviceGetCudaComputeCapability", device);
         if (r != NVML_SUCCESS)
                 return r;
         if (!major || !minor)
@@ -398,9 +472,7 @@ static const struct {
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, int *type) {
         char value[32];
         long long code = 0;
-        nvmlReturn_t r = forced("nvmlDeviceGetBrand");
-        if (r == NVML_SUCCESS)
-                r = check_device(device);
+        nvmlReturn_t r = enter("nvmlDeviceGetBrand", device);
         if (r != NVML_SUCCESS)
                 return r;
         if (!type)
@@ -417,4 +489,172 @@ nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, int *type) {
                         return NVML_SUCCESS;
                 }
         return NVML_ERROR_UNKNOWN;
+}
+
+/* "device.N.mig_mode 0|1" (current), "device.N.mig_pending 0|1" (default: the current mode);
+ * absent: NOT_SUPPORTED, as on a GPU without MIG. */
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode) {
+        unsigned long long current = 0, pending = 0;
+        nvmlReturn_t r = enter("nvmlDeviceGetMigMode", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!currentMode || !pendingMode)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = device_number(device, "mig_mode", 1, &current);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (device_number(device, "mig_pending", 1, &pending) != NVML_SUCCESS)
+                pending = current;
+        *currentMode = (unsigned)current;
+        *pendingMode = (unsigned)pending;
+        return NVML_SUCCESS;
+}
+
+/* "device.N.mig_max" (default 7, an A100's) when the GPU has a MIG mode. */
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count) {
+        unsigned long long mode = 0, max = 7;
+        nvmlReturn_t r = enter("nvmlDeviceGetMaxMigDeviceCount", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!count)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = device_number(device, "mig_mode", 1, &mode);
+        if (r != NVML_SUCCESS)
+                return r;
+        r = device_number(device, "mig_max", MAX_MIG, &max);
+        if (r == NVML_ERROR_UNKNOWN)
+                return r;
+        *count = (unsigned)max;
+        return NVML_SUCCESS;
+}
+
+/* A handle for "device.N.mig.INDEX.uuid"; NOT_FOUND when the state has none at INDEX (an unused
+ * slot), INVALID_ARGUMENT when MIG is off or INDEX is past mig_max. */
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice) {
+        unsigned long long mode = 0, max = 7;
+        char uuid[8];
+        nvmlReturn_t r = enter("nvmlDeviceGetMigDeviceHandleByIndex", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!migDevice || device_number(device, "mig_mode", 1, &mode) != NVML_SUCCESS || mode != 1)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (device_number(device, "mig_max", MAX_MIG, &max) == NVML_ERROR_UNKNOWN || index >= max)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_getf(uuid, sizeof(uuid), "device.%u.mig.%u.uuid", device->index, index) < 0)
+                return NVML_ERROR_NOT_FOUND;
+        struct nvmlDevice_st *m = &mig_devices[device->index][index];
+        m->index = device->index;
+        m->mig = (int)index;
+        *migDevice = m;
+        return NVML_SUCCESS;
+}
+
+/* "device.N.util_gpu" and "device.N.util_memory", percent; both or NOT_SUPPORTED. */
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization) {
+        unsigned long long gpu = 0, memory = 0;
+        nvmlReturn_t r = enter("nvmlDeviceGetUtilizationRates", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!utilization)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = device_number(device, "util_gpu", UINT_MAX, &gpu);
+        if (r == NVML_SUCCESS)
+                r = device_number(device, "util_memory", UINT_MAX, &memory);
+        if (r != NVML_SUCCESS)
+                return r;
+        utilization->gpu = (unsigned)gpu;
+        utilization->memory = (unsigned)memory;
+        return NVML_SUCCESS;
+}
+
+/* "device.N.temperature", degrees Celsius, for NVML_TEMPERATURE_GPU (0), the only sensor. */
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensorType, unsigned int *temp) {
+        unsigned long long v = 0;
+        nvmlReturn_t r = enter("nvmlDeviceGetTemperature", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!temp || sensorType != 0)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = device_number(device, "temperature", UINT_MAX, &v);
+        if (r == NVML_SUCCESS)
+                *temp = (unsigned)v;
+        return r;
+}
+
+/* A reading of one unsigned int from "device.N.KEY". */
+static nvmlReturn_t uint_reading(const char *function, nvmlDevice_t device, const char *key, unsigned int *out) {
+        unsigned long long v = 0;
+        nvmlReturn_t r = enter(function, device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        r = device_number(device, key, UINT_MAX, &v);
+        if (r == NVML_SUCCESS)
+                *out = (unsigned)v;
+        return r;
+}
+
+/* A reading of one unsigned long long from "device.N.KEY". */
+static nvmlReturn_t ull_reading(const char *function, nvmlDevice_t device, const char *key,
+                                unsigned long long *out) {
+        nvmlReturn_t r = enter(function, device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return device_number(device, key, ULLONG_MAX, out);
+}
+
+/* "device.N.power_usage_mw", milliwatts. */
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power) {
+        return uint_reading("nvmlDeviceGetPowerUsage", device, "power_usage_mw", power);
+}
+
+/* "device.N.power_limit_mw", milliwatts. */
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit) {
+        return uint_reading("nvmlDeviceGetEnforcedPowerLimit", device, "power_limit_mw", limit);
+}
+
+/* "device.N.energy_mj", millijoules since the driver was loaded. */
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy) {
+        return ull_reading("nvmlDeviceGetTotalEnergyConsumption", device, "energy_mj", energy);
+}
+
+/* nvmlClockType_t → state key, MHz. */
+static const char *const clock_keys[] = {
+        "clock_graphics_mhz", /* NVML_CLOCK_GRAPHICS */
+        "clock_sm_mhz",       /* NVML_CLOCK_SM */
+        "clock_mem_mhz",      /* NVML_CLOCK_MEM */
+        "clock_video_mhz",    /* NVML_CLOCK_VIDEO */
+};
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock) {
+        if (type < 0 || (size_t)type >= sizeof(clock_keys) / sizeof(clock_keys[0]))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return uint_reading("nvmlDeviceGetClockInfo", device, clock_keys[type], clock);
+}
+
+/* [errorType][counterType] → state key: "device.N.ecc_corrected" and "...ecc_uncorrected" are the
+ * volatile totals, "device.N.ecc_aggregate_corrected"/"..._uncorrected" the lifetime ones. */
+static const char *const ecc_keys[2][2] = {
+        { "ecc_corrected", "ecc_aggregate_corrected" },     /* NVML_MEMORY_ERROR_TYPE_CORRECTED */
+        { "ecc_uncorrected", "ecc_aggregate_uncorrected" }, /* NVML_MEMORY_ERROR_TYPE_UNCORRECTED */
+};
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
+                                         unsigned long long *eccCounts) {
+        if (errorType < 0 || errorType > 1 || counterType < 0 || counterType > 1)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return ull_reading("nvmlDeviceGetTotalEccErrors", device, ecc_keys[errorType][counterType], eccCounts);
+}
+
+/* "device.N.clock_event_reasons": NVML's bitmask, decimal or 0x hex. */
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons) {
+        return ull_reading("nvmlDeviceGetCurrentClocksEventReasons", device, "clock_event_reasons", reasons);
+}
+
+/* The name before R535; the same answer. */
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons) {
+        return ull_reading("nvmlDeviceGetCurrentClocksThrottleReasons", device, "clock_event_reasons", reasons);
 }

@@ -19,9 +19,37 @@
  *   device.0.brand GeForce            nvmlDeviceGetBrand: a brand name of fake-nvml.c or a number
  *   device.0.name_from_env LD_PRELOAD the name is that variable of the library's environment
  *                                     ("(unset)"): shows what reaches an isolated helper
- *   error.cuInit 999                  make that entry point return this code (failure modes)
+ *
+ * Fake NVML only (a missing key makes that call answer NVML_ERROR_NOT_SUPPORTED, as a GeForce
+ * board does; numbers are decimal, or 0x hex where noted):
+ *   device.0.memory_used 524288000    bytes (nvmlDeviceGetMemoryInfo used; 0 when absent)
+ *   device.0.mig_mode 1               nvmlDeviceGetMigMode current mode (0/1)
+ *   device.0.mig_pending 0            its pending mode (default: the current one)
+ *   device.0.mig_max 7                nvmlDeviceGetMaxMigDeviceCount (default 7, at most 16)
+ *   device.0.mig.2.uuid MIG-...       the MIG device at index 2 (nvmlDeviceGetMigDeviceHandleByIndex
+ *                                     + nvmlDeviceGetUUID); an index without one answers NOT_FOUND
+ *   device.0.util_gpu 35              nvmlDeviceGetUtilizationRates, percent (both keys or neither)
+ *   device.0.util_memory 12
+ *   device.0.temperature 41           nvmlDeviceGetTemperature(GPU sensor), degrees Celsius
+ *   device.0.power_usage_mw 71234     nvmlDeviceGetPowerUsage, milliwatts
+ *   device.0.power_limit_mw 250000    nvmlDeviceGetEnforcedPowerLimit, milliwatts
+ *   device.0.energy_mj 123456789      nvmlDeviceGetTotalEnergyConsumption, millijoules
+ *   device.0.clock_sm_mhz 1350        nvmlDeviceGetClockInfo, MHz: also clock_graphics_mhz,
+ *   device.0.clock_mem_mhz 7000       clock_video_mhz
+ *   device.0.ecc_corrected 3          nvmlDeviceGetTotalEccErrors, volatile counter; the aggregate
+ *   device.0.ecc_uncorrected 0        ones are ecc_aggregate_corrected / ecc_aggregate_uncorrected
+ *   device.0.clock_event_reasons 0x4  nvmlDeviceGetCurrentClocksEventReasons (and the older
+ *                                     ...ClocksThrottleReasons) bitmask
+ *   device.0.lost 1                   every call on device 0 (its handle included) answers
+ *                                     NVML_ERROR_GPU_IS_LOST (15)
+ *
+ * Failure modes (both fakes; FUNCTION is the exported name of an entry point):
+ *   error.cuInit 999                  make that entry point return this code
  *   hang.nvmlInit_v2 1                (fake NVML) that entry point never returns
  *   abort.nvmlDeviceGetCount_v2 1     (fake NVML) that entry point calls abort()
+ *   error.nvmlDeviceGetPowerUsage.2 15  (fake NVML) the same three, for the calls on device 2 only
+ *   hang.nvmlDeviceGetMigMode.1 1       (its handle, its UUID, its MIG devices' UUIDs, ...)
+ *   abort.nvmlDeviceGetTemperature.0 1
  *
  * When XPU_FAKE_STATE is unset (the environment of an xpu_isolate_run() helper holds only PATH),
  * the state file is "xpu-fake-state" in the directory of the library file itself (found through

@@ -3,73 +3,10 @@
  * The library is the fake NVML shim ($XPU_BUILD/tests/shims/libnvidia-ml.so.shim) installed in a
  * temporary driver root; its state file lies beside it (the helper's environment has no
  * XPU_FAKE_STATE, see tests/shims/state.h). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
+#include "nvml-fake.h"
 
-#include "base/fileio.h"
-#include "libs.h"
-#include "nvidia-nvml.h"
-#include "testlib.h"
-
-/* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */
-#define LIBDIR (xpu_library_dirs[1] + 1)
 #define HOST "nvidia-rtx2080ti-x8"
 #define DRIVER "465.19.01"
-
-/* A driver root with the fake NVML as LIBDIR/libnvidia-ml.so.<VERSION> (+ .so.1 link) and STATE
- * as its state file; readable by the helper's nobody:nogroup. Returns the root path. */
-static char *make_root(const char *version, const char *state) {
-        const char *build = getenv("XPU_BUILD");
-        char src[PATH_MAX], rel[PATH_MAX], dst[PATH_MAX], link[64];
-        ck_assert_msg(build && *build, "XPU_BUILD is unset: run through tests/run-tests.sh");
-        snprintf(src, sizeof src, "%s/tests/shims/libnvidia-ml.so.shim", build);
-        if (access(src, R_OK) != 0)
-                ck_abort_msg("%s missing: build with `make build-tests` first", src);
-
-        char *root = xpu_test_mkdtemp();
-        ck_assert_int_eq(chmod(root, 0755), 0);
-        snprintf(rel, sizeof rel, "%s/xpu-fake-state", LIBDIR);
-        xpu_test_write(root, rel, state);
-        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.%s", LIBDIR, version);
-        snprintf(dst, sizeof dst, "%s/%s", root, rel);
-        int in = open(src, O_RDONLY | O_CLOEXEC), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-        ck_assert_int_ge(in, 0);
-        ck_assert_int_ge(out, 0);
-        char buf[65536];
-        ssize_t n;
-        while ((n = read(in, buf, sizeof buf)) > 0)
-                ck_assert_int_eq(write(out, buf, (size_t)n), n);
-        ck_assert_int_eq(n, 0);
-        close(in);
-        close(out);
-        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", LIBDIR);
-        snprintf(link, sizeof link, "libnvidia-ml.so.%s", version);
-        xpu_test_symlink(root, rel, link);
-        return root;
-}
-
-static void drop_root(char *root) {
-        xpu_test_rm_rf(root);
-        free(root);
-}
-
-/* Run xpu_nvml_read against ROOT. */
-static int read_root(const char *root, const char *driver, unsigned timeout_ms, struct xpu_nvml_result **ret,
-                     char *err, size_t size) {
-        int fd = xpu_open_root(root);
-        ck_assert_int_ge(fd, 0);
-        int r = xpu_nvml_read(fd, driver, timeout_ms, ret, err, size);
-        close(fd);
-        return r;
-}
 
 /* Two of the host's GPUs, listed in NVML in the opposite order of the bus, plus one the fast path
  * does not know. */
@@ -94,19 +31,11 @@ static const char two_devices[] =
         "device.2.uuid GPU-00000000-0000-0000-0000-000000000099\n"
         "device.2.bus_id 00000000:FF:00.0\n";
 
-static const struct xpu_device *by_bus(const struct xpu_inventory *inv, const char *bus) {
-        for (size_t i = 0; i < inv->n_devices; i++)
-                if (strcmp(inv->devices[i].pci_bus_id, bus) == 0)
-                        return &inv->devices[i];
-        ck_abort_msg("no device at %s", bus);
-        return NULL;
-}
-
 START_TEST(test_read_and_merge) {
-        char *root = make_root(DRIVER, two_devices);
+        char *root = nvml_make_root(DRIVER, two_devices);
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
         ck_assert_str_eq(err, "");
         ck_assert_str_eq(r->driver_version, DRIVER);
         ck_assert_str_eq(r->cuda_driver_version, "11.3");
@@ -119,7 +48,10 @@ START_TEST(test_read_and_merge) {
         ck_assert_uint_eq(r->devices[0].minor, 1);
         ck_assert_uint_eq(r->devices[0].memory_total_bytes, 11554717696ull);
         ck_assert_uint_eq(r->devices[0].have, XPU_NVML_HAVE_MINOR | XPU_NVML_HAVE_PCI | XPU_NVML_HAVE_MEMORY_TOTAL |
-                                                      XPU_NVML_HAVE_COMPUTE_CAPABILITY | XPU_NVML_HAVE_BRAND);
+                                                      XPU_NVML_HAVE_MEMORY_USED | XPU_NVML_HAVE_COMPUTE_CAPABILITY |
+                                                      XPU_NVML_HAVE_BRAND);
+        ck_assert_uint_eq(r->devices[0].memory_used_bytes, 0);
+        ck_assert(!r->devices[0].lost);
         ck_assert_str_eq(r->devices[1].pci_bus_id, "0000:1a:00.0");
         ck_assert_uint_eq(r->devices[1].have & XPU_NVML_HAVE_BRAND, 0);
         ck_assert_uint_eq(r->devices[2].have, XPU_NVML_HAVE_PCI);
@@ -127,13 +59,13 @@ START_TEST(test_read_and_merge) {
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, DRIVER);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "");
-        ck_assert_uint_eq(by_bus(inv, "0000:1a:00.0")->have & XPU_HAVE_MEMORY_TOTAL, 0);
+        ck_assert_uint_eq(nvml_by_bus(inv, "0000:1a:00.0")->have & XPU_HAVE_MEMORY_TOTAL, 0);
         size_t warnings = inv->n_warnings;
 
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "11.3");
-        const struct xpu_device *d0 = by_bus(inv, "0000:1a:00.0"), *d1 = by_bus(inv, "0000:1b:00.0"),
-                                *d2 = by_bus(inv, "0000:60:00.0");
+        const struct xpu_device *d0 = nvml_by_bus(inv, "0000:1a:00.0"), *d1 = nvml_by_bus(inv, "0000:1b:00.0"),
+                                *d2 = nvml_by_bus(inv, "0000:60:00.0");
         ck_assert_str_eq(d0->uuid, "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31");
         ck_assert_uint_eq(d0->memory_total_bytes, 11811160064ull);
         ck_assert_uint_ne(d0->have & XPU_HAVE_MEMORY_TOTAL, 0);
@@ -152,106 +84,91 @@ START_TEST(test_read_and_merge) {
 
         xpu_inventory_free(inv);
         xpu_nvml_result_free(r);
-        drop_root(root);
+        nvml_drop_root(root);
 }
 END_TEST
 
 START_TEST(test_version_mismatch_before_init) {
         /* nvmlInit would abort: a mismatch must be reported without calling it. */
-        char *root = make_root(DRIVER, "abort.nvmlInit_v2 1\nhang.nvmlShutdown 1\ndevice_count 0\n");
+        char *root = nvml_make_root(DRIVER, "abort.nvmlInit_v2 1\nhang.nvmlShutdown 1\ndevice_count 0\n");
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, "470.57.02", 5000, &r, err, sizeof err), -EPROTO);
+        ck_assert_int_eq(nvml_read_root(root, "470.57.02", 5000, &r, err, sizeof err), -EPROTO);
         ck_assert_ptr_null(r);
         ck_assert_str_eq(err, "driver/library version mismatch: kernel module 470.57.02, libnvidia-ml.so." DRIVER);
         /* The same root with the matching version does reach nvmlInit. */
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
         ck_assert_str_eq(err, "NVML helper killed by signal 6 (Aborted)");
-        drop_root(root);
+        nvml_drop_root(root);
 }
 END_TEST
 
-/* Children of this process (a stray helper would be one). */
-static int count_children(void) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        int n = 0;
-        ck_assert_ptr_nonnull(d);
-        while ((de = readdir(d))) {
-                char path[300], buf[512];
-                snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-                FILE *f = fopen(path, "re");
-                if (!f)
-                        continue;
-                if (fgets(buf, sizeof buf, f)) {
-                        const char *p = strrchr(buf, ')');
-                        int ppid = 0;
-                        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
-                                n++;
-                }
-                fclose(f);
-        }
-        closedir(d);
-        return n;
-}
-
-static long long now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 START_TEST(test_timeout) {
-        char *root = make_root(DRIVER, "hang.nvmlInit_v2 1\ndriver_version " DRIVER "\ndevice_count 0\n");
+        char *root = nvml_make_root(DRIVER, "hang.nvmlInit_v2 1\ndriver_version " DRIVER "\ndevice_count 0\n");
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        long long t0 = now_ms();
-        ck_assert_int_eq(read_root(root, DRIVER, 300, &r, err, sizeof err), -ETIMEDOUT);
-        long long took = now_ms() - t0;
+        long long t0 = nvml_now_ms();
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 300, &r, err, sizeof err), -ETIMEDOUT);
+        long long took = nvml_now_ms() - t0;
         ck_assert_msg(took >= 250 && took < 1300, "took %lld ms", took);
         ck_assert_str_eq(err, "NVML helper timed out after 300 ms");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(count_children(), 0);
-        drop_root(root);
+        ck_assert_int_eq(nvml_count_children(), 0);
+        nvml_drop_root(root);
 }
 END_TEST
 
 START_TEST(test_abort) {
-        char *root = make_root(DRIVER, "abort.nvmlDeviceGetCount_v2 1\ndriver_version " DRIVER "\ndevice_count 1\n");
+        char *root = nvml_make_root(DRIVER, "abort.nvmlDeviceGetCount_v2 1\ndriver_version " DRIVER "\ndevice_count 1\n");
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
         ck_assert_str_eq(err, "NVML helper killed by signal 6 (Aborted)");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(count_children(), 0);
-        drop_root(root);
+        ck_assert_int_eq(nvml_count_children(), 0);
+        nvml_drop_root(root);
 }
 END_TEST
 
 START_TEST(test_nvml_error_code) {
-        char *root = make_root(DRIVER, "error.nvmlInit_v2 15\ndriver_version " DRIVER "\ndevice_count 1\n");
+        char *root = nvml_make_root(DRIVER, "error.nvmlInit_v2 15\ndriver_version " DRIVER "\ndevice_count 1\n");
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
         ck_assert_str_eq(err, "nvmlInit_v2 failed: GPU is lost (error 15)");
-        drop_root(root);
+        nvml_drop_root(root);
 
-        /* A device call failing names the call and the device. */
-        root = make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\ndevice.0.uuid GPU-a\ndevice.0.name A\n"
+        /* A required device call failing (other than GPU_IS_LOST) names the call and the device. */
+        root = nvml_make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\ndevice.0.uuid GPU-a\ndevice.0.name A\n"
+                                 "device.1.uuid GPU-b\ndevice.1.name B\nerror.nvmlDeviceGetUUID.1 999\n");
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
+        ck_assert_str_eq(err, "nvmlDeviceGetUUID(1) failed: Unknown Error (error 999)");
+        ck_assert_ptr_null(r);
+        nvml_drop_root(root);
+
+        /* A lost GPU does not fail the read: it is marked lost, from its handle on. */
+        root = nvml_make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\ndevice.0.uuid GPU-a\ndevice.0.name A\n"
                                  "device.1.uuid GPU-b\ndevice.1.lost 1\n");
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -EIO);
-        ck_assert_str_eq(err, "nvmlDeviceGetHandleByIndex_v2(1) failed: GPU is lost (error 15)");
-        drop_root(root);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
+        ck_assert_uint_eq(r->n, 2);
+        ck_assert(!r->devices[0].lost);
+        ck_assert_str_eq(r->devices[0].uuid, "GPU-a");
+        ck_assert(r->devices[1].lost);
+        ck_assert_str_eq(r->devices[1].lost_reason, "nvmlDeviceGetHandleByIndex_v2 failed: GPU is lost (error 15)");
+        ck_assert_str_eq(r->devices[1].uuid, "");
+        ck_assert_uint_eq(r->devices[1].have, 0);
+        r = xpu_nvml_result_free(r);
+        nvml_drop_root(root);
 
         /* No state file: the fake's "driver not loaded". */
-        root = make_root(DRIVER, "");
+        root = nvml_make_root(DRIVER, "");
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s/xpu-fake-state", root, LIBDIR);
+        snprintf(path, sizeof path, "%s/%s/xpu-fake-state", root, NVML_LIBDIR);
         ck_assert_int_eq(unlink(path), 0);
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENODEV);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENODEV);
         ck_assert_str_eq(err, "nvmlInit_v2 failed: Driver Not Loaded (error 9)");
         ck_assert_ptr_null(r);
-        drop_root(root);
+        nvml_drop_root(root);
 }
 END_TEST
 
@@ -260,29 +177,29 @@ START_TEST(test_library_missing) {
         ck_assert_int_eq(chmod(root, 0755), 0);
         struct xpu_nvml_result *r = NULL;
         char err[512] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENOENT);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENOENT);
         ck_assert_msg(strncmp(err, "not available: libnvidia-ml.so.1 not found in ", 46) == 0, "%s", err);
         ck_assert_ptr_null(r);
-        drop_root(root);
+        nvml_drop_root(root);
 }
 END_TEST
 
 START_TEST(test_environment_not_passed) {
-        char *root = make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\n"
+        char *root = nvml_make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\n"
                                        "device.0.uuid GPU-a\ndevice.0.name_from_env LD_PRELOAD\n"
                                        "device.1.uuid GPU-b\ndevice.1.name_from_env PATH\n");
         ck_assert_int_eq(setenv("LD_PRELOAD", "/nonexistent/libpreload.so", 1), 0);
         unsetenv("XPU_FAKE_STATE");
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
+        ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), 0);
         ck_assert_uint_eq(r->n, 2);
         ck_assert_str_eq(r->devices[0].name, "(unset)");
         ck_assert_str_eq(r->devices[1].name, "/usr/bin:/bin");
         ck_assert_str_eq(r->cuda_driver_version, "");
         ck_assert_uint_eq(r->devices[0].have, 0);
         xpu_nvml_result_free(r);
-        drop_root(root);
+        nvml_drop_root(root);
 }
 END_TEST
 

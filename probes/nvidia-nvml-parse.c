@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The NVML reader, parent side: the strict parser of the helper's reply, the merge into the
+ * fast-path inventory and the rich-path backend (rich.h). See nvidia-nvml.h; the helper that
+ * writes the reply is nvidia-nvml.c.
+ *
+ * Wire format of the helper's reply (probes/base/reply.h: one "key value" per line, values
+ * printable ASCII, last line "end"):
+ *   driver_version 465.19.01             nvmlSystemGetDriverVersion
+ *   cuda_driver_version 11030            optional; CUDA driver API integer
+ *   device_count 2                       before any device line; at most XPU_NVML_DEVICES_MAX
+ *   device.0.uuid GPU-...                uuid and name: every device that is not lost
+ *   device.0.name NVIDIA GeForce RTX 2080 Ti
+ *   device.0.minor 0                     the rest: only when NVML answered
+ *   device.0.bus_id 00000000:1A:00.0     any form xpu_pci_bus_id_normalize() takes
+ *   device.0.memory_total 11554717696    bytes
+ *   device.0.memory_used 524288000       bytes
+ *   device.0.cc 7.5
+ *   device.0.brand GeForce
+ *   device.0.mig_mode 1                  current MIG mode: 0 or 1
+ *   device.0.mig_count 2                 after "mig_mode 1" only; 0..XPU_MIG_DEVICES_MAX; the
+ *   device.0.mig.0.uuid MIG-...          list is then complete: mig.M.uuid for every M < count
+ *   device.0.util_gpu 35                 percent, 0..100
+ *   device.0.util_memory 12              percent, 0..100
+ *   device.0.temperature 41              degrees Celsius
+ *   device.0.power_usage_mw 71234        milliwatts
+ *   device.0.power_limit_mw 250000       milliwatts
+ *   device.0.energy_mj 123456789         millijoules
+ *   device.0.clock_sm_hz 1350000000      hertz
+ *   device.0.clock_memory_hz 7000000000  hertz
+ *   device.0.ecc_corrected 0             volatile totals
+ *   device.0.ecc_uncorrected 0
+ *   device.0.clock_event_reasons 1       NVML's bitmask, decimal
+ *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
+ *   end
+ * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
+#include "nvidia-nvml.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/macro.h"
+#include "base/reply.h"
+#include "rich.h"
+
+struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
+        free(r);
+        return NULL;
+}
+
+/* Per-device keys of the wire format stored as they are (MIG keys are parsed by hand). */
+static const struct xpu_reply_field device_fields[] = {
+#define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_nvml_device, m, have)
+        FIELD("uuid", XPU_REPLY_STR, uuid, 0),
+        FIELD("name", XPU_REPLY_STR, name, 0),
+        FIELD("minor", XPU_REPLY_U32, minor, XPU_NVML_HAVE_MINOR),
+        FIELD("bus_id", XPU_REPLY_BUS_ID, pci_bus_id, XPU_NVML_HAVE_PCI),
+        FIELD("memory_total", XPU_REPLY_U64, memory_total_bytes, XPU_NVML_HAVE_MEMORY_TOTAL),
+        FIELD("memory_used", XPU_REPLY_U64, memory_used_bytes, XPU_NVML_HAVE_MEMORY_USED),
+        FIELD("cc", XPU_REPLY_CC, compute_capability, XPU_NVML_HAVE_COMPUTE_CAPABILITY),
+        FIELD("brand", XPU_REPLY_STR, brand, XPU_NVML_HAVE_BRAND),
+        FIELD("util_gpu", XPU_REPLY_U32, utilization_gpu_percent, XPU_NVML_HAVE_UTIL_GPU),
+        FIELD("util_memory", XPU_REPLY_U32, utilization_memory_percent, XPU_NVML_HAVE_UTIL_MEMORY),
+        FIELD("temperature", XPU_REPLY_U32, temperature_celsius, XPU_NVML_HAVE_TEMPERATURE),
+        FIELD("power_usage_mw", XPU_REPLY_U32, power_usage_milliwatts, XPU_NVML_HAVE_POWER_USAGE),
+        FIELD("power_limit_mw", XPU_REPLY_U32, power_limit_milliwatts, XPU_NVML_HAVE_POWER_LIMIT),
+        FIELD("energy_mj", XPU_REPLY_U64, energy_millijoules, XPU_NVML_HAVE_ENERGY),
+        FIELD("clock_sm_hz", XPU_REPLY_U64, clock_sm_hz, XPU_NVML_HAVE_CLOCK_SM),
+        FIELD("clock_memory_hz", XPU_REPLY_U64, clock_memory_hz, XPU_NVML_HAVE_CLOCK_MEMORY),
+        FIELD("ecc_corrected", XPU_REPLY_U64, ecc_corrected, XPU_NVML_HAVE_ECC_CORRECTED),
+        FIELD("ecc_uncorrected", XPU_REPLY_U64, ecc_uncorrected, XPU_NVML_HAVE_ECC_UNCORRECTED),
+        FIELD("clock_event_reasons", XPU_REPLY_U64, clock_event_reasons, XPU_NVML_HAVE_CLOCK_EVENTS),
+        FIELD("lost", XPU_REPLY_STR, lost_reason, 0),
+#undef FIELD
+};
+
+/* A decimal index without sign, blanks or leading zeros, below LIMIT. Returns it or -EINVAL. */
+static int parse_index(const char *s, size_t len, size_t limit) {
+        char num[8];
+        uint64_t v = 0;
+        if (len == 0 || len >= sizeof(num) || (len > 1 && s[0] == '0') || strspn(s, "0123456789") < len)
+                return -EINVAL;
+        memcpy(num, s, len);
+        num[len] = '\0';
+        if (xpu_parse_u64(num, 10, &v) < 0 || v >= limit)
+                return -EINVAL;
+        return (int)v;
+}
+
+/* The MIG keys of device D: "mig_mode", "mig_count", "mig.M.uuid". Returns 0, -ENOENT when FIELD
+ * is none of them, -EINVAL for a bad value or order. */
+static int set_mig_field(struct xpu_nvml_device *d, const char *field, const char *value) {
+        uint64_t v = 0;
+        if (strcmp(field, "mig_mode") == 0) {
+                if ((d->have & XPU_NVML_HAVE_MIG_MODE) || xpu_parse_u64(value, 10, &v) < 0 || v > 1)
+                        return -EINVAL;
+                d->mig_enabled = v == 1;
+                d->have |= XPU_NVML_HAVE_MIG_MODE;
+                return 0;
+        }
+        if (strcmp(field, "mig_count") == 0) {
+                if (!d->mig_enabled || (d->have & XPU_NVML_HAVE_MIG_DEVICES) || xpu_parse_u64(value, 10, &v) < 0 ||
+                    v > XPU_MIG_DEVICES_MAX)
+                        return -EINVAL;
+                d->n_mig = (size_t)v;
+                d->have |= XPU_NVML_HAVE_MIG_DEVICES;
+                return 0;
+        }
+        if (!xpu_startswith(field, "mig."))
+                return -ENOENT;
+        const char *s = field + 4, *dot = strchr(s, '.');
+        if (!dot || strcmp(dot, ".uuid") != 0)
+                return -EINVAL;
+        int m = parse_index(s, (size_t)(dot - s), (d->have & XPU_NVML_HAVE_MIG_DEVICES) ? d->n_mig : 0);
+        if (m < 0 || d->mig[m].uuid[0] || !xpu_startswith(value, "MIG-") ||
+            xpu_strlcpy(d->mig[m].uuid, value, sizeof(d->mig[m].uuid)) < 0)
+                return -EINVAL;
+        return 0;
+}
+
+/* Store "device.N.FIELD VALUE" into D. Returns 0 or -EINVAL. */
+static int set_device_field(struct xpu_nvml_device *d, const char *field, const char *value) {
+        int e = set_mig_field(d, field, value);
+        if (e != -ENOENT)
+                return e;
+        if (xpu_reply_set_field(d, &d->have, device_fields, ELEMENTSOF(device_fields), field, value) < 0)
+                return -EINVAL;
+        if (d->utilization_gpu_percent > 100 || d->utilization_memory_percent > 100)
+                return -EINVAL;
+        d->lost = d->lost_reason[0] != '\0';
+        return 0;
+}
+
+/* What the parser requires of a device once the reply has ended. Returns 0 or -EBADMSG. */
+static int check_device(const struct xpu_nvml_device *d, size_t i, char *err, size_t err_size) {
+        if (!d->lost && (!d->uuid[0] || !d->name[0])) {
+                snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks uuid or name", i);
+                return -EBADMSG;
+        }
+        for (size_t m = 0; m < d->n_mig; m++)
+                if (!d->mig[m].uuid[0]) {
+                        snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks MIG device %zu", i, m);
+                        return -EBADMSG;
+                }
+        return 0;
+}
+
+int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size) {
+        _cleanup_free_ struct xpu_nvml_result *r = NULL;
+        struct xpu_reply_parser p;
+        size_t count = 0;
+        bool have_count = false, have_driver = false;
+        char fallback[8];
+        int e;
+
+        if (!err) {
+                err = fallback;
+                err_size = sizeof(fallback);
+        }
+        r = calloc(1, sizeof(*r) + XPU_NVML_DEVICES_MAX * sizeof(r->devices[0]));
+        if (!r)
+                return -ENOMEM;
+
+        xpu_reply_parser_init(&p, "NVML", text);
+        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
+                const char *field = NULL;
+                int i;
+                if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
+                        if (xpu_strlcpy(r->driver_version, p.value, sizeof(r->driver_version)) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_driver = true;
+                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0]) {
+                        uint64_t v = 0;
+                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v == 0 || v > 999999)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u",
+                                 (unsigned)(v / 1000), (unsigned)(v % 1000 / 10));
+                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
+                        uint64_t v = 0;
+                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_NVML_DEVICES_MAX)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        count = (size_t)v;
+                        have_count = true;
+                } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
+                           set_device_field(&r->devices[i], field, p.value) < 0)
+                        return xpu_reply_garbage(&p, err, err_size);
+        }
+        if (e < 0)
+                return e;
+        if (!have_count || !have_driver) {
+                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "driver_version" : "device_count");
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < count; i++) {
+                e = check_device(&r->devices[i], i, err, err_size);
+                if (e < 0)
+                        return e;
+        }
+        r->n = count;
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+/* ---- merging into the fast-path inventory ---- */
+
+/* MIG mode and devices of ND into DEV: set when DEV has no MIG mode yet, else a different mode is
+ * a warning. Returns 0 or -ENOMEM. */
+static int merge_mig(struct xpu_inventory *inv, struct xpu_device *dev, const struct xpu_nvml_device *nd) {
+        if (!(nd->have & XPU_NVML_HAVE_MIG_MODE))
+                return 0;
+        if (dev->have & XPU_HAVE_MIG_MODE) {
+                if (dev->mig_enabled == nd->mig_enabled)
+                        return 0;
+                const char *own = xpu_source_to_string(xpu_device_field_source(dev, XPU_FIELD_MIG));
+                return xpu_inventory_warn(inv, "%s: nvml reports mig \"%s\" but %s has \"%s\"; keeping %s's",
+                                          dev->pci_bus_id, nd->mig_enabled ? "enabled" : "disabled", own,
+                                          dev->mig_enabled ? "enabled" : "disabled", own);
+        }
+        dev->mig_enabled = nd->mig_enabled;
+        dev->n_mig = 0;
+        if (nd->have & XPU_NVML_HAVE_MIG_DEVICES)
+                for (size_t m = 0; m < nd->n_mig && m < XPU_MIG_DEVICES_MAX; m++)
+                        snprintf(dev->mig_uuids[dev->n_mig++], sizeof(dev->mig_uuids[0]), "%s", nd->mig[m].uuid);
+        dev->have |= XPU_HAVE_MIG_MODE;
+        xpu_device_mark(dev, XPU_FIELD_MIG, XPU_SOURCE_NVML);
+        return 0;
+}
+
+/* The facts of ND into its fast-path twin DEV. Returns 0 or -ENOMEM. */
+static int merge_device(struct xpu_inventory *inv, struct xpu_device *dev, const struct xpu_nvml_device *nd) {
+        int e = 0;
+        if (nd->lost)
+                e |= xpu_inventory_warn(inv, "nvml: %s: GPU is lost (%s); merged only what NVML answered before",
+                                        dev->pci_bus_id, nd->lost_reason);
+        if (nd->have & XPU_NVML_HAVE_MEMORY_TOTAL)
+                e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_TOTAL, &dev->memory_total_bytes,
+                                          XPU_HAVE_MEMORY_TOTAL, nd->memory_total_bytes, XPU_SOURCE_NVML);
+        /* A live reading: filled when absent, never compared. */
+        if ((nd->have & XPU_NVML_HAVE_MEMORY_USED) && !(dev->have & XPU_HAVE_MEMORY_USED))
+                e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_USED, &dev->memory_used_bytes,
+                                          XPU_HAVE_MEMORY_USED, nd->memory_used_bytes, XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->compute_capability,
+                                     sizeof(dev->compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->brand, sizeof(dev->brand), nd->brand,
+                                     XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), nd->name,
+                                     XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UUID, dev->uuid, sizeof(dev->uuid), nd->uuid,
+                                     XPU_SOURCE_NVML);
+        /* procfs owns the minor (it names /dev/nvidiaN); NVML only cross-checks it. */
+        if ((nd->have & XPU_NVML_HAVE_MINOR) && (dev->have & XPU_HAVE_MINOR) && nd->minor != dev->minor)
+                e |= xpu_inventory_warn(inv, "%s: nvml reports minor \"%" PRIu32 "\" but %s has \"%" PRIu32
+                                             "\"; keeping %s's",
+                                        dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), dev->minor,
+                                        xpu_source_to_string(dev->source));
+        e |= merge_mig(inv, dev, nd);
+        return e < 0 ? -ENOMEM : 0;
+}
+
+int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
+        int matched = 0;
+        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0)
+                return -ENOMEM;
+        for (size_t k = 0; k < r->n; k++) {
+                const struct xpu_nvml_device *nd = &r->devices[k];
+                struct xpu_device *dev = (nd->have & XPU_NVML_HAVE_PCI)
+                                                 ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, nd->pci_bus_id)
+                                                 : NULL;
+                int e;
+                if (dev) {
+                        matched++;
+                        e = merge_device(inv, dev, nd);
+                } else if (nd->lost)
+                        e = xpu_inventory_warn(inv, "nvml: device %zu%s%s is lost (%s); not matched to the procfs inventory",
+                                               k, nd->uuid[0] ? " " : "", nd->uuid, nd->lost_reason);
+                else
+                        e = xpu_inventory_warn(inv, "nvml: %s at %s is not in the procfs inventory; ignored", nd->uuid,
+                                               nd->have & XPU_NVML_HAVE_PCI ? nd->pci_bus_id : "an unknown bus id");
+                if (e < 0)
+                        return -ENOMEM;
+        }
+        return matched;
+}
+
+/* ---- the rich-path backend (rich.h) ---- */
+
+static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
+                     char *err, size_t err_size) {
+        struct xpu_nvml_result *r = NULL;
+        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
+                              err_size);
+        if (e >= 0)
+                *ret = r;
+        return e;
+}
+
+static int rich_merge(struct xpu_inventory *inv, const void *result) {
+        return xpu_nvml_merge(inv, result);
+}
+
+/* The readings of D that NVML answered, keys with their units. */
+static cJSON *readings_to_json(const struct xpu_nvml_device *d) {
+        const struct {
+                uint32_t bit;
+                const char *key;
+                double value;
+        } rows[] = {
+                { XPU_NVML_HAVE_UTIL_GPU, "utilization_gpu_percent", d->utilization_gpu_percent },
+                { XPU_NVML_HAVE_UTIL_MEMORY, "utilization_memory_percent", d->utilization_memory_percent },
+                { XPU_NVML_HAVE_TEMPERATURE, "temperature_celsius", d->temperature_celsius },
+                { XPU_NVML_HAVE_POWER_USAGE, "power_usage_watts", d->power_usage_milliwatts / 1000.0 },
+                { XPU_NVML_HAVE_POWER_LIMIT, "power_limit_watts", d->power_limit_milliwatts / 1000.0 },
+                { XPU_NVML_HAVE_ENERGY, "energy_millijoules", (double)d->energy_millijoules },
+                { XPU_NVML_HAVE_CLOCK_SM, "clock_sm_hz", (double)d->clock_sm_hz },
+                { XPU_NVML_HAVE_CLOCK_MEMORY, "clock_memory_hz", (double)d->clock_memory_hz },
+                { XPU_NVML_HAVE_ECC_CORRECTED, "ecc_corrected_volatile", (double)d->ecc_corrected },
+                { XPU_NVML_HAVE_ECC_UNCORRECTED, "ecc_uncorrected_volatile", (double)d->ecc_uncorrected },
+                { XPU_NVML_HAVE_CLOCK_EVENTS, "clock_event_reasons", (double)d->clock_event_reasons },
+        };
+        cJSON *o = cJSON_CreateObject();
+        bool ok = o != NULL;
+        for (size_t k = 0; ok && k < ELEMENTSOF(rows); k++)
+                if (d->have & rows[k].bit)
+                        ok = cJSON_AddNumberToObject(o, rows[k].key, rows[k].value) != NULL;
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* The MIG devices of D (device I): each with its parent's index and UUID. */
+static bool mig_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) {
+        if (!(d->have & XPU_NVML_HAVE_MIG_MODE))
+                return true;
+        if (!cJSON_AddBoolToObject(j, "mig_enabled", d->mig_enabled))
+                return false;
+        if (!(d->have & XPU_NVML_HAVE_MIG_DEVICES))
+                return true;
+        cJSON *a = cJSON_AddArrayToObject(j, "mig_devices");
+        bool ok = a != NULL;
+        for (size_t m = 0; ok && m < d->n_mig; m++) {
+                cJSON *o = cJSON_CreateObject();
+                if (!o || !cJSON_AddItemToArray(a, o)) {
+                        cJSON_Delete(o);
+                        return false;
+                }
+                ok = cJSON_AddNumberToObject(o, "index", (double)m) && cJSON_AddStringToObject(o, "uuid", d->mig[m].uuid) &&
+                     cJSON_AddNumberToObject(o, "parent_index", (double)i) &&
+                     cJSON_AddStringToObject(o, "parent_uuid", d->uuid);
+        }
+        return ok;
+}
+
+static bool device_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) {
+        bool ok = cJSON_AddNumberToObject(j, "index", (double)i) && cJSON_AddStringToObject(j, "name", d->name) &&
+                  cJSON_AddStringToObject(j, "uuid", d->uuid);
+        if (ok && (d->have & XPU_NVML_HAVE_PCI))
+                ok = cJSON_AddStringToObject(j, "pci_bus_id", d->pci_bus_id) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_MINOR))
+                ok = cJSON_AddNumberToObject(j, "minor", d->minor) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_MEMORY_TOTAL))
+                ok = cJSON_AddNumberToObject(j, "memory_total_bytes", (double)d->memory_total_bytes) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_MEMORY_USED))
+                ok = cJSON_AddNumberToObject(j, "memory_used_bytes", (double)d->memory_used_bytes) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY))
+                ok = cJSON_AddStringToObject(j, "compute_capability", d->compute_capability) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_BRAND))
+                ok = cJSON_AddStringToObject(j, "brand", d->brand) != NULL;
+        ok = ok && mig_to_json(j, d, i);
+        if (ok) {
+                cJSON *readings = readings_to_json(d);
+                ok = readings && cJSON_AddItemToObject(j, "readings", readings);
+                if (!ok)
+                        cJSON_Delete(readings);
+        }
+        if (ok && d->lost)
+                ok = cJSON_AddBoolToObject(j, "lost", true) && cJSON_AddStringToObject(j, "lost_reason", d->lost_reason);
+        return ok;
+}
+
+static cJSON *rich_to_json(const void *result) {
+        const struct xpu_nvml_result *r = result;
+        cJSON *o = cJSON_CreateObject();
+        cJSON *devs = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
+        bool ok = devs && cJSON_AddStringToObject(o, "source", "nvml") &&
+                  cJSON_AddStringToObject(o, "driver_version", r->driver_version) &&
+                  (!r->cuda_driver_version[0] || cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version));
+        for (size_t i = 0; ok && i < r->n; i++) {
+                cJSON *j = cJSON_CreateObject();
+                ok = j && cJSON_AddItemToArray(devs, j);
+                if (!ok)
+                        cJSON_Delete(j);
+                ok = ok && device_to_json(j, &r->devices[i], i);
+        }
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* Print one part of a line: the first after "    ", the others after "; ". */
+_printf_(3, 4) static void print_part(FILE *f, bool *first, const char *fmt, ...) {
+        va_list ap;
+        fputs(*first ? "    " : "; ", f);
+        *first = false;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+}
+
+/* One line of D's readings ("    gpu 35%; memory 12%; 41 C; ..."), nothing when there are none. */
+static void print_readings(const struct xpu_nvml_device *d, FILE *f) {
+        bool first = true;
+        if (d->have & XPU_NVML_HAVE_UTIL_GPU)
+                print_part(f, &first, "gpu %" PRIu32 "%%", d->utilization_gpu_percent);
+        if (d->have & XPU_NVML_HAVE_UTIL_MEMORY)
+                print_part(f, &first, "memory %" PRIu32 "%%", d->utilization_memory_percent);
+        if (d->have & XPU_NVML_HAVE_TEMPERATURE)
+                print_part(f, &first, "%" PRIu32 " C", d->temperature_celsius);
+        if (d->have & XPU_NVML_HAVE_POWER_USAGE)
+                print_part(f, &first, "%.1f W", d->power_usage_milliwatts / 1000.0);
+        if (d->have & XPU_NVML_HAVE_POWER_LIMIT)
+                print_part(f, &first, "limit %.1f W", d->power_limit_milliwatts / 1000.0);
+        if (d->have & XPU_NVML_HAVE_ENERGY)
+                print_part(f, &first, "energy %.3f kJ", (double)d->energy_millijoules / 1e6);
+        if (d->have & XPU_NVML_HAVE_CLOCK_SM)
+                print_part(f, &first, "SM %" PRIu64 " MHz", d->clock_sm_hz / 1000000);
+        if (d->have & XPU_NVML_HAVE_CLOCK_MEMORY)
+                print_part(f, &first, "memory clock %" PRIu64 " MHz", d->clock_memory_hz / 1000000);
+        if (d->have & XPU_NVML_HAVE_ECC_CORRECTED)
+                print_part(f, &first, "ECC corrected %" PRIu64, d->ecc_corrected);
+        if (d->have & XPU_NVML_HAVE_ECC_UNCORRECTED)
+                print_part(f, &first, "ECC uncorrected %" PRIu64, d->ecc_uncorrected);
+        if (d->have & XPU_NVML_HAVE_CLOCK_EVENTS)
+                print_part(f, &first, "clock events 0x%" PRIx64, d->clock_event_reasons);
+        if (!first)
+                fputc('\n', f);
+}
+
+static void rich_print(const void *result, FILE *f) {
+        const struct xpu_nvml_result *r = result;
+        fprintf(f, "nvml: driver %s", r->driver_version);
+        if (r->cuda_driver_version[0])
+                fprintf(f, ", CUDA %s", r->cuda_driver_version);
+        fprintf(f, ", %zu device%s\n", r->n, r->n == 1 ? "" : "s");
+        for (size_t i = 0; i < r->n; i++) {
+                const struct xpu_nvml_device *d = &r->devices[i];
+                fprintf(f, "  %zu %s %s %s", i, d->have & XPU_NVML_HAVE_PCI ? d->pci_bus_id : "-",
+                        d->uuid[0] ? d->uuid : "-", d->name[0] ? d->name : "-");
+                if (d->have & XPU_NVML_HAVE_COMPUTE_CAPABILITY)
+                        fprintf(f, " cc %s", d->compute_capability);
+                if (d->have & XPU_NVML_HAVE_MEMORY_TOTAL)
+                        fprintf(f, " %" PRIu64 " MiB", d->memory_total_bytes >> 20);
+                if (d->have & XPU_NVML_HAVE_MEMORY_USED)
+                        fprintf(f, " (%" PRIu64 " MiB used)", d->memory_used_bytes >> 20);
+                fputc('\n', f);
+                if (d->have & XPU_NVML_HAVE_MIG_MODE)
+                        fprintf(f, "    MIG %s%s\n", d->mig_enabled ? "enabled" : "disabled",
+                                d->mig_enabled && !(d->have & XPU_NVML_HAVE_MIG_DEVICES) ? " (devices not read)" : "");
+                for (size_t m = 0; m < d->n_mig; m++)
+                        fprintf(f, "    MIG %zu %s\n", m, d->mig[m].uuid);
+                print_readings(d, f);
+                if (d->lost)
+                        fprintf(f, "    LOST: %s\n", d->lost_reason);
+        }
+}
+
+static void rich_free(void *result) {
+        xpu_nvml_result_free(result);
+}
+
+const struct xpu_rich_ops xpu_rich_nvml = {
+        .vendor = XPU_VENDOR_NVIDIA,
+        .source = XPU_SOURCE_NVML,
+        .library = "libnvidia-ml.so.1",
+        .read = rich_read,
+        .merge = rich_merge,
+        .to_json = rich_to_json,
+        .print = rich_print,
+        .free = rich_free,
+};
