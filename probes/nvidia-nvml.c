@@ -114,11 +114,12 @@ static int nvml_fail(struct xpu_reply *r, int out_fd, const struct nvml_api *a, 
         return xpu_reply_fail(r, out_fd, err, "%s failed: %s (error %d)", call, error_text(a, code), code);
 }
 
-/* nvmlBrandType_t names (nvml.h order). */
+/* nvmlBrandType_t values (nvml.h order) in the NVIDIA Container Toolkit's spelling, the one
+ * "brand=" requirements use (NVIDIA_REQUIRE_CUDA="... brand=tesla,... brand=geforcertx,..."). */
 static const char *const brand_names[] = {
-        "Unknown", "Quadro", "Tesla", "NVS", "GRID", "GeForce", "Titan", "NVIDIA vApps", "NVIDIA VPC",
-        "NVIDIA VCS", "NVIDIA VWS", "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA",
-        "GeForce RTX", "Titan RTX",
+        "unknown",   "quadro",    "tesla",     "nvs",    "grid",       "geforce",    "titan",
+        "vapps",     "vpc",       "vcs",       "vws",    "cloudgaming", "quadrortx", "nvidiartx",
+        "nvidia",    "geforcertx", "titanrtx",
 };
 
 /* One device being read. Once a call answers NVML_ERROR_GPU_IS_LOST, LOST holds the reason and

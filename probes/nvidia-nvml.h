@@ -61,7 +61,7 @@ struct xpu_nvml_device {
         char name[128];                      /* nvmlDeviceGetName; "" only when lost */
         char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* nvmlDeviceGetPciInfo_v3/_v2/(v1) busId, normal form ("0000:1a:00.0") */
         char compute_capability[16];         /* nvmlDeviceGetCudaComputeCapability: "7.5" */
-        char brand[32];                      /* nvmlDeviceGetBrand: "GeForce", "Tesla", ...; "brand 17" for unknown codes */
+        char brand[32];                      /* nvmlDeviceGetBrand in the toolkit's spelling: "geforce", "tesla", "nvidiartx", ...; "brand 17" for an unknown code */
         uint32_t minor;                      /* nvmlDeviceGetMinorNumber: /dev/nvidia<minor> */
         uint64_t memory_total_bytes;         /* nvmlDeviceGetMemoryInfo total, bytes */
         uint64_t memory_used_bytes;          /* nvmlDeviceGetMemoryInfo (v1) used, bytes: reserved + allocated (a live reading) */

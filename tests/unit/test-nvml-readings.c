@@ -65,7 +65,7 @@ START_TEST(test_readings_round_trip) {
                                            XPU_NVML_HAVE_ECC_UNCORRECTED | XPU_NVML_HAVE_CLOCK_EVENTS);
         ck_assert_uint_eq(d->memory_total_bytes, 85899345920ull);
         ck_assert_uint_eq(d->memory_used_bytes, 911212544ull);
-        ck_assert_str_eq(d->brand, "Tesla");
+        ck_assert_str_eq(d->brand, "tesla");
         ck_assert(d->mig_enabled);
         ck_assert_uint_eq(d->n_mig, 3);
         ck_assert_str_eq(d->mig[0].uuid, "MIG-11111111-2222-3333-4444-555555555550");

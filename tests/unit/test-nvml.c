@@ -43,7 +43,7 @@ START_TEST(test_read_and_merge) {
         ck_assert_str_eq(r->devices[0].uuid, "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe");
         ck_assert_str_eq(r->devices[0].pci_bus_id, "0000:1b:00.0");
         ck_assert_str_eq(r->devices[0].name, "NVIDIA GeForce RTX 2080 Ti");
-        ck_assert_str_eq(r->devices[0].brand, "GeForce");
+        ck_assert_str_eq(r->devices[0].brand, "geforce");
         ck_assert_str_eq(r->devices[0].compute_capability, "7.5");
         ck_assert_uint_eq(r->devices[0].minor, 1);
         ck_assert_uint_eq(r->devices[0].memory_total_bytes, 11554717696ull);
