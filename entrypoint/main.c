@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -123,27 +124,46 @@ static int context_probe(struct context *c) {
         return 0;
 }
 
-/* The rich path (probes/rich.h): read SOURCES not read yet, merge them into the inventory, log
- * what went wrong. A failing vendor library is a warning; the fast-path inventory stays. */
-static int context_rich(struct context *c, uint32_t sources) {
-        sources &= XPU_SOURCES_RICH & ~c->rich_sources;
-        if (!sources)
-                return 0;
+/* Log what the rich backends of SOURCES did: warnings added since warning BEFORE, one info line
+ * per backend, and for a timeout how to give a slow library more time. */
+static void log_rich(const struct context *c, uint32_t sources, size_t before) {
+        for (size_t i = before; i < c->inv->n_warnings; i++)
+                log_warning("%s", c->inv->warnings[i]);
+        for (size_t i = 0; xpu_rich_backends[i]; i++) {
+                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+                const struct xpu_rich_report *rep = &c->reports[ops->source];
+                if (!(sources & XPU_SOURCE_BIT(ops->source)))
+                        continue;
+                if (!rep->ran)
+                        log_debug("%s: %s", xpu_source_to_string(ops->source), rep->message);
+                else if (rep->error == 0)
+                        log_info("%s: %d device(s) matched in %.1f ms", xpu_source_to_string(ops->source),
+                                 rep->matched, (double)rep->elapsed_us / 1000.0);
+                else if (rep->error == -ETIMEDOUT)
+                        log_info("%s: if the library is only slow (NVML without persistence mode can take "
+                                 "seconds), raise --vendor-timeout (now %u s)",
+                                 xpu_source_to_string(ops->source), opt.vendor_timeout);
+        }
+}
+
+/* The rich path (probes/rich.h): read what --source asks (EXPLICIT) and, as alternatives per
+ * vendor, what the requirements need (NEEDED), each source once; merge into the inventory. A
+ * failing vendor library is a warning; the fast-path inventory stays. */
+static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
+        explicit &= XPU_SOURCES_RICH & ~c->rich_sources;
+        needed &= XPU_SOURCES_RICH & ~c->rich_sources & ~explicit;
         size_t before = c->inv->n_warnings;
-        int r = xpu_rich_probe(&c->roots, c->inv, sources, opt.vendor_timeout * 1000u, c->reports, NULL);
+        int r = 0;
+        if (explicit)
+                r = xpu_rich_probe(&c->roots, c->inv, explicit, opt.vendor_timeout * 1000u, c->reports, NULL);
+        if (r >= 0 && needed)
+                r = xpu_rich_probe_first(&c->roots, c->inv, needed, opt.vendor_timeout * 1000u, c->reports);
         if (r < 0) {
                 log_error("rich probing failed: %s", strerror(-r));
                 return r;
         }
-        c->rich_sources |= sources;
-        for (size_t i = before; i < c->inv->n_warnings; i++)
-                log_warning("%s", c->inv->warnings[i]);
-        for (size_t i = 0; xpu_rich_backends[i]; i++) {
-                const struct xpu_rich_report *rep = &c->reports[xpu_rich_backends[i]->source];
-                if ((sources & XPU_SOURCE_BIT(rep->source)) && rep->ran && rep->error == 0)
-                        log_debug("%s: %d device(s) matched in %.1f ms", xpu_source_to_string(rep->source),
-                                  rep->matched, (double)rep->elapsed_us / 1000.0);
-        }
+        c->rich_sources |= explicit | needed;
+        log_rich(c, explicit | needed, before);
         return 0;
 }
 
@@ -162,7 +182,7 @@ static int context_select(struct context *c) {
         }
         /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
          * nothing on the start-up path that the fast path can answer. */
-        r = context_rich(c, opt.sources | xpu_require_start_sources(c->profiles, opt.require, environ));
+        r = context_rich(c, opt.sources, xpu_require_start_sources(c->profiles, opt.require, environ));
         if (r < 0)
                 return r;
         /* A vendor's own variable means nothing on a host without that vendor's driver: one image
@@ -385,22 +405,31 @@ static int run(struct context *c) {
 
 /* probe --source with one library and not the fast path: that library's own view. */
 static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
-        struct xpu_rich_report rep;
+        struct xpu_rich_report rep = { .source = ops->source };
         void *result = NULL;
-        if (xpu_rich_read(ops, &c->roots, c->inv, opt.vendor_timeout * 1000u, &result, &rep) == -ENOMEM) {
-                log_error("%s: %s", xpu_source_to_string(ops->source), strerror(ENOMEM));
+        const struct xpu_vendor_info *vi = &c->inv->vendors[ops->vendor];
+        const char *name = xpu_source_to_string(ops->source);
+        if (!vi->driver_loaded) {
+                /* The library would only fail inside (rsmi_init status 8, NVML "Driver Not Loaded"). */
+                snprintf(rep.message, sizeof rep.message, "skipped: no %s kernel driver loaded (looked for %s)",
+                         xpu_vendor_to_string(ops->vendor), vi->looked_for[0] ? vi->looked_for : "its kernel driver");
+        } else if (xpu_rich_read(ops, &c->roots, c->inv, opt.vendor_timeout * 1000u, &result, &rep) == -ENOMEM) {
+                log_error("%s: %s", name, strerror(ENOMEM));
                 return EXIT_SETUP;
         }
-        int r = opt.json ? xpu_render_source_json(ops, result, &rep, stdout) : 0;
-        if (!opt.json)
+        int r = 0;
+        if (opt.json)
+                r = xpu_render_source_json(ops, result, &rep, stdout);
+        else if (result)
                 xpu_render_source_text(ops, result, &rep, stdout);
-        if (result)
+        if (result) {
                 ops->free(result);
-        if (rep.error < 0) {
-                log_error("%s: %s", xpu_source_to_string(ops->source), rep.message);
-                return EXIT_SETUP;
+                return r < 0 ? EXIT_SETUP : 0;
         }
-        return r < 0 ? EXIT_SETUP : 0;
+        log_error("%s: %s", name, rep.message);
+        if (rep.error == -ETIMEDOUT)
+                log_info("%s: raise --vendor-timeout (now %u s) if the library is only slow", name, opt.vendor_timeout);
+        return EXIT_SETUP;
 }
 
 static int cmd_probe(struct context *c) {
@@ -412,7 +441,7 @@ static int cmd_probe(struct context *c) {
                         if (rich == XPU_SOURCE_BIT(xpu_rich_backends[i]->source))
                                 return probe_one_source(c, xpu_rich_backends[i]);
         }
-        if (context_rich(c, rich) < 0)
+        if (context_rich(c, rich, 0) < 0)
                 return EXIT_SETUP;
         if (opt.json)
                 return xpu_render_inventory_json(c->inv, c->reports, rich, stdout) < 0 ? EXIT_SETUP : 0;
@@ -481,6 +510,9 @@ static int cmd_plan(struct context *c, bool inject) {
 
 int main(int argc, char **argv) {
         xpu_log_set_program("xpuinit");
+        /* An ignored SIGCHLD survives execve; with it the vendor-library helpers and the workload
+         * could not be waited for (children would be reaped by the kernel). */
+        signal(SIGCHLD, SIG_DFL);
         int r = xpu_options_parse(&opt, argc, argv);
         if (r != 0)
                 return r;

@@ -88,6 +88,9 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                         fprintf(f, ", driver %s", vi->driver_version);
                 if (vi->driver_flavor[0])
                         fprintf(f, " (%s)", vi->driver_flavor);
+                if (vi->cuda_driver_version[0])
+                        fprintf(f, ", CUDA %s (%s)", vi->cuda_driver_version,
+                                xpu_source_to_string(vi->cuda_driver_version_source));
                 fputc('\n', f);
                 for (size_t i = 0; i < vi->n_nodes; i++)
                         fprintf(f, "  node %s%s\n", vi->nodes[i].path, vi->nodes[i].present ? "" : " (absent)");

@@ -49,7 +49,8 @@ static const struct {
         [KEY_BRAND] = { "brand", KIND_NAME, true, 1u << XPU_SOURCE_NVML }, /* NVML brand: tesla, geforce, ... */
         [KEY_ROCM] = { "rocm", KIND_VERSION, false, 0 },
         [KEY_GFX] = { "gfx", KIND_EXACT, true, 0 },       /* gfx target: gfx90a */
-        [KEY_MEMORY] = { "memory", KIND_BYTES, true, 0 }, /* bytes */
+        /* bytes; sysfs has it for AMD, NVIDIA's procfs does not */
+        [KEY_MEMORY] = { "memory", KIND_BYTES, true, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
 };
 
 enum op { OP_EQ = 0, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, _OP_MAX };
@@ -409,10 +410,23 @@ static bool check_version_fact(const struct factor *f, const char *fact, const c
         return op_holds(f->op, fact_cmp(f, fact));
 }
 
-/* Why a rich-path fact of VENDOR is unknown: the backend's error when one ran and failed. */
-static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor vendor) {
-        const char *note = inv->vendors[vendor].rich_note;
-        return note[0] ? note : "needs the rich probe";
+/* Why a rich-path fact of VENDOR is unknown, into BUF: no driver; the backends that answered but
+ * did not report it; the first backend's error; or that no backend ran. Returns BUF. */
+static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor vendor, char *buf, size_t size) {
+        const struct xpu_vendor_info *vi = &inv->vendors[vendor];
+        if (!vi->driver_loaded && !vi->driver_version[0]) {
+                snprintf(buf, size, "no %s driver loaded", xpu_vendor_to_string(vendor));
+                return buf;
+        }
+        if (vi->rich_ok) {
+                size_t len = (size_t)snprintf(buf, size, "not reported by");
+                for (int src = 0; src < _XPU_SOURCE_MAX && len < size; src++)
+                        if (vi->rich_ok & (1u << src))
+                                len += (size_t)snprintf(buf + len, size - len, " %s", xpu_source_to_string(src));
+                return buf;
+        }
+        snprintf(buf, size, "%s", vi->rich_note[0] ? vi->rich_note : "needs the rich probe");
+        return buf;
 }
 
 static bool check_host_factor(const struct factor *f, const struct host *h, char *found, size_t size, bool *known) {
@@ -446,8 +460,9 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
         case KEY_CUDA: {
                 const char *cuda = inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version;
                 if (!cuda[0]) {
+                        char why[700];
                         snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
-                                 rich_unknown(inv, XPU_VENDOR_NVIDIA), nv_driver[0] ? "; driver " : "; no nvidia driver",
+                                 rich_unknown(inv, XPU_VENDOR_NVIDIA, why, sizeof why), nv_driver[0] ? "; driver " : "",
                                  nv_driver);
                         return false;
                 }
@@ -457,7 +472,7 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
                 return check_version_fact(f, cuda, "CUDA driver", extra, found, size, known);
         }
         case KEY_ROCM:
-                snprintf(found, size, "host ROCm version unknown (needs the rich probe)");
+                snprintf(found, size, "host ROCm version unknown (no backend reports it yet)");
                 return false;
         case KEY_ARCH:
         case KEY_BRAND:
@@ -478,7 +493,9 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
         switch (f->key) {
         case KEY_ARCH:
                 if (!d->compute_capability[0]) {
-                        snprintf(found, size, "%s compute capability unknown (%s)", name, rich_unknown(inv, d->vendor));
+                        char why[700];
+                        snprintf(found, size, "%s compute capability unknown (%s)", name,
+                                 rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
                 if (!is_dotted(d->compute_capability)) {
@@ -492,7 +509,8 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
         case KEY_BRAND:
                 /* No source on the fast path: NVML's brand comes with the rich probe. */
                 if (!d->brand[0]) {
-                        snprintf(found, size, "%s brand unknown (%s)", name, rich_unknown(inv, d->vendor));
+                        char why[700];
+                        snprintf(found, size, "%s brand unknown (%s)", name, rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
                 *known = true;
@@ -508,7 +526,8 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
                 return op_holds(f->op, fact_cmp(f, d->gfx_target));
         case KEY_MEMORY:
                 if (!(d->have & XPU_HAVE_MEMORY_TOTAL)) {
-                        snprintf(found, size, "%s memory size unknown", name);
+                        char why[700];
+                        snprintf(found, size, "%s memory size unknown (%s)", name, rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
                 *known = true;

@@ -154,6 +154,7 @@ struct xpu_vendor_info {
         char cuda_driver_version[16]; /* "12.2": only from libcuda/NVML (rich path); empty otherwise */
         enum xpu_source cuda_driver_version_source; /* who gave it (valid when cuda_driver_version is set) */
         char rich_note[600]; /* why the rich path could not tell: first failing backend's "nvml: <error>" */
+        uint32_t rich_ok;    /* rich backends (1u << enum xpu_source) that answered and were merged */
         struct xpu_devnode nodes[XPU_VENDOR_NODES_MAX]; /* nvidiactl, nvidia-uvm, ...; /dev/kfd */
         size_t n_nodes;
         char looked_for[256]; /* what was looked for, shown when nothing was found */

@@ -44,17 +44,21 @@ int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots,
         return rep->error;
 }
 
-int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
-                   struct xpu_rich_report *reports, void **keep) {
+static int probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, bool alternatives,
+                 unsigned timeout_ms, struct xpu_rich_report *reports, void **keep) {
+        const char *answered[_XPU_VENDOR_MAX] = { NULL }; /* per vendor: the backend that answered */
         for (size_t i = 0; xpu_rich_backends[i]; i++) {
                 const struct xpu_rich_ops *ops = xpu_rich_backends[i];
                 if (!(sources & (1u << ops->source)))
                         continue;
                 struct xpu_rich_report rep = { .source = ops->source };
                 const char *name = xpu_source_to_string(ops->source);
-                if (!inv->vendors[ops->vendor].driver_loaded) {
-                        snprintf(rep.message, sizeof rep.message, "skipped: no %s kernel driver loaded",
-                                 xpu_vendor_to_string(ops->vendor));
+                if (!inv->vendors[ops->vendor].driver_loaded || (alternatives && answered[ops->vendor])) {
+                        if (answered[ops->vendor])
+                                snprintf(rep.message, sizeof rep.message, "skipped: %s answered", answered[ops->vendor]);
+                        else
+                                snprintf(rep.message, sizeof rep.message, "skipped: no %s kernel driver loaded",
+                                         xpu_vendor_to_string(ops->vendor));
                         if (reports)
                                 reports[ops->source] = rep;
                         continue;
@@ -74,6 +78,8 @@ int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uin
                                 ops->free(result);
                                 return rep.matched;
                         }
+                        inv->vendors[ops->vendor].rich_ok |= 1u << ops->source;
+                        answered[ops->vendor] = name;
                         if (keep)
                                 keep[ops->source] = result;
                         else
@@ -83,6 +89,16 @@ int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uin
                         reports[ops->source] = rep;
         }
         return 0;
+}
+
+int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
+                   struct xpu_rich_report *reports, void **keep) {
+        return probe(roots, inv, sources, false, timeout_ms, reports, keep);
+}
+
+int xpu_rich_probe_first(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources,
+                         unsigned timeout_ms, struct xpu_rich_report *reports) {
+        return probe(roots, inv, sources, true, timeout_ms, reports, NULL);
 }
 
 cJSON *xpu_rich_reports_to_json(const struct xpu_rich_report *reports, uint32_t sources) {

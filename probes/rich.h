@@ -87,6 +87,12 @@ int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots,
 int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
                    struct xpu_rich_report *reports, void **keep);
 
+/* As xpu_rich_probe(), for facts any of a vendor's backends can give (requirements): the backends
+ * of one vendor in SOURCES are alternatives, so after the first of a vendor succeeds its later
+ * ones are skipped (report: "skipped: nvml answered"); a failing one is followed by the next. */
+int xpu_rich_probe_first(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources,
+                         unsigned timeout_ms, struct xpu_rich_report *reports);
+
 /* The reports of the sources in SOURCES as a JSON object {"nvml": {"status": "ok"|"error"|
  * "skipped", "devices": N, "elapsed_us": T, "error": "..."}, ...}. NULL on -ENOMEM. */
 cJSON *xpu_rich_reports_to_json(const struct xpu_rich_report *reports, uint32_t sources);

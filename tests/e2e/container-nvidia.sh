@@ -198,6 +198,16 @@ like "$E2E_ERR" 'NVIDIA_DISABLE_REQUIRE=1' "image-cuda: the message says how to 
 req image-disabled 0 NVIDIA_REQUIRE_CUDA="cuda>=12.4" NVIDIA_DISABLE_REQUIRE=1
 req image-met 0 NVIDIA_REQUIRE_CUDA="cuda>=11.0 brand=tesla,driver>=470"
 
+# The vendor's libraries are alternatives for a requirement: NVML answered, so libcuda is not
+# loaded; NVML failing, libcuda answers instead.
+req one-library 0 XPU_REQUIRE="cuda>=11.0" XPUINIT_LOG_LEVEL=debug
+like "$E2E_ERR" 'cuda: skipped: nvml answered' "one-library: libcuda is not loaded when NVML answered"
+sed -i '1i error.nvmlInit_v2 999' "$state"
+req nvml-down 125 XPU_REQUIRE="cuda>=12.4"
+like "$E2E_ERR" 'nvml: nvmlInit_v2 failed' "nvml-down: the NVML failure is a warning"
+like "$E2E_ERR" "cuda>=12\\.4 but host has CUDA driver $cuda_ver" "nvml-down: libcuda gave the CUDA version instead"
+sed -i '/^error\.nvmlInit_v2/d' "$state"
+
 # A vendor library that hangs: bounded by --vendor-timeout, the image's requirement cannot be
 # checked (a warning), XPU_REQUIRE fails with the reason. (The workload is echo here: /workload
 # would call the hanging cuInit itself.)

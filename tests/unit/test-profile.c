@@ -613,8 +613,8 @@ START_TEST(test_require_evaluated) {
         ck_assert_str_eq(why, "matches: 2 nvidia devices selected (needs >= 1); requirement \"driver>=465\" met");
         p = xpu_profile_set_find(s, "anyreq");
         ck_assert(!xpu_profile_matches(p, inv, none, why, sizeof why));
-        ck_assert_str_eq(why, "no: requirement \"rocm>=1\" not met: rocm>=1 but host ROCm version unknown (needs "
-                              "the rich probe)");
+        ck_assert_str_eq(why, "no: requirement \"rocm>=1\" not met: rocm>=1 but host ROCm version unknown (no "
+                              "backend reports it yet)");
         /* NULL WHY is fine. */
         ck_assert(!xpu_profile_matches(p, inv, none, NULL, 0));
         ck_assert_str_eq(xpu_profile_select(s, inv, nv)->name, "drv465");

@@ -294,14 +294,15 @@ START_TEST(test_unknown_facts) {
                               "(needs the rich probe); driver 535.54.03");
         ck_assert_int_eq(eval(inv, nv_all, NV, "cuda<1", why, sizeof why), 0);
         ck_assert_int_eq(eval(inv, amd_all, AMD, "rocm>=5", why, sizeof why), 0);
-        ck_assert_str_eq(why, "requirement \"rocm>=5\" not met: rocm>=5 but host ROCm version unknown (needs the "
-                              "rich probe)");
+        ck_assert_str_eq(why, "requirement \"rocm>=5\" not met: rocm>=5 but host ROCm version unknown (no backend "
+                              "reports it yet)");
         ck_assert_int_eq(eval(inv, amd_all, AMD, "rocm!=5", why, sizeof why), 0);
         ck_assert_int_eq(eval(inv, nv2, NV, "arch>=1", why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"arch>=1\" not met: arch>=1 but nvidia:2 compute capability unknown "
                               "(needs the rich probe)");
         ck_assert_int_eq(eval(inv, nv2, NV, "memory>=0", why, sizeof why), 0);
-        ck_assert_str_eq(why, "requirement \"memory>=0\" not met: memory>=0 but nvidia:2 memory size unknown");
+        ck_assert_str_eq(why, "requirement \"memory>=0\" not met: memory>=0 but nvidia:2 memory size unknown (needs the "
+                              "rich probe)");
         ck_assert_int_eq(eval(inv, nv2, NV, "gfx!=gfx90a", why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"gfx!=gfx90a\" not met: gfx!=gfx90a but nvidia:2 gfx target unknown");
         ck_assert_int_eq(eval(inv, amd_all, AMD, "arch>=1", why, sizeof why), 0);
@@ -325,8 +326,8 @@ START_TEST(test_unknown_facts) {
         ck_assert_str_eq(why, "requirement \"driver<999\" not met: driver<999 but host nvidia driver version unknown "
                               "(no driver loaded)");
         ck_assert_int_eq(eval(inv, nv_all, NV, "cuda>=1", why, sizeof why), 0);
-        ck_assert_str_eq(why, "requirement \"cuda>=1\" not met: cuda>=1 but host CUDA driver version unknown (needs "
-                              "the rich probe); no nvidia driver");
+        ck_assert_str_eq(why, "requirement \"cuda>=1\" not met: cuda>=1 but host CUDA driver version unknown (no "
+                              "nvidia driver loaded)");
         /* a driver version that is not a dotted number is not compared */
         snprintf(inv->vendors[NV].driver_version, sizeof inv->vendors[NV].driver_version, "535.54.03-custom");
         ck_assert_int_eq(eval(inv, nv_all, NV, "driver!=1", why, sizeof why), 0);
@@ -419,6 +420,11 @@ START_TEST(test_rich_facts) {
         ck_assert_int_eq(xpu_require_eval("arch>=7.0", inv, nv2, NV, why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"arch>=7.0\" not met: arch>=7.0 but nvidia:2 compute capability unknown "
                               "(nvml: NVML helper timed out after 1 s)");
+        /* a backend answered but had nothing for this device */
+        inv->vendors[NV].rich_ok = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA);
+        ck_assert_int_eq(xpu_require_eval("brand=tesla", inv, nv2, NV, why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"brand=tesla\" not met: brand=tesla but nvidia:2 brand unknown (not "
+                              "reported by nvml cuda)");
         xpu_inventory_free(inv);
 }
 END_TEST
@@ -427,8 +433,12 @@ END_TEST
 START_TEST(test_sources) {
         const uint32_t nvml = 1u << XPU_SOURCE_NVML, cuda = 1u << XPU_SOURCE_CUDA;
         struct xpu_require *r = NULL;
-        ck_assert_int_eq(xpu_require_parse("driver>=470,memory>=1 gfx=gfx90a vendor=amd", &r, NULL, 0), 0);
+        ck_assert_int_eq(xpu_require_parse("driver>=470 gfx=gfx90a vendor=amd", &r, NULL, 0), 0);
         ck_assert_uint_eq(xpu_require_sources(r), 0);
+        xpu_require_free(r);
+        /* memory: NVIDIA's procfs lacks it, NVML and libcuda have it */
+        ck_assert_int_eq(xpu_require_parse("driver>=470,memory>=1", &r, NULL, 0), 0);
+        ck_assert_uint_eq(xpu_require_sources(r), nvml | cuda);
         xpu_require_free(r);
         ck_assert_int_eq(xpu_require_parse("driver>=470 brand=tesla", &r, NULL, 0), 0);
         ck_assert_uint_eq(xpu_require_sources(r), nvml);
