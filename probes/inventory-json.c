@@ -151,7 +151,7 @@ cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
                 if (!ok)
                         cJSON_Delete(o);
         }
-        if (ok && inv->n_warnings) {
+        if (ok) { /* always there, empty or not, as in the plan */
                 cJSON *w = cJSON_AddArrayToObject(root, "warnings");
                 for (size_t i = 0; ok && w && i < inv->n_warnings; i++)
                         ok = cJSON_AddItemToArray(w, cJSON_CreateString(inv->warnings[i]));
