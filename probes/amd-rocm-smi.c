@@ -5,6 +5,7 @@
  * ASCII, "end" last, or one "error ERRNO TEXT" line instead):
  *   library /usr/lib/librocm_smi64.so.1.0     path of the loaded file inside the driver root
  *   device_count 2                            before any device line; at most XPU_ROCM_SMI_DEVICES_MAX
+ *   devices_total 130                         only after "device_count 128": ROCm SMI has more
  *   device.0.bus_id 0000:0c:00.0              every device line is optional (its getter failed)
  *   device.0.name AMD Instinct MI210
  *   device.0.vendor_id 4098                   decimal, 16 bits
@@ -12,7 +13,7 @@
  *   device.0.unique_id 6493212357196541696    decimal, 64 bits, not 0
  *   device.0.vram_total 68702699520           bytes
  *   device.0.vram_used 1073741824             bytes
- *   device.0.busy_percent 25                  0..100
+ *   device.0.busy_percent 25                  0..100 (the helper leaves out a reading above 100)
  *   device.0.temp_edge 41000                  millidegrees Celsius (also temp_junction, temp_memory)
  *   device.0.power 95000000                   microwatts
  *   end */
@@ -21,12 +22,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/dl.h"
+#include "base/helper-job.h"
 #include "base/macro.h"
 #include "base/reply.h"
 #include "rich.h"
@@ -97,10 +100,6 @@ static const struct {
         { 16, -EBUSY },     /* RSMI_STATUS_BUSY: the /dev/shm mutex is held */
 };
 
-struct rocm_smi_job {
-        struct xpu_root_ref root;
-};
-
 static int rsmi_fail(struct xpu_reply *r, int out_fd, const struct rsmi_api *a, const char *call, rsmi_st code) {
         const char *text = NULL;
         if (!a->status_string || CALL(fn_status_string, a->status_string)(code, &text) != 0 || !text)
@@ -133,11 +132,10 @@ static void read_device(struct xpu_reply *r, const struct rsmi_api *a, uint32_t 
                 xpu_reply_add(r, "device.%" PRIu32 ".bus_id %s\n", i, bus);
         }
         memset(s, 0, sizeof s);
-        if (a->name && CALL(fn_dev_str, a->name)(i, s, sizeof s - 1) == 0) {
-                xpu_reply_sanitize(s, sizeof(((struct xpu_rocm_smi_device *)0)->name)); /* what fits */
-                if (s[0] && !is_hex_id(s))
-                        xpu_reply_add(r, "device.%" PRIu32 ".name %s\n", i, s);
-        }
+        if (a->name && CALL(fn_dev_str, a->name)(i, s, sizeof s - 1) == 0 &&
+            xpu_helper_clean_string(s, sizeof s, sizeof(((struct xpu_rocm_smi_device *)0)->name), true) &&
+            !is_hex_id(s))
+                xpu_reply_add(r, "device.%" PRIu32 ".name %s\n", i, s);
         if (a->vendor_id && CALL(fn_dev_u16, a->vendor_id)(i, &u16) == 0)
                 xpu_reply_add(r, "device.%" PRIu32 ".vendor_id %u\n", i, (unsigned)u16);
         if (a->device_id && CALL(fn_dev_u16, a->device_id)(i, &u16) == 0)
@@ -148,7 +146,7 @@ static void read_device(struct xpu_reply *r, const struct rsmi_api *a, uint32_t 
                 xpu_reply_add(r, "device.%" PRIu32 ".vram_total %" PRIu64 "\n", i, u64);
         if (a->memory_usage && CALL(fn_dev_mem, a->memory_usage)(i, RSMI_MEM_TYPE_VRAM, &u64) == 0)
                 xpu_reply_add(r, "device.%" PRIu32 ".vram_used %" PRIu64 "\n", i, u64);
-        if (a->busy && CALL(fn_dev_u32, a->busy)(i, &u32) == 0)
+        if (a->busy && CALL(fn_dev_u32, a->busy)(i, &u32) == 0 && u32 <= 100)
                 xpu_reply_add(r, "device.%" PRIu32 ".busy_percent %" PRIu32 "\n", i, u32);
         /* rsmi_temperature_type_t: EDGE 0, JUNCTION 1, MEMORY 2 = enum xpu_rocm_smi_temp. */
         for (uint32_t t = 0; a->temp && t < _XPU_ROCM_SMI_TEMP_MAX; t++)
@@ -159,18 +157,10 @@ static void read_device(struct xpu_reply *r, const struct rsmi_api *a, uint32_t 
 }
 
 static int rocm_smi_helper(void *arg, int out_fd) {
-        const struct rocm_smi_job *job = arg;
         static struct xpu_reply r;
-        char err[1024], loaded[PATH_MAX];
+        char loaded[PATH_MAX];
         void *handle = NULL;
-
-        _cleanup_close_ int root = xpu_root_ref_open(&job->root);
-        if (root < 0)
-                return xpu_reply_fail(&r, out_fd, root, "cannot reopen the driver root %s: %s", job->root.path,
-                                      root == -ESTALE ? "it changed under the helper" : strerror(-root));
-        int e = xpu_dl_open_dirs(root, rocm_smi_sonames, rocm_dirs, loaded, sizeof loaded, &handle, err, sizeof err);
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s", err);
+        int status = 0;
 
         struct rsmi_api a = { 0 };
         const struct xpu_dl_symbol syms[] = {
@@ -189,9 +179,9 @@ static int rocm_smi_helper(void *arg, int out_fd) {
                 { "rsmi_dev_temp_metric_get", NULL, &a.temp, true },
                 { "rsmi_dev_power_ave_get", NULL, &a.power, true },
         };
-        e = xpu_dl_bind(handle, syms, ELEMENTSOF(syms), err, sizeof err);
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s: %s", loaded, err);
+        if (xpu_helper_job_load(arg, rocm_smi_sonames, rocm_dirs, syms, ELEMENTSOF(syms), &handle, loaded, &r, out_fd,
+                                &status) < 0)
+                return status;
 
         rsmi_st st = CALL(fn_init, a.init)(0);
         if (st != 0)
@@ -199,15 +189,15 @@ static int rocm_smi_helper(void *arg, int out_fd) {
         uint32_t n = 0;
         st = CALL(fn_count, a.count)(&n);
         if (st != 0) {
-                int status = rsmi_fail(&r, out_fd, &a, "rsmi_num_monitor_devices", st);
+                status = rsmi_fail(&r, out_fd, &a, "rsmi_num_monitor_devices", st);
                 (void)CALL(fn_void, a.shut_down)();
                 return status;
         }
-        if (n > XPU_ROCM_SMI_DEVICES_MAX)
+        if (n > XPU_ROCM_SMI_DEVICES_MAX) {
+                xpu_reply_add(&r, "device_count %u\ndevices_total %" PRIu32 "\n", XPU_ROCM_SMI_DEVICES_MAX, n);
                 n = XPU_ROCM_SMI_DEVICES_MAX;
-        xpu_reply_sanitize(loaded, sizeof loaded);
-        xpu_reply_add(&r, "library %s\n", loaded);
-        xpu_reply_add(&r, "device_count %" PRIu32 "\n", n);
+        } else
+                xpu_reply_add(&r, "device_count %" PRIu32 "\n", n);
         for (uint32_t i = 0; i < n; i++)
                 read_device(&r, &a, i);
         (void)CALL(fn_void, a.shut_down)();
@@ -303,7 +293,7 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
         _cleanup_free_ struct wire_device *w = NULL;
         struct xpu_reply_parser p;
         size_t count = 0;
-        bool have_count = false, have_library = false;
+        bool have_count = false, have_library = false, have_total = false;
         char fallback[8];
         int e;
 
@@ -323,7 +313,7 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
         xpu_reply_parser_init(&p, "ROCm SMI", text);
         while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
                 if (strcmp(p.key, "library") == 0 && !have_library) {
-                        if (p.value[0] != '/' || xpu_strlcpy(r->library, p.value, sizeof r->library) < 0)
+                        if (xpu_helper_parse_library(p.value, r->library) < 0)
                                 return xpu_reply_garbage(&p, err, err_size);
                         have_library = true;
                 } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
@@ -332,6 +322,10 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
                                 return xpu_reply_garbage(&p, err, err_size);
                         count = (size_t)v;
                         have_count = true;
+                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
+                        if (xpu_helper_parse_devices_total(p.value, count, XPU_ROCM_SMI_DEVICES_MAX, &r->total) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_total = true;
                 } else if (!have_count || parse_device_line(w, count, p.key, p.value) < 0)
                         return xpu_reply_garbage(&p, err, err_size);
         }
@@ -347,6 +341,8 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
                 r->devices[i] = w[i].d;
         }
         r->n = count;
+        if (!have_total)
+                r->total = count;
         *ret = TAKE_PTR(r);
         return 0;
 }
@@ -359,30 +355,19 @@ static bool is_host_root(int fd) {
 
 int xpu_rocm_smi_read(int sys_root_fd, const char *sys_root, int driver_root_fd, unsigned timeout_ms,
                       struct xpu_rocm_smi_result **ret, char *err, size_t err_size) {
-        static struct rocm_smi_job job;
-        char fallback[8];
-
-        if (!err) {
-                err = fallback;
-                err_size = sizeof fallback;
-        }
-        if (driver_root_fd < 0 || !ret) {
-                snprintf(err, err_size, "invalid arguments");
-                return -EINVAL;
-        }
+        struct xpu_helper_job job;
+        _cleanup_free_ char *reply = NULL;
         if (!is_host_root(sys_root_fd)) {
-                snprintf(err, err_size,
-                         "not available: ROCm SMI reads the host's /sys and cannot follow --sys-root %s; run it in a "
-                         "mount namespace with the tree bound on /sys",
-                         sys_root && *sys_root ? sys_root : "DIR");
+                if (err)
+                        snprintf(err, err_size,
+                                 "not available: ROCm SMI reads the host's /sys and cannot follow --sys-root %s; run it "
+                                 "in a mount namespace with the tree bound on /sys",
+                                 sys_root && *sys_root ? sys_root : "DIR");
                 return -EXDEV;
         }
-        memset(&job, 0, sizeof job);
-        int r = xpu_root_ref_init(&job.root, driver_root_fd, err, err_size);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *reply = NULL;
-        r = xpu_reply_run(rocm_smi_helper, &job, timeout_ms, "ROCm SMI", &reply, err, err_size);
+        /* The library's file name carries no driver version: nothing to check it against. */
+        int r = xpu_helper_job_run(rocm_smi_helper, &job, "ROCm SMI", timeout_ms, driver_root_fd, NULL,
+                                   ret ? &reply : NULL, err, err_size);
         if (r < 0)
                 return r;
         return xpu_rocm_smi_parse_reply(reply, ret, err, err_size);
@@ -432,8 +417,16 @@ static int merge_one(struct xpu_inventory *inv, struct xpu_device *dev, const st
 
 int xpu_rocm_smi_merge(struct xpu_inventory *inv, const struct xpu_rocm_smi_result *r) {
         int matched = 0;
+        if (xpu_merge_warn_truncated(inv, XPU_SOURCE_ROCM_SMI, r->total, r->n) < 0)
+                return -ENOMEM;
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_rocm_smi_device *d = &r->devices[k];
+                int repeated = xpu_merge_bus_id_repeated(inv, XPU_SOURCE_ROCM_SMI, r->devices, sizeof(r->devices[0]),
+                                                         offsetof(struct xpu_rocm_smi_device, pci_bus_id), k);
+                if (repeated < 0)
+                        return -ENOMEM;
+                if (repeated)
+                        continue;
                 bool found = false;
                 for (size_t i = 0; (d->have & XPU_ROCM_SMI_HAVE_PCI) && i < inv->n_devices; i++) {
                         struct xpu_device *dev = &inv->devices[i];
@@ -507,7 +500,8 @@ static cJSON *rich_to_json(const void *result) {
         const struct xpu_rocm_smi_result *r = result;
         cJSON *o = cJSON_CreateObject();
         bool ok = o && cJSON_AddStringToObject(o, "source", "rocm_smi") &&
-                  cJSON_AddStringToObject(o, "library", r->library);
+                  cJSON_AddStringToObject(o, "library", r->library) &&
+                  (r->total <= r->n || cJSON_AddNumberToObject(o, "devices_total", (double)r->total));
         cJSON *devs = ok ? cJSON_AddArrayToObject(o, "devices") : NULL;
         ok = devs != NULL;
         for (size_t i = 0; ok && i < r->n; i++) {
@@ -523,7 +517,10 @@ static cJSON *rich_to_json(const void *result) {
 
 static void rich_print(const void *result, FILE *f) {
         const struct xpu_rocm_smi_result *r = result;
-        fprintf(f, "rocm_smi: %s, %zu device%s\n", r->library, r->n, r->n == 1 ? "" : "s");
+        fprintf(f, "rocm_smi: %s, %zu device%s", r->library, r->n, r->n == 1 ? "" : "s");
+        if (r->total > r->n)
+                fprintf(f, " (of %zu)", r->total);
+        fputc('\n', f);
         for (size_t i = 0; i < r->n; i++) {
                 const struct xpu_rocm_smi_device *d = &r->devices[i];
                 fprintf(f, "  %zu %s", i, d->have & XPU_ROCM_SMI_HAVE_PCI ? d->pci_bus_id : "-");

@@ -78,7 +78,9 @@ struct xpu_rocm_smi_device {
 
 struct xpu_rocm_smi_result {
         char library[PATH_MAX]; /* the file loaded, path inside the driver root ("/usr/lib/librocm_smi64.so.1.0") */
-        size_t n;               /* devices used (rsmi_num_monitor_devices, at most XPU_ROCM_SMI_DEVICES_MAX) */
+        size_t total;           /* devices ROCm SMI has (rsmi_num_monitor_devices): n, or more when it listed more
+                                   than XPU_ROCM_SMI_DEVICES_MAX (only the first are read) */
+        size_t n;               /* devices used (at most XPU_ROCM_SMI_DEVICES_MAX) */
         struct xpu_rocm_smi_device devices[];
 };
 
@@ -87,8 +89,12 @@ struct xpu_rocm_smi_result {
  * driver root (xpu_root_ref_open(): fds do not survive the runner), loads the first of
  * librocm_smi64.so.1 (Debian), .so.7, .so.6, .so.5 found in it (xpu_dl_open_dirs(): its
  * ld.so.cache, the standard library directories, then /opt/rocm/lib, /opt/rocm/lib64 and the
- * lib, lib64 of /opt/rocm-<version> newest first), calls rsmi_init(0), rsmi_num_monitor_devices,
- * the per-device getters above, and rsmi_shut_down. A getter that fails leaves its fact out.
+ * lib, lib64 of /opt/rocm-<version> newest first; probes/base/helper-job.h), calls rsmi_init(0),
+ * rsmi_num_monitor_devices, the per-device getters above, and rsmi_shut_down. A getter that fails
+ * leaves its fact out, and so does an answer the parent's strict parser would refuse (the helper
+ * checks first, so one odd value costs that value, not the read): a name is made printable and
+ * cut to 127 bytes, a busy percent above 100 is left out; more than XPU_ROCM_SMI_DEVICES_MAX
+ * devices: the first are read and the total is sent (xpu_rocm_smi_merge() warns).
  *
  * The library reads the host's /sys; SYS_ROOT_FD must be the host's "/" (same device and inode),
  * else nothing runs and the answer is -EXDEV with ERR "not available: ROCm SMI reads the host's
@@ -112,8 +118,9 @@ struct xpu_rocm_smi_result *xpu_rocm_smi_result_free(struct xpu_rocm_smi_result 
 
 /* Parse the helper's reply TEXT (NUL-terminated; wire format in amd-rocm-smi.c). Exposed for
  * tests. Returns 0 and *RET; -EBADMSG with ERR "garbage from the ROCm SMI helper: line N" (or
- * "...: no library", "...: device N: ..." for a missing line or an out-of-range value); the
- * helper's own error (an "error ERRNO TEXT" line) with ERR = TEXT; -ENOMEM. */
+ * "...: no library", "...: device N: ..." for a missing line or an out-of-range value; a
+ * devices_total not above a full device_count is garbage too); the helper's own error (an
+ * "error ERRNO TEXT" line) with ERR = TEXT; -ENOMEM. */
 int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret, char *err, size_t err_size);
 
 /* Merge R into the AMD devices of INV, matched by PCI bus id only. Every AMD device with that bus
@@ -124,6 +131,9 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
  * through xpu_device_merge_string()/xpu_device_merge_u64() with XPU_SOURCE_ROCM_SMI: filled when
  * the fast path lacks it, a warning when it differs; memory_used_bytes, a live reading that moves
  * between the two reads, is only filled, never compared. A ROCm SMI device whose bus id no AMD
- * device has becomes one warning. Live readings (busy, temperatures, power) have no place in the
+ * device has becomes one warning; a second ROCm SMI device at the bus id of an earlier one is
+ * ignored with a warning (xpu_merge_bus_id_repeated()); a uuid another PCI device already has is
+ * not filled (xpu_device_merge_string()); R->total above R->n becomes the warning "rocm_smi: 130
+ * devices, only the first 128 read". Live readings (busy, temperatures, power) have no place in the
  * inventory and stay in R. Returns the number of inventory devices matched, or -ENOMEM. */
 int xpu_rocm_smi_merge(struct xpu_inventory *inv, const struct xpu_rocm_smi_result *r);

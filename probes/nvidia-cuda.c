@@ -2,10 +2,12 @@
 /* The CUDA driver API reader: see nvidia-cuda.h.
  *
  * Wire format of the helper's reply (probes/base/reply.h; one "key value" per line, values
- * printable ASCII):
- *   cuda_driver_version 12020          cuDriverGetVersion's integer; first, exactly once
+ * printable ASCII); every key at most once:
+ *   library /usr/lib/.../libcuda.so.465.19.01   the file loaded (probes/base/helper-job.h)
+ *   cuda_driver_version 12020          cuDriverGetVersion's integer, 1000..999999; before device_count
  *   device_count 2                     before any device line; at most XPU_CUDA_DEVICES_MAX
- *   device.0.name NVIDIA GeForce ...   N = CUDA ordinal; name: every device
+ *   devices_total 70                   only after "device_count 64": libcuda has more than were read
+ *   device.0.name NVIDIA GeForce ...   N = CUDA ordinal; non-empty, at most 127 bytes (the helper cuts)
  *   device.0.uuid GPU-307dcc96-...     the rest: only when libcuda answered
  *   device.0.bus_id 0000:1a:00.0
  *   device.0.cc 7.5
@@ -18,13 +20,16 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/dl.h"
+#include "base/helper-job.h"
 #include "base/macro.h"
 #include "base/reply.h"
+#include "nvidia-nvml.h"
 #include "rich.h"
 
 /* ---- the helper side: runs in the isolated child only ---- */
@@ -60,12 +65,6 @@ enum {
 struct cuda_api {
         void *init, *driver_version, *count, *get, *name, *uuid, *attribute, *total_mem, *error_name,
                 *error_string;
-};
-
-/* What the parent hands to the helper: the driver root and the version the library must carry. */
-struct cuda_job {
-        struct xpu_root_ref root;
-        char driver_version[64];
 };
 
 /* CUresult codes worth their own errno; the rest are -EIO. */
@@ -134,7 +133,9 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct cuda_api *a) {
         cu_result e = CALL(fn_int, a->driver_version)(&version);
         if (e != 0)
                 return cuda_fail(r, out_fd, a, "cuDriverGetVersion", e);
-        xpu_reply_add(r, "cuda_driver_version %d\n", version);
+        /* 1000 * major + 10 * minor: CUDA 1.0 to 999.99; anything else is left out. */
+        if (version >= 1000 && version <= 999999)
+                xpu_reply_add(r, "cuda_driver_version %d\n", version);
 
         int n = 0;
         e = CALL(fn_int, a->count)(&n);
@@ -142,9 +143,11 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct cuda_api *a) {
                 return cuda_fail(r, out_fd, a, "cuDeviceGetCount", e);
         if (n < 0)
                 n = 0;
-        if (n > XPU_CUDA_DEVICES_MAX)
+        if (n > XPU_CUDA_DEVICES_MAX) {
+                xpu_reply_add(r, "device_count %d\ndevices_total %d\n", XPU_CUDA_DEVICES_MAX, n);
                 n = XPU_CUDA_DEVICES_MAX;
-        xpu_reply_add(r, "device_count %d\n", n);
+        } else
+                xpu_reply_add(r, "device_count %d\n", n);
 
         for (int i = 0; i < n; i++) {
                 char call[64], name[256] = "";
@@ -159,32 +162,20 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct cuda_api *a) {
                         snprintf(call, sizeof(call), "cuDeviceGetName(%d)", i);
                         return cuda_fail(r, out_fd, a, call, e);
                 }
-                xpu_reply_sanitize(name, sizeof(name));
-                xpu_reply_add(r, "device.%d.name %s\n", i, name[0] ? name : "?");
+                /* Cut to the parent's field; an empty name is left out, never made up. */
+                if (xpu_helper_clean_string(name, sizeof(name), sizeof(((struct xpu_cuda_device *)0)->name), true))
+                        xpu_reply_add(r, "device.%d.name %s\n", i, name);
                 read_device_extras(r, a, i, d);
         }
         return xpu_reply_send(r, out_fd, "CUDA");
 }
 
 static int cuda_helper(void *arg, int out_fd) {
-        const struct cuda_job *job = arg;
         static struct xpu_reply r;
         static const char *const sonames[] = { "libcuda.so.1", NULL };
-        char err[512], loaded[PATH_MAX];
+        char loaded[PATH_MAX];
         void *handle = NULL;
-
-        _cleanup_close_ int root = xpu_root_ref_open(&job->root);
-        if (root < 0)
-                return xpu_reply_fail(&r, out_fd, root, "cannot reopen the driver root %s: %s", job->root.path,
-                                      strerror(-root));
-
-        /* With a driver version, the library's file name is checked before it is loaded at all. */
-        int e = job->driver_version[0]
-                        ? xpu_dl_open_version(root, sonames, job->driver_version, loaded, sizeof(loaded), &handle, err,
-                                              sizeof(err))
-                        : xpu_dl_open(root, sonames, loaded, sizeof(loaded), &handle, err, sizeof(err));
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s", err);
+        int status = 0;
 
         struct cuda_api a = {0};
         const struct xpu_dl_symbol syms[] = {
@@ -200,9 +191,8 @@ static int cuda_helper(void *arg, int out_fd) {
                 { "cuGetErrorName", NULL, &a.error_name, true },
                 { "cuGetErrorString", NULL, &a.error_string, true },
         };
-        e = xpu_dl_bind(handle, syms, ELEMENTSOF(syms), err, sizeof(err));
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s", err);
+        if (xpu_helper_job_load(arg, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, &r, out_fd, &status) < 0)
+                return status;
 
         cu_result ce = CALL(fn_init, a.init)(0);
         if (ce != 0)
@@ -229,11 +219,21 @@ static const struct xpu_reply_field device_fields[] = {
 #undef FIELD
 };
 
+/* True when FIELD of D was already given (every device key comes at most once). */
+static bool device_field_seen(const struct xpu_cuda_device *d, const char *field) {
+        if (strcmp(field, "name") == 0)
+                return d->name[0] != '\0';
+        for (size_t f = 0; f < ELEMENTSOF(device_fields); f++)
+                if (strcmp(device_fields[f].key, field) == 0)
+                        return (d->have & device_fields[f].have) != 0;
+        return false;
+}
+
 int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *err, size_t err_size) {
         _cleanup_free_ struct xpu_cuda_result *r = NULL;
         struct xpu_reply_parser p;
         size_t count = 0;
-        bool have_count = false;
+        bool have_count = false, have_library = false, have_total = false;
         char fallback[8];
         int e;
 
@@ -249,7 +249,11 @@ int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *e
         while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
                 const char *field = NULL;
                 int i;
-                if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0] && !have_count) {
+                if (strcmp(p.key, "library") == 0 && !have_library) {
+                        if (xpu_helper_parse_library(p.value, r->library) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_library = true;
+                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0] && !have_count) {
                         uint64_t v = 0;
                         /* 1000 * major + 10 * minor; CUDA 1.0 (1000) is the lowest there is. */
                         if (xpu_parse_u64(p.value, 10, &v) < 0 || v < 1000 || v > 999999)
@@ -262,51 +266,38 @@ int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *e
                                 return xpu_reply_garbage(&p, err, err_size);
                         count = (size_t)v;
                         have_count = true;
+                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
+                        if (xpu_helper_parse_devices_total(p.value, count, XPU_CUDA_DEVICES_MAX, &r->total) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_total = true;
                 } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
+                           device_field_seen(&r->devices[i], field) ||
                            xpu_reply_set_field(&r->devices[i], &r->devices[i].have, device_fields,
                                                ELEMENTSOF(device_fields), field, p.value) < 0)
                         return xpu_reply_garbage(&p, err, err_size);
         }
         if (e < 0)
                 return e;
-        if (!r->cuda_driver_version[0] || !have_count) {
-                snprintf(err, err_size, "garbage from the CUDA helper: no %s",
-                         r->cuda_driver_version[0] ? "device_count" : "cuda_driver_version");
+        if (!have_library || !have_count) {
+                snprintf(err, err_size, "garbage from the CUDA helper: no %s", have_library ? "device_count" : "library");
                 return -EBADMSG;
         }
-        for (size_t i = 0; i < count; i++)
-                if (!r->devices[i].name[0]) {
-                        snprintf(err, err_size, "garbage from the CUDA helper: device %zu lacks a name", i);
-                        return -EBADMSG;
-                }
         r->n = count;
+        if (!have_total)
+                r->total = count;
         *ret = TAKE_PTR(r);
         return 0;
 }
 
 int xpu_cuda_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_cuda_result **ret, char *err, size_t err_size) {
-        static struct cuda_job job;
-        char fallback[8];
-
-        if (!err) {
-                err = fallback;
-                err_size = sizeof(fallback);
-        }
-        if (driver_root_fd < 0 || !ret) {
-                snprintf(err, err_size, "invalid arguments");
-                return -EINVAL;
-        }
-        memset(&job, 0, sizeof(job));
-        int r = xpu_root_ref_init(&job.root, driver_root_fd, err, err_size);
+        struct xpu_helper_job job;
+        _cleanup_free_ char *reply = NULL;
+        int r = xpu_nvidia_library_version_check(driver_version, "libcuda.so.1", err, err_size);
         if (r < 0)
                 return r;
-        if (driver_version && xpu_strlcpy(job.driver_version, driver_version, sizeof(job.driver_version)) < 0) {
-                snprintf(err, err_size, "driver version too long");
-                return -EINVAL;
-        }
-        _cleanup_free_ char *reply = NULL;
-        r = xpu_reply_run(cuda_helper, &job, timeout_ms, "CUDA", &reply, err, err_size);
+        r = xpu_helper_job_run(cuda_helper, &job, "CUDA", timeout_ms, driver_root_fd, driver_version,
+                               ret ? &reply : NULL, err, err_size);
         if (r < 0)
                 return r;
         return xpu_cuda_parse_reply(reply, ret, err, err_size);
@@ -316,17 +307,24 @@ int xpu_cuda_read(int driver_root_fd, const char *driver_version, unsigned timeo
 
 int xpu_cuda_merge(struct xpu_inventory *inv, const struct xpu_cuda_result *r) {
         int matched = 0;
-        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_CUDA) < 0)
+        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_CUDA) < 0 ||
+            xpu_merge_warn_truncated(inv, XPU_SOURCE_CUDA, r->total, r->n) < 0)
                 return -ENOMEM;
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_cuda_device *cd = &r->devices[k];
+                int repeated = xpu_merge_bus_id_repeated(inv, XPU_SOURCE_CUDA, r->devices, sizeof(r->devices[0]),
+                                                         offsetof(struct xpu_cuda_device, pci_bus_id), k);
+                if (repeated < 0)
+                        return -ENOMEM;
+                if (repeated)
+                        continue;
                 /* By bus id only: CUDA ordinal k (FASTEST_FIRST) says nothing about the fast path's order. */
                 struct xpu_device *dev = (cd->have & XPU_CUDA_HAVE_PCI)
                                                  ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, cd->pci_bus_id)
                                                  : NULL;
                 if (!dev) {
                         if (xpu_inventory_warn(inv, "cuda: ordinal %zu (%s) at %s is not in the procfs inventory; ignored",
-                                               k, cd->have & XPU_CUDA_HAVE_UUID ? cd->uuid : cd->name,
+                                               k, cd->have & XPU_CUDA_HAVE_UUID ? cd->uuid : cd->name[0] ? cd->name : "?",
                                                cd->have & XPU_CUDA_HAVE_PCI ? cd->pci_bus_id : "an unknown bus id") < 0)
                                 return -ENOMEM;
                         continue;
@@ -370,8 +368,10 @@ static int rich_merge(struct xpu_inventory *inv, const void *result) {
 static cJSON *rich_to_json(const void *result) {
         const struct xpu_cuda_result *r = result;
         cJSON *o = cJSON_CreateObject();
-        bool ok = o && cJSON_AddStringToObject(o, "source", "cuda") &&
-                  cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version);
+        bool ok = o && cJSON_AddStringToObject(o, "source", "cuda") && cJSON_AddStringToObject(o, "library", r->library) &&
+                  (!r->cuda_driver_version[0] ||
+                   cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version)) &&
+                  (r->total <= r->n || cJSON_AddNumberToObject(o, "devices_total", (double)r->total));
         cJSON *devs = ok ? cJSON_AddArrayToObject(o, "devices") : NULL;
         ok = devs != NULL;
         for (size_t i = 0; ok && i < r->n; i++) {
@@ -382,7 +382,7 @@ static cJSON *rich_to_json(const void *result) {
                         ok = cJSON_AddStringToObject(j, "pci_bus_id", d->pci_bus_id) != NULL;
                 if (ok && (d->have & XPU_CUDA_HAVE_UUID))
                         ok = cJSON_AddStringToObject(j, "uuid", d->uuid) != NULL;
-                if (ok)
+                if (ok && d->name[0])
                         ok = cJSON_AddStringToObject(j, "name", d->name) != NULL;
                 if (ok && (d->have & XPU_CUDA_HAVE_COMPUTE_CAPABILITY))
                         ok = cJSON_AddStringToObject(j, "compute_capability", d->compute_capability) != NULL;
@@ -398,12 +398,15 @@ static cJSON *rich_to_json(const void *result) {
 
 static void rich_print(const void *result, FILE *f) {
         const struct xpu_cuda_result *r = result;
-        fprintf(f, "cuda: CUDA driver %s, %zu device%s (CUDA ordinals, FASTEST_FIRST order)\n", r->cuda_driver_version,
-                r->n, r->n == 1 ? "" : "s");
+        fprintf(f, "cuda: %s, CUDA driver %s, %zu device%s", r->library,
+                r->cuda_driver_version[0] ? r->cuda_driver_version : "?", r->n, r->n == 1 ? "" : "s");
+        if (r->total > r->n)
+                fprintf(f, " (of %zu)", r->total);
+        fputs(" (CUDA ordinals, FASTEST_FIRST order)\n", f);
         for (size_t i = 0; i < r->n; i++) {
                 const struct xpu_cuda_device *d = &r->devices[i];
                 fprintf(f, "  %zu %s %s %s", i, d->have & XPU_CUDA_HAVE_PCI ? d->pci_bus_id : "-",
-                        d->have & XPU_CUDA_HAVE_UUID ? d->uuid : "-", d->name);
+                        d->have & XPU_CUDA_HAVE_UUID ? d->uuid : "-", d->name[0] ? d->name : "-");
                 if (d->have & XPU_CUDA_HAVE_COMPUTE_CAPABILITY)
                         fprintf(f, " cc %s", d->compute_capability);
                 if (d->have & XPU_CUDA_HAVE_MEMORY_TOTAL)

@@ -5,13 +5,16 @@
  *
  * Wire format of the helper's reply (probes/base/reply.h: one "key value" per line, values
  * printable ASCII, last line "end"):
- *   driver_version 465.19.01             nvmlSystemGetDriverVersion
+ *   library /usr/lib/.../libnvidia-ml.so.465.19.01   the file loaded (probes/base/helper-job.h)
+ *   driver_version 465.19.01             nvmlSystemGetDriverVersion, when it fits 31 bytes
  *   cuda_driver_version 11030            optional; CUDA driver API integer
  *   device_count 2                       before any device line; at most XPU_NVML_DEVICES_MAX
- *   device.0.uuid GPU-...                uuid and name: every device that is not lost
- *   device.0.name NVIDIA GeForce RTX 2080 Ti
+ *   devices_total 70                     only after "device_count 64": NVML has more than were read
+ *   device.0.uuid GPU-...                only when NVML answered a non-empty one that fits 63 bytes
+ *   device.0.name NVIDIA GeForce RTX 2080 Ti      non-empty, at most 127 bytes (the helper cuts)
  *   device.0.minor 0                     the rest: only when NVML answered
- *   device.0.bus_id 00000000:1A:00.0     any form xpu_pci_bus_id_normalize() takes
+ *   device.0.bus_id 0000:1a:00.0         normalised by the helper (any form xpu_pci_bus_id_normalize()
+ *                                        takes is accepted)
  *   device.0.memory_total 11554717696    bytes
  *   device.0.memory_used 524288000       bytes
  *   device.0.cc 7.5
@@ -39,10 +42,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/helper-job.h"
 #include "base/macro.h"
 #include "base/reply.h"
 #include "rich.h"
@@ -135,12 +140,9 @@ static int set_device_field(struct xpu_nvml_device *d, const char *field, const 
         return 0;
 }
 
-/* What the parser requires of a device once the reply has ended. Returns 0 or -EBADMSG. */
+/* What the parser requires of a device once the reply has ended: a complete MIG list. Returns 0
+ * or -EBADMSG. */
 static int check_device(const struct xpu_nvml_device *d, size_t i, char *err, size_t err_size) {
-        if (!d->lost && (!d->uuid[0] || !d->name[0])) {
-                snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks uuid or name", i);
-                return -EBADMSG;
-        }
         for (size_t m = 0; m < d->n_mig; m++)
                 if (!d->mig[m].uuid[0]) {
                         snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks MIG device %zu", i, m);
@@ -153,7 +155,7 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
         _cleanup_free_ struct xpu_nvml_result *r = NULL;
         struct xpu_reply_parser p;
         size_t count = 0;
-        bool have_count = false, have_driver = false;
+        bool have_count = false, have_driver = false, have_library = false, have_total = false;
         char fallback[8];
         int e;
 
@@ -169,7 +171,11 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
         while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
                 const char *field = NULL;
                 int i;
-                if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
+                if (strcmp(p.key, "library") == 0 && !have_library) {
+                        if (xpu_helper_parse_library(p.value, r->library) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_library = true;
+                } else if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
                         if (xpu_strlcpy(r->driver_version, p.value, sizeof(r->driver_version)) < 0)
                                 return xpu_reply_garbage(&p, err, err_size);
                         have_driver = true;
@@ -185,14 +191,18 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
                                 return xpu_reply_garbage(&p, err, err_size);
                         count = (size_t)v;
                         have_count = true;
+                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
+                        if (xpu_helper_parse_devices_total(p.value, count, XPU_NVML_DEVICES_MAX, &r->total) < 0)
+                                return xpu_reply_garbage(&p, err, err_size);
+                        have_total = true;
                 } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
                            set_device_field(&r->devices[i], field, p.value) < 0)
                         return xpu_reply_garbage(&p, err, err_size);
         }
         if (e < 0)
                 return e;
-        if (!have_count || !have_driver) {
-                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "driver_version" : "device_count");
+        if (!have_count || !have_library) {
+                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "library" : "device_count");
                 return -EBADMSG;
         }
         for (size_t i = 0; i < count; i++) {
@@ -201,6 +211,8 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
                         return e;
         }
         r->n = count;
+        if (!have_total)
+                r->total = count;
         *ret = TAKE_PTR(r);
         return 0;
 }
@@ -263,22 +275,28 @@ static int merge_device(struct xpu_inventory *inv, struct xpu_device *dev, const
 
 int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
         int matched = 0;
-        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0)
+        if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0 ||
+            xpu_merge_warn_truncated(inv, XPU_SOURCE_NVML, r->total, r->n) < 0)
                 return -ENOMEM;
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_nvml_device *nd = &r->devices[k];
                 struct xpu_device *dev = (nd->have & XPU_NVML_HAVE_PCI)
                                                  ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, nd->pci_bus_id)
                                                  : NULL;
-                int e;
-                if (dev) {
+                int e = xpu_merge_bus_id_repeated(inv, XPU_SOURCE_NVML, r->devices, sizeof(r->devices[0]),
+                                                  offsetof(struct xpu_nvml_device, pci_bus_id), k);
+                if (e != 0) {
+                        if (e < 0)
+                                return -ENOMEM;
+                } else if (dev) {
                         matched++;
                         e = merge_device(inv, dev, nd);
                 } else if (nd->lost)
                         e = xpu_inventory_warn(inv, "nvml: device %zu%s%s is lost (%s); not matched to the procfs inventory",
                                                k, nd->uuid[0] ? " " : "", nd->uuid, nd->lost_reason);
                 else
-                        e = xpu_inventory_warn(inv, "nvml: %s at %s is not in the procfs inventory; ignored", nd->uuid,
+                        e = xpu_inventory_warn(inv, "nvml: %s at %s is not in the procfs inventory; ignored",
+                                               nd->uuid[0] ? nd->uuid : nd->name[0] ? nd->name : "a device",
                                                nd->have & XPU_NVML_HAVE_PCI ? nd->pci_bus_id : "an unknown bus id");
                 if (e < 0)
                         return -ENOMEM;
@@ -357,8 +375,11 @@ static bool mig_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) {
 }
 
 static bool device_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) {
-        bool ok = cJSON_AddNumberToObject(j, "index", (double)i) && cJSON_AddStringToObject(j, "name", d->name) &&
-                  cJSON_AddStringToObject(j, "uuid", d->uuid);
+        bool ok = cJSON_AddNumberToObject(j, "index", (double)i) != NULL;
+        if (ok && d->name[0])
+                ok = cJSON_AddStringToObject(j, "name", d->name) != NULL;
+        if (ok && d->uuid[0])
+                ok = cJSON_AddStringToObject(j, "uuid", d->uuid) != NULL;
         if (ok && (d->have & XPU_NVML_HAVE_PCI))
                 ok = cJSON_AddStringToObject(j, "pci_bus_id", d->pci_bus_id) != NULL;
         if (ok && (d->have & XPU_NVML_HAVE_MINOR))
@@ -388,8 +409,10 @@ static cJSON *rich_to_json(const void *result) {
         cJSON *o = cJSON_CreateObject();
         cJSON *devs = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
         bool ok = devs && cJSON_AddStringToObject(o, "source", "nvml") &&
-                  cJSON_AddStringToObject(o, "driver_version", r->driver_version) &&
-                  (!r->cuda_driver_version[0] || cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version));
+                  cJSON_AddStringToObject(o, "library", r->library) &&
+                  (!r->driver_version[0] || cJSON_AddStringToObject(o, "driver_version", r->driver_version)) &&
+                  (!r->cuda_driver_version[0] || cJSON_AddStringToObject(o, "cuda_driver_version", r->cuda_driver_version)) &&
+                  (r->total <= r->n || cJSON_AddNumberToObject(o, "devices_total", (double)r->total));
         for (size_t i = 0; ok && i < r->n; i++) {
                 cJSON *j = cJSON_CreateObject();
                 ok = j && cJSON_AddItemToArray(devs, j);
@@ -445,10 +468,13 @@ static void print_readings(const struct xpu_nvml_device *d, FILE *f) {
 
 static void rich_print(const void *result, FILE *f) {
         const struct xpu_nvml_result *r = result;
-        fprintf(f, "nvml: driver %s", r->driver_version);
+        fprintf(f, "nvml: %s, driver %s", r->library, r->driver_version[0] ? r->driver_version : "?");
         if (r->cuda_driver_version[0])
                 fprintf(f, ", CUDA %s", r->cuda_driver_version);
-        fprintf(f, ", %zu device%s\n", r->n, r->n == 1 ? "" : "s");
+        fprintf(f, ", %zu device%s", r->n, r->n == 1 ? "" : "s");
+        if (r->total > r->n)
+                fprintf(f, " (of %zu)", r->total);
+        fputc('\n', f);
         for (size_t i = 0; i < r->n; i++) {
                 const struct xpu_nvml_device *d = &r->devices[i];
                 fprintf(f, "  %zu %s %s %s", i, d->have & XPU_NVML_HAVE_PCI ? d->pci_bus_id : "-",

@@ -14,9 +14,10 @@
 #include <dlfcn.h>
 
 #include "base/dl.h"
-#include "base/isolate.h"
+#include "base/helper-job.h"
 #include "base/macro.h"
 #include "base/reply.h"
+#include "libs.h"
 
 typedef int nvml_ret;
 typedef void *nvml_dev;
@@ -81,13 +82,6 @@ struct nvml_api {
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
 #define API_SLOT(a, slot) (*(void *const *)(const void *)((const char *)(a) + (slot)))
-
-/* What the parent hands to the helper: the driver root (reply.h) and the version the library
- * must carry. */
-struct nvml_job {
-        struct xpu_root_ref root;
-        char driver_version[64];
-};
 
 /* NVML return codes worth their own errno; the rest are -EIO. */
 static const struct {
@@ -243,8 +237,8 @@ static void read_mig(struct dev_read *c) {
                 if (!dev_ok(c, "nvmlDeviceGetMigDeviceHandleByIndex", e) ||
                     !dev_ok(c, "nvmlDeviceGetUUID", CALL(fn_dev_str, a->uuid)(m, s, sizeof(s))))
                         return;
-                xpu_reply_sanitize(s, sizeof(s));
-                if (n == XPU_MIG_DEVICES_MAX || !xpu_startswith(s, "MIG-") || xpu_strlcpy(uuids[n], s, sizeof(uuids[n])) < 0)
+                if (n == XPU_MIG_DEVICES_MAX || !xpu_helper_clean_string(s, sizeof(s), sizeof(uuids[n]), false) ||
+                    !xpu_startswith(s, "MIG-") || xpu_strlcpy(uuids[n], s, sizeof(uuids[n])) < 0)
                         return;
                 n++;
         }
@@ -263,17 +257,22 @@ static void read_device_extras(struct dev_read *c) {
             dev_ok(c, "nvmlDeviceGetMinorNumber", CALL(fn_dev_uint, a->minor)(c->d, &minor)))
                 xpu_reply_add(c->r, "device.%u.minor %u\n", i, minor);
 
+        /* The bus id goes out normalised; one that does not normalise (empty, a 9-digit domain)
+         * is left out: the device then cannot be matched, the others still are. */
         nvml_pci pci = {0};
         nvml_pci_v1 pci1 = {0};
+        char *bus_id = NULL, normal[XPU_PCI_BUS_ID_MAX];
         if (dev_can(c, offsetof(struct nvml_api, pci)) &&
             dev_ok(c, "nvmlDeviceGetPciInfo_v3", CALL(fn_dev_ptr, a->pci)(c->d, &pci))) {
-                xpu_reply_sanitize(pci.bus_id, sizeof(pci.bus_id));
-                xpu_reply_add(c->r, "device.%u.bus_id %s\n", i, pci.bus_id);
+                pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
+                bus_id = pci.bus_id;
         } else if (dev_can(c, offsetof(struct nvml_api, pci_v1)) &&
                    dev_ok(c, "nvmlDeviceGetPciInfo", CALL(fn_dev_ptr, a->pci_v1)(c->d, &pci1))) {
-                xpu_reply_sanitize(pci1.bus_id, sizeof(pci1.bus_id));
-                xpu_reply_add(c->r, "device.%u.bus_id %s\n", i, pci1.bus_id);
+                pci1.bus_id[sizeof(pci1.bus_id) - 1] = '\0';
+                bus_id = pci1.bus_id;
         }
+        if (bus_id && xpu_pci_bus_id_normalize(bus_id, normal) == 0)
+                xpu_reply_add(c->r, "device.%u.bus_id %s\n", i, normal);
 
         nvml_memory mem = {0};
         if (dev_can(c, offsetof(struct nvml_api, memory)) &&
@@ -316,12 +315,17 @@ static void read_device_extras(struct dev_read *c) {
  * its reason and the read goes on. Returns true when the read must end (another failure of a
  * required call: an error reply was sent and *STATUS is the helper's exit status). */
 static bool read_device(struct xpu_reply *r, int out_fd, const struct nvml_api *a, unsigned i, int *status) {
+        /* Each cleaned to fit the parent's field: a name is cut there, a UUID that does not fit is
+         * left out (cut short it would name another device); an empty one is left out. */
         static const struct {
                 const char *what, *call;
-                size_t slot;
+                size_t slot, field_size;
+                bool may_cut;
         } strings[] = {
-                { "uuid", "nvmlDeviceGetUUID", offsetof(struct nvml_api, uuid) },
-                { "name", "nvmlDeviceGetName", offsetof(struct nvml_api, name) },
+                { "uuid", "nvmlDeviceGetUUID", offsetof(struct nvml_api, uuid),
+                  sizeof(((struct xpu_nvml_device *)0)->uuid), false },
+                { "name", "nvmlDeviceGetName", offsetof(struct nvml_api, name),
+                  sizeof(((struct xpu_nvml_device *)0)->name), true },
         };
         struct dev_read c = { .r = r, .a = a, .i = i };
         char call[64], s[256];
@@ -342,8 +346,7 @@ static bool read_device(struct xpu_reply *r, int out_fd, const struct nvml_api *
                         snprintf(call, sizeof(call), "%s(%u)", strings[k].call, i);
                         *status = nvml_fail(r, out_fd, a, call, e);
                         return true;
-                } else {
-                        xpu_reply_sanitize(s, sizeof(s));
+                } else if (xpu_helper_clean_string(s, sizeof(s), strings[k].field_size, strings[k].may_cut)) {
                         xpu_reply_add(r, "device.%u.%s %s\n", i, strings[k].what, s);
                 }
         }
@@ -360,20 +363,23 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
         nvml_ret e = CALL(fn_str, a->driver_version)(s, sizeof(s));
         if (e != NVML_OK)
                 return nvml_fail(r, out_fd, a, "nvmlSystemGetDriverVersion", e);
-        xpu_reply_sanitize(s, sizeof(s));
-        xpu_reply_add(r, "driver_version %s\n", s);
+        if (xpu_helper_clean_string(s, sizeof(s), sizeof(((struct xpu_nvml_result *)0)->driver_version), false))
+                xpu_reply_add(r, "driver_version %s\n", s);
 
+        /* 1000 * major + 10 * minor: CUDA 1.0 to 999.99; anything else is left out. */
         int cuda = 0;
-        if (a->cuda_version && CALL(fn_int, a->cuda_version)(&cuda) == NVML_OK && cuda > 0)
+        if (a->cuda_version && CALL(fn_int, a->cuda_version)(&cuda) == NVML_OK && cuda >= 1000 && cuda <= 999999)
                 xpu_reply_add(r, "cuda_driver_version %d\n", cuda);
 
         unsigned n = 0;
         e = CALL(fn_uint, a->count)(&n);
         if (e != NVML_OK)
                 return nvml_fail(r, out_fd, a, "nvmlDeviceGetCount_v2", e);
-        if (n > XPU_NVML_DEVICES_MAX)
+        if (n > XPU_NVML_DEVICES_MAX) {
+                xpu_reply_add(r, "device_count %u\ndevices_total %u\n", XPU_NVML_DEVICES_MAX, n);
                 n = XPU_NVML_DEVICES_MAX;
-        xpu_reply_add(r, "device_count %u\n", n);
+        } else
+                xpu_reply_add(r, "device_count %u\n", n);
 
         for (unsigned i = 0; i < n; i++) {
                 int status = 0;
@@ -384,24 +390,11 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
 }
 
 static int nvml_helper(void *arg, int out_fd) {
-        const struct nvml_job *job = arg;
         static struct xpu_reply r;
         static const char *const sonames[] = { "libnvidia-ml.so.1", NULL };
-        char err[512], loaded[PATH_MAX];
+        char loaded[PATH_MAX];
         void *handle = NULL;
-
-        _cleanup_close_ int root = xpu_root_ref_open(&job->root);
-        if (root < 0)
-                return xpu_reply_fail(&r, out_fd, root, "cannot reopen the driver root %s: %s", job->root.path,
-                                      strerror(-root));
-
-        /* With a driver version, the library's file name is checked before it is loaded at all. */
-        int e = job->driver_version[0]
-                        ? xpu_dl_open_version(root, sonames, job->driver_version, loaded, sizeof(loaded), &handle, err,
-                                              sizeof(err))
-                        : xpu_dl_open(root, sonames, loaded, sizeof(loaded), &handle, err, sizeof(err));
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s", err);
+        int status = 0;
 
         struct nvml_api a = {0};
         const struct xpu_dl_symbol syms[] = {
@@ -434,14 +427,13 @@ static int nvml_helper(void *arg, int out_fd) {
                   &a.clock_events, true },
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
-        e = xpu_dl_bind(handle, syms, ELEMENTSOF(syms), err, sizeof(err));
-        if (e < 0)
-                return xpu_reply_fail(&r, out_fd, e, "%s", err);
+        if (xpu_helper_job_load(arg, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, &r, out_fd, &status) < 0)
+                return status;
 
         nvml_ret ne = CALL(fn_void, a.init)();
         if (ne != NVML_OK)
                 return nvml_fail(&r, out_fd, &a, "nvmlInit_v2", ne);
-        int status = read_all(&r, out_fd, &a);
+        status = read_all(&r, out_fd, &a);
         (void)CALL(fn_void, a.shutdown)();
         /* No dlclose(): the helper exits right away, and some libraries crash in their destructors. */
         return status;
@@ -449,29 +441,26 @@ static int nvml_helper(void *arg, int out_fd) {
 
 /* ---- the parent side: run the helper, parse its reply (nvidia-nvml-parse.c) ---- */
 
+int xpu_nvidia_library_version_check(const char *driver_version, const char *soname, char *err, size_t err_size) {
+        if (driver_version && xpu_is_driver_version(driver_version))
+                return 0;
+        if (err)
+                snprintf(err, err_size,
+                         "not loading %s: the NVIDIA kernel module's version is unknown (no readable "
+                         "/proc/driver/nvidia/version), so the library cannot be checked against it",
+                         soname);
+        return -ENODATA;
+}
+
 int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_nvml_result **ret, char *err, size_t err_size) {
-        static struct nvml_job job;
-        char fallback[8];
-
-        if (!err) {
-                err = fallback;
-                err_size = sizeof(fallback);
-        }
-        if (driver_root_fd < 0 || !ret) {
-                snprintf(err, err_size, "invalid arguments");
-                return -EINVAL;
-        }
-        memset(&job, 0, sizeof(job));
-        int r = xpu_root_ref_init(&job.root, driver_root_fd, err, err_size);
+        struct xpu_helper_job job;
+        _cleanup_free_ char *reply = NULL;
+        int r = xpu_nvidia_library_version_check(driver_version, "libnvidia-ml.so.1", err, err_size);
         if (r < 0)
                 return r;
-        if (driver_version && xpu_strlcpy(job.driver_version, driver_version, sizeof(job.driver_version)) < 0) {
-                snprintf(err, err_size, "driver version too long");
-                return -EINVAL;
-        }
-        _cleanup_free_ char *reply = NULL;
-        r = xpu_reply_run(nvml_helper, &job, timeout_ms, "NVML", &reply, err, err_size);
+        r = xpu_helper_job_run(nvml_helper, &job, "NVML", timeout_ms, driver_root_fd, driver_version,
+                               ret ? &reply : NULL, err, err_size);
         if (r < 0)
                 return r;
         return xpu_nvml_parse_reply(reply, ret, err, err_size);

@@ -9,6 +9,7 @@
  * nvidia-nvml-parse.c. */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,8 +58,9 @@ struct xpu_nvml_mig {
  * Static facts first (merged into the inventory), then the live readings (kept here for xpud,
  * never merged). Units are in the names. */
 struct xpu_nvml_device {
-        char uuid[64];                       /* nvmlDeviceGetUUID: "GPU-307dcc96-..."; "" only when lost */
-        char name[128];                      /* nvmlDeviceGetName; "" only when lost */
+        char uuid[64];                       /* nvmlDeviceGetUUID: "GPU-307dcc96-..."; "" when lost, or when NVML
+                                                answered an empty one or one longer than 63 bytes */
+        char name[128];                      /* nvmlDeviceGetName, cut to 127 bytes; "" when lost or empty */
         char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* nvmlDeviceGetPciInfo_v3/_v2/(v1) busId, normal form ("0000:1a:00.0") */
         char compute_capability[16];         /* nvmlDeviceGetCudaComputeCapability: "7.5" */
         char brand[32];                      /* nvmlDeviceGetBrand in the toolkit's spelling: "geforce", "tesla", "nvidiartx", ...; "brand 17" for an unknown code */
@@ -96,21 +98,41 @@ struct xpu_nvml_device {
 };
 
 struct xpu_nvml_result {
-        char driver_version[32];      /* nvmlSystemGetDriverVersion: "465.19.01" */
+        char library[PATH_MAX];       /* the file loaded, path inside the driver root
+                                         ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01") */
+        char driver_version[32];      /* nvmlSystemGetDriverVersion: "465.19.01"; "" when empty or too long */
         char cuda_driver_version[16]; /* nvmlSystemGetCudaDriverVersion_v2: "11.3" from 11030; "" when the library
-                                         lacks the call */
+                                         lacks the call or answered no CUDA version (below 1000) */
+        size_t total;                 /* devices NVML has (nvmlDeviceGetCount_v2): n, or more when it listed more
+                                         than XPU_NVML_DEVICES_MAX (only the first are read) */
         size_t n;                     /* devices used */
         struct xpu_nvml_device devices[];
 };
 
-/* Read NVML's view of the host. In a helper of xpu_isolate_run() (nobody:nogroup, no
- * capabilities, environment PATH only, TIMEOUT_MS bounded; 0 = 10 s) the helper loads
- * libnvidia-ml.so.1 from DRIVER_ROOT_FD (xpu_dl_open_version), refuses a library whose file-name
- * version differs from DRIVER_VERSION (the kernel module's, /proc/driver/nvidia/version) before
- * loading it, then calls nvmlInit_v2 (nvmlInit), the system queries, per device (GetCount_v2,
+/* The loading rule of both NVIDIA readers (NVML and CUDA; docs/xpuinit.md: a library is never
+ * loaded unless its file name carries the running kernel module's version): DRIVER_VERSION, the
+ * module's version from /proc/driver/nvidia/version (inv->vendors[NVIDIA].driver_version), must be
+ * known and a driver version (xpu_is_driver_version()). Returns 0, or -ENODATA with ERR (may be
+ * NULL) "not loading SONAME: the NVIDIA kernel module's version is unknown (no readable
+ * /proc/driver/nvidia/version), so the library cannot be checked against it" when it is NULL,
+ * empty or not digits and dots. Nothing is loaded then. */
+int xpu_nvidia_library_version_check(const char *driver_version, const char *soname, char *err, size_t err_size);
+
+/* Read NVML's view of the host. DRIVER_VERSION must pass xpu_nvidia_library_version_check() (else
+ * -ENODATA and no helper runs). In a helper of xpu_isolate_run() (nobody:nogroup, no
+ * capabilities, environment PATH only, TIMEOUT_MS bounded; 0 = 10 s; probes/base/helper-job.h)
+ * the helper finds libnvidia-ml.so.1 in DRIVER_ROOT_FD, refuses a library whose file-name
+ * version differs from DRIVER_VERSION before loading it (xpu_dl_open_version), then calls nvmlInit_v2 (nvmlInit), the system queries, per device (GetCount_v2,
  * GetHandleByIndex_v2, with unversioned fallbacks) name, UUID, minor, PCI info (_v3, _v2, then
  * the old layout), memory, compute capability, brand, MIG mode and MIG devices, and the readings
- * of struct xpu_nvml_device, and nvmlShutdown. DRIVER_VERSION NULL or "" skips the version check.
+ * of struct xpu_nvml_device, and nvmlShutdown.
+ *
+ * The helper cleans what NVML answers so that one odd value costs that value, not the read: a
+ * string is NUL-terminated and made printable, a name cut to the parent's 127 bytes, an empty
+ * name or UUID, a UUID or driver version too long for its field, a bus id that does not normalise
+ * (xpu_pci_bus_id_normalize(): empty, a domain of more than 8 digits) or a CUDA version below 1000
+ * is left out; more than XPU_NVML_DEVICES_MAX devices: the first are read and the total is sent
+ * (xpu_nvml_merge() warns). The parent's parser stays strict.
  *
  * A device whose calls answer NVML_ERROR_GPU_IS_LOST is reported with lost set and the reason;
  * the other devices are read as usual. Any other failure of a required per-device call (handle,
@@ -121,6 +143,7 @@ struct xpu_nvml_result {
  * parent's fd.
  *
  * Returns 0 and *RET (free with xpu_nvml_result_free()), or -errno with ERR one line:
+ *   -ENODATA       "not loading libnvidia-ml.so.1: the NVIDIA kernel module's version is unknown ..."
  *   -ENOENT        "not available: libnvidia-ml.so.1 not found in ..."
  *   -EPROTO        "driver/library version mismatch: kernel module ..., libnvidia-ml.so.X"
  *   -ENODEV        "nvmlInit_v2 failed: Driver Not Loaded (error 9)"
@@ -128,7 +151,7 @@ struct xpu_nvml_result {
  *   -ETIMEDOUT     "NVML helper timed out after 10 s"
  *   -ECONNABORTED  "NVML helper killed by signal 6 (Aborted)"
  *   -EBADMSG       "garbage from the NVML helper: line 3"
- *   other -errno from xpu_isolate_run() as "NVML helper <reason>". */
+ *   other -errno from xpu_isolate_run() as "NVML helper <reason>"; -EINVAL for bad arguments. */
 int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_nvml_result **ret, char *err, size_t err_size);
 
@@ -136,10 +159,12 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r);
 
 /* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in
- * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown key, a value of
- * the wrong form or out of range (a percentage above 100, a MIG mode other than 0/1, more MIG
- * devices than XPU_MIG_DEVICES_MAX, a MIG UUID without "MIG-"), a device without uuid or name
- * that is not lost, or a MIG list with a hole is garbage. Returns 0 and *RET, -EBADMSG with ERR
+ * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown or repeated
+ * key, a value of the wrong form, too long for its field or out of range (a percentage above 100,
+ * a MIG mode other than 0/1, more MIG devices than XPU_MIG_DEVICES_MAX, a MIG UUID without
+ * "MIG-", a devices_total not above a full device_count), no library or device_count line, or a
+ * MIG list with a hole is garbage. A device may lack uuid and name (the helper leaves out empty
+ * ones). Returns 0 and *RET, -EBADMSG with ERR
  * "garbage from the NVML helper: line N" (or "...: device N ..."), the helper's own error (an
  * "error ERRNO TEXT" line) with ERR = TEXT, or -ENOMEM. ERR may be NULL. */
 int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size);
@@ -153,13 +178,18 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
  * has none yet (a different one is a warning). NVML's minor number is not merged (procfs owns
  * it); a different one is a warning. Sets inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version
  * when R has one. An NVML device the fast path does not list becomes a warning, not a device; a
- * lost device becomes a warning with its reason (what was read before the loss is merged). The
- * readings are not merged. Returns the number of devices matched, or -ENOMEM. */
+ * lost device becomes a warning with its reason (what was read before the loss is merged); a
+ * second NVML device at a bus id an earlier one had is ignored with a warning
+ * (xpu_merge_bus_id_repeated()); a UUID another device of INV already has is not filled (the rule
+ * of xpu_device_merge_string()); R->total above R->n becomes the warning "nvml: 70 devices, only
+ * the first 64 read". The readings are not merged. Returns the number of devices matched, or
+ * -ENOMEM. */
 int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
 
 /* The rich-path backend of NVML (rich.h): vendor NVIDIA, source XPU_SOURCE_NVML, library
  * "libnvidia-ml.so.1"; read = xpu_nvml_read() with the fast path's driver version, merge =
- * xpu_nvml_merge(), to_json = {"source": "nvml", "driver_version", "cuda_driver_version"?,
+ * xpu_nvml_merge(), to_json = {"source": "nvml", "library", "driver_version"?, "cuda_driver_version"?,
+ * "devices_total"? (only when more than were read),
  * "devices": [{"index", "name", "uuid", "pci_bus_id"?, "minor"?, "memory_total_bytes"?,
  * "memory_used_bytes"?, "compute_capability"?, "brand"?, "mig_enabled"?, "mig_devices"?: [{"index",
  * "uuid", "parent_index", "parent_uuid"}], "readings": {"utilization_gpu_percent",

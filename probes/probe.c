@@ -96,12 +96,32 @@ static int warn_disagree(struct xpu_inventory *inv, const struct xpu_device *dev
                                   own, ours, own);
 }
 
+const struct xpu_device *xpu_inventory_uuid_owner(const struct xpu_inventory *inv, const struct xpu_device *dev,
+                                                  const char *uuid) {
+        for (size_t i = 0; uuid && *uuid && i < inv->n_devices; i++) {
+                const struct xpu_device *o = &inv->devices[i];
+                if (o == dev || (o->vendor == dev->vendor && strcmp(o->pci_bus_id, dev->pci_bus_id) == 0))
+                        continue;
+                if (strcasecmp(o->uuid, uuid) == 0)
+                        return o;
+        }
+        return NULL;
+}
+
 int xpu_device_merge_string(struct xpu_inventory *inv, struct xpu_device *dev, enum xpu_field f, char *dst,
                             size_t size, const char *value, enum xpu_source source) {
         if (!value || !*value || strcmp(dst, value) == 0)
                 return 0;
         if (*dst)
                 return warn_disagree(inv, dev, f, source, value, dst) < 0 ? -ENOMEM : 0;
+        const struct xpu_device *owner = f == XPU_FIELD_UUID ? xpu_inventory_uuid_owner(inv, dev, value) : NULL;
+        if (owner)
+                return xpu_inventory_warn(inv, "%s: %s reports uuid \"%s\", which device %u (%s) already has; not "
+                                               "filled, a UUID must name one device",
+                                          dev->pci_bus_id, xpu_source_to_string(source), value, owner->index,
+                                          owner->pci_bus_id) < 0
+                               ? -ENOMEM
+                               : 0;
         snprintf(dst, size, "%s", value);
         xpu_device_mark(dev, f, source);
         return 1;
@@ -121,6 +141,29 @@ int xpu_device_merge_u64(struct xpu_inventory *inv, struct xpu_device *dev, enum
         snprintf(theirs, sizeof theirs, "%" PRIu64, value);
         snprintf(ours, sizeof ours, "%" PRIu64, *dst);
         return warn_disagree(inv, dev, f, source, theirs, ours) < 0 ? -ENOMEM : 0;
+}
+
+int xpu_merge_bus_id_repeated(struct xpu_inventory *inv, enum xpu_source source, const void *devices, size_t stride,
+                              size_t bus_offset, size_t k) {
+        const char *base = devices, *bus = base + k * stride + bus_offset;
+        if (!*bus)
+                return 0;
+        for (size_t j = 0; j < k; j++)
+                if (strcmp(base + j * stride + bus_offset, bus) == 0)
+                        return xpu_inventory_warn(inv, "%s: devices %zu and %zu both report %s; ignoring device %zu",
+                                                  xpu_source_to_string(source), j, k, bus, k) < 0
+                                       ? -ENOMEM
+                                       : 1;
+        return 0;
+}
+
+int xpu_merge_warn_truncated(struct xpu_inventory *inv, enum xpu_source source, size_t total, size_t read) {
+        if (total <= read)
+                return 0;
+        return xpu_inventory_warn(inv, "%s: %zu devices, only the first %zu read", xpu_source_to_string(source), total,
+                                  read) < 0
+                       ? -ENOMEM
+                       : 1;
 }
 
 int xpu_vendor_merge_cuda_version(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *version,

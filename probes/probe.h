@@ -216,6 +216,9 @@ struct xpu_device *xpu_inventory_find_bus_id(struct xpu_inventory *inv, enum xpu
 
 /* Merge one string fact of a rich backend into DEV (the one rule every backend uses):
  *   DST empty             → copy VALUE (truncated to SIZE), mark F as coming from SOURCE, return 1;
+ *                           but for XPU_FIELD_UUID not when xpu_inventory_uuid_owner() finds another
+ *                           device with that UUID: then DST stays empty, a warning names both
+ *                           devices, return 0 (XPU_VISIBLE_DEVICES=<uuid> must select one device);
  *   VALUE empty or equal  → nothing, return 0;
  *   different             → keep DST, add the warning "<pci bus id>: <source> reports <f> \"VALUE\"
  *                           but <the device's source> has \"DST\"; keeping <the device's source>'s",
@@ -232,6 +235,23 @@ int xpu_device_merge_u64(struct xpu_inventory *inv, struct xpu_device *dev, enum
  * -ENOMEM. */
 int xpu_vendor_merge_cuda_version(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *version,
                                   enum xpu_source source);
+/* The device of INV other than DEV whose uuid is UUID (compared in any case, as device selection
+ * compares), or NULL. Devices of DEV's vendor with DEV's PCI bus id are not counted: the
+ * partitions of one AMD GPU share its GPU-level id by design (selecting it selects them all). */
+const struct xpu_device *xpu_inventory_uuid_owner(const struct xpu_inventory *inv, const struct xpu_device *dev,
+                                                  const char *uuid);
+/* For a backend's merge loop: does device K of its result repeat the PCI bus id of an earlier one?
+ * DEVICES is the result's array (element size STRIDE bytes), BUS_OFFSET the offset of the bus id
+ * (char[XPU_PCI_BUS_ID_MAX], normal form as the parsers store it, "" when unknown) in an element.
+ * Returns 1 and adds the warning "<source>: devices J and K both report <bus id>; ignoring device
+ * K" when an earlier device J has the same non-empty bus id (the caller skips device K), 0 when
+ * not, -ENOMEM. */
+int xpu_merge_bus_id_repeated(struct xpu_inventory *inv, enum xpu_source source, const void *devices, size_t stride,
+                              size_t bus_offset, size_t k);
+/* For a backend's merge: when the library has TOTAL devices but only READ were read (the reply's
+ * limit), add the warning "<source>: TOTAL devices, only the first READ read". Returns 1 when it
+ * warned, 0 when TOTAL <= READ, -ENOMEM. */
+int xpu_merge_warn_truncated(struct xpu_inventory *inv, enum xpu_source source, size_t total, size_t read);
 /* Mark F of DEV as filled by SOURCE (for facts a backend sets itself, e.g. MIG). */
 void xpu_device_mark(struct xpu_device *dev, enum xpu_field f, enum xpu_source source);
 /* The source of F of DEV: DEV->source unless a rich backend marked it. */
