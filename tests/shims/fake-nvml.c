@@ -128,11 +128,18 @@ static nvmlReturn_t forced(const char *function) {
         return forced_at(function, -1);
 }
 
-/* Number of devices in the state file, or -1 when it does not say. */
-static long long device_count(void) {
+/* Number of devices in the state file as nvmlDeviceGetCount answers it (up to 4096: a test may
+ * list more than the reader holds), or -1 when it does not say. */
+static long long device_count_listed(void) {
         long long n = 0;
-        if (xpu_fake_state_get_long(&n, "device_count") < 0 || n < 0)
+        if (xpu_fake_state_get_long(&n, "device_count") < 0 || n < 0 || n > 4096)
                 return -1;
+        return n;
+}
+
+/* Number of devices that have handles (at most MAX_DEVICES), or -1. */
+static long long device_count(void) {
+        long long n = device_count_listed();
         return n < MAX_DEVICES ? n : MAX_DEVICES;
 }
 
@@ -278,7 +285,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
                 return NVML_ERROR_INVALID_ARGUMENT;
         if (atomic_load(&init_count) <= 0)
                 return NVML_ERROR_UNINITIALIZED;
-        long long n = device_count();
+        long long n = device_count_listed();
         if (n < 0)
                 return NVML_ERROR_UNKNOWN;
         *count = (unsigned)n;
@@ -352,6 +359,13 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int len
                 memcpy(name, v, strlen(v) + 1);
                 return NVML_SUCCESS;
         }
+        /* "device.N.name_fill C": the whole buffer filled with C, no NUL (a library quirk). */
+        if (xpu_fake_state_getf(var, sizeof(var), "device.%u.name_fill", device->index) == 0 && var[0]) {
+                if (!name || length == 0)
+                        return NVML_ERROR_INVALID_ARGUMENT;
+                memset(name, var[0], length);
+                return NVML_SUCCESS;
+        }
         snprintf(key, sizeof(key), "device.%u.name", device->index);
         return copy_string(name, length, key);
 }
@@ -401,6 +415,9 @@ static nvmlReturn_t bus_id_of(const char *function, nvmlDevice_t device, char *b
         if (sscanf(value, "%x:%x:%x.", domain, bus, dev) != 3)
                 return NVML_ERROR_UNKNOWN;
         snprintf(buf, size, "%s", value);
+        /* "device.N.bus_id_text TEXT": the busId text differs from the numbers ("-" = empty). */
+        if (xpu_fake_state_getf(value, sizeof(value), "device.%u.bus_id_text", device->index) == 0)
+                snprintf(buf, size, "%s", strcmp(value, "-") == 0 ? "" : value);
         return NVML_SUCCESS;
 }
 

@@ -42,6 +42,12 @@
  *                                     ...ClocksThrottleReasons) bitmask
  *   device.0.lost 1                   every call on device 0 (its handle included) answers
  *                                     NVML_ERROR_GPU_IS_LOST (15)
+ *   device.0.name_fill A              nvmlDeviceGetName fills the caller's whole buffer with 'A' and
+ *                                     no NUL (a library quirk)
+ *   device.0.bus_id_text 000000000:1A:00.0  the busId text nvmlDeviceGetPciInfo* writes, when it
+ *                                     should differ from bus_id (which gives the numbers); "-" = ""
+ *   device_count 70                   nvmlDeviceGetCount answers up to 4096; handles exist for the
+ *                                     first 64 only
  *
  * Failure modes (both fakes; FUNCTION is the exported name of an entry point):
  *   error.cuInit 999                  make that entry point return this code
