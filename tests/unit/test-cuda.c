@@ -4,99 +4,25 @@
  * ($XPU_BUILD/tests/shims/libcuda.so.shim; state keys at the top of tests/shims/fake-cuda.c)
  * installed in a temporary driver root beside its state file (the helper's environment has no
  * XPU_FAKE_STATE, see tests/shims/state.h); some tests add the fake NVML to the same root. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <cJSON.h>
 
-#include "base/fileio.h"
-#include "libs.h"
-#include "nvidia-cuda.h"
-#include "nvidia-nvml.h"
 #include "rich.h"
-#include "testlib.h"
+#include "shim-root.h"
 
-/* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */
-#define LIBDIR (xpu_library_dirs[1] + 1)
 #define HOST "nvidia-rtx2080ti-x8"
 #define DRIVER "465.19.01"
 #define UUID_1A "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31" /* the fixture's procfs UUIDs */
 #define UUID_1B "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe"
 
-/* Copy the shim $XPU_BUILD/tests/shims/SHIM to ROOT/LIBDIR/<BASE>.<VERSION> and link
- * LIBDIR/<BASE>.1 to it, as a driver installs its libraries. */
-static void install_shim(const char *root, const char *shim, const char *base, const char *version) {
-        const char *build = getenv("XPU_BUILD");
-        char src[PATH_MAX], rel[PATH_MAX], dst[PATH_MAX], link[64];
-        ck_assert_msg(build && *build, "XPU_BUILD is unset: run through tests/run-tests.sh");
-        snprintf(src, sizeof src, "%s/tests/shims/%s", build, shim);
-        if (access(src, R_OK) != 0)
-                ck_abort_msg("%s missing: build with `make build-tests` first", src);
-        snprintf(rel, sizeof rel, "%s/%s.%s", LIBDIR, base, version);
-        snprintf(dst, sizeof dst, "%s/%s", root, rel);
-        int in = open(src, O_RDONLY | O_CLOEXEC), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-        ck_assert_int_ge(in, 0);
-        ck_assert_int_ge(out, 0);
-        char buf[65536];
-        ssize_t n;
-        while ((n = read(in, buf, sizeof buf)) > 0)
-                ck_assert_int_eq(write(out, buf, (size_t)n), n);
-        ck_assert_int_eq(n, 0);
-        close(in);
-        close(out);
-        snprintf(rel, sizeof rel, "%s/%s.1", LIBDIR, base);
-        snprintf(link, sizeof link, "%s.%s", base, version);
-        xpu_test_symlink(root, rel, link);
-}
-
-/* Write STATE as the shims' state file of ROOT. */
-static void write_state(const char *root, const char *state) {
-        char rel[PATH_MAX];
-        snprintf(rel, sizeof rel, "%s/xpu-fake-state", LIBDIR);
-        xpu_test_write(root, rel, state);
-}
-
 /* A driver root (readable by the helper's nobody:nogroup) with the fake libcuda as
  * libcuda.so.<VERSION> (+ libcuda.so.1), the fake NVML too when WITH_NVML, and STATE. */
 static char *make_root(const char *version, const char *state, bool with_nvml) {
-        char *root = xpu_test_mkdtemp();
-        ck_assert_int_eq(chmod(root, 0755), 0);
-        write_state(root, state);
-        install_shim(root, "libcuda.so.shim", "libcuda.so", version);
+        char *root = shim_root_new();
+        shim_write_state(root, state);
+        shim_install(root, "libcuda.so.shim", "libcuda.so", version);
         if (with_nvml)
-                install_shim(root, "libnvidia-ml.so.shim", "libnvidia-ml.so", version);
+                shim_install(root, "libnvidia-ml.so.shim", "libnvidia-ml.so", version);
         return root;
-}
-
-static void drop_root(char *root) {
-        xpu_test_rm_rf(root);
-        free(root);
-}
-
-/* Run xpu_cuda_read against ROOT. */
-static int read_root(const char *root, const char *driver, unsigned timeout_ms, struct xpu_cuda_result **ret,
-                     char *err, size_t size) {
-        int fd = xpu_open_root(root);
-        ck_assert_int_ge(fd, 0);
-        int r = xpu_cuda_read(fd, driver, timeout_ms, ret, err, size);
-        close(fd);
-        return r;
-}
-
-static struct xpu_device *by_bus(struct xpu_inventory *inv, const char *bus) {
-        for (size_t i = 0; i < inv->n_devices; i++)
-                if (strcmp(inv->devices[i].pci_bus_id, bus) == 0)
-                        return &inv->devices[i];
-        ck_abort_msg("no device at %s", bus);
-        return NULL;
 }
 
 /* Three state devices in bus order 1a, 1b, ff (ff unknown to the fast path); libcuda enumerates
@@ -126,7 +52,7 @@ START_TEST(test_read_fastest_first_and_merge) {
         char *root = make_root(DRIVER, three_devices, false);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        ck_assert_msg(read_root(root, DRIVER, 5000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err) == 0, "%s", err);
         ck_assert_str_eq(err, "");
         ck_assert_str_eq(r->cuda_driver_version, "12.2");
         ck_assert_uint_eq(r->n, 3);
@@ -153,8 +79,8 @@ START_TEST(test_read_fastest_first_and_merge) {
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "12.2");
         ck_assert_int_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version_source, XPU_SOURCE_CUDA);
         /* Values land by bus id: ordinal 0's memory on 1b, ordinal 2's on 1a. */
-        const struct xpu_device *d1a = by_bus(inv, "0000:1a:00.0"), *d1b = by_bus(inv, "0000:1b:00.0"),
-                                *d60 = by_bus(inv, "0000:60:00.0");
+        const struct xpu_device *d1a = shim_by_bus(inv, "0000:1a:00.0"), *d1b = shim_by_bus(inv, "0000:1b:00.0"),
+                                *d60 = shim_by_bus(inv, "0000:60:00.0");
         ck_assert_uint_eq(d1a->memory_total_bytes, 11554717696ull);
         ck_assert_uint_eq(d1b->memory_total_bytes, 11811160064ull);
         ck_assert_uint_ne(d1a->have & XPU_HAVE_MEMORY_TOTAL, 0);
@@ -178,7 +104,7 @@ START_TEST(test_read_fastest_first_and_merge) {
                                                   "0000:ff:1f.0 is not in the procfs inventory; ignored");
         xpu_inventory_free(inv);
         xpu_cuda_result_free(r);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -204,14 +130,14 @@ START_TEST(test_after_nvml_cross_check) {
         ck_assert_uint_eq(inv->n_warnings, warnings + 1); /* NVML's stray device */
         ck_assert_int_eq(xpu_cuda_merge(inv, cr), 2);
         ck_assert_uint_eq(inv->n_warnings, warnings + 2); /* CUDA's stray device; no disagreement */
-        struct xpu_device *d1a = by_bus(inv, "0000:1a:00.0");
+        struct xpu_device *d1a = shim_by_bus(inv, "0000:1a:00.0");
         ck_assert_uint_eq(d1a->memory_total_bytes, 11554717696ull);
         ck_assert_int_eq(xpu_device_field_source(d1a, XPU_FIELD_MEMORY_TOTAL), XPU_SOURCE_NVML);
         ck_assert_int_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version_source, XPU_SOURCE_NVML);
         xpu_cuda_result_free(cr);
 
         /* libcuda now says another CUDA version, memory and compute capability for 0000:1b:00.0. */
-        write_state(root, "cuda_version 12040\ndevice_count 1\n"
+        shim_write_state(root, "cuda_version 12040\ndevice_count 1\n"
                           "device.0.name NVIDIA GeForce RTX 2080 Ti\n"
                           "device.0.bus_id 0000:1b:00.0\ndevice.0.cc 8.6\ndevice.0.memory_total 1024\n");
         ck_assert_msg(xpu_cuda_read(fd, DRIVER, 5000, &cr, err, sizeof err) == 0, "%s", err);
@@ -223,7 +149,7 @@ START_TEST(test_after_nvml_cross_check) {
                                                       "has \"11811160064\"; keeping nvml's");
         ck_assert_str_eq(inv->warnings[warnings + 2], "0000:1b:00.0: cuda reports compute_capability \"8.6\" but nvml "
                                                       "has \"7.5\"; keeping nvml's");
-        struct xpu_device *d1b = by_bus(inv, "0000:1b:00.0");
+        struct xpu_device *d1b = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(d1b->memory_total_bytes, 11811160064ull);
         ck_assert_str_eq(d1b->compute_capability, "7.5");
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "12.2");
@@ -232,13 +158,13 @@ START_TEST(test_after_nvml_cross_check) {
         xpu_inventory_free(inv);
         xpu_nvml_result_free(nr);
         xpu_cuda_result_free(cr);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
 /* A GPU NVML reports in MIG mode shows CUDA a MIG instance: its UUID and memory are not merged. */
 START_TEST(test_mig_mode_keeps_gpu_uuid) {
-        static const char reply[] = "cuda_driver_version 12020\ndevice_count 1\n"
+        static const char reply[] = "library /l\ncuda_driver_version 12020\ndevice_count 1\n"
                                     "device.0.name NVIDIA GeForce RTX 2080 Ti\n"
                                     "device.0.uuid GPU-11111111-2222-3333-4444-555555555555\n"
                                     "device.0.bus_id 0000:1a:00.0\ndevice.0.cc 7.5\ndevice.0.memory_total 5000000000\n"
@@ -246,7 +172,7 @@ START_TEST(test_mig_mode_keeps_gpu_uuid) {
         struct xpu_cuda_result *r = NULL;
         ck_assert_int_eq(xpu_cuda_parse_reply(reply, &r, NULL, 0), 0);
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
-        struct xpu_device *d = by_bus(inv, "0000:1a:00.0");
+        struct xpu_device *d = shim_by_bus(inv, "0000:1a:00.0");
         d->have |= XPU_HAVE_MIG_MODE;
         d->mig_enabled = true;
         size_t warnings = inv->n_warnings;
@@ -273,14 +199,14 @@ START_TEST(test_version_mismatch_before_load) {
         char *root = make_root(DRIVER, "abort.load 1\ncuda_version 12020\ndevice_count 0\n", false);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, "470.57.02", 5000, &r, err, sizeof err), -EPROTO);
+        ck_assert_int_eq(cuda_read_root(root, "470.57.02", 5000, &r, err, sizeof err), -EPROTO);
         ck_assert_ptr_null(r);
         ck_assert_str_eq(err, "driver/library version mismatch: kernel module 470.57.02, libcuda.so." DRIVER);
         /* The same root with the matching version does load it. */
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_int_eq(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
         ck_assert_str_eq(err, "CUDA helper killed by signal 6 (Aborted)");
         ck_assert_ptr_null(r);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -314,68 +240,38 @@ START_TEST(test_cuda_errors) {
                 char *root = make_root(DRIVER, state, false);
                 struct xpu_cuda_result *r = NULL;
                 char err[256] = "";
-                ck_assert_msg(read_root(root, DRIVER, 5000, &r, err, sizeof err) == cases[i].ret, "case %zu: %s", i,
+                ck_assert_msg(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err) == cases[i].ret, "case %zu: %s", i,
                               err);
                 ck_assert_str_eq(err, cases[i].err);
                 ck_assert_ptr_null(r);
-                drop_root(root);
+                shim_drop_root(root);
         }
 
         /* No state file: the fake's host without a kernel driver. */
         char *root = make_root(DRIVER, "", false);
         char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s/xpu-fake-state", root, LIBDIR);
+        snprintf(path, sizeof path, "%s/%s/xpu-fake-state", root, SHIM_LIBDIR);
         ck_assert_int_eq(unlink(path), 0);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENODEV);
+        ck_assert_int_eq(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENODEV);
         ck_assert_str_eq(err, "cuInit failed: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected");
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
-
-/* Children of this process (a stray helper would be one). */
-static int count_children(void) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        int n = 0;
-        ck_assert_ptr_nonnull(d);
-        while ((de = readdir(d))) {
-                char path[300], buf[512];
-                snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-                FILE *f = fopen(path, "re");
-                if (!f)
-                        continue;
-                if (fgets(buf, sizeof buf, f)) {
-                        const char *p = strrchr(buf, ')');
-                        int ppid = 0;
-                        if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == getpid())
-                                n++;
-                }
-                fclose(f);
-        }
-        closedir(d);
-        return n;
-}
-
-static long long now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 START_TEST(test_hang_times_out) {
         char *root = make_root(DRIVER, "hang.cuInit 1\ncuda_version 12020\ndevice_count 0\n", false);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        long long t0 = now_ms();
-        ck_assert_int_eq(read_root(root, DRIVER, 300, &r, err, sizeof err), -ETIMEDOUT);
-        long long took = now_ms() - t0;
+        long long t0 = shim_now_ms();
+        ck_assert_int_eq(cuda_read_root(root, DRIVER, 300, &r, err, sizeof err), -ETIMEDOUT);
+        long long took = shim_now_ms() - t0;
         ck_assert_msg(took >= 250 && took < 1300, "took %lld ms", took);
         ck_assert_str_eq(err, "CUDA helper timed out after 300 ms");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(count_children(), 0);
-        drop_root(root);
+        ck_assert_int_eq(shim_count_children(), 0);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -385,11 +281,11 @@ START_TEST(test_abort) {
                                false);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
+        ck_assert_int_eq(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
         ck_assert_str_eq(err, "CUDA helper killed by signal 6 (Aborted)");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(count_children(), 0);
-        drop_root(root);
+        ck_assert_int_eq(shim_count_children(), 0);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -403,7 +299,7 @@ START_TEST(test_optional_facts_missing) {
                                false);
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        ck_assert_msg(read_root(root, DRIVER, 5000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err) == 0, "%s", err);
         ck_assert_str_eq(r->cuda_driver_version, "11.3");
         ck_assert_uint_eq(r->n, 2);
         /* cuDeviceGetUuid_v2 failed: no fallback to cuDeviceGetUuid once the versioned name is bound. */
@@ -423,7 +319,7 @@ START_TEST(test_optional_facts_missing) {
                          "cuda: ordinal 1 (B) at an unknown bus id is not in the procfs inventory; ignored");
         xpu_inventory_free(inv);
         xpu_cuda_result_free(r);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -432,10 +328,10 @@ START_TEST(test_library_missing) {
         ck_assert_int_eq(chmod(root, 0755), 0);
         struct xpu_cuda_result *r = NULL;
         char err[512] = "";
-        ck_assert_int_eq(read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENOENT);
+        ck_assert_int_eq(cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ENOENT);
         ck_assert_msg(strncmp(err, "not available: libcuda.so.1 not found in ", 41) == 0, "%s", err);
         ck_assert_ptr_null(r);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -453,7 +349,7 @@ START_TEST(test_environment_not_passed) {
         unsetenv("XPU_FAKE_STATE");
         struct xpu_cuda_result *r = NULL;
         char err[256] = "";
-        int ret = read_root(root, DRIVER, 5000, &r, err, sizeof err);
+        int ret = cuda_read_root(root, DRIVER, 5000, &r, err, sizeof err);
         unsetenv("LD_PRELOAD"); /* not for the rm -rf below */
         ck_assert_msg(ret == 0, "%s", err);
         ck_assert_uint_eq(r->n, 4);
@@ -462,7 +358,59 @@ START_TEST(test_environment_not_passed) {
         ck_assert_str_eq(r->devices[2].name, "(unset)");
         ck_assert_str_eq(r->devices[3].name, "/usr/bin:/bin");
         xpu_cuda_result_free(r);
-        drop_root(root);
+        shim_drop_root(root);
+}
+END_TEST
+
+/* No kernel-module version: libcuda is not loaded at all (it would abort while loading). */
+START_TEST(test_version_unknown_refused) {
+        char *root = make_root(DRIVER, "abort.load 1\ncuda_version 12020\ndevice_count 0\n", false);
+        static const char *const versions[] = { "", "junk", "465", NULL };
+        for (size_t i = 0; i < ELEMENTSOF(versions); i++) {
+                struct xpu_cuda_result *r = NULL;
+                char err[512] = "";
+                ck_assert_msg(cuda_read_root(root, versions[i], 5000, &r, err, sizeof err) == -ENODATA, "case %zu: %s", i,
+                              err);
+                ck_assert_str_eq(err, "not loading libcuda.so.1: the NVIDIA kernel module's version is unknown (no "
+                                      "readable /proc/driver/nvidia/version), so the library cannot be checked against it");
+                ck_assert_ptr_null(r);
+        }
+        shim_drop_root(root);
+}
+END_TEST
+
+/* An empty name is left out (never made up), a long one cut to the field; more devices than the
+ * reply holds are counted. The read succeeds. */
+START_TEST(test_helper_cleans_values) {
+        size_t size = 64 * 64 + 512, len = 0;
+        char *state = malloc(size);
+        ck_assert_ptr_nonnull(state);
+        len += (size_t)snprintf(state, size, "cuda_version 12020\ndevice_count 70\ndevice.0.name \n"
+                                             "device.1.name "
+                                             "Long name 123456789012345678901234567890123456789012345678901234567890"
+                                             "1234567890123456789012345678901234567890123456789012345678901234567890\n");
+        for (unsigned i = 2; i < 64; i++)
+                len += (size_t)snprintf(state + len, size - len, "device.%u.name G%u\n", i, i);
+        ck_assert_uint_lt(len, size);
+        char *root = make_root(DRIVER, state, false);
+        free(state);
+        struct xpu_cuda_result *r = NULL;
+        char err[256] = "";
+        ck_assert_msg(cuda_read_root(root, DRIVER, 10000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(r->n, XPU_CUDA_DEVICES_MAX);
+        ck_assert_uint_eq(r->total, 70);
+        ck_assert_str_eq(r->devices[0].name, "");
+        ck_assert_uint_eq(strlen(r->devices[1].name), 127);
+        ck_assert_int_eq(strncmp(r->devices[1].name, "Long name 1234", 14), 0);
+        ck_assert_str_eq(r->devices[63].name, "G63");
+        cJSON *j = xpu_rich_cuda.to_json(r);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq((int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "devices_total")), 70);
+        const cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "devices"), 0);
+        ck_assert_ptr_null(cJSON_GetObjectItem(d0, "name"));
+        cJSON_Delete(j);
+        xpu_cuda_result_free(r);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -473,38 +421,50 @@ START_TEST(test_parse_reply) {
                 int ret;
                 const char *err;
         } cases[] = {
-                { "cuda_driver_version 12020\ndevice_count 0\nend\n", 0, "" },
-                { "cuda_driver_version 12020\ndevice_count 0\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
-                { "cuda_driver_version 12020\ndevice_count 0\nend", -EBADMSG, "garbage from the CUDA helper: line 3" },
-                { "device_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: no cuda_driver_version" },
-                { "cuda_driver_version 12020\nend\n", -EBADMSG, "garbage from the CUDA helper: no device_count" },
-                /* The version comes first and once. */
-                { "device_count 0\ncuda_driver_version 12020\nend\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
-                { "cuda_driver_version 12020\ncuda_driver_version 12020\ndevice_count 0\nend\n", -EBADMSG,
-                  "garbage from the CUDA helper: line 2" },
-                { "cuda_driver_version 999\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 1" },
-                { "cuda_driver_version 12.2\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 1" },
-                { "cuda_driver_version 12020\ndevice.0.name x\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.1.name x\nend\n", -EBADMSG,
+#define LIB "library /usr/lib/libcuda.so.1.2\n"
+                { LIB "cuda_driver_version 12020\ndevice_count 0\nend\n", 0, "" },
+                { LIB "cuda_driver_version 12020\ndevice_count 0\n", -EBADMSG, "garbage from the CUDA helper: line 4" },
+                { LIB "cuda_driver_version 12020\ndevice_count 0\nend", -EBADMSG, "garbage from the CUDA helper: line 4" },
+                { "cuda_driver_version 12020\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: no library" },
+                { LIB LIB "device_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
+                { "library lib\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 1" },
+                { LIB "cuda_driver_version 12020\nend\n", -EBADMSG, "garbage from the CUDA helper: no device_count" },
+                /* The version comes before the count and once. */
+                { LIB "device_count 0\ncuda_driver_version 12020\nend\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
+                { LIB "cuda_driver_version 12020\ncuda_driver_version 12020\ndevice_count 0\nend\n", -EBADMSG,
                   "garbage from the CUDA helper: line 3" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.bus_id zz\nend\n", -EBADMSG,
+                { LIB "cuda_driver_version 999\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
+                { LIB "cuda_driver_version 12.2\ndevice_count 0\nend\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
+                { LIB "cuda_driver_version 12020\ndevice.0.name x\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
+                { LIB "cuda_driver_version 12020\ndevice_count 1\ndevice.1.name x\nend\n", -EBADMSG,
                   "garbage from the CUDA helper: line 4" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.cc 7\nend\n", -EBADMSG,
+                { LIB "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.bus_id zz\nend\n", -EBADMSG,
+                  "garbage from the CUDA helper: line 5" },
+                { LIB "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.cc 7\nend\n", -EBADMSG,
+                  "garbage from the CUDA helper: line 5" },
+                { LIB "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.memory_total -1\nend\n",
+                  -EBADMSG, "garbage from the CUDA helper: line 5" },
+                { LIB "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.minor 1\nend\n", -EBADMSG,
+                  "garbage from the CUDA helper: line 5" },
+                /* Every device key at most once. */
+                { LIB "device_count 1\ndevice.0.name x\ndevice.0.name y\nend\n", -EBADMSG,
                   "garbage from the CUDA helper: line 4" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.memory_total -1\nend\n",
-                  -EBADMSG, "garbage from the CUDA helper: line 4" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.0.name x\ndevice.0.minor 1\nend\n", -EBADMSG,
+                { LIB "device_count 1\ndevice.0.cc 7.5\ndevice.0.cc 7.5\nend\n", -EBADMSG,
                   "garbage from the CUDA helper: line 4" },
-                { "cuda_driver_version 12020\ndevice_count 1\ndevice.0.uuid GPU-x\nend\n", -EBADMSG,
-                  "garbage from the CUDA helper: device 0 lacks a name" },
-                { "cuda_driver_version 12020\ndevice_count 65\nend\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
-                { "cuda_driver_version 12020\ndevice_count 0\nend\nmore 1\n", -EBADMSG,
-                  "garbage from the CUDA helper: line 4" },
-                { "cuda_driver_version \x01\n", -EBADMSG, "garbage from the CUDA helper: line 1" },
+                { LIB "cuda_driver_version 12020\ndevice_count 65\nend\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
+                /* devices_total: right after a full device_count, above it. */
+                { LIB "device_count 63\ndevices_total 70\nend\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
+                { LIB "device_count 64\ndevices_total 64\nend\n", -EBADMSG, "garbage from the CUDA helper: line 3" },
+                { LIB "cuda_driver_version 12020\ndevice_count 0\nend\nmore 1\n", -EBADMSG,
+                  "garbage from the CUDA helper: line 5" },
+                { LIB "cuda_driver_version \x01\n", -EBADMSG, "garbage from the CUDA helper: line 2" },
                 { "error -19 cuInit failed: CUDA_ERROR_NO_DEVICE (100): x\n", -ENODEV,
                   "cuInit failed: CUDA_ERROR_NO_DEVICE (100): x" },
                 { "error 5 nope\n", -EBADMSG, "garbage from the CUDA helper: line 1" },
                 { "", -EBADMSG, "garbage from the CUDA helper: line 1" },
+                /* A device without a name, a reply without a CUDA version: the helper leaves out what
+                 * it cannot send, the parser accepts that. */
+                { LIB "device_count 1\ndevice.0.uuid GPU-x\nend\n", 0, "" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct xpu_cuda_result *r = NULL;
@@ -516,7 +476,7 @@ START_TEST(test_parse_reply) {
                 xpu_cuda_result_free(r);
         }
         struct xpu_cuda_result *r = NULL;
-        ck_assert_int_eq(xpu_cuda_parse_reply("cuda_driver_version 11080\ndevice_count 1\n"
+        ck_assert_int_eq(xpu_cuda_parse_reply(LIB "cuda_driver_version 11080\ndevice_count 1\n"
                                               "device.0.name N\ndevice.0.uuid GPU-x\ndevice.0.bus_id 0000:3B:00.0\n"
                                               "device.0.cc 9.0\ndevice.0.memory_total 85899345920\nend\n",
                                               &r, NULL, 0),
@@ -547,10 +507,16 @@ START_TEST(test_rich_backend) {
         ck_assert_msg(xpu_rich_cuda.read(&roots, inv, 5000, &result, err, sizeof err) == 0, "%s", err);
         ck_assert_int_eq(xpu_rich_cuda.merge(inv, result), 2);
 
+        /* The library loaded: the versioned file the .so.1 link names, inside the driver root. */
+        char lib[PATH_MAX], want[2048];
+        snprintf(lib, sizeof lib, "/%s/libcuda.so." DRIVER, SHIM_LIBDIR);
+        ck_assert_str_eq(((const struct xpu_cuda_result *)result)->library, lib);
         cJSON *j = xpu_rich_cuda.to_json(result);
         ck_assert_ptr_nonnull(j);
         char *text = cJSON_PrintUnformatted(j);
-        ck_assert_str_eq(text, "{\"source\":\"cuda\",\"cuda_driver_version\":\"12.2\",\"devices\":["
+        snprintf(want, sizeof want, "{\"source\":\"cuda\",\"library\":\"%s\",", lib);
+        ck_assert_int_eq(strncmp(text, want, strlen(want)), 0);
+        ck_assert_str_eq(text + strlen(want), "\"cuda_driver_version\":\"12.2\",\"devices\":["
                                "{\"ordinal\":0,\"pci_bus_id\":\"0000:1b:00.0\",\"uuid\":\"" UUID_1B "\","
                                "\"name\":\"NVIDIA GeForce RTX 2080 Ti\",\"compute_capability\":\"7.5\","
                                "\"memory_total_bytes\":11811160064},"
@@ -569,7 +535,10 @@ START_TEST(test_rich_backend) {
         ck_assert_ptr_nonnull(f);
         xpu_rich_cuda.print(result, f);
         ck_assert_int_eq(fclose(f), 0);
-        ck_assert_str_eq(out, "cuda: CUDA driver 12.2, 3 devices (CUDA ordinals, FASTEST_FIRST order)\n"
+        ck_assert_int_eq(strncmp(out, "cuda: ", 6), 0);
+        ck_assert_int_eq(strncmp(out + 6, lib, strlen(lib)), 0);
+        ck_assert_str_eq(out + strlen("cuda: ") + strlen(lib), ", CUDA driver 12.2, 3 devices (CUDA ordinals, "
+                              "FASTEST_FIRST order)\n"
                               "  0 0000:1b:00.0 " UUID_1B " NVIDIA GeForce RTX 2080 Ti cc 7.5 11264 MiB\n"
                               "  1 0000:ff:1f.0 GPU-abcdef00-0000-0000-0000-000000000099 Stray cc 8.0\n"
                               "  2 0000:1a:00.0 " UUID_1A " NVIDIA GeForce RTX 2080 Ti cc 7.5 11019 MiB\n");
@@ -586,7 +555,7 @@ START_TEST(test_rich_backend) {
 
         xpu_inventory_free(inv);
         xpu_roots_close(&roots);
-        drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -605,6 +574,8 @@ static Suite *cuda_suite(void) {
         tcase_add_test(tc, test_library_missing);
         tcase_add_test(tc, test_environment_not_passed);
         tcase_add_test(tc, test_parse_reply);
+        tcase_add_test(tc, test_version_unknown_refused);
+        tcase_add_test(tc, test_helper_cleans_values);
         tcase_add_test(tc, test_rich_backend);
         suite_add_tcase(s, tc);
         return s;

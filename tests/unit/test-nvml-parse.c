@@ -4,10 +4,10 @@
  * minor cross-check, lost devices) and the rich backend's JSON and text views. */
 #include <cJSON.h>
 
-#include "nvml-fake.h"
+#include "shim-root.h"
 #include "rich.h"
 
-#define HEAD "driver_version 535.54.03\ncuda_driver_version 12020\n"
+#define HEAD "library /usr/lib/libnvidia-ml.so.535.54.03\ndriver_version 535.54.03\ncuda_driver_version 12020\n"
 
 /* One GPU with every key of the wire format. */
 static const char full_reply[] = HEAD "device_count 2\n"
@@ -97,45 +97,44 @@ START_TEST(test_parse_malformed) {
                 const char *text;
                 const char *err;
         } cases[] = {
-                { DEV "device.0.memory_used -1\nend\n", "line 6" },
-                { DEV "device.0.memory_used 18446744073709551616\nend\n", "line 6" },
-                { DEV "device.0.memory_used 12k\nend\n", "line 6" },
-                { DEV "device.0.util_gpu 101\nend\n", "line 6" },
-                { DEV "device.0.util_memory 4294967296\nend\n", "line 6" },
-                { DEV "device.0.temperature hot\nend\n", "line 6" },
-                { DEV "device.0.power_usage_mw 4294967296\nend\n", "line 6" },
-                { DEV "device.0.power_limit_mw 1.5\nend\n", "line 6" },
-                { DEV "device.0.energy_mj 0x10\nend\n", "line 6" },
-                { DEV "device.0.clock_sm_hz -5\nend\n", "line 6" },
-                { DEV "device.0.clock_memory_hz x\nend\n", "line 6" },
-                { DEV "device.0.ecc_corrected +\nend\n", "line 6" },
-                { DEV "device.0.ecc_uncorrected 1e3\nend\n", "line 6" },
-                { DEV "device.0.clock_event_reasons 0x4\nend\n", "line 6" },
-                { DEV "device.0.mig_mode 2\nend\n", "line 6" },
-                { DEV "device.0.mig_mode yes\nend\n", "line 6" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_mode 1\nend\n", "line 7" },
-                { DEV "device.0.mig_count 1\nend\n", "line 6" },                          /* before mig_mode */
-                { DEV "device.0.mig_mode 0\ndevice.0.mig_count 1\nend\n", "line 7" },     /* MIG off */
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 9\nend\n", "line 7" },     /* > XPU_MIG_DEVICES_MAX */
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig_count 1\nend\n", "line 8" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig.0.uuid MIG-a\nend\n", "line 7" }, /* before mig_count */
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.1.uuid MIG-a\nend\n", "line 8" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.01.uuid MIG-a\nend\n", "line 8" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid GPU-a\nend\n", "line 8" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.name MIG-a\nend\n", "line 8" },
+                { DEV "device.0.memory_used -1\nend\n", "line 7" },
+                { DEV "device.0.memory_used 18446744073709551616\nend\n", "line 7" },
+                { DEV "device.0.memory_used 12k\nend\n", "line 7" },
+                { DEV "device.0.util_gpu 101\nend\n", "line 7" },
+                { DEV "device.0.util_memory 4294967296\nend\n", "line 7" },
+                { DEV "device.0.temperature hot\nend\n", "line 7" },
+                { DEV "device.0.power_usage_mw 4294967296\nend\n", "line 7" },
+                { DEV "device.0.power_limit_mw 1.5\nend\n", "line 7" },
+                { DEV "device.0.energy_mj 0x10\nend\n", "line 7" },
+                { DEV "device.0.clock_sm_hz -5\nend\n", "line 7" },
+                { DEV "device.0.clock_memory_hz x\nend\n", "line 7" },
+                { DEV "device.0.ecc_corrected +\nend\n", "line 7" },
+                { DEV "device.0.ecc_uncorrected 1e3\nend\n", "line 7" },
+                { DEV "device.0.clock_event_reasons 0x4\nend\n", "line 7" },
+                { DEV "device.0.mig_mode 2\nend\n", "line 7" },
+                { DEV "device.0.mig_mode yes\nend\n", "line 7" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_mode 1\nend\n", "line 8" },
+                { DEV "device.0.mig_count 1\nend\n", "line 7" },                          /* before mig_mode */
+                { DEV "device.0.mig_mode 0\ndevice.0.mig_count 1\nend\n", "line 8" },     /* MIG off */
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 9\nend\n", "line 8" },     /* > XPU_MIG_DEVICES_MAX */
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig_count 1\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig.0.uuid MIG-a\nend\n", "line 8" }, /* before mig_count */
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.1.uuid MIG-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.01.uuid MIG-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid GPU-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.name MIG-a\nend\n", "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid MIG-a\n"
                       "device.0.mig.0.uuid MIG-b\nend\n",
-                  "line 9" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.-1.uuid MIG-a\nend\n", "line 8" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig. 0.uuid MIG-a\nend\n", "line 8" },
+                  "line 10" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.-1.uuid MIG-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig. 0.uuid MIG-a\nend\n", "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid MIG-"
                       "0123456789012345678901234567890123456789012345678901234567890\nend\n",
-                  "line 8" },
+                  "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.1.uuid MIG-b\nend\n",
                   "device 0 lacks MIG device 0" },
-                { DEV "device.0.lost\nend\n", "line 6" },
-                { DEV "device.0.utilization 5\nend\n", "line 6" },
-                { HEAD "device_count 1\ndevice.0.uuid GPU-a\nend\n", "device 0 lacks uuid or name" },
+                { DEV "device.0.lost\nend\n", "line 7" },
+                { DEV "device.0.utilization 5\nend\n", "line 7" },
         };
 #undef DEV
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -154,7 +153,7 @@ END_TEST
 START_TEST(test_merge_mig) {
         struct xpu_inventory *inv = xpu_test_probe_host("nvidia-a100-mig");
         ck_assert_uint_eq(inv->n_devices, 1);
-        struct xpu_device *dev = nvml_by_bus(inv, "0000:01:00.0");
+        struct xpu_device *dev = shim_by_bus(inv, "0000:01:00.0");
         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
         size_t warnings = inv->n_warnings;
 
@@ -201,7 +200,7 @@ START_TEST(test_merge_mig) {
                                "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"
                                "device.0.mig_mode 1\nend\n");
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
-        dev = nvml_by_bus(inv, "0000:01:00.0");
+        dev = shim_by_bus(inv, "0000:01:00.0");
         ck_assert(dev->mig_enabled);
         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
         ck_assert_uint_eq(dev->n_mig, 0);
@@ -216,7 +215,7 @@ START_TEST(test_merge_minor_and_lost) {
         struct xpu_inventory *inv = xpu_test_probe_host("nvidia-rtx2080ti-x8");
         size_t warnings = inv->n_warnings;
         struct xpu_nvml_result *r = nvml_parse_ok(
-                "driver_version 465.19.01\ndevice_count 2\n"
+                "library /l\ndriver_version 465.19.01\ndevice_count 2\n"
                 "device.0.uuid GPU-307dcc96-618a-4416-c1ef-87823c2e1a31\ndevice.0.name NVIDIA GeForce RTX 2080 Ti\n"
                 "device.0.bus_id 00000000:1A:00.0\ndevice.0.minor 5\n"
                 "device.1.uuid GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe\ndevice.1.name NVIDIA GeForce RTX 2080 Ti\n"
@@ -224,13 +223,13 @@ START_TEST(test_merge_minor_and_lost) {
                 "device.1.temperature 40\n"
                 "device.1.lost nvmlDeviceGetPowerUsage failed: GPU is lost (error 15)\nend\n");
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
-        ck_assert_msg(inv->n_warnings == warnings + 2, "%s", nvml_warnings_since(inv, warnings));
+        ck_assert_msg(inv->n_warnings == warnings + 2, "%s", shim_warnings_since(inv, warnings));
         ck_assert_str_eq(inv->warnings[warnings],
                          "0000:1a:00.0: nvml reports minor \"5\" but procfs has \"0\"; keeping procfs's");
         ck_assert_str_eq(inv->warnings[warnings + 1], "nvml: 0000:1b:00.0: GPU is lost (nvmlDeviceGetPowerUsage failed: "
                                                       "GPU is lost (error 15)); merged only what NVML answered before");
-        ck_assert_uint_eq(nvml_by_bus(inv, "0000:1a:00.0")->minor, 0);
-        const struct xpu_device *lost = nvml_by_bus(inv, "0000:1b:00.0");
+        ck_assert_uint_eq(shim_by_bus(inv, "0000:1a:00.0")->minor, 0);
+        const struct xpu_device *lost = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(lost->memory_total_bytes, 11554717696ull);
         ck_assert_str_eq(lost->name, "NVIDIA GeForce RTX 2080 Ti");
         xpu_nvml_result_free(r);
@@ -246,7 +245,7 @@ START_TEST(test_rich_views) {
         char *text = cJSON_PrintUnformatted(o);
         ck_assert_ptr_nonnull(text);
         static const char *const want[] = {
-                "\"source\":\"nvml\"",
+                "\"source\":\"nvml\",\"library\":\"/usr/lib/libnvidia-ml.so.535.54.03\",\"driver_version\":\"535.54.03\"",
                 "\"cuda_driver_version\":\"12.2\"",
                 "\"memory_used_bytes\":911212544",
                 "\"mig_enabled\":true",
@@ -275,7 +274,7 @@ START_TEST(test_rich_views) {
         ck_assert_ptr_nonnull(f);
         xpu_rich_nvml.print(r, f);
         ck_assert_int_eq(fclose(f), 0);
-        ck_assert_str_eq(buf, "nvml: driver 535.54.03, CUDA 12.2, 2 devices\n"
+        ck_assert_str_eq(buf, "nvml: /usr/lib/libnvidia-ml.so.535.54.03, driver 535.54.03, CUDA 12.2, 2 devices\n"
                               "  0 0000:01:00.0 GPU-202d648d-7b39-6345-296c-251c4321e21c NVIDIA A100-SXM4-80GB cc 8.0 "
                               "81920 MiB (869 MiB used)\n"
                               "    MIG enabled\n"

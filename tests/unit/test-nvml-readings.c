@@ -3,7 +3,7 @@
  * devices and the live readings round trip with their units, a GeForce-like board answering
  * NOT_SUPPORTED, a GPU lost among four, and per-device failure modes (an error code on one
  * device's call, a call that hangs on one device, one that aborts). */
-#include "nvml-fake.h"
+#include "shim-root.h"
 
 #define HOST "nvidia-rtx2080ti-x8"
 #define DRIVER "465.19.01"
@@ -95,18 +95,18 @@ START_TEST(test_readings_round_trip) {
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
-        ck_assert_msg(inv->n_warnings == warnings, "%s", nvml_warnings_since(inv, warnings));
-        const struct xpu_device *dev = nvml_by_bus(inv, "0000:1a:00.0");
+        ck_assert_msg(inv->n_warnings == warnings, "%s", shim_warnings_since(inv, warnings));
+        const struct xpu_device *dev = shim_by_bus(inv, "0000:1a:00.0");
         ck_assert_uint_eq(dev->memory_used_bytes, 911212544ull);
         ck_assert_uint_ne(dev->have & XPU_HAVE_MEMORY_USED, 0);
         ck_assert(dev->mig_enabled);
         ck_assert_uint_eq(dev->n_mig, 3);
         ck_assert_str_eq(dev->mig_uuids[2], "MIG-11111111-2222-3333-4444-555555555555");
-        dev = nvml_by_bus(inv, "0000:1b:00.0");
+        dev = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(dev->have & (XPU_HAVE_MIG_MODE | XPU_HAVE_MEMORY_USED), 0);
         xpu_inventory_free(inv);
         xpu_nvml_result_free(r);
-        nvml_drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -133,7 +133,7 @@ START_TEST(test_mig_incomplete) {
                 ck_assert_uint_eq(r->devices[i].n_mig, 0);
         }
         xpu_nvml_result_free(r);
-        nvml_drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -192,12 +192,12 @@ START_TEST(test_gpu_lost_one_of_four) {
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 4);
-        ck_assert_msg(inv->n_warnings == warnings + 1, "%s", nvml_warnings_since(inv, warnings));
+        ck_assert_msg(inv->n_warnings == warnings + 1, "%s", shim_warnings_since(inv, warnings));
         ck_assert_str_eq(inv->warnings[warnings], "nvml: 0000:60:00.0: GPU is lost (nvmlDeviceGetPowerUsage failed: "
                                                   "GPU is lost (error 15)); merged only what NVML answered before");
         xpu_inventory_free(inv);
         r = xpu_nvml_result_free(r);
-        nvml_drop_root(root);
+        shim_drop_root(root);
 
         /* Lost from its handle on: no uuid, no bus id; the merge cannot match it and says so. */
         snprintf(state, sizeof state, "%sdevice.1.lost 1\n", four_devices);
@@ -212,12 +212,12 @@ START_TEST(test_gpu_lost_one_of_four) {
         inv = xpu_test_probe_host(HOST);
         warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 3);
-        ck_assert_msg(inv->n_warnings == warnings + 1, "%s", nvml_warnings_since(inv, warnings));
+        ck_assert_msg(inv->n_warnings == warnings + 1, "%s", shim_warnings_since(inv, warnings));
         ck_assert_str_eq(inv->warnings[warnings], "nvml: device 1 is lost (nvmlDeviceGetHandleByIndex_v2 failed: GPU "
                                                   "is lost (error 15)); not matched to the procfs inventory");
         xpu_inventory_free(inv);
         xpu_nvml_result_free(r);
-        nvml_drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -238,7 +238,7 @@ START_TEST(test_device_error_code) {
                 ck_assert_uint_ne(d->have & XPU_NVML_HAVE_POWER_USAGE, 0);
         }
         xpu_nvml_result_free(r);
-        nvml_drop_root(root);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -249,14 +249,14 @@ START_TEST(test_device_hang) {
         char *root = nvml_make_root(DRIVER, state);
         struct xpu_nvml_result *r = NULL;
         char err[256] = "";
-        long long t0 = nvml_now_ms();
+        long long t0 = shim_now_ms();
         ck_assert_int_eq(nvml_read_root(root, DRIVER, 400, &r, err, sizeof err), -ETIMEDOUT);
-        long long took = nvml_now_ms() - t0;
+        long long took = shim_now_ms() - t0;
         ck_assert_msg(took >= 350 && took < 1400, "took %lld ms", took);
         ck_assert_str_eq(err, "NVML helper timed out after 400 ms");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(nvml_count_children(), 0);
-        nvml_drop_root(root);
+        ck_assert_int_eq(shim_count_children(), 0);
+        shim_drop_root(root);
 }
 END_TEST
 
@@ -270,8 +270,8 @@ START_TEST(test_device_abort) {
         ck_assert_int_eq(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err), -ECONNABORTED);
         ck_assert_str_eq(err, "NVML helper killed by signal 6 (Aborted)");
         ck_assert_ptr_null(r);
-        ck_assert_int_eq(nvml_count_children(), 0);
-        nvml_drop_root(root);
+        ck_assert_int_eq(shim_count_children(), 0);
+        shim_drop_root(root);
 }
 END_TEST
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* probes/amd-rocm-smi: the ROCm SMI reply parser, the merge into the sysfs inventory, and the
- * refusals that need no library (--sys-root, library absent). The real librocm_smi64 against a
- * fake /sys is tests/e2e/rocm-smi.sh. */
+ * refusals that need no library (--sys-root, library absent), and the helper against the fake
+ * librocm_smi64 of tests/shims/fake-rocm-smi.c (answers the real library gives only on odd
+ * hardware). The real librocm_smi64 against a fake /sys is tests/e2e/rocm-smi.sh. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "amd-rocm-smi.h"
 #include "base/fileio.h"
 #include "rich.h"
-#include "testlib.h"
+#include "shim-root.h"
 
 extern const struct xpu_rich_ops xpu_rich_rocm_smi;
 
@@ -214,7 +215,7 @@ START_TEST(test_parse_helper_error) {
 }
 END_TEST
 
-static struct xpu_device *by_bus(struct xpu_inventory *inv, const char *bus) {
+static struct xpu_device *amd_by_bus(struct xpu_inventory *inv, const char *bus) {
         struct xpu_device *d = xpu_inventory_find_bus_id(inv, XPU_VENDOR_AMD, bus);
         ck_assert_msg(d != NULL, "no AMD device at %s", bus);
         return d;
@@ -227,12 +228,12 @@ START_TEST(test_merge_by_bus_id) {
         struct xpu_rocm_smi_result *r = parse_ok(three_devices);
         size_t warnings = inv->n_warnings;
         ck_assert_str_eq(inv->devices[0].pci_bus_id, "0000:63:00.0"); /* KFD order */
-        ck_assert_uint_eq(by_bus(inv, "0000:03:00.0")->have & XPU_HAVE_MEMORY_TOTAL, 0);
+        ck_assert_uint_eq(amd_by_bus(inv, "0000:03:00.0")->have & XPU_HAVE_MEMORY_TOTAL, 0);
 
         ck_assert_int_eq(xpu_rocm_smi_merge(inv, r), 2);
         ck_assert_uint_eq(inv->n_devices, 8);
 
-        struct xpu_device *d = by_bus(inv, "0000:03:00.0");
+        struct xpu_device *d = amd_by_bus(inv, "0000:03:00.0");
         ck_assert_str_eq(d->name, "AMD Instinct MI210");
         ck_assert_uint_eq(d->memory_total_bytes, 68702699520ull);
         ck_assert_uint_eq(d->memory_used_bytes, 10485760ull);
@@ -246,13 +247,13 @@ START_TEST(test_merge_by_bus_id) {
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UNIQUE_ID), XPU_SOURCE_SYSFS);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_PCI_IDS), XPU_SOURCE_SYSFS);
 
-        d = by_bus(inv, "0000:63:00.0");
+        d = amd_by_bus(inv, "0000:63:00.0");
         ck_assert_uint_eq(d->memory_total_bytes, 68702699520ull);
         ck_assert_uint_eq(d->have & XPU_HAVE_MEMORY_USED, 0);
         ck_assert_str_eq(d->name, "");
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_NAME), XPU_SOURCE_SYSFS);
 
-        d = by_bus(inv, "0000:43:00.0"); /* not in the reply: untouched */
+        d = amd_by_bus(inv, "0000:43:00.0"); /* not in the reply: untouched */
         ck_assert_uint_eq(d->have & XPU_HAVE_MEMORY_TOTAL, 0);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MEMORY_TOTAL), XPU_SOURCE_SYSFS);
 
@@ -280,13 +281,13 @@ START_TEST(test_merge_fills_missing) {
                                                  "device.2.name Nowhere\nend\n");
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_rocm_smi_merge(inv, r), 2);
-        struct xpu_device *d = by_bus(inv, "0000:0b:00.0");
+        struct xpu_device *d = amd_by_bus(inv, "0000:0b:00.0");
         ck_assert_str_eq(d->unique_id, "00000000000000ff");
         ck_assert_str_eq(d->uuid, "GPU-00000000000000ff");
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UNIQUE_ID), XPU_SOURCE_ROCM_SMI);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UUID), XPU_SOURCE_ROCM_SMI);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_PCI_IDS), XPU_SOURCE_SYSFS); /* 1002:73bf: equal */
-        d = by_bus(inv, "0001:83:00.0");
+        d = amd_by_bus(inv, "0001:83:00.0");
         ck_assert_uint_ne(d->have & XPU_HAVE_PCI_IDS, 0);
         ck_assert_uint_eq(d->pci_vendor_id, 0x1002);
         ck_assert_uint_eq(d->pci_device_id, 0x740f);
@@ -326,7 +327,7 @@ START_TEST(test_merge_disagreement) {
                                                  "device.0.vram_used 999\nend\n");
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_rocm_smi_merge(inv, r), 1);
-        struct xpu_device *d = by_bus(inv, "0000:83:00.0");
+        struct xpu_device *d = amd_by_bus(inv, "0000:83:00.0");
         ck_assert_uint_eq(inv->n_warnings, warnings + 3);
         ck_assert_str_eq(inv->warnings[warnings], "0000:83:00.0: rocm_smi reports pci_device_id \"1002:738d\" but sysfs has "
                                                   "\"1002:738c\"; keeping sysfs's");
@@ -440,6 +441,81 @@ START_TEST(test_library_absent) {
 }
 END_TEST
 
+/* Run the ROCm SMI helper against a driver root holding the fake library and STATE (the sys root
+ * is the host's "/", which the fake never reads). */
+static int read_fake(const char *state, struct xpu_rocm_smi_result **r, char *err, size_t size) {
+        char *root = shim_root_new();
+        shim_write_state(root, state);
+        shim_install(root, "librocm_smi64.so.shim", "librocm_smi64.so", "1.0");
+        struct xpu_roots roots;
+        ck_assert_int_eq(xpu_roots_open(&roots, "/", "/", root, NULL), 0);
+        int e = xpu_rocm_smi_read(roots.sys_fd, roots.sys, roots.driver_fd, 10000, r, err, size);
+        xpu_roots_close(&roots);
+        shim_drop_root(root);
+        return e;
+}
+
+/* The helper with the fake library: the library line, every getter, and the cleaning that keeps
+ * one odd answer from costing the read: a busy percent of 101 is left out (that reading only), a
+ * name filling the whole buffer without a NUL is cut to the field. */
+START_TEST(test_helper_fake_library) {
+        struct xpu_rocm_smi_result *r = NULL;
+        char err[512] = "", lib[PATH_MAX];
+        int e = read_fake("device_count 2\n"
+                          "device.0.bus_id 0000:03:00.0\ndevice.0.name AMD Instinct MI210\ndevice.0.vendor_id 4098\n"
+                          "device.0.device_id 29711\ndevice.0.unique_id 255\ndevice.0.vram_total 68702699520\n"
+                          "device.0.vram_used 10485760\ndevice.0.busy_percent 101\ndevice.0.temp_edge 41000\n"
+                          "device.0.power 95500000\n"
+                          "device.1.bus_id 0000:63:00.0\ndevice.1.name_fill B\ndevice.1.busy_percent 100\n",
+                          &r, err, sizeof err);
+        ck_assert_msg(e == 0, "%d %s", e, err);
+        snprintf(lib, sizeof lib, "/%s/librocm_smi64.so.1.0", SHIM_LIBDIR);
+        ck_assert_str_eq(r->library, lib);
+        ck_assert_uint_eq(r->n, 2);
+        ck_assert_uint_eq(r->total, 2);
+        const struct xpu_rocm_smi_device *d = &r->devices[0];
+        ck_assert_str_eq(d->pci_bus_id, "0000:03:00.0");
+        ck_assert_str_eq(d->name, "AMD Instinct MI210");
+        ck_assert_str_eq(d->unique_id, "00000000000000ff");
+        ck_assert_uint_eq(d->memory_total_bytes, 68702699520ull);
+        ck_assert_uint_eq(d->have & XPU_ROCM_SMI_HAVE_BUSY, 0);
+        ck_assert_int_eq(d->temperature_mc[XPU_ROCM_SMI_TEMP_EDGE], 41000);
+        ck_assert_double_eq_tol(d->power_watts, 95.5, 1e-9);
+        d = &r->devices[1];
+        ck_assert_uint_eq(strlen(d->name), 127);
+        ck_assert_int_eq(d->name[0], 'B');
+        ck_assert_uint_ne(d->have & XPU_ROCM_SMI_HAVE_BUSY, 0);
+        ck_assert_uint_eq(d->busy_percent, 100);
+        xpu_rocm_smi_result_free(r);
+
+        /* rsmi_init failing: the library's own error, named. */
+        r = NULL;
+        ck_assert_int_eq(read_fake("error.rsmi_init 8\ndevice_count 0\n", &r, err, sizeof err), -ENODEV);
+        ck_assert_str_eq(err, "rsmi_init failed: An error occurred during initialization (status 8)");
+        ck_assert_ptr_null(r);
+}
+END_TEST
+
+/* More devices than the reply holds: the first 128 are read, the total is said, the merge warns. */
+START_TEST(test_helper_devices_total) {
+        struct xpu_rocm_smi_result *r = NULL;
+        char err[512] = "";
+        ck_assert_msg(read_fake("device_count 130\n", &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(r->n, XPU_ROCM_SMI_DEVICES_MAX);
+        ck_assert_uint_eq(r->total, 130);
+        cJSON *j = xpu_rich_rocm_smi.to_json(r);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq((int)cJSON_GetNumberValue(cJSON_GetObjectItem(j, "devices_total")), 130);
+        cJSON_Delete(j);
+        struct xpu_inventory *inv = xpu_test_probe_host("amd-mi210x8");
+        size_t warnings = inv->n_warnings;
+        ck_assert_int_eq(xpu_rocm_smi_merge(inv, r), 0);
+        ck_assert_str_eq(inv->warnings[warnings], "rocm_smi: 130 devices, only the first 128 read");
+        xpu_inventory_free(inv);
+        xpu_rocm_smi_result_free(r);
+}
+END_TEST
+
 static Suite *rocm_smi_suite(void) {
         Suite *s = suite_create("rocm-smi");
         TCase *tc = tcase_create("core");
@@ -453,6 +529,8 @@ static Suite *rocm_smi_suite(void) {
         tcase_add_test(tc, test_merge_partitions);
         tcase_add_test(tc, test_sys_root_refused);
         tcase_add_test(tc, test_library_absent);
+        tcase_add_test(tc, test_helper_fake_library);
+        tcase_add_test(tc, test_helper_devices_total);
         suite_add_tcase(s, tc);
         return s;
 }
