@@ -55,7 +55,20 @@ PROFILES_OBJ := $(BUILD)/gen/builtin-profiles.o
 XPUINIT := $(BUILD)/xpuinit
 ENTRY_LIBS = $(CJSON_LIBS)
 
+# ---- daemon/: xpud ----------------------------------------------------------------------------
+DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+DAEMON_LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
+LIBDAEMON := $(BUILD)/libxpud.a
+XPUD := $(BUILD)/xpud
+PC_DAEMON := libmicrohttpd libsystemd
+DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
+DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread $(CJSON_LIBS)
+
 BINARIES := $(XPUINIT)
+ifneq ($(DAEMON_SRCS),)
+BINARIES += $(XPUD)
+endif
 
 .PHONY: all
 all: $(BINARIES)
@@ -96,16 +109,32 @@ $(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
 
+$(BUILD)/daemon/%.o: ALL_CFLAGS += $(DAEMON_CFLAGS) -Idaemon
+
+# Daemon objects other than main.o, as an archive for xpud and the unit tests.
+$(LIBDAEMON): $(DAEMON_LIB_OBJS)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(XPUD): $(BUILD)/daemon/main.o $(LIBDAEMON) $(LIBPROBE)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
 # ---- tests ---------------------------------------------------------------------------------
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
 
-$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -DXPU_SRCDIR=\"$(CURDIR)\"
-$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(LIBENTRY) $(PROFILES_OBJ) $(LIBPROBE)
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -Idaemon $(DAEMON_CFLAGS) \
+	-DXPU_SRCDIR=\"$(CURDIR)\"
+# Unit tests of the daemon (tests/unit/test-xpud-*.c) link its archive as well.
+TEST_DAEMON_DEPS = $(if $(findstring test-xpud-,$@),$(LIBDAEMON))
+TEST_DAEMON_LIBS = $(if $(findstring test-xpud-,$@),$(DAEMON_LIBS))
+.SECONDEXPANSION:
+$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(LIBENTRY) $(PROFILES_OBJ) $$(TEST_DAEMON_DEPS) $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(CHECK_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(TEST_DAEMON_LIBS) $(CHECK_LIBS)
 
 # Fragments for test programs that are not plain unit tests (shims, e2e workloads).
 -include $(sort $(wildcard tests/*/*.mk))

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpud's data: immutable snapshots published by the sampler and read by requests (design §6,
+ * issue 4). The sampler builds a struct xpud_snapshot, xpud_store_publish() makes it current; a
+ * request takes a reference with xpud_store_acquire(), asks for a rendered body, and releases it.
+ * Bodies are rendered at most once per snapshot (thread-safe), so a scrape costs a copy, never a
+ * vendor-library call and never a re-render. */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probe.h"
+#include "readings.h"
+
+/* Device health (design §6), worst last. */
+enum xpud_health {
+        XPUD_HEALTH_UNKNOWN = 0, /* not sampled yet, or the backend failed and no good sample exists */
+        XPUD_HEALTH_HEALTHY,
+        XPUD_HEALTH_DEGRADED,    /* throttled, corrected-ECC storm, stale sample, backend error */
+        XPUD_HEALTH_UNHEALTHY,   /* fell off the bus, uncorrected ECC */
+        _XPUD_HEALTH_MAX,
+};
+/* "unknown", "healthy", "degraded", "unhealthy"; NULL when out of range. */
+const char *xpud_health_to_string(enum xpud_health h);
+
+#define XPUD_REASONS_MAX 4
+
+/* One device in a snapshot. */
+struct xpud_device {
+        struct xpu_device dev;      /* identity from the fast path + rich merge (probe.h) */
+        struct xpu_readings r;      /* readings of this sample (or the last good one when stale) */
+        bool up;                    /* readings of this sample are fresh (xpu_up) */
+        bool stale;                 /* r is the last good sample, the current one failed */
+        double sample_time;         /* unix seconds of r */
+        enum xpud_health health;
+        char reasons[XPUD_REASONS_MAX][128]; /* "fell off the bus: ...", "thermal throttling" */
+        size_t n_reasons;
+        char action[160];           /* suggested action for the worst reason; "" when healthy */
+};
+
+/* One vendor backend's state (xpud_backend_up{backend}). */
+struct xpud_backend {
+        char name[16];              /* "nvml", "rocm_smi", "amdgpu_sysfs" */
+        bool up;
+        char error[256];            /* last error, "" when up */
+        double collect_seconds;     /* duration of its last collection */
+        uint64_t errors_total;      /* failed collections since start */
+};
+
+/* A state change (/v1/events). */
+struct xpud_event {
+        double time;                /* unix seconds */
+        uint64_t seq;               /* increasing, never reused */
+        char kind[24];              /* "device_lost", "device_back", "health", "backend_error", "backend_up" */
+        char device[64];            /* uuid or pci bus id; "" for daemon-level events */
+        char message[256];
+};
+
+/* What the HTTP server serves from a snapshot. */
+enum xpud_route {
+        XPUD_ROUTE_METRICS = 0, /* /metrics: Prometheus text 0.0.4 */
+        XPUD_ROUTE_DEVICES,     /* /v1/devices: the inventory JSON of design §4 plus readings and health */
+        XPUD_ROUTE_HEALTH,      /* /v1/health */
+        XPUD_ROUTE_EVENTS,      /* /v1/events */
+        XPUD_ROUTE_VERSION,     /* /v1/version */
+        _XPUD_ROUTE_CACHED_MAX, /* routes above are cached per snapshot */
+        XPUD_ROUTE_DEVICE = _XPUD_ROUTE_CACHED_MAX, /* /v1/devices/{index|uuid|pci_bus_id} */
+};
+
+struct xpud_body {
+        const char *data; /* valid while the snapshot reference is held */
+        size_t len;
+        const char *content_type; /* "application/json", "text/plain; version=0.0.4; charset=utf-8" */
+};
+
+struct xpud_snapshot {
+        atomic_uint refs;
+        uint64_t seq;               /* 1 for the first sample */
+        double collect_time;        /* unix seconds at the end of the sample */
+        double collect_seconds;     /* the whole sample's duration */
+        struct xpu_inventory *inv;  /* owned: host facts, warnings */
+        struct xpud_device *devices; /* owned, inv->n_devices entries, same order */
+        size_t n_devices;
+        struct xpud_backend *backends; /* owned */
+        size_t n_backends;
+        struct xpud_event *events;  /* owned copy of the ring, oldest first */
+        size_t n_events;
+        /* Rendered bodies, built on first use under `lock` (see xpud_snapshot_body()). */
+        pthread_mutex_t lock;
+        struct xpud_body_cache {
+                char *data;
+                size_t len;
+                bool done;
+        } cache[_XPUD_ROUTE_CACHED_MAX];
+};
+
+/* New empty snapshot with one reference (fields to be filled by the sampler). NULL on -ENOMEM. */
+struct xpud_snapshot *xpud_snapshot_new(void);
+struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s);
+/* Drop a reference; the last one frees everything. NULL-safe; returns NULL. */
+struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s);
+
+/* The body of ROUTE (a cached route) for S, rendered once. Returns 0 and *OUT, or -ENOMEM. */
+int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out);
+/* /v1/devices/KEY: the device whose xpud index, UUID or PCI bus id (any spelling) is KEY, as a
+ * JSON object in *OUT (malloc'ed, free()). Returns 0, -ENOENT, or -ENOMEM. */
+int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len);
+
+/* The current snapshot, swapped atomically by the sampler. */
+struct xpud_store {
+        pthread_mutex_t lock;
+        struct xpud_snapshot *current; /* NULL before the first sample */
+};
+void xpud_store_init(struct xpud_store *st);
+/* Make S current (the store takes S's reference) and drop the previous one. */
+void xpud_store_publish(struct xpud_store *st, struct xpud_snapshot *s);
+/* A new reference to the current snapshot, or NULL before the first sample (/readyz 503). */
+struct xpud_snapshot *xpud_store_acquire(struct xpud_store *st);
+void xpud_store_done(struct xpud_store *st);

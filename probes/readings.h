@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Live readings of one device, vendor-neutral, in base units (issue 4; names and units follow
+ * research/ecosystem.md §1.5): what xpud samples every --interval and renders as JSON and
+ * Prometheus text. Producers: NVML (probes/nvidia-nvml*.c, through the isolated helper) and amdgpu
+ * sysfs/hwmon (probes/amd-readings.c, read directly). A reading a device does not report stays
+ * absent (its bit in `have` clear): never a vendor sentinel, never a guess. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Temperature sensors (label "sensor" of xpu_temperature_celsius). */
+enum xpu_temp_sensor {
+        XPU_TEMP_GPU = 0,  /* NVML NVML_TEMPERATURE_GPU */
+        XPU_TEMP_EDGE,     /* amdgpu hwmon temp*_label "edge" */
+        XPU_TEMP_JUNCTION, /* amdgpu "junction" (hotspot) */
+        XPU_TEMP_MEMORY,   /* amdgpu "mem"; NVML memory temperature where reported */
+        _XPU_TEMP_MAX,
+};
+/* "gpu", "edge", "junction", "memory"; NULL when out of range. */
+const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s);
+
+/* Clock domains (label "clock" of xpu_clock_hertz). */
+enum xpu_clock {
+        XPU_CLOCK_GRAPHICS = 0, /* NVML SM clock; amdgpu pp_dpm_sclk current level */
+        XPU_CLOCK_MEMORY,       /* NVML memory clock; amdgpu pp_dpm_mclk current level */
+        XPU_CLOCK_SOC,          /* amdgpu pp_dpm_socclk current level */
+        _XPU_CLOCK_MAX,
+};
+/* "graphics", "memory", "soc"; NULL when out of range. */
+const char *xpu_clock_to_string(enum xpu_clock c);
+
+/* Throttle reasons (label "reason" of xpu_throttle_active), a vendor-neutral subset. */
+enum xpu_throttle {
+        XPU_THROTTLE_POWER = 0,   /* software power cap (NVML SW_POWER_CAP) */
+        XPU_THROTTLE_THERMAL,     /* software or hardware thermal slowdown (NVML SW/HW_THERMAL) */
+        XPU_THROTTLE_HW_SLOWDOWN, /* hardware slowdown (NVML HW_SLOWDOWN, HW_POWER_BRAKE) */
+        XPU_THROTTLE_SYNC_BOOST,  /* NVML SYNC_BOOST */
+        _XPU_THROTTLE_MAX,
+};
+/* "power", "thermal", "hw_slowdown", "sync_boost"; NULL when out of range. */
+const char *xpu_throttle_to_string(enum xpu_throttle t);
+
+/* Bits of xpu_readings.have. */
+enum {
+        XPU_READ_UTILIZATION = 1u << 0,        /* utilization_ratio */
+        XPU_READ_MEMORY_UTILIZATION = 1u << 1, /* memory_bandwidth_utilization_ratio */
+        XPU_READ_MEMORY_USED = 1u << 2,        /* memory_used_bytes */
+        XPU_READ_MEMORY_TOTAL = 1u << 3,       /* memory_total_bytes */
+        XPU_READ_POWER = 1u << 4,              /* power_watts */
+        XPU_READ_POWER_LIMIT = 1u << 5,        /* power_limit_watts */
+        XPU_READ_ENERGY = 1u << 6,             /* energy_joules (a counter since driver load) */
+        XPU_READ_ECC = 1u << 7,                /* ecc_corrected, ecc_uncorrected (volatile counts) */
+        XPU_READ_THROTTLE = 1u << 8,           /* throttle (bits 1u << enum xpu_throttle) */
+};
+
+struct xpu_readings {
+        uint32_t have;                          /* XPU_READ_* */
+        uint32_t have_temperature;              /* 1u << enum xpu_temp_sensor */
+        uint32_t have_clock;                    /* 1u << enum xpu_clock */
+        double utilization_ratio;               /* 0..1 (NVML utilization.gpu / 100; amdgpu gpu_busy_percent / 100) */
+        double memory_bandwidth_utilization_ratio; /* 0..1 (NVML utilization.memory; amdgpu mem_busy_percent) */
+        uint64_t memory_used_bytes;             /* bytes */
+        uint64_t memory_total_bytes;            /* bytes */
+        double temperature_celsius[_XPU_TEMP_MAX]; /* degrees Celsius */
+        double power_watts;                     /* average or current board power, watts */
+        double power_limit_watts;               /* enforced power limit, watts */
+        double energy_joules;                   /* energy since driver load, joules */
+        uint64_t clock_hertz[_XPU_CLOCK_MAX];   /* hertz */
+        uint64_t ecc_corrected;                 /* volatile (since driver load) corrected errors */
+        uint64_t ecc_uncorrected;               /* volatile uncorrected errors */
+        uint32_t throttle;                      /* 1u << enum xpu_throttle: reasons active now */
+        bool lost;                              /* the device fell off the bus / stopped answering */
+        char lost_reason[128];                  /* why, when lost: "nvmlDeviceGetPowerUsage: GPU is lost (error 15)" */
+};
