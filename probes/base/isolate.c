@@ -3,78 +3,26 @@
  * Anchor: libnvidia-container src/rpc.c + src/driver.c (vendor code in an unprivileged child). */
 #include "base/isolate.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <linux/capability.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/isolate-internal.h"
 #include "base/macro.h"
-#include "base/signals.h"
 
-extern char **environ;
-
-/* The child's whole environment. Not const: environ is char **. */
-static char clean_path[] = "PATH=/usr/bin:/bin";
-static char *clean_env[] = { clean_path, NULL };
-
-/* Steps of the child's set-up, in the order they run; the name goes into the parent's reason. */
-enum setup_step {
-        STEP_SETPGID,
-        STEP_PDEATHSIG,
-        STEP_SIGNALS,
-        STEP_FDS,
-        STEP_DEVNULL,
-        STEP_STDIO,
-        STEP_CLOSE,
-        STEP_RLIMIT,
-        STEP_CHDIR,
-        STEP_AMBIENT,
-        STEP_BOUNDING,
-        STEP_SETGROUPS,
-        STEP_SETRESGID,
-        STEP_SETRESUID,
-        STEP_CAPSET,
-        STEP_NNP,
-        _STEP_MAX,
-};
-
-static const char *const step_names[_STEP_MAX] = {
-        [STEP_SETPGID] = "setpgid",
-        [STEP_PDEATHSIG] = "PR_SET_PDEATHSIG",
-        [STEP_SIGNALS] = "signal reset",
-        [STEP_FDS] = "moving pipe fds",
-        [STEP_DEVNULL] = "opening /dev/null",
-        [STEP_STDIO] = "stdio",
-        [STEP_CLOSE] = "closing fds",
-        [STEP_RLIMIT] = "RLIMIT_CORE",
-        [STEP_CHDIR] = "chdir /",
-        [STEP_AMBIENT] = "clearing ambient capabilities",
-        [STEP_BOUNDING] = "PR_CAPBSET_DROP",
-        [STEP_SETGROUPS] = "setgroups",
-        [STEP_SETRESGID] = "setresgid",
-        [STEP_SETRESUID] = "setresuid",
-        [STEP_CAPSET] = "capset",
-        [STEP_NNP] = "PR_SET_NO_NEW_PRIVS",
-};
-
-/* What the child writes to the side channel when its set-up fails. */
-struct setup_error {
-        int32_t step;
-        int32_t err;
-};
+/* Inode number of the initial user namespace (the kernel's PROC_USER_INIT_INO). */
+#define USER_NS_INIT_INO 0xEFFFFFFDu
 
 static uint64_t now_ms(void) {
         struct timespec ts;
@@ -82,143 +30,6 @@ static uint64_t now_ms(void) {
         return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static _Noreturn void child_fail(int err_fd, enum setup_step step, int err) {
-        struct setup_error e = { .step = (int32_t)step, .err = err > 0 ? err : EIO };
-        ssize_t _unused_ n = write(err_fd, &e, sizeof e);
-        _exit(XPU_ISOLATE_SETUP_FAILED);
-}
-
-/* Close every fd >= 3 except KEEP_A and KEEP_B (both >= 3, KEEP_A < KEEP_B). */
-static int close_all_but(int keep_a, int keep_b) {
-        const unsigned a = (unsigned)keep_a, b = (unsigned)keep_b;
-        const unsigned ranges[3][2] = { { 3u, a - 1u }, { a + 1u, b - 1u }, { b + 1u, ~0u } };
-        bool done = true;
-        for (size_t i = 0; i < ELEMENTSOF(ranges) && done; i++)
-                if (ranges[i][0] <= ranges[i][1] &&
-                    syscall(SYS_close_range, ranges[i][0], ranges[i][1], 0u) < 0) {
-                        if (errno != ENOSYS)
-                                return -errno;
-                        done = false;
-                }
-        if (done)
-                return 0;
-        /* Linux < 5.9: walk /proc/self/fd (collect first, then close). */
-        DIR *d = opendir("/proc/self/fd");
-        if (!d)
-                return -errno;
-        int dfd = dirfd(d);
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                char *end;
-                long fd = strtol(de->d_name, &end, 10);
-                if (*end || end == de->d_name || fd < 3 || fd == keep_a || fd == keep_b || fd == dfd)
-                        continue;
-                close((int)fd);
-        }
-        closedir(d);
-        return 0;
-}
-
-/* Lower every capability set of this thread to empty. Allowed without privilege. */
-static int caps_clear(void) {
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-        return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
-}
-
-/* Drop every capability from the bounding set; a caller without CAP_SETPCAP may keep it only
- * when not root (TOLERATE_EPERM). */
-static int bounding_clear(bool tolerate_eperm) {
-        for (unsigned long cap = 0; cap < 64; cap++) {
-                int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-                if (r < 0 && errno == EINVAL)
-                        break; /* past CAP_LAST_CAP */
-                if (r <= 0)
-                        continue;
-                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && !(errno == EPERM && tolerate_eperm))
-                        return -errno;
-        }
-        return 0;
-}
-
-static _Noreturn void child_main(int (*fn)(void *, int), void *arg,
-                                 const struct xpu_isolate_options *o, pid_t parent, int out_fd,
-                                 int err_fd) {
-        if (setpgid(0, 0) < 0)
-                child_fail(err_fd, STEP_SETPGID, errno);
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                child_fail(err_fd, STEP_PDEATHSIG, errno);
-        if (getppid() != parent)
-                _exit(XPU_ISOLATE_SETUP_FAILED); /* nobody is listening any more */
-
-        /* Handlers do not survive exec, but vendor code runs here without exec: every signal
-         * (glibc's reserved two included, through the raw call) back to SIG_DFL. */
-        const struct xpu_ksigaction dfl = { .handler = SIG_DFL };
-        for (int sig = 1; sig <= 64; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)xpu_ksigaction(sig, &dfl, NULL);
-        sigset_t none;
-        sigemptyset(&none);
-        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-                child_fail(err_fd, STEP_SIGNALS, errno);
-
-        /* Move both pipe ends above stdio (a caller with closed stdio may have got 0..2). */
-        int out = fcntl(out_fd, F_DUPFD_CLOEXEC, 3), err = fcntl(err_fd, F_DUPFD_CLOEXEC, 3);
-        if (out < 0 || err < 0)
-                child_fail(err_fd, STEP_FDS, errno);
-        err_fd = err;
-        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null_fd < 0)
-                child_fail(err_fd, STEP_DEVNULL, errno);
-        if (dup2(null_fd, STDIN_FILENO) < 0 || dup2(null_fd, STDOUT_FILENO) < 0 ||
-            ((fcntl(STDERR_FILENO, F_GETFD) < 0 || STDERR_FILENO == out_fd || STDERR_FILENO == err_fd) &&
-             dup2(null_fd, STDERR_FILENO) < 0))
-                child_fail(err_fd, STEP_STDIO, errno);
-        for (int fd = 0; fd <= 2; fd++)
-                if (fcntl(fd, F_SETFD, 0) < 0)
-                        child_fail(err_fd, STEP_STDIO, errno);
-        int r = close_all_but(out < err ? out : err, out < err ? err : out);
-        if (r < 0)
-                child_fail(err_fd, STEP_CLOSE, -r);
-
-        environ = clean_env;
-        const struct rlimit no_core = { 0, 0 };
-        if (setrlimit(RLIMIT_CORE, &no_core) < 0)
-                child_fail(err_fd, STEP_RLIMIT, errno);
-        if (chdir("/") < 0)
-                child_fail(err_fd, STEP_CHDIR, errno);
-
-        if (o->drop_privileges) {
-                bool root = geteuid() == 0;
-                if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-                        child_fail(err_fd, STEP_AMBIENT, errno);
-                r = bounding_clear(!root);
-                if (r < 0)
-                        child_fail(err_fd, STEP_BOUNDING, -r);
-                if (root) {
-                        if (setgroups(0, NULL) < 0)
-                                child_fail(err_fd, STEP_SETGROUPS, errno);
-                        if (setresgid(o->gid, o->gid, o->gid) < 0)
-                                child_fail(err_fd, STEP_SETRESGID, errno);
-                        if (setresuid(o->uid, o->uid, o->uid) < 0)
-                                child_fail(err_fd, STEP_SETRESUID, errno);
-                }
-        }
-        r = caps_clear();
-        if (r < 0)
-                child_fail(err_fd, STEP_CAPSET, -r);
-        /* A change of effective ids cleared the parent-death signal: set it again. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-                child_fail(err_fd, STEP_PDEATHSIG, errno);
-        if (getppid() != parent)
-                _exit(XPU_ISOLATE_SETUP_FAILED);
-        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-                child_fail(err_fd, STEP_NNP, errno);
-
-        close(err_fd);
-        r = fn(arg, out);
-        _exit(r >= 0 && r <= 255 ? r : 255);
-}
 
 /* Has PID exited (without reaping it)? 1 yes, 0 no, -errno (-ECHILD: reaped by someone else). */
 static int child_exited(pid_t pid) {
@@ -286,26 +97,89 @@ static void format_ms(char *buf, size_t size, unsigned ms) {
                 snprintf(buf, size, "%u ms", ms);
 }
 
-/* Turn a wait status into the return value and reason. ERR_FD holds a struct setup_error when
- * the child's set-up failed. */
-static int status_reason(int status, int err_fd, char *reason, size_t size) {
+/* Is this process in a user namespace other than the initial one? (/proc/self/ns/user's inode;
+ * false when /proc cannot tell.) */
+static bool in_user_namespace(void) {
+        struct stat st;
+        return stat("/proc/self/ns/user", &st) == 0 && st.st_ino != USER_NS_INIT_INO;
+}
+
+/* The reason for a failed set-up step E. Switching ids fails in a user namespace that maps no
+ * uid/gid O->uid/O->gid or denies setgroups (`unshare -r`): the helper fails closed (vendor code
+ * never runs with ids we could not drop), and the reason says why and what to do. */
+static void setup_reason(const struct xpu_isolate_record *e, const struct xpu_isolate_options *o, char *reason,
+                         size_t size) {
+        const char *step = xpu_isolate_step_name(e->step), *what = strerrordesc_np(e->value) ?: "unknown error";
+        bool ids = e->step == XPU_ISOLATE_STEP_SETGROUPS || e->step == XPU_ISOLATE_STEP_SETRESGID ||
+                   e->step == XPU_ISOLATE_STEP_SETRESUID;
+        if (!ids || (e->value != EPERM && e->value != EINVAL) || !in_user_namespace()) {
+                snprintf(reason, size, "set-up failed at %s: %s", step, what);
+                return;
+        }
+        unsigned uid = (unsigned)o->uid, gid = (unsigned)o->gid;
+        char who[64], map[64];
+        if (uid == gid && uid == XPU_ISOLATE_NOBODY)
+                snprintf(who, sizeof who, "nobody (%u)", uid);
+        else
+                snprintf(who, sizeof who, "uid %u, gid %u", uid, gid);
+        if (uid == gid)
+                snprintf(map, sizeof map, "uid/gid %u", uid);
+        else
+                snprintf(map, sizeof map, "uid %u and gid %u", uid, gid);
+        snprintf(reason, size,
+                 "cannot switch to %s in this user namespace: %s: %s; run xpuinit as real root or map %s", who,
+                 step, what, map);
+}
+
+/* Turn the helper's wait status into the return value and reason. ERR_FD holds the side channel's
+ * records: a set-up failure, and in a PID namespace the worker's own wait status (the fate),
+ * which stands in for the reaper's. */
+static int status_reason(int status, int err_fd, const struct xpu_isolate_options *o, char *reason,
+                         size_t size) {
+        struct xpu_isolate_record recs[4];
+        const struct xpu_isolate_record *setup = NULL;
+        ssize_t n = read(err_fd, recs, sizeof recs);
+        for (size_t i = 0; n > 0 && i < (size_t)n / sizeof recs[0]; i++) {
+                if (recs[i].step == XPU_ISOLATE_RECORD_FATE)
+                        status = recs[i].value;
+                else if (!setup && xpu_isolate_step_name(recs[i].step) && recs[i].value > 0)
+                        setup = &recs[i];
+        }
         if (WIFSIGNALED(status)) {
                 const char *d = sigdescr_np(WTERMSIG(status));
                 snprintf(reason, size, "killed by signal %d (%s)", WTERMSIG(status), d ? d : "unknown");
                 return -ECONNABORTED;
         }
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
-        struct setup_error e;
-        if (code == XPU_ISOLATE_SETUP_FAILED && read(err_fd, &e, sizeof e) == (ssize_t)sizeof e &&
-            e.step >= 0 && e.step < _STEP_MAX && e.err > 0) {
-                snprintf(reason, size, "helper set-up failed at %s: %s", step_names[e.step],
-                         strerrordesc_np(e.err) ?: "unknown error");
-                return -e.err;
+        if (code == XPU_ISOLATE_SETUP_FAILED && setup) {
+                setup_reason(setup, o, reason, size);
+                return -setup->value;
         }
         if (code == 0)
                 return 0;
         snprintf(reason, size, "exited with status %d", code);
         return -EPROTO;
+}
+
+/* Make this thread's next child PID 1 of a new PID namespace, when it may and when it can come
+ * back: unshare(CLONE_NEWPID) changes only this thread's namespace for future children, and
+ * setns() back to the saved one needs CAP_SYS_ADMIN over the namespace's owner, which a caller
+ * in a user namespace lacks (it could create the namespace but never leave it): the no-op setns()
+ * to the current one tries that first. *RET_NS_FD: where to return after fork(); *RET_SELF_FD: a
+ * pidfd of this process for the helper's parent check (its getppid() is 0 in the namespace).
+ * Returns 0, or -errno when the helper must run without a namespace (nothing changed then). */
+static int pidns_enter(int *ret_ns_fd, int *ret_self_fd) {
+        _cleanup_close_ int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (self < 0)
+                return -errno;
+        _cleanup_close_ int ns = open("/proc/thread-self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+        if (ns < 0)
+                return -errno;
+        if (setns(ns, CLONE_NEWPID) < 0 || unshare(CLONE_NEWPID) < 0)
+                return -errno;
+        *ret_ns_fd = TAKE_FD(ns);
+        *ret_self_fd = TAKE_FD(self);
+        return 0;
 }
 
 int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xpu_isolate_options *o,
@@ -327,7 +201,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
         int data[2], errp[2];
         if (pipe2(data, O_CLOEXEC) < 0) {
                 int r = -errno;
-                snprintf(reason, reason_size, "pipe: %s", strerrordesc_np(-r));
+                snprintf(reason, reason_size, "not started: pipe: %s", strerrordesc_np(-r));
                 return r;
         }
         _cleanup_close_ int data_r = data[0];
@@ -335,28 +209,47 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
         if (pipe2(errp, O_CLOEXEC | O_NONBLOCK) < 0) {
                 int r = -errno;
                 close(data_w);
-                snprintf(reason, reason_size, "pipe: %s", strerrordesc_np(-r));
+                snprintf(reason, reason_size, "not started: pipe: %s", strerrordesc_np(-r));
                 return r;
         }
         _cleanup_close_ int err_r = errp[0];
         int err_w = errp[1];
 
+        struct xpu_isolate_child c = { .fn = fn, .arg = arg, .o = &opt, .out_fd = data_w, .err_fd = err_w,
+                                       .parent = getpid(), .parent_fd = -EBADF };
+        _cleanup_close_ int ns_fd = -EBADF, self_fd = -EBADF;
+        c.pid_ns = pidns_enter(&ns_fd, &self_fd) == 0;
+        c.parent_fd = self_fd;
+
         uint64_t start = now_ms(), deadline = start + opt.timeout_ms;
-        pid_t parent = getpid();
         pid_t pid = fork();
-        if (pid < 0) {
+        if (pid == 0)
+                xpu_isolate_child_main(&c);
+        int fork_err = errno;
+        if (c.pid_ns && setns(ns_fd, CLONE_NEWPID) < 0) {
+                /* Cannot happen (the same setns() worked before unshare()), but this thread's
+                 * next child must not land in the helper's namespace unnoticed. */
                 int r = -errno;
                 close(data_w);
                 close(err_w);
-                snprintf(reason, reason_size, "fork: %s", strerrordesc_np(-r));
+                if (pid > 0) {
+                        (void)kill(pid, SIGKILL);
+                        (void)waitpid(pid, NULL, 0);
+                }
+                snprintf(reason, reason_size, "not started: cannot return to our PID namespace: %s",
+                         strerrordesc_np(-r));
                 return r;
         }
-        if (pid == 0)
-                child_main(fn, arg, &opt, parent, data_w, err_w);
+        if (pid < 0) {
+                int r = -fork_err;
+                close(data_w);
+                close(err_w);
+                snprintf(reason, reason_size, "not started: fork: %s", strerrordesc_np(-r));
+                return r;
+        }
 
         close(data_w);
         close(err_w);
-        (void)setpgid(pid, pid); /* also done by the child; whoever comes first wins the race */
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         (void)fcntl(data_r, F_SETFL, O_NONBLOCK);
 
@@ -402,11 +295,16 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                         (void)poll(p, pidfd >= 0 ? 2 : 1, (int)(ms > 60000 ? 60000 : ms));
         }
 
-        /* Strays in the child's group die with it. The child is unreaped (or was never seen to
-         * exit), so its pid, which names the group, cannot have been reused; after -ECHILD
-         * (someone else reaped it) it could have been, so nothing is killed then. */
-        if (fail != -ECHILD && kill(-pid, SIGKILL) < 0 && errno == ESRCH)
+        /* The helper first: once SIGKILL is pending it can fork no more. In a PID namespace its
+         * death kills everything in the namespace. Then, for the fallback, the strays in its
+         * process group (it made the group with setsid(); before that it had no child). The
+         * helper is unreaped (or was never seen to exit), so its pid, which names the group,
+         * cannot have been reused; after -ECHILD (someone else reaped it) it could have been,
+         * so nothing is killed then. */
+        if (fail != -ECHILD) {
                 (void)kill(pid, SIGKILL);
+                (void)kill(-pid, SIGKILL);
+        }
         int status = 0;
         int r = fail == -ECHILD ? -ECHILD : reap(pid, pidfd, now_ms() + XPU_ISOLATE_KILL_GRACE_MS, &status);
         char when[32];
@@ -421,26 +319,26 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 snprintf(reason, reason_size, "reply larger than %zu bytes", opt.max_reply_bytes);
                 break;
         case -ECHILD:
-                snprintf(reason, reason_size, "helper status lost (reaped elsewhere)");
+                snprintf(reason, reason_size, "status lost (reaped elsewhere)");
                 return fail;
         default:
-                snprintf(reason, reason_size, "reading the reply: %s",
+                snprintf(reason, reason_size, "reply unreadable: %s",
                          strerrordesc_np(-fail) ?: "unknown error");
                 break;
         }
         if (r == -ETIMEDOUT) {
                 size_t l = strlen(reason);
-                snprintf(reason + l, reason_size - l, "%shelper pid %d did not die", l ? "; " : "",
+                snprintf(reason + l, reason_size - l, "%spid %d did not die", l ? "; " : "",
                          (int)pid);
                 return fail < 0 ? fail : -ETIMEDOUT;
         }
         if (r < 0) {
-                snprintf(reason, reason_size, "helper status lost (reaped elsewhere)");
+                snprintf(reason, reason_size, "status lost (reaped elsewhere)");
                 return -ECHILD;
         }
         if (fail < 0)
                 return fail;
-        r = status_reason(status, err_r, reason, reason_size);
+        r = status_reason(status, err_r, &opt, reason, reason_size);
         if (r < 0)
                 return r;
         if (!buf) {

@@ -14,81 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/isolate.h"
-#include "testlib.h"
-
-/* Pids the helper reports to the test outside the reply (the reply is lost on failure):
- * anonymous shared memory survives fork and is not an fd, so the child's fd sweep keeps it. */
-struct shared {
-        volatile pid_t child;
-        volatile pid_t grandchild;
-        volatile int ready;
-};
-
-static struct shared *shared_new(void) {
-        void *p = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        ck_assert_ptr_ne(p, MAP_FAILED);
-        memset(p, 0, sizeof(struct shared));
-        return p;
-}
-
-static uint64_t ms_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int write_all(int fd, const char *s, size_t n) {
-        while (n > 0) {
-                ssize_t w = write(fd, s, n);
-                if (w < 0)
-                        return 1;
-                s += w;
-                n -= (size_t)w;
-        }
-        return 0;
-}
+#include "isolate-test.h"
 
 static int fn_str(void *arg, int out) {
         const char *s = arg;
         return write_all(out, s, strlen(s));
 }
-static int fn_nothing(void *arg, int out) {
-        return 0;
-}
-static int fn_abort(void *arg, int out) {
-        abort();
-}
-static int fn_return(void *arg, int out) {
-        return *(const int *)arg;
-}
 static int fn_exit3(void *arg, int out) {
         _exit(3);
 }
-/* Fork a grandchild that sleeps and record both pids; 0 or 20. */
-static int fn_family(void *arg, int out) {
-        struct shared *sh = arg;
-        pid_t g = fork();
-        if (g < 0)
-                return 20;
-        if (g == 0) {
-                sleep(100);
-                _exit(0);
-        }
-        sh->child = getpid();
-        sh->grandchild = g;
-        sh->ready = 1;
-        return 0;
-}
-static int fn_family_hang(void *arg, int out) {
-        (void)fn_family(arg, out);
-        sleep(100);
-        return 0;
-}
-static int fn_family_ok(void *arg, int out) {
-        (void)fn_family(arg, out);
-        return write_all(out, "ok", 2);
-}
+
 static int fn_flood(void *arg, int out) {
         char block[4096];
         memset(block, 'x', sizeof block);
@@ -146,23 +81,6 @@ static int fn_status(void *arg, int out) {
                          getpgid(0) == getpid() ? "self" : "other", sig, (unsigned long long)rl.rlim_cur,
                          (unsigned long long)rl.rlim_max, cwd);
         return write_all(out, buf, (size_t)n);
-}
-
-/* Run FN with O; return the status, the reply in *REPLY (or NULL) and the reason in REASON. */
-static int run(int (*fn)(void *, int), void *arg, const struct xpu_isolate_options *o, char **reply,
-               size_t *len, char reason[static 256]) {
-        void *r = NULL;
-        *len = 12345;
-        int ret = xpu_isolate_run(fn, arg, o, &r, len, reason, 256);
-        *reply = r;
-        return ret;
-}
-
-static struct xpu_isolate_options opts(unsigned timeout_ms, bool drop) {
-        struct xpu_isolate_options o = XPU_ISOLATE_OPTIONS_DEFAULT;
-        o.timeout_ms = timeout_ms;
-        o.drop_privileges = drop;
-        return o;
 }
 
 /* The value of KEY's line ("CapEff:\t0000...\n") in a fn_status reply. */
@@ -226,22 +144,6 @@ START_TEST(test_exit_status) {
         ck_assert_ptr_null(reply);
 }
 END_TEST
-
-/* The test process becomes a subreaper, so the orphaned grandchild comes back to it and its
- * death can be checked with waitpid instead of racing init's reaping. */
-static void assert_family_gone(const struct shared *sh) {
-        ck_assert_int_gt(sh->child, 0);
-        ck_assert_int_gt(sh->grandchild, 0);
-        errno = 0;
-        ck_assert_int_eq(kill(sh->child, 0), -1); /* reaped by xpu_isolate_run */
-        ck_assert_int_eq(errno, ESRCH);
-        int st = 0;
-        ck_assert_int_eq(waitpid(sh->grandchild, &st, 0), sh->grandchild);
-        ck_assert(WIFSIGNALED(st));
-        ck_assert_int_eq(WTERMSIG(st), SIGKILL);
-        ck_assert_int_eq(waitpid(-1, &st, WNOHANG), -1); /* no other child left */
-        ck_assert_int_eq(errno, ECHILD);
-}
 
 START_TEST(test_timeout_kills_group) {
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
@@ -456,12 +358,21 @@ START_TEST(test_parent_death) {
         ck_assert_int_eq(kill(mid, SIGKILL), 0);
         int st = 0;
         ck_assert_int_eq(waitpid(mid, &st, 0), mid);
-        /* The helper, orphaned to us, was killed by its parent-death signal. */
-        ck_assert_int_eq(waitpid(sh->child, &st, 0), sh->child);
-        ck_assert(WIFSIGNALED(st));
-        ck_assert_int_eq(WTERMSIG(st), SIGKILL);
-        ck_assert_int_eq(kill(sh->grandchild, SIGKILL), 0); /* pdeathsig is per child: clean up */
-        ck_assert_int_eq(waitpid(sh->grandchild, &st, 0), sh->grandchild);
+        /* The helper (the reaper of its PID namespace), orphaned to us, was killed by its
+         * parent-death signal, and the namespace with it: FN's process and its grandchild. */
+        uint64_t t1 = ms_now();
+        bool child_alive = true, grandchild_alive = true;
+        while ((child_alive || grandchild_alive) && ms_now() - t1 < 2000) {
+                while (waitpid(-1, &st, WNOHANG) > 0)
+                        ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+                child_alive = kill(sh->child, 0) == 0 || errno != ESRCH;
+                grandchild_alive = kill(sh->grandchild, 0) == 0 || errno != ESRCH;
+                usleep(1000);
+        }
+        if (grandchild_alive) /* clean up before failing */
+                (void)kill(sh->grandchild, SIGKILL);
+        ck_assert_msg(!child_alive, "the helper survived its parent");
+        ck_assert_msg(!grandchild_alive, "the helper's child survived its parent (no PID namespace?)");
 }
 END_TEST
 
