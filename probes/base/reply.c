@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "isolate.h"
+#include "macro.h"
 
 /* ---- helper side ---- */
 
@@ -103,6 +104,13 @@ int xpu_root_ref_open(const struct xpu_root_ref *ref) {
         return fd;
 }
 
+const char *xpu_root_ref_hint(int err) {
+        if (err == -EACCES || err == -EPERM)
+                return "; the vendor-library helper runs as nobody: make the driver root and its parent "
+                       "directories searchable by others (chmod o+x)";
+        return "";
+}
+
 /* ---- parent side ---- */
 
 int xpu_reply_run(int (*fn)(void *arg, int out_fd), void *arg, unsigned timeout_ms, const char *what, char **ret,
@@ -137,6 +145,33 @@ int xpu_reply_garbage(const struct xpu_reply_parser *p, char *err, size_t err_si
         return -EBADMSG;
 }
 
+/* The errnos a helper's "error" line may carry through to the caller (reply.h). Anything else
+ * (-ENOMEM, -EINVAL, -EFAULT, -EAGAIN, ...) could be taken for the caller's own failure. */
+static const int helper_errnos[] = {
+        ENOENT,       /* library or symbol not found */
+        EPROTO,       /* driver/library version mismatch */
+        ENODEV,       /* driver not loaded, no device */
+        EIO,          /* any other vendor error */
+        EPERM,        /* the vendor's "no permission" */
+        EACCES,       /* the helper (nobody) may not read something */
+        EOPNOTSUPP,   /* not supported */
+        EBUSY,        /* the vendor's lock is held */
+        ETIMEDOUT,    /* the vendor's own timeout */
+        EMSGSIZE,     /* reply too long */
+        ESTALE,       /* the driver root changed under the helper */
+        ENODATA,      /* no version in the library's file name */
+        ELIBBAD,      /* dlopen() failed */
+        ENAMETOOLONG, /* a path did not fit */
+        EXDEV,        /* a root the backend cannot use */
+};
+
+static int helper_errno(int64_t e) {
+        for (size_t i = 0; i < ELEMENTSOF(helper_errnos); i++)
+                if (e == -helper_errnos[i])
+                        return (int)e;
+        return -EIO;
+}
+
 /* The "error ERRNO TEXT" line of a helper that failed. */
 static int parse_error_line(const char *value, char *err, size_t err_size) {
         int64_t e = 0;
@@ -149,7 +184,7 @@ static int parse_error_line(const char *value, char *err, size_t err_size) {
         if (xpu_parse_i64(num, 10, &e) < 0 || e >= 0 || e < -4095)
                 return -EBADMSG;
         snprintf(err, err_size, "%s", sp + 1);
-        return (int)e;
+        return helper_errno(e);
 }
 
 int xpu_reply_next(struct xpu_reply_parser *p, char *err, size_t err_size) {

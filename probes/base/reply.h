@@ -54,15 +54,23 @@ struct xpu_root_ref {
  * root: ..." (-ENAMETOOLONG when the path does not fit or is not absolute). */
 int xpu_root_ref_init(struct xpu_root_ref *ref, int fd, char *err, size_t err_size);
 /* In the helper: reopen REF (xpu_open_root()). Returns the fd, -ESTALE when the directory there
- * now is another one, or -errno. */
+ * now is another one, or -errno: -EACCES when the helper (nobody, no capabilities) may not search
+ * the root or a directory above it (a root under /root, mode 0700). */
 int xpu_root_ref_open(const struct xpu_root_ref *ref);
+/* What to append to the message about a failed xpu_root_ref_open() returning ERR: for -EACCES and
+ * -EPERM "; the vendor-library helper runs as nobody: make the driver root and its parent
+ * directories searchable by others (chmod o+x)", else "" (static strings). E.g.
+ * "cannot reopen the driver root %s: %s%s", path, strerror(-r), xpu_root_ref_hint(r). */
+const char *xpu_root_ref_hint(int err);
 
 /* ---- parent side ---- */
 
 /* Run FN(ARG, OUT_FD) in an isolated helper (xpu_isolate_run(), timeout TIMEOUT_MS, 0 = 10 s;
  * reply at most XPU_REPLY_MAX bytes) and return its reply text in *RET (NUL-terminated, free()).
- * Errors: -errno with ERR "<WHAT> helper timed out after 10 s" (the runner's reason prefixed by
- * "<WHAT> helper"), -EBADMSG "garbage from the <WHAT> helper: NUL byte". */
+ * Errors: the runner's -errno with ERR = "<WHAT> helper " + its reason, e.g. "NVML helper timed
+ * out after 10 s", "NVML helper killed by signal 6 (Aborted)", "NVML helper set-up failed at
+ * setresuid: Operation not permitted", "NVML helper status lost (reaped elsewhere)";
+ * -EBADMSG "garbage from the <WHAT> helper: NUL byte". */
 int xpu_reply_run(int (*fn)(void *arg, int out_fd), void *arg, unsigned timeout_ms, const char *what, char **ret,
                   char *err, size_t err_size);
 
@@ -79,10 +87,16 @@ struct xpu_reply_parser {
 /* Start parsing TEXT (NUL-terminated, kept alive by the caller). */
 void xpu_reply_parser_init(struct xpu_reply_parser *p, const char *what, const char *text);
 /* Advance to the next "KEY VALUE" line. Returns 1 with P->key and P->value set; 0 after the
- * "end" line when nothing follows it; the helper's own error (negative errno) with ERR = its TEXT
- * when the first line is "error ERRNO TEXT"; -EBADMSG with ERR "garbage from the <what> helper:
- * line N" for anything else (no "end", text after it, an empty or non-printable value, a line
- * without a newline or longer than XPU_REPLY_LINE_MAX). */
+ * "end" line when nothing follows it; the helper's own error with ERR = its TEXT when the first
+ * line is "error ERRNO TEXT"; -EBADMSG with ERR "garbage from the <what> helper: line N" for
+ * anything else (no "end", text after it, an empty or non-printable value, a line without a
+ * newline or longer than XPU_REPLY_LINE_MAX).
+ *
+ * The helper's ERRNO comes from code we do not trust, and callers act on errnos (-ENOMEM aborts a
+ * whole probe, -ETIMEDOUT is reported as a timeout). Only these pass through unchanged: -ENOENT,
+ * -EPROTO, -ENODEV, -EIO, -EPERM, -EACCES, -EOPNOTSUPP, -EBUSY, -ETIMEDOUT, -EMSGSIZE, -ESTALE,
+ * -ENODATA, -ELIBBAD, -ENAMETOOLONG, -EXDEV; any other (-ENOMEM, -EINVAL, -EFAULT, ...) becomes
+ * -EIO, with its TEXT kept. */
 int xpu_reply_next(struct xpu_reply_parser *p, char *err, size_t err_size);
 /* Report the current line as garbage: ERR "garbage from the <what> helper: line N"; returns
  * -EBADMSG. */
