@@ -91,17 +91,62 @@ static void cache_match_cb(const struct xpu_ldcache_entry *e, void *userdata) {
         m->paths[m->len] = '\0';
 }
 
-/* Open PATH inside the root as O_PATH; the fd when it lands on a regular file, else -errno
- * (-EINVAL for a directory, FIFO, device ...). O_PATH: a device node is never opened for real. */
-static int open_candidate(int root_fd, const char *path) {
+/* Candidates that exist but were refused, for the "not found" message: "PATH (WHY)" items. */
+struct refusals {
+        char text[1024];
+};
+
+static void refuse(struct refusals *rf, const char *path, const char *why) {
+        char item[PATH_MAX + 64];
+        snprintf(item, sizeof item, "%s (%s)", path, why);
+        if (!strstr(rf->text, item)) /* the cache and a directory may name the same file */
+                append(rf->text, sizeof rf->text, ", ", item);
+}
+
+static const char *file_kind(mode_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFDIR:
+                return "a directory, not a regular file";
+        case S_IFIFO:
+                return "a FIFO, not a regular file";
+        case S_IFCHR:
+        case S_IFBLK:
+                return "a device node, not a regular file";
+        case S_IFSOCK:
+                return "a socket, not a regular file";
+        default:
+                return "not a regular file";
+        }
+}
+
+/* Open PATH inside the root as O_PATH; the fd when it lands on a regular file this process may
+ * read, else -errno (-ENOENT/-ENOTDIR: not there; anything else is noted in RF with why: -EINVAL
+ * for a directory, FIFO, device ..., -EACCES, -ELOOP ...). O_PATH: a device node or FIFO is never
+ * opened for real. O_PATH checks no permission on the file itself, so a regular file is reopened
+ * for reading through its fd (no side effects for a regular file) to learn whether dlopen() could. */
+static int open_candidate(int root_fd, const char *path, struct refusals *rf) {
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
-        if (fd < 0)
+        if (fd < 0) {
+                if (fd != -ENOENT && fd != -ENOTDIR)
+                        refuse(rf, path, strerror(-fd));
                 return fd;
+        }
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return negative_errno();
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st.st_mode)) {
+                refuse(rf, path, file_kind(st.st_mode));
                 return -EINVAL;
+        }
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        int rd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (rd < 0) {
+                int r = negative_errno();
+                refuse(rf, path, strerror(-r));
+                return r;
+        }
+        close(rd);
         return TAKE_FD(fd);
 }
 
@@ -160,12 +205,14 @@ static int path_in_root(int root_fd, int fd, const char *candidate, char *buf, s
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-/* "<dir>/<soname>" inside the root: the O_PATH fd of the regular file, -ENOENT, or -ENAMETOOLONG. */
-static int find_in_dir(int root_fd, const char *dir, const char *soname, char *candidate, size_t size) {
+/* "<dir>/<soname>" inside the root: the O_PATH fd of the regular file, -ENOENT (refusals noted
+ * in RF), or -ENAMETOOLONG. */
+static int find_in_dir(int root_fd, const char *dir, const char *soname, char *candidate, size_t size,
+                       struct refusals *rf) {
         int n = snprintf(candidate, size, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, soname);
         if (n < 0 || (size_t)n >= size)
                 return -ENAMETOOLONG;
-        int fd = open_candidate(root_fd, candidate);
+        int fd = open_candidate(root_fd, candidate, rf);
         return fd >= 0 ? fd : -ENOENT;
 }
 
@@ -177,10 +224,11 @@ static int name_cmp_newest_first(const void *a, const void *b) {
  * wildcard, else its first component with one (COMPONENT below; the part before it is PARENT, the
  * rest END) matched with fnmatch(3) against the entries of PARENT, newest version first, at most
  * XPU_DL_GLOB_MAX of them. Returns the fd, -ENOENT, or -errno. */
-static int find_in_pattern(int root_fd, const char *pattern, const char *soname, char *candidate, size_t size) {
+static int find_in_pattern(int root_fd, const char *pattern, const char *soname, char *candidate, size_t size,
+                           struct refusals *rf) {
         const char *glob = strpbrk(pattern, "*?[");
         if (!glob)
-                return find_in_dir(root_fd, pattern, soname, candidate, size);
+                return find_in_dir(root_fd, pattern, soname, candidate, size, rf);
         const char *start = glob;
         while (start > pattern && start[-1] != '/')
                 start--;
@@ -218,7 +266,7 @@ static int find_in_pattern(int root_fd, const char *pattern, const char *soname,
                 char dir[PATH_MAX];
                 int len = snprintf(dir, sizeof dir, "%s%s%s", parent, names[i], end);
                 fd = len < 0 || (size_t)len >= sizeof dir ? -ENAMETOOLONG
-                                                         : find_in_dir(root_fd, dir, soname, candidate, size);
+                                                         : find_in_dir(root_fd, dir, soname, candidate, size, rf);
         }
         xpu_strv_free(names);
         return fd;
@@ -226,9 +274,9 @@ static int find_in_pattern(int root_fd, const char *pattern, const char *soname,
 
 /* Look SONAME up in the root: cache entries (when CACHE is set), the library dirs, then the
  * EXTRA_DIRS patterns (may be NULL). Returns an O_PATH fd of the regular file and the candidate
- * path that led to it, or -ENOENT. */
+ * path that led to it, or -ENOENT; candidates that exist but were refused are noted in RF. */
 static int find_soname(int root_fd, const unsigned char *cache, size_t cache_size, const char *soname,
-                       const char *const *extra_dirs, char *candidate, size_t size) {
+                       const char *const *extra_dirs, char *candidate, size_t size, struct refusals *rf) {
         if (cache) {
                 struct cache_match m = {soname, NULL, 0, 0, 0};
                 int r = xpu_ldcache_parse_entries(cache, cache_size, cache_match_cb, &m);
@@ -236,7 +284,7 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
                 if (m.error < 0)
                         return m.error;
                 for (const char *p = paths; r >= 0 && p && *p; p += strlen(p) + 1) {
-                        int fd = open_candidate(root_fd, p);
+                        int fd = open_candidate(root_fd, p, rf);
                         if (fd >= 0) {
                                 if (xpu_strlcpy(candidate, p, size) < 0) {
                                         close(fd);
@@ -247,12 +295,12 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
                 }
         }
         for (size_t i = 0; xpu_library_dirs[i]; i++) {
-                int fd = find_in_dir(root_fd, xpu_library_dirs[i], soname, candidate, size);
+                int fd = find_in_dir(root_fd, xpu_library_dirs[i], soname, candidate, size, rf);
                 if (fd != -ENOENT)
                         return fd;
         }
         for (size_t i = 0; extra_dirs && extra_dirs[i]; i++) {
-                int fd = find_in_pattern(root_fd, extra_dirs[i], soname, candidate, size);
+                int fd = find_in_pattern(root_fd, extra_dirs[i], soname, candidate, size, rf);
                 if (fd != -ENOENT)
                         return fd;
         }
@@ -280,10 +328,11 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
         }
 
         char candidate[PATH_MAX];
+        struct refusals rf = {""};
         _cleanup_close_ int fd = -EBADF;
         for (size_t i = 0; sonames[i] && fd < 0; i++) {
                 fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], extra_dirs, candidate,
-                                 sizeof candidate);
+                                 sizeof candidate, &rf);
                 if (fd < 0 && fd != -ENOENT)
                         return set_err(fd, err, err_size, "looking up %s: %s", sonames[i], strerror(-fd));
         }
@@ -299,8 +348,8 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
                         append(searched, sizeof searched, ", ", extra_dirs[i]);
                 if (fd_path(driver_root_fd, root, sizeof root) < 0)
                         xpu_strlcpy(root, "the driver root", sizeof root);
-                return set_err(-ENOENT, err, err_size, "not available: %s not found in %s: %s", names, root,
-                               searched);
+                return set_err(-ENOENT, err, err_size, "not available: %s not found in %s: %s%s%s", names, root,
+                               searched, rf.text[0] ? "; found but not usable: " : "", rf.text);
         }
 
         char inside[PATH_MAX];

@@ -35,7 +35,8 @@ struct xpu_dl_symbol {
  * architecture's flags (both cache formats, at most XPU_DL_LDCACHE_MAX bytes; a missing or
  * malformed cache is skipped), then "<dir>/<soname>" for each of xpu_library_dirs. Each candidate
  * is opened O_PATH inside the root (the soname link chain is followed inside it; a link to
- * "/etc/shadow" means the root's /etc/shadow); the first that is a regular file is loaded. The fd
+ * "/etc/shadow" means the root's /etc/shadow); the first that is a regular file this process may
+ * read (checked by reopening it for reading: O_PATH checks no file permission) is loaded. The fd
  * name given to dlopen() is one no loaded object already carries (glibc matches loaded objects by
  * name first, and a closed fd number comes back).
  *
@@ -46,7 +47,11 @@ struct xpu_dl_symbol {
  *
  * Returns 0; -ENOENT with ERR "not available: libnvidia-ml.so.1 not found in /host/root:
  * /etc/ld.so.cache, /usr/lib64, /usr/lib/x86_64-linux-gnu, ..." (the cache only when it was
- * read; several sonames are listed with ", "); -ELIBBAD with ERR "cannot load <path>: <dlerror>"
+ * read; several sonames are listed with ", "), followed, when candidates exist but were refused,
+ * by "; found but not usable: /usr/lib64/libnvidia-ml.so.1 (Permission denied),
+ * /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 (a FIFO, not a regular file)" (unreadable for this
+ * process, a directory, FIFO, device node or socket, a symlink loop: "Too many levels of symbolic
+ * links"; a refused candidate does not stop the search); -ELIBBAD with ERR "cannot load <path>: <dlerror>"
  * when dlopen() fails (not ELF, wrong architecture, missing dependency, failing constructor);
  * -EINVAL for an empty list or a soname with '/'; -ENAMETOOLONG, -ENOMEM. ERR may be NULL. */
 int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/dl.h"
@@ -215,16 +218,25 @@ START_TEST(test_ldcache_lookup) {
 }
 END_TEST
 
-/* The expected "not found" message for an empty root at ROOT (cache listed when WITH_CACHE). */
-static void expect_not_found(const char *root, const char *names, bool with_cache, const char *err) {
-        char real[PATH_MAX], want[2048];
+/* The expected "not found" message for a root at ROOT (cache listed when WITH_CACHE) where
+ * REFUSED (NULL: none) lists the candidates found but not usable. */
+static void expect_refused(const char *root, const char *names, bool with_cache, const char *refused,
+                           const char *err) {
+        char real[PATH_MAX], want[4096];
         ck_assert_ptr_nonnull(realpath(root, real));
         int n = snprintf(want, sizeof want, "not available: %s not found in %s: %s", names, real,
                          with_cache ? "/etc/ld.so.cache" : "");
         for (size_t i = 0; xpu_library_dirs[i]; i++)
                 n += snprintf(want + n, sizeof want - (size_t)n, "%s%s", (i > 0 || with_cache) ? ", " : "",
                               xpu_library_dirs[i]);
+        if (refused)
+                snprintf(want + n, sizeof want - (size_t)n, "; found but not usable: %s", refused);
         ck_assert_str_eq(err, want);
+}
+
+/* The expected "not found" message for an empty root at ROOT (cache listed when WITH_CACHE). */
+static void expect_not_found(const char *root, const char *names, bool with_cache, const char *err) {
+        expect_refused(root, names, with_cache, NULL, err);
 }
 
 START_TEST(test_not_found) {
@@ -248,7 +260,9 @@ START_TEST(test_not_found) {
         make_dir(root, rel);
         const char *const two[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
         ck_assert_int_eq(xpu_dl_open(rfd, two, path, sizeof path, &h, err, sizeof err), -ENOENT);
-        expect_not_found(root, "libnvidia-ml.so.1, libnvidia-ml.so", true, err);
+        char refused[PATH_MAX];
+        snprintf(refused, sizeof refused, "/%s (a directory, not a regular file)", rel);
+        expect_refused(root, "libnvidia-ml.so.1, libnvidia-ml.so", true, refused, err);
 
         const char *const bad[] = {"../libnvidia-ml.so.1", NULL};
         ck_assert_int_eq(xpu_dl_open(rfd, bad, path, sizeof path, &h, err, sizeof err), -EINVAL);
@@ -445,6 +459,103 @@ START_TEST(test_extra_dirs) {
 }
 END_TEST
 
+
+/* Candidates that exist but cannot be used are named after the places searched, with why; they
+ * do not stop the search. As root: a FIFO, a directory, a symlink loop, a device node. */
+START_TEST(test_refused_candidates) {
+        char *root = xpu_test_mkdtemp();
+        char rel[PATH_MAX], path[PATH_MAX], err[2048] = "", want[2048];
+        snprintf(rel, sizeof rel, "%s/%s/libnvidia-ml.so.1", root, xpu_library_dirs[0] + 1);
+        xpu_test_write(root, rel + strlen(root) + 1, "");
+        ck_assert_int_eq(unlink(rel), 0);
+        ck_assert_int_eq(mkfifo(rel, 0644), 0); /* opening it for real would block */
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1/x", LIBDIR);
+        xpu_test_write(root, rel, "a directory with the library's name\n");
+        snprintf(rel, sizeof rel, "%s/libnvidia-ml.so.1", xpu_library_dirs[3] + 1);
+        xpu_test_symlink(root, rel, "libnvidia-ml.so.1"); /* itself: a loop */
+        snprintf(rel, sizeof rel, "%s/%s/libnvidia-ml.so.1", root, xpu_library_dirs[4] + 1);
+        xpu_test_write(root, rel + strlen(root) + 1, "");
+        ck_assert_int_eq(unlink(rel), 0);
+        ck_assert_int_eq(mknod(rel, S_IFCHR | 0666, makedev(1, 3)), 0); /* /dev/null's numbers */
+        int rfd = open_root(root);
+        void *h = NULL;
+        ck_assert_int_eq(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        snprintf(want, sizeof want,
+                 "%s/libnvidia-ml.so.1 (a FIFO, not a regular file), %s/libnvidia-ml.so.1 (a directory, not a "
+                 "regular file), %s/libnvidia-ml.so.1 (Too many levels of symbolic links), %s/libnvidia-ml.so.1 (a "
+                 "device node, not a regular file)",
+                 xpu_library_dirs[0], xpu_library_dirs[1], xpu_library_dirs[3], xpu_library_dirs[4]);
+        expect_refused(root, "libnvidia-ml.so.1", false, want, err);
+        ck_assert_ptr_null(h);
+
+        /* A usable library later in the search still wins, silently. */
+        install_shim(root, "libnvidia-ml.so.shim", xpu_library_dirs[5] + 1, "libnvidia-ml.so.550.90.07",
+                     "libnvidia-ml.so.1");
+        ck_assert_msg(xpu_dl_open(rfd, nvml_sonames, path, sizeof path, &h, err, sizeof err) == 0, "%s", err);
+        snprintf(want, sizeof want, "%s/libnvidia-ml.so.550.90.07", xpu_library_dirs[5]);
+        ck_assert_str_eq(path, want);
+        dlclose(h);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* What the helper (nobody) meets in a root it may not fully read: a library file of mode 0600
+ * and a library directory of mode 0700, both root's. Run in a forked child as 65534. */
+START_TEST(test_refused_permissions) {
+        char *root = xpu_test_mkdtemp();
+        ck_assert_int_eq(chmod(root, 0755), 0);
+        install_shim(root, "libnvidia-ml.so.shim", LIBDIR, "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/%s/libnvidia-ml.so.550.90.07", root, LIBDIR);
+        ck_assert_int_eq(chmod(rel, 0600), 0);
+        install_shim(root, "libnvidia-ml.so.shim", xpu_library_dirs[0] + 1, "libnvidia-ml.so.550.90.07",
+                     "libnvidia-ml.so.1");
+        snprintf(rel, sizeof rel, "%s/%s", root, xpu_library_dirs[0] + 1);
+        ck_assert_int_eq(chmod(rel, 0700), 0);
+        /* every directory above the root must be searchable for nobody */
+        for (char *p = strrchr(rel, '/'); p && p > rel; p = strrchr(rel, '/')) {
+                *p = '\0';
+                struct stat st;
+                ck_assert_int_eq(stat(rel, &st), 0);
+                ck_assert_msg(st.st_mode & S_IXOTH, "%s is not searchable by others", rel);
+        }
+        int fds[2];
+        ck_assert_int_eq(pipe(fds), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                close(fds[0]);
+                char err[2048] = "", path[PATH_MAX];
+                void *h = NULL;
+                int r = setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                                        setresuid(65534, 65534, 65534) < 0
+                                ? 1000
+                                : -xpu_dl_open(open_root(root), nvml_sonames, path, sizeof path, &h, err, sizeof err);
+                dprintf(fds[1], "%d %s", r, err);
+                _exit(0);
+        }
+        close(fds[1]);
+        char got[2048] = "";
+        ssize_t n = read(fds[0], got, sizeof got - 1);
+        ck_assert_int_gt(n, 0);
+        got[n] = '\0';
+        close(fds[0]);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        char want[2048];
+        snprintf(want, sizeof want, "%d ", ENOENT);
+        ck_assert_msg(xpu_startswith(got, want), "%s", got);
+        snprintf(want, sizeof want,
+                 "%s/libnvidia-ml.so.1 (Permission denied), %s/libnvidia-ml.so.1 (Permission denied)",
+                 xpu_library_dirs[0], xpu_library_dirs[1]);
+        expect_refused(root, "libnvidia-ml.so.1", false, want, strchr(got, ' ') + 1);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *dl_suite(void) {
         Suite *s = suite_create("dl");
         TCase *tc = tcase_create("core");
@@ -459,6 +570,13 @@ static Suite *dl_suite(void) {
         tcase_add_test(tc, test_version_names);
         tcase_add_test(tc, test_extra_dirs);
         suite_add_tcase(s, tc);
+        if (geteuid() == 0) {
+                TCase *priv = tcase_create("root");
+                tcase_set_timeout(priv, 20);
+                tcase_add_test(priv, test_refused_candidates);
+                tcase_add_test(priv, test_refused_permissions);
+                suite_add_tcase(s, priv);
+        }
         return s;
 }
 
