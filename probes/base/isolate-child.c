@@ -8,9 +8,11 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -177,8 +179,20 @@ static _Noreturn void worker_main(const struct xpu_isolate_child *c, int out, in
  * reaps whatever is reparented to it until the worker is gone, hands the worker's wait status to
  * the parent on the side channel, and exits: the kernel then kills everything left in the
  * namespace (setsid()ed and double-forked strays included) before the parent can reap us. */
+/* Vendor code that builds "/proc/<getpid()>" paths (not /proc/self) must find itself, not the
+ * caller's process of that number: a mount namespace of the helper's own (host mounts still
+ * propagate in) with this PID namespace's /proc on top. Best effort: a runtime that masks parts
+ * of /proc makes the kernel refuse a new proc mount, and /proc stays the caller's
+ * (docs/isolation.md). Runs in the reaper, before the worker exists and while it is still root. */
+static void mount_own_proc(void) {
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+                return;
+        (void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
 static _Noreturn void reaper_main(const struct xpu_isolate_child *c, int out, int err) {
         pid_t self = getpid(); /* 1 */
+        mount_own_proc();
         pid_t worker = fork();
         if (worker < 0)
                 child_fail(err, XPU_ISOLATE_STEP_FORK, errno);

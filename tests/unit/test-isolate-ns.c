@@ -183,11 +183,14 @@ static void caps_keep_only(uint32_t low, uint32_t high) {
         ck_assert_int_eq(syscall(SYS_capset, &h, d), 0);
 }
 
-/* "pid=N ppid=N global=same|other": getpid() and getppid() as FN sees them. */
+/* "pid=N ppid=N global=same|other proc=N": getpid() and getppid() as FN sees them, and what
+ * /proc/self names (the /proc FN sees belongs to its own PID namespace). */
 static int fn_pids(void *arg, int out) {
-        char buf[96];
-        int n = snprintf(buf, sizeof buf, "pid=%d ppid=%d global=%s", (int)getpid(), (int)getppid(),
-                         global_pid() == getpid() ? "same" : "other");
+        char buf[128], self[32] = "?";
+        ssize_t k = readlink("/proc/self", self, sizeof self - 1);
+        self[k > 0 ? k : 1] = '\0';
+        int n = snprintf(buf, sizeof buf, "pid=%d ppid=%d global=%s proc=%s", (int)getpid(), (int)getppid(),
+                         global_pid() == getpid() ? "same" : "other", self);
         return write_all(out, buf, (size_t)n);
 }
 
@@ -198,7 +201,7 @@ START_TEST(test_pid_namespace) {
         char *reply, reason[256];
         size_t len;
         ck_assert_int_eq(run(fn_pids, NULL, &o, &reply, &len, reason), 0);
-        ck_assert_str_eq(reply, "pid=2 ppid=1 global=other");
+        ck_assert_str_eq(reply, "pid=2 ppid=1 global=other proc=2");
         free(reply);
         int v = 127; /* FN's own 127 is not a set-up failure */
         ck_assert_int_eq(run(fn_return, &v, &o, &reply, &len, reason), -EPROTO);
@@ -237,7 +240,7 @@ START_TEST(test_pid_namespace_fallback) {
         ck_assert_int_eq(sscanf(reply, "pid=%d", &pid), 1);
         ck_assert_int_gt(pid, 2);
         char want[96];
-        snprintf(want, sizeof want, "pid=%d ppid=%d global=same", pid, (int)getpid());
+        snprintf(want, sizeof want, "pid=%d ppid=%d global=same proc=%d", pid, (int)getpid(), pid);
         ck_assert_str_eq(reply, want);
         free(reply);
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
