@@ -66,7 +66,7 @@ DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
 DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread $(CJSON_LIBS)
 
 BINARIES := $(XPUINIT)
-ifneq ($(DAEMON_SRCS),)
+ifneq ($(wildcard daemon/main.c),)
 BINARIES += $(XPUD)
 endif
 

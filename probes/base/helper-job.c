@@ -84,8 +84,9 @@ int xpu_helper_job_load(const struct xpu_helper_job *job, const char *const *son
         }
         _cleanup_close_ int root = xpu_root_ref_open(&job->root);
         if (root < 0) {
-                *status = xpu_reply_fail(r, out_fd, root, "cannot reopen the driver root %s: %s", job->root.path,
-                                         root == -ESTALE ? "it changed under the helper" : strerror(-root));
+                *status = xpu_reply_fail(r, out_fd, root, "cannot reopen the driver root %s: %s%s", job->root.path,
+                                         root == -ESTALE ? "it changed under the helper" : strerror(-root),
+                                         xpu_root_ref_hint(root));
                 return root;
         }
         if (job->check_version && !job->driver_version[0]) {

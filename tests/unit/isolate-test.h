@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,11 +68,29 @@ static inline int fn_return(void *arg, int out) {
         return *(const int *)arg;
 }
 
-/* This process's pid as the test sees it: /proc is the test's mount, so /proc/self names us in the
- * test's PID namespace even when getpid() answers in the helper's own (where FN is PID 2). */
+/* The test's /proc, also mounted here by host_proc_setup(): a helper in a PID namespace gets a
+ * /proc of its own on /proc, but this one still names processes as the test sees them. */
+#define HOST_PROC "/run/xpu-isolate-test-proc"
+
+/* Checked fixture (runs in each forked test): a private mount namespace for the test process
+ * with its /proc also at HOST_PROC, so nothing outlives the test. Not root: nothing to do (then
+ * no helper gets a PID namespace either). */
+static inline void host_proc_setup(void) {
+        if (geteuid() != 0)
+                return;
+        ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        (void)mkdir(HOST_PROC, 0755);
+        ck_assert_int_eq(mount("/proc", HOST_PROC, NULL, MS_BIND | MS_REC, NULL), 0);
+}
+
+/* This process's pid as the test sees it, even inside the helper's PID namespace (where
+ * getpid() is 2 and /proc is the namespace's own): HOST_PROC/self of the test's procfs. */
 static inline pid_t global_pid(void) {
         char buf[32];
-        ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+        ssize_t n = readlink(HOST_PROC "/self", buf, sizeof buf - 1);
+        if (n <= 0)
+                n = readlink("/proc/self", buf, sizeof buf - 1);
         if (n <= 0)
                 return -1;
         buf[n] = '\0';

@@ -312,6 +312,7 @@ END_TEST
 static Suite *isolate_ns_suite(void) {
         Suite *s = suite_create("isolate-ns");
         TCase *tc = tcase_create("root");
+        tcase_add_checked_fixture(tc, host_proc_setup, NULL);
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_no_controlling_terminal);
         tcase_add_test(tc, test_setsid_strays_success);

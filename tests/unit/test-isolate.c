@@ -379,6 +379,7 @@ END_TEST
 static Suite *isolate_suite(void) {
         Suite *s = suite_create("isolate");
         TCase *tc = tcase_create("core");
+        tcase_add_checked_fixture(tc, host_proc_setup, NULL);
         tcase_set_timeout(tc, 10);
         tcase_add_test(tc, test_reply_hello);
         tcase_add_test(tc, test_reply_empty);
@@ -395,6 +396,7 @@ static Suite *isolate_suite(void) {
         suite_add_tcase(s, tc);
         if (geteuid() == 0) {
                 TCase *priv = tcase_create("root");
+                tcase_add_checked_fixture(priv, host_proc_setup, NULL);
                 tcase_set_timeout(priv, 10);
                 tcase_add_test(priv, test_drop_privileges_root);
                 tcase_add_test(priv, test_drop_privileges_nonroot);
