@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpud's HTTP server on libmicrohttpd (server.h). */
+#include "server.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+
+#define CONTENT_TYPE_JSON XPUD_CONTENT_TYPE_JSON
+
+/* ---- routes --------------------------------------------------------------------------------- */
+
+/* The fixed paths. /v1/devices/{key} is matched by prefix below. */
+static const struct route_entry {
+        const char *path;
+        enum xpud_target target;
+        enum xpud_route route; /* XPUD_TARGET_CACHED only */
+        bool tcp;              /* served on the TCP listener too */
+} routes[] = {
+        { "/healthz", XPUD_TARGET_HEALTHZ, 0, false },
+        { "/readyz", XPUD_TARGET_READYZ, 0, false },
+        { "/metrics", XPUD_TARGET_CACHED, XPUD_ROUTE_METRICS, true },
+        { "/v1/version", XPUD_TARGET_CACHED, XPUD_ROUTE_VERSION, false },
+        { "/v1/devices", XPUD_TARGET_CACHED, XPUD_ROUTE_DEVICES, false },
+        { "/v1/health", XPUD_TARGET_CACHED, XPUD_ROUTE_HEALTH, false },
+        { "/v1/events", XPUD_TARGET_CACHED, XPUD_ROUTE_EVENTS, false },
+};
+
+#define DEVICE_PREFIX "/v1/devices/"
+
+unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret) {
+        struct xpud_request r = {};
+        bool found = false;
+        if (!method || !url)
+                return 404;
+        for (size_t i = 0; i < ELEMENTSOF(routes) && !found; i++)
+                if (strcmp(url, routes[i].path) == 0 && (routes[i].tcp || !metrics_only)) {
+                        r.target = routes[i].target;
+                        r.route = routes[i].route;
+                        found = true;
+                }
+        if (!found && !metrics_only && xpu_startswith(url, DEVICE_PREFIX)) {
+                const char *key = url + strlen(DEVICE_PREFIX);
+                size_t len = strlen(key);
+                /* An index, a UUID or a PCI bus id: short, printable, one path segment. */
+                if (len == 0 || len > XPUD_DEVICE_KEY_MAX || !xpu_str_is_printable(key) || strchr(key, '/'))
+                        return 404;
+                r.target = XPUD_TARGET_DEVICE;
+                r.key = key;
+                found = true;
+        }
+        if (!found)
+                return 404;
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+                return 405;
+        *ret = r;
+        return 200;
+}
+
+char *xpud_error_json(unsigned status, const char *message, size_t *len) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "error", message ? message : "") ||
+            !cJSON_AddNumberToObject(o, "status", status)) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        char *s = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        if (s && len)
+                *len = strlen(s);
+        return s;
+}
+
+/* ---- server state ----------------------------------------------------------------------------- */
+
+/* Connections per uid on the UNIX socket (at most connection_limit distinct uids at once). */
+struct uid_count {
+        uid_t uid;
+        unsigned n; /* 0: free slot */
+};
+
+/* One connection of the UNIX listener (MHD's socket context). */
+struct conn {
+        struct xpud_peer peer;
+        bool counted;  /* holds a slot in the uid table */
+        bool over_cap; /* beyond per_uid_limit: shut down at accept */
+        bool cred_err; /* SO_PEERCRED failed: refused */
+};
+
+struct xpud_server {
+        struct xpud_store *store;
+        pthread_mutex_t uid_lock; /* guards uids */
+        struct xpud_auth *auth;
+        unsigned per_uid_limit;
+        struct MHD_Daemon *unix_d, *tcp_d;
+        /* A listener's handler closure: the server and whether it is the TCP one. */
+        struct listener {
+                struct xpud_server *srv;
+                bool tcp;
+        } unix_l, tcp_l;
+        /* Fixed responses, made at start. */
+        struct MHD_Response *healthz, *ready;
+        /* Responses of the current snapshot, made on first use and shared by every connection
+         * (MHD counts its references). Each holds a snapshot reference, released by its free
+         * callback when the last connection is done with it. Under `lock`. */
+        pthread_mutex_t lock;
+        struct xpud_snapshot *cached_snap; /* a reference; NULL before the first request */
+        struct MHD_Response *cached[_XPUD_ROUTE_CACHED_MAX];
+        struct uid_count *uids; /* per-uid table, n_uid_slots entries, under `uid_lock` */
+        size_t n_uid_slots;
+};
+
+/* ---- responses -------------------------------------------------------------------------------- */
+
+static void release_snapshot(void *cls) {
+        xpud_snapshot_unref(cls);
+}
+
+/* A response over BODY_LEN bytes at BODY owned by FREE_CB(CLS) (MHD calls it when the response is
+ * destroyed), with CONTENT_TYPE. On failure, FREE_CB(CLS) has been called. */
+static struct MHD_Response *make_response(const char *body, size_t body_len, const char *content_type,
+                                          MHD_ContentReaderFreeCallback free_cb, void *cls) {
+        struct MHD_Response *r =
+                MHD_create_response_from_buffer_with_free_callback_cls(body_len, (void *)body, free_cb, cls);
+        if (!r) {
+                if (free_cb)
+                        free_cb(cls);
+                return NULL;
+        }
+        if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type) != MHD_YES) {
+                MHD_destroy_response(r);
+                return NULL;
+        }
+        return r;
+}
+
+/* Queue R (may be NULL: out of memory) with STATUS; drops the caller's reference to R. */
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+        if (!r)
+                return MHD_NO; /* MHD closes the connection */
+        enum MHD_Result ret = MHD_queue_response(c, status, r);
+        MHD_destroy_response(r);
+        return ret;
+}
+
+/* Queue a fixed response (held by the server; not dropped). */
+static enum MHD_Result queue_kept(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+        return r ? MHD_queue_response(c, status, r) : MHD_NO;
+}
+
+/* An error response: {"error": MESSAGE, "status": STATUS}. CLOSE asks the client to go away
+ * (Connection: close). */
+static enum MHD_Result queue_error(struct MHD_Connection *c, unsigned status, const char *message, bool close) {
+        size_t len = 0;
+        char *body = xpud_error_json(status, message, &len);
+        if (!body)
+                return MHD_NO;
+        struct MHD_Response *r = make_response(body, len, CONTENT_TYPE_JSON, free, body);
+        if (!r)
+                return MHD_NO;
+        bool ok = true;
+        if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+                ok = MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES;
+        if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+                ok = ok && MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1") == MHD_YES;
+        if (close)
+                ok = ok && MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+        if (!ok) {
+                MHD_destroy_response(r);
+                return MHD_NO;
+        }
+        return queue(c, status, r);
+}
+
+/* Drop the cached responses (they stay alive while a connection still sends one). Under lock. */
+static void cache_reset(struct xpud_server *s, struct xpud_snapshot *snap) {
+        for (size_t i = 0; i < ELEMENTSOF(s->cached); i++)
+                if (s->cached[i]) {
+                        MHD_destroy_response(s->cached[i]);
+                        s->cached[i] = NULL;
+                }
+        xpud_snapshot_unref(s->cached_snap);
+        s->cached_snap = snap ? xpud_snapshot_ref(snap) : NULL;
+}
+
+/* Queue the response for cached route ROUTE of SNAP, made once per snapshot: the body is the
+ * snapshot's own rendered text, not a copy, and every connection shares one MHD response. Queued
+ * under the lock, so a concurrent cache reset cannot free the response in between. */
+static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection *c, struct xpud_snapshot *snap,
+                                    enum xpud_route route) {
+        enum MHD_Result ret = MHD_NO;
+        pthread_mutex_lock(&s->lock);
+        if (s->cached_snap != snap)
+                cache_reset(s, snap);
+        if (!s->cached[route]) {
+                struct xpud_body body;
+                if (xpud_snapshot_body(snap, route, &body) == 0)
+                        s->cached[route] = make_response(body.data, body.len, body.content_type, release_snapshot,
+                                                         xpud_snapshot_ref(snap));
+        }
+        bool made = s->cached[route];
+        if (made)
+                ret = MHD_queue_response(c, MHD_HTTP_OK, s->cached[route]);
+        pthread_mutex_unlock(&s->lock);
+        if (!made)
+                return queue_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering the response", true);
+        return ret;
+}
+
+/* ---- requests ----------------------------------------------------------------------------------- */
+
+/* Does the request announce a body (Content-Length other than 0, or any Transfer-Encoding)? */
+static bool has_body(struct MHD_Connection *c) {
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        return te || (cl && strcmp(cl, "0") != 0);
+}
+
+/* 403 for a peer the allow lists refuse; the first refusal of each uid is logged. */
+static enum MHD_Result refuse(struct xpud_server *s, struct MHD_Connection *c, const struct conn *cc) {
+        char msg[160];
+        if (!cc || cc->cred_err) {
+                log_debug("refused a connection whose peer credentials could not be read");
+                return queue_error(c, MHD_HTTP_FORBIDDEN, "peer credentials unavailable", true);
+        }
+        switch (xpud_auth_note_denied(s->auth, &cc->peer)) {
+        case XPUD_DENIAL_FIRST:
+                log_warning("refused uid %u (gid %u, pid %d): not root and not in --allow-uid/--allow-gid; "
+                            "later refusals of this uid are not logged",
+                            (unsigned)cc->peer.uid, (unsigned)cc->peer.gid, (int)cc->peer.pid);
+                break;
+        case XPUD_DENIAL_LOG_FULL:
+                log_warning("refused uid %u; more than %d uids were refused, further new ones are not logged",
+                            (unsigned)cc->peer.uid, XPUD_AUTH_LOGGED_MAX);
+                break;
+        case XPUD_DENIAL_REPEATED:
+        default:
+                break;
+        }
+        snprintf(msg, sizeof msg, "uid %u is not allowed on this socket (ask for --allow-uid or --allow-gid)",
+                 (unsigned)cc->peer.uid);
+        return queue_error(c, MHD_HTTP_FORBIDDEN, msg, true);
+}
+
+/* /v1/devices/{key}. */
+static enum MHD_Result serve_device(struct MHD_Connection *c, struct xpud_snapshot *snap, const char *key) {
+        char *json = NULL, msg[160];
+        size_t len = 0;
+        int r = xpud_snapshot_device_json(snap, key, &json, &len);
+        if (r == -ENOENT) {
+                snprintf(msg, sizeof msg, "no device \"%s\" (give an index, a UUID or a PCI bus id from /v1/devices)",
+                         key);
+                return queue_error(c, MHD_HTTP_NOT_FOUND, msg, false);
+        }
+        if (r < 0 || !json)
+                return queue_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering the device", true);
+        return queue(c, MHD_HTTP_OK, make_response(json, len, CONTENT_TYPE_JSON, free, json));
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls) {
+        const struct listener *l = cls;
+        struct xpud_server *s = l->srv;
+        /* libmicrohttpd calls this at least twice per request: once with the headers, then once
+         * per piece of body, then once with nothing. A response queued at the first call closes
+         * the connection afterwards (0.9.75), so requests without a body are answered at the
+         * second; a request with a body is refused at the first, and its body dropped. */
+        static char first_seen, answered; /* markers in *req_cls: only their addresses matter */
+        if (*req_cls == &answered) {
+                *upload_data_size = 0;
+                return MHD_YES;
+        }
+        bool body = has_body(c);
+        if (!*req_cls && !body) {
+                *req_cls = &first_seen;
+                return MHD_YES;
+        }
+        *req_cls = &answered;
+        if (!l->tcp) {
+                const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+                const struct conn *cc = ci ? ci->socket_context : NULL;
+                if (!cc || !cc->peer.allowed)
+                        return refuse(s, c, cc);
+        }
+        struct xpud_request req;
+        char msg[160];
+        switch (xpud_route_parse(method, url, l->tcp, &req)) {
+        case 200:
+                break;
+        case 405:
+                snprintf(msg, sizeof msg, "method %.32s is not allowed: xpud is read-only (GET, HEAD)", method);
+                return queue_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, msg, body);
+        case 404:
+        default:
+                return queue_error(c, MHD_HTTP_NOT_FOUND,
+                                   l->tcp ? "not found: this listener serves /metrics only"
+                                          : "not found: see /v1/devices, /v1/health, /v1/events, /metrics",
+                                   body);
+        }
+        if (body)
+                return queue_error(c, MHD_HTTP_BAD_REQUEST, "request bodies are not accepted", true);
+        if (req.target == XPUD_TARGET_HEALTHZ)
+                return queue_kept(c, MHD_HTTP_OK, s->healthz);
+        struct xpud_snapshot *snap = xpud_store_acquire(s->store);
+        if (!snap)
+                return queue_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first sample is not done yet",
+                                   false);
+        enum MHD_Result ret;
+        switch (req.target) {
+        case XPUD_TARGET_READYZ:
+                ret = queue_kept(c, MHD_HTTP_OK, s->ready);
+                break;
+        case XPUD_TARGET_DEVICE:
+                ret = serve_device(c, snap, req.key);
+                break;
+        case XPUD_TARGET_CACHED:
+        case XPUD_TARGET_HEALTHZ:
+        default:
+                ret = queue_cached(s, c, snap, req.route);
+                break;
+        }
+        xpud_snapshot_unref(snap);
+        return ret;
+}
+
+/* ---- connections ------------------------------------------------------------------------------ */
+
+/* Count a connection of UID. Returns false when UID already holds per_uid_limit connections. */
+static bool uid_take(struct xpud_server *s, uid_t uid) {
+        struct uid_count *free_slot = NULL, *slot = NULL;
+        bool ok = false;
+        pthread_mutex_lock(&s->uid_lock);
+        for (size_t i = 0; i < s->n_uid_slots && !slot; i++) {
+                if (s->uids[i].n > 0 && s->uids[i].uid == uid)
+                        slot = &s->uids[i];
+                else if (s->uids[i].n == 0 && !free_slot)
+                        free_slot = &s->uids[i];
+        }
+        if (!slot && free_slot) {
+                slot = free_slot;
+                slot->uid = uid;
+        }
+        if (slot && slot->n < s->per_uid_limit) {
+                slot->n++;
+                ok = true;
+        }
+        pthread_mutex_unlock(&s->uid_lock);
+        return ok;
+}
+
+static void uid_put(struct xpud_server *s, uid_t uid) {
+        pthread_mutex_lock(&s->uid_lock);
+        for (size_t i = 0; i < s->n_uid_slots; i++)
+                if (s->uids[i].n > 0 && s->uids[i].uid == uid) {
+                        s->uids[i].n--;
+                        break;
+                }
+        pthread_mutex_unlock(&s->uid_lock);
+}
+
+/* At accept: read the peer's credentials once, decide, and count the connection against its uid;
+ * over the per-uid cap the socket is shut down, so libmicrohttpd reads EOF and closes it at once
+ * (it offers no way to refuse a connection from here). At close: uncount and free. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+        const struct listener *l = cls;
+        struct xpud_server *s = l->srv;
+        if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+                struct conn *cc = *socket_context;
+                if (cc && cc->counted)
+                        uid_put(s, cc->peer.uid);
+                free(cc);
+                *socket_context = NULL;
+                return;
+        }
+        if (code != MHD_CONNECTION_NOTIFY_STARTED)
+                return;
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn *cc = calloc(1, sizeof *cc);
+        if (!ci || !cc) {
+                if (ci)
+                        (void)shutdown(ci->connect_fd, SHUT_RDWR);
+                free(cc);
+                return;
+        }
+        int fd = ci->connect_fd;
+        if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0) {
+                cc->cred_err = true;
+        } else if (cc->peer.uid != 0) {
+                cc->counted = uid_take(s, cc->peer.uid);
+                cc->over_cap = !cc->counted;
+        }
+        if (cc->over_cap) {
+                log_debug("uid %u holds %u connections already: closing a new one", (unsigned)cc->peer.uid,
+                          s->per_uid_limit);
+                (void)shutdown(fd, SHUT_RDWR);
+        }
+        *socket_context = cc;
+}
+
+/* ---- start and stop ----------------------------------------------------------------------------- */
+
+/* libmicrohttpd's messages (malformed requests, closed connections...): debug level. */
+_printf_(2, 0) static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+        char line[512];
+        vsnprintf(line, sizeof line, fmt, ap);
+        line[strcspn(line, "\n")] = '\0';
+        log_debug("libmicrohttpd: %s", line);
+}
+
+/* A fixed JSON response whose body is static. */
+static struct MHD_Response *static_json(const char *body) {
+        return make_response(body, strlen(body), CONTENT_TYPE_JSON, NULL, NULL);
+}
+
+/* Start one libmicrohttpd daemon on a duplicate of FD. */
+static struct MHD_Daemon *start_listener(struct xpud_server *s, const struct xpud_server_config *c, int fd,
+                                         struct listener *l) {
+        unsigned limit = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
+        unsigned timeout = c->timeout_s ? c->timeout_s : XPUD_CONNECTION_TIMEOUT_S;
+        size_t memory = c->memory_limit ? c->memory_limit : XPUD_CONNECTION_MEMORY;
+        unsigned threads = c->threads > 1 ? c->threads : 1;
+        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (dfd < 0) {
+                log_error("cannot duplicate the listening socket: %m");
+                return NULL;
+        }
+        int fl = fcntl(dfd, F_GETFL);
+        if (fl < 0 || fcntl(dfd, F_SETFL, fl | O_NONBLOCK) < 0) {
+                log_error("cannot make the listening socket non-blocking: %m");
+                close(dfd);
+                return NULL;
+        }
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+        struct MHD_OptionItem ops[] = {
+                { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, NULL }, /* first, to catch all */
+                { MHD_OPTION_LISTEN_SOCKET, dfd, NULL },
+                { MHD_OPTION_CONNECTION_LIMIT, limit, NULL },
+                { MHD_OPTION_CONNECTION_TIMEOUT, timeout, NULL },
+                { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory, NULL },
+                { MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
+                /* Only the UNIX listener has peer credentials to check and count; on TCP, MHD's
+                 * own per-address cap does the counting. */
+                l->tcp ? (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_uid_limit, NULL }
+                       : (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, l },
+                threads > 1 ? (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, threads, NULL }
+                            : (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL },
+                { MHD_OPTION_END, 0, NULL },
+        };
+        struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, ops,
+                                                MHD_OPTION_END);
+        if (!d)
+                log_error("libmicrohttpd did not start on the %s listener (run with -v debug for its reason)",
+                          l->tcp ? "TCP" : "UNIX");
+        return d;
+}
+
+int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **ret) {
+        if (!c->store || (c->unix_fd < 0 && c->tcp_fd < 0) || (c->unix_fd >= 0 && !c->auth))
+                return -EINVAL;
+        struct xpud_server *s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        s->store = c->store;
+        s->auth = c->auth;
+        s->per_uid_limit = c->per_uid_limit ? c->per_uid_limit : XPUD_PER_UID_CONNECTION_LIMIT;
+        s->n_uid_slots = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
+        s->unix_l = (struct listener){ .srv = s, .tcp = false };
+        s->tcp_l = (struct listener){ .srv = s, .tcp = true };
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_mutex_init(&s->uid_lock, NULL);
+        s->uids = calloc(s->n_uid_slots, sizeof *s->uids);
+        s->healthz = static_json("{\"status\":\"ok\"}");
+        s->ready = static_json("{\"status\":\"ready\"}");
+        if (!s->uids || !s->healthz || !s->ready) {
+                xpud_server_stop(s);
+                return -ENOMEM;
+        }
+        if (c->unix_fd >= 0 && !(s->unix_d = start_listener(s, c, c->unix_fd, &s->unix_l))) {
+                xpud_server_stop(s);
+                return -EIO;
+        }
+        if (c->tcp_fd >= 0 && !(s->tcp_d = start_listener(s, c, c->tcp_fd, &s->tcp_l))) {
+                xpud_server_stop(s);
+                return -EIO;
+        }
+        *ret = s;
+        return 0;
+}
+
+struct xpud_server *xpud_server_stop(struct xpud_server *s) {
+        if (!s)
+                return NULL;
+        /* The daemons first: their threads end and every connection is closed (notify CLOSED),
+         * so nothing touches the responses or the tables below any more. */
+        if (s->unix_d)
+                MHD_stop_daemon(s->unix_d);
+        if (s->tcp_d)
+                MHD_stop_daemon(s->tcp_d);
+        cache_reset(s, NULL);
+        if (s->healthz)
+                MHD_destroy_response(s->healthz);
+        if (s->ready)
+                MHD_destroy_response(s->ready);
+        free(s->uids);
+        pthread_mutex_destroy(&s->lock);
+        pthread_mutex_destroy(&s->uid_lock);
+        free(s);
+        return NULL;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpud's HTTP/1.1 server (design §6, issue 4): libmicrohttpd on pre-bound listening sockets, one
+ * internal epoll thread per listener, a fixed route table, bodies taken only from the current
+ * snapshot (snapshot.h) and never rendered or copied on the request path.
+ *
+ * Routes (GET and HEAD; any other method on a known path is 405 with "Allow: GET, HEAD"; an
+ * unknown path is 404; every error has the body {"error": "...", "status": N}):
+ *   /healthz                   200 {"status":"ok"} while the server runs
+ *   /readyz                    200 {"status":"ready"} once a snapshot exists, else 503
+ *   /v1/version /v1/devices /v1/health /v1/events /metrics
+ *                              the snapshot's cached body (xpud_snapshot_body), 503 before one
+ *   /v1/devices/{key}          xpud_snapshot_device_json(key): 200, or 404 for no such device
+ * The TCP listener serves /metrics only (everything else 404) and checks no credentials.
+ *
+ * Limits (a slow or hostile client never blocks others): at most connection_limit connections
+ * per listener; on the UNIX socket at most per_uid_limit per uid other than root (the excess is
+ * shut down at accept: MHD's own per-IP limit ignores AF_UNIX); timeout_s idle seconds per
+ * connection; memory_limit bytes per connection for the request line and headers (a longer one
+ * gets 414/431 from libmicrohttpd); no request body is accepted (400; 405 for other methods). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "auth.h"
+#include "snapshot.h"
+
+#define XPUD_CONNECTION_LIMIT 1024      /* connections per listener (MHD_OPTION_CONNECTION_LIMIT) */
+#define XPUD_PER_UID_CONNECTION_LIMIT 64 /* connections per non-root uid on the UNIX socket */
+#define XPUD_CONNECTION_TIMEOUT_S 10    /* idle seconds (MHD_OPTION_CONNECTION_TIMEOUT) */
+#define XPUD_CONNECTION_MEMORY 32768    /* bytes per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT) */
+#define XPUD_DEVICE_KEY_MAX 64          /* longest {key} of /v1/devices/{key} looked up, bytes */
+
+#define XPUD_CONTENT_TYPE_JSON "application/json"
+
+/* What a request names: the result of xpud_route_parse(). */
+enum xpud_target {
+        XPUD_TARGET_HEALTHZ = 0,
+        XPUD_TARGET_READYZ,
+        XPUD_TARGET_CACHED, /* a cached route of the snapshot (xpud_request.route) */
+        XPUD_TARGET_DEVICE, /* /v1/devices/{key} (xpud_request.key) */
+};
+
+struct xpud_request {
+        enum xpud_target target;
+        enum xpud_route route; /* XPUD_TARGET_CACHED: which body */
+        const char *key;       /* XPUD_TARGET_DEVICE: points into the URL passed in */
+};
+
+/* Route METHOD and URL (the path, without the query string, as libmicrohttpd passes it).
+ * METRICS_ONLY: the TCP listener (only /metrics exists). Pure. Returns the HTTP status: 200 and
+ * *RET filled; 404 for an unknown path (or a device key longer than XPUD_DEVICE_KEY_MAX or not
+ * printable); 405 for a method other than GET or HEAD on a known path. */
+unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret);
+
+/* The JSON error body {"error": MESSAGE, "status": STATUS} (MESSAGE escaped as JSON needs),
+ * malloc'ed, *LEN bytes without a trailing NUL (there is one). NULL on -ENOMEM. */
+char *xpud_error_json(unsigned status, const char *message, size_t *len);
+
+struct xpud_server_config {
+        struct xpud_store *store;  /* the snapshots to serve (not owned; outlives the server) */
+        struct xpud_auth *auth;    /* the UNIX socket's policy (not owned); required with unix_fd */
+        int unix_fd;               /* bound, listening AF_UNIX stream socket, or -1 */
+        int tcp_fd;                /* bound, listening TCP socket for /metrics only, or -1 */
+        unsigned connection_limit; /* 0: XPUD_CONNECTION_LIMIT */
+        unsigned per_uid_limit;    /* 0: XPUD_PER_UID_CONNECTION_LIMIT */
+        unsigned timeout_s;        /* 0: XPUD_CONNECTION_TIMEOUT_S */
+        size_t memory_limit;       /* 0: XPUD_CONNECTION_MEMORY */
+        unsigned threads;          /* polling threads per listener; 0 or 1: one (MHD thread pool above) */
+};
+
+struct xpud_server;
+
+/* Start serving. The listening fds stay the caller's (the server works on duplicates, closed at
+ * stop), so the caller decides what happens to the socket file. Returns 0 and *RET, -EINVAL (no
+ * listener, no store, a UNIX listener without auth), -ENOMEM, or -EIO when libmicrohttpd refuses
+ * to start (its reason logged). Logs. */
+int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **ret);
+
+/* Stop accepting, close every connection, join the threads, free. NULL-safe; returns NULL. */
+struct xpud_server *xpud_server_stop(struct xpud_server *s);

@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* daemon/server.c: route dispatch, error bodies, the HTTP server over a real UNIX socket (status
+ * codes, content types, HEAD, 404/405/400/403/503, one render per snapshot, the TCP listener
+ * serving /metrics only, the per-uid connection cap). Peer checks against other uids need root
+ * (setresuid in a child): without it those tests fail loudly. */
+#include <arpa/inet.h>
+#include <cJSON.h>
+#include <errno.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "server.h"
+#include "snapshot.h"
+#include "testlib.h"
+#include "xpud-http-test.h"
+
+/* ---- test doubles of snapshot.h ---------------------------------------------------------------
+ * Weak, so the real daemon/snapshot.c (xpud-model) takes over where the linker pulls it in; the
+ * server only needs: a store to acquire from, bodies per route, one device lookup. The double's
+ * bodies are fixed strings that name the route and the snapshot's seq, and it counts renders. */
+
+static atomic_uint double_renders; /* xpud_snapshot_body calls that rendered */
+static atomic_uint double_frees;   /* snapshots freed */
+
+__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_new(void) {
+        struct xpud_snapshot *s = calloc(1, sizeof *s);
+        if (!s)
+                return NULL;
+        atomic_init(&s->refs, 1);
+        pthread_mutex_init(&s->lock, NULL);
+        return s;
+}
+
+__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s) {
+        atomic_fetch_add(&s->refs, 1);
+        return s;
+}
+
+__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s) {
+        if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(s->cache); i++)
+                free(s->cache[i].data);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        atomic_fetch_add(&double_frees, 1);
+        return NULL;
+}
+
+__attribute__((weak)) int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out) {
+        pthread_mutex_lock(&s->lock);
+        struct xpud_body_cache *c = &s->cache[route];
+        if (!c->done) {
+                char buf[128];
+                int n = route == XPUD_ROUTE_METRICS
+                                ? snprintf(buf, sizeof buf, "xpud_snapshot_seq %llu\n", (unsigned long long)s->seq)
+                                : snprintf(buf, sizeof buf, "{\"route\":%d,\"seq\":%llu}", (int)route,
+                                           (unsigned long long)s->seq);
+                c->data = strdup(buf);
+                c->len = (size_t)n;
+                c->done = true;
+                atomic_fetch_add(&double_renders, 1);
+        }
+        out->data = c->data;
+        out->len = c->len;
+        out->content_type = route == XPUD_ROUTE_METRICS ? "text/plain; version=0.0.4; charset=utf-8" : "application/json";
+        pthread_mutex_unlock(&s->lock);
+        return c->data ? 0 : -ENOMEM;
+}
+
+__attribute__((weak)) int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out,
+                                                    size_t *len) {
+        if (strcmp(key, "0") != 0 && strcmp(key, "0000:3b:00.0") != 0)
+                return -ENOENT;
+        *out = strdup("{\"index\":0,\"pci_bus_id\":\"0000:3b:00.0\"}");
+        *len = strlen(*out);
+        return 0;
+}
+
+__attribute__((weak)) void xpud_store_init(struct xpud_store *st) {
+        pthread_mutex_init(&st->lock, NULL);
+        st->current = NULL;
+}
+
+__attribute__((weak)) void xpud_store_publish(struct xpud_store *st, struct xpud_snapshot *s) {
+        pthread_mutex_lock(&st->lock);
+        struct xpud_snapshot *old = st->current;
+        st->current = s;
+        pthread_mutex_unlock(&st->lock);
+        xpud_snapshot_unref(old);
+}
+
+__attribute__((weak)) struct xpud_snapshot *xpud_store_acquire(struct xpud_store *st) {
+        pthread_mutex_lock(&st->lock);
+        struct xpud_snapshot *s = st->current ? xpud_snapshot_ref(st->current) : NULL;
+        pthread_mutex_unlock(&st->lock);
+        return s;
+}
+
+__attribute__((weak)) void xpud_store_done(struct xpud_store *st) {
+        xpud_snapshot_unref(st->current);
+        st->current = NULL;
+        pthread_mutex_destroy(&st->lock);
+}
+
+/* ---- pure parts ---------------------------------------------------------------------------------- */
+
+START_TEST(test_route_table) {
+        static const struct {
+                const char *method, *url;
+                bool tcp;
+                unsigned status;
+                enum xpud_target target;
+                enum xpud_route route;
+                const char *key;
+        } cases[] = {
+                { "GET", "/healthz", false, 200, XPUD_TARGET_HEALTHZ, 0, NULL },
+                { "HEAD", "/healthz", false, 200, XPUD_TARGET_HEALTHZ, 0, NULL },
+                { "GET", "/readyz", false, 200, XPUD_TARGET_READYZ, 0, NULL },
+                { "GET", "/metrics", false, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_METRICS, NULL },
+                { "GET", "/v1/version", false, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_VERSION, NULL },
+                { "GET", "/v1/devices", false, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_DEVICES, NULL },
+                { "GET", "/v1/health", false, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_HEALTH, NULL },
+                { "GET", "/v1/events", false, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_EVENTS, NULL },
+                { "GET", "/v1/devices/0", false, 200, XPUD_TARGET_DEVICE, 0, "0" },
+                { "GET", "/v1/devices/GPU-307dcc96-618a-4416-c1ef-87823c2e1a31", false, 200, XPUD_TARGET_DEVICE, 0,
+                  "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31" },
+                { "HEAD", "/v1/devices/0000:3b:00.0", false, 200, XPUD_TARGET_DEVICE, 0, "0000:3b:00.0" },
+                /* Unknown paths, whatever the method. */
+                { "GET", "/", false, 404, 0, 0, NULL },
+                { "GET", "", false, 404, 0, 0, NULL },
+                { "GET", "/HEALTHZ", false, 404, 0, 0, NULL },
+                { "GET", "/metrics/", false, 404, 0, 0, NULL },
+                { "GET", "/v1/devices/", false, 404, 0, 0, NULL },
+                { "GET", "/v1/devices/0/x", false, 404, 0, 0, NULL },
+                { "GET", "/v1/devices/a b", false, 200, XPUD_TARGET_DEVICE, 0, "a b" },
+                { "GET", "/v1/devices/\001", false, 404, 0, 0, NULL },
+                { "POST", "/nope", false, 404, 0, 0, NULL },
+                /* Known paths, other methods. */
+                { "POST", "/metrics", false, 405, 0, 0, NULL },
+                { "PUT", "/v1/devices", false, 405, 0, 0, NULL },
+                { "DELETE", "/v1/devices/0", false, 405, 0, 0, NULL },
+                { "get", "/healthz", false, 405, 0, 0, NULL },
+                { "OPTIONS", "/healthz", false, 405, 0, 0, NULL },
+                /* The TCP listener: /metrics and nothing else. */
+                { "GET", "/metrics", true, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_METRICS, NULL },
+                { "HEAD", "/metrics", true, 200, XPUD_TARGET_CACHED, XPUD_ROUTE_METRICS, NULL },
+                { "POST", "/metrics", true, 405, 0, 0, NULL },
+                { "GET", "/healthz", true, 404, 0, 0, NULL },
+                { "GET", "/v1/devices", true, 404, 0, 0, NULL },
+                { "GET", "/v1/devices/0", true, 404, 0, 0, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct xpud_request r = { .target = 99 };
+                unsigned st = xpud_route_parse(cases[i].method, cases[i].url, cases[i].tcp, &r);
+                ck_assert_msg(st == cases[i].status, "%s %s (tcp %d): %u, want %u", cases[i].method, cases[i].url,
+                              cases[i].tcp, st, cases[i].status);
+                if (st != 200) {
+                        ck_assert_int_eq(r.target, 99); /* untouched */
+                        continue;
+                }
+                ck_assert_int_eq(r.target, cases[i].target);
+                if (r.target == XPUD_TARGET_CACHED)
+                        ck_assert_int_eq(r.route, cases[i].route);
+                if (cases[i].key)
+                        ck_assert_str_eq(r.key, cases[i].key);
+        }
+        /* A device key longer than XPUD_DEVICE_KEY_MAX is not looked up. */
+        char url[128];
+        snprintf(url, sizeof url, "/v1/devices/%0*d", XPUD_DEVICE_KEY_MAX + 1, 0);
+        struct xpud_request r;
+        ck_assert_uint_eq(xpud_route_parse("GET", url, false, &r), 404);
+        url[strlen(url) - 1] = '\0';
+        ck_assert_uint_eq(xpud_route_parse("GET", url, false, &r), 200);
+        ck_assert_uint_eq(strlen(r.key), XPUD_DEVICE_KEY_MAX);
+        ck_assert_uint_eq(xpud_route_parse(NULL, "/healthz", false, &r), 404);
+        ck_assert_uint_eq(xpud_route_parse("GET", NULL, false, &r), 404);
+}
+END_TEST
+
+/* Parse an error body and check both fields. */
+static void assert_error_body(const char *body, unsigned status, const char *message_part) {
+        cJSON *j = cJSON_Parse(body);
+        ck_assert_msg(j != NULL, "not JSON: %s", body);
+        ck_assert_int_eq(cJSON_GetArraySize(j), 2);
+        cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error"), *s = cJSON_GetObjectItemCaseSensitive(j, "status");
+        ck_assert(cJSON_IsString(e));
+        ck_assert(cJSON_IsNumber(s));
+        ck_assert_int_eq(s->valueint, (int)status);
+        ck_assert_msg(strstr(e->valuestring, message_part), "\"%s\" lacks \"%s\"", e->valuestring, message_part);
+        cJSON_Delete(j);
+}
+
+START_TEST(test_error_json) {
+        size_t len = 0;
+        char *s = xpud_error_json(404, "not found", &len);
+        ck_assert_str_eq(s, "{\"error\":\"not found\",\"status\":404}");
+        ck_assert_uint_eq(len, strlen(s));
+        free(s);
+        /* Quotes, backslashes and control characters come out escaped: still one valid object. */
+        s = xpud_error_json(400, "bad \"x\"\\\n\001", &len);
+        ck_assert_str_eq(s, "{\"error\":\"bad \\\"x\\\"\\\\\\n\\u0001\",\"status\":400}");
+        assert_error_body(s, 400, "bad \"x\"\\\n\001");
+        free(s);
+}
+END_TEST
+
+/* ---- the server on a real socket ------------------------------------------------------------------ */
+
+struct fixture {
+        char *dir;
+        char sock[256];
+        int fd;
+        struct xpud_store store;
+        struct xpud_auth auth;
+        struct xpud_server *srv;
+        int tcp_fd;
+        unsigned short tcp_port;
+};
+
+static int listen_unix(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        ck_assert_uint_lt(strlen(path), sizeof sa.sun_path);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+        ck_assert_int_eq(chmod(path, 0666), 0); /* the tests check the allow lists, not the mode */
+        ck_assert_int_eq(listen(fd, 128), 0);
+        return fd;
+}
+
+static int listen_tcp(unsigned short *port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof sa;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+        ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+        ck_assert_int_eq(listen(fd, 16), 0);
+        *port = ntohs(sa.sin_port);
+        return fd;
+}
+
+static const uid_t allow_uids[] = { 1001 };
+static const gid_t allow_gids[] = { 3000 };
+
+static void fixture_start(struct fixture *f, bool tcp, unsigned per_uid) {
+        memset(f, 0, sizeof *f);
+        f->dir = xpu_test_mkdtemp();
+        ck_assert_int_eq(chmod(f->dir, 0755), 0);
+        snprintf(f->sock, sizeof f->sock, "%s/xpud.sock", f->dir);
+        f->fd = listen_unix(f->sock);
+        f->tcp_fd = tcp ? listen_tcp(&f->tcp_port) : -1;
+        xpud_store_init(&f->store);
+        xpud_auth_init(&f->auth, allow_uids, ELEMENTSOF(allow_uids), allow_gids, ELEMENTSOF(allow_gids));
+        struct xpud_server_config c = {
+                .store = &f->store,
+                .auth = &f->auth,
+                .unix_fd = f->fd,
+                .tcp_fd = f->tcp_fd,
+                .per_uid_limit = per_uid,
+                .timeout_s = 2,
+        };
+        ck_assert_int_eq(xpud_server_start(&c, &f->srv), 0);
+}
+
+static void fixture_stop(struct fixture *f) {
+        f->srv = xpud_server_stop(f->srv);
+        ck_assert_ptr_null(f->srv);
+        xpud_store_done(&f->store);
+        xpud_auth_done(&f->auth);
+        close(f->fd);
+        if (f->tcp_fd >= 0)
+                close(f->tcp_fd);
+        xpu_test_rm_rf(f->dir);
+        free(f->dir);
+}
+
+static void publish(struct fixture *f, uint64_t seq) {
+        struct xpud_snapshot *s = xpud_snapshot_new();
+        ck_assert_ptr_nonnull(s);
+        s->seq = seq;
+        xpud_store_publish(&f->store, s);
+}
+
+static void assert_type(const struct http_reply *r, const char *want) {
+        char v[256];
+        ck_assert_msg(http_header(r, "Content-Type", v, sizeof v), "no Content-Type in:\n%s", r->head);
+        ck_assert_str_eq(v, want);
+}
+
+START_TEST(test_before_first_sample) {
+        struct fixture f;
+        struct http_reply r;
+        fixture_start(&f, false, 0);
+        http_unix(f.sock, "GET", "/healthz", &r);
+        ck_assert_int_eq(r.status, 200);
+        assert_type(&r, "application/json");
+        ck_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+        static const char *const need_snapshot[] = { "/readyz", "/metrics", "/v1/devices", "/v1/devices/0",
+                                                     "/v1/health", "/v1/events", "/v1/version" };
+        for (size_t i = 0; i < ELEMENTSOF(need_snapshot); i++) {
+                http_unix(f.sock, "GET", need_snapshot[i], &r);
+                ck_assert_msg(r.status == 503, "%s: %d", need_snapshot[i], r.status);
+                assert_type(&r, "application/json");
+                assert_error_body(r.body, 503, "not ready");
+                char v[16];
+                ck_assert_str_eq(http_header(&r, "Retry-After", v, sizeof v), "1");
+        }
+        fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_routes_served) {
+        struct fixture f;
+        struct http_reply r;
+        char v[256];
+        fixture_start(&f, false, 0);
+        publish(&f, 7);
+        atomic_store(&double_renders, 0);
+
+        http_unix(f.sock, "GET", "/readyz", &r);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_str_eq(r.body, "{\"status\":\"ready\"}");
+        http_unix(f.sock, "GET", "/metrics", &r);
+        ck_assert_int_eq(r.status, 200);
+        assert_type(&r, "text/plain; version=0.0.4; charset=utf-8");
+        ck_assert_str_eq(r.body, "xpud_snapshot_seq 7\n");
+        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), "20");
+        static const struct {
+                const char *path;
+                enum xpud_route route;
+        } json[] = {
+                { "/v1/version", XPUD_ROUTE_VERSION },
+                { "/v1/devices", XPUD_ROUTE_DEVICES },
+                { "/v1/health", XPUD_ROUTE_HEALTH },
+                { "/v1/events", XPUD_ROUTE_EVENTS },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(json); i++) {
+                char want[64];
+                snprintf(want, sizeof want, "{\"route\":%d,\"seq\":7}", (int)json[i].route);
+                http_unix(f.sock, "GET", json[i].path, &r);
+                ck_assert_int_eq(r.status, 200);
+                assert_type(&r, "application/json");
+                ck_assert_str_eq(r.body, want);
+        }
+        /* Each body was rendered once; asking again renders nothing. */
+        ck_assert_uint_eq(atomic_load(&double_renders), 5);
+        for (int i = 0; i < 5; i++) {
+                http_unix(f.sock, "GET", "/metrics", &r);
+                ck_assert_str_eq(r.body, "xpud_snapshot_seq 7\n");
+        }
+        ck_assert_uint_eq(atomic_load(&double_renders), 5);
+
+        /* HEAD: the headers of GET, no body. */
+        http_unix(f.sock, "HEAD", "/metrics", &r);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), "20");
+        ck_assert_uint_eq(r.body_len, 0);
+
+        /* One device, by index and by PCI bus id; an unknown one is 404 naming the key. */
+        http_unix(f.sock, "GET", "/v1/devices/0", &r);
+        ck_assert_int_eq(r.status, 200);
+        assert_type(&r, "application/json");
+        ck_assert_str_eq(r.body, "{\"index\":0,\"pci_bus_id\":\"0000:3b:00.0\"}");
+        http_unix(f.sock, "GET", "/v1/devices/0000:3b:00.0", &r);
+        ck_assert_int_eq(r.status, 200);
+        http_unix(f.sock, "GET", "/v1/devices/GPU-nope", &r);
+        ck_assert_int_eq(r.status, 404);
+        assert_type(&r, "application/json");
+        assert_error_body(r.body, 404, "no device \"GPU-nope\"");
+
+        /* A new snapshot: new bodies; the old snapshot is freed once nothing holds it. */
+        unsigned frees = atomic_load(&double_frees);
+        publish(&f, 8);
+        http_unix(f.sock, "GET", "/metrics", &r);
+        ck_assert_str_eq(r.body, "xpud_snapshot_seq 8\n");
+        ck_assert_uint_eq(atomic_load(&double_frees), frees + 1);
+        fixture_stop(&f);
+        ck_assert_uint_eq(atomic_load(&double_frees), frees + 2);
+}
+END_TEST
+
+START_TEST(test_errors) {
+        struct fixture f;
+        struct http_reply r;
+        char v[256];
+        fixture_start(&f, false, 0);
+        publish(&f, 1);
+
+        http_unix(f.sock, "GET", "/nope", &r);
+        ck_assert_int_eq(r.status, 404);
+        assert_type(&r, "application/json");
+        assert_error_body(r.body, 404, "not found");
+        /* HEAD of an unknown path: 404, headers only. */
+        http_unix(f.sock, "HEAD", "/nope", &r);
+        ck_assert_int_eq(r.status, 404);
+        ck_assert_uint_eq(r.body_len, 0);
+
+        static const char *const methods[] = { "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "BREW" };
+        for (size_t i = 0; i < ELEMENTSOF(methods); i++) {
+                http_unix(f.sock, methods[i], "/metrics", &r);
+                ck_assert_msg(r.status == 405, "%s: %d", methods[i], r.status);
+                assert_type(&r, "application/json");
+                ck_assert_str_eq(http_header(&r, "Allow", v, sizeof v), "GET, HEAD");
+                assert_error_body(r.body, 405, methods[i]);
+        }
+
+        /* POST with a body: 405, and the connection closes. */
+        static const char post[] = "POST /v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), post, sizeof post - 1, &r, 3000), 0);
+        ck_assert_int_eq(r.status, 405);
+        ck_assert_str_eq(http_header(&r, "Connection", v, sizeof v), "close");
+        /* GET with a body: 400. Chunked too. */
+        static const char get_body[] = "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), get_body, sizeof get_body - 1, &r, 3000), 0);
+        ck_assert_int_eq(r.status, 400);
+        assert_error_body(r.body, 400, "bodies are not accepted");
+        static const char chunked[] =
+                "GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), chunked, sizeof chunked - 1, &r, 3000), 0);
+        ck_assert_int_eq(r.status, 400);
+
+        /* Garbage, a request without Host (strict HTTP/1.1), an over-long URL, over-long headers:
+         * 4xx from libmicrohttpd, and the server keeps serving. */
+        static const char garbage[] = "\x16\x03\x01 hello there\r\n\r\n";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), garbage, sizeof garbage - 1, &r, 3000), 0);
+        ck_assert_msg(r.status >= 400 && r.status < 500, "garbage: %d", r.status);
+        static const char no_host[] = "GET /metrics HTTP/1.1\r\n\r\n";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), no_host, sizeof no_host - 1, &r, 3000), 0);
+        ck_assert_int_eq(r.status, 400);
+        size_t big = 40000;
+        char *req = malloc(big + 128);
+        int n = snprintf(req, 64, "GET /");
+        memset(req + n, 'a', big);
+        n += (int)big;
+        n += snprintf(req + n, 64, " HTTP/1.1\r\nHost: x\r\n\r\n");
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), req, (size_t)n, &r, 3000), 0);
+        ck_assert_msg(r.status == 414 || r.status == 431 || r.status == 0, "long URL: %d", r.status);
+        n = snprintf(req, 64, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+        memset(req + n, 'b', big);
+        n += (int)big;
+        n += snprintf(req + n, 16, "\r\n\r\n");
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), req, (size_t)n, &r, 3000), 0);
+        ck_assert_msg(r.status == 431 || r.status == 413 || r.status == 0, "long header: %d", r.status);
+        free(req);
+        http_unix(f.sock, "GET", "/metrics", &r);
+        ck_assert_int_eq(r.status, 200);
+        fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_tcp_metrics_only) {
+        struct fixture f;
+        struct http_reply r;
+        fixture_start(&f, true, 0);
+        publish(&f, 3);
+        static const struct {
+                const char *path;
+                int status;
+        } cases[] = { { "/metrics", 200 }, { "/healthz", 404 }, { "/readyz", 404 }, { "/v1/devices", 404 },
+                      { "/v1/devices/0", 404 }, { "/v1/health", 404 } };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(f.tcp_port),
+                                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+                int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+                char req[256];
+                int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                 cases[i].path);
+                ck_assert_int_eq(http_exchange(fd, req, (size_t)n, &r, 3000), 0);
+                ck_assert_msg(r.status == cases[i].status, "%s: %d", cases[i].path, r.status);
+                if (r.status == 200) {
+                        assert_type(&r, "text/plain; version=0.0.4; charset=utf-8");
+                        ck_assert_str_eq(r.body, "xpud_snapshot_seq 3\n");
+                } else {
+                        assert_error_body(r.body, 404, "/metrics only");
+                }
+        }
+        fixture_stop(&f);
+}
+END_TEST
+
+/* ---- peers of other uids (root needed to become them) --------------------------------------------- */
+
+/* In a child: take UID, GID (and supplementary GROUP when not 0), GET PATH, exit with the status
+ * divided by 100 * 10 + last digit... simpler: exit 0 when the reply status is WANT. */
+static void expect_as(const char *sock, uid_t uid, gid_t gid, gid_t group, const char *path, int want,
+                      const char *body_part) {
+        ck_assert_msg(geteuid() == 0, "this test must run as root (it switches uids to be a client)");
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                gid_t groups[1] = { group };
+                if (setgroups(group ? 1 : 0, groups) < 0 || setresgid(gid, gid, gid) < 0 ||
+                    setresuid(uid, uid, uid) < 0)
+                        _exit(90);
+                struct http_reply r;
+                http_unix(sock, "GET", path, &r);
+                if (r.status != want)
+                        _exit(91);
+                if (body_part && !strstr(r.body, body_part))
+                        _exit(92);
+                _exit(0);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                      "uid %u gid %u group %u on %s: want %d (child status %d: 90 set-up, 91 status, 92 body)",
+                      (unsigned)uid, (unsigned)gid, (unsigned)group, path, want, WEXITSTATUS(st));
+}
+
+START_TEST(test_peer_checks) {
+        struct fixture f;
+        struct http_reply r;
+        fixture_start(&f, false, 0);
+        publish(&f, 1);
+        http_unix(f.sock, "GET", "/metrics", &r); /* root: always */
+        ck_assert_int_eq(r.status, 200);
+        expect_as(f.sock, 1001, 1001, 0, "/metrics", 200, NULL);         /* --allow-uid 1001 */
+        expect_as(f.sock, 1003, 3000, 0, "/metrics", 200, NULL);         /* primary gid 3000 */
+        expect_as(f.sock, 1004, 1004, 3000, "/metrics", 200, NULL);      /* supplementary 3000 */
+        expect_as(f.sock, 1000, 1000, 0, "/metrics", 403, "uid 1000 is not allowed");
+        expect_as(f.sock, 1000, 1000, 3001, "/healthz", 403, "\"status\":403");
+        /* A refused client learns nothing about the paths either. */
+        expect_as(f.sock, 1000, 1000, 0, "/nope", 403, NULL);
+        ck_assert_uint_eq(f.auth.denied_total, 3);
+        ck_assert_uint_eq(f.auth.n_logged, 1); /* one line for uid 1000, not three */
+        fixture_stop(&f);
+}
+END_TEST
+
+/* A connection of uid 1001 beyond the cap is closed at once without an answer; those within it
+ * and root's are served. */
+START_TEST(test_per_uid_cap) {
+        ck_assert_msg(geteuid() == 0, "this test must run as root (it switches uids to be a client)");
+        struct fixture f;
+        fixture_start(&f, false, 2);
+        publish(&f, 1);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(1001, 1001, 1001) < 0 || setresuid(1001, 1001, 1001) < 0)
+                        _exit(90);
+                int a = http_connect_unix(f.sock), b = http_connect_unix(f.sock), c = http_connect_unix(f.sock);
+                static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+                struct http_reply r;
+                int e = http_exchange(c, req, sizeof req - 1, &r, 3000);
+                if (e == 0 ? r.status != 0 : e != -EPIPE && e != -ECONNRESET)
+                        _exit(91); /* the third: shut down at accept, nothing said */
+                if (http_exchange(a, req, sizeof req - 1, &r, 3000) < 0 || r.status != 200)
+                        _exit(92);
+                /* a is closed now: a new connection fits again */
+                if (http_exchange(http_connect_unix(f.sock), req, sizeof req - 1, &r, 3000) < 0 || r.status != 200)
+                        _exit(93);
+                close(b);
+                _exit(0);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d (90 set-up, 91 cap, 92/93 served)",
+                      WEXITSTATUS(st));
+        /* Root is not capped. */
+        int fds[4];
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                fds[i] = http_connect_unix(f.sock);
+        struct http_reply r;
+        http_unix(f.sock, "GET", "/healthz", &r);
+        ck_assert_int_eq(r.status, 200);
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                close(fds[i]);
+        fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_start_refuses) {
+        struct xpud_store st;
+        struct xpud_auth a;
+        struct xpud_server *s = NULL;
+        xpud_store_init(&st);
+        xpud_auth_init(&a, NULL, 0, NULL, 0);
+        struct xpud_server_config c = { .store = &st, .auth = &a, .unix_fd = -1, .tcp_fd = -1 };
+        ck_assert_int_eq(xpud_server_start(&c, &s), -EINVAL); /* no listener */
+        c.unix_fd = 0;
+        c.auth = NULL;
+        ck_assert_int_eq(xpud_server_start(&c, &s), -EINVAL); /* UNIX without a policy */
+        c.auth = &a;
+        c.store = NULL;
+        ck_assert_int_eq(xpud_server_start(&c, &s), -EINVAL);
+        ck_assert_ptr_null(s);
+        ck_assert_ptr_null(xpud_server_stop(NULL));
+        xpud_auth_done(&a);
+        xpud_store_done(&st);
+}
+END_TEST
+
+static Suite *server_suite(void) {
+        Suite *s = suite_create("xpud-server");
+        TCase *tc = tcase_create("routes");
+        tcase_add_test(tc, test_route_table);
+        tcase_add_test(tc, test_error_json);
+        tcase_add_test(tc, test_start_refuses);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("http");
+        tcase_set_timeout(tc, 20);
+        tcase_add_test(tc, test_before_first_sample);
+        tcase_add_test(tc, test_routes_served);
+        tcase_add_test(tc, test_errors);
+        tcase_add_test(tc, test_tcp_metrics_only);
+        tcase_add_test(tc, test_peer_checks);
+        tcase_add_test(tc, test_per_uid_cap);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        signal(SIGPIPE, SIG_IGN);
+        return xpu_test_run(server_suite());
+}
