@@ -88,6 +88,7 @@ struct xpud_snapshot {
         size_t n_backends;
         struct xpud_event *events;  /* owned copy of the ring, oldest first */
         size_t n_events;
+        uint64_t events_dropped;    /* events the ring dropped (oldest first) since start */
         /* Rendered bodies, built on first use under `lock` (see xpud_snapshot_body()). */
         pthread_mutex_t lock;
         struct xpud_body_cache {
@@ -108,6 +109,12 @@ int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xp
 /* /v1/devices/KEY: the device whose xpud index, UUID or PCI bus id (any spelling) is KEY, as a
  * JSON object in *OUT (malloc'ed, free()). Returns 0, -ENOENT, or -ENOMEM. */
 int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len);
+/* The device of S whose xpud index (decimal), UUID (any case) or PCI bus id (any spelling
+ * xpu_pci_bus_id_normalize() accepts) is KEY, or NULL. */
+const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *s, const char *key);
+/* Bodies rendered so far by xpud_snapshot_body() in this process (all snapshots, all routes):
+ * tests check that concurrent requests render a body once. */
+uint64_t xpud_snapshot_render_count(void);
 
 /* The current snapshot, swapped atomically by the sampler. */
 struct xpud_store {

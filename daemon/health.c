@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Device health evaluation; the rules are listed in health.h and docs/xpud-metrics.md. */
+#include "health.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/macro.h"
+
+static const char *const health_names[_XPUD_HEALTH_MAX] = {
+        [XPUD_HEALTH_UNKNOWN] = "unknown",
+        [XPUD_HEALTH_HEALTHY] = "healthy",
+        [XPUD_HEALTH_DEGRADED] = "degraded",
+        [XPUD_HEALTH_UNHEALTHY] = "unhealthy",
+};
+
+const char *xpud_health_to_string(enum xpud_health h) {
+        return (unsigned)h < ELEMENTSOF(health_names) ? health_names[h] : NULL;
+}
+
+int xpud_health_rank(enum xpud_health h) {
+        switch (h) {
+        case XPUD_HEALTH_HEALTHY:
+                return 0;
+        case XPUD_HEALTH_UNKNOWN:
+                return 1;
+        case XPUD_HEALTH_DEGRADED:
+                return 2;
+        case XPUD_HEALTH_UNHEALTHY:
+                return 3;
+        default:
+                return 1; /* out of range: as unknown */
+        }
+}
+
+enum xpud_health xpud_health_overall(const struct xpud_snapshot *s) {
+        enum xpud_health worst = XPUD_HEALTH_HEALTHY;
+        for (size_t i = 0; s && i < s->n_devices; i++)
+                if (xpud_health_rank(s->devices[i].health) > xpud_health_rank(worst))
+                        worst = s->devices[i].health;
+        return worst;
+}
+
+/* Suggested actions, one per kind of reason (the action of the worst reason is shown). */
+enum reason_kind {
+        R_LOST = 0,
+        R_ECC_UNCORRECTED,
+        R_UNSAMPLED,
+        R_STALE,
+        R_THERMAL,
+        R_HW_SLOWDOWN,
+        R_POWER,
+        R_ECC_STORM,
+        _R_MAX,
+};
+
+static const struct {
+        enum xpud_health state;
+        const char *action;
+} reason_table[_R_MAX] = {
+        [R_LOST] = { XPUD_HEALTH_UNHEALTHY, "reseat or power-cycle the GPU; check `dmesg` for Xid/RAS errors" },
+        [R_ECC_UNCORRECTED] = { XPUD_HEALTH_UNHEALTHY,
+                                "drain this GPU's workloads and reset it; replace it if uncorrected errors return; "
+                                "check `dmesg` for Xid/RAS errors" },
+        [R_UNSAMPLED] = { XPUD_HEALTH_UNKNOWN,
+                          "wait for the first sample; if it persists, see the backend's error in /v1/health" },
+        [R_STALE] = { XPUD_HEALTH_DEGRADED,
+                      "values are the last good sample; see the backend's error in /v1/health and the xpud log" },
+        [R_THERMAL] = { XPUD_HEALTH_DEGRADED, "check cooling: fans, airflow, inlet temperature, heatsink contact" },
+        [R_HW_SLOWDOWN] = { XPUD_HEALTH_DEGRADED,
+                            "check cooling and the power supply (hardware slowdown: thermal or power brake)" },
+        [R_POWER] = { XPUD_HEALTH_DEGRADED,
+                      "the GPU runs at its power limit; check xpu_power_limit_watts and the power supply" },
+        [R_ECC_STORM] = { XPUD_HEALTH_DEGRADED,
+                          "watch the corrected ECC rate; plan a reset or replacement if it keeps growing" },
+};
+
+static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) _printf_(3, 4);
+static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) {
+        enum xpud_health state = reason_table[k].state;
+        if (d->n_reasons == 0 || xpud_health_rank(state) > xpud_health_rank(d->health)) {
+                d->health = state;
+                snprintf(d->action, sizeof d->action, "%s", reason_table[k].action);
+        }
+        if (d->n_reasons >= XPUD_REASONS_MAX)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(d->reasons[d->n_reasons], sizeof d->reasons[0], fmt, ap);
+        va_end(ap);
+        d->n_reasons++;
+}
+
+static const char *backend_error(const struct xpud_backend *b) {
+        return b && b->error[0] ? b->error : "the last collection failed";
+}
+
+void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev, const struct xpud_backend *backend) {
+        const struct xpu_readings *r = &d->r;
+        d->health = XPUD_HEALTH_HEALTHY;
+        d->n_reasons = 0;
+        memset(d->reasons, 0, sizeof d->reasons);
+        d->action[0] = '\0';
+
+        if (r->lost) {
+                if (r->lost_reason[0])
+                        reason_add(d, R_LOST, "fell off the bus: %s", r->lost_reason);
+                else
+                        reason_add(d, R_LOST, "fell off the bus");
+        }
+
+        bool have_sample = d->up || d->stale;
+        bool prev_ecc = prev && (prev->up || prev->stale) && !prev->r.lost && (prev->r.have & XPU_READ_ECC);
+        if (have_sample && (r->have & XPU_READ_ECC) && r->ecc_uncorrected > 0) {
+                if (prev_ecc && r->ecc_uncorrected > prev->r.ecc_uncorrected)
+                        reason_add(d, R_ECC_UNCORRECTED, "uncorrected ECC errors: %" PRIu64 " (+%" PRIu64 " since the previous sample)",
+                                   r->ecc_uncorrected, r->ecc_uncorrected - prev->r.ecc_uncorrected);
+                else
+                        reason_add(d, R_ECC_UNCORRECTED, "uncorrected ECC errors: %" PRIu64, r->ecc_uncorrected);
+        }
+
+        if (!have_sample && !r->lost) {
+                if (backend && !backend->up)
+                        reason_add(d, R_UNSAMPLED, "no good sample yet: %s: %s", backend->name, backend_error(backend));
+                else
+                        reason_add(d, R_UNSAMPLED, "not sampled yet");
+        }
+
+        if (d->stale && !r->lost) {
+                if (backend)
+                        reason_add(d, R_STALE, "stale sample: %s: %s", backend->name, backend_error(backend));
+                else
+                        reason_add(d, R_STALE, "stale sample: the last collection failed");
+        }
+
+        if (d->up && !d->stale && !r->lost && (r->have & XPU_READ_THROTTLE)) {
+                if (r->throttle & (1u << XPU_THROTTLE_THERMAL))
+                        reason_add(d, R_THERMAL, "thermal throttling");
+                if (r->throttle & (1u << XPU_THROTTLE_HW_SLOWDOWN))
+                        reason_add(d, R_HW_SLOWDOWN, "hardware slowdown");
+                if (r->throttle & (1u << XPU_THROTTLE_POWER))
+                        reason_add(d, R_POWER, "power throttling (power cap)");
+        }
+
+        if (d->up && !d->stale && !r->lost && (r->have & XPU_READ_ECC) && prev_ecc &&
+            r->ecc_corrected > prev->r.ecc_corrected) {
+                uint64_t grew = r->ecc_corrected - prev->r.ecc_corrected;
+                double dt = d->sample_time - prev->sample_time;
+                if (dt > 0 && grew >= XPUD_ECC_CORRECTED_STORM_MIN &&
+                    (double)grew * 60.0 / dt >= XPUD_ECC_CORRECTED_STORM_PER_MINUTE)
+                        reason_add(d, R_ECC_STORM, "corrected ECC errors growing: +%" PRIu64 " in %.0f s", grew, dt);
+        }
+}
+
+static bool same_partition(const struct xpu_device *a, const struct xpu_device *b) {
+        bool ha = a->have & XPU_HAVE_PARTITION, hb = b->have & XPU_HAVE_PARTITION;
+        return ha == hb && (!ha || a->partition == b->partition);
+}
+
+const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d) {
+        for (size_t i = 0; prev && i < prev->n_devices; i++) {
+                const struct xpu_device *p = &prev->devices[i].dev;
+                if (p->vendor != d->dev.vendor || !same_partition(p, &d->dev))
+                        continue;
+                if (p->uuid[0] && d->dev.uuid[0]) {
+                        if (strcasecmp(p->uuid, d->dev.uuid) == 0)
+                                return &prev->devices[i];
+                } else if (p->pci_bus_id[0] && strcmp(p->pci_bus_id, d->dev.pci_bus_id) == 0)
+                        return &prev->devices[i];
+        }
+        return NULL;
+}
+
+const struct xpud_backend *xpud_snapshot_find_backend(const struct xpud_snapshot *s, const char *name) {
+        for (size_t i = 0; s && name && i < s->n_backends; i++)
+                if (strcmp(s->backends[i].name, name) == 0)
+                        return &s->backends[i];
+        return NULL;
+}

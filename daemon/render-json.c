@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* JSON bodies of the /v1 routes (render-json.h). cJSON's Add* functions return NULL on -ENOMEM;
+ * each builder chains them in `ok` and deletes what it built when one fails. */
+#include "render-json.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+#include "inventory-json.h"
+
+static bool add_num(cJSON *o, const char *k, double v) {
+        return cJSON_AddNumberToObject(o, k, v) != NULL;
+}
+
+static bool add_str(cJSON *o, const char *k, const char *v) {
+        return cJSON_AddStringToObject(o, k, v ? v : "") != NULL;
+}
+
+/* A string only when not empty (absent facts are omitted). */
+static bool add_str_opt(cJSON *o, const char *k, const char *v) {
+        return !v || !*v || add_str(o, k, v);
+}
+
+static bool add_bool(cJSON *o, const char *k, bool v) {
+        return cJSON_AddBoolToObject(o, k, v) != NULL;
+}
+
+static bool push_str(cJSON *a, const char *v) {
+        cJSON *s = cJSON_CreateString(v);
+        if (!s || !cJSON_AddItemToArray(a, s)) {
+                cJSON_Delete(s);
+                return false;
+        }
+        return true;
+}
+
+/* Attach ITEM to O as K, or delete it. */
+static bool add_item(cJSON *o, const char *k, cJSON *item) {
+        if (item && cJSON_AddItemToObject(o, k, item))
+                return true;
+        cJSON_Delete(item);
+        return false;
+}
+
+static cJSON *readings_to_json(const struct xpud_device *d) {
+        const struct xpu_readings *r = &d->r;
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return NULL;
+        bool ok = true;
+        if (r->lost)
+                return o; /* a lost device has no values */
+        if (r->have & XPU_READ_UTILIZATION)
+                ok = ok && add_num(o, "utilization_ratio", r->utilization_ratio);
+        if (r->have & XPU_READ_MEMORY_UTILIZATION)
+                ok = ok && add_num(o, "memory_bandwidth_utilization_ratio", r->memory_bandwidth_utilization_ratio);
+        if (r->have & XPU_READ_MEMORY_USED)
+                ok = ok && add_num(o, "memory_used_bytes", (double)r->memory_used_bytes);
+        if (r->have & XPU_READ_MEMORY_TOTAL)
+                ok = ok && add_num(o, "memory_total_bytes", (double)r->memory_total_bytes);
+        if (ok && r->have_temperature) {
+                cJSON *t = cJSON_CreateObject();
+                for (int i = 0; t && ok && i < _XPU_TEMP_MAX; i++)
+                        if (r->have_temperature & (1u << i))
+                                ok = add_num(t, xpu_temp_sensor_to_string((enum xpu_temp_sensor)i), r->temperature_celsius[i]);
+                ok = add_item(o, "temperature_celsius", t) && ok;
+        }
+        if (r->have & XPU_READ_POWER)
+                ok = ok && add_num(o, "power_watts", r->power_watts);
+        if (r->have & XPU_READ_POWER_LIMIT)
+                ok = ok && add_num(o, "power_limit_watts", r->power_limit_watts);
+        if (r->have & XPU_READ_ENERGY)
+                ok = ok && add_num(o, "energy_joules", r->energy_joules);
+        if (ok && r->have_clock) {
+                cJSON *c = cJSON_CreateObject();
+                for (int i = 0; c && ok && i < _XPU_CLOCK_MAX; i++)
+                        if (r->have_clock & (1u << i))
+                                ok = add_num(c, xpu_clock_to_string((enum xpu_clock)i), (double)r->clock_hertz[i]);
+                ok = add_item(o, "clock_hertz", c) && ok;
+        }
+        if (ok && (r->have & XPU_READ_ECC)) {
+                cJSON *e = cJSON_CreateObject();
+                ok = e && add_num(e, "corrected", (double)r->ecc_corrected) &&
+                     add_num(e, "uncorrected", (double)r->ecc_uncorrected);
+                ok = add_item(o, "ecc_errors", e) && ok;
+        }
+        if (ok && (r->have & XPU_READ_THROTTLE)) {
+                cJSON *a = cJSON_CreateArray();
+                for (int i = 0; a && ok && i < _XPU_THROTTLE_MAX; i++)
+                        if (r->throttle & (1u << i))
+                                ok = push_str(a, xpu_throttle_to_string((enum xpu_throttle)i));
+                ok = add_item(o, "throttle_reasons", a) && ok;
+        }
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* {"state", "reasons", "action"} of D, added to O. */
+static bool add_health(cJSON *o, const struct xpud_device *d) {
+        const char *state = xpud_health_to_string(d->health);
+        cJSON *a = cJSON_CreateArray();
+        bool ok = a != NULL;
+        for (size_t i = 0; ok && i < d->n_reasons && i < XPUD_REASONS_MAX; i++)
+                ok = push_str(a, d->reasons[i]);
+        if (!ok) {
+                cJSON_Delete(a);
+                return false;
+        }
+        return add_str(o, "state", state ? state : "unknown") && add_item(o, "reasons", a) &&
+               add_str(o, "action", d->action);
+}
+
+cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_device *d) {
+        cJSON *o = xpu_device_to_json(&d->dev);
+        if (!o)
+                return NULL;
+        cJSON *h = cJSON_CreateObject();
+        bool ok = h && add_health(h, d);
+        ok = add_item(o, "health", h) && ok;
+        ok = ok && add_bool(o, "up", d->up && !d->stale && !d->r.lost) && add_bool(o, "stale", d->stale) &&
+             add_bool(o, "lost", d->r.lost);
+        if (ok && d->r.lost)
+                ok = add_str_opt(o, "lost_reason", d->r.lost_reason);
+        if (ok && d->sample_time > 0)
+                ok = add_num(o, "sample_time", d->sample_time);
+        ok = ok && add_item(o, "readings", readings_to_json(d));
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+static cJSON *devices_to_json(const struct xpud_snapshot *s) {
+        cJSON *root = s->inv ? xpu_inventory_to_json(s->inv) : cJSON_CreateObject();
+        cJSON *a = cJSON_CreateArray();
+        bool ok = root && a;
+        for (size_t i = 0; ok && i < s->n_devices; i++) {
+                cJSON *d = xpud_device_to_json(s, &s->devices[i]);
+                ok = d && cJSON_AddItemToArray(a, d);
+                if (!ok)
+                        cJSON_Delete(d);
+        }
+        /* The snapshot's devices replace the inventory's (same devices, same order, plus the
+         * readings), keeping the key where design §4 has it. */
+        if (ok && cJSON_HasObjectItem(root, "devices"))
+                ok = cJSON_ReplaceItemInObjectCaseSensitive(root, "devices", a);
+        else if (ok)
+                ok = cJSON_AddItemToObject(root, "devices", a);
+        if (!ok) {
+                cJSON_Delete(a);
+                cJSON_Delete(root);
+                return NULL;
+        }
+        if (!add_num(root, "seq", (double)s->seq) || !add_num(root, "collect_time", s->collect_time)) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
+
+static cJSON *health_to_json(const struct xpud_snapshot *s) {
+        cJSON *root = cJSON_CreateObject();
+        if (!root)
+                return NULL;
+        bool ok = add_str(root, "status", xpud_health_to_string(xpud_health_overall(s)));
+        cJSON *devs = ok ? cJSON_AddArrayToObject(root, "devices") : NULL;
+        ok = devs != NULL;
+        for (size_t i = 0; ok && i < s->n_devices; i++) {
+                const struct xpud_device *d = &s->devices[i];
+                cJSON *o = cJSON_CreateObject();
+                ok = o && add_num(o, "index", d->dev.index) &&
+                     add_str(o, "vendor", xpu_vendor_to_string(d->dev.vendor)) && add_str_opt(o, "uuid", d->dev.uuid) &&
+                     add_str_opt(o, "pci_bus_id", d->dev.pci_bus_id) && add_health(o, d);
+                ok = ok && cJSON_AddItemToArray(devs, o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        cJSON *bes = ok ? cJSON_AddArrayToObject(root, "backends") : NULL;
+        ok = bes != NULL;
+        for (size_t i = 0; ok && i < s->n_backends; i++) {
+                const struct xpud_backend *b = &s->backends[i];
+                cJSON *o = cJSON_CreateObject();
+                ok = o && add_str(o, "name", b->name) && add_bool(o, "up", b->up) && add_str_opt(o, "error", b->error) &&
+                     add_num(o, "collect_seconds", b->collect_seconds) && add_num(o, "errors_total", (double)b->errors_total);
+                ok = ok && cJSON_AddItemToArray(bes, o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        if (!ok) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
+
+static cJSON *events_to_json(const struct xpud_snapshot *s) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON *a = root ? cJSON_AddArrayToObject(root, "events") : NULL;
+        bool ok = a != NULL;
+        for (size_t i = 0; ok && i < s->n_events; i++) {
+                const struct xpud_event *e = &s->events[i];
+                cJSON *o = cJSON_CreateObject();
+                ok = o && add_num(o, "seq", (double)e->seq) && add_num(o, "time", e->time) && add_str(o, "kind", e->kind) &&
+                     add_str_opt(o, "device", e->device) && add_str(o, "message", e->message);
+                ok = ok && cJSON_AddItemToArray(a, o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        ok = ok && add_num(root, "dropped", (double)s->events_dropped);
+        if (!ok) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
+
+static cJSON *version_to_json(const struct xpud_snapshot *s) {
+        cJSON *root = cJSON_CreateObject();
+        bool ok = root && add_str(root, "xpud", XPU_VERSION) && add_str(root, "api", "v1");
+        cJSON *drivers = ok ? cJSON_AddObjectToObject(root, "drivers") : NULL;
+        ok = drivers != NULL;
+        for (int v = 0; ok && s->inv && v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_info *vi = &s->inv->vendors[v];
+                if (!vi->driver_loaded)
+                        continue;
+                cJSON *o = cJSON_CreateObject();
+                ok = o && add_str_opt(o, "version", vi->driver_version) && add_str_opt(o, "flavor", vi->driver_flavor) &&
+                     add_str_opt(o, "cuda_driver_version", vi->cuda_driver_version);
+                if (!ok) {
+                        cJSON_Delete(o);
+                        break;
+                }
+                ok = add_item(drivers, xpu_vendor_to_string((enum xpu_vendor)v), o);
+        }
+        cJSON *bes = ok ? cJSON_AddArrayToObject(root, "backends") : NULL;
+        ok = bes != NULL;
+        for (size_t i = 0; ok && i < s->n_backends; i++)
+                ok = push_str(bes, s->backends[i].name);
+        if (!ok) {
+                cJSON_Delete(root);
+                return NULL;
+        }
+        return root;
+}
+
+int xpud_json_print(const cJSON *o, char **ret, size_t *ret_len) {
+        char *text = cJSON_PrintUnformatted(o);
+        if (!text)
+                return -ENOMEM;
+        size_t len = strlen(text);
+        char *buf = malloc(len + 2); /* cJSON's allocator may not be malloc: copy */
+        if (buf)
+                memcpy(buf, text, len);
+        cJSON_free(text);
+        if (!buf)
+                return -ENOMEM;
+        buf[len] = '\n';
+        buf[len + 1] = '\0';
+        *ret = buf;
+        *ret_len = len + 1;
+        return 0;
+}
+
+int xpud_render_json(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
+        cJSON *o;
+        switch (route) {
+        case XPUD_ROUTE_DEVICES:
+                o = devices_to_json(s);
+                break;
+        case XPUD_ROUTE_HEALTH:
+                o = health_to_json(s);
+                break;
+        case XPUD_ROUTE_EVENTS:
+                o = events_to_json(s);
+                break;
+        case XPUD_ROUTE_VERSION:
+                o = version_to_json(s);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (!o)
+                return -ENOMEM;
+        int r = xpud_json_print(o, ret, ret_len);
+        cJSON_Delete(o);
+        return r;
+}

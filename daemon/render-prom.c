@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Prometheus text rendering of a snapshot (render-prom.h). Metric families are written one after
+ * the other from a table; a family's # HELP/# TYPE header is written before its first sample, so
+ * a family no device reports is absent. */
+#include "render-prom.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/macro.h"
+#include "health.h"
+
+const char *xpud_prom_format_double(double v, char *buf, size_t size) {
+        if (isnan(v)) {
+                snprintf(buf, size, "NaN");
+                return buf;
+        }
+        if (isinf(v)) {
+                snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
+                return buf;
+        }
+        if (v == trunc(v) && fabs(v) < 9007199254740992.0) { /* 2^53: every integer is exact */
+                snprintf(buf, size, "%.0f", v == 0 ? 0.0 : v);  /* no "-0" */
+                return buf;
+        }
+        for (int prec = 1; prec <= 17; prec++) {
+                snprintf(buf, size, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                        break;
+        }
+        return buf;
+}
+
+/* The output and the family being written. */
+struct out {
+        FILE *f;
+        const char *family; /* name whose header is written, NULL before the first sample */
+};
+
+struct family {
+        const char *name;
+        const char *type; /* "gauge", "counter" */
+        const char *help; /* no backslash, no newline */
+};
+
+/* Length of the valid UTF-8 sequence at S (1-4), or 0 when S does not start one. */
+static size_t utf8_len(const unsigned char *s) {
+        size_t n;
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+        /* overlong 3/4-byte forms, UTF-16 surrogates, beyond U+10FFFF */
+        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+            (s[0] == 0xf4 && s[1] >= 0x90))
+                return 0;
+        return n;
+}
+
+/* A label value: \ " and newline escaped as the format says; bytes that are not UTF-8 become
+ * U+FFFD (the format is UTF-8: one bad byte would make the whole scrape fail). */
+static void put_label_value(FILE *f, const char *v) {
+        const unsigned char *s = (const unsigned char *)v;
+        while (*s) {
+                size_t n = utf8_len(s);
+                if (n == 0) {
+                        fputs("\xef\xbf\xbd", f);
+                        s++;
+                } else if (*s == '\\') {
+                        fputs("\\\\", f);
+                        s++;
+                } else if (*s == '"') {
+                        fputs("\\\"", f);
+                        s++;
+                } else if (*s == '\n') {
+                        fputs("\\n", f);
+                        s++;
+                } else {
+                        fwrite(s, 1, n, f);
+                        s += n;
+                }
+        }
+}
+
+static void put_label(FILE *f, bool *first, const char *name, const char *value) {
+        if (!*first)
+                fputc(',', f);
+        *first = false;
+        fprintf(f, "%s=\"", name);
+        put_label_value(f, value);
+        fputc('"', f);
+}
+
+static void put_device_labels(FILE *f, bool *first, const struct xpud_device *d) {
+        char gpu[16];
+        snprintf(gpu, sizeof gpu, "%u", d->dev.index);
+        const char *vendor = xpu_vendor_to_string(d->dev.vendor);
+        put_label(f, first, "vendor", vendor ? vendor : "");
+        put_label(f, first, "gpu", gpu);
+        put_label(f, first, "uuid", d->dev.uuid);
+        put_label(f, first, "pci_bus_id", d->dev.pci_bus_id);
+}
+
+static void header(struct out *o, const struct family *fam) {
+        if (o->family == fam->name)
+                return;
+        o->family = fam->name;
+        fprintf(o->f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name, fam->type);
+}
+
+/* One sample of FAM: device labels of D (when not NULL), then LABEL=VALUE (when LABEL is not
+ * NULL), then the value text. */
+static void sample(struct out *o, const struct family *fam, const struct xpud_device *d, const char *label,
+                   const char *label_value, const char *value) {
+        header(o, fam);
+        fputs(fam->name, o->f);
+        bool first = true;
+        if (d || label) {
+                fputc('{', o->f);
+                if (d)
+                        put_device_labels(o->f, &first, d);
+                if (label)
+                        put_label(o->f, &first, label, label_value);
+                fputc('}', o->f);
+        }
+        fprintf(o->f, " %s\n", value);
+}
+
+static void sample_double(struct out *o, const struct family *fam, const struct xpud_device *d, const char *label,
+                          const char *label_value, double v) {
+        char buf[40];
+        sample(o, fam, d, label, label_value, xpud_prom_format_double(v, buf, sizeof buf));
+}
+
+static void sample_u64(struct out *o, const struct family *fam, const struct xpud_device *d, const char *label,
+                       const char *label_value, uint64_t v) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%" PRIu64, v);
+        sample(o, fam, d, label, label_value, buf);
+}
+
+/* ---- device families ------------------------------------------------------------------------- */
+
+/* Device series other than xpu_info/xpu_up/xpu_health_state: only for devices not lost. */
+static bool has_values(const struct xpud_device *d) {
+        return !d->r.lost;
+}
+
+static const struct family fam_info = { "xpu_info", "gauge",
+                                        "Device identity and metadata (name, driver, ...); always 1. Join on uuid." };
+
+static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        /* Metadata labels, written when known (an empty label equals an absent one). */
+        const struct xpu_vendor_info *vi =
+                s->inv && (unsigned)d->dev.vendor < _XPU_VENDOR_MAX ? &s->inv->vendors[d->dev.vendor] : NULL;
+        const struct {
+                const char *label;
+                const char *value;
+        } meta[] = {
+                { "name", d->dev.name },
+                { "driver_version", d->dev.driver_version },
+                { "cuda_driver_version", vi ? vi->cuda_driver_version : "" },
+                { "brand", d->dev.brand },
+                { "compute_capability", d->dev.compute_capability },
+                { "gfx_target", d->dev.gfx_target },
+                { "vbios_version", d->dev.vbios_version },
+                { "unique_id", d->dev.unique_id },
+        };
+        header(o, &fam_info);
+        fputs(fam_info.name, o->f);
+        fputc('{', o->f);
+        bool first = true;
+        put_device_labels(o->f, &first, d);
+        for (size_t i = 0; i < ELEMENTSOF(meta); i++)
+                if (i < 2 || meta[i].value[0]) /* name and driver_version always */
+                        put_label(o->f, &first, meta[i].label, meta[i].value);
+        fputs("} 1\n", o->f);
+}
+
+static const struct family fam_up = { "xpu_up", "gauge",
+                                      "1 when this sample read the device, 0 when it is lost or its values are stale." };
+
+static void emit_up(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        sample_u64(o, &fam_up, d, NULL, NULL, d->up && !d->stale && !d->r.lost ? 1 : 0);
+}
+
+static const struct family fam_health = {
+        "xpu_health_state", "gauge", "Device health as a state set: 1 for the current state (see /v1/health for reasons)."
+};
+
+static void emit_health(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int h = 0; h < _XPUD_HEALTH_MAX; h++)
+                sample_u64(o, &fam_health, d, "state", xpud_health_to_string((enum xpud_health)h), d->health == (enum xpud_health)h);
+}
+
+static const struct family fam_collect_ts = { "xpu_last_collect_timestamp_seconds", "gauge",
+                                              "Unix time of the device's last good sample." };
+
+static void emit_collect_ts(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        if (has_values(d) && d->sample_time > 0)
+                sample_double(o, &fam_collect_ts, d, NULL, NULL, d->sample_time);
+}
+
+/* Scalar readings: one sample per device when its have bit is set. */
+enum scalar_kind { S_DOUBLE, S_U64 };
+static const struct scalar {
+        struct family fam;
+        uint32_t have;           /* XPU_READ_* */
+        enum scalar_kind kind;
+        size_t offset;           /* in struct xpu_readings */
+        uint32_t inventory_have; /* XPU_HAVE_* of the same fact in the inventory, 0 when none */
+        size_t inventory_offset; /* in struct xpu_device */
+} scalars[] = {
+        { { "xpu_utilization_ratio", "gauge", "Fraction of time the compute engines were busy (0-1)." },
+          XPU_READ_UTILIZATION, S_DOUBLE, offsetof(struct xpu_readings, utilization_ratio), 0, 0 },
+        { { "xpu_memory_bandwidth_utilization_ratio", "gauge", "Fraction of time device memory was being read or written (0-1)." },
+          XPU_READ_MEMORY_UTILIZATION, S_DOUBLE, offsetof(struct xpu_readings, memory_bandwidth_utilization_ratio), 0, 0 },
+        { { "xpu_memory_used_bytes", "gauge", "Device memory in use, bytes." },
+          XPU_READ_MEMORY_USED, S_U64, offsetof(struct xpu_readings, memory_used_bytes),
+          XPU_HAVE_MEMORY_USED, offsetof(struct xpu_device, memory_used_bytes) },
+        { { "xpu_memory_total_bytes", "gauge", "Device memory size, bytes." },
+          XPU_READ_MEMORY_TOTAL, S_U64, offsetof(struct xpu_readings, memory_total_bytes),
+          XPU_HAVE_MEMORY_TOTAL, offsetof(struct xpu_device, memory_total_bytes) },
+};
+
+static void emit_scalar(struct out *o, const struct scalar *sc, const struct xpud_device *d) {
+        if (!has_values(d))
+                return;
+        const char *src;
+        if (d->r.have & sc->have)
+                src = (const char *)&d->r + sc->offset;
+        else if (sc->inventory_have && (d->dev.have & sc->inventory_have))
+                src = (const char *)&d->dev + sc->inventory_offset; /* the inventory of the same sample */
+        else
+                return;
+        if (sc->kind == S_DOUBLE) {
+                double v;
+                memcpy(&v, src, sizeof v);
+                sample_double(o, &sc->fam, d, NULL, NULL, v);
+        } else {
+                uint64_t v;
+                memcpy(&v, src, sizeof v);
+                sample_u64(o, &sc->fam, d, NULL, NULL, v);
+        }
+}
+
+static const struct family fam_temp = { "xpu_temperature_celsius", "gauge", "Temperature per sensor, degrees Celsius." };
+
+static void emit_temp(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int t = 0; has_values(d) && t < _XPU_TEMP_MAX; t++)
+                if (d->r.have_temperature & (1u << t))
+                        sample_double(o, &fam_temp, d, "sensor", xpu_temp_sensor_to_string((enum xpu_temp_sensor)t),
+                                      d->r.temperature_celsius[t]);
+}
+
+static const struct family fam_power = { "xpu_power_watts", "gauge", "Board power draw, watts." };
+static const struct family fam_power_limit = { "xpu_power_limit_watts", "gauge", "Enforced power limit, watts." };
+static const struct family fam_energy = { "xpu_energy_joules_total", "counter",
+                                          "Energy consumed since the driver loaded, joules." };
+
+static void emit_power(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        if (has_values(d) && (d->r.have & XPU_READ_POWER))
+                sample_double(o, &fam_power, d, NULL, NULL, d->r.power_watts);
+}
+
+static void emit_power_limit(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        if (has_values(d) && (d->r.have & XPU_READ_POWER_LIMIT))
+                sample_double(o, &fam_power_limit, d, NULL, NULL, d->r.power_limit_watts);
+}
+
+static void emit_energy(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        if (has_values(d) && (d->r.have & XPU_READ_ENERGY))
+                sample_double(o, &fam_energy, d, NULL, NULL, d->r.energy_joules);
+}
+
+static const struct family fam_clock = { "xpu_clock_hertz", "gauge", "Current clock frequency per clock domain, hertz." };
+
+static void emit_clock(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int c = 0; has_values(d) && c < _XPU_CLOCK_MAX; c++)
+                if (d->r.have_clock & (1u << c))
+                        sample_u64(o, &fam_clock, d, "clock", xpu_clock_to_string((enum xpu_clock)c), d->r.clock_hertz[c]);
+}
+
+static const struct family fam_ecc = { "xpu_ecc_errors_total", "counter",
+                                       "ECC errors since the driver loaded (volatile), by severity." };
+
+static void emit_ecc(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        if (!has_values(d) || !(d->r.have & XPU_READ_ECC))
+                return;
+        sample_u64(o, &fam_ecc, d, "severity", "corrected", d->r.ecc_corrected);
+        sample_u64(o, &fam_ecc, d, "severity", "uncorrected", d->r.ecc_uncorrected);
+}
+
+static const struct family fam_throttle = { "xpu_throttle_active", "gauge",
+                                            "1 when the clocks are held back for this reason now, else 0." };
+
+static void emit_throttle(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int t = 0; has_values(d) && (d->r.have & XPU_READ_THROTTLE) && t < _XPU_THROTTLE_MAX; t++)
+                sample_u64(o, &fam_throttle, d, "reason", xpu_throttle_to_string((enum xpu_throttle)t),
+                           (d->r.throttle >> t) & 1u);
+}
+
+/* Device families in output order; NULL entries stand for the scalars[] table. */
+typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
+static const device_emit_fn device_families[] = {
+        emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,       emit_temp,
+        emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,   emit_throttle,
+};
+
+/* ---- daemon families ------------------------------------------------------------------------- */
+
+static const struct family fam_build = { "xpud_build_info", "gauge", "xpud's version; always 1." };
+static const struct family fam_xpud_ts = { "xpud_last_collect_timestamp_seconds", "gauge",
+                                           "Unix time at the end of the last sample." };
+static const struct family fam_duration = {
+        "xpud_collect_duration_seconds", "gauge",
+        "Duration of the last sample, seconds: without labels the whole sample, with backend one backend's part."
+};
+static const struct family fam_errors = { "xpud_collect_errors_total", "counter", "Failed collections per backend." };
+static const struct family fam_backend_up = { "xpud_backend_up", "gauge",
+                                              "1 when the backend's last collection worked, else 0." };
+static const struct family fam_dropped = { "xpud_events_dropped_total", "counter",
+                                           "Events dropped from the full /v1/events ring, oldest first." };
+
+static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {
+        sample(o, &fam_build, NULL, "version", XPU_VERSION, "1");
+        if (s->collect_time > 0)
+                sample_double(o, &fam_xpud_ts, NULL, NULL, NULL, s->collect_time);
+        sample_double(o, &fam_duration, NULL, NULL, NULL, s->collect_seconds);
+        for (size_t i = 0; i < s->n_backends; i++)
+                sample_double(o, &fam_duration, NULL, "backend", s->backends[i].name, s->backends[i].collect_seconds);
+        for (size_t i = 0; i < s->n_backends; i++)
+                sample_u64(o, &fam_errors, NULL, "backend", s->backends[i].name, s->backends[i].errors_total);
+        for (size_t i = 0; i < s->n_backends; i++)
+                sample_u64(o, &fam_backend_up, NULL, "backend", s->backends[i].name, s->backends[i].up);
+        sample_u64(o, &fam_dropped, NULL, NULL, NULL, s->events_dropped);
+}
+
+int xpud_render_prom(const struct xpud_snapshot *s, char **ret, size_t *ret_len) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        struct out o = { .f = f };
+        for (size_t k = 0; k < ELEMENTSOF(device_families); k++) {
+                if (device_families[k]) {
+                        for (size_t i = 0; i < s->n_devices; i++)
+                                device_families[k](&o, s, &s->devices[i]);
+                        continue;
+                }
+                for (size_t j = 0; j < ELEMENTSOF(scalars); j++)
+                        for (size_t i = 0; i < s->n_devices; i++)
+                                emit_scalar(&o, &scalars[j], &s->devices[i]);
+        }
+        emit_daemon(&o, s);
+        bool failed = ferror(f);
+        if (fclose(f) != 0 || failed) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Immutable ref-counted snapshots, their once-per-snapshot body cache, and the store the sampler
+ * publishes to (snapshot.h).
+ *
+ * Reference counting: the count is atomic; a reference is dropped with acquire-release order, so
+ * everything other threads did with the snapshot happens before the free by the thread that drops
+ * the last one (a release decrement plus an acquire fence would do as well, but ThreadSanitizer
+ * does not model fences). The store hands out references under
+ * its mutex, so a snapshot being replaced cannot be freed between reading the pointer and taking
+ * the reference. */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/fileio.h"
+#include "render-json.h"
+#include "render-prom.h"
+
+static atomic_uint_fast64_t render_count;
+
+uint64_t xpud_snapshot_render_count(void) {
+        return atomic_load(&render_count);
+}
+
+struct xpud_snapshot *xpud_snapshot_new(void) {
+        struct xpud_snapshot *s = calloc(1, sizeof *s);
+        if (!s)
+                return NULL;
+        if (pthread_mutex_init(&s->lock, NULL) != 0) {
+                free(s);
+                return NULL;
+        }
+        atomic_init(&s->refs, 1);
+        return s;
+}
+
+struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s) {
+        if (s)
+                atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+        return s;
+}
+
+static void snapshot_free(struct xpud_snapshot *s) {
+        for (size_t i = 0; i < ELEMENTSOF(s->cache); i++)
+                free(s->cache[i].data);
+        pthread_mutex_destroy(&s->lock);
+        xpu_inventory_free(s->inv);
+        free(s->devices);
+        free(s->backends);
+        free(s->events);
+        free(s);
+}
+
+struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s) {
+        if (!s)
+                return NULL;
+        if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
+                snapshot_free(s);
+        return NULL;
+}
+
+/* Render ROUTE of S: the one place bodies are made. */
+static int render(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
+        if (route == XPUD_ROUTE_METRICS)
+                return xpud_render_prom(s, ret, ret_len);
+        return xpud_render_json(s, route, ret, ret_len);
+}
+
+static const char *content_type(enum xpud_route route) {
+        return route == XPUD_ROUTE_METRICS ? XPUD_CONTENT_TYPE_PROM : XPUD_CONTENT_TYPE_JSON;
+}
+
+int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out) {
+        if ((unsigned)route >= _XPUD_ROUTE_CACHED_MAX)
+                return -EINVAL;
+        struct xpud_body_cache *c = &s->cache[route];
+        int r = 0;
+        /* Held while rendering: requests that arrive meanwhile wait for this one body instead of
+         * rendering their own. A failed render leaves the entry empty for the next request. */
+        pthread_mutex_lock(&s->lock);
+        if (!c->done) {
+                r = render(s, route, &c->data, &c->len);
+                if (r >= 0) {
+                        c->done = true;
+                        atomic_fetch_add(&render_count, 1);
+                }
+        }
+        if (r >= 0)
+                *out = (struct xpud_body){ .data = c->data, .len = c->len, .content_type = content_type(route) };
+        pthread_mutex_unlock(&s->lock);
+        return r < 0 ? r : 0;
+}
+
+/* KEY as a decimal index: 0 and *RET, or -EINVAL when KEY is not all digits. */
+static int parse_index(const char *key, unsigned *ret) {
+        if (!key[0] || strlen(key) > 9 || strspn(key, "0123456789") != strlen(key))
+                return -EINVAL;
+        uint64_t v;
+        if (xpu_parse_u64(key, 10, &v) < 0)
+                return -EINVAL;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *s, const char *key) {
+        if (!s || !key || !key[0])
+                return NULL;
+        unsigned index;
+        if (parse_index(key, &index) == 0) {
+                for (size_t i = 0; i < s->n_devices; i++)
+                        if (s->devices[i].dev.index == index)
+                                return &s->devices[i];
+                return NULL;
+        }
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (s->devices[i].dev.uuid[0] && strcasecmp(s->devices[i].dev.uuid, key) == 0)
+                        return &s->devices[i];
+        char bus[XPU_PCI_BUS_ID_MAX];
+        if (xpu_pci_bus_id_normalize(key, bus) < 0)
+                return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (strcmp(s->devices[i].dev.pci_bus_id, bus) == 0)
+                        return &s->devices[i];
+        return NULL;
+}
+
+int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len) {
+        const struct xpud_device *d = xpud_snapshot_find_device(s, key);
+        if (!d)
+                return -ENOENT;
+        cJSON *o = xpud_device_to_json(s, d);
+        if (!o)
+                return -ENOMEM;
+        int r = xpud_json_print(o, out, len);
+        cJSON_Delete(o);
+        return r;
+}
+
+void xpud_store_init(struct xpud_store *st) {
+        pthread_mutex_init(&st->lock, NULL);
+        st->current = NULL;
+}
+
+void xpud_store_publish(struct xpud_store *st, struct xpud_snapshot *s) {
+        pthread_mutex_lock(&st->lock);
+        struct xpud_snapshot *old = st->current;
+        st->current = s;
+        pthread_mutex_unlock(&st->lock);
+        xpud_snapshot_unref(old); /* outside the lock: freeing may take a while */
+}
+
+struct xpud_snapshot *xpud_store_acquire(struct xpud_store *st) {
+        pthread_mutex_lock(&st->lock);
+        struct xpud_snapshot *s = xpud_snapshot_ref(st->current);
+        pthread_mutex_unlock(&st->lock);
+        return s;
+}
+
+void xpud_store_done(struct xpud_store *st) {
+        pthread_mutex_lock(&st->lock);
+        struct xpud_snapshot *s = st->current;
+        st->current = NULL;
+        pthread_mutex_unlock(&st->lock);
+        xpud_snapshot_unref(s);
+        pthread_mutex_destroy(&st->lock);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Names of the enums of readings.h: the label values of xpu_temperature_celsius{sensor},
+ * xpu_clock_hertz{clock} and xpu_throttle_active{reason}, and the JSON keys of /v1/devices. */
+#include "readings.h"
+
+#include "base/macro.h"
+
+static const char *const temp_sensor_names[_XPU_TEMP_MAX] = {
+        [XPU_TEMP_GPU] = "gpu",
+        [XPU_TEMP_EDGE] = "edge",
+        [XPU_TEMP_JUNCTION] = "junction",
+        [XPU_TEMP_MEMORY] = "memory",
+};
+
+static const char *const clock_names[_XPU_CLOCK_MAX] = {
+        [XPU_CLOCK_GRAPHICS] = "graphics",
+        [XPU_CLOCK_MEMORY] = "memory",
+        [XPU_CLOCK_SOC] = "soc",
+};
+
+static const char *const throttle_names[_XPU_THROTTLE_MAX] = {
+        [XPU_THROTTLE_POWER] = "power",
+        [XPU_THROTTLE_THERMAL] = "thermal",
+        [XPU_THROTTLE_HW_SLOWDOWN] = "hw_slowdown",
+        [XPU_THROTTLE_SYNC_BOOST] = "sync_boost",
+};
+
+const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s) {
+        return (unsigned)s < ELEMENTSOF(temp_sensor_names) ? temp_sensor_names[s] : NULL;
+}
+
+const char *xpu_clock_to_string(enum xpu_clock c) {
+        return (unsigned)c < ELEMENTSOF(clock_names) ? clock_names[c] : NULL;
+}
+
+const char *xpu_throttle_to_string(enum xpu_throttle t) {
+        return (unsigned)t < ELEMENTSOF(throttle_names) ? throttle_names[t] : NULL;
+}
