@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* daemon/snapshot.c and daemon/render-json.c: names of the readings' enums, reference counting,
+ * the body cache rendering once when many threads ask at once, the store's publish/acquire under
+ * concurrency (run under `make asan`, or a -fsanitize=thread build, to check the counting), the
+ * lookup of /v1/devices/{key} in every spelling, and the JSON bodies' values. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-json.h"
+#include "render-prom.h"
+#include "testlib.h"
+#include "xpud-fixture.h"
+
+START_TEST(test_readings_strings) {
+        ck_assert_str_eq(xpu_temp_sensor_to_string(XPU_TEMP_GPU), "gpu");
+        ck_assert_str_eq(xpu_temp_sensor_to_string(XPU_TEMP_EDGE), "edge");
+        ck_assert_str_eq(xpu_temp_sensor_to_string(XPU_TEMP_JUNCTION), "junction");
+        ck_assert_str_eq(xpu_temp_sensor_to_string(XPU_TEMP_MEMORY), "memory");
+        ck_assert_ptr_null(xpu_temp_sensor_to_string(_XPU_TEMP_MAX));
+        ck_assert_ptr_null(xpu_temp_sensor_to_string((enum xpu_temp_sensor)-1));
+        ck_assert_str_eq(xpu_clock_to_string(XPU_CLOCK_GRAPHICS), "graphics");
+        ck_assert_str_eq(xpu_clock_to_string(XPU_CLOCK_MEMORY), "memory");
+        ck_assert_str_eq(xpu_clock_to_string(XPU_CLOCK_SOC), "soc");
+        ck_assert_ptr_null(xpu_clock_to_string(_XPU_CLOCK_MAX));
+        ck_assert_str_eq(xpu_throttle_to_string(XPU_THROTTLE_POWER), "power");
+        ck_assert_str_eq(xpu_throttle_to_string(XPU_THROTTLE_THERMAL), "thermal");
+        ck_assert_str_eq(xpu_throttle_to_string(XPU_THROTTLE_HW_SLOWDOWN), "hw_slowdown");
+        ck_assert_str_eq(xpu_throttle_to_string(XPU_THROTTLE_SYNC_BOOST), "sync_boost");
+        ck_assert_ptr_null(xpu_throttle_to_string(_XPU_THROTTLE_MAX));
+        ck_assert_str_eq(xpud_health_to_string(XPUD_HEALTH_UNKNOWN), "unknown");
+        ck_assert_str_eq(xpud_health_to_string(XPUD_HEALTH_HEALTHY), "healthy");
+        ck_assert_str_eq(xpud_health_to_string(XPUD_HEALTH_DEGRADED), "degraded");
+        ck_assert_str_eq(xpud_health_to_string(XPUD_HEALTH_UNHEALTHY), "unhealthy");
+        ck_assert_ptr_null(xpud_health_to_string(_XPUD_HEALTH_MAX));
+}
+END_TEST
+
+START_TEST(test_refcount) {
+        struct xpud_snapshot *s = xpud_snapshot_new();
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_eq(atomic_load(&s->refs), 1);
+        ck_assert_ptr_eq(xpud_snapshot_ref(s), s);
+        ck_assert_uint_eq(atomic_load(&s->refs), 2);
+        ck_assert_ptr_null(xpud_snapshot_unref(s));
+        ck_assert_uint_eq(atomic_load(&s->refs), 1);
+        ck_assert_ptr_null(xpud_snapshot_unref(NULL));
+        ck_assert_ptr_null(xpud_snapshot_ref(NULL));
+        /* the last reference frees everything it owns (ASan reports a leak or a double free) */
+        struct xpud_snapshot *f = fx_snapshot();
+        struct xpud_body b;
+        ck_assert_int_eq(xpud_snapshot_body(f, XPUD_ROUTE_METRICS, &b), 0);
+        ck_assert_ptr_null(xpud_snapshot_unref(f));
+        ck_assert_ptr_null(xpud_snapshot_unref(s));
+}
+END_TEST
+
+#define THREADS 16
+
+struct race {
+        struct xpud_snapshot *s;
+        pthread_barrier_t *barrier;
+        enum xpud_route route;
+        struct xpud_body body;
+        int r;
+};
+
+static void *ask_body(void *p) {
+        struct race *r = p;
+        pthread_barrier_wait(r->barrier);
+        r->r = xpud_snapshot_body(r->s, r->route, &r->body);
+        return NULL;
+}
+
+/* THREADS requests at once for each cached route: one render each, every caller gets those bytes. */
+START_TEST(test_body_once) {
+        struct xpud_snapshot *s = fx_snapshot();
+        for (int route = 0; route < _XPUD_ROUTE_CACHED_MAX; route++) {
+                pthread_barrier_t barrier;
+                ck_assert_int_eq(pthread_barrier_init(&barrier, NULL, THREADS), 0);
+                struct race races[THREADS];
+                pthread_t th[THREADS];
+                uint64_t before = xpud_snapshot_render_count();
+                for (int i = 0; i < THREADS; i++) {
+                        races[i] = (struct race){ .s = s, .barrier = &barrier, .route = (enum xpud_route)route, .r = -1 };
+                        ck_assert_int_eq(pthread_create(&th[i], NULL, ask_body, &races[i]), 0);
+                }
+                for (int i = 0; i < THREADS; i++)
+                        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+                pthread_barrier_destroy(&barrier);
+                ck_assert_uint_eq(xpud_snapshot_render_count() - before, 1);
+                for (int i = 0; i < THREADS; i++) {
+                        ck_assert_int_eq(races[i].r, 0);
+                        ck_assert_ptr_eq(races[i].body.data, races[0].body.data);
+                        ck_assert_uint_eq(races[i].body.len, races[0].body.len);
+                        ck_assert_str_eq(races[i].body.content_type, route == XPUD_ROUTE_METRICS
+                                                                             ? "text/plain; version=0.0.4; charset=utf-8"
+                                                                             : "application/json");
+                }
+                ck_assert_uint_gt(races[0].body.len, 10);
+                ck_assert_uint_eq(strlen(races[0].body.data), races[0].body.len);
+                /* asked again later: still the cached bytes */
+                struct xpud_body again;
+                ck_assert_int_eq(xpud_snapshot_body(s, (enum xpud_route)route, &again), 0);
+                ck_assert_ptr_eq(again.data, races[0].body.data);
+                ck_assert_uint_eq(xpud_snapshot_render_count() - before, 1);
+        }
+        struct xpud_body b;
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_DEVICE, &b), -EINVAL);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+#define PUBLISHES 2000
+#define READERS 8
+
+struct store_test {
+        struct xpud_store store;
+        atomic_bool stop;
+};
+
+static void *reader(void *p) {
+        struct store_test *t = p;
+        uint64_t last = 0, seen = 0;
+        while (!atomic_load(&t->stop)) {
+                struct xpud_snapshot *s = xpud_store_acquire(&t->store);
+                if (!s)
+                        continue;
+                ck_assert_uint_ge(s->seq, last); /* never goes back */
+                last = s->seq;
+                struct xpud_body b;
+                ck_assert_int_eq(xpud_snapshot_body(s, (enum xpud_route)(seen % _XPUD_ROUTE_CACHED_MAX), &b), 0);
+                ck_assert_uint_gt(b.len, 0);
+                xpud_snapshot_unref(s);
+                seen++;
+        }
+        return (void *)(uintptr_t)seen;
+}
+
+/* Readers acquire, render and release while the publisher replaces the snapshot; every snapshot
+ * is freed exactly once (ASan/TSan builds check it), readers never see an older one. */
+START_TEST(test_store_concurrency) {
+        struct store_test t = { 0 };
+        xpud_store_init(&t.store);
+        ck_assert_ptr_null(xpud_store_acquire(&t.store)); /* before the first sample */
+        pthread_t th[READERS];
+        for (int i = 0; i < READERS; i++)
+                ck_assert_int_eq(pthread_create(&th[i], NULL, reader, &t), 0);
+        for (uint64_t seq = 1; seq <= PUBLISHES; seq++) {
+                struct xpud_snapshot *s = xpud_snapshot_new();
+                ck_assert_ptr_nonnull(s);
+                s->seq = seq;
+                xpud_store_publish(&t.store, s);
+        }
+        atomic_store(&t.stop, true);
+        uint64_t total = 0;
+        for (int i = 0; i < READERS; i++) {
+                void *seen;
+                ck_assert_int_eq(pthread_join(th[i], &seen), 0);
+                total += (uintptr_t)seen;
+        }
+        ck_assert_uint_gt(total, 0);
+        struct xpud_snapshot *s = xpud_store_acquire(&t.store);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_eq(s->seq, PUBLISHES);
+        ck_assert_uint_eq(atomic_load(&s->refs), 2); /* the store's and ours */
+        xpud_snapshot_unref(s);
+        xpud_store_done(&t.store);
+}
+END_TEST
+
+START_TEST(test_find_device) {
+        struct xpud_snapshot *s = fx_snapshot();
+        static const struct {
+                const char *key;
+                int index; /* -1: none */
+        } cases[] = {
+                { "0", 0 },
+                { "3", 3 },
+                { "4", -1 },
+                { "00", 0 },
+                { FX_UUID1, 1 },
+                { "gpu-E28DB54C-AA74-5e20-7e8d-5db5f78f12fe", 1 },
+                { "0000:1a:00.0", 0 },
+                { "0000:1A:00.0", 0 },
+                { "1a:00.0", 0 },
+                { "00000000:c2:00.0", 3 },
+                { "0000:c3:00.0", -1 },
+                { "GPU-unknown", -1 },
+                { "", -1 },
+                { "-1", -1 },
+                { "1x", -1 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const struct xpud_device *d = xpud_snapshot_find_device(s, cases[i].key);
+                if (cases[i].index < 0)
+                        ck_assert_msg(d == NULL, "%s", cases[i].key);
+                else {
+                        ck_assert_msg(d != NULL, "%s", cases[i].key);
+                        ck_assert_uint_eq(d->dev.index, (unsigned)cases[i].index);
+                }
+        }
+        char *json = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpud_snapshot_device_json(s, "nope", &json, &len), -ENOENT);
+        ck_assert_int_eq(xpud_snapshot_device_json(s, "0000:1b:00.0", &json, &len), 0);
+        ck_assert_uint_eq(strlen(json), len);
+        ck_assert_int_eq(json[len - 1], '\n');
+        cJSON *o = cJSON_Parse(json);
+        ck_assert_ptr_nonnull(o);
+        ck_assert_str_eq(cJSON_GetObjectItem(o, "uuid")->valuestring, FX_UUID1);
+        ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "health"), "state")->valuestring, "degraded");
+        cJSON_Delete(o);
+        free(json);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+static cJSON *body_json(struct xpud_snapshot *s, enum xpud_route route) {
+        struct xpud_body b;
+        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_str_eq(b.content_type, "application/json");
+        ck_assert_int_eq(b.data[b.len - 1], '\n');
+        cJSON *o = cJSON_ParseWithLength(b.data, b.len);
+        ck_assert_msg(o != NULL, "not JSON: %s", b.data);
+        return o;
+}
+
+static double num(const cJSON *o, const char *path) {
+        _cleanup_free_ char *copy = strdup(path);
+        char *save = NULL;
+        for (char *k = strtok_r(copy, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+                o = cJSON_GetObjectItemCaseSensitive(o, k);
+                ck_assert_msg(o != NULL, "no %s in %s", k, path);
+        }
+        ck_assert_msg(cJSON_IsNumber(o), "%s is not a number", path);
+        return o->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+        ck_assert_msg(cJSON_IsString(v), "%s is not a string", key);
+        return v->valuestring;
+}
+
+START_TEST(test_devices_json) {
+        struct xpud_snapshot *s = fx_snapshot();
+        cJSON *o = body_json(s, XPUD_ROUTE_DEVICES);
+        ck_assert_ptr_nonnull(cJSON_GetObjectItem(o, "host"));
+        ck_assert_ptr_nonnull(cJSON_GetObjectItem(o, "warnings"));
+        ck_assert_double_eq(num(o, "seq"), 7);
+        ck_assert_double_eq(num(o, "collect_time"), FX_TIME);
+        const cJSON *devs = cJSON_GetObjectItem(o, "devices");
+        ck_assert_int_eq(cJSON_GetArraySize(devs), 4);
+
+        const cJSON *d0 = cJSON_GetArrayItem(devs, 0);
+        ck_assert_double_eq(num(d0, "index"), 0);
+        ck_assert_str_eq(str(d0, "vendor"), "nvidia");
+        ck_assert_str_eq(str(d0, "uuid"), FX_UUID0);
+        ck_assert_str_eq(str(d0, "pci_bus_id"), "0000:1a:00.0");
+        ck_assert_str_eq(str(d0, "compute_capability"), "9.0");
+        ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(d0, "up")));
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(d0, "stale")));
+        ck_assert_double_eq(num(d0, "sample_time"), FX_TIME);
+        ck_assert_double_eq(num(d0, "readings.power_watts"), 250);
+        ck_assert_double_eq(num(d0, "readings.power_limit_watts"), 700);
+        ck_assert_double_eq(num(d0, "readings.temperature_celsius.gpu"), 41);
+        ck_assert_double_eq(num(d0, "readings.utilization_ratio"), 0.87);
+        ck_assert_double_eq(num(d0, "readings.memory_used_bytes"), 42949672960.0);
+        ck_assert_double_eq(num(d0, "readings.memory_total_bytes"), 85520809984.0);
+        ck_assert_double_eq(num(d0, "readings.energy_joules"), 123456.789);
+        ck_assert_double_eq(num(d0, "readings.clock_hertz.graphics"), 1980000000.0);
+        ck_assert_double_eq(num(d0, "readings.ecc_errors.corrected"), 2);
+        ck_assert_double_eq(num(d0, "readings.ecc_errors.uncorrected"), 0);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(d0, "readings"), "throttle_reasons")), 0);
+        const cJSON *h0 = cJSON_GetObjectItem(d0, "health");
+        ck_assert_str_eq(str(h0, "state"), "healthy");
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(h0, "reasons")), 0);
+        ck_assert_str_eq(str(h0, "action"), "");
+
+        const cJSON *d1 = cJSON_GetArrayItem(devs, 1);
+        const cJSON *tr = cJSON_GetObjectItem(cJSON_GetObjectItem(d1, "readings"), "throttle_reasons");
+        ck_assert_int_eq(cJSON_GetArraySize(tr), 2);
+        ck_assert_str_eq(cJSON_GetArrayItem(tr, 0)->valuestring, "power");
+        ck_assert_str_eq(cJSON_GetArrayItem(tr, 1)->valuestring, "thermal");
+
+        const cJSON *d2 = cJSON_GetArrayItem(devs, 2);
+        ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(d2, "lost")));
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(d2, "up")));
+        ck_assert_str_eq(str(d2, "lost_reason"), "/sys/bus/pci/devices/0000:c1:00.0 is gone");
+        ck_assert_ptr_null(cJSON_GetObjectItem(d2, "readings")->child); /* no values */
+        ck_assert_str_eq(str(cJSON_GetObjectItem(d2, "health"), "state"), "unhealthy");
+
+        const cJSON *d3 = cJSON_GetArrayItem(devs, 3);
+        ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(d3, "stale")));
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(d3, "up")));
+        ck_assert_double_eq(num(d3, "sample_time"), FX_STALE_TIME);
+        ck_assert_double_eq(num(d3, "readings.temperature_celsius.edge"), 41);
+        ck_assert_double_eq(num(d3, "readings.temperature_celsius.junction"), 45.5);
+        ck_assert_double_eq(num(d3, "readings.power_watts"), 300.125);
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(d3, "readings"), "ecc_errors"));
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(d3, "readings"), "power_limit_watts"));
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+START_TEST(test_health_json) {
+        struct xpud_snapshot *s = fx_snapshot();
+        cJSON *o = body_json(s, XPUD_ROUTE_HEALTH);
+        ck_assert_str_eq(str(o, "status"), "unhealthy");
+        const cJSON *devs = cJSON_GetObjectItem(o, "devices");
+        ck_assert_int_eq(cJSON_GetArraySize(devs), 4);
+        static const char *const states[] = { "healthy", "degraded", "unhealthy", "degraded" };
+        for (int i = 0; i < 4; i++) {
+                const cJSON *d = cJSON_GetArrayItem(devs, i);
+                ck_assert_double_eq(num(d, "index"), i);
+                ck_assert_str_eq(str(d, "state"), states[i]);
+        }
+        const cJSON *d1 = cJSON_GetArrayItem(devs, 1);
+        ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(d1, "reasons"), 0)->valuestring, "thermal throttling");
+        ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(d1, "reasons"), 1)->valuestring,
+                         "power throttling (power cap)");
+        const cJSON *d2 = cJSON_GetArrayItem(devs, 2);
+        ck_assert_str_eq(str(d2, "uuid"), FX_UUID2);
+        ck_assert_str_eq(str(d2, "pci_bus_id"), "0000:c1:00.0");
+        ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "reasons"), 0)->valuestring,
+                         "fell off the bus: /sys/bus/pci/devices/0000:c1:00.0 is gone");
+        ck_assert_str_eq(str(d2, "action"), "reseat or power-cycle the GPU; check `dmesg` for Xid/RAS errors");
+        const cJSON *bes = cJSON_GetObjectItem(o, "backends");
+        ck_assert_int_eq(cJSON_GetArraySize(bes), 2);
+        const cJSON *b1 = cJSON_GetArrayItem(bes, 1);
+        ck_assert_str_eq(str(b1, "name"), "amdgpu_sysfs");
+        ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(b1, "up")));
+        ck_assert_str_eq(str(b1, "error"), "/sys/class/drm/card1/device/gpu_busy_percent: Input/output error");
+        ck_assert_double_eq(num(b1, "errors_total"), 3);
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(bes, 0), "error"));
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+
+        /* no devices: healthy; an unknown device is worse than a healthy one */
+        s = fx_snapshot();
+        s->devices[1].health = XPUD_HEALTH_HEALTHY;
+        s->devices[2].health = XPUD_HEALTH_UNKNOWN;
+        s->devices[3].health = XPUD_HEALTH_HEALTHY;
+        ck_assert_int_eq(xpud_health_overall(s), XPUD_HEALTH_UNKNOWN);
+        s->n_devices = 0;
+        ck_assert_int_eq(xpud_health_overall(s), XPUD_HEALTH_HEALTHY);
+        s->n_devices = 4;
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+START_TEST(test_events_version_json) {
+        struct xpud_snapshot *s = fx_snapshot();
+        s->n_events = 2;
+        s->events = calloc(2, sizeof *s->events);
+        ck_assert_ptr_nonnull(s->events);
+        s->events[0] = (struct xpud_event){ .time = 1700000000, .seq = 41, .kind = "backend_error",
+                                            .message = "amdgpu_sysfs: Input/output error" };
+        s->events[1] = (struct xpud_event){ .time = FX_TIME, .seq = 42, .kind = "device_lost", .device = FX_UUID2,
+                                            .message = "gpu 2 (0000:c1:00.0) fell off the bus" };
+        s->events_dropped = 5;
+        cJSON *o = body_json(s, XPUD_ROUTE_EVENTS);
+        const cJSON *ev = cJSON_GetObjectItem(o, "events");
+        ck_assert_int_eq(cJSON_GetArraySize(ev), 2);
+        ck_assert_double_eq(num(cJSON_GetArrayItem(ev, 0), "seq"), 41); /* oldest first */
+        ck_assert_str_eq(str(cJSON_GetArrayItem(ev, 0), "kind"), "backend_error");
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(ev, 0), "device"));
+        ck_assert_double_eq(num(cJSON_GetArrayItem(ev, 1), "time"), FX_TIME);
+        ck_assert_str_eq(str(cJSON_GetArrayItem(ev, 1), "device"), FX_UUID2);
+        ck_assert_str_eq(str(cJSON_GetArrayItem(ev, 1), "message"), "gpu 2 (0000:c1:00.0) fell off the bus");
+        ck_assert_double_eq(num(o, "dropped"), 5);
+        cJSON_Delete(o);
+
+        o = body_json(s, XPUD_ROUTE_VERSION);
+        ck_assert_str_eq(str(o, "xpud"), XPU_VERSION);
+        ck_assert_str_eq(str(o, "api"), "v1");
+        const cJSON *drv = cJSON_GetObjectItem(o, "drivers");
+        ck_assert_str_eq(str(cJSON_GetObjectItem(drv, "nvidia"), "version"), "550.54.15");
+        ck_assert_str_eq(str(cJSON_GetObjectItem(drv, "nvidia"), "flavor"), "open");
+        ck_assert_str_eq(str(cJSON_GetObjectItem(drv, "nvidia"), "cuda_driver_version"), "12.4");
+        ck_assert_str_eq(str(cJSON_GetObjectItem(drv, "amd"), "version"), "6.3.6");
+        const cJSON *bes = cJSON_GetObjectItem(o, "backends");
+        ck_assert_int_eq(cJSON_GetArraySize(bes), 2);
+        ck_assert_str_eq(cJSON_GetArrayItem(bes, 0)->valuestring, "nvml");
+        ck_assert_str_eq(cJSON_GetArrayItem(bes, 1)->valuestring, "amdgpu_sysfs");
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+
+        /* an empty snapshot renders every route */
+        s = xpud_snapshot_new();
+        o = body_json(s, XPUD_ROUTE_DEVICES);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "devices")), 0);
+        cJSON_Delete(o);
+        o = body_json(s, XPUD_ROUTE_HEALTH);
+        ck_assert_str_eq(str(o, "status"), "healthy");
+        cJSON_Delete(o);
+        o = body_json(s, XPUD_ROUTE_VERSION);
+        ck_assert_ptr_null(cJSON_GetObjectItem(o, "drivers")->child);
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+static Suite *model_suite(void) {
+        Suite *s = suite_create("xpud-model");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_readings_strings);
+        tcase_add_test(tc, test_refcount);
+        tcase_add_test(tc, test_body_once);
+        tcase_add_test(tc, test_store_concurrency);
+        tcase_add_test(tc, test_find_device);
+        tcase_add_test(tc, test_devices_json);
+        tcase_add_test(tc, test_health_json);
+        tcase_add_test(tc, test_events_version_json);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(model_suite());
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* daemon/render-prom.c: /metrics of the hand-built snapshot (xpud-fixture.h) line by line, the
+ * format's rules checked by parsing our own output (one HELP/TYPE per name, samples of a name
+ * grouped, every series once: promtool does not check that), number formatting, label escaping of
+ * a hostile name, unsupported readings omitted, a lost device reduced to xpu_info/xpu_up/health.
+ *
+ * `test-xpud-prom --dump metrics|metrics-hostile|devices|health|events|version` prints the
+ * fixture's body instead of testing: tests/e2e/xpud-promtool.sh feeds it to promtool. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-json.h"
+#include "render-prom.h"
+#include "testlib.h"
+#include "xpud-fixture.h"
+
+#define L0 "vendor=\"nvidia\",gpu=\"0\",uuid=\"" FX_UUID0 "\",pci_bus_id=\"0000:1a:00.0\""
+#define L1 "vendor=\"nvidia\",gpu=\"1\",uuid=\"" FX_UUID1 "\",pci_bus_id=\"0000:1b:00.0\""
+#define L2 "vendor=\"amd\",gpu=\"2\",uuid=\"" FX_UUID2 "\",pci_bus_id=\"0000:c1:00.0\""
+#define L3 "vendor=\"amd\",gpu=\"3\",uuid=\"" FX_UUID3 "\",pci_bus_id=\"0000:c2:00.0\""
+
+#define HOSTILE_NAME "Evil \"GPU\" \\ name\nsecond line \xff end"
+#define HOSTILE_LABEL "Evil \\\"GPU\\\" \\\\ name\\nsecond line \xef\xbf\xbd end"
+
+static char *render(const struct xpud_snapshot *s) {
+        char *text = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpud_render_prom(s, &text, &len), 0);
+        ck_assert_uint_eq(strlen(text), len);
+        return text;
+}
+
+/* Does TEXT hold LINE as a whole line? */
+static bool has_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+        for (const char *p = text; (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && p[n] == '\n')
+                        return true;
+        return false;
+}
+
+static size_t count_lines_containing(const char *text, const char *needle) {
+        size_t n = 0;
+        _cleanup_free_ char *copy = strdup(text);
+        char *save = NULL;
+        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                n += strstr(l, needle) != NULL;
+        return n;
+}
+
+START_TEST(test_format_double) {
+        static const struct {
+                double v;
+                const char *want;
+        } cases[] = {
+                { 250, "250" },
+                { 41000 / 1000.0, "41" },
+                { 0, "0" },
+                { -0.0, "0" },
+                { 1, "1" },
+                { 0.875, "0.875" },
+                { 0.1, "0.1" },
+                { 0.87, "0.87" },
+                { 45.5, "45.5" },
+                { 300.125, "300.125" },
+                { 123456.789, "123456.789" },
+                { 1700000000.5, "1700000000.5" },
+                { 85520809984.0, "85520809984" },
+                { 1.5e-07, "1.5e-07" },
+                { -40, "-40" },
+                { 9007199254740991.0, "9007199254740991" },
+                { 9007199254740992.0, "9007199254740992" },
+                { 1e300, "1e+300" },
+                { 1.0 / 3.0, "0.3333333333333333" },
+                { NAN, "NaN" },
+                { INFINITY, "+Inf" },
+                { -INFINITY, "-Inf" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char buf[40];
+                ck_assert_str_eq(xpud_prom_format_double(cases[i].v, buf, sizeof buf), cases[i].want);
+                if (isfinite(cases[i].v))
+                        ck_assert(strtod(buf, NULL) == cases[i].v); /* round trip */
+        }
+}
+END_TEST
+
+/* The issue's examples: 250 W -> 250, 41000 millidegrees -> 41; every family of the fixture. */
+START_TEST(test_fixture_lines) {
+        struct xpud_snapshot *s = fx_snapshot();
+        _cleanup_free_ char *t = render(s);
+        static const char *const want[] = {
+                "# HELP xpu_info Device identity and metadata (name, driver, ...); always 1. Join on uuid.",
+                "# TYPE xpu_info gauge",
+                "xpu_info{" L0 ",name=\"NVIDIA H100 80GB HBM3\",driver_version=\"550.54.15\",cuda_driver_version=\"12.4\","
+                "compute_capability=\"9.0\"} 1",
+                "xpu_info{" L2 ",name=\"AMD Instinct MI210\",driver_version=\"6.3.6\",gfx_target=\"gfx90a\"} 1",
+                "# TYPE xpu_up gauge",
+                "xpu_up{" L0 "} 1",
+                "xpu_up{" L1 "} 1",
+                "xpu_up{" L2 "} 0",
+                "xpu_up{" L3 "} 0",
+                "xpu_health_state{" L0 ",state=\"healthy\"} 1",
+                "xpu_health_state{" L0 ",state=\"unknown\"} 0",
+                "xpu_health_state{" L1 ",state=\"degraded\"} 1",
+                "xpu_health_state{" L1 ",state=\"healthy\"} 0",
+                "xpu_health_state{" L2 ",state=\"unhealthy\"} 1",
+                "xpu_health_state{" L2 ",state=\"healthy\"} 0",
+                "xpu_health_state{" L3 ",state=\"degraded\"} 1",
+                "xpu_last_collect_timestamp_seconds{" L0 "} 1700000000.5",
+                "xpu_last_collect_timestamp_seconds{" L3 "} 1699999990.25",
+                "xpu_utilization_ratio{" L0 "} 0.87",
+                "xpu_utilization_ratio{" L3 "} 0.5",
+                "xpu_memory_bandwidth_utilization_ratio{" L0 "} 0.25",
+                "xpu_memory_used_bytes{" L0 "} 42949672960",
+                "xpu_memory_total_bytes{" L0 "} 85520809984",
+                "xpu_memory_total_bytes{" L3 "} 68702699520",
+                "xpu_temperature_celsius{" L0 ",sensor=\"gpu\"} 41",
+                "xpu_temperature_celsius{" L1 ",sensor=\"gpu\"} 92",
+                "xpu_temperature_celsius{" L3 ",sensor=\"edge\"} 41",
+                "xpu_temperature_celsius{" L3 ",sensor=\"junction\"} 45.5",
+                "xpu_temperature_celsius{" L3 ",sensor=\"memory\"} 50",
+                "xpu_power_watts{" L0 "} 250",
+                "xpu_power_watts{" L1 "} 700",
+                "xpu_power_watts{" L3 "} 300.125",
+                "xpu_power_limit_watts{" L0 "} 700",
+                "# TYPE xpu_energy_joules_total counter",
+                "xpu_energy_joules_total{" L0 "} 123456.789",
+                "xpu_clock_hertz{" L0 ",clock=\"graphics\"} 1980000000",
+                "xpu_clock_hertz{" L0 ",clock=\"memory\"} 2619000000",
+                "xpu_clock_hertz{" L3 ",clock=\"soc\"} 1090000000",
+                "# TYPE xpu_ecc_errors_total counter",
+                "xpu_ecc_errors_total{" L0 ",severity=\"corrected\"} 2",
+                "xpu_ecc_errors_total{" L0 ",severity=\"uncorrected\"} 0",
+                "xpu_throttle_active{" L0 ",reason=\"thermal\"} 0",
+                "xpu_throttle_active{" L1 ",reason=\"power\"} 1",
+                "xpu_throttle_active{" L1 ",reason=\"thermal\"} 1",
+                "xpu_throttle_active{" L1 ",reason=\"hw_slowdown\"} 0",
+                "xpu_throttle_active{" L1 ",reason=\"sync_boost\"} 0",
+                "xpud_build_info{version=\"" XPU_VERSION "\"} 1",
+                "xpud_last_collect_timestamp_seconds 1700000000.5",
+                "xpud_collect_duration_seconds 0.042",
+                "xpud_collect_duration_seconds{backend=\"nvml\"} 0.012",
+                "xpud_collect_duration_seconds{backend=\"amdgpu_sysfs\"} 0.5",
+                "# TYPE xpud_collect_errors_total counter",
+                "xpud_collect_errors_total{backend=\"nvml\"} 0",
+                "xpud_collect_errors_total{backend=\"amdgpu_sysfs\"} 3",
+                "xpud_backend_up{backend=\"nvml\"} 1",
+                "xpud_backend_up{backend=\"amdgpu_sysfs\"} 0",
+                "xpud_events_dropped_total 0",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                ck_assert_msg(has_line(t, want[i]), "missing line: %s\n--- output ---\n%s", want[i], t);
+
+        /* The lost gpu 2 keeps only xpu_info, xpu_up 0 and its four health lines. */
+        ck_assert_uint_eq(count_lines_containing(t, L2), 1 + 1 + 4);
+        /* The stale gpu 3 keeps its last good values; AMD reports no ECC, throttle or power limit. */
+        ck_assert(!strstr(t, "xpu_ecc_errors_total{" L3));
+        ck_assert(!strstr(t, "xpu_throttle_active{" L3));
+        ck_assert(!strstr(t, "xpu_power_limit_watts{" L3));
+        ck_assert(!strstr(t, "xpu_memory_bandwidth_utilization_ratio{" L3));
+        ck_assert(!strstr(t, "clock=\"memory\"} 0"));
+        /* The text ends in a newline and no sentinel or NaN ever appears. */
+        ck_assert_int_eq(t[strlen(t) - 1], '\n');
+        ck_assert(!strstr(t, "NaN") && !strstr(t, "Inf") && !strstr(t, "9223372036854775") && !strstr(t, "4294967295"));
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+/* Parse TEXT as text format 0.0.4 and check what promtool does not: each series once; each name's
+ * HELP and TYPE once, before its samples; a name's samples in one group; counters end in _total.
+ * Returns the number of samples. */
+static size_t check_exposition(const char *text) {
+        _cleanup_free_ char *copy = strdup(text);
+        char *save = NULL;
+        char **series = NULL, **closed = NULL;
+        size_t n_series = 0, n_closed = 0;
+        char current[128] = "", help_for[128] = "", type_for[128] = "", type[16] = "";
+        for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char name[128];
+                if (strncmp(l, "# HELP ", 7) == 0 || strncmp(l, "# TYPE ", 7) == 0) {
+                        ck_assert_int_eq(sscanf(l + 7, "%127s", name), 1);
+                        for (size_t i = 0; i < n_closed; i++)
+                                ck_assert_msg(strcmp(closed[i], name) != 0, "%s: header after its group: %s", name, l);
+                        if (l[2] == 'H') {
+                                ck_assert_msg(strcmp(help_for, name) != 0, "second HELP for %s", name);
+                                snprintf(help_for, sizeof help_for, "%s", name);
+                        } else {
+                                ck_assert_msg(strcmp(type_for, name) != 0, "second TYPE for %s", name);
+                                snprintf(type_for, sizeof type_for, "%s", name);
+                                ck_assert_int_eq(sscanf(l + 7 + strlen(name), "%15s", type), 1);
+                        }
+                        continue;
+                }
+                ck_assert_msg(l[0] != '#', "stray comment: %s", l);
+                size_t nl = strcspn(l, "{ ");
+                ck_assert(nl > 0 && nl < sizeof name);
+                memcpy(name, l, nl);
+                name[nl] = '\0';
+                ck_assert_msg(strcmp(help_for, name) == 0 && strcmp(type_for, name) == 0, "%s: no HELP/TYPE before it",
+                              name);
+                if (strcmp(type, "counter") == 0)
+                        ck_assert_msg(nl > 6 && strcmp(name + nl - 6, "_total") == 0, "counter %s", name);
+                if (strcmp(current, name) != 0) {
+                        for (size_t i = 0; i < n_closed; i++)
+                                ck_assert_msg(strcmp(closed[i], name) != 0, "samples of %s not grouped", name);
+                        if (current[0]) {
+                                closed = realloc(closed, (n_closed + 1) * sizeof *closed);
+                                closed[n_closed++] = strdup(current);
+                        }
+                        snprintf(current, sizeof current, "%s", name);
+                }
+                char *sp = strrchr(l, ' ');
+                ck_assert_ptr_nonnull(sp);
+                char *end = NULL;
+                strtod(sp + 1, &end);
+                ck_assert_msg(end && *end == '\0' && end != sp + 1, "bad value: %s", l);
+                *sp = '\0';
+                for (size_t i = 0; i < n_series; i++)
+                        ck_assert_msg(strcmp(series[i], l) != 0, "duplicate series: %s", l);
+                series = realloc(series, (n_series + 1) * sizeof *series);
+                series[n_series++] = strdup(l);
+        }
+        for (size_t i = 0; i < n_series; i++)
+                free(series[i]);
+        for (size_t i = 0; i < n_closed; i++)
+                free(closed[i]);
+        free(series);
+        free(closed);
+        return n_series;
+}
+
+START_TEST(test_unique_grouped) {
+        struct xpud_snapshot *s = fx_snapshot();
+        _cleanup_free_ char *t = render(s);
+        /* 4 info + 4 up + 16 health + 3 timestamps + 3+2+3+3 scalars + 5 temps + 3 power + 2 limits +
+         * 2 energy + 6 clocks + 4 ecc + 8 throttle; daemon: 1 + 1 + 3 + 2 + 2 + 1. */
+        ck_assert_uint_eq(check_exposition(t), 4 + 4 + 16 + 3 + 11 + 5 + 3 + 2 + 2 + 6 + 4 + 8 + 10);
+        xpud_snapshot_unref(s);
+
+        /* No device, no backend: the daemon's own series only. */
+        s = xpud_snapshot_new();
+        ck_assert_ptr_nonnull(s);
+        _cleanup_free_ char *e = render(s);
+        ck_assert_uint_eq(check_exposition(e), 3);
+        ck_assert(has_line(e, "xpud_collect_duration_seconds 0"));
+        ck_assert(!strstr(e, "xpu_info") && !strstr(e, "xpud_last_collect_timestamp_seconds"));
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+static void make_hostile(struct xpud_snapshot *s) {
+        struct xpud_device *d = &s->devices[0];
+        snprintf(d->dev.name, sizeof d->dev.name, "%s", HOSTILE_NAME);
+        snprintf(d->dev.vbios_version, sizeof d->dev.vbios_version, "96.00.\\\"x\"");
+        snprintf(s->backends[0].name, sizeof s->backends[0].name, "a\"b\\c\nd");
+}
+
+START_TEST(test_label_escaping) {
+        struct xpud_snapshot *s = fx_snapshot();
+        make_hostile(s);
+        _cleanup_free_ char *t = render(s);
+        ck_assert_msg(has_line(t, "xpu_info{" L0 ",name=\"" HOSTILE_LABEL "\",driver_version=\"550.54.15\","
+                                  "cuda_driver_version=\"12.4\",compute_capability=\"9.0\",vbios_version=\"96.00.\\\\\\\"x\\\"\"} 1"),
+                      "%s", t);
+        ck_assert(has_line(t, "xpud_backend_up{backend=\"a\\\"b\\\\c\\nd\"} 1"));
+        ck_assert(!strstr(t, "\xff"));
+        check_exposition(t);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+/* A device that reports nothing: only identity, xpu_up and health; memory size from the inventory
+ * of the same sample when the backend did not read it. */
+START_TEST(test_unsupported_omitted) {
+        struct xpud_snapshot *s = fx_snapshot();
+        struct xpud_device *d = &s->devices[0];
+        memset(&d->r, 0, sizeof d->r);
+        d->dev.have |= XPU_HAVE_MEMORY_TOTAL;
+        d->dev.memory_total_bytes = 85899345920ull;
+        xpud_health_evaluate(d, NULL, &s->backends[0]);
+        _cleanup_free_ char *t = render(s);
+        ck_assert_uint_eq(count_lines_containing(t, L0), 1 + 1 + 4 + 1 + 1);
+        ck_assert(has_line(t, "xpu_memory_total_bytes{" L0 "} 85899345920"));
+        ck_assert(has_line(t, "xpu_last_collect_timestamp_seconds{" L0 "} 1700000000.5"));
+        ck_assert(has_line(t, "xpu_health_state{" L0 ",state=\"healthy\"} 1"));
+        check_exposition(t);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
+static Suite *prom_suite(void) {
+        Suite *s = suite_create("xpud-prom");
+        TCase *tc = tcase_create("core");
+        tcase_add_test(tc, test_format_double);
+        tcase_add_test(tc, test_fixture_lines);
+        tcase_add_test(tc, test_unique_grouped);
+        tcase_add_test(tc, test_label_escaping);
+        tcase_add_test(tc, test_unsupported_omitted);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+/* --dump WHAT: print a body of the fixture to stdout. */
+static int dump(const char *what) {
+        static const struct {
+                const char *name;
+                enum xpud_route route;
+        } routes[] = {
+                { "metrics", XPUD_ROUTE_METRICS }, { "metrics-hostile", XPUD_ROUTE_METRICS },
+                { "devices", XPUD_ROUTE_DEVICES }, { "health", XPUD_ROUTE_HEALTH },
+                { "events", XPUD_ROUTE_EVENTS },   { "version", XPUD_ROUTE_VERSION },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+                if (strcmp(what, routes[i].name) != 0)
+                        continue;
+                struct xpud_snapshot *s = fx_snapshot();
+                if (strcmp(what, "metrics-hostile") == 0)
+                        make_hostile(s);
+                struct xpud_body b;
+                if (xpud_snapshot_body(s, routes[i].route, &b) < 0)
+                        return 1;
+                int r = fwrite(b.data, 1, b.len, stdout) == b.len ? 0 : 1;
+                xpud_snapshot_unref(s);
+                return r;
+        }
+        fprintf(stderr, "--dump: unknown body \"%s\"\n", what);
+        return 2;
+}
+
+int main(int argc, char **argv) {
+        if (argc == 3 && strcmp(argv[1], "--dump") == 0)
+                return dump(argv[2]);
+        return xpu_test_run(prom_suite());
+}
