@@ -40,14 +40,20 @@
 #include "snapshot.h"
 
 /* The sampler (daemon/sampler.c) is written by another change of issue 4. Until it is in the
- * tree these references are weak, so xpud links and serves without samples (/readyz 503, no
- * READY=1) and says so loudly at start. REMOVE these four lines when daemon/sampler.c lands: a
- * weak reference does not pull an archive member in, so with them xpud would still run without
- * the sampler (the start-up error below would show it). */
+ * tree its functions are referenced weakly, so xpud links and serves without samples (/readyz
+ * 503, no READY=1) and says so loudly at start. SET THIS TO 0 when daemon/sampler.c lands: a weak
+ * reference does not pull an archive member in, so with 1 xpud would still run without the
+ * sampler (the start-up error in run() would show it). */
+#define XPUD_SAMPLER_WEAK 1
+#if XPUD_SAMPLER_WEAK
 #pragma weak xpud_sampler_new
 #pragma weak xpud_sampler_sample
 #pragma weak xpud_sampler_start
 #pragma weak xpud_sampler_free
+#define HAVE_SAMPLER() (xpud_sampler_new && xpud_sampler_sample && xpud_sampler_start && xpud_sampler_free)
+#else
+#define HAVE_SAMPLER() true
+#endif
 
 #define EXIT_USAGE 2
 /* Open files wanted: every connection (two listeners) plus the sampler's and helpers' own. */
@@ -387,7 +393,7 @@ static int run(void) {
         struct xpud_sampler *smp = NULL;
         struct xpud_server *srv = NULL;
         int ret = EXIT_FAILURE;
-        bool have_sampler = xpud_sampler_new && xpud_sampler_sample && xpud_sampler_start && xpud_sampler_free;
+        bool have_sampler = HAVE_SAMPLER();
 
         /* Signals are read from a signalfd; block them before any thread exists so every thread
          * (libmicrohttpd's, the sampler's) inherits the mask. */

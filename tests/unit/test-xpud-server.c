@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* daemon/server.c: route dispatch, error bodies, the HTTP server over a real UNIX socket (status
  * codes, content types, HEAD, 404/405/400/403/503, one render per snapshot, the TCP listener
- * serving /metrics only, the per-uid connection cap). Peer checks against other uids need root
- * (setresuid in a child): without it those tests fail loudly. */
+ * serving /metrics only, the per-uid connection cap) on the model's snapshots (xpud-fixture.h).
+ * Peer checks against other uids need root (setresuid in a child): without it those tests fail
+ * loudly. */
 #include <arpa/inet.h>
 #include <cJSON.h>
 #include <errno.h>
@@ -22,96 +23,13 @@
 #include "server.h"
 #include "snapshot.h"
 #include "testlib.h"
+#include "xpud-fixture.h"
 #include "xpud-http-test.h"
 
-/* ---- test doubles of snapshot.h ---------------------------------------------------------------
- * Weak, so the real daemon/snapshot.c (xpud-model) takes over where the linker pulls it in; the
- * server only needs: a store to acquire from, bodies per route, one device lookup. The double's
- * bodies are fixed strings that name the route and the snapshot's seq, and it counts renders. */
-
-static atomic_uint double_renders; /* xpud_snapshot_body calls that rendered */
-static atomic_uint double_frees;   /* snapshots freed */
-
-__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_new(void) {
-        struct xpud_snapshot *s = calloc(1, sizeof *s);
-        if (!s)
-                return NULL;
-        atomic_init(&s->refs, 1);
-        pthread_mutex_init(&s->lock, NULL);
-        return s;
-}
-
-__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s) {
-        atomic_fetch_add(&s->refs, 1);
-        return s;
-}
-
-__attribute__((weak)) struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s) {
-        if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
-                return NULL;
-        for (size_t i = 0; i < ELEMENTSOF(s->cache); i++)
-                free(s->cache[i].data);
-        pthread_mutex_destroy(&s->lock);
-        free(s);
-        atomic_fetch_add(&double_frees, 1);
-        return NULL;
-}
-
-__attribute__((weak)) int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out) {
-        pthread_mutex_lock(&s->lock);
-        struct xpud_body_cache *c = &s->cache[route];
-        if (!c->done) {
-                char buf[128];
-                int n = route == XPUD_ROUTE_METRICS
-                                ? snprintf(buf, sizeof buf, "xpud_snapshot_seq %llu\n", (unsigned long long)s->seq)
-                                : snprintf(buf, sizeof buf, "{\"route\":%d,\"seq\":%llu}", (int)route,
-                                           (unsigned long long)s->seq);
-                c->data = strdup(buf);
-                c->len = (size_t)n;
-                c->done = true;
-                atomic_fetch_add(&double_renders, 1);
-        }
-        out->data = c->data;
-        out->len = c->len;
-        out->content_type = route == XPUD_ROUTE_METRICS ? "text/plain; version=0.0.4; charset=utf-8" : "application/json";
-        pthread_mutex_unlock(&s->lock);
-        return c->data ? 0 : -ENOMEM;
-}
-
-__attribute__((weak)) int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out,
-                                                    size_t *len) {
-        if (strcmp(key, "0") != 0 && strcmp(key, "0000:3b:00.0") != 0)
-                return -ENOENT;
-        *out = strdup("{\"index\":0,\"pci_bus_id\":\"0000:3b:00.0\"}");
-        *len = strlen(*out);
-        return 0;
-}
-
-__attribute__((weak)) void xpud_store_init(struct xpud_store *st) {
-        pthread_mutex_init(&st->lock, NULL);
-        st->current = NULL;
-}
-
-__attribute__((weak)) void xpud_store_publish(struct xpud_store *st, struct xpud_snapshot *s) {
-        pthread_mutex_lock(&st->lock);
-        struct xpud_snapshot *old = st->current;
-        st->current = s;
-        pthread_mutex_unlock(&st->lock);
-        xpud_snapshot_unref(old);
-}
-
-__attribute__((weak)) struct xpud_snapshot *xpud_store_acquire(struct xpud_store *st) {
-        pthread_mutex_lock(&st->lock);
-        struct xpud_snapshot *s = st->current ? xpud_snapshot_ref(st->current) : NULL;
-        pthread_mutex_unlock(&st->lock);
-        return s;
-}
-
-__attribute__((weak)) void xpud_store_done(struct xpud_store *st) {
-        xpud_snapshot_unref(st->current);
-        st->current = NULL;
-        pthread_mutex_destroy(&st->lock);
-}
+/* The snapshots served are the model's own (daemon/snapshot.c) built by xpud-fixture.h: 4
+ * devices, the bodies rendered by render-json.c and render-prom.c. The server must hand out
+ * exactly what xpud_snapshot_body() and xpud_snapshot_device_json() give, and render nothing
+ * itself. */
 
 /* ---- pure parts ---------------------------------------------------------------------------------- */
 
@@ -287,11 +205,38 @@ static void fixture_stop(struct fixture *f) {
         free(f->dir);
 }
 
-static void publish(struct fixture *f, uint64_t seq) {
-        struct xpud_snapshot *s = xpud_snapshot_new();
-        ck_assert_ptr_nonnull(s);
+/* Publish the fixture snapshot with SEQ; returns a reference of the caller's (unref it). */
+static struct xpud_snapshot *publish(struct fixture *f, uint64_t seq) {
+        struct xpud_snapshot *s = fx_snapshot();
         s->seq = seq;
-        xpud_store_publish(&f->store, s);
+        s->collect_time += (double)seq;
+        xpud_store_publish(&f->store, xpud_snapshot_ref(s));
+        return s;
+}
+
+/* The body xpud_snapshot_body() gives for ROUTE of S, as a string (static buffer). */
+static const char *expected_body(struct xpud_snapshot *s, enum xpud_route route, const char **type) {
+        static char buf[65536];
+        struct xpud_body b;
+        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_uint_lt(b.len, sizeof buf);
+        memcpy(buf, b.data, b.len);
+        buf[b.len] = '\0';
+        if (type)
+                *type = b.content_type;
+        return buf;
+}
+
+static const char *expected_device(struct xpud_snapshot *s, const char *key) {
+        static char buf[16384];
+        char *json = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpud_snapshot_device_json(s, key, &json, &len), 0);
+        ck_assert_uint_lt(len, sizeof buf);
+        memcpy(buf, json, len);
+        buf[len] = '\0';
+        free(json);
+        return buf;
 }
 
 static void assert_type(const struct http_reply *r, const char *want) {
@@ -325,70 +270,85 @@ END_TEST
 START_TEST(test_routes_served) {
         struct fixture f;
         struct http_reply r;
-        char v[256];
+        char v[256], want_len[32];
+        const char *type;
         fixture_start(&f, false, 0);
-        publish(&f, 7);
-        atomic_store(&double_renders, 0);
+        struct xpud_snapshot *snap = publish(&f, 7);
+        uint64_t renders = xpud_snapshot_render_count();
 
         http_unix(f.sock, "GET", "/readyz", &r);
         ck_assert_int_eq(r.status, 200);
+        assert_type(&r, "application/json");
         ck_assert_str_eq(r.body, "{\"status\":\"ready\"}");
-        http_unix(f.sock, "GET", "/metrics", &r);
-        ck_assert_int_eq(r.status, 200);
-        assert_type(&r, "text/plain; version=0.0.4; charset=utf-8");
-        ck_assert_str_eq(r.body, "xpud_snapshot_seq 7\n");
-        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), "20");
         static const struct {
                 const char *path;
                 enum xpud_route route;
-        } json[] = {
-                { "/v1/version", XPUD_ROUTE_VERSION },
-                { "/v1/devices", XPUD_ROUTE_DEVICES },
-                { "/v1/health", XPUD_ROUTE_HEALTH },
-                { "/v1/events", XPUD_ROUTE_EVENTS },
+                const char *type;
+        } cached[] = {
+                { "/metrics", XPUD_ROUTE_METRICS, "text/plain; version=0.0.4; charset=utf-8" },
+                { "/v1/version", XPUD_ROUTE_VERSION, "application/json" },
+                { "/v1/devices", XPUD_ROUTE_DEVICES, "application/json" },
+                { "/v1/health", XPUD_ROUTE_HEALTH, "application/json" },
+                { "/v1/events", XPUD_ROUTE_EVENTS, "application/json" },
         };
-        for (size_t i = 0; i < ELEMENTSOF(json); i++) {
-                char want[64];
-                snprintf(want, sizeof want, "{\"route\":%d,\"seq\":7}", (int)json[i].route);
-                http_unix(f.sock, "GET", json[i].path, &r);
-                ck_assert_int_eq(r.status, 200);
-                assert_type(&r, "application/json");
-                ck_assert_str_eq(r.body, want);
+        for (size_t i = 0; i < ELEMENTSOF(cached); i++) {
+                http_unix(f.sock, "GET", cached[i].path, &r);
+                ck_assert_msg(r.status == 200, "%s: %d", cached[i].path, r.status);
+                assert_type(&r, cached[i].type);
+                ck_assert_uint_gt(r.body_len, 0);
+                ck_assert_uint_eq(xpud_snapshot_render_count(), renders + i + 1); /* rendered by this request */
+                ck_assert_str_eq(r.body, expected_body(snap, cached[i].route, &type));
+                ck_assert_str_eq(type, cached[i].type);
+                snprintf(want_len, sizeof want_len, "%zu", r.body_len);
+                ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), want_len);
         }
         /* Each body was rendered once; asking again renders nothing. */
-        ck_assert_uint_eq(atomic_load(&double_renders), 5);
+        ck_assert_uint_eq(xpud_snapshot_render_count(), renders + ELEMENTSOF(cached));
         for (int i = 0; i < 5; i++) {
                 http_unix(f.sock, "GET", "/metrics", &r);
-                ck_assert_str_eq(r.body, "xpud_snapshot_seq 7\n");
+                ck_assert_str_eq(r.body, expected_body(snap, XPUD_ROUTE_METRICS, NULL));
         }
-        ck_assert_uint_eq(atomic_load(&double_renders), 5);
+        ck_assert_uint_eq(xpud_snapshot_render_count(), renders + ELEMENTSOF(cached));
+        ck_assert(strstr(r.body, "xpu_up{") != NULL);
 
         /* HEAD: the headers of GET, no body. */
+        snprintf(want_len, sizeof want_len, "%zu", strlen(expected_body(snap, XPUD_ROUTE_METRICS, NULL)));
         http_unix(f.sock, "HEAD", "/metrics", &r);
         ck_assert_int_eq(r.status, 200);
-        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), "20");
+        assert_type(&r, "text/plain; version=0.0.4; charset=utf-8");
+        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), want_len);
         ck_assert_uint_eq(r.body_len, 0);
 
-        /* One device, by index and by PCI bus id; an unknown one is 404 naming the key. */
-        http_unix(f.sock, "GET", "/v1/devices/0", &r);
-        ck_assert_int_eq(r.status, 200);
-        assert_type(&r, "application/json");
-        ck_assert_str_eq(r.body, "{\"index\":0,\"pci_bus_id\":\"0000:3b:00.0\"}");
-        http_unix(f.sock, "GET", "/v1/devices/0000:3b:00.0", &r);
-        ck_assert_int_eq(r.status, 200);
+        /* One device, by index, UUID and PCI bus id (two spellings); an unknown one is 404. */
+        static const char *const keys[] = { "1", FX_UUID1, "0000:1b:00.0", "1b:00.0" };
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                char path[128];
+                snprintf(path, sizeof path, "/v1/devices/%s", keys[i]);
+                http_unix(f.sock, "GET", path, &r);
+                ck_assert_msg(r.status == 200, "%s: %d", path, r.status);
+                assert_type(&r, "application/json");
+                ck_assert_str_eq(r.body, expected_device(snap, "1"));
+        }
+        ck_assert(strstr(r.body, FX_UUID1) != NULL);
         http_unix(f.sock, "GET", "/v1/devices/GPU-nope", &r);
         ck_assert_int_eq(r.status, 404);
         assert_type(&r, "application/json");
         assert_error_body(r.body, 404, "no device \"GPU-nope\"");
+        http_unix(f.sock, "GET", "/v1/devices/4", &r);
+        ck_assert_int_eq(r.status, 404);
 
-        /* A new snapshot: new bodies; the old snapshot is freed once nothing holds it. */
-        unsigned frees = atomic_load(&double_frees);
-        publish(&f, 8);
+        /* A new snapshot: its bodies are served, and the server lets go of the old one (only
+         * this test's reference is left). */
+        struct xpud_snapshot *next = publish(&f, 8);
         http_unix(f.sock, "GET", "/metrics", &r);
-        ck_assert_str_eq(r.body, "xpud_snapshot_seq 8\n");
-        ck_assert_uint_eq(atomic_load(&double_frees), frees + 1);
+        ck_assert_str_eq(r.body, expected_body(next, XPUD_ROUTE_METRICS, NULL));
+        ck_assert_str_ne(r.body, expected_body(snap, XPUD_ROUTE_METRICS, NULL));
+        ck_assert_uint_eq(atomic_load(&snap->refs), 1);
+        xpud_snapshot_unref(snap);
         fixture_stop(&f);
-        ck_assert_uint_eq(atomic_load(&double_frees), frees + 2);
+        /* Stopped: the server's cache and the store let go of the new one too. */
+        ck_assert_uint_eq(atomic_load(&next->refs), 1);
+        xpud_snapshot_unref(next);
 }
 END_TEST
 
@@ -397,7 +357,7 @@ START_TEST(test_errors) {
         struct http_reply r;
         char v[256];
         fixture_start(&f, false, 0);
-        publish(&f, 1);
+        xpud_snapshot_unref(publish(&f, 1));
 
         http_unix(f.sock, "GET", "/nope", &r);
         ck_assert_int_eq(r.status, 404);
@@ -465,7 +425,7 @@ START_TEST(test_tcp_metrics_only) {
         struct fixture f;
         struct http_reply r;
         fixture_start(&f, true, 0);
-        publish(&f, 3);
+        struct xpud_snapshot *snap = publish(&f, 3);
         static const struct {
                 const char *path;
                 int status;
@@ -483,11 +443,12 @@ START_TEST(test_tcp_metrics_only) {
                 ck_assert_msg(r.status == cases[i].status, "%s: %d", cases[i].path, r.status);
                 if (r.status == 200) {
                         assert_type(&r, "text/plain; version=0.0.4; charset=utf-8");
-                        ck_assert_str_eq(r.body, "xpud_snapshot_seq 3\n");
+                        ck_assert_str_eq(r.body, expected_body(snap, XPUD_ROUTE_METRICS, NULL));
                 } else {
                         assert_error_body(r.body, 404, "/metrics only");
                 }
         }
+        xpud_snapshot_unref(snap);
         fixture_stop(&f);
 }
 END_TEST
@@ -525,7 +486,7 @@ START_TEST(test_peer_checks) {
         struct fixture f;
         struct http_reply r;
         fixture_start(&f, false, 0);
-        publish(&f, 1);
+        xpud_snapshot_unref(publish(&f, 1));
         http_unix(f.sock, "GET", "/metrics", &r); /* root: always */
         ck_assert_int_eq(r.status, 200);
         expect_as(f.sock, 1001, 1001, 0, "/metrics", 200, NULL);         /* --allow-uid 1001 */
@@ -547,7 +508,7 @@ START_TEST(test_per_uid_cap) {
         ck_assert_msg(geteuid() == 0, "this test must run as root (it switches uids to be a client)");
         struct fixture f;
         fixture_start(&f, false, 2);
-        publish(&f, 1);
+        xpud_snapshot_unref(publish(&f, 1));
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {

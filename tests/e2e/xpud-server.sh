@@ -1,0 +1,488 @@
+#!/bin/sh
+# xpud as a process, end to end (issue 4, design §6): build/xpud on the amd-mi210x8 fixture host,
+# spoken to with curl --unix-socket. Every endpoint's status and content type, 404/405/400 bodies,
+# /readyz, HEAD; the socket file (mode 0660, group xpud from a private /etc/group, stale one
+# replaced, live one refused, removed at SIGTERM only when xpud made it); peer checks (a uid not
+# allowed gets 403, allowed ones by uid, primary and supplementary gid get 200, a uid without
+# permission on the file cannot connect); 500 idle connections plus a slowloris client while an
+# allowed client still gets /metrics; the per-uid cap; the idle timeout; malformed requests;
+# socket activation through systemd-socket-activate; READY=1, WATCHDOG=1 and STOPPING=1 on a test
+# NOTIFY_SOCKET; --user; --listen-tcp (/metrics only); usage errors (exit 2); the systemd units
+# (systemd-analyze verify, the keys that matter).
+#
+# Needs root (setpriv to other uids, unshare -m, mknod), curl, python3, jq, setpriv, unshare and
+# systemd-socket-activate and systemd-analyze (make deps). Missing ones fail loudly. Prints TAP.
+
+# shellcheck source=tests/e2e/lib.sh
+. "${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
+
+XPUD="${XPU_BUILD:-}/xpud"
+FIXTURE="${XPU_SRCDIR:-}/tests/fixtures/hosts/amd-mi210x8"
+PROM_TYPE="text/plain; version=0.0.4; charset=utf-8"
+JSON_TYPE="application/json"
+# Client identities (numeric: no passwd entries needed).
+U_DENIED=40000   # in the socket's group, in no allow list
+U_ALLOWED=40001  # --allow-uid
+U_SUPP=40002     # supplementary group G_ALLOWED
+G_SOCKET=40100   # the "xpud" group of the private /etc/group
+G_ALLOWED=40200  # --allow-gid
+T=
+PIDS=
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+        for p in $PIDS; do
+                kill -KILL "$p" 2>/dev/null
+        done
+        [ -n "$T" ] && rm -rf "$T"
+}
+
+[ "$(id -u)" -eq 0 ] || bail "xpud end-to-end tests must run as root (setpriv, unshare, mknod)"
+for tool in curl python3 jq setpriv unshare systemd-socket-activate systemd-analyze; do
+        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
+done
+[ -x "$XPUD" ] || bail "$XPUD is missing (make build-tests; XPU_BUILD set by tests/run-tests.sh)"
+[ -d "$FIXTURE" ] || bail "fixture host $FIXTURE is missing"
+T=$(mktemp -d /tmp/xpud-e2e.XXXXXX) || bail "mktemp failed"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+chmod 0755 "$T"
+# Where clients of other uids write (their bodies, the flood client's counts).
+mkdir -p "$T/clients" && chmod 1777 "$T/clients"
+sh "$XPU_SRCDIR/tests/fixtures/mkdevroot.sh" "$FIXTURE" "$T/devroot" >/dev/null || bail "mkdevroot.sh failed"
+
+# ---- helpers --------------------------------------------------------------------------------
+
+# start NAME SOCKET [XPUD ARGS...]: xpud on the fixture host in the background (stderr in
+# $T/NAME.log); XPID = its pid. Returns when /healthz answers 200 (at most 15 s), else 1.
+start() {
+        name=$1
+        sock=$2
+        shift 2
+        "$XPUD" --socket "$sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" --driver-root "$FIXTURE" \
+                --interval 1 -v "$@" 2>"$T/$name.log" &
+        XPID=$!
+        PIDS="$PIDS $XPID"
+        wait_healthz "$sock"
+}
+
+# wait_healthz SOCKET: until /healthz is 200 (15 s), else 1.
+wait_healthz() {
+        i=0
+        while [ $i -lt 150 ]; do
+                [ "$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$1" http://xpud/healthz)" = 200 ] &&
+                        return 0
+                i=$((i + 1))
+                sleep 0.1
+        done
+        return 1
+}
+
+# stop PID: SIGTERM, wait (10 s); XRC = exit status (124 when it did not exit).
+stop() {
+        kill -TERM "$1" 2>/dev/null
+        i=0
+        while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do
+                i=$((i + 1))
+                sleep 0.1
+        done
+        if kill -0 "$1" 2>/dev/null; then
+                kill -KILL "$1"
+                XRC=124
+        else
+                wait "$1"
+                XRC=$?
+        fi
+}
+
+# get SOCKET PATH [CURL ARGS...]: CODE, TYPE (content type), BODY (file $T/body).
+get() {
+        sock=$1
+        path=$2
+        shift 2
+        out=$(curl -s -o "$T/body" -D "$T/headers" -w '%{http_code} %{content_type}' --max-time 10 \
+                --unix-socket "$sock" "$@" "http://xpud$path")
+        CODE=${out%% *}
+        TYPE=${out#* }
+        BODY="$T/body"
+}
+
+# as UID GID GROUPS SOCKET PATH: CODE of a GET by that identity (GROUPS: comma list or "-").
+as() {
+        if [ "$3" = - ]; then
+                g="--clear-groups"
+        else
+                g="--groups=$3"
+        fi
+        CODE=$(setpriv --reuid="$1" --regid="$2" "$g" curl -s -o "$T/clients/body.$1" -w '%{http_code}' --max-time 10 \
+                --unix-socket "$4" "http://xpud$5")
+}
+
+# error_body FILE STATUS: the body is {"error": "...", "status": STATUS} and nothing else.
+error_body() {
+        jq -e --argjson s "$2" '(keys == ["error", "status"]) and (.status == $s) and
+                (.error | type == "string" and length > 0)' "$1" >/dev/null 2>&1
+}
+
+# notify_listener PATH LOG: an AF_UNIX datagram socket at PATH appending each message to LOG.
+notify_listener() {
+        python3 - "$1" "$2" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a", buffering=1) as log:
+    while True:
+        log.write(s.recv(4096).decode(errors="replace").replace("\n", " ") + "\n")
+EOF
+        NPID=$!
+        PIDS="$PIDS $NPID"
+        i=0
+        while [ ! -S "$1" ] && [ $i -lt 50 ]; do
+                i=$((i + 1))
+                sleep 0.1
+        done
+}
+
+# wait_line FILE REGEX SECONDS: until FILE has a matching line; 1 on timeout.
+wait_line() {
+        i=0
+        while [ $i -lt $(($3 * 10)) ]; do
+                grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+                i=$((i + 1))
+                sleep 0.1
+        done
+        return 1
+}
+
+# raw SOCKET [head]: send stdin as one request, print the status line's code ("none" when the
+# server closed without answering); with "head": "CODE CONTENT-LENGTH BODY-BYTES".
+raw() {
+        python3 -c '
+import re, socket, sys
+data = sys.stdin.buffer.read()
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(15)
+out = b""
+try:
+    s.sendall(data)
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+except (BrokenPipeError, ConnectionResetError):
+    pass
+if not out.startswith(b"HTTP/1."):
+    print("none")
+    sys.exit(0)
+code = out.split(b" ")[1].decode()
+if len(sys.argv) > 2:
+    head, _, body = out.partition(b"\r\n\r\n")
+    m = re.search(rb"(?im)^content-length: *([0-9]+)", head)
+    print(code, m.group(1).decode() if m else "-", len(body))
+else:
+    print(code)
+' "$@"
+}
+
+# ---- usage errors -------------------------------------------------------------------------------
+
+"$XPUD" --interval 0 >"$T/out" 2>"$T/err"
+is "$?" 2 "--interval 0: exit 2"
+like "$T/err" '^xpud: error: --interval: "0" is not a whole number of seconds between 1 and 86400$' \
+        "--interval 0: one line naming the option and the range"
+"$XPUD" --allow-uid no-such-user-xpud >"$T/out" 2>"$T/err"
+is "$?" 2 "--allow-uid with an unknown name: exit 2"
+like "$T/err" '--allow-uid: no user named "no-such-user-xpud"' "--allow-uid: the message names the user"
+"$XPUD" --listen-tcp localhost:80 >"$T/out" 2>"$T/err"
+is "$?" 2 "--listen-tcp with a host name: exit 2"
+"$XPUD" --help >"$T/out" 2>&1
+is "$?" 0 "--help: exit 0"
+like "$T/out" '^Usage: xpud \[OPTIONS\]' "--help prints the usage"
+is "$("$XPUD" --version)" "xpud $(cat "$XPU_SRCDIR/VERSION")" "--version prints the VERSION file's version"
+
+# ---- one daemon: endpoints, files, peers, limits --------------------------------------------------
+
+# A private /etc/group with an "xpud" group, so the socket's group can be checked without
+# touching the host's.
+cp /etc/group "$T/group"
+printf 'xpud:x:%d:\n' "$G_SOCKET" >>"$T/group"
+S="$T/run/xpud.sock"
+# shellcheck disable=SC2016 # $1 and $@ belong to the inner shell
+unshare -m sh -c 'mount --bind "$1" /etc/group && shift && exec "$@"' sh "$T/group" \
+        "$XPUD" --socket "$S" --sys-root "$FIXTURE" --dev-root "$T/devroot" --driver-root "$FIXTURE" \
+        --interval 1 -v --allow-uid "$U_ALLOWED" --allow-gid "$G_ALLOWED" 2>"$T/main.log" &
+MAIN=$!
+PIDS="$PIDS $MAIN"
+if wait_healthz "$S"; then
+        ok "xpud serves /healthz on a socket it bound"
+else
+        not_ok "xpud serves /healthz on a socket it bound"
+        diag_file "$T/main.log"
+fi
+is "$(stat -c '%a %g %F' "$T/run")" "755 0 directory" "the socket's directory was made 0755"
+is "$(stat -c '%a %g %F' "$S")" "660 $G_SOCKET socket" "the socket is 0660, group xpud"
+if grep -q 'built without its sampler' "$T/main.log"; then
+        diag "build/xpud has no sampler yet (daemon/sampler.c): readiness and snapshot checks fail below"
+fi
+
+# Readiness: 200 after the first sample (xpud starts serving only after it).
+get "$S" /readyz
+is "$CODE $TYPE" "200 $JSON_TYPE" "/readyz: 200 after the first sample"
+is "$(cat "$BODY")" '{"status":"ready"}' "/readyz body"
+get "$S" /healthz
+is "$CODE $TYPE" "200 $JSON_TYPE" "/healthz: 200 application/json"
+is "$(cat "$BODY")" '{"status":"ok"}' "/healthz body"
+for p in /v1/version /v1/devices /v1/health /v1/events; do
+        get "$S" "$p"
+        is "$CODE $TYPE" "200 $JSON_TYPE" "$p: 200 application/json"
+        if jq -e . "$BODY" >/dev/null 2>&1; then ok "$p: the body is JSON"; else not_ok "$p: the body is JSON"; fi
+done
+get "$S" /v1/devices
+is "$(jq -r '.devices | length' "$BODY" 2>/dev/null)" 8 "/v1/devices lists the fixture's 8 GPUs"
+BUS=$(jq -r '.devices[3].pci_bus_id // empty' "$BODY" 2>/dev/null)
+get "$S" /metrics
+is "$CODE $TYPE" "200 $PROM_TYPE" "/metrics: 200 $PROM_TYPE"
+if grep -q '^xpu_' "$BODY"; then ok "/metrics has xpu_ series"; else not_ok "/metrics has xpu_ series"; fi
+METRICS_LEN=$(wc -c <"$BODY")
+printf 'HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | raw "$S" head >"$T/head"
+is "$(cat "$T/head")" "200 $METRICS_LEN 0" "HEAD /metrics: 200, Content-Length of the GET body, no body"
+get "$S" /v1/devices/3
+is "$CODE $TYPE" "200 $JSON_TYPE" "/v1/devices/3: 200"
+is "$(jq -r '.pci_bus_id // empty' "$BODY" 2>/dev/null)" "$BUS" "/v1/devices/3 is the fourth device of /v1/devices"
+get "$S" "/v1/devices/$BUS"
+is "$(jq -r '.pci_bus_id // empty' "$BODY" 2>/dev/null)" "$BUS" "/v1/devices/{pci_bus_id} finds the same device"
+get "$S" /v1/devices/GPU-does-not-exist
+is "$CODE $TYPE" "404 $JSON_TYPE" "/v1/devices/{unknown}: 404"
+if error_body "$BODY" 404; then ok "404 body: {error, status}"; else not_ok "404 body: {error, status}"; fi
+get "$S" /nope
+is "$CODE $TYPE" "404 $JSON_TYPE" "/nope: 404 application/json"
+if error_body "$BODY" 404; then ok "/nope body: {error, status: 404}"; else not_ok "/nope body: {error, status: 404}"; fi
+get "$S" /metrics -X DELETE
+is "$CODE $TYPE" "405 $JSON_TYPE" "DELETE /metrics: 405"
+like "$T/headers" '^Allow: GET, HEAD' "405 carries Allow: GET, HEAD"
+if error_body "$BODY" 405; then ok "405 body: {error, status: 405}"; else not_ok "405 body: {error, status: 405}"; fi
+get "$S" /v1/devices -X POST -d '{"x":1}'
+is "$CODE" 405 "POST with a body: 405"
+
+# Peers. Root is always allowed; the file mode lets in members of the socket's group; the allow
+# lists then decide.
+as "$U_DENIED" "$G_SOCKET" - "$S" /metrics
+is "$CODE" 403 "uid $U_DENIED (socket group, not allowed): 403"
+if error_body "$T/clients/body.$U_DENIED" 403; then ok "403 body: {error, status: 403}"; else not_ok "403 body"; fi
+as "$U_DENIED" "$G_SOCKET" - "$S" /healthz
+is "$CODE" 403 "uid $U_DENIED: 403 on /healthz too"
+as "$U_ALLOWED" "$G_SOCKET" - "$S" /healthz
+is "$CODE" 200 "uid $U_ALLOWED (--allow-uid): 200"
+as "$U_SUPP" "$U_SUPP" "$G_SOCKET,$G_ALLOWED" "$S" /healthz
+is "$CODE" 200 "uid $U_SUPP with supplementary group $G_ALLOWED (--allow-gid): 200"
+as "$U_SUPP" "$G_ALLOWED" "$G_SOCKET" "$S" /healthz
+is "$CODE" 200 "uid $U_SUPP with primary group $G_ALLOWED (--allow-gid): 200"
+as "$U_DENIED" "$U_DENIED" - "$S" /metrics
+is "$CODE" 000 "uid $U_DENIED outside the socket's group cannot connect (mode 0660)"
+is "$(grep -c "refused uid $U_DENIED " "$T/main.log")" 1 "the refusals of uid $U_DENIED are logged once"
+
+# 500 idle connections (root: no per-uid cap) and a slowloris client sending one header byte per
+# second; an allowed client still gets /metrics at once. Then the per-uid cap (64) for uid
+# U_ALLOWED, and the idle timeout (10 s) closing the idle ones.
+python3 - "$S" "$T/clients/flood" "$U_ALLOWED" "$G_SOCKET" <<'EOF' &
+import os, socket, sys, time
+path, out, uid, gid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+idle = []
+for _ in range(500):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    idle.append(s)
+slow = socket.socket(socket.AF_UNIX)
+slow.connect(path)
+slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+with open(out + ".ready", "w") as f:
+    f.write("ready\n")
+# A client of uid U opens 100 connections: those beyond the cap are closed by xpud at once.
+pid = os.fork()
+if pid == 0:
+    os.setgroups([]); os.setresgid(gid, gid, gid); os.setresuid(uid, uid, uid)
+    conns = []
+    for _ in range(100):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        conns.append(s)
+    time.sleep(1.5)
+    closed = 0
+    for s in conns:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                closed += 1
+        except BlockingIOError:
+            pass
+        except ConnectionResetError:
+            closed += 1
+    with open(out + ".cap", "w") as f:
+        f.write("%d\n" % closed)
+    os._exit(0)
+os.waitpid(pid, 0)
+# Trickle the slowloris header for 4 s, then wait out the idle timeout of the others.
+for i in range(4):
+    try:
+        slow.send(b"a")
+    except OSError:
+        break
+    time.sleep(1)
+time.sleep(9)
+closed = 0
+for s in idle:
+    s.setblocking(False)
+    try:
+        if s.recv(1) == b"":
+            closed += 1
+    except BlockingIOError:
+        pass
+    except ConnectionResetError:
+        closed += 1
+with open(out + ".idle", "w") as f:
+    f.write("%d\n" % closed)
+EOF
+FLOOD=$!
+PIDS="$PIDS $FLOOD"
+if wait_line "$T/clients/flood.ready" ready 20; then
+        start_s=$(date +%s%N)
+        get "$S" /metrics --max-time 3
+        end_s=$(date +%s%N)
+        is "$CODE" 200 "with 500 idle connections and a slowloris client, /metrics still answers"
+        ms=$(((end_s - start_s) / 1000000))
+        if [ "$ms" -lt 3000 ]; then ok "... within 3 s (${ms} ms)"; else not_ok "... within 3 s (${ms} ms)"; fi
+        as "$U_SUPP" "$G_ALLOWED" "$G_SOCKET" "$S" /metrics
+        is "$CODE" 200 "... and so does another allowed uid (uid $U_ALLOWED is at its cap meanwhile)"
+else
+        not_ok "the flood client did not get its 500 connections up"
+fi
+wait "$FLOOD"
+is "$(cat "$T/clients/flood.cap" 2>/dev/null)" 36 "uid $U_ALLOWED: 36 of 100 connections beyond the cap of 64 were closed"
+is "$(cat "$T/clients/flood.idle" 2>/dev/null)" 500 "the 500 idle connections were closed after the idle timeout"
+
+# Malformed requests get 4xx (or, for a line without spaces, a closed connection) and the
+# daemon keeps serving.
+is "$(printf 'HELLO WORLD FOO\r\n\r\n' | raw "$S")" 400 "a garbage request line: 400"
+is "$(printf 'GET /metrics HTTP/1.1\r\n\r\n' | raw "$S")" 400 "HTTP/1.1 without Host: 400"
+is "$(python3 -c 'import sys; sys.stdout.write("GET /" + "a" * 40000 + " HTTP/1.1\r\nHost: x\r\n\r\n")' | raw "$S")" \
+        414 "a 40 KB URL: 414"
+is "$(python3 -c 'import sys; sys.stdout.write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + "b" * 40000 + "\r\n\r\n")' |
+        raw "$S")" 431 "a 40 KB header: 431"
+is "$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody' | raw "$S")" 400 "GET with a body: 400"
+is "$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n' |
+        raw "$S")" 400 "GET with a chunked body: 400"
+is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody' | raw "$S")" 405 "POST with a body: 405"
+is "$(printf 'GET /metrics HTTP/3.0\r\nHost: x\r\n\r\n' | raw "$S")" 505 "an unknown HTTP version: 505"
+is "$(printf 'garbage\r\n\r\n' | raw "$S")" none "a line without spaces: connection closed"
+if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
+get "$S" /healthz
+is "$CODE" 200 "... and serves"
+
+stop "$MAIN"
+is "$XRC" 0 "SIGTERM: exit 0"
+if [ -e "$S" ]; then not_ok "SIGTERM removed the socket xpud made"; else ok "SIGTERM removed the socket xpud made"; fi
+like "$T/main.log" 'TERM: stopping' "the stop is logged"
+
+# ---- the socket file: stale, live, not a socket ----------------------------------------------------
+
+mkdir -p "$T/s"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/s/stale.sock"
+if start stale "$T/s/stale.sock"; then ok "a stale socket file is replaced"; else not_ok "a stale socket is replaced"; fi
+like "$T/stale.log" 'replaced the stale socket' "... and it says so"
+STALE=$XPID
+"$XPUD" --socket "$T/s/stale.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/second.log"
+is "$?" 1 "a second xpud on a live socket exits 1"
+like "$T/second.log" 'another process is serving .*stale.sock' "... naming the socket"
+get "$T/s/stale.sock" /healthz
+is "$CODE" 200 "... and the first one keeps serving on it"
+stop "$STALE"
+printf 'not a socket\n' >"$T/s/file"
+"$XPUD" --socket "$T/s/file" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/file.log"
+is "$?" 1 "a regular file at --socket: exit 1"
+is "$(cat "$T/s/file")" "not a socket" "... and the file is left alone"
+
+# ---- readiness and stop through a test NOTIFY_SOCKET --------------------------------------------------
+
+notify_listener "$T/notify.sock" "$T/notify.log"
+NOTIFY_SOCKET="$T/notify.sock" WATCHDOG_USEC=1000000 start ready "$T/n.sock"
+NOTIFY_XPID=$XPID
+if wait_line "$T/notify.log" '^READY=1' 15; then ok "READY=1 sent"; else not_ok "READY=1 sent"; fi
+like "$T/notify.log" '^READY=1 STATUS=serving 8 device' "READY=1 comes with a STATUS naming 8 devices"
+if wait_line "$T/notify.log" '^WATCHDOG=1' 5; then ok "WATCHDOG=1 sent (WATCHDOG_USEC=1s)"; else not_ok "WATCHDOG=1 sent"; fi
+stop "$NOTIFY_XPID"
+is "$XRC" 0 "SIGTERM: exit 0"
+if wait_line "$T/notify.log" '^STOPPING=1' 5; then ok "STOPPING=1 sent on SIGTERM"; else not_ok "STOPPING=1 sent"; fi
+if [ -e "$T/n.sock" ]; then not_ok "its socket file is removed"; else ok "its socket file is removed"; fi
+
+# ---- socket activation ------------------------------------------------------------------------------------
+
+mkdir -p "$T/sa"
+systemd-socket-activate -l "$T/sa/xpud.sock" --fdname=api "$XPUD" --socket "$T/sa/ignored.sock" \
+        --sys-root "$FIXTURE" --dev-root "$T/devroot" --interval 1 -v 2>"$T/sa.log" &
+SA=$!
+PIDS="$PIDS $SA"
+wait_line /dev/null x 0 || true
+i=0
+while [ ! -S "$T/sa/xpud.sock" ] && [ $i -lt 50 ]; do
+        i=$((i + 1))
+        sleep 0.1
+done
+# The listener follows the umask (research/ecosystem.md §4): open it up so the allow lists decide.
+chmod 0666 "$T/sa/xpud.sock"
+get "$T/sa/xpud.sock" /healthz
+is "$CODE" 200 "socket activation: the first request starts xpud and is answered"
+get "$T/sa/xpud.sock" /readyz
+is "$CODE" 200 "socket activation: ready"
+like "$T/sa.log" 'socket from systemd' "xpud took the socket from LISTEN_FDS"
+if [ -e "$T/sa/ignored.sock" ]; then not_ok "--socket is not bound when systemd passes one"; else ok "--socket is not bound when systemd passes one"; fi
+as "$U_DENIED" "$U_DENIED" - "$T/sa/xpud.sock" /metrics
+is "$CODE" 403 "socket activation: peer checks apply (403 for uid $U_DENIED)"
+stop "$SA"
+is "$XRC" 0 "socket activation: SIGTERM exits 0"
+if [ -S "$T/sa/xpud.sock" ]; then ok "an inherited socket file is not removed"; else not_ok "an inherited socket file is not removed"; fi
+
+# ---- --user and --listen-tcp ------------------------------------------------------------------------------
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+if start user "$T/u/xpud.sock" --user nobody --listen-tcp "127.0.0.1:$PORT"; then
+        ok "--user nobody: serving"
+else
+        not_ok "--user nobody: serving"
+        diag_file "$T/user.log"
+fi
+USER_PID=$XPID
+is "$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$USER_PID/status")" "65534 65534 65534 65534" \
+        "--user nobody: real, effective, saved and fs uid 65534"
+is "$(awk '/^CapEff:|^CapPrm:|^CapAmb:/ { printf "%s ", $2 }' "/proc/$USER_PID/status")" \
+        "0000000000000000 0000000000000000 0000000000000000 " "--user nobody: no capabilities"
+is "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$USER_PID/status")" 1 "--user nobody: no new privileges"
+out=$(curl -s -o "$T/tcp.body" -w '%{http_code} %{content_type}' "http://127.0.0.1:$PORT/metrics")
+is "$out" "200 $PROM_TYPE" "--listen-tcp: /metrics 200"
+for p in /healthz /v1/devices /v1/health; do
+        out=$(curl -s -o "$T/tcp.body" -w '%{http_code}' "http://127.0.0.1:$PORT$p")
+        is "$out" 404 "--listen-tcp: $p is 404"
+done
+if error_body "$T/tcp.body" 404; then ok "--listen-tcp: 404 body {error, status}"; else not_ok "--listen-tcp: 404 body"; fi
+stop "$USER_PID"
+is "$XRC" 0 "--user nobody: SIGTERM exits 0"
+if [ -e "$T/u/xpud.sock" ]; then not_ok "--user: the socket is removed"; else ok "--user: the socket is removed"; fi
+
+# ---- the systemd units ------------------------------------------------------------------------------------
+
+mkdir -p "$T/units"
+sed "s|/usr/bin/xpud|$XPUD|" "$XPU_SRCDIR/packaging/systemd/xpud.service" >"$T/units/xpud.service"
+cp "$XPU_SRCDIR/packaging/systemd/xpud.socket" "$T/units/"
+systemd-analyze verify "$T/units/xpud.socket" "$T/units/xpud.service" >"$T/verify" 2>&1
+is "$?" 0 "systemd-analyze verify accepts xpud.socket and xpud.service"
+is "$(cat "$T/verify")" "" "... without a warning"
+for kv in Type=notify WatchdogSec=30 User=xpud CapabilityBoundingSet= NoNewPrivileges=yes ProtectSystem=strict \
+        DevicePolicy=closed; do
+        like "$T/units/xpud.service" "^$kv\$" "xpud.service: $kv"
+done
+for kv in ListenStream=/run/xpud/xpud.sock SocketMode=0660 SocketGroup=xpud FileDescriptorName=api; do
+        like "$T/units/xpud.socket" "^$kv\$" "xpud.socket: $kv"
+done
+
+e2e_done
