@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <dlfcn.h>
 
 #include "base/dl.h"
 #include "base/helper-job.h"
+#include "base/isolate.h"
 #include "base/macro.h"
 #include "base/reply.h"
 #include "libs.h"
@@ -389,13 +391,12 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
         return xpu_reply_send(r, out_fd, "NVML");
 }
 
-static int nvml_helper(void *arg, int out_fd) {
-        static struct xpu_reply r;
+/* In the helper: load libnvidia-ml from JOB's driver root and bind A. On failure the error reply
+ * has been sent and *STATUS is the helper's exit status; returns -errno. */
+static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int out_fd, int *status) {
         static const char *const sonames[] = { "libnvidia-ml.so.1", NULL };
         char loaded[PATH_MAX];
         void *handle = NULL;
-        int status = 0;
-
         struct nvml_api a = {0};
         const struct xpu_dl_symbol syms[] = {
                 { "nvmlInit_v2", "nvmlInit", &a.init, false },
@@ -427,15 +428,65 @@ static int nvml_helper(void *arg, int out_fd) {
                   &a.clock_events, true },
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
-        if (xpu_helper_job_load(arg, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, &r, out_fd, &status) < 0)
-                return status;
+        int e = xpu_helper_job_load(job, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, r, out_fd, status);
+        if (e < 0)
+                return e;
+        /* No dlclose() ever: the helper exits when done, and some libraries crash in their destructors. */
+        *api = a;
+        return 0;
+}
 
+/* The one-shot helper of xpu_nvml_read(): load, init, read, shut down. */
+static int nvml_helper(void *arg, int out_fd) {
+        static struct xpu_reply r;
+        struct nvml_api a;
+        int status = 0;
+        if (nvml_load(arg, &a, &r, out_fd, &status) < 0)
+                return status;
         nvml_ret ne = CALL(fn_void, a.init)();
         if (ne != NVML_OK)
                 return nvml_fail(&r, out_fd, &a, "nvmlInit_v2", ne);
         status = read_all(&r, out_fd, &a);
         (void)CALL(fn_void, a.shutdown)();
-        /* No dlclose(): the helper exits right away, and some libraries crash in their destructors. */
+        return status;
+}
+
+/* The session helper of struct xpu_nvml_session: load and nvmlInit_v2 once, then one framed reply
+ * (the same text as the one-shot helper's) per "sample" request, until the parent closes the
+ * session; then nvmlShutdown. A failed load or init is answered at once and ends the helper. */
+static int nvml_session_helper(void *arg, int fd) {
+        static struct xpu_reply r;
+        struct nvml_api a;
+        int status = 0;
+        r.framed = true;
+        if (nvml_load(arg, &a, &r, fd, &status) < 0)
+                return status;
+        nvml_ret ne = CALL(fn_void, a.init)();
+        if (ne != NVML_OK)
+                return nvml_fail(&r, fd, &a, "nvmlInit_v2", ne);
+        size_t library_line = r.len; /* "library PATH\n", the start of every reply */
+        char library[XPU_REPLY_LINE_MAX];
+        memcpy(library, r.buf, library_line < sizeof library ? library_line : 0);
+        for (;;) {
+                char req[XPU_ISOLATE_REQUEST_MAX];
+                ssize_t n = xpu_isolate_session_next(fd, req, sizeof req);
+                if (n <= 0)
+                        break; /* EOF: the session ends */
+                r.len = 0;
+                r.overflow = false;
+                if (strcmp(req, "sample") != 0) {
+                        status = xpu_reply_fail(&r, fd, -EOPNOTSUPP, "NVML helper: unknown request \"%s\"", req);
+                } else {
+                        if (library_line < sizeof library) {
+                                memcpy(r.buf, library, library_line);
+                                r.len = library_line;
+                        }
+                        status = read_all(&r, fd, &a);
+                }
+                if (status != 0)
+                        break; /* the reply could not be written: nobody is listening */
+        }
+        (void)CALL(fn_void, a.shutdown)();
         return status;
 }
 
@@ -464,4 +515,125 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
         if (r < 0)
                 return r;
         return xpu_nvml_parse_reply(reply, ret, err, err_size);
+}
+
+/* ---- the session (xpud): one helper, one nvmlInit_v2, many reads ---- */
+
+struct xpu_nvml_session {
+        struct xpu_helper_job job;           /* what the running helper was started with */
+        struct xpu_isolate_session *helper;  /* NULL when none runs */
+        char driver_version[64];             /* the kernel module's version the helper checked */
+        unsigned failures;                   /* failed reads in a row */
+        uint64_t retry_at_ms;                /* CLOCK_MONOTONIC: no new helper before this */
+        unsigned backoff_first_ms, backoff_max_ms;
+        char last_error[256];                /* of the last failed read */
+};
+
+static uint64_t monotonic_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int xpu_nvml_session_new(struct xpu_nvml_session **ret) {
+        struct xpu_nvml_session *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->backoff_first_ms = XPU_NVML_SESSION_BACKOFF_FIRST_MS;
+        s->backoff_max_ms = XPU_NVML_SESSION_BACKOFF_MAX_MS;
+        *ret = s;
+        return 0;
+}
+
+void xpu_nvml_session_set_backoff(struct xpu_nvml_session *s, unsigned first_ms, unsigned max_ms) {
+        s->backoff_first_ms = first_ms;
+        s->backoff_max_ms = max_ms < first_ms ? first_ms : max_ms;
+}
+
+pid_t xpu_nvml_session_pid(const struct xpu_nvml_session *s) {
+        return s && s->helper ? xpu_isolate_session_pid(s->helper) : 0;
+}
+
+static void session_stop(struct xpu_nvml_session *s) {
+        s->helper = xpu_isolate_session_end(s->helper);
+}
+
+/* A read failed with ERR (message in MSG): end the helper, count the failure, schedule the next
+ * start. Returns ERR. */
+static int session_failed(struct xpu_nvml_session *s, int err, const char *msg) {
+        session_stop(s);
+        s->failures++;
+        snprintf(s->last_error, sizeof(s->last_error), "%s", msg);
+        uint64_t wait = 0;
+        if (s->failures >= 2) {
+                wait = s->backoff_first_ms;
+                for (unsigned k = 2; k < s->failures && wait < s->backoff_max_ms; k++)
+                        wait *= 2;
+                if (wait > s->backoff_max_ms)
+                        wait = s->backoff_max_ms;
+        }
+        s->retry_at_ms = monotonic_ms() + wait;
+        return err;
+}
+
+int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const char *driver_version,
+                          unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size) {
+        char fallback[8];
+        if (!err) {
+                err = fallback;
+                err_size = sizeof(fallback);
+        }
+        if (!s || !ret) {
+                snprintf(err, err_size, "invalid arguments");
+                return -EINVAL;
+        }
+        int r = xpu_nvidia_library_version_check(driver_version, "libnvidia-ml.so.1", err, err_size);
+        if (r < 0) {
+                session_stop(s); /* no driver (any more): nothing to keep loaded */
+                return r;
+        }
+        /* A reloaded kernel module of another version needs a helper that checked that one. */
+        if (s->helper && strcmp(s->driver_version, driver_version) != 0)
+                session_stop(s);
+        if (!s->helper) {
+                uint64_t now = monotonic_ms();
+                if (s->failures > 0 && now < s->retry_at_ms) {
+                        uint64_t left = s->retry_at_ms - now;
+                        snprintf(err, err_size, "NVML helper not restarted for %llu.%llu s after %u failures in a row: %s",
+                                 (unsigned long long)(left / 1000), (unsigned long long)(left % 1000 / 100), s->failures,
+                                 s->last_error);
+                        return -EAGAIN;
+                }
+                r = xpu_helper_job_prepare(&s->job, driver_root_fd, driver_version, err, err_size);
+                if (r < 0)
+                        return session_failed(s, r, err);
+                struct xpu_isolate_options o = XPU_ISOLATE_OPTIONS_DEFAULT;
+                o.timeout_ms = timeout_ms ? timeout_ms : XPU_ISOLATE_TIMEOUT_MS_DEFAULT;
+                o.max_reply_bytes = XPU_REPLY_MAX;
+                char reason[256];
+                r = xpu_isolate_session_start(nvml_session_helper, &s->job, &o, &s->helper, reason, sizeof(reason));
+                if (r < 0) {
+                        snprintf(err, err_size, "NVML helper %s", reason);
+                        return session_failed(s, r, err);
+                }
+                snprintf(s->driver_version, sizeof(s->driver_version), "%s", driver_version);
+        }
+        _cleanup_free_ char *reply = NULL;
+        r = xpu_reply_session_call(s->helper, "sample", timeout_ms, "NVML", &reply, err, err_size);
+        if (r < 0)
+                return session_failed(s, r, err);
+        r = xpu_nvml_parse_reply(reply, ret, err, err_size);
+        if (r < 0)
+                return session_failed(s, r, err); /* an error reply or garbage: start afresh next time */
+        s->failures = 0;
+        s->last_error[0] = '\0';
+        return 0;
+}
+
+struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s) {
+        if (!s)
+                return NULL;
+        session_stop(s);
+        free(s);
+        return NULL;
 }

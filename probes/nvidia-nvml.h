@@ -13,9 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/fileio.h"
 #include "probe.h"
+#include "readings.h"
 
 struct xpu_rich_ops;
 
@@ -157,6 +159,68 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
 
 /* NULL-safe; returns NULL. */
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r);
+
+/* ---- one NVML session kept between reads (xpud, issue 4) ----
+ *
+ * xpu_nvml_read() loads the library and calls nvmlInit_v2 in a new helper every time; a daemon
+ * that reads every few seconds keeps one helper instead (isolate.h sessions): same isolation
+ * (nobody, no capabilities, PID namespace when possible, PATH-only environment, no terminal), the
+ * library loaded and nvmlInit_v2 called once when the helper starts, then one "sample" request
+ * per read answered with the reply text of xpu_nvml_read() (devices listed afresh each time, so a
+ * GPU lost meanwhile shows as lost), nvmlShutdown when the session ends.
+ *
+ * Each read is bounded by its timeout. A read that fails in any way (timeout, crash, garbage, an
+ * error reply such as "nvmlInit_v2 failed: ...") ends the helper; the next read starts a new one.
+ * Restarts back off so that a library that crashes every time is not reloaded in a hot loop:
+ * after one failure the next read restarts at once; after K >= 2 failures in a row, not before
+ * first_ms * 2^(K-2) (at most max_ms) have passed since the last one; reads meanwhile return
+ * -EAGAIN at once. A successful read resets the count. */
+struct xpu_nvml_session;
+
+/* Backoff defaults (xpu_nvml_session_set_backoff()), milliseconds. */
+#define XPU_NVML_SESSION_BACKOFF_FIRST_MS 2000u
+#define XPU_NVML_SESSION_BACKOFF_MAX_MS 60000u
+
+/* A new session with no helper running yet. Returns 0 and *RET, or -ENOMEM. */
+int xpu_nvml_session_new(struct xpu_nvml_session **ret);
+/* Change the restart backoff (tests): FIRST_MS after the second failure in a row, doubling up to
+ * MAX_MS. */
+void xpu_nvml_session_set_backoff(struct xpu_nvml_session *s, unsigned first_ms, unsigned max_ms);
+
+/* Read NVML's view through S's helper, starting one (in DRIVER_ROOT_FD, checked against
+ * DRIVER_VERSION as xpu_nvml_read() does) when none runs or when DRIVER_VERSION changed since it
+ * was started. TIMEOUT_MS (0 = 10 s) bounds this read, the helper's start and nvmlInit_v2
+ * included when it starts. Returns 0 and *RET (xpu_nvml_result_free()) or -errno with ERR as
+ * xpu_nvml_read() (-ETIMEDOUT "NVML helper timed out after 10 s", -ECONNABORTED "NVML helper
+ * killed by signal 6 (Aborted)", -EBADMSG, the library's own error), plus -EAGAIN "NVML helper
+ * not restarted for 3.9 s after 2 failures in a row: <the last error>" during a backoff, -ENODATA
+ * when DRIVER_VERSION is unknown (the helper, if any, is ended). */
+int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const char *driver_version,
+                          unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size);
+
+/* The running helper's pid (as this process sees it), 0 when none runs. */
+pid_t xpu_nvml_session_pid(const struct xpu_nvml_session *s);
+
+/* End the helper (nvmlShutdown, then exit; killed after a grace period) and free S. NULL-safe;
+ * returns NULL. */
+struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s);
+
+/* ---- readings (nvidia-readings.c) ---- */
+
+/* NVML's clock event reason bitmask (nvmlDeviceGetCurrentClocksEventReasons) as xpu_readings
+ * throttle bits (1u << enum xpu_throttle): 0x4 SW power cap → power; 0x20 SW thermal and 0x40 HW
+ * thermal slowdown → thermal; 0x8 HW slowdown and 0x80 HW power brake → hw_slowdown; 0x10 sync
+ * boost → sync_boost; other bits (0x1 idle, 0x2 application clocks, 0x100 display clocks) are no
+ * throttling. */
+uint32_t xpu_nvml_throttle_from_reasons(uint64_t reasons);
+
+/* D's live readings in the base units of readings.h, into *RET (cleared first): utilization
+ * percent / 100 → ratio, memory used/total bytes, GPU temperature (sensor "gpu", celsius), power
+ * usage and enforced limit milliwatts / 1000 → watts, energy millijoules / 1000 → joules, SM clock
+ * → graphics and memory clock → memory (hertz), volatile ECC counts (only when NVML answered
+ * both), throttle from the clock event reasons. Only what NVML answered (its XPU_NVML_HAVE_* bit)
+ * is set. A lost device (D->lost) gets lost and lost_reason and no readings. */
+void xpu_nvml_device_readings(const struct xpu_nvml_device *d, struct xpu_readings *ret);
 
 /* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in
  * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown or repeated

@@ -20,7 +20,24 @@ int xpu_helper_job_run(int (*fn)(void *job, int out_fd), struct xpu_helper_job *
                 err = fallback;
                 err_size = sizeof(fallback);
         }
-        if (!fn || !job || !what || driver_root_fd < 0 || !ret_reply) {
+        if (!fn || !what || !ret_reply) {
+                snprintf(err, err_size, "invalid arguments");
+                return -EINVAL;
+        }
+        int r = xpu_helper_job_prepare(job, driver_root_fd, driver_version, err, err_size);
+        if (r < 0)
+                return r;
+        return xpu_reply_run(fn, job, timeout_ms, what, ret_reply, err, err_size);
+}
+
+int xpu_helper_job_prepare(struct xpu_helper_job *job, int driver_root_fd, const char *driver_version, char *err,
+                           size_t err_size) {
+        char fallback[8];
+        if (!err) {
+                err = fallback;
+                err_size = sizeof(fallback);
+        }
+        if (!job || driver_root_fd < 0) {
                 snprintf(err, err_size, "invalid arguments");
                 return -EINVAL;
         }
@@ -36,10 +53,7 @@ int xpu_helper_job_run(int (*fn)(void *job, int out_fd), struct xpu_helper_job *
                 }
                 job->check_version = true;
         }
-        int r = xpu_root_ref_init(&job->root, driver_root_fd, err, err_size);
-        if (r < 0)
-                return r;
-        return xpu_reply_run(fn, job, timeout_ms, what, ret_reply, err, err_size);
+        return xpu_root_ref_init(&job->root, driver_root_fd, err, err_size);
 }
 
 int xpu_helper_parse_library(const char *value, char dst[PATH_MAX]) {

@@ -45,6 +45,12 @@ int xpu_helper_job_run(int (*fn)(void *job, int out_fd), struct xpu_helper_job *
                        unsigned timeout_ms, int driver_root_fd, const char *driver_version, char **ret_reply,
                        char *err, size_t err_size);
 
+/* Parent side, the first half of xpu_helper_job_run() for callers that start the helper
+ * themselves (a session helper, isolate.h): fill JOB from DRIVER_ROOT_FD and DRIVER_VERSION with
+ * the same rules and errors (-EINVAL, -ENODATA, xpu_root_ref_init()'s). Returns 0 or -errno. */
+int xpu_helper_job_prepare(struct xpu_helper_job *job, int driver_root_fd, const char *driver_version, char *err,
+                           size_t err_size);
+
 /* Helper side. Reopen JOB's driver root (xpu_root_ref_open()), find and load the first of SONAMES
  * (NULL-terminated) in it: with JOB->check_version through xpu_dl_open_version() against
  * JOB->driver_version (a mismatching library is never loaded; EXTRA_DIRS must then be NULL), else

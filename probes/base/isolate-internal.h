@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Between the two halves of the helper runner: isolate.c (the parent: fork, deadline, reply,
- * outcome) and isolate-child.c (everything that runs in the forked helper). Not a public API:
- * only these two files include it. docs/isolation.md describes the whole. */
+/* Between the parts of the helper runner: isolate.c (the parent: fork, deadline, reply, outcome),
+ * isolate-child.c (everything that runs in the forked helper) and isolate-session.c (the
+ * long-lived helper). Not a public API: only these three files include it. docs/isolation.md
+ * describes the whole. */
 #pragma once
 
 #include <stdbool.h>
@@ -62,6 +63,31 @@ struct xpu_isolate_child {
         int parent_fd;   /* PID namespace: a pidfd of the parent (getppid() is 0 there); else -1 */
         bool pid_ns;     /* the helper is PID 1 of a new PID namespace: reaper + worker */
 };
+
+/* ---- parent side, shared by xpu_isolate_run() (isolate.c) and the sessions (isolate-session.c) ---- */
+
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t xpu_isolate_now_ms(void);
+/* Fork the helper C describes (C->fn, arg, o, out_fd and err_fd set by the caller; parent,
+ * parent_fd and pid_ns are filled here): PID 1 of a new PID namespace when this thread may create
+ * one and return to its own, else a plain child. The child runs xpu_isolate_child_main(). Returns
+ * 0 with *RET_PID, or -errno with REASON "not started: fork: ..." (nothing left running). The
+ * caller closes its copies of the write ends. */
+int xpu_isolate_fork(struct xpu_isolate_child *c, pid_t *ret_pid, char *reason, size_t reason_size);
+/* Has PID exited (without reaping it)? 1 yes, 0 no, -errno (-ECHILD: reaped by someone else). */
+int xpu_isolate_child_exited(pid_t pid);
+/* Sleep until PIDFD is readable (the child exited) or MS pass; MS is capped at 10 when there is
+ * no pidfd (-1), so the caller polls waitid. */
+void xpu_isolate_wait_a_little(int pidfd, uint64_t ms);
+/* Reap PID with waitpid(); give up at DEADLINE (CLOCK_MONOTONIC ms). 0 or -errno/-ETIMEDOUT. */
+int xpu_isolate_reap(pid_t pid, int pidfd, uint64_t deadline, int *status);
+/* "10 s" or "200 ms" into BUF. */
+void xpu_isolate_format_ms(char *buf, size_t size, unsigned ms);
+/* Turn the helper's wait STATUS into 0 or -errno and REASON (see xpu_isolate_run()). ERR_FD holds
+ * the side channel's records: a set-up failure, and in a PID namespace the worker's own wait
+ * status (the fate), which stands in for the reaper's. */
+int xpu_isolate_status_reason(int status, int err_fd, const struct xpu_isolate_options *o, char *reason,
+                              size_t size);
 
 /* The helper's whole life after fork(): set-up, then FN (fallback), or set-up, fork of the
  * worker and reaping (PID namespace). Ends with _exit(). */

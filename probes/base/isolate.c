@@ -24,42 +24,38 @@
 /* Inode number of the initial user namespace (the kernel's PROC_USER_INIT_INO). */
 #define USER_NS_INIT_INO 0xEFFFFFFDu
 
-static uint64_t now_ms(void) {
+uint64_t xpu_isolate_now_ms(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 
-/* Has PID exited (without reaping it)? 1 yes, 0 no, -errno (-ECHILD: reaped by someone else). */
-static int child_exited(pid_t pid) {
+int xpu_isolate_child_exited(pid_t pid) {
         siginfo_t si = { 0 };
         if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
                 return errno == EINTR ? 0 : -errno;
         return si.si_pid == pid;
 }
 
-/* Sleep until PIDFD is readable (the child exited) or MS pass; MS is capped at 10 when there is
- * no pidfd, so the caller polls waitid. */
-static void wait_a_little(int pidfd, uint64_t ms) {
+void xpu_isolate_wait_a_little(int pidfd, uint64_t ms) {
         struct pollfd p = { .fd = pidfd, .events = POLLIN };
         if (pidfd < 0 && ms > 10)
                 ms = 10;
         (void)poll(&p, pidfd >= 0 ? 1 : 0, (int)(ms > 60000 ? 60000 : ms));
 }
 
-/* Reap PID with waitpid(); give up at DEADLINE (CLOCK_MONOTONIC ms). 0 or -errno/-ETIMEDOUT. */
-static int reap(pid_t pid, int pidfd, uint64_t deadline, int *status) {
+int xpu_isolate_reap(pid_t pid, int pidfd, uint64_t deadline, int *status) {
         for (;;) {
                 pid_t w = waitpid(pid, status, WNOHANG);
                 if (w == pid)
                         return 0;
                 if (w < 0 && errno != EINTR)
                         return -errno;
-                uint64_t now = now_ms();
+                uint64_t now = xpu_isolate_now_ms();
                 if (now >= deadline)
                         return -ETIMEDOUT;
-                wait_a_little(pidfd, deadline - now);
+                xpu_isolate_wait_a_little(pidfd, deadline - now);
         }
 }
 
@@ -90,7 +86,7 @@ static int read_some(int fd, char **buf, size_t *len, size_t *cap, size_t max) {
         }
 }
 
-static void format_ms(char *buf, size_t size, unsigned ms) {
+void xpu_isolate_format_ms(char *buf, size_t size, unsigned ms) {
         if (ms % 1000u == 0)
                 snprintf(buf, size, "%u s", ms / 1000u);
         else
@@ -131,11 +127,8 @@ static void setup_reason(const struct xpu_isolate_record *e, const struct xpu_is
                  step, what, map);
 }
 
-/* Turn the helper's wait status into the return value and reason. ERR_FD holds the side channel's
- * records: a set-up failure, and in a PID namespace the worker's own wait status (the fate),
- * which stands in for the reaper's. */
-static int status_reason(int status, int err_fd, const struct xpu_isolate_options *o, char *reason,
-                         size_t size) {
+int xpu_isolate_status_reason(int status, int err_fd, const struct xpu_isolate_options *o, char *reason,
+                              size_t size) {
         struct xpu_isolate_record recs[4];
         const struct xpu_isolate_record *setup = NULL;
         ssize_t n = read(err_fd, recs, sizeof recs);
@@ -182,6 +175,38 @@ static int pidns_enter(int *ret_ns_fd, int *ret_self_fd) {
         return 0;
 }
 
+int xpu_isolate_fork(struct xpu_isolate_child *c, pid_t *ret_pid, char *reason, size_t reason_size) {
+        c->parent = getpid();
+        c->parent_fd = -EBADF;
+        _cleanup_close_ int ns_fd = -EBADF, self_fd = -EBADF;
+        c->pid_ns = pidns_enter(&ns_fd, &self_fd) == 0;
+        c->parent_fd = self_fd;
+
+        pid_t pid = fork();
+        if (pid == 0)
+                xpu_isolate_child_main(c);
+        int fork_err = errno;
+        if (c->pid_ns && setns(ns_fd, CLONE_NEWPID) < 0) {
+                /* Cannot happen (the same setns() worked before unshare()), but this thread's
+                 * next child must not land in the helper's namespace unnoticed. */
+                int r = -errno;
+                if (pid > 0) {
+                        (void)kill(pid, SIGKILL);
+                        (void)waitpid(pid, NULL, 0);
+                }
+                snprintf(reason, reason_size, "not started: cannot return to our PID namespace: %s",
+                         strerrordesc_np(-r));
+                return r;
+        }
+        if (pid < 0) {
+                int r = -fork_err;
+                snprintf(reason, reason_size, "not started: fork: %s", strerrordesc_np(-r));
+                return r;
+        }
+        *ret_pid = pid;
+        return 0;
+}
+
 int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xpu_isolate_options *o,
                     void **ret, size_t *ret_len, char *reason, size_t reason_size) {
         struct xpu_isolate_options opt = o ? *o : XPU_ISOLATE_OPTIONS_DEFAULT;
@@ -215,41 +240,14 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
         _cleanup_close_ int err_r = errp[0];
         int err_w = errp[1];
 
-        struct xpu_isolate_child c = { .fn = fn, .arg = arg, .o = &opt, .out_fd = data_w, .err_fd = err_w,
-                                       .parent = getpid(), .parent_fd = -EBADF };
-        _cleanup_close_ int ns_fd = -EBADF, self_fd = -EBADF;
-        c.pid_ns = pidns_enter(&ns_fd, &self_fd) == 0;
-        c.parent_fd = self_fd;
-
-        uint64_t start = now_ms(), deadline = start + opt.timeout_ms;
-        pid_t pid = fork();
-        if (pid == 0)
-                xpu_isolate_child_main(&c);
-        int fork_err = errno;
-        if (c.pid_ns && setns(ns_fd, CLONE_NEWPID) < 0) {
-                /* Cannot happen (the same setns() worked before unshare()), but this thread's
-                 * next child must not land in the helper's namespace unnoticed. */
-                int r = -errno;
-                close(data_w);
-                close(err_w);
-                if (pid > 0) {
-                        (void)kill(pid, SIGKILL);
-                        (void)waitpid(pid, NULL, 0);
-                }
-                snprintf(reason, reason_size, "not started: cannot return to our PID namespace: %s",
-                         strerrordesc_np(-r));
-                return r;
-        }
-        if (pid < 0) {
-                int r = -fork_err;
-                close(data_w);
-                close(err_w);
-                snprintf(reason, reason_size, "not started: fork: %s", strerrordesc_np(-r));
-                return r;
-        }
-
+        struct xpu_isolate_child c = { .fn = fn, .arg = arg, .o = &opt, .out_fd = data_w, .err_fd = err_w };
+        uint64_t start = xpu_isolate_now_ms(), deadline = start + opt.timeout_ms;
+        pid_t pid = -1;
+        int fr = xpu_isolate_fork(&c, &pid, reason, reason_size);
         close(data_w);
         close(err_w);
+        if (fr < 0)
+                return fr;
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         (void)fcntl(data_r, F_SETFL, O_NONBLOCK);
 
@@ -264,7 +262,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                         break;
                 }
                 eof = eof || r == 1;
-                r = child_exited(pid);
+                r = xpu_isolate_child_exited(pid);
                 if (r < 0) {
                         fail = -ECHILD;
                         break;
@@ -279,7 +277,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                         }
                         break;
                 }
-                uint64_t now = now_ms();
+                uint64_t now = xpu_isolate_now_ms();
                 if (now >= deadline) {
                         fail = -ETIMEDOUT;
                         break;
@@ -290,7 +288,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 if (pidfd < 0 && ms > 10)
                         ms = 10;
                 if (eof) /* only the exit is left to wait for */
-                        wait_a_little(pidfd, ms);
+                        xpu_isolate_wait_a_little(pidfd, ms);
                 else
                         (void)poll(p, pidfd >= 0 ? 2 : 1, (int)(ms > 60000 ? 60000 : ms));
         }
@@ -306,9 +304,10 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 (void)kill(-pid, SIGKILL);
         }
         int status = 0;
-        int r = fail == -ECHILD ? -ECHILD : reap(pid, pidfd, now_ms() + XPU_ISOLATE_KILL_GRACE_MS, &status);
+        int r = fail == -ECHILD ? -ECHILD
+                                : xpu_isolate_reap(pid, pidfd, xpu_isolate_now_ms() + XPU_ISOLATE_KILL_GRACE_MS, &status);
         char when[32];
-        format_ms(when, sizeof when, opt.timeout_ms);
+        xpu_isolate_format_ms(when, sizeof when, opt.timeout_ms);
         switch (fail) {
         case 0:
                 break;
@@ -338,7 +337,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
         }
         if (fail < 0)
                 return fail;
-        r = status_reason(status, err_r, &opt, reason, reason_size);
+        r = xpu_isolate_status_reason(status, err_r, &opt, reason, reason_size);
         if (r < 0)
                 return r;
         if (!buf) {

@@ -88,3 +88,67 @@ struct xpu_isolate_options {
  * process's reaper and REASON says so ("timed out after 10 s; pid N did not die"). */
 int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xpu_isolate_options *o,
                     void **ret, size_t *ret_len, char *reason, size_t reason_size);
+
+/* ---- sessions: one long-lived helper answering many requests ----
+ *
+ * For a library that must stay loaded between readings (xpud keeps one NVML session, issue 4):
+ * the helper is started exactly as by xpu_isolate_run() (same set-up, ids, capabilities, PID
+ * namespace when possible, clean environment, no terminal, parent-death signal) but FN gets one
+ * end of a socket pair (AF_UNIX stream, O_CLOEXEC) instead of a pipe, and serves requests on it
+ * until the parent ends the session:
+ *
+ *   parent → helper   one request line per call ("sample\n"), at most XPU_ISOLATE_REQUEST_MAX bytes
+ *   helper → parent   one framed reply per request: its length in decimal, '\n', then exactly that
+ *                     many bytes (xpu_isolate_session_send()); a helper may also send one reply
+ *                     before the first request arrives (a set-up error), answered to that request.
+ *
+ * Each call is bounded by its own timeout. A call that times out, a helper that dies (signal,
+ * exit) before its reply is complete, a frame that is not a length line or is longer than
+ * O->max_reply_bytes, or bytes nobody asked for ends the session: the helper and its process
+ * group are SIGKILLed and reaped, and every later call answers -ESRCH. Nothing here logs. */
+
+/* Longest request line, newline included. */
+#define XPU_ISOLATE_REQUEST_MAX 64u
+
+struct xpu_isolate_session;
+
+/* Fork the helper running FN(ARG, FD) and return at once (set-up and FN run meanwhile; a failed
+ * set-up is reported by the first call). O may be NULL (defaults; O->timeout_ms is the default of
+ * calls given 0). Returns 0 and *RET, or -errno with REASON "not started: ...". The caller must not
+ * ignore SIGCHLD nor run waitpid(-1), as for xpu_isolate_run(). */
+int xpu_isolate_session_start(int (*fn)(void *arg, int fd), void *arg, const struct xpu_isolate_options *o,
+                              struct xpu_isolate_session **ret, char *reason, size_t reason_size);
+
+/* Send REQUEST (one line, newline added when missing) and wait for the helper's framed reply,
+ * at most TIMEOUT_MS (0 = the session's default) from now. Returns 0 with *RET (malloc'ed copy,
+ * NUL added, not counted in *RET_LEN; both may be NULL); otherwise the session has ended and
+ * REASON (worded to follow "<WHAT> helper ") says why:
+ *   -ETIMEDOUT     "timed out after 10 s"
+ *   -ECONNABORTED  "killed by signal 6 (Aborted)"
+ *   -EPROTO        "exited with status 3" / "exited before answering"
+ *   -EBADMSG       "sent a bad frame" / "sent data nobody asked for"
+ *   -EMSGSIZE      "reply larger than N bytes"
+ *   -errno         "set-up failed at setresuid: ..." (as xpu_isolate_run())
+ *   -ESRCH         "has ended" (an earlier call ended it)
+ *   -EINVAL        REQUEST empty, longer than XPU_ISOLATE_REQUEST_MAX or holding a newline inside. */
+int xpu_isolate_session_call(struct xpu_isolate_session *s, const char *request, unsigned timeout_ms, void **ret,
+                             size_t *ret_len, char *reason, size_t reason_size);
+
+/* True until a call ended the session (the helper is gone then). */
+bool xpu_isolate_session_alive(const struct xpu_isolate_session *s);
+/* The helper's pid as this process sees it (the reaper's in a PID namespace); 0 once ended. */
+pid_t xpu_isolate_session_pid(const struct xpu_isolate_session *s);
+
+/* End the session: close the socket (the helper's next read sees EOF and FN returns), give the
+ * helper XPU_ISOLATE_KILL_GRACE_MS to exit, then SIGKILL it and its process group and reap it.
+ * NULL-safe; returns NULL. */
+struct xpu_isolate_session *xpu_isolate_session_end(struct xpu_isolate_session *s);
+
+/* Helper side: wait for the next request on FD and copy it without its newline into BUF (SIZE
+ * bytes). Returns its length (> 0), 0 at EOF (the parent ended the session: return from FN),
+ * -EMSGSIZE for a line longer than SIZE - 1 bytes or without a newline at EOF, -errno. Reads one
+ * byte at a time, so nothing of the next request is consumed. */
+ssize_t xpu_isolate_session_next(int fd, char *buf, size_t size);
+
+/* Helper side: send BUF (LEN bytes) as one framed reply on FD. Returns 0 or -errno. */
+int xpu_isolate_session_send(int fd, const void *buf, size_t len);

@@ -49,6 +49,11 @@ static int write_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
+/* Write R's text to OUT_FD: as one frame for a session helper, else as it is. 0 or -errno. */
+static int reply_write(const struct xpu_reply *r, int out_fd) {
+        return r->framed ? xpu_isolate_session_send(out_fd, r->buf, r->len) : write_all(out_fd, r->buf, r->len);
+}
+
 int xpu_reply_fail(struct xpu_reply *r, int out_fd, int err, const char *fmt, ...) {
         char text[XPU_REPLY_LINE_MAX - 32];
         va_list ap;
@@ -59,14 +64,14 @@ int xpu_reply_fail(struct xpu_reply *r, int out_fd, int err, const char *fmt, ..
         r->len = 0;
         r->overflow = false;
         xpu_reply_add(r, "error %d %s\n", err < 0 ? err : -EIO, text);
-        return write_all(out_fd, r->buf, r->len) < 0 ? 1 : 0;
+        return reply_write(r, out_fd) < 0 ? 1 : 0;
 }
 
 int xpu_reply_send(struct xpu_reply *r, int out_fd, const char *what) {
         xpu_reply_add(r, "end\n");
         if (r->overflow)
                 return xpu_reply_fail(r, out_fd, -EMSGSIZE, "%s helper reply too long", what);
-        return write_all(out_fd, r->buf, r->len) < 0 ? 1 : 0;
+        return reply_write(r, out_fd) < 0 ? 1 : 0;
 }
 
 /* ---- the driver root handoff ---- */
@@ -123,6 +128,25 @@ int xpu_reply_run(int (*fn)(void *arg, int out_fd), void *arg, unsigned timeout_
         void *reply = NULL;
         size_t len = 0;
         int r = xpu_isolate_run(fn, arg, &o, &reply, &len, reason, sizeof(reason));
+        if (r < 0) {
+                snprintf(err, err_size, "%s helper %s", what, reason);
+                return r;
+        }
+        if (strlen(reply) != len) {
+                free(reply);
+                snprintf(err, err_size, "garbage from the %s helper: NUL byte", what);
+                return -EBADMSG;
+        }
+        *ret = reply;
+        return 0;
+}
+
+int xpu_reply_session_call(struct xpu_isolate_session *s, const char *request, unsigned timeout_ms, const char *what,
+                           char **ret, char *err, size_t err_size) {
+        char reason[256];
+        void *reply = NULL;
+        size_t len = 0;
+        int r = xpu_isolate_session_call(s, request, timeout_ms, &reply, &len, reason, sizeof(reason));
         if (r < 0) {
                 snprintf(err, err_size, "%s helper %s", what, reason);
                 return r;

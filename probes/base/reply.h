@@ -27,6 +27,8 @@
 struct xpu_reply {
         size_t len;
         bool overflow; /* a line did not fit: xpu_reply_send() sends an error instead */
+        bool framed;   /* a session helper (isolate.h): xpu_reply_send() and xpu_reply_fail() write
+                          the reply as one frame (xpu_isolate_session_send()); never reset by them */
         char buf[XPU_REPLY_MAX];
 };
 
@@ -73,6 +75,17 @@ const char *xpu_root_ref_hint(int err);
  * -EBADMSG "garbage from the <WHAT> helper: NUL byte". */
 int xpu_reply_run(int (*fn)(void *arg, int out_fd), void *arg, unsigned timeout_ms, const char *what, char **ret,
                   char *err, size_t err_size);
+
+struct xpu_isolate_session;
+
+/* The same for one request to a session helper (xpu_isolate_session_call(): REQUEST, e.g.
+ * "sample", bounded by TIMEOUT_MS, 0 = the session's default): its framed reply text in *RET
+ * (NUL-terminated, free()). Errors end the session and come back as the call's -errno with ERR =
+ * "<WHAT> helper " + its reason ("NVML helper timed out after 10 s", "NVML helper killed by
+ * signal 6 (Aborted)", "NVML helper has ended"); -EBADMSG "garbage from the <WHAT> helper: NUL
+ * byte" (the session is still running then: the caller ends it). */
+int xpu_reply_session_call(struct xpu_isolate_session *s, const char *request, unsigned timeout_ms, const char *what,
+                           char **ret, char *err, size_t err_size);
 
 struct xpu_reply_parser {
         const char *what;  /* "NVML": names the helper in messages */

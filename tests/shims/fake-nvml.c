@@ -4,6 +4,7 @@
  * the few types and return codes below follow NVML's published values. */
 #include <stdatomic.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,7 +199,25 @@ static nvmlReturn_t copy_string(char *buf, unsigned int length, const char *key)
         return NVML_SUCCESS;
 }
 
+/* "calls_log PATH": append "FUNCTION PID\n" to PATH (which the test created, writable by the
+ * helper's nobody) for the calls that open and close an NVML session, so a test can count
+ * nvmlInit_v2 across a daemon's samples. Best effort: a log that cannot be written is skipped. */
+static void log_call(const char *function) {
+        char path[PATH_MAX], line[128];
+        if (xpu_fake_state_get("calls_log", path, sizeof(path)) < 0 || !path[0])
+                return;
+        int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        int n = snprintf(line, sizeof(line), "%s %d\n", function, (int)getpid());
+        if (n > 0 && write(fd, line, (size_t)n) < 0) {
+                /* nothing to do: the test sees the line missing */
+        }
+        close(fd);
+}
+
 nvmlReturn_t nvmlInit_v2(void) {
+        log_call("nvmlInit_v2");
         nvmlReturn_t r = forced("nvmlInit_v2");
         if (r != NVML_SUCCESS)
                 return r;
@@ -216,6 +235,7 @@ nvmlReturn_t nvmlInit(void) {
 }
 
 nvmlReturn_t nvmlShutdown(void) {
+        log_call("nvmlShutdown");
         nvmlReturn_t r = forced("nvmlShutdown");
         if (r != NVML_SUCCESS)
                 return r;

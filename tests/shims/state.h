@@ -49,6 +49,10 @@
  *   device_count 70                   nvmlDeviceGetCount answers up to 4096; handles exist for the
  *                                     first 64 only
  *
+ *   calls_log /tmp/x/calls            append "nvmlInit_v2 PID" / "nvmlShutdown PID" lines to
+ *                                     that file (created by the test, writable by the helper's
+ *                                     nobody): counts NVML sessions opened and closed
+ *
  * Failure modes (both fakes; FUNCTION is the exported name of an entry point):
  *   error.cuInit 999                  make that entry point return this code
  *   hang.nvmlInit_v2 1                (fake NVML) that entry point never returns
