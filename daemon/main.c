@@ -80,7 +80,6 @@ struct unix_listener {
 
 /* Progress of the sampler, for the watchdog (CLOCK_MONOTONIC seconds of the last snapshot). */
 static atomic_llong last_sample_s;
-static atomic_size_t last_n_devices;
 
 static long long monotonic_s(void) {
         struct timespec ts;
@@ -329,7 +328,6 @@ static void raise_nofile(void) {
 /* On the sampler thread after each snapshot: note the progress for the watchdog. */
 static void on_sample(void *userdata, const struct xpud_snapshot *s) {
         atomic_store(&last_sample_s, monotonic_s());
-        atomic_store(&last_n_devices, s->n_devices);
 }
 
 /* The watchdog is fed only while samples keep coming: a sampler stuck longer than an interval
@@ -468,8 +466,10 @@ static int run(void) {
                         log_error("cannot start the sampler thread: %s", strerror(-r));
                         goto out;
                 }
-                sd_notifyf(0, "READY=1\nSTATUS=serving %zu device(s) on %s", atomic_load(&last_n_devices),
+                struct xpud_snapshot *first = xpud_store_acquire(&store);
+                sd_notifyf(0, "READY=1\nSTATUS=serving %zu device(s) on %s", first ? first->n_devices : 0,
                            u.inherited ? "the socket from systemd" : arg.socket_path);
+                xpud_snapshot_unref(first);
         }
         log_info("serving on %s%s%s", u.inherited ? "the socket from systemd" : arg.socket_path,
                  tcp_fd >= 0 ? " and TCP " : "", tcp_fd >= 0 ? (arg.tcp ? arg.tcp_text : "(from systemd)") : "");

@@ -292,6 +292,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!l->tcp) {
                 const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
                 const struct conn *cc = ci ? ci->socket_context : NULL;
+                if (cc && cc->over_cap)
+                        return MHD_NO; /* shut down at accept; bytes it had sent get no answer */
                 if (!cc || !cc->peer.allowed)
                         return refuse(s, c, cc);
         }
