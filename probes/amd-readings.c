@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* AMD live readings from amdgpu sysfs and hwmon: see amd-readings.h for the files and units. */
+#include "amd-readings.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+
+#define CARD_DIR "/sys/class/drm/card%u/device"
+
+/* One card being read: where, and where its warnings go. */
+struct card_read {
+        int fd;                  /* sys root */
+        char dir[96];            /* "/sys/class/drm/card0/device" */
+        char hwmon[128];         /* dir + "/hwmon/hwmonM", "" when none */
+        struct xpu_inventory *inv;
+        int oom;                 /* -ENOMEM once a warning could not be stored */
+};
+
+static void warn(struct card_read *c, const char *fmt, ...) _printf_(2, 3);
+static void warn(struct card_read *c, const char *fmt, ...) {
+        char line[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        if (xpu_inventory_warn(c->inv, "%s", line) < 0)
+                c->oom = -ENOMEM;
+}
+
+/* Printable ASCII lines (pp_dpm_* and ras files have several). */
+static bool text_is_printable(const char *s) {
+        for (; *s; s++)
+                if ((*s < 0x20 || *s > 0x7e) && *s != '\n' && *s != '\t')
+                        return false;
+        return true;
+}
+
+/* Read the file DIR/NAME (DIR is c->dir or c->hwmon) into BUF. Returns the length; 0 quietly
+ * when absent or not supported by this ASIC (ENOENT, ENODATA, EOPNOTSUPP: the driver's answer
+ * for an attribute it cannot give); 0 with a warning for any other failure. The text is
+ * stripped and NUL-terminated. */
+static ssize_t read_attr(struct card_read *c, const char *dir, const char *name, char *buf, size_t size) {
+        char path[192];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        ssize_t n = xpu_read_value_in_root(c->fd, path, buf, size);
+        if (n > 0 && !text_is_printable(buf)) {
+                warn(c, "%s: not printable text; left out", path);
+                return 0;
+        }
+        if (n >= 0)
+                return n;
+        if (n != -ENOENT && n != -ENODATA && n != -EOPNOTSUPP)
+                warn(c, "%s: cannot read: %s; left out", path, strerror((int)-n));
+        return 0;
+}
+
+/* DIR/NAME as an unsigned decimal number. Returns 1 with *RET, 0 when absent or odd (warned). */
+static int read_u64(struct card_read *c, const char *dir, const char *name, uint64_t *ret) {
+        char buf[64];
+        if (read_attr(c, dir, name, buf, sizeof buf) <= 0)
+                return 0;
+        if (xpu_parse_u64(buf, 10, ret) < 0) {
+                warn(c, "%s/%s: \"%s\" is not a number; left out", dir, name, buf);
+                return 0;
+        }
+        return 1;
+}
+
+/* DIR/NAME as a percentage 0..100 turned into a ratio. Returns 1 with *RET, else 0. */
+static int read_percent(struct card_read *c, const char *name, double *ret) {
+        char buf[64];
+        uint64_t v;
+        if (read_attr(c, c->dir, name, buf, sizeof buf) <= 0)
+                return 0;
+        if (xpu_parse_u64(buf, 10, &v) < 0 || v > 100) {
+                warn(c, "%s/%s: \"%s\" is not a percentage; left out", c->dir, name, buf);
+                return 0;
+        }
+        *ret = (double)v / 100.0;
+        return 1;
+}
+
+/* ---- parsers ------------------------------------------------------------------------------- */
+
+/* One pp_dpm line: "<level>: <n>Mhz[ *]". Returns 1 when current, 0 when not, -EINVAL. */
+static int dpm_line(const char *line, uint64_t *ret_mhz) {
+        const char *p = line;
+        size_t lvl = strspn(p, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+        if (lvl == 0 || lvl > 8 || p[lvl] != ':')
+                return -EINVAL;
+        p += lvl + 1;
+        p += strspn(p, " \t");
+        size_t digits = strspn(p, "0123456789");
+        if (digits == 0 || digits > 9)
+                return -EINVAL;
+        char num[16];
+        memcpy(num, p, digits);
+        num[digits] = '\0';
+        p += digits;
+        if (strncasecmp(p, "mhz", 3) != 0)
+                return -EINVAL;
+        p += 3;
+        p += strspn(p, " \t");
+        bool current = *p == '*';
+        if (current)
+                p++;
+        p += strspn(p, " \t");
+        if (*p)
+                return -EINVAL;
+        if (xpu_parse_u64(num, 10, ret_mhz) < 0)
+                return -EINVAL;
+        return current;
+}
+
+int xpu_amd_parse_dpm_current(const char *text, uint64_t *ret_hz) {
+        if (!text || !ret_hz)
+                return -EINVAL;
+        bool found = false;
+        uint64_t hz = 0;
+        for (const char *line = text; *line;) {
+                size_t len = strcspn(line, "\n");
+                char buf[64];
+                if (len >= sizeof buf)
+                        return -EINVAL;
+                memcpy(buf, line, len);
+                buf[len] = '\0';
+                line += len + (line[len] == '\n');
+                if (!*xpu_strstrip(buf))
+                        continue;
+                uint64_t mhz;
+                int r = dpm_line(buf, &mhz);
+                if (r < 0)
+                        return r;
+                if (r == 1 && !found) {
+                        found = true;
+                        hz = mhz * 1000000u;
+                }
+        }
+        if (!found)
+                return -ENODATA;
+        *ret_hz = hz;
+        return 0;
+}
+
+int xpu_amd_parse_ras_count(const char *text, uint64_t *ret_ue, uint64_t *ret_ce) {
+        if (!text || !ret_ue || !ret_ce)
+                return -EINVAL;
+        uint64_t v[2] = { 0, 0 };
+        bool seen[2] = { false, false };
+        for (const char *line = text; *line;) {
+                size_t len = strcspn(line, "\n");
+                char buf[64];
+                if (len >= sizeof buf)
+                        return -EINVAL;
+                memcpy(buf, line, len);
+                buf[len] = '\0';
+                line += len + (line[len] == '\n');
+                char *s = xpu_strstrip(buf);
+                if (!*s)
+                        continue;
+                int k = xpu_startswith(s, "ue:") ? 0 : xpu_startswith(s, "ce:") ? 1 : -1;
+                if (k < 0 || seen[k] || xpu_parse_u64(s + 3, 10, &v[k]) < 0)
+                        return -EINVAL;
+                seen[k] = true;
+        }
+        if (!seen[0] || !seen[1])
+                return -EINVAL;
+        *ret_ue = v[0];
+        *ret_ce = v[1];
+        return 0;
+}
+
+/* ---- hwmon ----------------------------------------------------------------------------------- */
+
+/* Choose the card's hwmon directory: the lowest-numbered hwmonM whose name is "amdgpu", else the
+ * lowest-numbered one when no directory has a name file. c->hwmon stays "" when there is none. */
+static void find_hwmon(struct card_read *c) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/hwmon", c->dir);
+        int fd = xpu_open_in_root(c->fd, path, O_RDONLY | O_DIRECTORY, 0);
+        if (fd < 0)
+                return;
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return;
+        }
+        uint64_t nums[XPU_AMD_HWMON_MAX];
+        size_t n = 0;
+        for (struct dirent *de; (de = readdir(d)) && n < ELEMENTSOF(nums);) {
+                uint64_t v;
+                if (xpu_startswith(de->d_name, "hwmon") && de->d_name[5] >= '0' && de->d_name[5] <= '9' &&
+                    xpu_parse_u64(de->d_name + 5, 10, &v) == 0 && v < 100000)
+                        nums[n++] = v;
+        }
+        /* ascending (at most XPU_AMD_HWMON_MAX entries) */
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && nums[j - 1] > nums[j]; j--) {
+                        uint64_t t = nums[j];
+                        nums[j] = nums[j - 1];
+                        nums[j - 1] = t;
+                }
+        bool any_name = false;
+        for (size_t i = 0; i < n; i++) {
+                char dir[128], name[64];
+                snprintf(dir, sizeof dir, "%s/hwmon/hwmon%llu", c->dir, (unsigned long long)nums[i]);
+                snprintf(path, sizeof path, "%s/name", dir);
+                if (xpu_read_value_in_root(c->fd, path, name, sizeof name) < 0)
+                        continue;
+                any_name = true;
+                if (strcmp(name, "amdgpu") == 0) {
+                        snprintf(c->hwmon, sizeof c->hwmon, "%s", dir);
+                        return;
+                }
+        }
+        if (n > 0 && !any_name)
+                snprintf(c->hwmon, sizeof c->hwmon, "%s/hwmon/hwmon%llu", c->dir, (unsigned long long)nums[0]);
+}
+
+/* temp<K>_label → sensor; the kernel's fixed channel order without a label. */
+static const struct {
+        const char *label;
+        enum xpu_temp_sensor sensor;
+} temp_labels[] = {
+        { "edge", XPU_TEMP_EDGE },         /* channel 0: temp1 */
+        { "junction", XPU_TEMP_JUNCTION }, /* channel 1: temp2 (hotspot) */
+        { "mem", XPU_TEMP_MEMORY },        /* channel 2: temp3 (HBM/VRAM) */
+};
+
+static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
+        for (unsigned k = 1; k <= XPU_AMD_TEMP_CHANNELS_MAX; k++) {
+                char name[32], label[64], buf[64];
+                int sensor = -1;
+                snprintf(name, sizeof name, "temp%u_label", k);
+                if (read_attr(c, c->hwmon, name, label, sizeof label) > 0) {
+                        for (size_t i = 0; i < ELEMENTSOF(temp_labels); i++)
+                                if (strcmp(label, temp_labels[i].label) == 0)
+                                        sensor = (int)temp_labels[i].sensor;
+                } else if (k <= ELEMENTSOF(temp_labels))
+                        sensor = (int)temp_labels[k - 1].sensor;
+                if (sensor < 0 || (r->have_temperature & (1u << sensor)))
+                        continue; /* a sensor we do not name, or named twice: the first wins */
+                snprintf(name, sizeof name, "temp%u_input", k);
+                if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
+                        continue;
+                int64_t mc;
+                if (xpu_parse_i64(buf, 10, &mc) < 0 || mc < -273150 || mc > 1000000) {
+                        warn(c, "%s/%s: \"%s\" is not a temperature in millidegrees; left out", c->hwmon, name, buf);
+                        continue;
+                }
+                r->temperature_celsius[sensor] = (double)mc / 1000.0;
+                r->have_temperature |= 1u << sensor;
+        }
+}
+
+static void read_hwmon(struct card_read *c, struct xpu_readings *r) {
+        uint64_t v;
+        find_hwmon(c);
+        if (!c->hwmon[0])
+                return;
+        read_temperatures(c, r);
+        /* power1_average: average socket power; newer ASICs (kernel 6.6+) may expose only
+         * power1_input (current socket power). */
+        if (read_u64(c, c->hwmon, "power1_average", &v) || read_u64(c, c->hwmon, "power1_input", &v)) {
+                r->power_watts = (double)v / 1e6;
+                r->have |= XPU_READ_POWER;
+        }
+        if (read_u64(c, c->hwmon, "power1_cap", &v)) {
+                r->power_limit_watts = (double)v / 1e6;
+                r->have |= XPU_READ_POWER_LIMIT;
+        }
+        if (read_u64(c, c->hwmon, "energy1_input", &v)) {
+                r->energy_joules = (double)v / 1e6;
+                r->have |= XPU_READ_ENERGY;
+        }
+}
+
+/* ---- the card -------------------------------------------------------------------------------- */
+
+static const struct {
+        const char *file;
+        enum xpu_clock clock;
+} dpm_files[] = {
+        { "pp_dpm_sclk", XPU_CLOCK_GRAPHICS },
+        { "pp_dpm_mclk", XPU_CLOCK_MEMORY },
+        { "pp_dpm_socclk", XPU_CLOCK_SOC },
+};
+
+static void read_clocks(struct card_read *c, struct xpu_readings *r) {
+        for (size_t i = 0; i < ELEMENTSOF(dpm_files); i++) {
+                char buf[1024];
+                uint64_t hz;
+                if (read_attr(c, c->dir, dpm_files[i].file, buf, sizeof buf) <= 0)
+                        continue;
+                int e = xpu_amd_parse_dpm_current(buf, &hz);
+                if (e < 0) {
+                        warn(c, "%s/%s: %s; left out", c->dir, dpm_files[i].file,
+                             e == -ENODATA ? "no level marked current ('*')" : "not a list of \"N: <clock>Mhz\" lines");
+                        continue;
+                }
+                r->clock_hertz[dpm_files[i].clock] = hz;
+                r->have_clock |= 1u << dpm_files[i].clock;
+        }
+}
+
+static void read_ras(struct card_read *c, struct xpu_readings *r) {
+        char buf[256];
+        uint64_t ue, ce;
+        if (read_attr(c, c->dir, "ras/umc_err_count", buf, sizeof buf) <= 0)
+                return;
+        if (xpu_amd_parse_ras_count(buf, &ue, &ce) < 0) {
+                warn(c, "%s/ras/umc_err_count: not \"ue: N\" and \"ce: N\" lines; left out", c->dir);
+                return;
+        }
+        r->ecc_uncorrected = ue;
+        r->ecc_corrected = ce;
+        r->have |= XPU_READ_ECC;
+}
+
+int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device *dev, struct xpu_inventory *inv,
+                          struct xpu_readings *ret, char *err, size_t err_size) {
+        char dummy[1];
+        if (!err) {
+                err = dummy;
+                err_size = sizeof dummy;
+        }
+        if (!roots || !dev || !inv || !ret)
+                return -EINVAL;
+        *ret = (struct xpu_readings){ 0 };
+        if (dev->vendor != XPU_VENDOR_AMD || !(dev->have & XPU_HAVE_CARD)) {
+                snprintf(err, err_size, "gpu %u: no amdgpu card in sysfs", dev->index);
+                return -ENODEV;
+        }
+        struct card_read c = { .fd = roots->sys_fd, .inv = inv };
+        snprintf(c.dir, sizeof c.dir, CARD_DIR, dev->card);
+        struct stat st;
+        int e = xpu_stat_in_root(c.fd, c.dir, false, &st);
+        if (e < 0 || !S_ISDIR(st.st_mode)) {
+                snprintf(err, err_size, "%s: %s", c.dir, strerror(e < 0 ? -e : ENOTDIR));
+                return -ENODEV;
+        }
+
+        struct xpu_readings *r = ret;
+        if (read_percent(&c, "gpu_busy_percent", &r->utilization_ratio))
+                r->have |= XPU_READ_UTILIZATION;
+        if (read_percent(&c, "mem_busy_percent", &r->memory_bandwidth_utilization_ratio))
+                r->have |= XPU_READ_MEMORY_UTILIZATION;
+        /* VRAM is the whole GPU's: a partition's share is not in these files. */
+        if (!(dev->have & XPU_HAVE_PARTITION)) {
+                if (read_u64(&c, c.dir, "mem_info_vram_used", &r->memory_used_bytes))
+                        r->have |= XPU_READ_MEMORY_USED;
+                if (read_u64(&c, c.dir, "mem_info_vram_total", &r->memory_total_bytes))
+                        r->have |= XPU_READ_MEMORY_TOTAL;
+        }
+        read_clocks(&c, r);
+        read_ras(&c, r);
+        read_hwmon(&c, r);
+        return c.oom;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Live readings of AMD GPUs straight from amdgpu sysfs and hwmon (issue 4: xpud's AMD backend
+ * "amdgpu_sysfs"); no library is loaded. Every read goes through the sys root (openat2
+ * RESOLVE_IN_ROOT, probes/base/fileio.h). Units are converted to the base units of readings.h.
+ *
+ * Files, below /sys/class/drm/card<N>/device (N = xpu_device.card; kernel amdgpu_pm.c,
+ * research/amd.md §2, https://www.kernel.org/doc/html/latest/gpu/amdgpu/thermal.html):
+ *   gpu_busy_percent              integer percent        → utilization_ratio (/100)
+ *   mem_busy_percent              integer percent        → memory_bandwidth_utilization_ratio (/100)
+ *   mem_info_vram_used, _total    bytes                  → memory_used_bytes, memory_total_bytes
+ *                                                          (whole GPUs only: a partition's share is
+ *                                                          not in these files)
+ *   pp_dpm_sclk, _mclk, _socclk   "N: 1700Mhz *" lists, '*' = current level
+ *                                                        → clock_hertz[graphics|memory|soc] (MHz × 10^6)
+ *   ras/umc_err_count             "ue: N\nce: N"          → ecc_uncorrected, ecc_corrected (memory
+ *                                                          controller blocks, since driver load)
+ *   hwmon/hwmon<M>/ (the first whose name is "amdgpu"; the first one when none has a name file)
+ *     temp<K>_input               millidegrees Celsius   → temperature_celsius[sensor] (/1000)
+ *     temp<K>_label               "edge", "junction", "mem" → the sensor; without a label file
+ *                                                          the kernel's fixed channel order
+ *                                                          (temp1 edge, temp2 junction, temp3 mem)
+ *     power1_average, else power1_input  microwatts      → power_watts (/10^6)
+ *     power1_cap                  microwatts             → power_limit_watts (/10^6)
+ *     energy1_input               microjoules            → energy_joules (/10^6)
+ *
+ * A missing file (or one the driver answers ENODATA/EOPNOTSUPP for: not supported on this ASIC)
+ * leaves its reading out quietly. A file that is there but odd (not a number, a percentage above
+ * 100, a DPM list without a readable current level line, unreadable) leaves its reading out and
+ * adds one inventory warning naming the file. Nothing here logs. */
+#pragma once
+
+#include <stdint.h>
+
+#include "probe.h"
+#include "readings.h"
+
+/* hwmon directories looked at per card, temperature channels tried per hwmon directory. */
+#define XPU_AMD_HWMON_MAX 16
+#define XPU_AMD_TEMP_CHANNELS_MAX 8
+
+/* Read the readings of AMD device DEV (its amdgpu card, DEV->card; XPU_HAVE_CARD must be set)
+ * into *RET (cleared first; a reading the card does not give keeps its have bit clear). Odd files
+ * become warnings in INV (xpu_inventory_warn(): "/sys/class/drm/card0/device/gpu_busy_percent:
+ * \"abc\" is not a percentage; left out"). Returns 0 (even when no reading was found); -ENODEV
+ * with ERR "gpu N: no amdgpu card in sysfs" when DEV is not an AMD device with a card, or ERR
+ * "/sys/class/drm/card0/device: <strerror>" when the card's directory cannot be opened (the
+ * device fell off the bus or the driver unbound it); -ENOMEM. ERR may be NULL. */
+int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device *dev, struct xpu_inventory *inv,
+                          struct xpu_readings *ret, char *err, size_t err_size);
+
+/* Parse a pp_dpm_* text: lines "<level>: <number>Mhz" (level digits or a letter such as "S",
+ * unit "Mhz"/"MHz" in any case), the current one ending in '*'. *RET_HZ = the first current
+ * level's clock in hertz. Returns 0, -ENODATA when no line is marked current, -EINVAL for a line
+ * of another form or a clock that does not fit. */
+int xpu_amd_parse_dpm_current(const char *text, uint64_t *ret_hz);
+
+/* Parse ras/<block>_err_count ("ue: N\nce: N\n", both required, any order, each once).
+ * Returns 0 with *RET_UE (uncorrected) and *RET_CE (corrected), or -EINVAL. */
+int xpu_amd_parse_ras_count(const char *text, uint64_t *ret_ue, uint64_t *ret_ce);
