@@ -153,12 +153,13 @@ static int mkdir_parents(char *dir, bool *made) {
         }
 }
 
-/* Is a process listening on the UNIX socket at SA? 1 yes, 0 no (ECONNREFUSED: stale), -errno. */
+/* Is a process listening on the UNIX socket at SA? 1 yes (a full backlog, EAGAIN, counts as yes:
+ * the connect does not block), 0 no (ECONNREFUSED: stale), -errno. */
 static int socket_is_live(const struct sockaddr_un *sa) {
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
-        if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0)
+        if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 || errno == EAGAIN)
                 return 1;
         return errno == ECONNREFUSED ? 0 : negative_errno();
 }
