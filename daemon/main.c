@@ -39,22 +39,6 @@
 #include "server.h"
 #include "snapshot.h"
 
-/* The sampler (daemon/sampler.c) is written by another change of issue 4. Until it is in the
- * tree its functions are referenced weakly, so xpud links and serves without samples (/readyz
- * 503, no READY=1) and says so loudly at start. SET THIS TO 0 when daemon/sampler.c lands: a weak
- * reference does not pull an archive member in, so with 1 xpud would still run without the
- * sampler (the start-up error in run() would show it). */
-#define XPUD_SAMPLER_WEAK 1
-#if XPUD_SAMPLER_WEAK
-#pragma weak xpud_sampler_new
-#pragma weak xpud_sampler_sample
-#pragma weak xpud_sampler_start
-#pragma weak xpud_sampler_free
-#define HAVE_SAMPLER() (xpud_sampler_new && xpud_sampler_sample && xpud_sampler_start && xpud_sampler_free)
-#else
-#define HAVE_SAMPLER() true
-#endif
-
 #define EXIT_USAGE 2
 /* Open files wanted: every connection (two listeners) plus the sampler's and helpers' own. */
 #define NOFILE_WANTED (2 * XPUD_CONNECTION_LIMIT + 256)
@@ -334,16 +318,14 @@ static void on_sample(void *userdata, const struct xpud_snapshot *s) {
 /* The watchdog is fed only while samples keep coming: a sampler stuck longer than an interval
  * plus three vendor timeouts (each backend is bounded by one) and some slack is the "stale
  * values, /health still OK" failure (research/ecosystem.md §6), and systemd should restart us. */
-static bool sampler_alive(bool have_sampler) {
-        if (!have_sampler)
-                return true;
+static bool sampler_alive(void) {
         long long bound = (long long)arg.interval_s + 3LL * arg.vendor_timeout_s + 10;
         return monotonic_s() - atomic_load(&last_sample_s) <= bound;
 }
 
 /* Wait for SIGTERM/SIGINT on SFD; feed the watchdog meanwhile. SIGHUP is logged and ignored
  * (nothing to reload: options come from the command line). Returns the signal. */
-static int wait_for_stop(int sfd, bool have_sampler) {
+static int wait_for_stop(int sfd) {
         uint64_t wd_usec = 0;
         int timeout_ms = -1;
         if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
@@ -360,7 +342,7 @@ static int wait_for_stop(int sfd, bool have_sampler) {
                         return SIGTERM;
                 }
                 if (timeout_ms >= 0) {
-                        if (sampler_alive(have_sampler)) {
+                        if (sampler_alive()) {
                                 sd_notify(0, "WATCHDOG=1");
                                 warned = false;
                         } else if (!warned) {
@@ -392,7 +374,6 @@ static int run(void) {
         struct xpud_sampler *smp = NULL;
         struct xpud_server *srv = NULL;
         int ret = EXIT_FAILURE;
-        bool have_sampler = HAVE_SAMPLER();
 
         /* Signals are read from a signalfd; block them before any thread exists so every thread
          * (libmicrohttpd's, the sampler's) inherits the mask. */
@@ -428,30 +409,25 @@ static int run(void) {
                         goto out;
         }
 
-        if (have_sampler) {
-                const struct xpud_sampler_options so = {
-                        .sys_root = arg.sys_root,
-                        .dev_root = arg.dev_root,
-                        .driver_root = arg.driver_root,
-                        .interval_s = arg.interval_s,
-                        .vendor_timeout_s = arg.vendor_timeout_s,
-                        .nfd_file = arg.nfd_file,
-                };
-                int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
-                if (r < 0) {
-                        log_error("cannot set up the sampler: %s", strerror(-r));
-                        goto out;
-                }
-                r = xpud_sampler_sample(smp);
-                if (r < 0) {
-                        log_error("the first sample failed: %s", strerror(-r));
-                        goto out;
-                }
-                atomic_store(&last_sample_s, monotonic_s());
-        } else {
-                log_error("xpud was built without its sampler (daemon/sampler.c): serving no samples, /readyz "
-                          "stays 503");
+        const struct xpud_sampler_options so = {
+                .sys_root = arg.sys_root,
+                .dev_root = arg.dev_root,
+                .driver_root = arg.driver_root,
+                .interval_s = arg.interval_s,
+                .vendor_timeout_s = arg.vendor_timeout_s,
+                .nfd_file = arg.nfd_file,
+        };
+        int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
+        if (r < 0) {
+                log_error("cannot set up the sampler: %s", strerror(-r));
+                goto out;
         }
+        r = xpud_sampler_sample(smp);
+        if (r < 0) {
+                log_error("the first sample failed: %s", strerror(-r));
+                goto out;
+        }
+        atomic_store(&last_sample_s, monotonic_s());
 
         const struct xpud_server_config sc = {
                 .store = &store,
@@ -461,21 +437,19 @@ static int run(void) {
         };
         if (xpud_server_start(&sc, &srv) < 0)
                 goto out;
-        if (have_sampler) {
-                int r = xpud_sampler_start(smp);
-                if (r < 0) {
-                        log_error("cannot start the sampler thread: %s", strerror(-r));
-                        goto out;
-                }
-                struct xpud_snapshot *first = xpud_store_acquire(&store);
-                sd_notifyf(0, "READY=1\nSTATUS=serving %zu device(s) on %s", first ? first->n_devices : 0,
-                           u.inherited ? "the socket from systemd" : arg.socket_path);
-                xpud_snapshot_unref(first);
+        r = xpud_sampler_start(smp);
+        if (r < 0) {
+                log_error("cannot start the sampler thread: %s", strerror(-r));
+                goto out;
         }
+        struct xpud_snapshot *first = xpud_store_acquire(&store);
+        sd_notifyf(0, "READY=1\nSTATUS=serving %zu device(s) on %s", first ? first->n_devices : 0,
+                   u.inherited ? "the socket from systemd" : arg.socket_path);
+        xpud_snapshot_unref(first);
         log_info("serving on %s%s%s", u.inherited ? "the socket from systemd" : arg.socket_path,
                  tcp_fd >= 0 ? " and TCP " : "", tcp_fd >= 0 ? (arg.tcp ? arg.tcp_text : "(from systemd)") : "");
 
-        int sig = wait_for_stop(sfd, have_sampler);
+        int sig = wait_for_stop(sfd);
         log_info("%s: stopping", sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal");
         sd_notify(0, "STOPPING=1");
         ret = EXIT_SUCCESS;
