@@ -208,6 +208,10 @@ lint:
 .PHONY: install
 install: all
 	install -D -m 0755 $(XPUINIT) $(DESTDIR)$(PREFIX)/bin/xpuinit
+	install -D -m 0755 $(XPUD) $(DESTDIR)$(PREFIX)/bin/xpud
+	install -D -m 0644 packaging/systemd/xpud.service $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.service
+	install -D -m 0644 packaging/systemd/xpud.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.socket
+	install -D -m 0644 packaging/systemd/xpud.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/xpud.conf
 
 .PHONY: clean
 clean:
