@@ -558,6 +558,11 @@ static void session_stop(struct xpu_nvml_session *s) {
         s->helper = xpu_isolate_session_end(s->helper);
 }
 
+void xpu_nvml_session_stop(struct xpu_nvml_session *s) {
+        if (s)
+                session_stop(s);
+}
+
 /* A read failed with ERR (message in MSG): end the helper, count the failure, schedule the next
  * start. Returns ERR. */
 static int session_failed(struct xpu_nvml_session *s, int err, const char *msg) {

@@ -201,8 +201,11 @@ int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const 
 /* The running helper's pid (as this process sees it), 0 when none runs. */
 pid_t xpu_nvml_session_pid(const struct xpu_nvml_session *s);
 
-/* End the helper (nvmlShutdown, then exit; killed after a grace period) and free S. NULL-safe;
- * returns NULL. */
+/* End S's helper, if one runs (nvmlShutdown, then exit; killed after a grace period); the next
+ * read starts a new one. Not a failure: the backoff is unchanged. NULL-safe. */
+void xpu_nvml_session_stop(struct xpu_nvml_session *s);
+
+/* End the helper as xpu_nvml_session_stop() and free S. NULL-safe; returns NULL. */
 struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s);
 
 /* ---- readings (nvidia-readings.c) ---- */

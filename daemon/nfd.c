@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Node Feature Discovery labels file (nfd.h). */
+#include "nfd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "health.h"
+
+static bool label_char(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+               c == '-';
+}
+
+static bool alnum(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+size_t xpud_nfd_label_value(const char *in, char *out, size_t size) {
+        if (!out || size == 0)
+                return 0;
+        size_t n = 0, max = size - 1 < XPUD_NFD_VALUE_MAX ? size - 1 : XPUD_NFD_VALUE_MAX;
+        bool dash = false;
+        for (const char *p = in ? in : ""; *p && n < max; p++) {
+                if (label_char(*p)) {
+                        out[n++] = *p;
+                        dash = false;
+                } else if (!dash) {
+                        out[n++] = '-';
+                        dash = true;
+                }
+        }
+        while (n > 0 && !alnum(out[n - 1]))
+                n--;
+        size_t start = 0;
+        while (start < n && !alnum(out[start]))
+                start++;
+        memmove(out, out + start, n - start);
+        n -= start;
+        out[n] = '\0';
+        return n;
+}
+
+/* One "prefix name=value" line, VALUE sanitised; nothing when it sanitises to "". */
+static void put_label(FILE *f, const char *name, const char *value) {
+        char v[XPUD_NFD_VALUE_MAX + 1];
+        if (xpud_nfd_label_value(value, v, sizeof v) > 0)
+                fprintf(f, XPUD_NFD_PREFIX "%s=%s\n", name, v);
+}
+
+static void put_count(FILE *f, const char *name, size_t n) {
+        char v[24];
+        snprintf(v, sizeof v, "%zu", n);
+        put_label(f, name, v);
+}
+
+int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        size_t healthy = 0;
+        for (size_t i = 0; i < s->n_devices; i++)
+                healthy += s->devices[i].health == XPUD_HEALTH_HEALTHY;
+        put_label(f, "xpu.present", s->n_devices > 0 ? "true" : "false");
+        put_count(f, "xpu.count", s->n_devices);
+        put_count(f, "xpu.healthy", healthy);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const char *vendor = xpu_vendor_to_string((enum xpu_vendor)v);
+                const struct xpud_device *first = NULL;
+                size_t n = 0, ok = 0;
+                for (size_t i = 0; i < s->n_devices; i++) {
+                        const struct xpud_device *d = &s->devices[i];
+                        if (d->dev.vendor != (enum xpu_vendor)v)
+                                continue;
+                        if (!first || d->dev.index < first->dev.index)
+                                first = d;
+                        n++;
+                        ok += d->health == XPUD_HEALTH_HEALTHY;
+                }
+                if (n == 0)
+                        continue;
+                char name[64];
+                snprintf(name, sizeof name, "xpu.%s.count", vendor);
+                put_count(f, name, n);
+                snprintf(name, sizeof name, "xpu.%s.healthy", vendor);
+                put_count(f, name, ok);
+                snprintf(name, sizeof name, "xpu.%s.product", vendor);
+                put_label(f, name, first->dev.name);
+                snprintf(name, sizeof name, "xpu.%s.driver", vendor);
+                put_label(f, name, s->inv ? s->inv->vendors[v].driver_version : first->dev.driver_version);
+        }
+        bool failed = ferror(f);
+        if (fclose(f) != 0 || failed) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+static int write_all(int fd, const char *p, size_t len) {
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EIO;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int xpud_nfd_write(const char *path, const char *text, size_t len) {
+        if (!path || !text)
+                return -EINVAL;
+        const char *slash = strrchr(path, '/');
+        const char *name = slash ? slash + 1 : path;
+        if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return -EINVAL;
+        char dir[PATH_MAX], tmp[NAME_MAX + 2];
+        if (!slash)
+                snprintf(dir, sizeof dir, ".");
+        else if (slash == path)
+                snprintf(dir, sizeof dir, "/");
+        else if ((size_t)(slash - path) >= sizeof dir)
+                return -ENAMETOOLONG;
+        else
+                snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        if (strlen(name) + 1 > NAME_MAX)
+                return -ENAMETOOLONG;
+        snprintf(tmp, sizeof tmp, ".%s", name);
+
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return negative_errno();
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return negative_errno();
+        int r = write_all(fd, text, len);
+        if (r == 0 && fchmod(fd, 0644) < 0)
+                r = negative_errno();
+        if (r == 0 && fsync(fd) < 0)
+                r = negative_errno();
+        if (close(fd) < 0 && r == 0)
+                r = negative_errno();
+        if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void)unlinkat(dfd, tmp, 0);
+                return r;
+        }
+        (void)fsync(dfd); /* the rename itself on disk; the file is complete either way */
+        return 0;
+}
+
+int xpud_nfd_init(struct xpud_nfd *n, const char *path) {
+        *n = (struct xpud_nfd){ 0 };
+        n->path = strdup(path);
+        return n->path ? 0 : -ENOMEM;
+}
+
+void xpud_nfd_done(struct xpud_nfd *n) {
+        free(n->path);
+        free(n->last);
+        *n = (struct xpud_nfd){ 0 };
+}
+
+int xpud_nfd_update(struct xpud_nfd *n, const struct xpud_snapshot *s) {
+        char *text = NULL;
+        size_t len = 0;
+        int r = xpud_nfd_render(s, &text, &len);
+        if (r < 0)
+                return r;
+        if (n->last && strcmp(n->last, text) == 0) {
+                free(text);
+                return 0;
+        }
+        r = xpud_nfd_write(n->path, text, len);
+        free(n->last);
+        n->last = NULL;
+        if (r < 0) {
+                free(text);
+                return r;
+        }
+        n->last = text;
+        return 1;
+}

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* xpud's sampler (sampler.h, issue 4; docs/xpud-sampling.md): every interval, the fast-path
+ * inventory, then each vendor backend's readings, health against the previous snapshot, the
+ * events of the change, and a new snapshot for the store.
+ *
+ * Backends, one per vendor (a table: no vendor branch below), each timed on its own:
+ *   nvml          NVIDIA: one NVML session kept between samples (xpu_nvml_session_read(), the
+ *                 isolated helper), merged into the inventory by PCI bus id (names, memory, compute
+ *                 capability ...) and mapped to readings (xpu_nvml_device_readings());
+ *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly (xpu_amd_readings_read()).
+ * A backend is part of a sample when its vendor's driver is loaded or the fast path lists a
+ * device of its vendor.
+ *
+ * Per device: fresh readings (up) from its backend; when the backend failed (or could not read the
+ * device) the last good readings of the same device in the previous snapshot, marked stale; a
+ * device lost before stays lost until a backend reads it again; no readings at all otherwise
+ * (health "unknown"). A device of the previous snapshot that the fast path no longer lists is
+ * kept, lost ("no longer listed by the procfs fast path"), so xpu_up 0 stays visible, until it is
+ * listed again.
+ *
+ * Threads: xpud_sampler_sample() runs on the caller's thread (the first sample) or on the
+ * sampler's own thread; a mutex keeps samples from overlapping. The thread sleeps on a condition
+ * variable (CLOCK_MONOTONIC), so xpud_sampler_free() wakes it at once. */
+#include "sampler.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "amd-readings.h"
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "events.h"
+#include "health.h"
+#include "libs.h"
+#include "nfd.h"
+#include "nvidia-nvml.h"
+
+/* Driver roots tried in order when --driver-root is not given (design §4, as xpuinit). */
+static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
+
+struct xpud_sampler;
+
+/* What one sample builds before it becomes a snapshot. */
+struct sample {
+        struct xpu_inventory *inv;
+        double now;             /* unix seconds of this sample's readings */
+        struct xpu_readings *r; /* per inventory device: readings read in this sample */
+        bool *fresh;            /* per inventory device: R holds this sample's readings */
+};
+
+/* A vendor backend: collects the readings of its vendor's devices into SM (sets fresh[i]);
+ * returns 0, or -errno with ERR (the backend is down for this sample). -ENOMEM is fatal. */
+struct backend_ops {
+        const char *name; /* xpud_backend_up{backend} */
+        enum xpu_vendor vendor;
+        int (*collect)(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
+};
+
+/* A backend's state across samples. */
+struct backend_state {
+        uint64_t errors_total;
+        bool was_down; /* its last collection failed: logged once per outage */
+};
+
+static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
+static int collect_amdgpu(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
+
+static const struct backend_ops backends[] = {
+        { "nvml", XPU_VENDOR_NVIDIA, collect_nvml },
+        { "amdgpu_sysfs", XPU_VENDOR_AMD, collect_amdgpu },
+};
+
+struct xpud_sampler {
+        /* options */
+        char *sys_root, *dev_root, *driver_root;
+        unsigned interval_s, vendor_timeout_s;
+        struct xpud_store *store;
+        xpud_sample_cb cb;
+        void *userdata;
+
+        struct xpu_roots roots;
+        struct xpu_nvml_session *nvml;
+        char nvml_bus[XPU_NVML_DEVICES_MAX][XPU_PCI_BUS_ID_MAX]; /* bus id per NVML index, last seen */
+        size_t nvml_total;                                        /* NVML's device count then */
+        struct xpud_events events;
+        struct backend_state state[ELEMENTSOF(backends)];
+        struct xpud_snapshot *prev; /* a reference to the last snapshot published */
+        uint64_t seq;
+        bool have_nfd;
+        struct xpud_nfd nfd;
+        int nfd_error; /* last error of the labels file, logged once per change */
+        char **warned; /* inventory warnings of the previous sample (logged when new) */
+        size_t n_warned;
+
+        pthread_mutex_t sample_lock; /* one sample at a time */
+        pthread_mutex_t lock;        /* stop, started */
+        pthread_cond_t wake;
+        pthread_t thread;
+        bool started, stop;
+};
+
+static double realtime_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double monotonic_s(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- backends ------------------------------------------------------------------------------------ */
+
+/* A GPU that fell off the bus may answer nothing, not even its PCI bus id, so the result cannot
+ * name it. NVML numbers its devices once per nvmlInit, in PCI bus order (design §4), so such a
+ * device is named by what its index had before: the bus id that NVML index gave in an earlier
+ * read while NVML listed as many devices as now (remembered across sessions), else the bus id of
+ * the fast path's NVIDIA device at that position when both list the same number of devices. Only
+ * lost devices are named this way; every other fact is matched by the bus id NVML gives. */
+static void nvml_name_lost(struct xpud_sampler *smp, struct xpu_nvml_result *res, const struct xpu_inventory *inv) {
+        if (res->total != smp->nvml_total) {
+                memset(smp->nvml_bus, 0, sizeof smp->nvml_bus);
+                smp->nvml_total = res->total;
+        }
+        size_t fast = 0;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                fast += inv->devices[i].vendor == XPU_VENDOR_NVIDIA;
+        for (size_t k = 0; k < res->n && k < ELEMENTSOF(smp->nvml_bus); k++) {
+                struct xpu_nvml_device *nd = &res->devices[k];
+                if (nd->pci_bus_id[0]) {
+                        snprintf(smp->nvml_bus[k], sizeof smp->nvml_bus[k], "%s", nd->pci_bus_id);
+                        continue;
+                }
+                if (!nd->lost)
+                        continue;
+                if (smp->nvml_bus[k][0]) {
+                        snprintf(nd->pci_bus_id, sizeof nd->pci_bus_id, "%s", smp->nvml_bus[k]);
+                        continue;
+                }
+                for (size_t i = 0; fast == res->total && i < inv->n_devices; i++)
+                        if (inv->devices[i].vendor == XPU_VENDOR_NVIDIA && inv->devices[i].vendor_index == k)
+                                snprintf(nd->pci_bus_id, sizeof nd->pci_bus_id, "%s", inv->devices[i].pci_bus_id);
+        }
+}
+
+static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size) {
+        struct xpu_inventory *inv = sm->inv;
+        struct xpu_nvml_result *res = NULL;
+        int r = xpu_nvml_session_read(smp->nvml, smp->roots.driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version,
+                                      smp->vendor_timeout_s * 1000u, &res, err, err_size);
+        if (r < 0)
+                return r == -ENOMEM ? -EIO : r; /* a failed read is the backend's error, never fatal */
+        nvml_name_lost(smp, res, inv);
+        /* Identity facts (names, memory, compute capability, UUIDs) into this sample's inventory. */
+        r = xpu_nvml_merge(inv, res);
+        if (r < 0) {
+                xpu_nvml_result_free(res);
+                return r;
+        }
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                if (d->vendor != XPU_VENDOR_NVIDIA || !d->pci_bus_id[0])
+                        continue;
+                for (size_t k = 0; k < res->n; k++)
+                        if (strcmp(res->devices[k].pci_bus_id, d->pci_bus_id) == 0) {
+                                xpu_nvml_device_readings(&res->devices[k], &sm->r[i]);
+                                sm->fresh[i] = true;
+                                break;
+                        }
+        }
+        xpu_nvml_result_free(res);
+        return 0;
+}
+
+static int collect_amdgpu(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size) {
+        struct xpu_inventory *inv = sm->inv;
+        int ret = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                if (inv->devices[i].vendor != XPU_VENDOR_AMD)
+                        continue;
+                char e[256];
+                int r = xpu_amd_readings_read(&smp->roots, &inv->devices[i], inv, &sm->r[i], e, sizeof e);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        if (ret == 0) /* the first device that failed names the error */
+                                snprintf(err, err_size, "%s", e);
+                        ret = r;
+                        continue;
+                }
+                sm->fresh[i] = true;
+        }
+        return ret;
+}
+
+/* Is backend B part of this sample? Its vendor's driver is loaded or a device of it is listed. */
+static bool backend_active(const struct backend_ops *b, const struct xpu_inventory *inv) {
+        if (inv->vendors[b->vendor].driver_loaded)
+                return true;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (inv->devices[i].vendor == b->vendor)
+                        return true;
+        return false;
+}
+
+/* The backend (name) that reads VENDOR's devices. */
+static const char *backend_of(enum xpu_vendor vendor) {
+        for (size_t i = 0; i < ELEMENTSOF(backends); i++)
+                if (backends[i].vendor == vendor)
+                        return backends[i].name;
+        return NULL;
+}
+
+/* Run every active backend; fill S->backends. Returns 0 or -ENOMEM. */
+static int collect_all(struct xpud_sampler *smp, struct sample *sm, struct xpud_snapshot *s) {
+        s->backends = calloc(ELEMENTSOF(backends), sizeof *s->backends);
+        if (!s->backends)
+                return -ENOMEM;
+        for (size_t k = 0; k < ELEMENTSOF(backends); k++) {
+                const struct backend_ops *b = &backends[k];
+                if (!backend_active(b, sm->inv)) {
+                        if (b->vendor == XPU_VENDOR_NVIDIA)
+                                xpu_nvml_session_stop(smp->nvml); /* the driver went away: unload NVML */
+                        continue;
+                }
+                struct xpud_backend *out = &s->backends[s->n_backends++];
+                struct backend_state *st = &smp->state[k];
+                char err[sizeof out->error] = "";
+                double t0 = monotonic_s();
+                int r = b->collect(smp, sm, err, sizeof err);
+                out->collect_seconds = monotonic_s() - t0;
+                if (r == -ENOMEM)
+                        return r;
+                snprintf(out->name, sizeof out->name, "%s", b->name);
+                out->up = r >= 0;
+                if (r < 0) {
+                        snprintf(out->error, sizeof out->error, "%s", err[0] ? err : strerror(-r));
+                        st->errors_total++;
+                        if (!st->was_down)
+                                log_warning("%s: %s; keeping the last good readings, marked stale", b->name, out->error);
+                        else
+                                log_debug("%s: %s", b->name, out->error);
+                } else if (st->was_down)
+                        log_info("%s is back", b->name);
+                st->was_down = r < 0;
+                out->errors_total = st->errors_total;
+        }
+        return 0;
+}
+
+/* ---- devices ------------------------------------------------------------------------------------- */
+
+/* The device of this sample: fresh readings, else what the previous snapshot had. */
+static void device_fill(struct xpud_device *d, const struct xpu_device *dev, const struct xpud_snapshot *prev,
+                        const struct sample *sm, size_t i) {
+        *d = (struct xpud_device){ .dev = *dev };
+        if (sm->fresh[i]) {
+                d->r = sm->r[i];
+                d->up = !d->r.lost;
+                d->sample_time = sm->now;
+                return;
+        }
+        const struct xpud_device *p = xpud_snapshot_find_same(prev, d);
+        if (p && p->r.lost) { /* lost until a backend reads it again */
+                d->r = p->r;
+                d->sample_time = p->sample_time;
+        } else if (p && (p->up || p->stale)) {
+                d->r = p->r;
+                d->sample_time = p->sample_time;
+                d->stale = true;
+        }
+}
+
+/* Devices of PREV the fast path no longer lists, kept as lost (appended to S and to its
+ * inventory, which must stay in step). Returns 0 or -ENOMEM. */
+static int keep_gone(struct xpud_snapshot *s, const struct xpud_snapshot *prev) {
+        for (size_t i = 0; prev && i < prev->n_devices; i++) {
+                const struct xpud_device *p = &prev->devices[i];
+                if (xpud_snapshot_find_same(s, p))
+                        continue;
+                struct xpud_device *grown = realloc(s->devices, (s->n_devices + 1) * sizeof *grown);
+                if (!grown)
+                        return -ENOMEM;
+                s->devices = grown;
+                struct xpud_device *d = &s->devices[s->n_devices];
+                *d = (struct xpud_device){ .dev = p->dev, .sample_time = p->sample_time };
+                d->r.lost = true;
+                if (p->r.lost)
+                        snprintf(d->r.lost_reason, sizeof d->r.lost_reason, "%s", p->r.lost_reason);
+                else
+                        snprintf(d->r.lost_reason, sizeof d->r.lost_reason, "no longer listed by the %s fast path",
+                                 xpu_source_to_string(p->dev.source) ?: "sysfs");
+                if (!xpu_inventory_add_device(s->inv, &p->dev))
+                        return -ENOMEM;
+                s->n_devices++;
+        }
+        return 0;
+}
+
+/* Log the warnings of INV not seen in the previous sample, once each, and remember them. */
+static void log_new_warnings(struct xpud_sampler *smp, const struct xpu_inventory *inv) {
+        for (size_t i = 0; i < inv->n_warnings; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < smp->n_warned && !seen; k++)
+                        seen = strcmp(smp->warned[k], inv->warnings[i]) == 0;
+                if (!seen)
+                        log_warning("%s", inv->warnings[i]);
+        }
+        char **copy = inv->n_warnings ? calloc(inv->n_warnings, sizeof *copy) : NULL;
+        size_t n = 0;
+        for (size_t i = 0; copy && i < inv->n_warnings; i++)
+                if ((copy[n] = strdup(inv->warnings[i])))
+                        n++;
+        for (size_t k = 0; k < smp->n_warned; k++)
+                free(smp->warned[k]);
+        free(smp->warned);
+        smp->warned = copy;
+        smp->n_warned = n;
+}
+
+/* ---- one sample ----------------------------------------------------------------------------------- */
+
+static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
+        const struct xpud_snapshot *prev = smp->prev;
+        double t0 = monotonic_s();
+        struct sample sm = { .now = realtime_s() };
+        int r = xpu_inventory_probe(&smp->roots, &sm.inv);
+        if (r < 0)
+                return r;
+        s->inv = sm.inv;
+        size_t n = sm.inv->n_devices;
+        _cleanup_free_ struct xpu_readings *readings = calloc(n + 1, sizeof *readings);
+        _cleanup_free_ bool *fresh = calloc(n + 1, sizeof *fresh);
+        if (!readings || !fresh)
+                return -ENOMEM;
+        sm.r = readings;
+        sm.fresh = fresh;
+
+        r = collect_all(smp, &sm, s);
+        if (r < 0)
+                return r;
+
+        s->devices = calloc(n + 1, sizeof *s->devices);
+        if (!s->devices)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                device_fill(&s->devices[i], &sm.inv->devices[i], prev, &sm, i);
+        s->n_devices = n;
+        r = keep_gone(s, prev);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_devices; i++) {
+                struct xpud_device *d = &s->devices[i];
+                xpud_health_evaluate(d, xpud_snapshot_find_same(prev, d),
+                                     xpud_snapshot_find_backend(s, backend_of(d->dev.vendor)));
+        }
+        s->seq = ++smp->seq;
+        s->collect_time = realtime_s();
+        s->collect_seconds = monotonic_s() - t0;
+        xpud_events_diff(&smp->events, prev, s);
+        return xpud_events_copy_to(&smp->events, s);
+}
+
+int xpud_sampler_sample(struct xpud_sampler *smp) {
+        pthread_mutex_lock(&smp->sample_lock);
+        struct xpud_snapshot *s = xpud_snapshot_new();
+        int r = s ? sample_build(smp, s) : -ENOMEM;
+        if (r < 0) {
+                xpud_snapshot_unref(s);
+                pthread_mutex_unlock(&smp->sample_lock);
+                return r;
+        }
+        log_new_warnings(smp, s->inv);
+        if (smp->have_nfd) {
+                int e = xpud_nfd_update(&smp->nfd, s);
+                if (e < 0 && e != smp->nfd_error)
+                        log_warning("--nfd-file %s: %s; retrying at the next sample", smp->nfd.path, strerror(-e));
+                else if (e >= 0 && smp->nfd_error < 0)
+                        log_info("--nfd-file %s: written again", smp->nfd.path);
+                smp->nfd_error = e < 0 ? e : 0;
+        }
+        xpud_snapshot_unref(smp->prev);
+        smp->prev = xpud_snapshot_ref(s);
+        xpud_store_publish(smp->store, s); /* takes our first reference */
+        if (smp->cb)
+                smp->cb(smp->userdata, smp->prev);
+        pthread_mutex_unlock(&smp->sample_lock);
+        return 0;
+}
+
+/* ---- life cycle ---------------------------------------------------------------------------------- */
+
+/* The driver root when --driver-root is not given: the first default that holds versioned driver
+ * libraries, else "/" (as xpuinit picks it). */
+static const char *pick_driver_root(void) {
+        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
+                int fd = xpu_open_root(default_driver_roots[i]);
+                if (fd < 0)
+                        continue;
+                char ver[64];
+                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
+                close(fd);
+                if (has)
+                        return default_driver_roots[i];
+        }
+        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
+}
+
+static char *dup_or_null(const char *s, bool *oom) {
+        char *d = s ? strdup(s) : NULL;
+        if (s && !d)
+                *oom = true;
+        return d;
+}
+
+int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *store, xpud_sample_cb cb,
+                     void *userdata, struct xpud_sampler **ret) {
+        if (!o || !store || !ret)
+                return -EINVAL;
+        if (o->interval_s < 1) {
+                log_error("sampler: the interval must be at least 1 s");
+                return -EINVAL;
+        }
+        struct xpud_sampler *smp = calloc(1, sizeof *smp);
+        if (!smp)
+                return -ENOMEM;
+        smp->roots.sys_fd = smp->roots.dev_fd = smp->roots.driver_fd = -EBADF;
+        pthread_mutex_init(&smp->sample_lock, NULL);
+        pthread_mutex_init(&smp->lock, NULL);
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&smp->wake, &ca);
+        pthread_condattr_destroy(&ca);
+
+        bool oom = false;
+        smp->sys_root = dup_or_null(o->sys_root, &oom);
+        smp->dev_root = dup_or_null(o->dev_root, &oom);
+        smp->driver_root = dup_or_null(o->driver_root ? o->driver_root : pick_driver_root(), &oom);
+        smp->interval_s = o->interval_s;
+        smp->vendor_timeout_s = o->vendor_timeout_s ? o->vendor_timeout_s : 10;
+        smp->store = store;
+        smp->cb = cb;
+        smp->userdata = userdata;
+        int r = oom ? -ENOMEM : 0;
+        if (r == 0)
+                r = xpu_nvml_session_new(&smp->nvml);
+        if (r == 0)
+                r = xpud_events_init(&smp->events, o->events_max);
+        if (r == 0 && o->nfd_file) {
+                r = xpud_nfd_init(&smp->nfd, o->nfd_file);
+                smp->have_nfd = r == 0;
+        }
+        if (r < 0) {
+                xpud_sampler_free(smp);
+                return r;
+        }
+        const char *which = NULL;
+        r = xpu_roots_open(&smp->roots, smp->sys_root, smp->dev_root, smp->driver_root, &which);
+        if (r < 0) {
+                const char *dir = which && strcmp(which, "sys") == 0   ? smp->sys_root
+                                  : which && strcmp(which, "dev") == 0 ? smp->dev_root
+                                                                        : smp->driver_root;
+                log_error("cannot open the %s root %s: %s", which ? which : "?", dir ? dir : "/", strerror(-r));
+                xpud_sampler_free(smp);
+                return r;
+        }
+        log_info("sampling every %u s (sys root %s, dev root %s, driver root %s, vendor timeout %u s)", smp->interval_s,
+                 smp->roots.sys, smp->roots.dev, smp->roots.driver, smp->vendor_timeout_s);
+        *ret = smp;
+        return 0;
+}
+
+static void *sampler_main(void *arg) {
+        struct xpud_sampler *smp = arg;
+        struct timespec next;
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        pthread_mutex_lock(&smp->lock);
+        for (;;) {
+                next.tv_sec += smp->interval_s;
+                while (!smp->stop && pthread_cond_timedwait(&smp->wake, &smp->lock, &next) != ETIMEDOUT)
+                        ;
+                if (smp->stop)
+                        break;
+                pthread_mutex_unlock(&smp->lock);
+                int r = xpud_sampler_sample(smp);
+                if (r < 0)
+                        log_error("sample failed: %s; trying again at the next interval", strerror(-r));
+                pthread_mutex_lock(&smp->lock);
+                /* A sample longer than the interval: the next one starts now, not in the past. */
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (now.tv_sec > next.tv_sec + (time_t)smp->interval_s)
+                        next = now;
+        }
+        pthread_mutex_unlock(&smp->lock);
+        return NULL;
+}
+
+int xpud_sampler_start(struct xpud_sampler *smp) {
+        if (!smp)
+                return -EINVAL;
+        pthread_mutex_lock(&smp->lock);
+        int r = smp->started ? -EALREADY : -pthread_create(&smp->thread, NULL, sampler_main, smp);
+        if (r == 0)
+                smp->started = true;
+        pthread_mutex_unlock(&smp->lock);
+        return r;
+}
+
+struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
+        if (!smp)
+                return NULL;
+        pthread_mutex_lock(&smp->lock);
+        bool started = smp->started;
+        smp->stop = true;
+        pthread_cond_signal(&smp->wake);
+        pthread_mutex_unlock(&smp->lock);
+        if (started)
+                pthread_join(smp->thread, NULL);
+        smp->nvml = xpu_nvml_session_free(smp->nvml);
+        xpud_events_done(&smp->events);
+        if (smp->have_nfd)
+                xpud_nfd_done(&smp->nfd);
+        for (size_t k = 0; k < smp->n_warned; k++)
+                free(smp->warned[k]);
+        free(smp->warned);
+        xpud_snapshot_unref(smp->prev);
+        xpu_roots_close(&smp->roots);
+        pthread_cond_destroy(&smp->wake);
+        pthread_mutex_destroy(&smp->lock);
+        pthread_mutex_destroy(&smp->sample_lock);
+        free(smp->sys_root);
+        free(smp->dev_root);
+        free(smp->driver_root);
+        free(smp);
+        return NULL;
+}
