@@ -501,6 +501,11 @@ static void *sampler_main(void *arg) {
                         next = now;
         }
         pthread_mutex_unlock(&smp->lock);
+        /* End the NVML helper here: one started by this thread gets its parent-death SIGKILL as
+         * soon as the thread exits, before it could shut NVML down. */
+        pthread_mutex_lock(&smp->sample_lock);
+        xpu_nvml_session_stop(smp->nvml);
+        pthread_mutex_unlock(&smp->sample_lock);
         return NULL;
 }
 

@@ -306,6 +306,7 @@ else
         is "$?" 0 "xpud exits 0 on SIGTERM"
 fi
 XPID=
+is "$(grep -c '^nvmlShutdown ' "$T/calls")" 1 "NVML shut down cleanly once, when xpud stopped (failed helpers are killed)"
 like "$T/xpud.log" 'nvml: NVML helper timed out after 2 s; keeping the last good readings, marked stale' \
         "the log names the backend error"
 is "$(grep -c 'keeping the last good readings' "$T/xpud.log")" 1 "one warning for the whole outage (hang, then abort)"
