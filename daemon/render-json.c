@@ -168,7 +168,10 @@ static cJSON *health_to_json(const struct xpud_snapshot *s) {
         cJSON *root = cJSON_CreateObject();
         if (!root)
                 return NULL;
-        bool ok = add_str(root, "status", xpud_health_to_string(xpud_health_overall(s)));
+        /* seq and collect_time name the snapshot, as in /v1/devices: a client reading several
+         * endpoints can tell whether they answered from the same sample. */
+        bool ok = add_str(root, "status", xpud_health_to_string(xpud_health_overall(s))) &&
+                  add_num(root, "seq", (double)s->seq) && add_num(root, "collect_time", s->collect_time);
         cJSON *devs = ok ? cJSON_AddArrayToObject(root, "devices") : NULL;
         ok = devs != NULL;
         for (size_t i = 0; ok && i < s->n_devices; i++) {
@@ -201,7 +204,7 @@ static cJSON *health_to_json(const struct xpud_snapshot *s) {
 
 static cJSON *events_to_json(const struct xpud_snapshot *s) {
         cJSON *root = cJSON_CreateObject();
-        cJSON *a = root ? cJSON_AddArrayToObject(root, "events") : NULL;
+        cJSON *a = root && add_num(root, "seq", (double)s->seq) ? cJSON_AddArrayToObject(root, "events") : NULL;
         bool ok = a != NULL;
         for (size_t i = 0; ok && i < s->n_events; i++) {
                 const struct xpud_event *e = &s->events[i];

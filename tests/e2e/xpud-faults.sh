@@ -96,9 +96,15 @@ get() {
 
 # fetch: the current /metrics, /v1/devices, /v1/health and /v1/events into $T/{metrics,devices,health,events}.
 fetch() {
-        for r in metrics v1/devices v1/health v1/events; do
-                f=$T/$(basename "$r")
-                curl -s -o "$f" --max-time 10 --unix-socket "$SOCK" "http://xpud/$r" || : >"$f"
+        # Every body from the same snapshot: /v1/health's seq before and after must agree (a
+        # sample published in between would mix two snapshots' answers).
+        for _try in 1 2 3 4 5; do
+                for r in v1/health metrics v1/devices v1/events v1/health; do
+                        f=$T/$(basename "$r")
+                        [ "$r" = v1/health ] && [ -f "$T/health" ] && cp "$T/health" "$T/health.before"
+                        curl -s -o "$f" --max-time 10 --unix-socket "$SOCK" "http://xpud/$r" || : >"$f"
+                done
+                [ "$(jq -r .seq "$T/health.before" 2>/dev/null)" = "$(jq -r .seq "$T/health" 2>/dev/null)" ] && return 0
         done
 }
 
@@ -233,7 +239,12 @@ else
 fi
 check "/v1/events: device_back for gpu 1" jqt "$T/events" \
         "[.events[] | select(.kind == \"device_back\" and .device == \"$UUID1\")] | length == 1"
-check "/metrics: gpu 1 values are back" sample_line "xpu_power_watts{$L1}" 71.234
+# (fetch reads /metrics before /v1/health: the snapshot that said healthy may be newer)
+if until_true 10 sample_line "xpu_power_watts{$L1}" 71.234; then
+        ok "/metrics: gpu 1 values are back"
+else
+        not_ok "/metrics: gpu 1 values are back"
+fi
 
 # ---- the NVML helper hangs, then aborts --------------------------------------------------------------
 
