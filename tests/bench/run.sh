@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make bench`: start-up and probe benchmarks against the budgets of design §8; prints the
-# results and rewrites docs/performance.md.
+# results and rewrites docs/performance.md; then runs tests/bench/xpud-bench.sh (xpud, issue 4).
 #   tests/bench/run.sh BUILD_DIR
 # Environment: BENCH_RUNS (start-up runs per command, default 300), BENCH_PROBE_ITER (probes per
 # host, default 2000), BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
@@ -352,6 +352,15 @@ EOF
         mv "$doc.tmp" "$doc"
         echo "== wrote $doc"
 fi
+
+# ---- 4. xpud (issue 4): its own script; it adds its section to docs/performance.md ----------------
+xrc=0
+sh tests/bench/xpud-bench.sh "$BUILD" || xrc=$?
+case $xrc in
+0) ;;
+1) missed=1 ;;
+*) echo "bench: the xpud benchmark could not run (tests/bench/xpud-bench.sh exit $xrc)" >&2; exit 2 ;;
+esac
 
 if [ "${BENCH_STRICT:-0}" = 1 ] && [ "$missed" = 1 ]; then
         exit 1
