@@ -175,7 +175,7 @@ static: all
 # `make bench`: start-up and probe benchmarks (not part of check); results in docs/performance.md.
 .PHONY: bench
 bench:
-	XPU_EXTRA_PKGS="tini hyperfine" sh packaging/install-deps.sh
+	XPU_EXTRA_PKGS="tini hyperfine nginx-light rocm-smi" sh packaging/install-deps.sh
 	$(MAKE) build-tests
 	$(MAKE) static || echo "bench: no static xpuinit (see above); its budget is not measured"
 	sh tests/bench/run.sh $(BUILD)
