@@ -6,12 +6,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -40,11 +44,25 @@ static const struct route_entry {
 
 #define DEVICE_PREFIX "/v1/devices/"
 
+/* The path of URL: URL itself in origin form ("/metrics"); in absolute form
+ * ("http://host:9400/metrics", RFC 9112 §3.2.2) what follows the scheme and the authority, which
+ * are ignored ("" when nothing follows them). */
+static const char *origin_path(const char *url) {
+        if (url[0] == '/')
+                return url;
+        size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
+        if (n == 0 || strncmp(url + n, "://", 3) != 0)
+                return url;
+        const char *path = strchr(url + n + 3, '/');
+        return path ? path : "";
+}
+
 unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret) {
         struct xpud_request r = {};
         bool found = false;
         if (!method || !url)
                 return 404;
+        url = origin_path(url);
         for (size_t i = 0; i < ELEMENTSOF(routes) && !found; i++)
                 if (strcmp(url, routes[i].path) == 0 && (routes[i].tcp || !metrics_only)) {
                         r.target = routes[i].target;
@@ -104,7 +122,20 @@ struct xpud_server {
         pthread_mutex_t uid_lock; /* guards uids */
         struct xpud_auth *auth;
         unsigned per_uid_limit;
+        unsigned refused_limit;
         struct MHD_Daemon *unix_d, *tcp_d;
+        /* The accept thread: non-blocking duplicates of the listening sockets (-1: none), and an
+         * eventfd that stops it. */
+        int unix_lfd, tcp_lfd, stop_fd;
+        pthread_t acceptor;
+        bool acceptor_started;
+        bool emfile_logged; /* the accept thread's "out of file descriptors" line (its own) */
+        /* Connections handed to each daemon and not closed yet (+1 before MHD_add_connection, -1
+         * at its CLOSED notification or a failed add), so the accept thread enforces the total caps
+         * itself: libmicrohttpd 0.9.75 must never reach its own limit with added connections. */
+        atomic_uint unix_live, tcp_live;
+        unsigned unix_limit, tcp_limit;
+        struct xpud_server_stats stats; /* counters of the accept thread, under uid_lock */
         /* A listener's handler closure: the server and whether it is the TCP one. */
         struct listener {
                 struct xpud_server *srv;
@@ -340,8 +371,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 /* ---- connections ------------------------------------------------------------------------------ */
 
-/* Count a connection of UID. Returns false when UID already holds per_uid_limit connections. */
-static bool uid_take(struct xpud_server *s, uid_t uid) {
+/* Count a connection of UID. Returns false when UID already holds LIMIT connections. */
+static bool uid_take(struct xpud_server *s, uid_t uid, unsigned limit) {
         struct uid_count *free_slot = NULL, *slot = NULL;
         bool ok = false;
         pthread_mutex_lock(&s->uid_lock);
@@ -355,12 +386,26 @@ static bool uid_take(struct xpud_server *s, uid_t uid) {
                 slot = free_slot;
                 slot->uid = uid;
         }
-        if (slot && slot->n < s->per_uid_limit) {
+        if (slot && slot->n < limit) {
                 slot->n++;
                 ok = true;
         }
         pthread_mutex_unlock(&s->uid_lock);
         return ok;
+}
+
+/* Would a connection of UID fit under LIMIT now? (The accept thread's early look; uid_take() at
+ * the connection's start decides.) */
+static bool uid_room(struct xpud_server *s, uid_t uid, unsigned limit) {
+        bool room = true;
+        pthread_mutex_lock(&s->uid_lock);
+        for (size_t i = 0; i < s->n_uid_slots; i++)
+                if (s->uids[i].n > 0 && s->uids[i].uid == uid) {
+                        room = s->uids[i].n < limit;
+                        break;
+                }
+        pthread_mutex_unlock(&s->uid_lock);
+        return room;
 }
 
 static void uid_put(struct xpud_server *s, uid_t uid) {
@@ -380,6 +425,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
                           enum MHD_ConnectionNotificationCode code) {
         const struct listener *l = cls;
         struct xpud_server *s = l->srv;
+        if (code == MHD_CONNECTION_NOTIFY_CLOSED)
+                atomic_fetch_sub(l->tcp ? &s->tcp_live : &s->unix_live, 1);
+        if (l->tcp)
+                return;
         if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
                 struct conn *cc = *socket_context;
                 if (cc && cc->counted)
@@ -402,15 +451,142 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0) {
                 cc->cred_err = true;
         } else if (cc->peer.uid != 0) {
-                cc->counted = uid_take(s, cc->peer.uid);
+                cc->counted = uid_take(s, cc->peer.uid, cc->peer.allowed ? s->per_uid_limit : s->refused_limit);
                 cc->over_cap = !cc->counted;
         }
         if (cc->over_cap) {
                 log_debug("uid %u holds %u connections already: closing a new one", (unsigned)cc->peer.uid,
-                          s->per_uid_limit);
+                          cc->peer.allowed ? s->per_uid_limit : s->refused_limit);
                 (void)shutdown(fd, SHUT_RDWR);
         }
         *socket_context = cc;
+}
+
+/* ---- accepting ------------------------------------------------------------------------------ */
+
+/* Connections taken from a listener per round before the other listener and the stop fd are
+ * looked at again. */
+#define ACCEPT_BATCH 1024
+
+/* Give FD to daemon D, counted in *LIVE. */
+static void hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr_storage *sa,
+                      socklen_t len) {
+        atomic_fetch_add(live, 1);
+        if (MHD_add_connection(d, fd, (const struct sockaddr *)sa, len) != MHD_YES) /* FD closed */
+                atomic_fetch_sub(live, 1);
+}
+
+/* One connection just accepted on the UNIX listener: refused at once (closed, no work: no
+ * libmicrohttpd connection, no read) when its credentials cannot be read or its uid holds its
+ * cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise handed
+ * to libmicrohttpd, where on_connection() counts it. */
+static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_storage *sa, socklen_t len) {
+        struct xpud_peer peer;
+        bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, &peer) == 0 &&
+                     (peer.uid == 0 || uid_room(s, peer.uid, peer.allowed ? s->per_uid_limit : s->refused_limit));
+        pthread_mutex_lock(&s->uid_lock);
+        if (admit)
+                s->stats.accepted++;
+        else
+                s->stats.closed_at_accept++;
+        pthread_mutex_unlock(&s->uid_lock);
+        if (!admit) {
+                close(fd);
+                return;
+        }
+        hand_over(s->unix_d, &s->unix_live, fd, sa, len);
+}
+
+/* Take every connection queued on listener LFD (at most ACCEPT_BATCH). */
+static void accept_batch(struct xpud_server *s, int lfd, bool tcp) {
+        for (unsigned n = 0; n < ACCEPT_BATCH; n++) {
+                struct sockaddr_storage sa;
+                socklen_t len = sizeof sa;
+                int fd = accept4(lfd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (fd < 0) {
+                        if (errno == EINTR || errno == ECONNABORTED)
+                                continue;
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                                if (!s->emfile_logged)
+                                        log_warning("cannot accept connections: %m; retrying (raise LimitNOFILE=)");
+                                s->emfile_logged = true;
+                                (void)poll(NULL, 0, 10); /* let connections close rather than spin */
+                        }
+                        return;
+                }
+                s->emfile_logged = false;
+                if (tcp) {
+                        bool admit = atomic_load(&s->tcp_live) < s->tcp_limit;
+                        pthread_mutex_lock(&s->uid_lock);
+                        if (admit)
+                                s->stats.accepted++;
+                        else
+                                s->stats.closed_at_accept++;
+                        pthread_mutex_unlock(&s->uid_lock);
+                        /* libmicrohttpd applies the per-address cap and closes the excess. */
+                        if (admit)
+                                hand_over(s->tcp_d, &s->tcp_live, fd, &sa, len);
+                        else
+                                close(fd);
+                } else {
+                        admit_unix(s, fd, &sa, len);
+                }
+        }
+}
+
+/* The accept thread: drains each listener's queue at every wakeup, so a client that connects and
+ * closes in a tight loop cannot keep the kernel's queue full (others would get EAGAIN). */
+static void *accept_main(void *arg) {
+        struct xpud_server *s = arg;
+        struct pollfd p[3] = {
+                { .fd = s->stop_fd, .events = POLLIN },
+                { .fd = s->unix_lfd, .events = POLLIN },
+                { .fd = s->tcp_lfd, .events = POLLIN },
+        };
+        for (;;) {
+                if (poll(p, ELEMENTSOF(p), -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        log_error("the accept thread stops: poll: %m");
+                        break;
+                }
+                if (p[0].revents)
+                        break;
+                if (p[1].revents & POLLIN)
+                        accept_batch(s, s->unix_lfd, false);
+                if (p[2].revents & POLLIN)
+                        accept_batch(s, s->tcp_lfd, true);
+        }
+        return NULL;
+}
+
+void xpud_server_get_stats(struct xpud_server *s, struct xpud_server_stats *ret) {
+        pthread_mutex_lock(&s->uid_lock);
+        *ret = s->stats;
+        pthread_mutex_unlock(&s->uid_lock);
+}
+
+/* MHD_OPTION_UNESCAPE_CALLBACK: percent-decode URI in place, as libmicrohttpd's own decoder does,
+ * except that a URI holding "%00" is left undecoded, so it routes nowhere (404): a NUL would cut
+ * the path short ("/metrics%00x" must not be "/metrics"). Returns the new length. */
+static size_t unescape_uri(void *cls, struct MHD_Connection *c, char *uri) {
+        static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+        size_t len = strlen(uri);
+        if (strstr(uri, "%00"))
+                return len;
+        char *w = uri;
+        for (const char *p = uri; *p; p++) {
+                const char *hi = p[0] == '%' && p[1] ? strchr(hex, p[1]) : NULL;
+                const char *lo = hi && p[2] ? strchr(hex, p[2]) : NULL;
+                if (hi && lo) {
+                        *w++ = (char)(((hi - hex) % 16) * 16 + (lo - hex) % 16);
+                        p += 2;
+                } else {
+                        *w++ = *p;
+                }
+        }
+        *w = '\0';
+        return (size_t)(w - uri);
 }
 
 /* ---- start and stop ----------------------------------------------------------------------------- */
@@ -428,38 +604,60 @@ static struct MHD_Response *static_json(const char *body) {
         return make_response(body, strlen(body), CONTENT_TYPE_JSON, NULL, NULL);
 }
 
-/* Start one libmicrohttpd daemon on a duplicate of FD. */
-static struct MHD_Daemon *start_listener(struct xpud_server *s, const struct xpud_server_config *c, int fd,
-                                         struct listener *l) {
-        unsigned limit = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
-        unsigned timeout = c->timeout_s ? c->timeout_s : XPUD_CONNECTION_TIMEOUT_S;
-        size_t memory = c->memory_limit ? c->memory_limit : XPUD_CONNECTION_MEMORY;
-        unsigned threads = c->threads > 1 ? c->threads : 1;
+/* A non-blocking close-on-exec duplicate of the listening socket FD for the accept thread, or -1
+ * (logged). */
+static int dup_listener(int fd) {
         int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         if (dfd < 0) {
                 log_error("cannot duplicate the listening socket: %m");
-                return NULL;
+                return -1;
         }
         int fl = fcntl(dfd, F_GETFL);
         if (fl < 0 || fcntl(dfd, F_SETFL, fl | O_NONBLOCK) < 0) {
                 log_error("cannot make the listening socket non-blocking: %m");
                 close(dfd);
-                return NULL;
+                return -1;
         }
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+        return dfd;
+}
+
+/* Start one libmicrohttpd daemon without a listening socket: the accept thread hands it the
+ * connections (MHD_add_connection). The TCP one has its own, smaller caps. */
+static struct MHD_Daemon *start_listener(struct xpud_server *s, const struct xpud_server_config *c,
+                                         struct listener *l) {
+        unsigned limit = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
+        unsigned timeout = c->timeout_s ? c->timeout_s : XPUD_CONNECTION_TIMEOUT_S;
+        if (l->tcp) {
+                limit = c->tcp_connection_limit ? c->tcp_connection_limit : XPUD_TCP_CONNECTION_LIMIT;
+                timeout = c->tcp_timeout_s ? c->tcp_timeout_s : XPUD_TCP_TIMEOUT_S;
+        }
+        size_t memory = c->memory_limit ? c->memory_limit : XPUD_CONNECTION_MEMORY;
+        unsigned threads = c->threads > 1 ? c->threads : 1;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                         MHD_USE_NO_LISTEN_SOCKET;
+        if (l->tcp)
+                s->tcp_limit = limit;
+        else
+                s->unix_limit = limit;
         struct MHD_OptionItem ops[] = {
                 { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, NULL }, /* first, to catch all */
-                { MHD_OPTION_LISTEN_SOCKET, dfd, NULL },
-                { MHD_OPTION_CONNECTION_LIMIT, limit, NULL },
+                /* Above the accept thread's cap, which is the one that counts (see unix_live). */
+                { MHD_OPTION_CONNECTION_LIMIT, limit + 16, NULL },
+                { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, l },
                 { MHD_OPTION_CONNECTION_TIMEOUT, timeout, NULL },
                 { MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory, NULL },
-                { MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
+                /* Not MHD_OPTION_STRICT_FOR_CLIENT 1: libmicrohttpd 0.9.75 then answers an HTTP/1.1
+                 * request without Host with its status line and headers twice. */
+                { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape_uri, NULL },
+                threads > 1 ? (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, threads, NULL }
+                            : (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout, NULL },
                 /* Only the UNIX listener has peer credentials to check and count; on TCP, MHD's
                  * own per-address cap does the counting. */
-                l->tcp ? (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_uid_limit, NULL }
-                       : (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, l },
-                threads > 1 ? (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, threads, NULL }
-                            : (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL },
+                l->tcp ? (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                                  c->tcp_per_address_limit ? c->tcp_per_address_limit
+                                                                           : XPUD_TCP_PER_ADDRESS_LIMIT,
+                                                  NULL }
+                       : (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL },
                 { MHD_OPTION_END, 0, NULL },
         };
         struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, ops,
@@ -479,6 +677,8 @@ int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **r
         s->store = c->store;
         s->auth = c->auth;
         s->per_uid_limit = c->per_uid_limit ? c->per_uid_limit : XPUD_PER_UID_CONNECTION_LIMIT;
+        s->refused_limit = c->refused_limit ? c->refused_limit : XPUD_REFUSED_CONNECTION_LIMIT;
+        s->unix_lfd = s->tcp_lfd = s->stop_fd = -1;
         s->n_uid_slots = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
         s->unix_l = (struct listener){ .srv = s, .tcp = false };
         s->tcp_l = (struct listener){ .srv = s, .tcp = true };
@@ -491,14 +691,21 @@ int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **r
                 xpud_server_stop(s);
                 return -ENOMEM;
         }
-        if (c->unix_fd >= 0 && !(s->unix_d = start_listener(s, c, c->unix_fd, &s->unix_l))) {
+        if ((c->unix_fd >= 0 && ((s->unix_lfd = dup_listener(c->unix_fd)) < 0 ||
+                                 !(s->unix_d = start_listener(s, c, &s->unix_l)))) ||
+            (c->tcp_fd >= 0 &&
+             ((s->tcp_lfd = dup_listener(c->tcp_fd)) < 0 || !(s->tcp_d = start_listener(s, c, &s->tcp_l))))) {
                 xpud_server_stop(s);
                 return -EIO;
         }
-        if (c->tcp_fd >= 0 && !(s->tcp_d = start_listener(s, c, c->tcp_fd, &s->tcp_l))) {
+        s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        int r = s->stop_fd < 0 ? negative_errno() : -pthread_create(&s->acceptor, NULL, accept_main, s);
+        if (r < 0) {
+                log_error("cannot start the accept thread: %s", strerror(-r));
                 xpud_server_stop(s);
-                return -EIO;
+                return r;
         }
+        s->acceptor_started = true;
         *ret = s;
         return 0;
 }
@@ -506,8 +713,15 @@ int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **r
 struct xpud_server *xpud_server_stop(struct xpud_server *s) {
         if (!s)
                 return NULL;
-        /* The daemons first: their threads end and every connection is closed (notify CLOSED),
-         * so nothing touches the responses or the tables below any more. */
+        /* The accept thread first (nothing new is handed over), then the daemons: their threads
+         * end and every connection is closed (notify CLOSED), so nothing touches the responses or
+         * the tables below any more. */
+        if (s->acceptor_started) {
+                uint64_t one = 1;
+                if (write(s->stop_fd, &one, sizeof one) != (ssize_t)sizeof one)
+                        log_error("cannot stop the accept thread: %m");
+                pthread_join(s->acceptor, NULL);
+        }
         if (s->unix_d)
                 MHD_stop_daemon(s->unix_d);
         if (s->tcp_d)
@@ -518,6 +732,12 @@ struct xpud_server *xpud_server_stop(struct xpud_server *s) {
         if (s->ready)
                 MHD_destroy_response(s->ready);
         free(s->uids);
+        if (s->unix_lfd >= 0)
+                close(s->unix_lfd);
+        if (s->tcp_lfd >= 0)
+                close(s->tcp_lfd);
+        if (s->stop_fd >= 0)
+                close(s->stop_fd);
         pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->uid_lock);
         free(s);
