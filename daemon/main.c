@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
@@ -60,7 +61,12 @@ struct unix_listener {
         ino_t ino;
         bool made_dir;  /* the parent directory was created here */
         char dir[PATH_MAX];
+        int dir_fd;     /* O_PATH fd of the checked directory (bound here), or -1 */
+        const char *name; /* the socket's name in it */
 };
+
+/* The backlog of a socket bound here (the kernel caps it at net.core.somaxconn). */
+#define LISTEN_BACKLOG 4096
 
 /* Progress of the sampler, for the watchdog (CLOCK_MONOTONIC seconds of the last snapshot). */
 static atomic_llong last_sample_s;
@@ -148,33 +154,58 @@ static int socket_is_live(const struct sockaddr_un *sa) {
         return errno == ECONNREFUSED ? 0 : negative_errno();
 }
 
-/* Bind the socket at PATH: the directory made if missing (0755), a live socket there refused, a
- * stale one (nobody listening) replaced, mode 0660 from the start (umask around bind), group
- * "xpud" when that group exists, listening. Logs; returns 0 or -errno. */
+/* Open the socket's directory DIR (O_PATH, not through a symlink) and check that nobody but root
+ * and us can change what is in it (as sshd's StrictModes): owned by root or our euid, not
+ * writable by group or others. Another user who could write there could swap the socket for
+ * their own between our checks and clients' connects. Logs; returns the fd or -errno. */
+static int open_socket_dir(const char *dir) {
+        _cleanup_close_ int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                log_error("cannot open the socket's directory %s: %m (a directory, not a symlink)", dir);
+                return negative_errno();
+        }
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+                log_error("refusing the socket's directory %s (owner uid %u, mode %04o): others could replace the "
+                          "socket; use a directory owned by root or uid %u that only its owner can write (chmod "
+                          "go-w %s), e.g. /run/xpud",
+                          dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid(), dir);
+                return -EPERM;
+        }
+        return TAKE_FD(fd);
+}
+
+/* Bind the socket at PATH: the directory made if missing (0755) and checked (open_socket_dir), a
+ * live socket there refused, a stale one (nobody listening) replaced, mode 0660 from the start
+ * (umask around bind: no chmod by path afterwards), group "xpud" when that group exists (fchownat
+ * in the checked directory, no symlink followed), listening. Logs; returns 0 or -errno. */
 static int bind_unix(const char *path, struct unix_listener *u) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        if (strlen(path) >= sizeof sa.sun_path) {
-                log_error("--socket: \"%s\" is longer than %zu bytes (a limit of UNIX sockets); choose a shorter "
-                          "path",
-                          path, sizeof sa.sun_path - 1);
-                return -ENAMETOOLONG;
-        }
+        if (strlen(path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG; /* refused by the option parser already */
         memcpy(sa.sun_path, path, strlen(path) + 1);
         const char *slash = strrchr(path, '/');
+        u->name = slash ? slash + 1 : path;
+        if (!slash)
+                snprintf(u->dir, sizeof u->dir, ".");
+        else if (slash == path)
+                snprintf(u->dir, sizeof u->dir, "/");
+        else if ((size_t)(slash - path) >= sizeof u->dir)
+                return -ENAMETOOLONG;
+        else
+                snprintf(u->dir, sizeof u->dir, "%.*s", (int)(slash - path), path);
         if (slash && slash != path) {
-                size_t len = (size_t)(slash - path);
-                if (len >= sizeof u->dir)
-                        return -ENAMETOOLONG;
-                memcpy(u->dir, path, len);
-                u->dir[len] = '\0';
                 int r = mkdir_parents(u->dir, &u->made_dir);
                 if (r < 0) {
                         log_error("cannot create the directory %s: %s", u->dir, strerror(-r));
                         return r;
                 }
         }
+        u->dir_fd = open_socket_dir(u->dir);
+        if (u->dir_fd < 0)
+                return u->dir_fd;
         struct stat st;
-        if (lstat(path, &st) == 0) {
+        if (fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (!S_ISSOCK(st.st_mode)) {
                         log_error("%s exists and is not a socket; remove it or choose another --socket", path);
                         return -EEXIST;
@@ -190,7 +221,7 @@ static int bind_unix(const char *path, struct unix_listener *u) {
                         log_error("cannot tell whether %s is in use: %s", path, strerror(-live));
                         return live;
                 }
-                if (unlink(path) < 0 && errno != ENOENT) {
+                if (unlinkat(u->dir_fd, u->name, 0) < 0 && errno != ENOENT) {
                         log_error("cannot remove the stale socket %s: %m", path);
                         return negative_errno();
                 }
@@ -207,26 +238,28 @@ static int bind_unix(const char *path, struct unix_listener *u) {
                 return negative_errno();
         }
         u->created = true;
-        if (lstat(path, &st) == 0) {
+        if (fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 u->dev = st.st_dev;
                 u->ino = st.st_ino;
-        }
-        if (chmod(path, 0660) < 0) {
-                log_error("cannot set the mode of %s: %m", path);
-                return negative_errno();
         }
         char buf[4096];
         struct group g, *gr = NULL;
         if (getgrnam_r(SOCKET_GROUP, &g, buf, sizeof buf, &gr) == 0 && gr) {
-                if (lchown(path, (uid_t)-1, gr->gr_gid) < 0) {
+                if (fchownat(u->dir_fd, u->name, (uid_t)-1, gr->gr_gid, AT_SYMLINK_NOFOLLOW) < 0) {
                         log_error("cannot give %s to group " SOCKET_GROUP ": %m", path);
                         return negative_errno();
                 }
+        } else if (arg.n_allow_uids > 0 || arg.n_allow_gids > 0) {
+                log_warning("no group \"" SOCKET_GROUP "\": %s stays root:%u mode 0660, so the users of "
+                            "--allow-uid/--allow-gid cannot connect; create the group (systemd-sysusers "
+                            "packaging/systemd/xpud.sysusers, or groupadd --system " SOCKET_GROUP ") and restart, or "
+                            "give --socket in a directory they can reach with a group they have",
+                            path, (unsigned)getegid());
         } else {
                 log_info("no group \"" SOCKET_GROUP "\": %s stays root-only (mode 0660, group %u)", path,
                          (unsigned)getegid());
         }
-        if (listen(fd, SOMAXCONN) < 0) {
+        if (listen(fd, LISTEN_BACKLOG) < 0) {
                 log_error("cannot listen on %s: %m", path);
                 return negative_errno();
         }
@@ -238,10 +271,18 @@ static int bind_unix(const char *path, struct unix_listener *u) {
  * (a newer xpud may have replaced it). */
 static void remove_socket(const struct unix_listener *u) {
         struct stat st;
-        if (!u->created || lstat(arg.socket_path, &st) < 0 || st.st_dev != u->dev || st.st_ino != u->ino)
+        if (!u->created || u->dir_fd < 0 || fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            st.st_dev != u->dev || st.st_ino != u->ino)
                 return;
-        if (unlink(arg.socket_path) < 0)
+        if (unlinkat(u->dir_fd, u->name, 0) < 0)
                 log_info("cannot remove %s: %m (the next start replaces it)", arg.socket_path);
+}
+
+/* Is SA a loopback address (127.0.0.0/8, ::1)? */
+static bool is_loopback(const struct sockaddr_storage *sa) {
+        if (sa->ss_family == AF_INET)
+                return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+        return sa->ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
 /* --listen-tcp: bound, listening, close-on-exec. Logs; returns the fd or -errno. */
@@ -254,11 +295,17 @@ static int bind_tcp(void) {
         }
         if (arg.tcp_addr.ss_family == AF_INET6)
                 (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        if (bind(fd, (struct sockaddr *)&arg.tcp_addr, arg.tcp_addr_len) < 0 || listen(fd, SOMAXCONN) < 0) {
+        if (bind(fd, (struct sockaddr *)&arg.tcp_addr, arg.tcp_addr_len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
                 log_error("--listen-tcp %s: cannot listen: %m", arg.tcp_text);
                 return negative_errno();
         }
-        log_warning("serving /metrics without authentication on TCP %s (--listen-tcp)", arg.tcp_text);
+        if (is_loopback(&arg.tcp_addr))
+                log_info("serving /metrics without authentication on TCP %s (--listen-tcp)", arg.tcp_text);
+        else
+                log_warning("serving /metrics without authentication on TCP %s, not a loopback address: anyone who "
+                            "can reach it reads /metrics and can hold its %d connections; bind 127.0.0.1 or a "
+                            "firewalled node address (docs/xpud.md)",
+                            arg.tcp_text, XPUD_TCP_CONNECTION_LIMIT);
         return TAKE_FD(fd);
 }
 
@@ -367,7 +414,7 @@ static int wait_for_stop(int sfd) {
 /* ---- main ------------------------------------------------------------------------------------------ */
 
 static int run(void) {
-        struct unix_listener u = { .fd = -1 };
+        struct unix_listener u = { .fd = -1, .dir_fd = -1 };
         _cleanup_close_ int tcp_fd = -EBADF;
         struct xpud_store store;
         struct xpud_auth auth;
@@ -398,13 +445,20 @@ static int run(void) {
                 log_info("socket from systemd (fd %d)", u.fd);
         else if (bind_unix(arg.socket_path, &u) < 0)
                 goto out;
+        if (tcp_fd >= 0 && !arg.tcp)
+                log_warning("serving /metrics without authentication on the TCP socket \"" FDNAME_METRICS "\" "
+                            "from systemd: anyone who can reach it reads /metrics (docs/xpud.md)");
         if (arg.tcp && tcp_fd < 0 && (tcp_fd = bind_tcp()) < 0)
                 goto out;
         if (arg.user_set) {
                 /* The socket's directory, when made here, goes to the user, so it can remove the
-                 * socket file at exit. */
-                if (u.made_dir && chown(u.dir, arg.user_uid, arg.user_gid) < 0)
+                 * socket file at exit (through the checked fd: no path, no symlink followed). */
+                if (u.made_dir && fchownat(u.dir_fd, "", arg.user_uid, arg.user_gid, AT_EMPTY_PATH) < 0)
                         log_warning("cannot give %s to %s: %m", u.dir, arg.user);
+                else if (u.created && !u.made_dir && arg.user_uid != geteuid())
+                        log_warning("--user %s: %s was not made by xpud, so %s cannot remove the socket at exit "
+                                    "(the next start replaces it); let xpud make the directory, or give it to %s",
+                                    arg.user, u.dir, arg.user, arg.user);
                 if (drop_privileges() < 0)
                         goto out;
         }
@@ -419,7 +473,8 @@ static int run(void) {
         };
         int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
         if (r < 0) {
-                log_error("cannot set up the sampler: %s", strerror(-r));
+                if (r == -ENOMEM) /* other errors are logged by the sampler, naming the root */
+                        log_error("cannot set up the sampler: %s", strerror(-r));
                 goto out;
         }
         r = xpud_sampler_sample(smp);
@@ -460,6 +515,8 @@ out:
         if (u.fd >= 0)
                 close(u.fd);
         remove_socket(&u);
+        if (u.dir_fd >= 0)
+                close(u.dir_fd);
         xpud_store_done(&store);
         xpud_auth_done(&auth);
         return ret;
@@ -483,6 +540,10 @@ int main(int argc, char **argv) {
                 return EXIT_SUCCESS;
         case XPUD_ACTION_RUN:
         default:
+                if (arg.user_set && geteuid() != 0 && arg.user_uid != geteuid()) {
+                        log_error("--user needs xpud to start as root");
+                        return EXIT_USAGE;
+                }
                 return run();
         }
 }

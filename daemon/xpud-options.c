@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "base/fileio.h"
 #include "base/log.h"
@@ -99,6 +100,11 @@ static int parse_id_list(const char *list, bool group, uint32_t *ids, size_t max
                 item[len] = '\0';
                 uint32_t id;
                 int r = resolve_id(item, group, &id);
+                if (r == -ENOENT && group && strcmp(item, "xpud") == 0) {
+                        xpu_format_error(err, err_size, "%s: no group named \"xpud\" (create it: systemd-sysusers "
+                                         "packaging/systemd/xpud.sysusers, or groupadd --system xpud)", opt);
+                        return -EINVAL;
+                }
                 if (r == -ENOENT) {
                         xpu_format_error(err, err_size, "%s: no %s named \"%s\" (check the name, or give the "
                                          "numeric id)", opt, what, item);
@@ -272,8 +278,20 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 switch (c) {
                 case OPT_SOCKET:
                         r = set_path(&o.socket_path, optarg, "--socket", err, err_size);
+                        if (r == 0 && strlen(optarg) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+                                xpu_format_error(err, err_size, "--socket: \"%s\" is longer than %zu bytes (a limit "
+                                                 "of UNIX sockets); choose a shorter path", optarg,
+                                                 sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
+                                r = -EINVAL;
+                        }
                         break;
                 case OPT_LISTEN_TCP:
+                        if (o.tcp) {
+                                xpu_format_error(err, err_size, "--listen-tcp: given twice (\"%s\" and \"%s\"); xpud "
+                                                 "serves one TCP address", o.tcp_text, optarg);
+                                r = -EINVAL;
+                                break;
+                        }
                         if (xpud_parse_tcp_address(optarg, &o.tcp_addr, &o.tcp_addr_len) < 0 ||
                             xpu_strlcpy(o.tcp_text, optarg, sizeof o.tcp_text) < 0) {
                                 xpu_format_error(err, err_size, "--listen-tcp: \"%s\" is not ADDR:PORT with a literal "
@@ -303,9 +321,18 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 case OPT_ALLOW_GID:
                         r = xpud_parse_gid_list(optarg, o.allow_gids, XPUD_ALLOW_MAX, &o.n_allow_gids, err, err_size);
                         break;
-                case OPT_NFD_FILE:
+                case OPT_NFD_FILE: {
+                        const char *slash = strrchr(optarg, '/'), *name = slash ? slash + 1 : optarg;
                         r = set_path(&o.nfd_file, optarg, "--nfd-file", err, err_size);
+                        if (r == 0 && (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+                                       strlen(name) + 2 > 256)) {
+                                xpu_format_error(err, err_size, "--nfd-file: \"%s\" does not end in a file name "
+                                                 "(give a file, e.g. /etc/kubernetes/node-feature-discovery/"
+                                                 "features.d/xpud)", optarg);
+                                r = -EINVAL;
+                        }
                         break;
+                }
                 case OPT_SYS_ROOT:
                         r = set_path(&o.sys_root, optarg, "--sys-root", err, err_size);
                         break;

@@ -197,6 +197,24 @@ is "$?" 2 "--allow-uid with an unknown name: exit 2"
 like "$T/err" '--allow-uid: no user named "no-such-user-xpud"' "--allow-uid: the message names the user"
 "$XPUD" --listen-tcp localhost:80 >"$T/out" 2>"$T/err"
 is "$?" 2 "--listen-tcp with a host name: exit 2"
+"$XPUD" --socket "/$(printf '%0120d' 0)" >"$T/out" 2>"$T/err"
+is "$?" 2 "--socket longer than 107 bytes: exit 2"
+"$XPUD" --listen-tcp 127.0.0.1:9400 --listen-tcp 127.0.0.1:9401 >"$T/out" 2>"$T/err"
+is "$?" 2 "--listen-tcp twice: exit 2"
+like "$T/err" 'given twice' "... saying it was given twice"
+"$XPUD" --nfd-file / >"$T/out" 2>"$T/err"
+is "$?" 2 "--nfd-file /: exit 2"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$XPUD" --user root --socket "$T/nope.sock" >"$T/out" 2>"$T/err"
+is "$?" 2 "--user while not root: exit 2"
+is "$(cat "$T/err")" "xpud: error: --user needs xpud to start as root" "... with one line"
+"$XPUD" --sys-root "$T/missing" --socket "$T/missing.sock" >"$T/out" 2>"$T/err"
+is "$?" 1 "--sys-root of a missing directory: exit 1"
+is "$(wc -l <"$T/err")" 1 "... one line"
+mkdir -m 1777 "$T/public"
+"$XPUD" --socket "$T/public/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" >"$T/out" 2>"$T/err"
+is "$?" 1 "a socket directory writable by others: refused, exit 1"
+like "$T/err" "refusing the socket's directory $T/public .*mode 1777" "... naming the directory and its mode"
+if [ -e "$T/public/xpud.sock" ]; then not_ok "... and nothing bound there"; else ok "... and nothing bound there"; fi
 "$XPUD" --help >"$T/out" 2>&1
 is "$?" 0 "--help: exit 0"
 like "$T/out" '^Usage: xpud \[OPTIONS\]' "--help prints the usage"
@@ -362,7 +380,12 @@ is "$(cat "$T/clients/flood.idle" 2>/dev/null)" 500 "the 500 idle connections we
 # Malformed requests get 4xx (or, for a line without spaces, a closed connection) and the
 # daemon keeps serving.
 is "$(printf 'HELLO WORLD FOO\r\n\r\n' | raw "$S")" 400 "a garbage request line: 400"
-is "$(printf 'GET /metrics HTTP/1.1\r\n\r\n' | raw "$S")" 400 "HTTP/1.1 without Host: 400"
+is "$(printf 'GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n' | raw "$S" head | cut -d' ' -f1,2)" \
+        "200 $METRICS_LEN" "HTTP/1.1 without Host: 200, one well-formed answer"
+is "$(printf 'GET http://xpud/metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | raw "$S")" 200 \
+        "the absolute form GET http://xpud/metrics: 200"
+get "$S" '/metrics%00x'
+is "$CODE" 404 "/metrics%00x: 404"
 is "$(python3 -c 'import sys; sys.stdout.write("GET /" + "a" * 40000 + " HTTP/1.1\r\nHost: x\r\n\r\n")' | raw "$S")" \
         414 "a 40 KB URL: 414"
 is "$(python3 -c 'import sys; sys.stdout.write("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + "b" * 40000 + "\r\n\r\n")' |
@@ -374,6 +397,58 @@ is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody
 is "$(printf 'GET /metrics HTTP/3.0\r\nHost: x\r\n\r\n' | raw "$S")" 505 "an unknown HTTP version: 505"
 is "$(printf 'garbage\r\n\r\n' | raw "$S")" none "a line without spaces: connection closed"
 if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
+
+# Accept-queue starvation: a client of a refused uid doing connect()+close() in a tight loop for
+# 5 s while root fetches /metrics on new connections: (nearly) every fetch is answered.
+python3 - "$S" "$U_DENIED" "$G_SOCKET" >"$T/hammer.out" <<'EOF2' &
+import os, socket, sys, time
+path, uid, gid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.setgroups([]); os.setresgid(gid, gid, gid); os.setresuid(uid, uid, uid)
+n = 0
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    for _ in range(100):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
+        try:
+            s.connect(path); n += 1
+        except OSError:
+            pass
+        s.close()
+print(int(n / 5))
+EOF2
+HAMMER=$!
+sleep 0.5
+python3 - "$S" >"$T/fetch.out" <<'EOF2'
+import socket, sys, time
+ok = total = 0
+end = time.monotonic() + 4
+while time.monotonic() < end:
+    total += 1
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
+    try:
+        s.connect(sys.argv[1]); s.setblocking(True); s.settimeout(5)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        out = b""
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            out += d
+        ok += out.startswith(b"HTTP/1.1 200 ")
+    except OSError:
+        pass
+    s.close()
+    time.sleep(0.01)
+print(ok, total)
+EOF2
+wait "$HAMMER"
+read -r F_OK F_TOTAL <"$T/fetch.out"
+diag "hammer: $(cat "$T/hammer.out") connects/s; fetches answered: $F_OK of $F_TOTAL"
+if [ "${F_TOTAL:-0}" -ge 10 ] && [ $((F_OK * 100)) -ge $((F_TOTAL * 90)) ]; then
+        ok "a connect()+close() hammer of a refused uid: >= 90% of /metrics fetches answered ($F_OK/$F_TOTAL)"
+else
+        not_ok "a connect()+close() hammer of a refused uid: >= 90% of /metrics fetches answered (${F_OK:-0}/${F_TOTAL:-0})"
+fi
 get "$S" /healthz
 is "$CODE" 200 "... and serves"
 

@@ -147,6 +147,27 @@ START_TEST(test_id_lists) {
 }
 END_TEST
 
+/* --listen-tcp twice is an error naming both, a too-long --socket says the limit (exit 2 in main). */
+START_TEST(test_repeated_and_long) {
+        struct xpud_options o;
+        char err[256];
+        ck_assert_int_eq(PARSE(&o, err, "--listen-tcp", "127.0.0.1:9400", "--listen-tcp", "[::1]:9400"), -EINVAL);
+        ck_assert_str_eq(err, "--listen-tcp: given twice (\"127.0.0.1:9400\" and \"[::1]:9400\"); xpud serves one TCP "
+                              "address");
+        char path[120];
+        memset(path, 'a', sizeof path - 1);
+        path[0] = '/';
+        path[107] = '\0'; /* 107 bytes: the longest sun_path with its NUL */
+        ck_assert_int_eq(PARSE(&o, err, "--socket", path), 0);
+        path[107] = 'a';
+        path[108] = '\0';
+        ck_assert_int_eq(PARSE(&o, err, "--socket", path), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "is longer than 107 bytes (a limit of UNIX sockets); choose a shorter path"));
+        ck_assert_int_eq(PARSE(&o, err, "--nfd-file", "labels"), 0);
+        ck_assert_str_eq(o.nfd_file, "labels");
+}
+END_TEST
+
 START_TEST(test_errors) {
         static const struct {
                 const char *args[4];
@@ -169,6 +190,12 @@ START_TEST(test_errors) {
                 { { "--log-level", "loud" }, "--log-level: unknown level \"loud\" (use error, warning, info or debug)" },
                 { { "--socket", "" }, "--socket: empty path" },
                 { { "--sys-root", "" }, "--sys-root: empty path" },
+                { { "--socket", "/run/xpud/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock" },
+                  "--socket: \"/run/xpud/aaaa" },
+                { { "--listen-tcp", "127.0.0.1:9400", "--listen-tcp" }, "option --listen-tcp needs a value" },
+                { { "--nfd-file", "/" }, "--nfd-file: \"/\" does not end in a file name" },
+                { { "--nfd-file", "/etc/features.d/" }, "--nfd-file: \"/etc/features.d/\" does not end in a file name" },
+                { { "--nfd-file", "/etc/.." }, "--nfd-file: \"/etc/..\" does not end in a file name" },
                 { { "--interval" }, "option --interval needs a value; see xpud --help" },
                 { { "--bogus" }, "unknown option \"--bogus\"; see xpud --help" },
                 { { "-x" }, "unknown option \"-x\"; see xpud --help" },
@@ -193,6 +220,7 @@ static Suite *options_suite(void) {
         tcase_add_test(tc, test_tcp_addresses);
         tcase_add_test(tc, test_id_lists);
         tcase_add_test(tc, test_errors);
+        tcase_add_test(tc, test_repeated_and_long);
         suite_add_tcase(s, tc);
         return s;
 }
