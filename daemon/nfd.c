@@ -145,7 +145,12 @@ int xpud_nfd_write(const char *path, const char *text, size_t len) {
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return negative_errno();
-        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        /* A fresh dot-file, never one that is there: a FIFO would block the open, a file someone
+         * else made would stay theirs. So unlink whatever has the name, then create exclusively,
+         * without following a symlink or blocking. */
+        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                return negative_errno();
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
         if (fd < 0)
                 return negative_errno();
         int r = write_all(fd, text, len);

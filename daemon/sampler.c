@@ -65,6 +65,7 @@ struct backend_ops {
 struct backend_state {
         uint64_t errors_total;
         bool was_down; /* its last collection failed: logged once per outage */
+        bool had_good; /* one collection succeeded since start: there are readings to keep */
 };
 
 static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
@@ -243,13 +244,17 @@ static int collect_all(struct xpud_sampler *smp, struct sample *sm, struct xpud_
                 if (r < 0) {
                         snprintf(out->error, sizeof out->error, "%s", err[0] ? err : strerror(-r));
                         st->errors_total++;
-                        if (!st->was_down)
+                        if (!st->was_down && st->had_good)
                                 log_warning("%s: %s; keeping the last good readings, marked stale", b->name, out->error);
+                        else if (!st->was_down)
+                                log_warning("%s: %s; no good reading yet: its devices have no readings until it works",
+                                            b->name, out->error);
                         else
                                 log_debug("%s: %s", b->name, out->error);
                 } else if (st->was_down)
                         log_info("%s is back", b->name);
                 st->was_down = r < 0;
+                st->had_good = st->had_good || r >= 0;
                 out->errors_total = st->errors_total;
         }
         return 0;
@@ -378,19 +383,20 @@ int xpud_sampler_sample(struct xpud_sampler *smp) {
                 return r;
         }
         log_new_warnings(smp, s->inv);
+        xpud_snapshot_unref(smp->prev);
+        smp->prev = xpud_snapshot_ref(s);
+        xpud_store_publish(smp->store, s); /* takes our first reference */
+        if (smp->cb)
+                smp->cb(smp->userdata, smp->prev);
+        /* The labels after publishing: a slow or stuck filesystem never delays a snapshot. */
         if (smp->have_nfd) {
-                int e = xpud_nfd_update(&smp->nfd, s);
+                int e = xpud_nfd_update(&smp->nfd, smp->prev);
                 if (e < 0 && e != smp->nfd_error)
                         log_warning("--nfd-file %s: %s; retrying at the next sample", smp->nfd.path, strerror(-e));
                 else if (e >= 0 && smp->nfd_error < 0)
                         log_info("--nfd-file %s: written again", smp->nfd.path);
                 smp->nfd_error = e < 0 ? e : 0;
         }
-        xpud_snapshot_unref(smp->prev);
-        smp->prev = xpud_snapshot_ref(s);
-        xpud_store_publish(smp->store, s); /* takes our first reference */
-        if (smp->cb)
-                smp->cb(smp->userdata, smp->prev);
         pthread_mutex_unlock(&smp->sample_lock);
         return 0;
 }

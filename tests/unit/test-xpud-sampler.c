@@ -530,6 +530,37 @@ START_TEST(test_nfd_file) {
 }
 END_TEST
 
+/* A FIFO or someone else's file at the dot-file: replaced by a fresh file of ours (the open used
+ * to block forever on a FIFO, and kept another owner's file). */
+START_TEST(test_nfd_dot_file_taken) {
+        char dir[] = "/tmp/xpud-nfd.XXXXXX", path[PATH_MAX], dot[PATH_MAX];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/xpud", dir);
+        snprintf(dot, sizeof dot, "%s/.xpud", dir);
+        ck_assert_int_eq(mkfifo(dot, 0666), 0);
+        alarm(10); /* a blocking open would hang here */
+        ck_assert_int_eq(xpud_nfd_write(path, "a=1\n", 4), 0);
+        alarm(0);
+        ck_assert_str_eq(read_text(path), "a=1\n");
+        ck_assert_int_eq(access(dot, F_OK), -1);
+        /* a dot-file made by another user, open to everyone */
+        int fd = open(dot, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(chmod(dot, 0666), 0);
+        if (geteuid() == 0)
+                ck_assert_int_eq(chown(dot, 65534, 65534), 0);
+        ck_assert_int_eq(xpud_nfd_write(path, "b=2\n", 4), 0);
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_uint_eq(st.st_uid, geteuid());
+        ck_assert_uint_eq(st.st_mode & 07777, 0644);
+        ck_assert_str_eq(read_text(path), "b=2\n");
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *sampler_suite(void) {
         Suite *s = suite_create("xpud-sampler");
         TCase *tc = tcase_create("sampler");
@@ -542,6 +573,7 @@ static Suite *sampler_suite(void) {
         tcase_add_test(tc, test_thread);
         tcase_add_test(tc, test_nfd_label_value);
         tcase_add_test(tc, test_nfd_file);
+        tcase_add_test(tc, test_nfd_dot_file_taken);
         suite_add_tcase(s, tc);
         return s;
 }
