@@ -7,6 +7,7 @@
  * the watchdog interval while samples keep coming; SIGTERM/SIGINT: STOPPING=1, server stopped,
  * sampler stopped, the socket file removed if this process created it, exit 0. */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -525,6 +526,10 @@ out:
 int main(int argc, char **argv) {
         char err[512] = "";
         xpu_log_set_program("xpud");
+        /* Each connection's memory pool (XPUD_CONNECTION_MEMORY) comes from malloc: mapped on its
+         * own, it goes back to the kernel when the connection closes, instead of staying resident
+         * in the serving thread's arena after a burst of clients (RSS budget, design §8). */
+        mallopt(M_MMAP_THRESHOLD, XPUD_CONNECTION_MEMORY);
         if (xpud_options_parse(argc, argv, &arg, err, sizeof err) < 0) {
                 log_error("%s", err);
                 return EXIT_USAGE;

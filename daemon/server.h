@@ -42,7 +42,7 @@
 #define XPUD_TCP_CONNECTION_LIMIT 64    /* connections of the TCP listener, all addresses */
 #define XPUD_TCP_PER_ADDRESS_LIMIT 8    /* TCP connections per client address */
 #define XPUD_TCP_TIMEOUT_S 5            /* idle seconds on TCP */
-#define XPUD_CONNECTION_MEMORY 32768    /* bytes per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT) */
+#define XPUD_CONNECTION_MEMORY 16384    /* bytes per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT); a scrape's request is < 1 KiB */
 #define XPUD_DEVICE_KEY_MAX 64          /* longest {key} of /v1/devices/{key} looked up, bytes */
 
 #define XPUD_CONTENT_TYPE_JSON "application/json"
