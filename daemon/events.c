@@ -44,7 +44,7 @@ void xpud_events_add(struct xpud_events *ev, double time, const char *kind, cons
         xpu_strlcpy(e->device, device ? device : "", sizeof e->device);
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(e->message, sizeof e->message, fmt, ap);
+        xpud_text_vcut(e->message, sizeof e->message, fmt, ap);
         va_end(ap);
 }
 

@@ -31,7 +31,8 @@ void xpud_events_done(struct xpud_events *ev);
 
 /* Append an event at TIME (unix seconds) of KIND ("device_lost", "device_back", "health",
  * "backend_error", "backend_up") about DEVICE (uuid or PCI bus id; NULL or "" for the daemon),
- * message from FMT (cut at 255 bytes). Drops the oldest when full. Never fails. */
+ * message from FMT (cut to XPUD_EVENT_MESSAGE_SIZE - 1 bytes ending in "..." by xpud_text_cut()
+ * when longer). Drops the oldest when full. Never fails. */
 void xpud_events_add(struct xpud_events *ev, double time, const char *kind, const char *device, const char *fmt, ...)
         _printf_(5, 6);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
 
 static const char *const health_names[_XPUD_HEALTH_MAX] = {
@@ -49,13 +50,22 @@ enum reason_kind {
         R_LOST = 0,
         R_ECC_UNCORRECTED,
         R_UNSAMPLED,
+        R_UNAVAILABLE,
         R_STALE,
+        R_STALE_UNAVAILABLE,
         R_THERMAL,
         R_HW_SLOWDOWN,
         R_POWER,
         R_ECC_STORM,
         _R_MAX,
 };
+
+/* The backend's vendor library was not found (probes/base/dl.c: "not available: SONAME not found
+ * in ROOT: ..."): the driver root is wrong, or the vendor's driver is loaded without its
+ * user-space libraries on this host. */
+#define ACTION_UNAVAILABLE                                                                                   \
+        "the vendor library was not found: point --driver-root at the host's driver files, "                \
+        "or ignore on hosts without this vendor"
 
 static const struct {
         enum xpud_health state;
@@ -67,6 +77,8 @@ static const struct {
                                 "check `dmesg` for Xid/RAS errors" },
         [R_UNSAMPLED] = { XPUD_HEALTH_UNKNOWN,
                           "wait for the first sample; if it persists, see the backend's error in /v1/health" },
+        [R_UNAVAILABLE] = { XPUD_HEALTH_UNKNOWN, ACTION_UNAVAILABLE },
+        [R_STALE_UNAVAILABLE] = { XPUD_HEALTH_DEGRADED, ACTION_UNAVAILABLE },
         [R_STALE] = { XPUD_HEALTH_DEGRADED,
                       "values are the last good sample; see the backend's error in /v1/health and the xpud log" },
         [R_THERMAL] = { XPUD_HEALTH_DEGRADED, "check cooling: fans, airflow, inlet temperature, heatsink contact" },
@@ -77,6 +89,38 @@ static const struct {
         [R_ECC_STORM] = { XPUD_HEALTH_DEGRADED,
                           "watch the corrected ECC rate; plan a reset or replacement if it keeps growing" },
 };
+
+bool xpud_text_vcut(char *buf, size_t size, const char *fmt, va_list ap) {
+        static const char ellipsis[] = "...";
+        if (!buf || size == 0)
+                return false;
+        int n = vsnprintf(buf, size, fmt, ap);
+        if (n < 0) {
+                buf[0] = '\0';
+                return false;
+        }
+        if ((size_t)n < size)
+                return true;
+        if (size < sizeof ellipsis) { /* no room for the mark: an empty text rather than a torn one */
+                buf[0] = '\0';
+                return false;
+        }
+        /* Keep room for "...", then step back over UTF-8 continuation bytes (10xxxxxx) so the
+         * cut falls before a character, never inside one. */
+        size_t end = size - sizeof ellipsis;
+        while (end > 0 && ((unsigned char)buf[end] & 0xc0) == 0x80)
+                end--;
+        memcpy(buf + end, ellipsis, sizeof ellipsis);
+        return false;
+}
+
+bool xpud_text_cut(char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        bool fit = xpud_text_vcut(buf, size, fmt, ap);
+        va_end(ap);
+        return fit;
+}
 
 static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) _printf_(3, 4);
 static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) {
@@ -89,13 +133,19 @@ static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fm
                 return;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(d->reasons[d->n_reasons], sizeof d->reasons[0], fmt, ap);
+        xpud_text_vcut(d->reasons[d->n_reasons], sizeof d->reasons[0], fmt, ap);
         va_end(ap);
         d->n_reasons++;
 }
 
 static const char *backend_error(const struct xpud_backend *b) {
         return b && b->error[0] ? b->error : "the last collection failed";
+}
+
+/* Did B fail because its vendor library is not there (probes/base/dl.c's "not available: ...
+ * not found in ...")? */
+static bool backend_unavailable(const struct xpud_backend *b) {
+        return b && !b->up && xpu_startswith(b->error, "not available: ") && strstr(b->error, " not found in ");
 }
 
 void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev, const struct xpud_backend *backend) {
@@ -123,14 +173,18 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
         }
 
         if (!have_sample && !r->lost) {
-                if (backend && !backend->up)
+                if (backend_unavailable(backend))
+                        reason_add(d, R_UNAVAILABLE, "no good sample yet: %s: %s", backend->name, backend->error);
+                else if (backend && !backend->up)
                         reason_add(d, R_UNSAMPLED, "no good sample yet: %s: %s", backend->name, backend_error(backend));
                 else
                         reason_add(d, R_UNSAMPLED, "not sampled yet");
         }
 
         if (d->stale && !r->lost) {
-                if (backend)
+                if (backend_unavailable(backend))
+                        reason_add(d, R_STALE_UNAVAILABLE, "stale sample: %s: %s", backend->name, backend->error);
+                else if (backend)
                         reason_add(d, R_STALE, "stale sample: %s: %s", backend->name, backend_error(backend));
                 else
                         reason_add(d, R_STALE, "stale sample: the last collection failed");

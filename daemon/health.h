@@ -15,12 +15,18 @@
  *              XPUD_ECC_CORRECTED_STORM_PER_MINUTE per minute
  *   healthy    none of the above
  *
- * Every matching rule adds a reason (worst first, at most XPUD_REASONS_MAX); the state is the
- * worst one and the action is the one of the first (worst) reason. */
+ * Every matching rule adds a reason (worst first, at most XPUD_REASONS_MAX, each at most
+ * XPUD_REASON_SIZE - 1 bytes, cut with "..." by xpud_text_cut()); the state is the worst one and
+ * the action is the one of the first (worst) reason. When the backend's error says its vendor
+ * library was not found (probes/base/dl.c: "not available: ... not found in ..."), the unknown and
+ * stale rules suggest pointing --driver-root at the host's driver files instead. */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
+#include "base/macro.h"
 #include "snapshot.h"
 
 /* Corrected-ECC storm: growth of the volatile corrected count between two samples of at least
@@ -45,6 +51,13 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
  * GPU's UUID and bus id), and the same UUID (any case) when both have one, else the same PCI bus
  * id; NULL when PREV is NULL or has no such device. */
 const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d);
+
+/* Format FMT into BUF (SIZE bytes, SIZE >= 4) like snprintf(), but when the text does not fit,
+ * cut it at a UTF-8 character boundary (never inside a multi-byte sequence) and end it with "...",
+ * so a cut text is visibly cut and still valid UTF-8 when its input was. Returns true when the
+ * whole text fit, false when it was cut. Used for health reasons and event messages. */
+bool xpud_text_cut(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+bool xpud_text_vcut(char *buf, size_t size, const char *fmt, va_list ap) _printf_(3, 0);
 
 /* The backend of S named NAME ("nvml"), or NULL. */
 const struct xpud_backend *xpud_snapshot_find_backend(const struct xpud_snapshot *s, const char *name);

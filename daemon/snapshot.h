@@ -27,6 +27,14 @@ enum xpud_health {
 const char *xpud_health_to_string(enum xpud_health h);
 
 #define XPUD_REASONS_MAX 4
+/* Bytes of one health reason, the suggested action, a backend's error and an event's message,
+ * with the NUL. A reason holds a backend's whole error line ("no good sample yet: nvml: " + the
+ * error); longer text is cut at a UTF-8 character boundary and ends in "..." (xpud_text_cut()).
+ * A device costs about 4 x 384 + 192 bytes for these per snapshot. */
+#define XPUD_REASON_SIZE 384
+#define XPUD_ACTION_SIZE 192
+#define XPUD_ERROR_SIZE 320
+#define XPUD_EVENT_MESSAGE_SIZE 448
 
 /* One device in a snapshot. */
 struct xpud_device {
@@ -36,16 +44,16 @@ struct xpud_device {
         bool stale;                 /* r is the last good sample, the current one failed */
         double sample_time;         /* unix seconds of r */
         enum xpud_health health;
-        char reasons[XPUD_REASONS_MAX][128]; /* "fell off the bus: ...", "thermal throttling" */
+        char reasons[XPUD_REASONS_MAX][XPUD_REASON_SIZE]; /* "fell off the bus: ...", "thermal throttling" */
         size_t n_reasons;
-        char action[160];           /* suggested action for the worst reason; "" when healthy */
+        char action[XPUD_ACTION_SIZE]; /* suggested action for the worst reason; "" when healthy */
 };
 
 /* One vendor backend's state (xpud_backend_up{backend}). */
 struct xpud_backend {
         char name[16];              /* "nvml", "rocm_smi", "amdgpu_sysfs" */
         bool up;
-        char error[256];            /* last error, "" when up */
+        char error[XPUD_ERROR_SIZE]; /* last error, "" when up */
         double collect_seconds;     /* duration of its last collection */
         uint64_t errors_total;      /* failed collections since start */
 };
@@ -56,7 +64,7 @@ struct xpud_event {
         uint64_t seq;               /* increasing, never reused */
         char kind[24];              /* "device_lost", "device_back", "health", "backend_error", "backend_up" */
         char device[64];            /* uuid or pci bus id; "" for daemon-level events */
-        char message[256];
+        char message[XPUD_EVENT_MESSAGE_SIZE]; /* cut with "..." when longer */
 };
 
 /* What the HTTP server serves from a snapshot. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "events.h"
 #include "health.h"
 #include "testlib.h"
@@ -18,6 +19,14 @@
 #define ACT_HW "check cooling and the power supply"
 #define ACT_POWER "the GPU runs at its power limit"
 #define ACT_STORM "watch the corrected ECC rate"
+#define ACT_UNAVAILABLE                                                                                      \
+        "the vendor library was not found: point --driver-root at the host's driver files, or ignore on hosts " \
+        "without this vendor"
+/* probes/base/dl.c's error when no candidate exists: 251 bytes, more than the 127 a reason held. */
+#define ERR_NOT_FOUND                                                                                        \
+        "not available: libnvidia-ml.so.1 not found in /: /etc/ld.so.cache, /usr/lib64, "                    \
+        "/usr/lib/x86_64-linux-gnu, /usr/lib/aarch64-linux-gnu, /usr/lib, /lib64, /lib/x86_64-linux-gnu, "    \
+        "/lib/aarch64-linux-gnu, /lib, /usr/local/nvidia/lib64, /usr/lib/nvidia"
 
 #define T_THERMAL (1u << XPU_THROTTLE_THERMAL)
 #define T_POWER (1u << XPU_THROTTLE_POWER)
@@ -40,6 +49,7 @@ static const struct health_case {
         uint64_t prev_unc, prev_corr;
         double prev_dt;
         bool backend_down;        /* the device's backend failed, error "helper timed out after 10 s" */
+        const char *backend_error; /* ... or this error */
         bool no_backend;
         enum xpud_health want;
         size_t want_n;
@@ -68,6 +78,18 @@ static const struct health_case {
           .want_action = ACT_UNSAMPLED },
         { "never sampled, backend down", NONE, .backend_down = true, .want = XPUD_HEALTH_UNKNOWN, .want_n = 1,
           .want_reason = "no good sample yet: nvml: helper timed out after 10 s", .want_action = ACT_UNSAMPLED },
+        { "never sampled, library not found", NONE, .backend_down = true, .backend_error = ERR_NOT_FOUND,
+          .want = XPUD_HEALTH_UNKNOWN, .want_n = 1, .want_reason = "no good sample yet: nvml: " ERR_NOT_FOUND,
+          .want_action = ACT_UNAVAILABLE },
+        { "stale, library gone", STALE, .backend_down = true, .backend_error = ERR_NOT_FOUND,
+          .want = XPUD_HEALTH_DEGRADED, .want_n = 1, .want_reason = "stale sample: nvml: " ERR_NOT_FOUND,
+          .want_action = ACT_UNAVAILABLE },
+        { "not found, but not a library", NONE, .backend_down = true,
+          .backend_error = "not available: ROCm SMI reads the host's /sys and cannot follow --sys-root /x",
+          .want = XPUD_HEALTH_UNKNOWN, .want_n = 1,
+          .want_reason = "no good sample yet: nvml: not available: ROCm SMI reads the host's /sys and cannot follow "
+                         "--sys-root /x",
+          .want_action = ACT_UNSAMPLED },
         { "stale", STALE, .backend_down = true, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
           .want_reason = "stale sample: nvml: helper timed out after 10 s", .want_action = ACT_STALE },
         { "stale without backend", STALE, .no_backend = true, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
@@ -134,7 +156,7 @@ START_TEST(test_health_rules) {
         prev.r.ecc_corrected = c->prev_corr;
         struct xpud_backend b = { .name = "nvml", .up = !c->backend_down };
         if (c->backend_down)
-                snprintf(b.error, sizeof b.error, "helper timed out after 10 s");
+                snprintf(b.error, sizeof b.error, "%s", c->backend_error ? c->backend_error : "helper timed out after 10 s");
         /* stale reasons left from an earlier evaluation are cleared */
         d.n_reasons = 2;
         snprintf(d.reasons[1], sizeof d.reasons[1], "old");
@@ -209,12 +231,17 @@ START_TEST(test_ring) {
         }
         xpud_snapshot_unref(s);
 
-        /* a long message is cut, never overflows */
+        /* a long message is cut, never overflows, and ends in "..." */
         char longmsg[600];
         memset(longmsg, 'x', sizeof longmsg - 1);
         longmsg[sizeof longmsg - 1] = '\0';
         xpud_events_add(&ev, 1, "backend_error", NULL, "%s", longmsg);
-        ck_assert_uint_eq(strlen(ev.ring[(ev.head + ev.n - 1) % ev.cap].message), sizeof ev.ring[0].message - 1);
+        const char *cut = ev.ring[(ev.head + ev.n - 1) % ev.cap].message;
+        ck_assert_uint_eq(strlen(cut), sizeof ev.ring[0].message - 1);
+        ck_assert_str_eq(cut + strlen(cut) - 4, "x...");
+        /* a backend error line fits an event whole */
+        xpud_events_add(&ev, 1, "backend_error", NULL, "%s: %s", "nvml", ERR_NOT_FOUND);
+        ck_assert_str_eq(ev.ring[(ev.head + ev.n - 1) % ev.cap].message, "nvml: " ERR_NOT_FOUND);
         xpud_events_done(&ev);
         xpud_events_done(&ev); /* twice is fine */
 
@@ -227,6 +254,65 @@ START_TEST(test_ring) {
         ck_assert_ptr_null(s->events);
         xpud_snapshot_unref(s);
         xpud_events_done(&ev);
+}
+END_TEST
+
+/* Is S valid UTF-8 (no cut sequence)? */
+static bool valid_utf8(const char *s) {
+        const unsigned char *p = (const unsigned char *)s;
+        while (*p) {
+                size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+                if (n == 0)
+                        return false;
+                for (size_t i = 1; i < n; i++)
+                        if ((p[i] & 0xc0) != 0x80)
+                                return false;
+                p += n;
+        }
+        return true;
+}
+
+START_TEST(test_text_cut) {
+        char buf[16];
+        ck_assert(xpud_text_cut(buf, sizeof buf, "%s %d", "fits", 15));
+        ck_assert_str_eq(buf, "fits 15");
+        ck_assert(xpud_text_cut(buf, sizeof buf, "%s", "exactly 15 byte"));
+        ck_assert_str_eq(buf, "exactly 15 byte");
+        /* one byte too many: 12 bytes kept and "..." */
+        ck_assert(!xpud_text_cut(buf, sizeof buf, "%s", "libnvidia-ml.so.1 not found"));
+        ck_assert_str_eq(buf, "libnvidia-ml...");
+        ck_assert_uint_eq(strlen(buf), sizeof buf - 1);
+        /* a cut that would split "é" (2 bytes) or "€" (3 bytes) falls before it */
+        ck_assert(!xpud_text_cut(buf, sizeof buf, "%s", "abcdefghijk\xc3\xa9 more"));
+        ck_assert_str_eq(buf, "abcdefghijk...");
+        ck_assert(valid_utf8(buf));
+        ck_assert(!xpud_text_cut(buf, sizeof buf, "%s", "abcdefghij\xe2\x82\xac more"));
+        ck_assert_str_eq(buf, "abcdefghij...");
+        ck_assert(valid_utf8(buf));
+        ck_assert(!xpud_text_cut(buf, sizeof buf, "%s", "abcdefghijkl\xe2\x82\xac!"));
+        ck_assert_str_eq(buf, "abcdefghijkl...");
+        /* too small for the mark: empty, never torn */
+        char tiny[3];
+        ck_assert(!xpud_text_cut(tiny, sizeof tiny, "%s", "abcdef"));
+        ck_assert_str_eq(tiny, "");
+
+        /* a health reason keeps a long backend error whole, and cuts a longer one visibly */
+        struct xpud_device d;
+        fx_device(&d, 0, XPU_VENDOR_NVIDIA, FX_UUID0, "0000:1a:00.0", "GPU");
+        d.up = false;
+        struct xpud_backend b = { .name = "nvml", .up = false };
+        memset(b.error, 'e', sizeof b.error - 1);
+        b.error[sizeof b.error - 1] = '\0';
+        xpud_health_evaluate(&d, NULL, &b);
+        ck_assert_uint_eq(strlen(d.reasons[0]), strlen("no good sample yet: nvml: ") + sizeof b.error - 1);
+        ck_assert(xpu_startswith(d.reasons[0], "no good sample yet: nvml: eeee"));
+        d.up = true;
+        d.r.lost = true;
+        memset(d.r.lost_reason, 'l', sizeof d.r.lost_reason - 1);
+        d.r.lost_reason[sizeof d.r.lost_reason - 1] = '\0';
+        xpud_health_evaluate(&d, NULL, &b);
+        ck_assert_uint_eq(strlen(d.reasons[0]), strlen("fell off the bus: ") + sizeof d.r.lost_reason - 1);
+        ck_assert_uint_ge(sizeof d.reasons[0], 384);
 }
 END_TEST
 
@@ -368,6 +454,7 @@ static Suite *health_suite(void) {
         tcase_add_loop_test(tc, test_health_rules, 0, (int)ELEMENTSOF(cases));
         tcase_add_test(tc, test_health_order_and_match);
         tcase_add_test(tc, test_ring);
+        tcase_add_test(tc, test_text_cut);
         tcase_add_test(tc, test_events_diff);
         suite_add_tcase(s, tc);
         return s;
