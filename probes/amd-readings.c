@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "readings-range.h"
 
 #define CARD_DIR "/sys/class/drm/card%u/device"
 
@@ -71,6 +73,27 @@ static int read_u64(struct card_read *c, const char *dir, const char *name, uint
                 warn(c, "%s/%s: \"%s\" is not a number; left out", dir, name, buf);
                 return 0;
         }
+        return 1;
+}
+
+/* Is RAW (DIR/NAME's number in RAW_UNIT), V in its base unit, a reading of KIND (readings-range.h)?
+ * When not, warn once naming the file. */
+static bool plausible(struct card_read *c, const char *dir, const char *name, enum xpu_reading_kind kind, uint64_t raw,
+                      const char *raw_unit, double v) {
+        const char *why = xpu_reading_implausible(kind, raw, v);
+        if (why)
+                warn(c, "%s/%s: %" PRIu64 " %s: %s; left out", dir, name, raw, raw_unit, why);
+        return !why;
+}
+
+/* DIR/NAME as an unsigned number of RAW_UNIT that, times SCALE, is a plausible reading of KIND.
+ * Returns 1 with *RET (the raw number), 0 when absent, odd or implausible (warned). */
+static int read_reading(struct card_read *c, const char *dir, const char *name, enum xpu_reading_kind kind,
+                        const char *raw_unit, double scale, uint64_t *ret) {
+        uint64_t v;
+        if (!read_u64(c, dir, name, &v) || !plausible(c, dir, name, kind, v, raw_unit, (double)v * scale))
+                return 0;
+        *ret = v;
         return 1;
 }
 
@@ -252,8 +275,13 @@ static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
                 if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
                         continue;
                 int64_t mc;
-                if (xpu_parse_i64(buf, 10, &mc) < 0 || mc < -273150 || mc > 1000000) {
+                if (xpu_parse_i64(buf, 10, &mc) < 0) {
                         warn(c, "%s/%s: \"%s\" is not a temperature in millidegrees; left out", c->hwmon, name, buf);
+                        continue;
+                }
+                const char *why = xpu_reading_out_of_range(XPU_READING_CELSIUS, (double)mc / 1000.0);
+                if (why) {
+                        warn(c, "%s/%s: %" PRId64 " millidegrees Celsius: %s; left out", c->hwmon, name, mc, why);
                         continue;
                 }
                 r->temperature_celsius[sensor] = (double)mc / 1000.0;
@@ -269,15 +297,16 @@ static void read_hwmon(struct card_read *c, struct xpu_readings *r) {
         read_temperatures(c, r);
         /* power1_average: average socket power; newer ASICs (kernel 6.6+) may expose only
          * power1_input (current socket power). */
-        if (read_u64(c, c->hwmon, "power1_average", &v) || read_u64(c, c->hwmon, "power1_input", &v)) {
+        if (read_reading(c, c->hwmon, "power1_average", XPU_READING_WATTS, "microwatts", 1e-6, &v) ||
+            read_reading(c, c->hwmon, "power1_input", XPU_READING_WATTS, "microwatts", 1e-6, &v)) {
                 r->power_watts = (double)v / 1e6;
                 r->have |= XPU_READ_POWER;
         }
-        if (read_u64(c, c->hwmon, "power1_cap", &v)) {
+        if (read_reading(c, c->hwmon, "power1_cap", XPU_READING_WATTS, "microwatts", 1e-6, &v)) {
                 r->power_limit_watts = (double)v / 1e6;
                 r->have |= XPU_READ_POWER_LIMIT;
         }
-        if (read_u64(c, c->hwmon, "energy1_input", &v)) {
+        if (read_reading(c, c->hwmon, "energy1_input", XPU_READING_COUNT, "microjoules", 1e-6, &v)) {
                 r->energy_joules = (double)v / 1e6;
                 r->have |= XPU_READ_ENERGY;
         }
@@ -306,6 +335,8 @@ static void read_clocks(struct card_read *c, struct xpu_readings *r) {
                              e == -ENODATA ? "no level marked current ('*')" : "not a list of \"N: <clock>Mhz\" lines");
                         continue;
                 }
+                if (!plausible(c, c->dir, dpm_files[i].file, XPU_READING_HERTZ, hz, "Hz (current level)", (double)hz))
+                        continue;
                 r->clock_hertz[dpm_files[i].clock] = hz;
                 r->have_clock |= 1u << dpm_files[i].clock;
         }
@@ -320,6 +351,11 @@ static void read_ras(struct card_read *c, struct xpu_readings *r) {
                 warn(c, "%s/ras/umc_err_count: not \"ue: N\" and \"ce: N\" lines; left out", c->dir);
                 return;
         }
+        /* both checked (and warned about) before either is dropped: one alone would read as 0 */
+        bool ue_ok = plausible(c, c->dir, "ras/umc_err_count", XPU_READING_COUNT, ue, "uncorrected errors", (double)ue);
+        bool ce_ok = plausible(c, c->dir, "ras/umc_err_count", XPU_READING_COUNT, ce, "corrected errors", (double)ce);
+        if (!ue_ok || !ce_ok)
+                return;
         r->ecc_uncorrected = ue;
         r->ecc_corrected = ce;
         r->have |= XPU_READ_ECC;
@@ -355,9 +391,9 @@ int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device
                 r->have |= XPU_READ_MEMORY_UTILIZATION;
         /* VRAM is the whole GPU's: a partition's share is not in these files. */
         if (!(dev->have & XPU_HAVE_PARTITION)) {
-                if (read_u64(&c, c.dir, "mem_info_vram_used", &r->memory_used_bytes))
+                if (read_reading(&c, c.dir, "mem_info_vram_used", XPU_READING_BYTES, "bytes", 1, &r->memory_used_bytes))
                         r->have |= XPU_READ_MEMORY_USED;
-                if (read_u64(&c, c.dir, "mem_info_vram_total", &r->memory_total_bytes))
+                if (read_reading(&c, c.dir, "mem_info_vram_total", XPU_READING_BYTES, "bytes", 1, &r->memory_total_bytes))
                         r->have |= XPU_READ_MEMORY_TOTAL;
         }
         read_clocks(&c, r);

@@ -4,7 +4,7 @@
  * RESOLVE_IN_ROOT, probes/base/fileio.h). Units are converted to the base units of readings.h.
  *
  * Files, below /sys/class/drm/card<N>/device (N = xpu_device.card; kernel amdgpu_pm.c,
- * research/amd.md §2, https://www.kernel.org/doc/html/latest/gpu/amdgpu/thermal.html):
+ * https://www.kernel.org/doc/html/latest/gpu/amdgpu/thermal.html):
  *   gpu_busy_percent              integer percent        → utilization_ratio (/100)
  *   mem_busy_percent              integer percent        → memory_bandwidth_utilization_ratio (/100)
  *   mem_info_vram_used, _total    bytes                  → memory_used_bytes, memory_total_bytes
@@ -26,7 +26,12 @@
  * A missing file (or one the driver answers ENODATA/EOPNOTSUPP for: not supported on this ASIC)
  * leaves its reading out quietly. A file that is there but odd (not a number, a percentage above
  * 100, a DPM list without a readable current level line, unreadable) leaves its reading out and
- * adds one inventory warning naming the file. Nothing here logs. */
+ * adds one inventory warning naming the file. So does a number that is no reading
+ * (readings-range.h): 4294967295 or 18446744073709551615 (a sentinel), a temperature outside
+ * -50..200 °C, power or a power cap above 10 kW, a current clock above 10 GHz, VRAM above 1 PiB
+ * ("/sys/class/drm/card0/device/mem_info_vram_total: 18446744073709551615 bytes: UINT64_MAX, a
+ * vendor's \"not available\"; left out"); the two ras counts are kept only together. Nothing here
+ * logs. */
 #pragma once
 
 #include <stdint.h>

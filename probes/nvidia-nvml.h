@@ -222,7 +222,18 @@ uint32_t xpu_nvml_throttle_from_reasons(uint64_t reasons);
  * usage and enforced limit milliwatts / 1000 → watts, energy millijoules / 1000 → joules, SM clock
  * → graphics and memory clock → memory (hertz), volatile ECC counts (only when NVML answered
  * both), throttle from the clock event reasons. Only what NVML answered (its XPU_NVML_HAVE_* bit)
- * is set. A lost device (D->lost) gets lost and lost_reason and no readings. */
+ * is set. A lost device (D->lost) gets lost and lost_reason and no readings. A value that is a
+ * sentinel or impossible (readings-range.h: UINT32_MAX/UINT64_MAX as answered, a temperature
+ * outside -50..200 °C, power above 10 kW, a clock above 10 GHz, memory above 1 PiB, utilization
+ * above 100 %) is left out, its bit clear; the ECC counts are kept only when both are plausible.
+ * Returns the number of values left out (0 when all were plausible), or -ENOMEM when a warning
+ * could not be stored (the readings are complete even then). Each value left out adds one warning
+ * to INV (NULL: none) naming the device and the call: "nvml: 0000:1a:00.0:
+ * nvmlDeviceGetTemperature(GPU) answered 4294967295 degrees Celsius: UINT32_MAX, a vendor's
+ * \"not available\"; left out". */
+int xpu_nvml_device_readings_checked(const struct xpu_nvml_device *d, struct xpu_inventory *inv,
+                                     struct xpu_readings *ret);
+/* xpu_nvml_device_readings_checked() without warnings. */
 void xpu_nvml_device_readings(const struct xpu_nvml_device *d, struct xpu_readings *ret);
 
 /* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in

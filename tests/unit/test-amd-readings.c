@@ -327,6 +327,64 @@ START_TEST(test_odd_files) {
 }
 END_TEST
 
+/* Numbers that are no reading (readings-range.h): sentinels and impossible values are left out,
+ * one warning each naming the file; values at the bounds are kept. */
+START_TEST(test_implausible_values) {
+        char *root = xpu_test_mkdtemp();
+        write_full_card(root);
+        xpu_test_write(root, C0 "mem_info_vram_total", "18446744073709551615\n"); /* UINT64_MAX */
+        xpu_test_write(root, C0 "mem_info_vram_used", "1125899906842625\n");     /* 1 PiB + 1 */
+        xpu_test_write(root, C0 "pp_dpm_sclk", "0: 500Mhz\n1: 20000Mhz *\n");     /* 20 GHz */
+        xpu_test_write(root, C0 "pp_dpm_mclk", "0: 10000Mhz *\n");                 /* 10 GHz: kept */
+        xpu_test_write(root, C0 "ras/umc_err_count", "ue: 18446744073709551615\nce: 3\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp1_input", "250000\n"); /* junction 250 degrees */
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp2_input", "-50000\n"); /* edge -50: kept */
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp3_input", "4294967295\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/power1_average", "4294967295\n"); /* UINT32_MAX: power1_input instead */
+        xpu_test_write(root, C0 "hwmon/hwmon3/power1_cap", "10000000001\n");    /* 10 kW + 1 uW */
+        xpu_test_write(root, C0 "hwmon/hwmon3/energy1_input", "18446744073709551615\n");
+        struct xpu_device d = card_device(0);
+        struct xpu_readings r;
+        struct xpu_inventory *inv;
+        char err[256];
+        ck_assert_int_eq(read_dir(root, &d, &r, &inv, err, sizeof err), 0);
+        ck_assert_str_eq(warning_for(inv, "mem_info_vram_total"),
+                         "/" C0 "mem_info_vram_total: 18446744073709551615 bytes: UINT64_MAX, a vendor's \"not "
+                         "available\"; left out");
+        ck_assert_str_eq(warning_for(inv, "mem_info_vram_used"),
+                         "/" C0 "mem_info_vram_used: 1125899906842625 bytes: outside 0..1 PiB; left out");
+        ck_assert_str_eq(warning_for(inv, "pp_dpm_sclk"),
+                         "/" C0 "pp_dpm_sclk: 20000000000 Hz (current level): outside 0..10 GHz; left out");
+        ck_assert_str_eq(warning_for(inv, "ras/umc_err_count"),
+                         "/" C0 "ras/umc_err_count: 18446744073709551615 uncorrected errors: UINT64_MAX, a vendor's "
+                         "\"not available\"; left out");
+        ck_assert_str_eq(warning_for(inv, "temp1_input"),
+                         "/" C0 "hwmon/hwmon3/temp1_input: 250000 millidegrees Celsius: outside -50..200 degrees "
+                         "Celsius; left out");
+        ck_assert_str_eq(warning_for(inv, "temp3_input"),
+                         "/" C0 "hwmon/hwmon3/temp3_input: 4294967295 millidegrees Celsius: outside -50..200 degrees "
+                         "Celsius; left out");
+        ck_assert_str_eq(warning_for(inv, "power1_average"),
+                         "/" C0 "hwmon/hwmon3/power1_average: 4294967295 microwatts: UINT32_MAX, a vendor's \"not "
+                         "available\"; left out");
+        ck_assert_str_eq(warning_for(inv, "power1_cap"),
+                         "/" C0 "hwmon/hwmon3/power1_cap: 10000000001 microwatts: outside 0..10 kW; left out");
+        ck_assert_str_eq(warning_for(inv, "energy1_input"),
+                         "/" C0 "hwmon/hwmon3/energy1_input: 18446744073709551615 microjoules: UINT64_MAX, a vendor's "
+                         "\"not available\"; left out");
+        ck_assert_uint_eq(inv->n_warnings, 9);
+        ck_assert_uint_eq(r.have, XPU_READ_UTILIZATION | XPU_READ_MEMORY_UTILIZATION | XPU_READ_POWER);
+        ck_assert_double_eq(r.power_watts, 111);
+        ck_assert_uint_eq(r.have_clock, (1u << XPU_CLOCK_MEMORY) | (1u << XPU_CLOCK_SOC));
+        ck_assert_uint_eq(r.clock_hertz[XPU_CLOCK_MEMORY], 10000000000ull);
+        ck_assert_uint_eq(r.have_temperature, 1u << XPU_TEMP_EDGE);
+        ck_assert_double_eq(r.temperature_celsius[XPU_TEMP_EDGE], -50);
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *amd_readings_suite(void) {
         Suite *s = suite_create("amd-readings");
         TCase *tc = tcase_create("readings");
@@ -337,6 +395,7 @@ static Suite *amd_readings_suite(void) {
         tcase_add_test(tc, test_mkamdsys_through_fast_path);
         tcase_add_test(tc, test_full_card);
         tcase_add_test(tc, test_odd_files);
+        tcase_add_test(tc, test_implausible_values);
         suite_add_tcase(s, tc);
         return s;
 }
