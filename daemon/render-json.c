@@ -4,14 +4,34 @@
 #include "render-json.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "health.h"
 #include "inventory-json.h"
+#include "readings-range.h"
+#include "render-prom.h"
 
+/* Numbers are written by the formatter of /metrics (xpud_prom_format_double(): integers as
+ * integers, others in the shortest text that reads back as the same double), as raw JSON text:
+ * cJSON's own printing keeps 15 digits when they come within a relative epsilon, so a time or an
+ * energy could read back as another double than /metrics shows. NaN and infinities, which JSON
+ * lacks, become null. */
 static bool add_num(cJSON *o, const char *k, double v) {
-        return cJSON_AddNumberToObject(o, k, v) != NULL;
+        char buf[40];
+        if (!isfinite(v))
+                return cJSON_AddNullToObject(o, k) != NULL;
+        return cJSON_AddRawToObject(o, k, xpud_prom_format_double(v, buf, sizeof buf)) != NULL;
+}
+
+/* Counts and byte sizes exactly, in decimal (a double would round those above 2^53). */
+static bool add_u64(cJSON *o, const char *k, uint64_t v) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%" PRIu64, v);
+        return cJSON_AddRawToObject(o, k, buf) != NULL;
 }
 
 static bool add_str(cJSON *o, const char *k, const char *v) {
@@ -57,9 +77,9 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
         if (r->have & XPU_READ_MEMORY_UTILIZATION)
                 ok = ok && add_num(o, "memory_bandwidth_utilization_ratio", r->memory_bandwidth_utilization_ratio);
         if (r->have & XPU_READ_MEMORY_USED)
-                ok = ok && add_num(o, "memory_used_bytes", (double)r->memory_used_bytes);
+                ok = ok && add_u64(o, "memory_used_bytes", r->memory_used_bytes);
         if (r->have & XPU_READ_MEMORY_TOTAL)
-                ok = ok && add_num(o, "memory_total_bytes", (double)r->memory_total_bytes);
+                ok = ok && add_u64(o, "memory_total_bytes", r->memory_total_bytes);
         if (ok && r->have_temperature) {
                 cJSON *t = cJSON_CreateObject();
                 for (int i = 0; t && ok && i < _XPU_TEMP_MAX; i++)
@@ -77,13 +97,12 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                 cJSON *c = cJSON_CreateObject();
                 for (int i = 0; c && ok && i < _XPU_CLOCK_MAX; i++)
                         if (r->have_clock & (1u << i))
-                                ok = add_num(c, xpu_clock_to_string((enum xpu_clock)i), (double)r->clock_hertz[i]);
+                                ok = add_u64(c, xpu_clock_to_string((enum xpu_clock)i), r->clock_hertz[i]);
                 ok = add_item(o, "clock_hertz", c) && ok;
         }
         if (ok && (r->have & XPU_READ_ECC)) {
                 cJSON *e = cJSON_CreateObject();
-                ok = e && add_num(e, "corrected", (double)r->ecc_corrected) &&
-                     add_num(e, "uncorrected", (double)r->ecc_uncorrected);
+                ok = e && add_u64(e, "corrected", r->ecc_corrected) && add_u64(e, "uncorrected", r->ecc_uncorrected);
                 ok = add_item(o, "ecc_errors", e) && ok;
         }
         if (ok && (r->have & XPU_READ_THROTTLE)) {
@@ -115,10 +134,22 @@ static bool add_health(cJSON *o, const struct xpud_device *d) {
                add_str(o, "action", d->action);
 }
 
+/* The inventory's memory figures (the fast path's mem_info_vram_*, NVML's merged total) pass
+ * the readings' check too: a sentinel there is left out of /v1/devices, as in /metrics. */
+static void drop_implausible_inventory(cJSON *o, const struct xpu_device *dev) {
+        static const char *const keys[] = { "memory_total_bytes", "memory_used_bytes" };
+        const uint64_t values[] = { dev->memory_total_bytes, dev->memory_used_bytes };
+        const uint32_t have[] = { XPU_HAVE_MEMORY_TOTAL, XPU_HAVE_MEMORY_USED };
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+                if ((dev->have & have[i]) && xpu_reading_implausible(XPU_READING_BYTES, values[i], (double)values[i]))
+                        cJSON_DeleteItemFromObjectCaseSensitive(o, keys[i]);
+}
+
 cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_device *d) {
         cJSON *o = xpu_device_to_json(&d->dev);
         if (!o)
                 return NULL;
+        drop_implausible_inventory(o, &d->dev);
         cJSON *h = cJSON_CreateObject();
         bool ok = h && add_health(h, d);
         ok = add_item(o, "health", h) && ok;
@@ -157,7 +188,7 @@ static cJSON *devices_to_json(const struct xpud_snapshot *s) {
                 cJSON_Delete(root);
                 return NULL;
         }
-        if (!add_num(root, "seq", (double)s->seq) || !add_num(root, "collect_time", s->collect_time)) {
+        if (!add_u64(root, "seq", s->seq) || !add_num(root, "collect_time", s->collect_time)) {
                 cJSON_Delete(root);
                 return NULL;
         }
@@ -171,7 +202,7 @@ static cJSON *health_to_json(const struct xpud_snapshot *s) {
         /* seq and collect_time name the snapshot, as in /v1/devices: a client reading several
          * endpoints can tell whether they answered from the same sample. */
         bool ok = add_str(root, "status", xpud_health_to_string(xpud_health_overall(s))) &&
-                  add_num(root, "seq", (double)s->seq) && add_num(root, "collect_time", s->collect_time);
+                  add_u64(root, "seq", s->seq) && add_num(root, "collect_time", s->collect_time);
         cJSON *devs = ok ? cJSON_AddArrayToObject(root, "devices") : NULL;
         ok = devs != NULL;
         for (size_t i = 0; ok && i < s->n_devices; i++) {
@@ -190,7 +221,7 @@ static cJSON *health_to_json(const struct xpud_snapshot *s) {
                 const struct xpud_backend *b = &s->backends[i];
                 cJSON *o = cJSON_CreateObject();
                 ok = o && add_str(o, "name", b->name) && add_bool(o, "up", b->up) && add_str_opt(o, "error", b->error) &&
-                     add_num(o, "collect_seconds", b->collect_seconds) && add_num(o, "errors_total", (double)b->errors_total);
+                     add_num(o, "collect_seconds", b->collect_seconds) && add_u64(o, "errors_total", b->errors_total);
                 ok = ok && cJSON_AddItemToArray(bes, o);
                 if (!ok)
                         cJSON_Delete(o);
@@ -204,18 +235,18 @@ static cJSON *health_to_json(const struct xpud_snapshot *s) {
 
 static cJSON *events_to_json(const struct xpud_snapshot *s) {
         cJSON *root = cJSON_CreateObject();
-        cJSON *a = root && add_num(root, "seq", (double)s->seq) ? cJSON_AddArrayToObject(root, "events") : NULL;
+        cJSON *a = root && add_u64(root, "seq", s->seq) ? cJSON_AddArrayToObject(root, "events") : NULL;
         bool ok = a != NULL;
         for (size_t i = 0; ok && i < s->n_events; i++) {
                 const struct xpud_event *e = &s->events[i];
                 cJSON *o = cJSON_CreateObject();
-                ok = o && add_num(o, "seq", (double)e->seq) && add_num(o, "time", e->time) && add_str(o, "kind", e->kind) &&
+                ok = o && add_u64(o, "seq", e->seq) && add_num(o, "time", e->time) && add_str(o, "kind", e->kind) &&
                      add_str_opt(o, "device", e->device) && add_str(o, "message", e->message);
                 ok = ok && cJSON_AddItemToArray(a, o);
                 if (!ok)
                         cJSON_Delete(o);
         }
-        ok = ok && add_num(root, "dropped", (double)s->events_dropped);
+        ok = ok && add_u64(root, "dropped", s->events_dropped);
         if (!ok) {
                 cJSON_Delete(root);
                 return NULL;

@@ -13,6 +13,7 @@
 
 #include "base/macro.h"
 #include "health.h"
+#include "readings-range.h"
 
 const char *xpud_prom_format_double(double v, char *buf, size_t size) {
         if (isnan(v)) {
@@ -191,7 +192,8 @@ static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct
 }
 
 static const struct family fam_up = { "xpu_up", "gauge",
-                                      "1 when this sample read the device, 0 when it is lost or its values are stale." };
+                                      "1 when this sample read the device; 0 when it is lost, its values are stale (the last good "
+                                      "sample) or it was never read." };
 
 static void emit_up(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         sample_u64(o, &fam_up, d, NULL, NULL, d->up && !d->stale && !d->r.lost ? 1 : 0);
@@ -246,6 +248,13 @@ static void emit_scalar(struct out *o, const struct scalar *sc, const struct xpu
                 src = (const char *)&d->dev + sc->inventory_offset; /* the inventory of the same sample */
         else
                 return;
+        if (sc->kind == S_U64 && src != (const char *)&d->r + sc->offset) {
+                /* The inventory's figure passes the readings' check too (a sentinel there is no size). */
+                uint64_t v;
+                memcpy(&v, src, sizeof v);
+                if (xpu_reading_implausible(XPU_READING_BYTES, v, (double)v))
+                        return;
+        }
         if (sc->kind == S_DOUBLE) {
                 double v;
                 memcpy(&v, src, sizeof v);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* /metrics: a snapshot as Prometheus text format 0.0.4 (research/ecosystem.md §1.5, §1.6, §2;
- * the metric list with units and labels is in docs/xpud-metrics.md "Metrics").
+/* /metrics: a snapshot as Prometheus text format 0.0.4 (the metric list with units and labels is
+ * in docs/xpud-metrics.md "Metrics").
  *
  * Device series carry the labels vendor, gpu (xpud index), uuid, pci_bus_id; metadata only on
  * xpu_info. Each metric has one # HELP and one # TYPE line before its samples, all samples of a
@@ -19,7 +19,9 @@
  * the NUL), or -ENOMEM. */
 int xpud_render_prom(const struct xpud_snapshot *s, char **ret, size_t *ret_len);
 
-/* A sample value as the text format wants it, into BUF (32 bytes are always enough): integral
+/* xpud's one number formatter: /metrics sample values and every number of the /v1 JSON bodies
+ * (render-json.c), so a time or a reading reads the same on both. Into BUF (32 bytes are always
+ * enough): integral
  * values below 2^53 in magnitude as integers ("250", "41", "0"), others in the shortest %g form
  * that reads back as the same double ("0.875", "1.5e-07"), "NaN", "+Inf", "-Inf". Returns BUF. */
 const char *xpud_prom_format_double(double v, char *buf, size_t size);

@@ -405,6 +405,59 @@ START_TEST(test_events_version_json) {
 }
 END_TEST
 
+/* The text of ROUTE's body of S (borrowed from the snapshot's cache). */
+static const char *body_text(struct xpud_snapshot *s, enum xpud_route route) {
+        struct xpud_body b;
+        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        return b.data;
+}
+
+/* One number formatter for JSON and /metrics: times and readings read back as the same double
+ * in both, counts above 2^53 are exact, and the inventory's sentinel memory size is left out. */
+START_TEST(test_json_numbers) {
+        struct xpud_snapshot *s = fx_snapshot();
+        /* cJSON prints the first as 1712345678.9012339 and the second as 0.3 (another double) */
+        const double t = 1712345678.901234, e = 0.1 + 0.2;
+        s->collect_time = t;
+        s->devices[0].sample_time = t;
+        s->devices[0].r.energy_joules = e;
+        s->devices[0].r.ecc_corrected = (1ull << 53) + 1;
+        s->devices[1].r.have &= ~(uint32_t)XPU_READ_MEMORY_TOTAL; /* the inventory's figure instead ... */
+        s->devices[1].dev.have |= XPU_HAVE_MEMORY_TOTAL;
+        s->devices[1].dev.memory_total_bytes = UINT64_MAX; /* ... a sentinel: left out everywhere */
+        char want[64];
+        xpud_prom_format_double(t, want, sizeof want);
+        ck_assert_str_eq(want, "1712345678.901234");
+
+        const char *health = body_text(s, XPUD_ROUTE_HEALTH), *devices = body_text(s, XPUD_ROUTE_DEVICES);
+        const char *metrics = body_text(s, XPUD_ROUTE_METRICS);
+        ck_assert_msg(strstr(health, "\"collect_time\":1712345678.901234,"), "%s", health);
+        ck_assert_msg(strstr(devices, "\"collect_time\":1712345678.901234"), "%s", devices);
+        ck_assert_msg(strstr(devices, "\"sample_time\":1712345678.901234,"), "%s", devices);
+        ck_assert_msg(strstr(devices, "\"energy_joules\":0.30000000000000004,"), "%s", devices);
+        ck_assert_msg(strstr(devices, "\"corrected\":9007199254740993,"), "%s", devices);
+        ck_assert_msg(strstr(metrics, "\nxpud_last_collect_timestamp_seconds 1712345678.901234\n"), "%s", metrics);
+        ck_assert_msg(strstr(metrics, "0.30000000000000004\n"), "%s", metrics);
+        ck_assert_ptr_null(strstr(devices, "18446744073709551615"));
+        ck_assert_ptr_null(strstr(metrics, "18446744073709551615"));
+        ck_assert_ptr_null(strstr(metrics, "1.8446744073709552e+19"));
+        ck_assert_ptr_null(strstr(metrics, "xpu_memory_total_bytes{vendor=\"nvidia\",gpu=\"1\""));
+        ck_assert_ptr_nonnull(strstr(metrics, "xpu_memory_total_bytes{vendor=\"nvidia\",gpu=\"0\""));
+
+        /* the bodies still parse, with the same numbers */
+        cJSON *o = cJSON_Parse(devices);
+        ck_assert_ptr_nonnull(o);
+        const cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "devices"), 0);
+        ck_assert_double_eq(cJSON_GetObjectItem(d0, "sample_time")->valuedouble, t);
+        ck_assert_double_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(d0, "readings"), "energy_joules")->valuedouble, e);
+        const cJSON *d1 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "devices"), 1);
+        ck_assert_ptr_null(cJSON_GetObjectItem(d1, "memory_total_bytes"));
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(d1, "readings"), "memory_total_bytes"));
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
 static Suite *model_suite(void) {
         Suite *s = suite_create("xpud-model");
         TCase *tc = tcase_create("core");
@@ -417,6 +470,7 @@ static Suite *model_suite(void) {
         tcase_add_test(tc, test_devices_json);
         tcase_add_test(tc, test_health_json);
         tcase_add_test(tc, test_events_version_json);
+        tcase_add_test(tc, test_json_numbers);
         suite_add_tcase(s, tc);
         return s;
 }

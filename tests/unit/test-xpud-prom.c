@@ -97,6 +97,8 @@ START_TEST(test_fixture_lines) {
                 "xpu_info{" L0 ",name=\"NVIDIA H100 80GB HBM3\",driver_version=\"550.54.15\",cuda_driver_version=\"12.4\","
                 "compute_capability=\"9.0\"} 1",
                 "xpu_info{" L2 ",name=\"AMD Instinct MI210\",driver_version=\"6.3.6\",gfx_target=\"gfx90a\"} 1",
+                "# HELP xpu_up 1 when this sample read the device; 0 when it is lost, its values are stale (the last "
+                "good sample) or it was never read.",
                 "# TYPE xpu_up gauge",
                 "xpu_up{" L0 "} 1",
                 "xpu_up{" L1 "} 1",
@@ -287,6 +289,21 @@ START_TEST(test_unsupported_omitted) {
         ck_assert(has_line(t, "xpu_last_collect_timestamp_seconds{" L0 "} 1700000000.5"));
         ck_assert(has_line(t, "xpu_health_state{" L0 ",state=\"healthy\"} 1"));
         check_exposition(t);
+
+        /* an inventory memory figure that is a sentinel or impossible (above 1 PiB) is no size */
+        static const uint64_t bad[] = { UINT64_MAX, UINT32_MAX, (1ull << 50) + 1 };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                d->dev.memory_total_bytes = bad[i];
+                d->dev.have |= XPU_HAVE_MEMORY_USED;
+                d->dev.memory_used_bytes = bad[i];
+                _cleanup_free_ char *u = render(s);
+                ck_assert_uint_eq(count_lines_containing(u, L0), 1 + 1 + 4 + 1);
+                ck_assert_ptr_null(strstr(u, "xpu_memory_total_bytes{" L0));
+                ck_assert_ptr_null(strstr(u, "xpu_memory_used_bytes{" L0));
+        }
+        d->dev.memory_total_bytes = 1ull << 50; /* 1 PiB itself is allowed */
+        _cleanup_free_ char *v = render(s);
+        ck_assert(has_line(v, "xpu_memory_total_bytes{" L0 "} 1125899906842624"));
         xpud_snapshot_unref(s);
 }
 END_TEST
