@@ -171,7 +171,7 @@ static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, 
                         continue;
                 for (size_t k = 0; k < res->n; k++)
                         if (strcmp(res->devices[k].pci_bus_id, d->pci_bus_id) == 0) {
-                                xpu_nvml_device_readings(&res->devices[k], &sm->r[i]);
+                                (void)xpu_nvml_device_readings_checked(&res->devices[k], inv, &sm->r[i]);
                                 sm->fresh[i] = true;
                                 break;
                         }
