@@ -82,7 +82,8 @@ done
 awk '/^Try it on a fixture host/ { on = 1; next } on && /^    / { sub(/^    /, ""); print; next }
         on && /^## / { exit }' "$SRC/README.md" >"$T/readme.sh"
 like "$T/readme.sh" '& pid=\$!' "README's example starts xpud with & pid=\$! (no job control in /bin/sh)"
-sed -e "s|build/|$BUILD/|g" -e "s|/tmp/|$T/|g" "$T/readme.sh" >"$T/readme-run.sh"
+# /tmp/ first: the build directory itself may live under /tmp (a CI clone).
+sed -e "s|/tmp/|$T/|g" -e "s|build/xpud|$BUILD/xpud|g" "$T/readme.sh" >"$T/readme-run.sh"
 (cd "$SRC" && sh -e "$T/readme-run.sh") >"$T/readme.out" 2>"$T/readme.err"
 is "$?" 0 "README's fixture example runs under /bin/sh -e"
 is "$(grep -c '^xpu_power_watts{vendor="amd",gpu="[0-3]",' "$T/readme.out")" 4 \
