@@ -415,10 +415,12 @@ START_TEST(test_thread) {
         f.smp = xpud_sampler_free(f.smp);
         clock_gettime(CLOCK_MONOTONIC, &b);
         double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-        ck_assert_msg(took < 0.5, "free took %.3f s", took);
+        /* woken at once, not at the end of the 1 s interval (bound kept loose for loaded CI) */
+        ck_assert_msg(took < 0.9, "free took %.3f s", took);
         ck_assert_uint_eq(calls_seen, last);
         xpud_store_done(&f.store);
         shim_drop_root(f.root);
+        o.dev_root = o.driver_root = NULL; /* they pointed into the tree just removed */
 
         /* bad options and roots */
         struct xpud_store st;
