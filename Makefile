@@ -27,6 +27,9 @@ LDFLAGS_COMMON := -pie -Wl,-z,relro,-z,now,-z,noexecstack -Wl,--as-needed
 PC_CJSON := libcjson
 CJSON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_CJSON) 2>/dev/null)
 CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
+# Capabilities and the seccomp filter (issue 5): libcap and libseccomp, both programs.
+PC_SECURITY := libseccomp libcap
+SECURITY_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_SECURITY) 2>/dev/null)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -53,7 +56,7 @@ PROFILE_JSON := $(sort $(wildcard profiles/*.json))
 PROFILES_GEN := $(BUILD)/gen/builtin-profiles.c
 PROFILES_OBJ := $(BUILD)/gen/builtin-profiles.o
 XPUINIT := $(BUILD)/xpuinit
-ENTRY_LIBS = $(CJSON_LIBS)
+ENTRY_LIBS = $(CJSON_LIBS) $(SECURITY_LIBS)
 
 # ---- daemon/: xpud ----------------------------------------------------------------------------
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
@@ -63,7 +66,7 @@ LIBDAEMON := $(BUILD)/libxpud.a
 XPUD := $(BUILD)/xpud
 PC_DAEMON := libmicrohttpd libsystemd
 DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
-DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread $(CJSON_LIBS)
+DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread $(CJSON_LIBS) $(SECURITY_LIBS)
 
 BINARIES := $(XPUINIT)
 ifneq ($(wildcard daemon/main.c),)
@@ -170,7 +173,7 @@ static: all
 	$(Q)$(CC) -std=gnu17 -O2 -fPIE -fstack-protector-strong -D_FORTIFY_SOURCE=3 -c -o $(STATIC_DIR)/cJSON.o $(STATIC_DIR)/src/cJSON.c
 	@echo "  LD      $(XPUINIT_STATIC)"
 	$(Q)$(CC) $(ALL_CFLAGS) -static-pie -Wl,-z,relro,-z,now,-z,noexecstack -o $(XPUINIT_STATIC) \
-		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o
+		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o -l:libseccomp.a -l:libcap.a
 
 # `make bench`: start-up and probe benchmarks (not part of check); results in docs/performance.md.
 .PHONY: bench

@@ -53,7 +53,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_SRCS:%.c=$(FUZZ_OBJDIR)/%.o)
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 $(FUZZ_BINS): $(FUZZ_BUILD)/fuzz-%: $(FUZZ_OBJDIR)/tests/fuzz/fuzz-%.o $(FUZZ_LIB)
 	@echo "  LD      $@ (libFuzzer)"
-	$(Q)$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(CJSON_LIBS)
+	$(Q)$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(CJSON_LIBS) $(SECURITY_LIBS)
 
 .PHONY: fuzz-build
 fuzz-build: $(FUZZ_BINS)
