@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Seccomp filters built from named syscall groups (style guide item 12: build early, load last).
+ *
+ * xpu_seccomp_build() does all the parsing and allocation: it compiles a libseccomp filter for
+ * the spec and exports the classic BPF (seccomp_export_bpf) into a struct sock_fprog owned by the
+ * program. xpu_seccomp_load() is then one seccomp(SECCOMP_SET_MODE_FILTER) system call: no
+ * allocation, no libseccomp, no locks, so it is async-signal-safe and may run in a vfork/CLONE_VM
+ * child between clone and exec. It does NOT set PR_SET_NO_NEW_PRIVS: the privilege sequence
+ * (probes/base/privilege.c) sets it before loading; without it or CAP_SYS_ADMIN the kernel answers
+ * -EACCES.
+ *
+ * Specs (docs/seccomp.md):
+ *   "default"  deny list returning EPERM, in the spirit of the container runtimes' defaults
+ *              (mount API, kernel modules, kexec, bpf, perf_event_open, ptrace, keyring, namespace
+ *              creation, reboot, swap, clock setting, ...); everything else allowed.
+ *   "strict"   allow list for plain compute workloads; everything else EPERM.
+ *   "xpud"     deny list for xpud after binding: "default" plus execve/execveat and more.
+ *   "/path"    a JSON array of syscall names and "@group" names read below ROOT_FD: an allow list,
+ *              everything else EPERM.
+ *
+ * ABIs: on x86_64 the filter covers the native, x32 and i386 ABIs with the same rules (libseccomp
+ * adds the arches to one filter); any other ABI is killed (SECCOMP_RET_KILL_PROCESS). On other
+ * architectures the native ABI only, foreign ABIs killed. Nothing here logs (style item 2). */
+#pragma once
+
+#include <stddef.h>
+
+/* A compiled filter: the spec's name and its exported classic BPF (struct sock_fprog). Opaque. */
+struct xpu_seccomp_program;
+
+/* Compile SPEC ("default", "strict", "xpud" or an absolute path of a JSON list resolved below
+ * ROOT_FD with xpu_open_in_root; ROOT_FD is unused for the named specs and may be -1) into
+ * *RET. On failure writes one line naming the spec (and file entry) and the fix into ERR
+ * (ERR_SIZE bytes; may be NULL) and returns -errno: -EINVAL bad spec/JSON/unknown syscall or
+ * group, -ENOENT/-EXDEV/-ELOOP/-EFBIG from reading the file, -ENOMEM, or libseccomp's error.
+ * Source: libseccomp seccomp_init/seccomp_rule_add/seccomp_export_bpf. */
+int xpu_seccomp_build(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err,
+                      size_t err_size);
+
+/* Install P on the calling thread: one seccomp(SECCOMP_SET_MODE_FILTER, 0, &fprog) syscall (raw
+ * syscall(2); falls back to prctl(PR_SET_SECCOMP) when seccomp(2) answers ENOSYS). No allocation,
+ * async-signal-safe. The caller sets PR_SET_NO_NEW_PRIVS first (or holds CAP_SYS_ADMIN).
+ * Returns 0 or -errno (-EACCES without NO_NEW_PRIVS, -EINVAL when P is NULL or empty). */
+int xpu_seccomp_load(const struct xpu_seccomp_program *p);
+
+/* Free P (NULL is fine); returns NULL. */
+struct xpu_seccomp_program *xpu_seccomp_free(struct xpu_seccomp_program *p);
+
+/* The spec P was built from: "default", "strict", "xpud" or the path as given. Never NULL for a
+ * built program; "" for NULL. */
+const char *xpu_seccomp_name(const struct xpu_seccomp_program *p);
+
+/* Number of BPF instructions in P (for the plan and the tests); 0 for NULL. */
+size_t xpu_seccomp_size(const struct xpu_seccomp_program *p);
