@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The privileged sequence before exec (issue 5, style guide item 11): bounding set, ids, groups,
+ * capabilities, ambient set, no_new_privs, stray fds, seccomp, in that order, in ONE function.
+ *
+ * Shared by xpuinit's workload launch (entrypoint/init.c, child between clone and exec), the
+ * ldconfig child and xpud (on itself after binding). Everything is prepared before the fork
+ * (xpu_privilege_prepare) so that xpu_privilege_apply() allocates nothing: a child made with
+ * clone(CLONE_VM) shares its parent's memory until it execs.
+ *
+ * Capability sets are uint64_t bitmasks: bit N = capability N of linux/capability.h
+ * (CAP_CHOWN = 0 .. CAP_CHECKPOINT_RESTORE = 40). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/capability.h>
+#include <sys/types.h>
+
+struct xpu_seccomp_program; /* probes/base/seccomp.h (built early, loaded last) */
+
+#define XPU_CAP_BIT(cap) (UINT64_C(1) << (cap))
+
+/* What one process keeps when it hands over to less privileged code. Fill it with
+ * XPU_PRIVILEGE_INIT, set the fields, call xpu_privilege_prepare() before forking, apply it in
+ * the child (or in the process itself), xpu_privilege_done() in the parent afterwards. All
+ * pointers are borrowed and must stay valid until the apply. */
+struct xpu_privilege {
+        bool set_ids;          /* change uid/gid/groups; false: keep the process's own ids and groups */
+        uid_t uid;             /* setresuid(uid, uid, uid) when set_ids */
+        gid_t gid;             /* setresgid(gid, gid, gid) when set_ids */
+        const gid_t *groups;   /* setgroups(n_groups, groups) when set_ids (n_groups 0: none) */
+        size_t n_groups;
+        uint64_t bounding;     /* capabilities left in the bounding set; the others are dropped
+                                * (PR_CAPBSET_DROP, needs CAP_SETPCAP when there is one to drop) */
+        uint64_t keep;         /* permitted = effective = inheritable = KEEP (must be a subset of
+                                * the permitted set and of BOUNDING) */
+        bool ambient;          /* also raise KEEP in the ambient set (a non-root workload keeps
+                                * them across execve) */
+        int pdeathsig;         /* 0, or the signal to re-arm with PR_SET_PDEATHSIG after the id
+                                * change (which clears it) ... */
+        pid_t pdeathsig_parent; /* ... killing this process at once when its parent is no longer
+                                 * this pid (the parent died in between) */
+        bool close_fds;        /* close every fd above 2 except the inherited range and KEEP_FD */
+        unsigned n_inherit;    /* fds 3 .. 3+n_inherit-1 stay open (socket activation, LISTEN_FDS) */
+        int keep_fd;           /* -1, or one more fd to keep (a report pipe, O_CLOEXEC) */
+        const struct xpu_seccomp_program *seccomp; /* NULL: no filter */
+
+        cap_t caps_; /* private: the cap_t that xpu_privilege_prepare() built for KEEP */
+};
+
+#define XPU_PRIVILEGE_INIT { .keep_fd = -1 }
+
+/* Build what the apply needs and may not allocate (a libcap cap_t for KEEP: cap_init,
+ * cap_set_flag). Call in the parent before forking; call again after changing KEEP. Returns 0,
+ * -ENOMEM, or -EINVAL when KEEP names a capability above the running kernel's last one
+ * (cap_max_bits(): /proc/sys/kernel/cap_last_cap, read by libcap). */
+int xpu_privilege_prepare(struct xpu_privilege *p);
+
+/* Free what xpu_privilege_prepare() built (P may be half-prepared; idempotent). */
+void xpu_privilege_done(struct xpu_privilege *p);
+
+/* Apply P to the calling thread, in this fixed order:
+ *   1. bounding set: drop every capability not in P->bounding (cap_drop_bound = PR_CAPBSET_DROP)
+ *   2. PR_SET_KEEPCAPS 1 (the permitted set survives setresuid to a non-zero uid)
+ *   3. setgroups, 4. setresgid, 5. setresuid (raw syscalls, only when P->set_ids)
+ *   6. PR_SET_PDEATHSIG again when P->pdeathsig (an id change clears it)
+ *   7. capset: permitted/effective/inheritable = P->keep (cap_set_proc on the prepared cap_t)
+ *   8. ambient set: cleared, then P->keep raised when P->ambient (cap_reset_ambient,
+ *      cap_set_ambient = PR_CAP_AMBIENT)
+ *   9. PR_SET_NO_NEW_PRIVS 1 (always)
+ *  10. close stray fds (close_range) when P->close_fds
+ *  11. load P->seccomp (xpu_seccomp_load) when not NULL: the last step before execve
+ * Allocates nothing and takes no lock another thread may hold. Uses raw syscalls for the ids
+ * (glibc's setresuid would signal every thread of the process it thinks it is in, which in a
+ * clone(CLONE_VM) child are its parent's threads), so it changes the CALLING THREAD only: call
+ * it in a child before exec or in a process that has no other threads yet.
+ * Returns 0, or -errno with *FAILED_STEP (may be NULL) naming the step that failed:
+ * "bounding set", "keepcaps", "setgroups", "setresgid", "setresuid", "pdeathsig", "capset",
+ * "ambient", "no_new_privs", "close fds", "seccomp". */
+int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step);
+
+/* Capability number of NAME: "CAP_NET_ADMIN", "cap_net_admin" or "NET_ADMIN" (any case) -> 12,
+ * as in linux/capability.h (0 .. 40, written out here). Returns -EINVAL for anything else. */
+int xpu_capability_from_name(const char *name);
+
+/* "CAP_NET_ADMIN" for 12; NULL outside 0 .. 40. */
+const char *xpu_capability_to_name(int cap);
+
+/* Highest capability number this code knows (40, CAP_CHECKPOINT_RESTORE). */
+#define XPU_CAP_LAST 40
+#define XPU_CAP_ALL ((XPU_CAP_BIT(XPU_CAP_LAST) << 1) - 1)
+
+/* The container runtimes' default set for a container: CHOWN, DAC_OVERRIDE, FSETID, FOWNER,
+ * MKNOD, NET_RAW, SETGID, SETUID, SETFCAP, SETPCAP, NET_BIND_SERVICE, SYS_CHROOT, KILL,
+ * AUDIT_WRITE (containerd pkg/oci/spec.go defaultUnixCaps, moby oci/caps/defaults.go
+ * DefaultCapabilities: the same 14). */
+uint64_t xpu_capability_runtime_default(void);
+
+/* The calling thread's capability sets as bitmasks (capget(2) for effective and permitted,
+ * PR_CAPBSET_READ for each capability up to XPU_CAP_LAST for the bounding set); any pointer may
+ * be NULL. Returns 0 or -errno. */
+int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *bounding);
+
+/* Write MASK as comma-separated names ("CAP_CHOWN,CAP_KILL"; "" for 0) into BUF. Returns the
+ * length, or -ENOBUFS when it did not fit (BUF then holds a cut but terminated prefix). */
+int xpu_capability_mask_to_names(uint64_t mask, char *buf, size_t size);
