@@ -30,6 +30,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/privilege.h"
 #include "base/signals.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"
@@ -57,8 +58,9 @@ enum child_stage {
         CHILD_STAGE_EXEC = 2,  /* execve failed (or nothing found in PATH) */
 };
 struct child_report {
-        int stage; /* enum child_stage */
-        int err;   /* positive errno */
+        int stage;        /* enum child_stage */
+        int err;          /* positive errno */
+        const char *step; /* SETUP: the privilege step that failed (a literal of privilege.c), or NULL */
 };
 
 /* Everything the child needs, prepared before clone so the child allocates nothing (it shares
@@ -211,10 +213,11 @@ static const struct {
 
 /* Log the one error line for a child that failed at STAGE with errno ERR (positive) and return
  * the status xpuinit exits with: 125 (setup), 127 (not found), 126 (any other exec failure). */
-static int report_failure(char *const argv[], char *const envp[], int stage, int err) {
+static int report_failure(char *const argv[], char *const envp[], int stage, int err, const char *step) {
         const char *name = argv[0] ? argv[0] : "";
         if (stage == CHILD_STAGE_SETUP) {
-                log_error("cannot set up the workload \"%s\": %s", name, strerror(err));
+                log_error("cannot set up the workload \"%s\": %s%s%s", name, step ? step : "", step ? ": " : "",
+                          strerror(err));
                 return XPU_STATUS_SETUP;
         }
         if (err == ENOENT && !strchr(name, '/')) {
@@ -247,8 +250,8 @@ static void pdeathsig_arm(const struct launch *l) {
 }
 
 /* Prepare this process for the workload and exec it. Returns only on failure, with the stage in
- * *RET_STAGE and a positive errno. */
-static int launch_exec(struct launch *l, int *ret_stage) {
+ * *RET_STAGE (and the failed privilege step in *RET_STEP) and a positive errno. */
+static int launch_exec(struct launch *l, int *ret_stage, const char **ret_step) {
         if (l->listen_pid_index >= 0) {
                 (void)snprintf(l->listen_pid, sizeof(l->listen_pid), "LISTEN_PID=%d", (int)getpid());
                 l->envp[l->listen_pid_index] = l->listen_pid;
@@ -264,6 +267,20 @@ static int launch_exec(struct launch *l, int *ret_stage) {
                 pdeathsig_arm(l);
         }
         signals_reset();
+        if (l->o && l->o->privilege) {
+                /* The privileged sequence (privilege.c); a copy on this stack, not an allocation. */
+                struct xpu_privilege pv = *l->o->privilege;
+                pv.close_fds = true;
+                pv.n_inherit = l->listen_fds;
+                pv.keep_fd = l->report_fd;
+                pv.pdeathsig = l->pdeathsig ? SIGKILL : 0;
+                pv.pdeathsig_parent = l->parent;
+                int r = xpu_privilege_apply(&pv, ret_step);
+                if (r < 0) {
+                        *ret_stage = CHILD_STAGE_SETUP;
+                        return -r;
+                }
+        }
         int r = exec_search(l->argv, l->envp);
         *ret_stage = CHILD_STAGE_EXEC;
         return -r;
@@ -285,8 +302,9 @@ _Noreturn static void child_run(struct launch *l) {
                 }
         }
         int stage = 0;
-        int err = launch_exec(l, &stage);
-        struct child_report rep = { .stage = stage, .err = err };
+        const char *step = NULL;
+        int err = launch_exec(l, &stage, &step);
+        struct child_report rep = { .stage = stage, .err = err, .step = step };
         (void)!write(l->report_fd, &rep, sizeof(rep));
         _exit(stage == CHILD_STAGE_SETUP ? XPU_STATUS_SETUP
               : err == ENOENT            ? XPU_STATUS_NOTFOUND
@@ -506,7 +524,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         int status = status_from_wait(s.wait_status);
         struct child_report rep;
         if (read(report_rd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep))
-                status = report_failure(argv, l.envp, rep.stage, rep.err);
+                status = report_failure(argv, l.envp, rep.stage, rep.err, rep.step);
 
         /* Leave the caller as we found it; signals that came too late are dropped. */
         struct signalfd_siginfo si;
@@ -525,6 +543,7 @@ int xpu_exec_workload(char *const argv[], char *const envp[], const struct xpu_s
         }
         _cleanup_free_ char **env_owner = l.envp;
         int stage = 0;
-        int err = launch_exec(&l, &stage);
-        return report_failure(argv, l.envp, stage, err);
+        const char *step = NULL;
+        int err = launch_exec(&l, &stage, &step);
+        return report_failure(argv, l.envp, stage, err, step);
 }

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+struct xpu_privilege;
+
 struct xpu_supervise_options {
         bool group;             /* -g/--group: forward signals to the workload's process group */
         unsigned grace_seconds; /* --grace: SIGTERM/SIGINT → SIGKILL delay (default 10) */
@@ -11,6 +13,12 @@ struct xpu_supervise_options {
          * Returns 0 or -errno; a failure makes the child exit 125 after printing the error. */
         int (*child_setup)(void *userdata);
         void *userdata;
+        /* Applied right before execve, after CHILD_SETUP (probes/base/privilege.h; prepared by
+         * the caller: xpu_privilege_prepare). NULL: the workload keeps xpuinit's privilege.
+         * Its fd and parent-death fields are set here: every fd above 2 is closed except the
+         * socket-activation fds (LISTEN_FDS) and the report pipe. A failure makes the child exit
+         * 125 with one line naming the step ("cannot set up the workload \"x\": setresuid: ..."). */
+        const struct xpu_privilege *privilege;
 };
 
 /* Run ARGV[0] (looked up in the PATH of ENVP when it has no '/') with ENVP as xpuinit's child

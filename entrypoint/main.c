@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/privilege.h"
+#include "base/seccomp.h"
 #include "base/strv.h"
 #include "options.h"
 #include "init.h"
@@ -77,6 +79,7 @@ struct context {
         const struct xpu_profile *profile;
         int container_fd;
         const char *container_path;
+        struct xpu_seccomp_program *seccomp;            /* the plan's filter, built with the plan */
         uint32_t rich_sources;                          /* rich sources read so far */
         struct xpu_rich_report reports[_XPU_SOURCE_MAX]; /* their outcomes */
 };
@@ -86,6 +89,7 @@ static void context_done(struct context *c) {
         xpu_inventory_free(c->inv);
         xpu_profile_set_free(c->profiles);
         xpu_selection_free(c->sel);
+        c->seccomp = xpu_seccomp_free(c->seccomp);
         if (c->container_fd >= 0)
                 close(c->container_fd);
 }
@@ -234,6 +238,57 @@ static int context_select(struct context *c) {
                                        opt.command == XPU_CMD_PROFILES);
 }
 
+static void seccomp_freep(struct xpu_seccomp_program **p) {
+        xpu_seccomp_free(*p);
+}
+
+/* The workload's privilege in the plan (docs/privileges.md): ids from --user (else xpuinit's
+ * own), the capability sets from the profile's keep_capabilities and xpuinit's own sets
+ * (capget, PR_CAPBSET_READ), the seccomp spec (default "default"). Returns 0, or -errno after
+ * logging one line naming the cause and the fix. */
+static int plan_privilege(const struct xpu_profile *pr, struct xpu_plan *p) {
+        p->user_set = opt.user_set;
+        p->uid = opt.user_set ? opt.uid : getuid();
+        p->gid = opt.user_set ? opt.gid : getgid();
+        p->seccomp = pr->seccomp ? pr->seccomp : "default";
+        struct xpu_capability_request rq = { .explicit_list = pr->keep_capabilities_set,
+                                             .workload_root = p->uid == 0 };
+        for (size_t i = 0; i < pr->n_keep_capabilities; i++) {
+                int cap = xpu_capability_from_name(pr->keep_capabilities[i]);
+                if (cap < 0) { /* the profile parser checked the names: not reached */
+                        log_error("profile \"%s\": keep_capabilities: unknown capability \"%s\"", pr->name,
+                                  pr->keep_capabilities[i]);
+                        return -EINVAL;
+                }
+                rq.requested |= XPU_CAP_BIT(cap);
+        }
+        int r = xpu_capability_current(&rq.effective, &rq.permitted, &rq.bounding);
+        if (r < 0) {
+                log_error("cannot read xpuinit's capabilities (capget): %s", strerror(-r));
+                return r;
+        }
+        struct xpu_capability_plan cp;
+        uint64_t missing = 0;
+        r = xpu_capability_resolve(&rq, &cp, &missing);
+        if (r < 0) {
+                char names[512];
+                (void)xpu_capability_mask_to_names(missing, names, sizeof names);
+                log_error("profile \"%s\" (%s): keep_capabilities asks for %s, which xpuinit does not have; "
+                          "start the container with that capability (docker/podman --cap-add) or remove it "
+                          "from keep_capabilities",
+                          pr->name, pr->origin, names);
+                return r;
+        }
+        p->cap_explicit = rq.explicit_list;
+        p->cap_keep = cp.keep;
+        p->cap_bounding = cp.bounding;
+        p->cap_ambient = cp.ambient;
+        if (cp.bounding_wide)
+                log_info("the bounding set stays as it is (xpuinit has no CAP_SETPCAP to narrow it); "
+                         "no_new_privs keeps the workload from regaining what it dropped");
+        return 0;
+}
+
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         const char *caps = secure_getenv("XPU_DRIVER_CAPABILITIES");
         if (!caps)
@@ -259,6 +314,20 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         int r = xpu_plan_build(c->inv, c->sel, c->profile, &o, ret, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
+                return r;
+        }
+        r = plan_privilege(c->profile, *ret);
+        if (r < 0) {
+                *ret = xpu_plan_free(*ret);
+                return r;
+        }
+        /* The filter is compiled now, a file spec read inside the container root: a bad one
+         * fails `plan` too, and nothing is left to parse or allocate when it is loaded. */
+        r = xpu_seccomp_build((*ret)->seccomp, c->container_fd, &c->seccomp, err, sizeof err);
+        if (r < 0) {
+                log_error("profile \"%s\" (%s): seccomp: %s", c->profile->name, c->profile->origin,
+                          err[0] ? err : strerror(-r));
+                *ret = xpu_plan_free(*ret);
                 return r;
         }
         return 0;
@@ -334,6 +403,18 @@ static int reopen_roots(struct context *c) {
         return 0;
 }
 
+/* Start the workload. The privileged sequence, in this order (style guide item 11,
+ * docs/privileges.md):
+ *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, here);
+ *   2. the device nodes' groups: added to xpuinit itself (add_groups, here) without --user; with
+ *      --user they are the workload's only supplementary groups (step 3c);
+ *   3. in the workload's process, right before execve (init.c launch_exec calls
+ *      xpu_privilege_apply, probes/base/privilege.c, one function with a comment per step):
+ *      a. bounding set, b. PR_SET_KEEPCAPS, c. setgroups, d. setresgid, e. setresuid,
+ *      f. capset (permitted/effective/inheritable), g. ambient set, h. PR_SET_NO_NEW_PRIVS,
+ *      i. close stray fds, j. load the seccomp filter (built with the plan, context_plan);
+ *   4. execve (init.c exec_search).
+ * The cap_t and the filter are prepared here, before the clone: the child allocates nothing. */
 static int run(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
@@ -382,7 +463,25 @@ static int run(struct context *c) {
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
-        if (add_groups(p, c->roots.dev_fd) < 0) {
+        if (!p->user_set && add_groups(p, c->roots.dev_fd) < 0) {
+                xpu_plan_free(p);
+                return EXIT_SETUP;
+        }
+        _cleanup_(seccomp_freep) struct xpu_seccomp_program *filter = TAKE_PTR(c->seccomp);
+        struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
+        priv.set_ids = p->user_set;
+        priv.uid = p->uid;
+        priv.gid = p->gid;
+        priv.groups = p->groups;
+        priv.n_groups = p->n_groups;
+        priv.bounding = p->cap_bounding;
+        priv.keep = p->cap_keep;
+        priv.ambient = p->cap_ambient;
+        priv.seccomp = filter;
+        priv.close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
+        r = xpu_privilege_prepare(&priv);
+        if (r < 0) {
+                log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
                 xpu_plan_free(p);
                 return EXIT_SETUP;
         }
@@ -397,8 +496,10 @@ static int run(struct context *c) {
         struct xpu_supervise_options so = {
                 .group = opt.group,
                 .grace_seconds = opt.grace,
+                .privilege = &priv,
         };
         int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
+        xpu_privilege_done(&priv);
         xpu_plan_free(p);
         return status;
 }
@@ -531,6 +632,7 @@ int main(int argc, char **argv) {
         c.profile = NULL;
         c.container_path = "/";
         c.rich_sources = 0;
+        c.seccomp = NULL;
         int status;
         switch (opt.command) {
         case XPU_CMD_VERSION:

@@ -39,6 +39,8 @@ void xpu_options_usage(FILE *f) {
               "  -g, --group         XPUINIT_GROUP        signal the workload's whole process group\n"
               "  --grace SECONDS     XPUINIT_GRACE        SIGTERM/SIGINT to SIGKILL delay (default 10)\n"
               "  --exec              XPUINIT_EXEC         replace xpuinit with the workload after setup\n"
+              "  --user UID[:GID]    XPUINIT_USER         run the workload as UID:GID (numbers; GID default UID),\n"
+              "                                           keeping the device nodes' groups\n"
               "  --source LIST                            fast (default), nvml, cuda, rocm_smi or all: which\n"
               "                                           backends to read; probe with one library shows its view\n"
               "  --vendor-timeout S  XPUINIT_VENDOR_TIMEOUT  bound on each vendor-library helper (default 10)\n"
@@ -126,6 +128,34 @@ static int set_grace(struct xpu_options *o, const char *s, const char *from) {
         return 0;
 }
 
+int xpu_options_parse_user(const char *s, const char *from, uid_t *uid, gid_t *gid) {
+        char u[32];
+        const char *colon = strchr(s, ':');
+        size_t ulen = colon ? (size_t)(colon - s) : strlen(s);
+        uint64_t uv = 0, gv = 0;
+        bool ok = ulen > 0 && ulen < sizeof u;
+        if (ok) {
+                memcpy(u, s, ulen);
+                u[ulen] = '\0';
+                /* digits only: xpu_parse_u64 would take " 12" and "0x10" */
+                ok = strspn(u, "0123456789") == ulen && xpu_parse_u64(u, 10, &uv) == 0 && uv < UINT32_MAX;
+        }
+        if (ok && colon)
+                ok = colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
+                     xpu_parse_u64(colon + 1, 10, &gv) == 0 && gv < UINT32_MAX;
+        else
+                gv = uv;
+        if (!ok) {
+                log_error("%s: \"%s\" is not UID or UID:GID in numbers (0 to 4294967294); user and group names "
+                          "are not looked up: give the numbers from the image's /etc/passwd",
+                          from, s);
+                return -EINVAL;
+        }
+        *uid = (uid_t)uv;
+        *gid = (gid_t)gv;
+        return 0;
+}
+
 /* Environment twins, read after the command line, for what it did not set. */
 int xpu_options_env(struct xpu_options *o) {
         const char *v;
@@ -151,6 +181,11 @@ int xpu_options_env(struct xpu_options *o) {
         if (!o->cli.vendor_timeout && (v = secure_getenv("XPUINIT_VENDOR_TIMEOUT")) && *v &&
             set_vendor_timeout(o, v, "XPUINIT_VENDOR_TIMEOUT") < 0)
                 return -EINVAL;
+        if (!o->cli.user && (v = secure_getenv("XPUINIT_USER")) && *v) {
+                if (xpu_options_parse_user(v, "XPUINIT_USER", &o->uid, &o->gid) < 0)
+                        return -EINVAL;
+                o->user_set = true;
+        }
         if (!o->cli.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(o, v, "XPUINIT_GRACE") < 0)
                 return -EINVAL;
         const struct {
@@ -190,6 +225,7 @@ enum {
         OPT_VERSION,
         OPT_SOURCE,
         OPT_VENDOR_TIMEOUT,
+        OPT_USER,
 };
 
 /* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
@@ -213,6 +249,7 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 { "version", no_argument, NULL, OPT_VERSION },
                 { "source", required_argument, NULL, OPT_SOURCE },
                 { "vendor-timeout", required_argument, NULL, OPT_VENDOR_TIMEOUT },
+                { "user", required_argument, NULL, OPT_USER },
                 {},
         };
         bool have_command = false;
@@ -285,6 +322,11 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         break;
                 case OPT_EXEC:
                         o->exec = o->cli.exec = true;
+                        break;
+                case OPT_USER:
+                        if (xpu_options_parse_user(optarg, "--user", &o->uid, &o->gid) < 0)
+                                return XPU_EXIT_USAGE;
+                        o->user_set = o->cli.user = true;
                         break;
                 case OPT_JSON:
                         o->json = true;

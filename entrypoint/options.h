@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "plan.h"
 #include "rich.h"
@@ -44,6 +45,9 @@ struct xpu_options {
         bool group;
         unsigned grace;         /* seconds */
         bool exec;
+        bool user_set;          /* --user / XPUINIT_USER given */
+        uid_t uid;              /* the workload's uid, with user_set */
+        gid_t gid;              /* its gid: the GID of UID:GID, else UID's value as a gid */
         bool json;
         const char *rootfs;     /* inject --rootfs DIR */
         char **argv;            /* the workload's argv (points into main's argv) */
@@ -52,7 +56,7 @@ struct xpu_options {
         unsigned vendor_timeout; /* --vendor-timeout / XPUINIT_VENDOR_TIMEOUT, seconds (1..600) */
         /* Which settings the command line gave: their environment twins are not read. */
         struct {
-                bool profile_dir, inject, log_level, grace, group, exec, vendor_timeout;
+                bool profile_dir, inject, log_level, grace, group, exec, vendor_timeout, user;
         } cli;
 };
 
@@ -74,5 +78,10 @@ int xpu_options_env(struct xpu_options *o);
 /* Parse a --source LIST: comma-separated "fast", "all", "procfs", "sysfs", "nvml", "cuda",
  * "rocm_smi". Returns the XPU_SOURCE_BIT()s (the fast path's always included), or -EINVAL. */
 int xpu_options_parse_sources(const char *list);
+
+/* Parse a --user value "UID" or "UID:GID" (decimal, each 0 .. 4294967294; a name is refused:
+ * it would have to be looked up in the image's /etc/passwd). Without ":GID" the gid is UID's
+ * number. Returns 0, or -EINVAL after logging one line naming FROM and the fix. */
+int xpu_options_parse_user(const char *s, const char *from, uid_t *uid, gid_t *gid);
 
 void xpu_options_usage(FILE *f);

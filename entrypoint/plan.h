@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "libs.h"
@@ -83,6 +84,19 @@ struct xpu_plan {
         size_t n_notes;
         char **warnings; /* problems that do not stop the start (a core library missing) */
         size_t n_warnings;
+
+        /* The workload's privilege (issue 5, docs/privileges.md). Filled by the caller after
+         * xpu_plan_build (entrypoint/main.c, plan_privilege: profile keep_capabilities and seccomp,
+         * --user, xpuinit's own capability sets); applied by xpu_privilege_apply. */
+        bool user_set;         /* --user: setgroups(groups)/setresgid(gid)/setresuid(uid) */
+        uid_t uid;             /* the workload's uid (xpuinit's own without --user) */
+        gid_t gid;             /* the workload's gid (xpuinit's own without --user) */
+        bool cap_explicit;     /* the profile lists keep_capabilities (false: the default set) */
+        uint64_t cap_keep;     /* permitted/effective/inheritable set, bit N = capability N */
+        uint64_t cap_bounding; /* bounding set */
+        bool cap_ambient;      /* KEEP also raised in the ambient set (non-root workload) */
+        const char *seccomp;   /* filter spec: "default", "strict" or a path inside the container
+                                * root (borrowed from the profile or a literal) */
 };
 
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p);

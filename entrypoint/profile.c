@@ -785,6 +785,7 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                               &p->keep_capabilities, &p->n_keep_capabilities);
                 if (r < 0)
                         return r;
+                p->keep_capabilities_set = true;
         }
         r = parse_seccomp(&c, GET("seccomp"), p);
         if (r < 0)

@@ -78,8 +78,12 @@ struct xpu_profile {
         enum xpu_command_mode command_mode;
         char **command; /* NULL-terminated argv for REPLACE/PREFIX */
         size_t n_command;
-        char **keep_capabilities; /* issue 5 */
+        /* Capabilities the workload keeps (issue 5, docs/privileges.md): names as written
+         * ("CAP_NET_ADMIN", "net_admin"). keep_capabilities_set false: the key is absent and the
+         * default applies; true with n 0: "keep_capabilities": [] (keep none). */
+        char **keep_capabilities;
         size_t n_keep_capabilities;
+        bool keep_capabilities_set;
         char *seccomp; /* "default", "strict" or a path (issue 5); NULL = default */
 };
 

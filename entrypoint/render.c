@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/privilege.h"
 #include "base/strv.h"
 #include "inventory-json.h"
 
@@ -202,6 +203,49 @@ static int env_diff(char *const *old, char *const *env, cJSON *set, cJSON *unset
         return 0;
 }
 
+/* Add MASK to A as capability names ("CAP_CHOWN"; a number the table does not know as "cap_N"). */
+static bool add_caps(cJSON *a, uint64_t mask) {
+        for (int c = 0; c < 64; c++) {
+                if (!(mask & XPU_CAP_BIT(c)))
+                        continue;
+                char num[16];
+                const char *name = xpu_capability_to_name(c);
+                if (!name) {
+                        snprintf(num, sizeof num, "cap_%d", c);
+                        name = num;
+                }
+                if (!cJSON_AddItemToArray(a, cJSON_CreateString(name)))
+                        return false;
+        }
+        return true;
+}
+
+/* The workload's privilege (plan only; inject has none): JSON keys user, keep_capabilities,
+ * keep_capabilities_from, bounding_capabilities, ambient, no_new_privs, seccomp. */
+static bool plan_privilege_json(const struct xpu_plan *p, cJSON *o) {
+        cJSON *user, *keep, *bset;
+        return (user = cJSON_AddObjectToObject(o, "user")) && cJSON_AddNumberToObject(user, "uid", p->uid) &&
+               cJSON_AddNumberToObject(user, "gid", p->gid) &&
+               cJSON_AddStringToObject(user, "from", p->user_set ? "--user" : "xpuinit") &&
+               (keep = cJSON_AddArrayToObject(o, "keep_capabilities")) && add_caps(keep, p->cap_keep) &&
+               cJSON_AddStringToObject(o, "keep_capabilities_from", p->cap_explicit ? "profile" : "default") &&
+               (bset = cJSON_AddArrayToObject(o, "bounding_capabilities")) && add_caps(bset, p->cap_bounding) &&
+               cJSON_AddBoolToObject(o, "ambient", p->cap_ambient) && cJSON_AddBoolToObject(o, "no_new_privs", true) &&
+               cJSON_AddStringToObject(o, "seccomp", p->seccomp ? p->seccomp : "default");
+}
+
+/* The same as text lines. */
+static void plan_privilege_text(const struct xpu_plan *p, FILE *f) {
+        char names[1024];
+        fprintf(f, "  user %u:%u (%s)\n", (unsigned)p->uid, (unsigned)p->gid, p->user_set ? "--user" : "xpuinit's own");
+        (void)xpu_capability_mask_to_names(p->cap_keep, names, sizeof names);
+        fprintf(f, "  keep_capabilities %s (%s%s)\n", names[0] ? names : "none", p->cap_explicit ? "profile" : "default",
+                p->cap_ambient ? ", ambient" : "");
+        (void)xpu_capability_mask_to_names(p->cap_bounding, names, sizeof names);
+        fprintf(f, "  bounding_capabilities %s\n", names[0] ? names : "none");
+        fprintf(f, "  no_new_privs yes\n  seccomp %s\n", p->seccomp ? p->seccomp : "default");
+}
+
 int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,
                          bool filesystem_only, FILE *f) {
         cJSON *o = cJSON_CreateObject();
@@ -255,6 +299,7 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                 ok = gj && cJSON_AddItemToArray(groups, gj) && cJSON_AddNumberToObject(gj, "gid", p->groups[i]) &&
                      cJSON_AddStringToObject(gj, "from", p->groups_from[i]);
         }
+        ok = ok && (filesystem_only || plan_privilege_json(p, o));
         ok = ok && env_diff(envp, p->env, set, unset, NULL) == 0;
         for (size_t i = 0; ok && p->argv[i]; i++)
                 ok = cJSON_AddItemToArray(argv, cJSON_CreateString(p->argv[i]));
@@ -302,6 +347,8 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
         }
         for (size_t i = 0; i < p->n_groups; i++)
                 fprintf(f, "  group %u (from %s)\n", (unsigned)p->groups[i], p->groups_from[i]);
+        if (!filesystem_only)
+                plan_privilege_text(p, f);
         if (env_diff(envp, p->env, NULL, NULL, f) < 0)
                 return -ENOMEM;
         if (p->argv[0]) {

@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
                 strv(p->command, p->n_command);
                 printf(",\n        .n_command = %zu,\n        .keep_capabilities = ", p->n_command);
                 strv(p->keep_capabilities, p->n_keep_capabilities);
-                printf(",\n        .n_keep_capabilities = %zu,\n        .seccomp = ", p->n_keep_capabilities);
+                printf(",\n        .n_keep_capabilities = %zu,\n        .keep_capabilities_set = %s,\n        .seccomp = ",
+                       p->n_keep_capabilities, p->keep_capabilities_set ? "true" : "false");
                 str(p->seccomp);
                 puts(",\n};\n");
                 xpu_profile_free(p);

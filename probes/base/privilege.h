@@ -33,8 +33,8 @@ struct xpu_privilege {
         size_t n_groups;
         uint64_t bounding;     /* capabilities left in the bounding set; the others are dropped
                                 * (PR_CAPBSET_DROP, needs CAP_SETPCAP when there is one to drop) */
-        uint64_t keep;         /* permitted = effective = inheritable = KEEP (must be a subset of
-                                * the permitted set and of BOUNDING) */
+        uint64_t keep;         /* permitted = effective = KEEP (a subset of the permitted set and
+                                * of BOUNDING); inheritable = KEEP with AMBIENT, else empty */
         bool ambient;          /* also raise KEEP in the ambient set (a non-root workload keeps
                                 * them across execve) */
         int pdeathsig;         /* 0, or the signal to re-arm with PR_SET_PDEATHSIG after the id
@@ -51,8 +51,8 @@ struct xpu_privilege {
 
 #define XPU_PRIVILEGE_INIT { .keep_fd = -1 }
 
-/* Build what the apply needs and may not allocate (a libcap cap_t for KEEP: cap_init,
- * cap_set_flag). Call in the parent before forking; call again after changing KEEP. Returns 0,
+/* Build what the apply needs and may not allocate (a libcap cap_t for KEEP and AMBIENT: cap_init,
+ * cap_set_flag). Call in the parent before forking; call again after changing KEEP or AMBIENT. Returns 0,
  * -ENOMEM, or -EINVAL when KEEP names a capability above the running kernel's last one
  * (cap_max_bits(): /proc/sys/kernel/cap_last_cap, read by libcap). */
 int xpu_privilege_prepare(struct xpu_privilege *p);
@@ -65,7 +65,8 @@ void xpu_privilege_done(struct xpu_privilege *p);
  *   2. PR_SET_KEEPCAPS 1 (the permitted set survives setresuid to a non-zero uid)
  *   3. setgroups, 4. setresgid, 5. setresuid (raw syscalls, only when P->set_ids)
  *   6. PR_SET_PDEATHSIG again when P->pdeathsig (an id change clears it)
- *   7. capset: permitted/effective/inheritable = P->keep (cap_set_proc on the prepared cap_t)
+ *   7. capset: permitted/effective = P->keep, inheritable = P->keep with P->ambient, else empty
+ *      (cap_set_proc on the prepared cap_t; runc CVE-2022-24769 for the empty inheritable set)
  *   8. ambient set: cleared, then P->keep raised when P->ambient (cap_reset_ambient,
  *      cap_set_ambient = PR_CAP_AMBIENT)
  *   9. PR_SET_NO_NEW_PRIVS 1 (always)
@@ -101,6 +102,38 @@ uint64_t xpu_capability_runtime_default(void);
  * PR_CAPBSET_READ for each capability up to XPU_CAP_LAST for the bounding set); any pointer may
  * be NULL. Returns 0 or -errno. */
 int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *bounding);
+
+/* What a workload asks for and what the process that starts it has. */
+struct xpu_capability_request {
+        bool explicit_list;  /* the profile lists keep_capabilities (false: the default applies) */
+        uint64_t requested;  /* that list, as a mask */
+        bool workload_root;  /* the workload runs as uid 0 */
+        uint64_t effective, permitted, bounding; /* the starter's own sets (xpu_capability_current) */
+};
+
+/* The sets to apply (struct xpu_privilege's keep, bounding, ambient). */
+struct xpu_capability_plan {
+        uint64_t keep;
+        uint64_t bounding;
+        bool ambient;
+        bool bounding_wide; /* the bounding set could not be narrowed (no CAP_SETPCAP): it stays
+                             * the starter's own, and no_new_privs alone keeps the workload from
+                             * reaching it */
+};
+
+/* Capabilities xpuinit uses only to set the workload up, never kept by default: CAP_SYS_ADMIN
+ * (mounts) and CAP_SETPCAP (the bounding-set drop). */
+#define XPU_CAP_SETUP_ONLY (XPU_CAP_BIT(CAP_SYS_ADMIN) | XPU_CAP_BIT(CAP_SETPCAP))
+
+/* Resolve RQ into *RET (docs/privileges.md "Capabilities"). HAVE = permitted & bounding.
+ *   default, root workload:     keep = bounding = runtime default & HAVE & ~XPU_CAP_SETUP_ONLY
+ *   default, non-root workload: keep = 0, bounding = runtime default & HAVE & ~CAP_SYS_ADMIN
+ *   explicit list:              keep = bounding = the list; ambient = the list when non-root
+ * Without CAP_SETPCAP in EFFECTIVE a bounding set narrower than the current one is impossible:
+ * bounding stays the current one (bounding_wide). Returns 0, or -EPERM when the list names
+ * capabilities not in HAVE (*MISSING, may be NULL, gets them). */
+int xpu_capability_resolve(const struct xpu_capability_request *rq, struct xpu_capability_plan *ret,
+                           uint64_t *missing);
 
 /* Write MASK as comma-separated names ("CAP_CHOWN,CAP_KILL"; "" for 0) into BUF. Returns the
  * length, or -ENOBUFS when it did not fit (BUF then holds a cut but terminated prefix). */
