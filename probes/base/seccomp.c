@@ -270,8 +270,12 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                         path, strerror((int)-n));
                 return (int)n;
         }
+        if (strlen(buf) != (size_t)n) {
+                set_err(err, err_size, "seccomp list %s: holds a NUL byte at %zu; %s", path, strlen(buf), fix);
+                return -EINVAL;
+        }
         const char *end = NULL;
-        cJSON *root = cJSON_ParseWithLengthOpts(buf, (size_t)n, &end, true);
+        cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
         if (!root) {
                 set_err(err, err_size, "seccomp list %s: not valid JSON near byte %td; %s", path,
                         end ? end - buf : (ptrdiff_t)0, fix);
@@ -407,4 +411,8 @@ const char *xpu_seccomp_name(const struct xpu_seccomp_program *p) {
 
 size_t xpu_seccomp_size(const struct xpu_seccomp_program *p) {
         return p ? p->fprog.len : 0;
+}
+
+const struct sock_filter *xpu_seccomp_insns(const struct xpu_seccomp_program *p) {
+        return p ? p->fprog.filter : NULL;
 }

@@ -52,3 +52,8 @@ const char *xpu_seccomp_name(const struct xpu_seccomp_program *p);
 
 /* Number of BPF instructions in P (for the plan and the tests); 0 for NULL. */
 size_t xpu_seccomp_size(const struct xpu_seccomp_program *p);
+
+struct sock_filter; /* linux/filter.h */
+/* P's classic BPF instructions (xpu_seccomp_size() of them), owned by P; NULL for NULL. For the
+ * tests, which run the program on synthetic seccomp_data (foreign ABIs this kernel may lack). */
+const struct sock_filter *xpu_seccomp_insns(const struct xpu_seccomp_program *p);
