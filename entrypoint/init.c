@@ -512,6 +512,15 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         if (l.own_group)
                 (void)setpgid(pid, pid); /* also in the child: whichever runs first wins */
 
+        /* The workload runs (or failed): what xpuinit still needs is CAP_KILL, for signals. */
+        if (o->supervisor_privilege) {
+                const char *step = NULL;
+                int r = xpu_privilege_apply(o->supervisor_privilege, &step);
+                if (r < 0)
+                        log_warning("cannot drop xpuinit's own capabilities after the start (%s): %s",
+                                    step ? step : "?", strerror(-r));
+        }
+
         struct supervisor s = { .child = pid, .target = o->group ? -pid : pid,
                                 .own_group = l.own_group, .kill_at_ms = -1,
                                 .grace_s = o->grace_seconds };

@@ -19,6 +19,11 @@ struct xpu_supervise_options {
          * socket-activation fds (LISTEN_FDS) and the report pipe. A failure makes the child exit
          * 125 with one line naming the step ("cannot set up the workload \"x\": setresuid: ..."). */
         const struct xpu_privilege *privilege;
+        /* Applied to xpuinit itself once the workload has started (xpu_supervise only; prepared
+         * by the caller): the supervisor only reaps and forwards signals, so it keeps CAP_KILL
+         * at most, with no_new_privs. NULL: xpuinit keeps what it has. A failure is a warning:
+         * the workload already runs. */
+        const struct xpu_privilege *supervisor_privilege;
 };
 
 /* Run ARGV[0] (looked up in the PATH of ENVP when it has no '/') with ENVP as xpuinit's child

@@ -479,9 +479,20 @@ static int run(struct context *c) {
         priv.ambient = p->cap_ambient;
         priv.seccomp = filter;
         priv.close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
+        /* The supervisor itself keeps CAP_KILL at most once the workload runs (not with --exec). */
+        struct xpu_privilege self = XPU_PRIVILEGE_INIT;
+        uint64_t eff = 0, prm = 0, bnd = 0;
+        if (xpu_capability_current(&eff, &prm, &bnd) == 0) {
+                self.keep = prm & XPU_CAP_BIT(CAP_KILL);
+                self.bounding = eff & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : bnd;
+        }
         r = xpu_privilege_prepare(&priv);
+        if (r == 0 && !opt.exec)
+                r = xpu_privilege_prepare(&self);
         if (r < 0) {
                 log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
+                xpu_privilege_done(&priv);
+                xpu_privilege_done(&self);
                 xpu_plan_free(p);
                 return EXIT_SETUP;
         }
@@ -497,9 +508,11 @@ static int run(struct context *c) {
                 .group = opt.group,
                 .grace_seconds = opt.grace,
                 .privilege = &priv,
+                .supervisor_privilege = opt.exec ? NULL : &self,
         };
         int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
         xpu_privilege_done(&priv);
+        xpu_privilege_done(&self);
         xpu_plan_free(p);
         return status;
 }
