@@ -98,8 +98,10 @@ int xpu_capability_mask_to_names(uint64_t mask, char *buf, size_t size) {
                         name = num;
                 }
                 int n = snprintf(buf + len, size - len, "%s%s", len ? "," : "", name);
-                if (n < 0 || (size_t)n >= size - len)
+                if (n < 0 || (size_t)n >= size - len) {
+                        buf[len] = '\0'; /* whole names only */
                         return -ENOBUFS;
+                }
                 len += (size_t)n;
         }
         return (int)len;

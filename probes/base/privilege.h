@@ -136,5 +136,5 @@ int xpu_capability_resolve(const struct xpu_capability_request *rq, struct xpu_c
                            uint64_t *missing);
 
 /* Write MASK as comma-separated names ("CAP_CHOWN,CAP_KILL"; "" for 0) into BUF. Returns the
- * length, or -ENOBUFS when it did not fit (BUF then holds a cut but terminated prefix). */
+ * length, or -ENOBUFS when it did not fit (BUF then holds the names that fitted whole). */
 int xpu_capability_mask_to_names(uint64_t mask, char *buf, size_t size);
