@@ -34,8 +34,23 @@ static const char *const host_ldconfig_paths[] = {
         "/usr/sbin/ldconfig",
 };
 
-static int do_mkdir(int root_fd, const struct xpu_op *op) {
-        int fd = xpu_mkdir_p_in_root(root_fd, op->path, op->mode ? op->mode : 0755);
+/* A refused write target: one line naming the path, what it is and the fix. */
+static void refusal_error(const struct xpu_path_refusal *why, const char *path, char *err, size_t err_size) {
+        char what[PATH_MAX * 2 + 160];
+        if (why->kind == XPU_REFUSE_NONE)
+                return;
+        xpu_path_refusal_format(why, "the container root", what, sizeof what);
+        xpu_format_error(err, err_size,
+                         "%s; refusing to write there (needed for %s): make the path a plain directory of the "
+                         "image, or a link relative to and inside it (docs/safe-paths.md)",
+                         what, path);
+}
+
+static int do_mkdir(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        struct xpu_path_refusal why;
+        int fd = xpu_mkdir_p_in_root(root_fd, op->path, op->mode ? op->mode : 0755, &why);
+        if (fd < 0)
+                refusal_error(&why, op->path, err, err_size);
         if (fd < 0)
                 return fd;
         close(fd);
@@ -44,9 +59,12 @@ static int do_mkdir(int root_fd, const struct xpu_op *op) {
 
 /* A private tmpfs on PATH: fsopen/fsmount, attached with move_mount on the directory fd. */
 static int do_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
-        _cleanup_close_ int dfd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
-        if (dfd < 0)
+        struct xpu_path_refusal why;
+        _cleanup_close_ int dfd = xpu_open_beneath(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0, &why);
+        if (dfd < 0) {
+                refusal_error(&why, op->path, err, err_size);
                 return dfd;
+        }
         /* Injected before (a hook run twice)? Stacking a second tmpfs would hide the first. */
         struct statx stx;
         if (statx(dfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 &&
@@ -76,6 +94,8 @@ static int do_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_
 
 /* Bind-mount a driver-root file read-only, nosuid, nodev, private onto a new empty file. */
 static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        /* Reads in the driver root keep RESOLVE_IN_ROOT (absolute links inside a driver root are
+         * normal); O_PATH first, so a FIFO is never opened for reading and cannot block. */
         _cleanup_close_ int src = xpu_open_in_root(driver_fd, op->source, O_PATH, 0);
         if (src < 0) {
                 xpu_format_error(err, err_size, "open %s in the driver root: %s", op->source, strerror(-src));
@@ -88,17 +108,52 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                 xpu_format_error(err, err_size, "%s in the driver root is not a regular file; refusing to mount it", op->source);
                 return -EINVAL;
         }
+        if (st.st_size > 0) {
+                /* A regular file now: reading it cannot block. Only ELF files are driver files (an
+                 * empty one discloses nothing: fixture trees use empty stand-ins). */
+                _cleanup_close_ int rfd = xpu_open_in_root(driver_fd, op->source, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+                struct stat now;
+                int elf = rfd < 0 ? rfd : fstat(rfd, &now) < 0 ? negative_errno() : xpu_fd_is_elf(rfd);
+                if (elf >= 0 && (now.st_dev != st.st_dev || now.st_ino != st.st_ino))
+                        elf = -EAGAIN;
+                if (elf <= 0) {
+                        xpu_format_error(err, err_size, "%s in the driver root is not an ELF file (%s); refusing to "
+                                         "mount it: the driver root must hold the host's driver files",
+                                         op->source, elf < 0 ? strerror(-elf) : "no ELF magic");
+                        return elf < 0 ? elf : -ENOEXEC;
+                }
+        }
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, op->path, O_RDONLY, name, sizeof name);
+        struct xpu_path_refusal why;
+        _cleanup_close_ int dfd = xpu_open_parent_beneath(root_fd, op->path, O_RDONLY, name, sizeof name, &why);
         if (dfd < 0) {
-                xpu_format_error(err, err_size, "open the parent of %s in the container: %s", op->path, strerror(-dfd));
+                refusal_error(&why, op->path, err, err_size);
+                if (!err[0])
+                        xpu_format_error(err, err_size, "open the parent of %s in the container: %s", op->path,
+                                         strerror(-dfd));
                 return dfd;
         }
-        _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
+        _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
         if (dst < 0) {
                 int r = negative_errno();
-                xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
+                char target[PATH_MAX] = "";
+                ssize_t n = r == -ELOOP ? readlinkat(dfd, name, target, sizeof target - 1) : -1;
+                if (n >= 0) {
+                        target[n] = '\0';
+                        xpu_format_error(err, err_size, "%s is a symlink to %s in the container root; refusing to mount "
+                                         "on it: remove the link from the image", op->path, target);
+                } else
+                        xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path,
+                                         strerror(-r));
                 return r;
+        }
+        struct stat dst_st;
+        if (fstat(dst, &dst_st) < 0)
+                return negative_errno();
+        if (!S_ISREG(dst_st.st_mode)) {
+                xpu_format_error(err, err_size, "%s in the container root is not a regular file; refusing to mount on it",
+                                 op->path);
+                return -EINVAL;
         }
         _cleanup_close_ int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
         if (tree < 0) {
@@ -119,11 +174,14 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         return 0;
 }
 
-static int do_symlink(int root_fd, const struct xpu_op *op) {
+static int do_symlink(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, op->path, O_RDONLY, name, sizeof name);
-        if (dfd < 0)
+        struct xpu_path_refusal why;
+        _cleanup_close_ int dfd = xpu_open_parent_beneath(root_fd, op->path, O_RDONLY, name, sizeof name, &why);
+        if (dfd < 0) {
+                refusal_error(&why, op->path, err, err_size);
                 return dfd;
+        }
         char cur[PATH_MAX];
         ssize_t n = readlinkat(dfd, name, cur, sizeof cur - 1);
         if (n >= 0) {
@@ -146,10 +204,13 @@ static int do_symlink(int root_fd, const struct xpu_op *op) {
         return 0;
 }
 
-static int do_remount_ro(int root_fd, const struct xpu_op *op) {
-        _cleanup_close_ int dfd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
-        if (dfd < 0)
+static int do_remount_ro(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        struct xpu_path_refusal why;
+        _cleanup_close_ int dfd = xpu_open_beneath(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0, &why);
+        if (dfd < 0) {
+                refusal_error(&why, op->path, err, err_size);
                 return dfd;
+        }
         struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
         if (mount_setattr(dfd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
                 return negative_errno();
@@ -247,7 +308,7 @@ static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xp
 /* Undo the tmpfs of a failed apply (it carries the bind mounts): detach it through the
  * descriptor of its directory, so the path is not resolved again. Best effort; says what stays. */
 static void undo_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
-        _cleanup_close_ int fd = xpu_open_in_root(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+        _cleanup_close_ int fd = xpu_open_beneath(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0, NULL);
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
         if (fd >= 0 && umount2(proc, MNT_DETACH) == 0)
@@ -261,6 +322,23 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                    size_t err_size) {
         const int container_fd = roots->container_fd;
         const struct xpu_op *mounted = NULL; /* our tmpfs, once made: undone if a later step fails */
+        /* Every write target first: a refused one stops the apply before anything is created. */
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if ((filesystem_only && !op->filesystem) || op->type == XPU_OP_CHECK_DEVNODE ||
+                    op->type == XPU_OP_LDCONFIG)
+                        continue;
+                struct xpu_path_refusal why;
+                int r = xpu_check_beneath(container_fd, op->path, &why);
+                if (r < 0) {
+                        err[0] = '\0';
+                        refusal_error(&why, op->path, err, err_size);
+                        if (!err[0])
+                                xpu_format_error(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,
+                                                 strerror(-r));
+                        return r;
+                }
+        }
         for (size_t i = 0; i < p->n_ops; i++) {
                 const struct xpu_op *op = &p->ops[i];
                 if (filesystem_only && !op->filesystem)
@@ -269,7 +347,7 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                 err[0] = '\0';
                 switch (op->type) {
                 case XPU_OP_MKDIR:
-                        r = do_mkdir(container_fd, op);
+                        r = do_mkdir(container_fd, op, err, err_size);
                         break;
                 case XPU_OP_TMPFS:
                         r = do_tmpfs(container_fd, op, err, err_size);
@@ -278,15 +356,19 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                         r = do_bind(container_fd, roots->driver_fd, op, err, err_size);
                         break;
                 case XPU_OP_SYMLINK:
-                        r = do_symlink(container_fd, op);
+                        r = do_symlink(container_fd, op, err, err_size);
                         break;
                 case XPU_OP_REMOUNT_RO:
-                        r = do_remount_ro(container_fd, op);
+                        r = do_remount_ro(container_fd, op, err, err_size);
                         break;
-                case XPU_OP_WRITE_FILE:
-                        r = xpu_write_file_in_root(container_fd, op->path, op->content,
-                                                   strlen(op->content), op->mode ? op->mode : 0644);
+                case XPU_OP_WRITE_FILE: {
+                        struct xpu_path_refusal why;
+                        r = xpu_write_file_in_root(container_fd, op->path, op->content, strlen(op->content),
+                                                   op->mode ? op->mode : 0644, &why);
+                        if (r < 0)
+                                refusal_error(&why, op->path, err, err_size);
                         break;
+                }
                 case XPU_OP_LDCONFIG:
                         r = do_ldconfig(op, roots->container_path, err, err_size);
                         break;

@@ -556,6 +556,11 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 p->driver_version, o->driver_root, strerror(-r));
                         goto fail;
                 }
+                if (p->files->refused) { /* a hostile or broken driver root (docs/safe-paths.md) */
+                        xpu_format_error(err, err_size, "%s", p->files->refused);
+                        r = -ELOOP;
+                        goto fail;
+                }
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps)
                         goto fail;

@@ -277,7 +277,10 @@ static void cache_collect_cb(const struct xpu_ldcache_entry *e, void *userdata) 
 /* Paths in the driver root whose "<base>.so" matches PATTERNS, in search order: what the
  * root's ld.so.cache lists (resolved inside the root: the cache names soname links), then the
  * entries of xpu_library_dirs, sorted by name within each directory. */
-static int collect_candidates(int root_fd, char *const *patterns, size_t n_patterns, struct strv *ret) {
+/* REFUSED (may be NULL): on a directory over XPU_LIBDIR_ENTRIES_MAX entries, the line saying so
+ * (malloc'ed); the return is then -E2BIG. */
+static int collect_candidates(int root_fd, char *const *patterns, size_t n_patterns, struct strv *ret,
+                              char **refused) {
         _cleanup_free_ unsigned char *cache = NULL;
         struct strv values = {0};
         size_t cache_size = 0;
@@ -310,9 +313,21 @@ static int collect_candidates(int root_fd, char *const *patterns, size_t n_patte
                 }
                 struct strv names = {0};
                 struct dirent *de;
-                while (r >= 0 && (de = readdir(d)))
+                size_t entries = 0;
+                while (r >= 0 && (de = readdir(d))) {
+                        if (++entries > XPU_LIBDIR_ENTRIES_MAX) {
+                                if (refused && asprintf(refused,
+                                                        "driver root directory %s has more than %d entries; refusing "
+                                                        "to read it (a broken or hostile driver root): point "
+                                                        "--driver-root at the host's driver files",
+                                                        *dir, XPU_LIBDIR_ENTRIES_MAX) < 0)
+                                        *refused = NULL;
+                                r = -E2BIG;
+                                break;
+                        }
                         if (de->d_name[0] != '.' && base_matches(de->d_name, patterns, n_patterns))
                                 r = strv_push(&names, de->d_name);
+                }
                 if (names.n)
                         qsort(names.v, names.n, sizeof *names.v, cmp_str);
                 for (size_t i = 0; r >= 0 && i < names.n; i++) {
@@ -346,6 +361,7 @@ struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f) {
         for (size_t i = 0; i < f->n_skipped; i++)
                 free(f->skipped[i]);
         free(f->skipped);
+        free(f->refused);
         free(f->files);
         free(f);
         return NULL;
@@ -376,6 +392,41 @@ _printf_(3, 4) static int finder_skip(struct finder *f, const char *path, const 
                 return -ENOMEM;
         o->n_skipped++;
         return 0;
+}
+
+/* Stop the search at a file of the running version that cannot be a driver library: a FIFO,
+ * device, socket or directory, or a non-ELF file (a link to /etc/shadow). PATH is the name found,
+ * RESOLVED where it led. Returns -ECANCELED (xpu_driver_files_find() hands ->refused back). */
+static int finder_refuse(struct finder *f, const char *path, const char *resolved, const char *what) {
+        char via[PATH_MAX + 32] = "";
+        if (strcmp(path, resolved) != 0)
+                snprintf(via, sizeof via, " (it leads to %s)", resolved);
+        free(f->out->refused);
+        if (asprintf(&f->out->refused,
+                     "driver library %s in the driver root%s is %s, not a regular ELF file of driver version %s; "
+                     "refusing it: point --driver-root at the host's driver files",
+                     path, via, what, f->version) < 0) {
+                f->out->refused = NULL;
+                return -ENOMEM;
+        }
+        return -ECANCELED;
+}
+
+/* 1 when RESOLVED (a regular file whose stat is ST) is empty or starts with the ELF magic, 0 when
+ * not, -errno. Opened O_NONBLOCK | O_NOFOLLOW and compared with ST, so a file swapped for a FIFO
+ * or a link in between is not read. An empty file discloses nothing (fixture trees use them). */
+static int check_elf(int root_fd, const char *resolved, const struct stat *st) {
+        if (st->st_size == 0)
+                return 1;
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, resolved, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
+        if (fd < 0)
+                return fd;
+        struct stat now;
+        if (fstat(fd, &now) < 0)
+                return negative_errno();
+        if (now.st_dev != st->st_dev || now.st_ino != st->st_ino || !S_ISREG(now.st_mode))
+                return 0;
+        return xpu_fd_is_elf(fd);
 }
 
 static const char *file_type(mode_t mode) {
@@ -451,7 +502,8 @@ static void library_soname(int root_fd, const char *path, const struct stat *st,
         _cleanup_closedir_ DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
         if (dfd >= 0 && !d)
                 close(dfd);
-        for (struct dirent *de; d && (de = readdir(d));) {
+        size_t entries = 0;
+        for (struct dirent *de; d && ++entries <= XPU_LIBDIR_ENTRIES_MAX && (de = readdir(d));) {
                 const char *n = de->d_name;
                 if (strncmp(n, name, base_len) != 0 || n[base_len] != '.' || !n[base_len + 1] ||
                     strspn(n + base_len + 1, "0123456789") != strlen(n + base_len + 1))
@@ -491,9 +543,14 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
         if (r < 0)
                 return finder_skip(f, path, "cannot be resolved inside the driver root: %s", strerror(-r));
         if (!S_ISREG(st.st_mode))
-                return finder_skip(f, path, "not a regular file (%s)", file_type(st.st_mode));
+                return finder_refuse(f, path, file.path, file_type(st.st_mode));
         if (finder_has(f, name, false, &st))
                 return 0;
+        r = check_elf(f->root_fd, file.path, &st);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return finder_refuse(f, path, file.path, "not an ELF file");
         if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||
             xpu_strlcpy(file.capability, lib->capability, sizeof file.capability) < 0)
                 return finder_skip(f, path, "name too long");
@@ -574,7 +631,7 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                 const struct xpu_capability_files *lib = find_capability(libraries, n_libraries, capabilities[c]);
                 if (lib && lib->n_names) {
                         struct strv cands = {0};
-                        r = collect_candidates(driver_root_fd, lib->names, lib->n_names, &cands);
+                        r = collect_candidates(driver_root_fd, lib->names, lib->n_names, &cands, &out->refused);
                         for (size_t i = 0; r >= 0 && i < cands.n; i++)
                                 r = consider_library(&f, cands.v[i], lib);
                         strv_done(&cands);
@@ -587,6 +644,8 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                         qsort(out->files + first, out->n - first, sizeof *out->files, cmp_file);
         }
         free(f.seen);
+        if ((r == -ECANCELED || r == -E2BIG) && out->refused)
+                r = 0; /* the caller reads ->refused */
         if (r < 0) {
                 xpu_driver_files_free(out);
                 return r;
@@ -601,7 +660,7 @@ int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size
         for (size_t s = 0; s < ELEMENTSOF(sources); s++) {
                 struct strv cands = {0};
                 char *const pattern[] = {(char *)sources[s]};
-                int r = collect_candidates(driver_root_fd, pattern, 1, &cands);
+                int r = collect_candidates(driver_root_fd, pattern, 1, &cands, NULL);
                 for (size_t i = 0; r >= 0 && i < cands.n; i++) {
                         char resolved[PATH_MAX];
                         struct stat st;

@@ -32,7 +32,16 @@ struct xpu_driver_files {
         size_t n;
         char **skipped; /* "<path>: <reason>" for stale versions and refused files */
         size_t n_skipped;
+        char *refused;  /* set when the search stopped at a hostile or broken driver root: one line
+                         * naming the path, what it is and the fix (a file of the running version
+                         * that is a FIFO, device, socket or directory, or a non-empty file without
+                         * the ELF magic; a library directory over XPU_LIBDIR_ENTRIES_MAX entries).
+                         * The caller must not use ->files then. */
 };
+
+/* Entries read from one library directory of the driver root before the search stops (a real
+ * /usr/lib/x86_64-linux-gnu holds a few thousand). */
+#define XPU_LIBDIR_ENTRIES_MAX 65536
 
 struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f);
 
@@ -54,9 +63,11 @@ extern const char *const xpu_library_dirs[];
  * executable regular files.
  *
  * Every candidate is resolved inside the root (symlinks followed as if the root were "/", never
- * leaving it); only regular files are taken. Recorded in ->skipped as "<path>: <reason>": a
- * matching name whose resolution fails (dangling, escapes to a file missing in the root, loops)
- * or lands on a FIFO, device, socket or directory; a regular file of the same base with another
+ * leaving it); only regular files are taken, and only ELF ones (or empty ones). A name of the
+ * running version that lands on a FIFO, device, socket or directory, or on a non-empty file without
+ * the ELF magic, stops the search: ->refused says which (docs/safe-paths.md). Recorded in ->skipped
+ * as "<path>: <reason>": a matching name whose resolution fails (dangling, escapes to a file
+ * missing in the root, loops); a regular file of the same base with another
  * version ("older/other driver version (460.73.01, running 465.19.01)"); a binary that is not an
  * executable regular file. A library that does not exist at all is no error and not recorded.
  * A file is listed once: the first match of a file name wins, and a file reached twice (/lib ->
@@ -64,7 +75,10 @@ extern const char *const xpu_library_dirs[];
  * libraries before binaries, each sorted by name. ->soname is DT_SONAME for ELF files, else the
  * name of a "<base>.so.<digits>" symlink beside the file pointing to it, else "<base>.so.1".
  *
- * Returns 0 (possibly with no files; free *RET with xpu_driver_files_free()), -EINVAL, -ENOMEM. */
+ * A library directory with more than XPU_LIBDIR_ENTRIES_MAX entries also stops it (->refused).
+ *
+ * Returns 0 (possibly with no files, or with ->refused set; free *RET with
+ * xpu_driver_files_free()), -EINVAL, -ENOMEM. */
 int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                           const char *const *capabilities, size_t n_capabilities,
                           const struct xpu_capability_files *libraries, size_t n_libraries,

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -53,14 +54,72 @@ int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name
  * Returns the length or -errno (-EINVAL when PATH is not a symlink, -ENAMETOOLONG). */
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size);
 
-/* Create directory PATH and its missing parents below ROOT_FD with MODE. Existing directories
- * are fine; an existing non-directory is -ENOTDIR. Symlinked components are resolved inside the
- * root. Returns an O_PATH fd of the final directory, or -errno. */
-int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode);
+/* ---- write targets: RESOLVE_BENEATH semantics, refusals explained ------------------------- */
+
+/* Why a write target was refused (docs/safe-paths.md). Reads keep RESOLVE_IN_ROOT (a driver root
+ * with absolute links inside it is normal); writes into a container root follow a symlink only
+ * while it stays beneath the root. */
+enum xpu_refusal_kind {
+        XPU_REFUSE_NONE = 0,
+        XPU_REFUSE_ABSOLUTE_LINK, /* a symlink with an absolute target ("/host/etc") */
+        XPU_REFUSE_DOTDOT,        /* ".." (in the path or a link's target) that climbs above the root */
+        XPU_REFUSE_MOUNT,         /* a mount point of another filesystem that is not a tmpfs */
+        XPU_REFUSE_FINAL_LINK,    /* the final component is a symlink where a new file/mount point goes */
+        XPU_REFUSE_LOOP,          /* more than 40 symlinks */
+        XPU_REFUSE_TOO_DEEP,      /* more than XPU_BENEATH_DEPTH_MAX directories deep */
+        XPU_REFUSE_NOT_DIR,       /* a component that must be a directory is a file, FIFO, device... */
+};
+
+/* Directory depth a write target may reach while resolved (links included). */
+#define XPU_BENEATH_DEPTH_MAX 128
+
+struct xpu_path_refusal {
+        enum xpu_refusal_kind kind;
+        char path[PATH_MAX];   /* the offending component as a path in the root: "/etc/ld.so.conf.d" */
+        char detail[PATH_MAX]; /* a link's target text, or the filesystem type ("ext4", "proc") */
+};
+
+/* Open PATH below ROOT_FD for writing or as a mount target. Each component is opened with
+ * O_PATH | O_NOFOLLOW relative to the one before (no kernel path resolution at all); a symlink
+ * is followed only when its target is relative and stays beneath the root; an absolute link, a
+ * ".." above the root, a component on another mount that is not a tmpfs (statx STATX_MNT_ID
+ * against its parent, fstatfs f_type), a final symlink (always, for O_CREAT and O_NOFOLLOW;
+ * O_NOFOLLOW is implied) are refused. FLAGS/MODE as for openat(2) (O_CLOEXEC added). WHY (may be
+ * NULL) is filled on a refusal. Returns the fd, or -EXDEV (leaves the root / other filesystem),
+ * -ELOOP (symlink loop or final symlink), -ENAMETOOLONG (too deep), -ENOTDIR, -ENOENT... */
+int xpu_open_beneath(int root_fd, const char *path, int flags, mode_t mode, struct xpu_path_refusal *why);
+
+/* Check the part of PATH below ROOT_FD that exists, with xpu_open_beneath()'s rules, creating
+ * nothing: a missing component ends the check with success (what is created later is new).
+ * Used to validate every write target before the first one is made. Returns 0 or -errno (WHY
+ * filled on a refusal). */
+int xpu_check_beneath(int root_fd, const char *path, struct xpu_path_refusal *why);
+
+/* Format a refusal as "PATH is WHAT" ("/etc/ld.so.conf.d is a symlink to /host/etc that leads
+ * outside ROOT_NAME"), for the caller's error line. Returns BUF. */
+char *xpu_path_refusal_format(const struct xpu_path_refusal *why, const char *root_name, char *buf, size_t size);
+
+/* Open the directory holding PATH below ROOT_FD with xpu_open_beneath()'s rules (FLAGS |
+ * O_DIRECTORY) and write PATH's final component to NAME. Returns the fd or -errno; -EINVAL when
+ * the final component is empty, "." or "..". */
+int xpu_open_parent_beneath(int root_fd, const char *path, int flags, char *name, size_t name_size,
+                            struct xpu_path_refusal *why);
+
+/* Create directory PATH and its missing parents below ROOT_FD with MODE, with
+ * xpu_open_beneath()'s rules for the existing part (checked in full before the first mkdir).
+ * Existing directories are fine; an existing non-directory is -ENOTDIR. Returns an O_PATH fd of
+ * the final directory, or -errno (WHY filled on a refusal). */
+int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode, struct xpu_path_refusal *why);
 
 /* Write BUF (LEN bytes) to PATH below ROOT_FD: written to a temporary name in the same
- * directory, then renamed over PATH, mode MODE. Returns 0 or -errno. */
-int xpu_write_file_in_root(int root_fd, const char *path, const void *buf, size_t len, mode_t mode);
+ * directory (reached with xpu_open_beneath()'s rules), then renamed over PATH, mode MODE; an
+ * existing PATH that is a symlink is refused (-ELOOP), a directory -EISDIR. Returns 0 or -errno. */
+int xpu_write_file_in_root(int root_fd, const char *path, const void *buf, size_t len, mode_t mode,
+                           struct xpu_path_refusal *why);
+
+/* True when the first 4 bytes read from FD (at offset 0, pread) are the ELF magic. FD must be a
+ * regular file opened for reading. Returns 1, 0 (short or other bytes), or -errno. */
+int xpu_fd_is_elf(int fd);
 
 /* Text helpers. */
 

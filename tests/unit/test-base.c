@@ -108,29 +108,84 @@ START_TEST(test_mkdir_and_write_in_root) {
         char root[4096];
         snprintf(root, sizeof root, "%s/root", t);
         ck_assert_int_eq(mkdir(root, 0755), 0);
-        /* A symlinked directory pointing outside must resolve inside the root. */
+        /* An absolute symlink is refused for writes, named, and nothing is created anywhere. */
         char target[4096];
         snprintf(target, sizeof target, "%s/outside", t);
         xpu_test_symlink(root, "run", target);
         int rfd = xpu_open_root(root);
-        /* The link's target does not exist inside the root: refused, nothing created outside. */
-        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/run/xpuinit/lib", 0755), -ENOENT);
-        char check[8192];
+        struct xpu_path_refusal why;
+        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/run/xpuinit/lib", 0755, &why), -EXDEV);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_ABSOLUTE_LINK);
+        ck_assert_str_eq(why.path, "/run");
+        ck_assert_str_eq(why.detail, target);
+        char check[8192], msg[8192];
+        xpu_path_refusal_format(&why, "the container root", msg, sizeof msg);
+        ck_assert_msg(strstr(msg, "/run is a symlink to ") && strstr(msg, "outside the container root"), "%s", msg);
         snprintf(check, sizeof check, "%s/outside/xpuinit", t);
         struct stat st;
         ck_assert_int_eq(stat(check, &st), -1);
-        /* A link to a directory inside the root is followed inside the root. */
-        xpu_test_symlink(root, "var/run", "/srv");
+        /* A relative link that stays beneath the root is followed. */
+        xpu_test_symlink(root, "var/run", "../srv");
         snprintf(check, sizeof check, "%s/srv", root);
         ck_assert_int_eq(mkdir(check, 0755), 0);
-        int dfd = xpu_mkdir_p_in_root(rfd, "/var/run/xpuinit/lib", 0755);
+        int dfd = xpu_mkdir_p_in_root(rfd, "/var/run/xpuinit/lib", 0755, &why);
         ck_assert_int_ge(dfd, 0);
         close(dfd);
-        ck_assert_int_eq(xpu_write_file_in_root(rfd, "/var/run/xpuinit/x.conf", "a\n", 2, 0644), 0);
+        ck_assert_int_eq(xpu_write_file_in_root(rfd, "/var/run/xpuinit/x.conf", "a\n", 2, 0644, &why), 0);
         snprintf(check, sizeof check, "%s/srv/xpuinit/x.conf", root);
         ck_assert_int_eq(stat(check, &st), 0);
         ck_assert_int_eq(st.st_mode & 0777, 0644);
-        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/a/../b", 0755), -EINVAL);
+        /* ".." above the root, in the path or in a link's target. */
+        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, "/a/../../b", 0755, &why), -EXDEV);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_DOTDOT);
+        snprintf(check, sizeof check, "%s/a", root);
+        ck_assert_int_eq(stat(check, &st), -1); /* checked in full before the first mkdir */
+        xpu_test_symlink(root, "etc/up", "../..");
+        ck_assert_int_eq(xpu_write_file_in_root(rfd, "/etc/up/evil", "x", 1, 0644, &why), -EXDEV);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_DOTDOT);
+        ck_assert_str_eq(why.path, "/etc/up");
+        /* ".." that stays inside is fine (through an existing directory). */
+        snprintf(check, sizeof check, "%s/a", root);
+        ck_assert_int_eq(mkdir(check, 0755), 0);
+        dfd = xpu_mkdir_p_in_root(rfd, "/a/../b", 0755, &why);
+        ck_assert_int_ge(dfd, 0);
+        close(dfd);
+        /* A final symlink is never written through. */
+        xpu_test_symlink(root, "etc/ld.conf", "../srv/xpuinit/x.conf");
+        ck_assert_int_eq(xpu_write_file_in_root(rfd, "/etc/ld.conf", "b", 1, 0644, &why), -ELOOP);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_FINAL_LINK);
+        ck_assert_int_eq(xpu_open_beneath(rfd, "/etc/ld.conf", O_WRONLY | O_CREAT, 0644, &why), -ELOOP);
+        /* A magic link (procfs) is another filesystem: refused, never followed. */
+        xpu_test_symlink(root, "proc", "/proc");
+        ck_assert_int_eq(xpu_open_beneath(rfd, "/proc/self/cwd/x", O_WRONLY | O_CREAT, 0644, &why), -EXDEV);
+        close(rfd);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+/* Deep nesting and link loops end in a clear refusal, not a hang. */
+START_TEST(test_beneath_bounds) {
+        char *t = xpu_test_mkdtemp();
+        int rfd = xpu_open_root(t);
+        char deep[4096] = "";
+        for (int i = 0; i < XPU_BENEATH_DEPTH_MAX + 2; i++)
+                memcpy(deep + 2 * i, "/d", 3);
+        struct xpu_path_refusal why;
+        ck_assert_int_eq(xpu_mkdir_p_in_root(rfd, deep, 0755, &why), -ENAMETOOLONG);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_TOO_DEEP);
+        xpu_test_symlink(t, "l1", "l2");
+        xpu_test_symlink(t, "l2", "l1");
+        ck_assert_int_eq(xpu_open_beneath(rfd, "/l1/x", O_RDONLY, 0, &why), -ELOOP);
+        ck_assert_int_eq(why.kind, XPU_REFUSE_LOOP);
+        /* ELF magic on an fd. */
+        xpu_test_write(t, "notelf", "root:x:0:0\n");
+        xpu_test_write(t, "elf", "\177ELF....");
+        int a = xpu_open_in_root(rfd, "notelf", O_RDONLY, 0), b = xpu_open_in_root(rfd, "elf", O_RDONLY, 0);
+        ck_assert_int_eq(xpu_fd_is_elf(a), 0);
+        ck_assert_int_eq(xpu_fd_is_elf(b), 1);
+        close(a);
+        close(b);
         close(rfd);
         xpu_test_rm_rf(t);
         free(t);
@@ -210,6 +265,7 @@ static Suite *base_suite(void) {
         tcase_add_test(tc, test_read_in_root_confined);
         tcase_add_test(tc, test_read_refuses_fifo);
         tcase_add_test(tc, test_mkdir_and_write_in_root);
+        tcase_add_test(tc, test_beneath_bounds);
         tcase_add_test(tc, test_walk_matches_openat2);
         tcase_add_test(tc, test_warning_escapes);
         suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,12 +246,8 @@ START_TEST(test_find_hostile_root) {
         xpu_test_symlink(t, libdir_rel("libcuda.so.550.90.07"), "/etc/shadow");
         /* Relative escape: clamped at the root, lands on <root>/etc/passwd (missing). */
         xpu_test_symlink(t, libdir_rel("libnvidia-ml.so.550.90.07"), "../../../../../../../../etc/passwd");
-        /* A FIFO and a directory named like libraries. */
-        snprintf(p, sizeof p, "%s/%s", t, libdir_rel("libnvidia-cfg.so.550.90.07"));
+        /* (A FIFO or directory named like a library stops the search: test_find_refuses.) */
         xpu_test_write(t, libdir_rel("placeholder"), "");
-        ck_assert_int_eq(mkfifo(p, 0644), 0);
-        snprintf(p, sizeof p, "%s/%s", t, libdir_rel("libnvidia-ptxjitcompiler.so.550.90.07"));
-        ck_assert_int_eq(mkdir(p, 0755), 0);
         /* A self loop. */
         xpu_test_symlink(t, libdir_rel("libnvidia-allocator.so.550.90.07"), "libnvidia-allocator.so.550.90.07");
         /* Links that stay inside the root are followed: relative and absolute. */
@@ -296,16 +293,85 @@ START_TEST(test_find_hostile_root) {
         ck_assert(skipped_has(f, pre, "cannot be resolved inside the driver root: No such file"));
         snprintf(pre, sizeof pre, "%s: ", libdir_abs("libnvidia-ml.so.550.90.07"));
         ck_assert(skipped_has(f, pre, "No such file"));
-        snprintf(pre, sizeof pre, "%s: ", libdir_abs("libnvidia-cfg.so.550.90.07"));
-        ck_assert(skipped_has(f, pre, "not a regular file (a FIFO)"));
-        snprintf(pre, sizeof pre, "%s: ", libdir_abs("libnvidia-ptxjitcompiler.so.550.90.07"));
-        ck_assert(skipped_has(f, pre, "not a regular file (a directory)"));
         snprintf(pre, sizeof pre, "%s: ", libdir_abs("libnvidia-allocator.so.550.90.07"));
         ck_assert(skipped_has(f, pre, "Too many levels of symbolic links"));
         ck_assert(skipped_has(f, "/usr/bin/nvidia-debugdump: ", "not an executable regular file"));
         ck_assert(skipped_has(f, "/sbin/nvidia-persistenced: ", "(a FIFO)"));
         ck_assert(skipped_has(f, "/bin/nv-fabricmanager: ", "No such file"));
-        ck_assert_uint_eq(f->n_skipped, 8);
+        ck_assert_uint_eq(f->n_skipped, 6);
+        ck_assert_ptr_null(f->refused);
+        xpu_driver_files_free(f);
+        close(root);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+/* A file of the running version that cannot be a driver library stops the search, named:
+ * a FIFO (never opened for reading), a directory, a device, a link to a non-ELF file
+ * (/etc/shadow), a directory too large to read. Other versions and names are not taken. */
+START_TEST(test_find_refuses) {
+        static const struct {
+                const char *kind;
+                const char *want;
+        } cases[] = {
+                {"fifo", "is a FIFO"},
+                {"dir", "is a directory"},
+                {"chr", "is a character device"},
+                {"shadow", "(it leads to /etc/shadow) is not an ELF file"},
+                {"huge", "has more than 65536 entries"},
+        };
+        const char *const caps[] = {"compute"};
+        const struct xpu_capability_files libs[] = {cap("compute", "libcuda.so", NULL)};
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *t = xpu_test_mkdtemp();
+                char p[PATH_MAX];
+                xpu_test_write(t, libdir_rel("placeholder"), "");
+                snprintf(p, sizeof p, "%s/%s", t, libdir_rel("libcuda.so.550.90.07"));
+                const char *k = cases[i].kind;
+                if (strcmp(k, "fifo") == 0)
+                        ck_assert_int_eq(mkfifo(p, 0644), 0);
+                else if (strcmp(k, "dir") == 0)
+                        ck_assert_int_eq(mkdir(p, 0755), 0);
+                else if (strcmp(k, "chr") == 0)
+                        ck_assert_msg(mknod(p, S_IFCHR | 0644, makedev(1, 3)) == 0, "mknod: %s (needs root)",
+                                      strerror(errno));
+                else if (strcmp(k, "shadow") == 0) {
+                        xpu_test_write(t, "etc/shadow", "root:$6$secret:19000:0:99999:7:::\n");
+                        xpu_test_symlink(t, libdir_rel("libcuda.so.550.90.07"), "/etc/shadow");
+                } else {
+                        write_bytes(t, libdir_rel("libcuda.so.550.90.07"), "\177ELF", 4, 0755);
+                        for (int n = 0; n < XPU_LIBDIR_ENTRIES_MAX + 1; n++) {
+                                snprintf(p, sizeof p, "%s/%s/f%d", t, libdir_rel(""), n);
+                                int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                                ck_assert_int_ge(fd, 0);
+                                close(fd);
+                        }
+                }
+                int root = open_dir_root(t);
+                struct xpu_driver_files *f = find(root, "550.90.07", caps, 1, libs, 1, NULL, 0);
+                ck_assert_msg(f->refused && strstr(f->refused, cases[i].want), "%s: %s", k,
+                              f->refused ? f->refused : "(not refused)");
+                if (strcmp(k, "huge") != 0)
+                        ck_assert_msg(strstr(f->refused, "libcuda.so.550.90.07"), "%s", f->refused);
+                xpu_driver_files_free(f);
+                close(root);
+                xpu_test_rm_rf(t);
+                free(t);
+        }
+        /* Only the running version's real ELF file is taken. */
+        char *t = xpu_test_mkdtemp();
+        write_bytes(t, libdir_rel("libcuda.so.550.90.08"), "\177ELF", 4, 0755);
+        write_bytes(t, libdir_rel("libcuda.so.550.90.07.bak"), "\177ELF", 4, 0755);
+        write_bytes(t, libdir_rel("libcuda.so.550.90.07"), "\177ELF", 4, 0755);
+        int root = open_dir_root(t);
+        struct xpu_driver_files *f = find(root, "550.90.07", caps, 1, libs, 1, NULL, 0);
+        ck_assert_ptr_null(f->refused);
+        ck_assert_uint_eq(f->n, 1);
+        ck_assert_str_eq(f->files[0].name, "libcuda.so.550.90.07");
+        char pre[PATH_MAX];
+        snprintf(pre, sizeof pre, "%s: ", libdir_abs("libcuda.so.550.90.08"));
+        ck_assert(skipped_has(f, pre, "older/other driver version (550.90.08, running 550.90.07)"));
         xpu_driver_files_free(f);
         close(root);
         xpu_test_rm_rf(t);
@@ -515,6 +581,7 @@ static Suite *libs_suite(void) {
         tcase_add_test(tc, test_hostile_soname);
         tcase_add_test(tc, test_find_rtx2080ti_stale);
         tcase_add_test(tc, test_find_hostile_root);
+        tcase_add_test(tc, test_find_refuses);
         tcase_add_test(tc, test_find_dedupe_and_order);
         tcase_add_test(tc, test_version_from_libraries);
         tcase_add_test(tc, test_find_via_crafted_cache);
