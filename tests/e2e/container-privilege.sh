@@ -1,0 +1,169 @@
+#!/bin/sh
+# End to end, no GPU (issue 5, docs/privileges.md): xpuinit is PID 1 of a runc container with
+# Docker's default capabilities; for each profile setting (no keep_capabilities; []; a list with
+# a capability the container lacks, then has; seccomp default, strict, a JSON list file; --user
+# and XPUINIT_USER) the workload, busybox sh, prints its /proc/self/status lines and tries a call
+# the setting denies (unshare of a user namespace, mount); the values are compared exactly.
+. "$(dirname "$0")/lib.sh"
+e2e_init
+
+mkdir -p "$E2E_TMP/empty"
+
+# Docker's default set (E2E_DEFAULT_CAPS) as /proc shows it, and without CAP_SETPCAP.
+DOCKER=00000000a80425fb
+ROOT_DEFAULT=00000000a80424fb
+NONE=0000000000000000
+
+# The workload: its status lines as key=value facts, then the denied calls' outcomes.
+# One line: e2e_args passes each argument as one line of text.
+STATUS_SCRIPT='grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Uid|Gid|Groups):" /proc/self/status | sed -e "s/:[[:space:]]*/=/" -e "s/[[:space:]]*$//" -e "s/[[:space:]]\{1,\}/ /g"; unshare -U true 2>/dev/null; echo "unshare=$?"; unshare -U true 2>&1 | grep -q "Operation not permitted" && echo "unshare.eperm=yes"; mkdir -p /tmp/m && mount -t tmpfs none /tmp/m 2>/dev/null; echo "mount=$?"'
+
+# priv_bundle NAME PROFILE_JSON|- [XPUINIT OPTION...]: a bundle whose image holds the profile
+# "priv" (when not -) in /etc/xpuinit/profiles.d and whose workload is the status script.
+priv_bundle() {
+        name=$1
+        profile=$2
+        shift 2
+        e2e_bundle "$name"
+        for applet in unshare mount mkdir sed; do
+                ln -sf busybox "$E2E_BUNDLE/rootfs/bin/$applet"
+        done
+        mkdir -p "$E2E_BUNDLE/rootfs/etc/xpuinit/profiles.d"
+        if [ "$profile" != - ]; then
+                printf '%s\n' "$profile" >"$E2E_BUNDLE/rootfs/etc/xpuinit/profiles.d/priv.json"
+                set -- --profile priv "$@"
+        fi
+        e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/empty" /xpu/host
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host "$@" \
+                -- /bin/sh -c "$STATUS_SCRIPT"
+}
+
+# expect NAME CAPINH CAPPRM CAPEFF CAPBND CAPAMB SECCOMP UID: the facts of the last run.
+expect() {
+        n=$1
+        is "$E2E_RC" 0 "$n: the workload ran"
+        [ "$E2E_RC" -eq 0 ] || e2e_show
+        is "$(e2e_fact CapInh)" "$2" "$n: CapInh"
+        is "$(e2e_fact CapPrm)" "$3" "$n: CapPrm"
+        is "$(e2e_fact CapEff)" "$4" "$n: CapEff"
+        is "$(e2e_fact CapBnd)" "$5" "$n: CapBnd"
+        is "$(e2e_fact CapAmb)" "$6" "$n: CapAmb"
+        is "$(e2e_fact NoNewPrivs)" 1 "$n: NoNewPrivs"
+        is "$(e2e_fact Seccomp)" "$7" "$n: Seccomp (2 = filter)"
+        is "$(e2e_fact Uid)" "$8 $8 $8 $8" "$n: uid"
+        is "$(e2e_fact mount)" 1 "$n: mount fails (no CAP_SYS_ADMIN)"
+}
+
+# expect_denied NAME: unshare of a user namespace failed with EPERM (the filter).
+expect_denied() {
+        is "$(e2e_fact unshare)" 1 "$1: unshare -U fails"
+        is "$(e2e_fact unshare.eperm)" yes "$1: ... with EPERM"
+}
+
+profile() { # profile JSON_FRAGMENT: the "priv" profile with these keys
+        printf '{ "name": "priv", "description": "e2e", "priority": 0, %s }' "$1"
+}
+
+# ---- no keep_capabilities key, built-in cpu profile (seccomp default) ----------------------------
+priv_bundle nokey -
+e2e_run "$E2E_BUNDLE"
+expect nokey "$NONE" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$NONE" 2 0
+expect_denied nokey
+
+# ---- keep_capabilities: [] -----------------------------------------------------------------------
+priv_bundle keepnone "$(profile '"keep_capabilities": []')"
+e2e_run "$E2E_BUNDLE"
+expect keepnone "$NONE" "$NONE" "$NONE" "$NONE" "$NONE" 2 0
+expect_denied keepnone
+
+# ---- keep_capabilities: ["CAP_NET_ADMIN"], which Docker's default set lacks -----------------------
+priv_bundle netadmin-missing "$(profile '"keep_capabilities": ["CAP_NET_ADMIN"]')"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "netadmin-missing: a capability xpuinit does not have gives 125"
+like "$E2E_ERR" 'keep_capabilities asks for CAP_NET_ADMIN, which xpuinit does not have' \
+        "netadmin-missing: stderr names the capability"
+like "$E2E_ERR" 'cap-add' "netadmin-missing: stderr says how to fix it"
+unlike "$E2E_OUT" '^CapEff=' "netadmin-missing: the workload never started"
+
+priv_bundle netadmin "$(profile '"keep_capabilities": ["CAP_NET_ADMIN"]')"
+e2e_caps_add "$E2E_BUNDLE" CAP_NET_ADMIN
+e2e_run "$E2E_BUNDLE"
+expect netadmin "$NONE" 0000000000001000 0000000000001000 0000000000001000 "$NONE" 2 0
+
+# ---- seccomp -------------------------------------------------------------------------------------
+priv_bundle strict "$(profile '"seccomp": "strict"')"
+e2e_run "$E2E_BUNDLE"
+expect strict "$NONE" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$NONE" 2 0
+expect_denied strict
+
+priv_bundle jsonlist "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+printf '["@strict"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+e2e_run "$E2E_BUNDLE"
+expect jsonlist "$NONE" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$NONE" 2 0
+expect_denied jsonlist
+
+# A list that names no system call xpuinit knows: 125 before the workload, the file named.
+priv_bundle jsonbad "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+printf '["no_such_syscall_xyz"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "jsonbad: an unknown system call in the list gives 125"
+like "$E2E_ERR" 'seccomp.json' "jsonbad: stderr names the file"
+unlike "$E2E_OUT" '^CapEff=' "jsonbad: the workload never started"
+
+# A list file that is a symlink out of the container root is resolved inside it: missing there.
+priv_bundle jsonlink "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+ln -s /../../../../../../etc/passwd "$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+rm -f "$E2E_BUNDLE/rootfs/etc/passwd"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "jsonlink: a list file linking outside the root is not read from the host"
+like "$E2E_ERR" 'seccomp' "jsonlink: stderr names the seccomp setting"
+
+# ---- --user and XPUINIT_USER -----------------------------------------------------------------------
+priv_bundle user - --user 1000:1000
+e2e_run "$E2E_BUNDLE"
+expect user "$NONE" "$NONE" "$NONE" "$DOCKER" "$NONE" 2 1000
+expect_denied user
+is "$(e2e_fact Gid)" "1000 1000 1000 1000" "user: gid"
+is "$(e2e_fact Groups)" "" "user: no supplementary groups (no device nodes)"
+
+priv_bundle userenv - 
+e2e_env "$E2E_BUNDLE" XPUINIT_USER=1000:44
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "userenv: the workload ran"
+is "$(e2e_fact Uid)" "1000 1000 1000 1000" "userenv: XPUINIT_USER sets the uid"
+is "$(e2e_fact Gid)" "44 44 44 44" "userenv: ... and the gid"
+
+priv_bundle userambient "$(profile '"keep_capabilities": ["CAP_NET_BIND_SERVICE"]')" --user 1000
+e2e_run "$E2E_BUNDLE"
+expect userambient 0000000000000400 0000000000000400 0000000000000400 0000000000000400 \
+        0000000000000400 2 1000
+
+priv_bundle userbad - --user nobody
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 2 "userbad: a user name is a usage error"
+like "$E2E_ERR" '--user: "nobody" is not UID or UID:GID' "userbad: stderr names the value"
+
+# ---- plan shows it -------------------------------------------------------------------------------
+e2e_bundle plan
+mkdir -p "$E2E_BUNDLE/rootfs/etc/xpuinit/profiles.d"
+profile '"keep_capabilities": ["CAP_NET_BIND_SERVICE", "cap_kill"], "seccomp": "strict"' \
+        >"$E2E_BUNDLE/rootfs/etc/xpuinit/profiles.d/priv.json"
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/empty" /xpu/host
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host plan --json \
+        --profile priv --user 1000:1000 -- /workload
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "plan: exits 0"
+is "$(jq -c .keep_capabilities "$E2E_OUT")" '["CAP_KILL","CAP_NET_BIND_SERVICE"]' "plan: keep_capabilities"
+is "$(jq -r .keep_capabilities_from "$E2E_OUT")" profile "plan: keep_capabilities_from"
+is "$(jq -c .bounding_capabilities "$E2E_OUT")" '["CAP_KILL","CAP_NET_BIND_SERVICE"]' "plan: bounding"
+is "$(jq -r .ambient "$E2E_OUT")" true "plan: ambient for a non-root workload"
+is "$(jq -r .seccomp "$E2E_OUT")" strict "plan: seccomp"
+is "$(jq -c .user "$E2E_OUT")" '{"uid":1000,"gid":1000,"from":"--user"}' "plan: user"
+
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host plan --profile cpu -- /workload
+e2e_run "$E2E_BUNDLE"
+like "$E2E_OUT" "^  keep_capabilities CAP_CHOWN,CAP_DAC_OVERRIDE,CAP_FOWNER,CAP_FSETID,CAP_KILL,CAP_SETGID,CAP_SETUID,CAP_NET_BIND_SERVICE,CAP_NET_RAW,CAP_SYS_CHROOT,CAP_MKNOD,CAP_AUDIT_WRITE,CAP_SETFCAP \\(default\\)$" \
+        "plan text: the root default set"
+like "$E2E_OUT" '^  seccomp default$' "plan text: seccomp default"
+
+e2e_done
