@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpud, the node daemon (design §6, issue 4): the process around the sampler and the server.
  *
- * Start order: options → signals blocked (read from a signalfd) → the listening sockets (from
- * systemd, else bound here) → privileges dropped (--user) → the first sample → the server → the
- * sampler thread → READY=1. Then the main thread waits on the signalfd, sending WATCHDOG=1 at half
+ * Start order: options → signals blocked (read from a signalfd) → the seccomp filter built → the
+ * listening sockets (from systemd, else bound here) → privileges dropped (--user) → hardened
+ * (capabilities, no_new_privs, the "xpud" filter loaded; issue 5) → the first sample → the
+ * server → the sampler thread → READY=1. Then the main thread waits on the signalfd, sending WATCHDOG=1 at half
  * the watchdog interval while samples keep coming; SIGTERM/SIGINT: STOPPING=1, server stopped,
  * sampler stopped, the socket file removed if this process created it, exit 0. */
 #include <errno.h>
@@ -36,6 +37,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/privilege.h"
+#include "base/seccomp.h"
 #include "xpud-options.h"
 #include "sampler.h"
 #include "server.h"
@@ -345,6 +348,78 @@ static int drop_privileges(void) {
         return 0;
 }
 
+/* Capabilities xpud keeps when it still runs as uid 0 after binding (no --user): what its vendor
+ * helper needs (probes/base/isolate.h: a helper started as root switches to nobody and is
+ * SIGKILLed by its parent at the end). Everything else goes, the bounding set included; with
+ * --user (or started unprivileged) nothing is kept. */
+static const int root_helper_caps[] = {
+        CAP_SETUID, /* the helper's setresuid(nobody) */
+        CAP_SETGID, /* the helper's setgroups(0) and setresgid(nogroup) */
+        CAP_KILL,   /* SIGKILL to a helper that runs as nobody (and its process group) */
+};
+
+/* Threads of this process (entries of /proc/self/task), or -errno. */
+static int count_threads(void) {
+        _cleanup_closedir_ DIR *d = opendir("/proc/self/task");
+        if (!d)
+                return negative_errno();
+        int n = 0;
+        for (struct dirent *e; (e = readdir(d));)
+                n += e->d_name[0] != '.';
+        return n;
+}
+
+/* Harden this process after binding and --user (issue 5: "xpud applies the same to itself"):
+ * through xpu_privilege_apply() (the fixed order of probes/base/privilege.h, ids unchanged):
+ * bounding set emptied (when CAP_SETPCAP allows; otherwise it stays, unreachable under
+ * no_new_privs), permitted = effective = root_helper_caps when still uid 0, else empty;
+ * inheritable and ambient empty; PR_SET_NO_NEW_PRIVS; FILTER ("xpud", docs/seccomp.md) loaded.
+ * All of these are per thread and inherited by threads and children created later, so it runs
+ * before the first thread (checked: /proc/self/task). Logs; returns 0 or -errno. */
+static int harden(const struct xpu_seccomp_program *filter) {
+        int n = count_threads();
+        if (n != 1) {
+                log_error("cannot harden xpud: %d threads exist already (internal error)", n);
+                return n < 0 ? n : -EBUSY;
+        }
+        uint64_t eff = 0, perm = 0, bnd = 0, want = 0;
+        int r = xpu_capability_current(&eff, &perm, &bnd);
+        if (r < 0) {
+                log_error("cannot read xpud's capabilities: %s", strerror(-r));
+                return r;
+        }
+        if (geteuid() == 0)
+                for (size_t i = 0; i < ELEMENTSOF(root_helper_caps); i++)
+                        want |= XPU_CAP_BIT(root_helper_caps[i]);
+        struct xpu_privilege p = XPU_PRIVILEGE_INIT;
+        p.keep = want & perm;
+        p.bounding = eff & XPU_CAP_BIT(CAP_SETPCAP) ? 0 : bnd;
+        p.seccomp = filter;
+        char names[512];
+        if (p.keep != want) {
+                (void)xpu_capability_mask_to_names(want & ~perm, names, sizeof names);
+                log_warning("xpud runs as root without %s: its vendor helper cannot switch to nobody and fails; "
+                            "start xpud with them, or give --user",
+                            names);
+        }
+        if (p.bounding)
+                log_info("the capability bounding set stays as it is (no CAP_SETPCAP to empty it); no_new_privs "
+                         "keeps it out of reach");
+        r = xpu_privilege_prepare(&p);
+        const char *step = "prepare";
+        if (r == 0)
+                r = xpu_privilege_apply(&p, &step);
+        xpu_privilege_done(&p);
+        if (r < 0) {
+                log_error("cannot harden xpud at step %s: %s", step ? step : "?", strerror(-r));
+                return r;
+        }
+        (void)xpu_capability_mask_to_names(p.keep, names, sizeof names);
+        log_info("hardened: capabilities %s, no_new_privs, seccomp filter \"%s\" (%zu instructions)",
+                 p.keep ? names : "none", xpu_seccomp_name(filter), xpu_seccomp_size(filter));
+        return 0;
+}
+
 /* Room for XPUD_CONNECTION_LIMIT connections: raise the soft RLIMIT_NOFILE up to the hard one. */
 static void raise_nofile(void) {
         struct rlimit rl;
@@ -421,6 +496,7 @@ static int run(void) {
         struct xpud_auth auth;
         struct xpud_sampler *smp = NULL;
         struct xpud_server *srv = NULL;
+        struct xpu_seccomp_program *filter = NULL;
         int ret = EXIT_FAILURE;
 
         /* Signals are read from a signalfd; block them before any thread exists so every thread
@@ -437,6 +513,12 @@ static int run(void) {
                 return EXIT_FAILURE;
         }
         raise_nofile();
+        /* Built early (parsing and allocation), loaded last, by harden(). */
+        char err[512] = "";
+        if (xpu_seccomp_build("xpud", -1, &filter, err, sizeof err) < 0) {
+                log_error("%s", err[0] ? err : "cannot build the seccomp filter");
+                return EXIT_FAILURE;
+        }
         xpud_store_init(&store);
         xpud_auth_init(&auth, arg.allow_uids, arg.n_allow_uids, arg.allow_gids, arg.n_allow_gids);
 
@@ -463,6 +545,8 @@ static int run(void) {
                 if (drop_privileges() < 0)
                         goto out;
         }
+        if (harden(filter) < 0)
+                goto out;
 
         const struct xpud_sampler_options so = {
                 .sys_root = arg.sys_root,
@@ -520,6 +604,7 @@ out:
                 close(u.dir_fd);
         xpud_store_done(&store);
         xpud_auth_done(&auth);
+        xpu_seccomp_free(filter);
         return ret;
 }
 

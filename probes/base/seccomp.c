@@ -389,7 +389,9 @@ int xpu_seccomp_load(const struct xpu_seccomp_program *p) {
         struct sock_fprog *fprog = (struct sock_fprog *)&p->fprog;
         if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, fprog) == 0)
                 return 0;
-        if (errno != ENOSYS)
+        /* ENOSYS: a kernel before 3.17. EPERM: an earlier filter denies seccomp(2) but may allow
+         * prctl (systemd's @system-service does; seccomp(2) itself never answers EPERM here). */
+        if (errno != ENOSYS && errno != EPERM)
                 return -errno;
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0)
                 return 0;

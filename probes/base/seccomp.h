@@ -38,7 +38,8 @@ int xpu_seccomp_build(const char *spec, int root_fd, struct xpu_seccomp_program 
                       size_t err_size);
 
 /* Install P on the calling thread: one seccomp(SECCOMP_SET_MODE_FILTER, 0, &fprog) syscall (raw
- * syscall(2); falls back to prctl(PR_SET_SECCOMP) when seccomp(2) answers ENOSYS). No allocation,
+ * syscall(2); falls back to prctl(PR_SET_SECCOMP) when seccomp(2) answers ENOSYS, or EPERM from an
+ * earlier filter that denies seccomp(2) but not prctl, as systemd's @system-service). No allocation,
  * async-signal-safe. The caller sets PR_SET_NO_NEW_PRIVS first (or holds CAP_SYS_ADMIN).
  * Returns 0 or -errno (-EACCES without NO_NEW_PRIVS, -EINVAL when P is NULL or empty). */
 int xpu_seccomp_load(const struct xpu_seccomp_program *p);

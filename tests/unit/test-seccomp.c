@@ -562,6 +562,34 @@ static int vm_child(void *arg) {
         _exit(0);
 }
 
+/* Under a filter that denies seccomp(2) but allows prctl (strict here; systemd's
+ * @system-service for xpud), a second filter still loads, through prctl(PR_SET_SECCOMP). */
+static const struct xpu_seccomp_program *second;
+
+static void stacked_child(void) {
+        CHILD_EXPECT(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL), EPERM);
+        int r = xpu_seccomp_load(second);
+        if (r < 0) {
+                fprintf(stderr, "second load: %s\n", strerror(-r));
+                _exit(40);
+        }
+        CHILD_EXPECT(syscall(SYS_execveat, AT_FDCWD, true_argv[0], true_argv, no_env, 0), EPERM); /* xpud's */
+        char status[8192];
+        int root = xpu_open_root("/");
+        if (root < 0 || xpu_read_file_in_root(root, "/proc/self/status", status, sizeof status) < 0 ||
+            !strstr(status, "\nSeccomp_filters:\t2\n"))
+                _exit(41);
+}
+
+START_TEST(test_load_stacked) {
+        struct xpu_seccomp_program *p = build("strict", -1);
+        second = build("xpud", -1);
+        in_filtered_child(p, stacked_child);
+        second = xpu_seccomp_free((struct xpu_seccomp_program *)second);
+        xpu_seccomp_free(p);
+}
+END_TEST
+
 START_TEST(test_load_clone_vm) {
         struct xpu_seccomp_program *p = build("default", -1);
         ck_assert_int_gt(atomic_load(&libseccomp_calls), 0); /* the interposition works */
@@ -606,6 +634,7 @@ int main(void) {
         tcase_add_test(tc, test_foreign_abis_live);
 #endif
         tcase_add_test(tc, test_json_list);
+        tcase_add_test(tc, test_load_stacked);
         tcase_add_test(tc, test_load_clone_vm);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
