@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/privilege.h"
+#include "base/seccomp.h"
 #include "plan.h"
 
 #ifndef MOUNT_ATTR_RDONLY
@@ -217,11 +219,44 @@ static int do_remount_ro(int root_fd, const struct xpu_op *op, char *err, size_t
         return 0;
 }
 
-/* Run ldconfig with an empty environment. Inside the container (root "/") the image's ldconfig
- * runs as it is; from outside (inject --rootfs) the host's ldconfig runs with -r ROOTFS. */
-static int do_ldconfig(const struct xpu_op *op, const char *container_path, char *err, size_t err_size) {
+/* Files ldconfig reads or replaces in the container root: each must resolve beneath it (ldconfig
+ * from the host runs chrooted there, the image's inside it, but a link or mount leading out is
+ * refused before either runs; CVE-2025-23267). */
+static const char *const ldconfig_files[] = {
+        "/etc/ld.so.cache",
+        "/etc/ld.so.cache~",
+        "/etc/ld.so.conf",
+};
+
+/* Capabilities the host's `ldconfig -r ROOT` keeps: chroot into ROOT, and read and replace files
+ * there that another uid may own (a user-namespaced rootfs). Nothing else. */
+#define HOST_LDCONFIG_CAPS                                                                                  \
+        (XPU_CAP_BIT(CAP_SYS_CHROOT) | XPU_CAP_BIT(CAP_DAC_OVERRIDE) | XPU_CAP_BIT(CAP_DAC_READ_SEARCH) | \
+         XPU_CAP_BIT(CAP_FOWNER))
+
+/* Run ldconfig in a child with an empty environment, stdin/stdout/stderr on /dev/null, every
+ * other fd closed, PR_SET_NO_NEW_PRIVS and reduced capabilities (xpu_privilege_apply()).
+ * Inside the container (root "/") the image's ldconfig runs with no capability at all and the
+ * "default" seccomp filter; from outside (inject --rootfs) the host's ldconfig runs as
+ * "ldconfig -r CONTAINER_PATH" keeping HOST_LDCONFIG_CAPS only (chroot is what the default filter
+ * denies, so no filter there: the binary is the host's own). */
+static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *container_path, char *err,
+                       size_t err_size) {
         bool outside = container_path && strcmp(container_path, "/") != 0;
         const char *bin = op->path;
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_files); i++) {
+                struct xpu_path_refusal why;
+                _cleanup_close_ int fd = xpu_open_beneath(container_fd, ldconfig_files[i], O_PATH, 0, &why);
+                if (fd < 0 && why.kind != XPU_REFUSE_NONE) {
+                        char what[PATH_MAX * 2 + 160];
+                        xpu_path_refusal_format(&why, "the container root", what, sizeof what);
+                        xpu_format_error(err, err_size,
+                                         "%s; refusing to run ldconfig, which would write through it: make it a "
+                                         "plain file of the image or remove it (docs/safe-paths.md)",
+                                         what);
+                        return fd;
+                }
+        }
         if (outside) {
                 bin = NULL;
                 for (size_t i = 0; i < ELEMENTSOF(host_ldconfig_paths) && !bin; i++)
@@ -233,16 +268,46 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
                         return -ENOENT;
                 }
         }
+        uint64_t effective = 0, bounding = 0;
+        int r = xpu_capability_current(&effective, NULL, &bounding);
+        if (r < 0)
+                return r;
+        struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
+        struct xpu_seccomp_program *filter = NULL;
+        priv.keep = outside ? HOST_LDCONFIG_CAPS & effective : 0;
+        /* Without CAP_SETPCAP the bounding set cannot shrink; NO_NEW_PRIVS still caps what
+         * execve grants to what the child keeps. */
+        priv.bounding = (effective & XPU_CAP_BIT(CAP_SETPCAP)) ? priv.keep : bounding;
+        priv.close_fds = true;
+        if (!outside) {
+                r = xpu_seccomp_build("default", -1, &filter, err, err_size);
+                if (r < 0)
+                        return r;
+                priv.seccomp = filter;
+        }
+        r = xpu_privilege_prepare(&priv);
+        if (r < 0) {
+                xpu_seccomp_free(filter);
+                xpu_format_error(err, err_size, "cannot prepare the privileges of ldconfig: %s", strerror(-r));
+                return r;
+        }
         pid_t pid = fork();
-        if (pid < 0)
-                return negative_errno();
+        if (pid < 0) {
+                r = negative_errno();
+                xpu_privilege_done(&priv);
+                xpu_seccomp_free(filter);
+                return r;
+        }
         if (pid == 0) {
                 char *const envp[] = { NULL };
-                int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (devnull >= 0) { /* its chatter ("file is empty, not checked") is not ours */
+                        dup2(devnull, STDIN_FILENO);
                         dup2(devnull, STDOUT_FILENO);
                         dup2(devnull, STDERR_FILENO);
                 }
+                if (xpu_privilege_apply(&priv, NULL) < 0)
+                        _exit(126);
                 if (outside) {
                         const char *const argv[] = { "ldconfig", "-r", container_path, NULL };
                         execve(bin, (char *const *)argv, envp);
@@ -252,6 +317,8 @@ static int do_ldconfig(const struct xpu_op *op, const char *container_path, char
                 }
                 _exit(127);
         }
+        xpu_privilege_done(&priv);
+        xpu_seccomp_free(filter);
         int st = 0;
         while (waitpid(pid, &st, 0) < 0)
                 if (errno != EINTR)
@@ -370,7 +437,7 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                         break;
                 }
                 case XPU_OP_LDCONFIG:
-                        r = do_ldconfig(op, roots->container_path, err, err_size);
+                        r = do_ldconfig(container_fd, op, roots->container_path, err, err_size);
                         break;
                 case XPU_OP_CHECK_DEVNODE:
                         r = do_check_devnode(roots, op, err, err_size);
@@ -394,6 +461,38 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                 if (op->type == XPU_OP_TMPFS)
                         mounted = op;
                 log_debug("applied %s %s", xpu_op_type_to_string(op->type), op->path);
+        }
+        return 0;
+}
+
+/* Loader and libc variables that run or load code, or redirect files, in a dynamically linked
+ * process (glibc's list of variables it drops for setuid programs, plus GLIBC_TUNABLES); every
+ * other "LD_*" counts too. */
+static const char *const loader_vars[] = {
+        "GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH",
+        "MALLOC_TRACE", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",
+};
+
+int xpu_loader_env_check(char *const *envp, char *err, size_t err_size) {
+        for (size_t i = 0; envp && envp[i]; i++) {
+                const char *e = envp[i], *eq = strchr(e, '=');
+                size_t n = eq ? (size_t)(eq - e) : strlen(e);
+                bool bad = n > 3 && strncmp(e, "LD_", 3) == 0;
+                for (size_t j = 0; j < ELEMENTSOF(loader_vars) && !bad; j++)
+                        bad = strlen(loader_vars[j]) == n && strncmp(e, loader_vars[j], n) == 0;
+                if (!bad)
+                        continue;
+                char value[256];
+                snprintf(value, sizeof value, "%s", eq ? eq + 1 : "");
+                if (!xpu_str_is_printable(value) && value[0])
+                        snprintf(value, sizeof value, "(unprintable)");
+                xpu_format_error(err, err_size,
+                                 "the environment carries %.*s=%s: a preloaded library or loader setting has already "
+                                 "acted on this process (the loader honours it before main()), so nothing here can "
+                                 "be trusted; give the hook an explicit env (OCI hook \"env\": [\"PATH=/usr/bin:/bin\"]) "
+                                 "and run the static build, xpuinit-static (docs/safe-paths.md)",
+                                 (int)n, e, value);
+                return -EPERM;
         }
         return 0;
 }

@@ -316,6 +316,8 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
+        if (opt.command == XPU_CMD_INJECT)
+                return 0; /* no workload: no privilege to plan, no filter to build */
         r = plan_privilege(c->profile, *ret);
         if (r < 0) {
                 *ret = xpu_plan_free(*ret);
@@ -572,6 +574,13 @@ static int cmd_profiles(struct context *c) {
 }
 
 static int cmd_plan(struct context *c, bool inject) {
+        if (inject) { /* a host-side hook: an image's LD_PRELOAD must not get here (docs/safe-paths.md) */
+                char err[1024];
+                if (xpu_loader_env_check(environ, err, sizeof err) < 0) {
+                        log_error("inject --rootfs %s: %s", opt.rootfs, err);
+                        return EXIT_SETUP;
+                }
+        }
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
         c->container_path = inject ? opt.rootfs : "/";

@@ -124,3 +124,9 @@ struct xpu_apply_roots {
  * naming the operation and path. */
 int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *r, bool filesystem_only, char *err,
                    size_t err_size);
+
+/* `inject --rootfs` runs on the host, often as a runtime hook: refuse when ENVP carries a loader
+ * variable (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH, any other LD_*, GCONV_PATH, GLIBC_TUNABLES,
+ * LOCPATH, NLSPATH, MALLOC_TRACE, ...; CVE-2025-23266). Returns 0, or -EPERM with ERR naming the
+ * variable and value and the fix. */
+int xpu_loader_env_check(char *const *envp, char *err, size_t err_size);

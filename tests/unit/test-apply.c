@@ -322,6 +322,70 @@ START_TEST(test_failure_undoes_mounts) {
 }
 END_TEST
 
+/* The image's ldconfig (inside the container, root "/") runs with no capability, no_new_privs,
+ * the default seccomp filter, an empty environment and no stray fds. */
+START_TEST(test_ldconfig_inside_unprivileged) {
+        char *t = xpu_test_mkdtemp();
+        char script[4096], out[4096], body[16384];
+        snprintf(out, sizeof out, "%s/status", t);
+        snprintf(body, sizeof body,
+                 "#!/bin/sh\n{ grep -E '^(CapEff|CapPrm|NoNewPrivs|Seccomp):' /proc/self/status; env | wc -l; "
+                 "ls /proc/self/fd | wc -l; } > %s\n",
+                 out);
+        xpu_test_write(t, "sbin/ldconfig", body);
+        snprintf(script, sizeof script, "%s/sbin/ldconfig", t);
+        ck_assert_int_eq(chmod(script, 0755), 0);
+        int leak = open("/dev/null", O_RDONLY); /* not O_CLOEXEC: must not reach ldconfig */
+        ck_assert_int_ge(leak, 0);
+        struct xpu_op op;
+        memset(&op, 0, sizeof op);
+        op.type = XPU_OP_LDCONFIG;
+        op.filesystem = true;
+        snprintf(op.path, sizeof op.path, "%s", script);
+        struct xpu_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.ops = &op;
+        plan.n_ops = 1;
+        int root = xpu_open_root("/");
+        const struct xpu_apply_roots roots = { .container_fd = root, .container_path = "/", .driver_fd = root,
+                                               .dev_fd = root, .dev_path = "/" };
+        char err[1024] = "";
+        ck_assert_msg(xpu_plan_apply(&plan, &roots, true, err, sizeof err) == 0, "%s", err);
+        close(leak);
+        close(root);
+        char got[1024];
+        FILE *in = fopen(out, "re");
+        ck_assert_ptr_nonnull(in);
+        size_t n = fread(got, 1, sizeof got - 1, in);
+        got[n] = '\0';
+        fclose(in);
+        ck_assert_msg(strstr(got, "CapPrm:\t0000000000000000") && strstr(got, "CapEff:\t0000000000000000"), "%s", got);
+        ck_assert_msg(strstr(got, "NoNewPrivs:\t1") && strstr(got, "Seccomp:\t2"), "%s", got);
+        /* env | wc -l: the shell's own PWD (and nothing from us); fds: 0 1 2 and ls's own. */
+        ck_assert_msg(strstr(got, "\n1\n4\n") || strstr(got, "\n0\n4\n") || strstr(got, "\n3\n4\n"), "%s", got);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+/* inject --rootfs refuses an environment with loader variables (CVE-2025-23266). */
+START_TEST(test_loader_env_check) {
+        char err[1024] = "";
+        char *clean[] = { (char *)"PATH=/usr/bin:/bin", (char *)"HOME=/root", NULL };
+        ck_assert_int_eq(xpu_loader_env_check(clean, err, sizeof err), 0);
+        static const char *const bad[] = { "LD_PRELOAD=/proc/self/cwd/x.so", "LD_AUDIT=a.so", "LD_LIBRARY_PATH=/x",
+                                           "LD_DEBUG_OUTPUT=/x", "LD_PROFILE=x", "GCONV_PATH=/x",
+                                           "GLIBC_TUNABLES=glibc.x=1", "LD_ANYTHING_NEW=1" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char *envp[] = { (char *)"PATH=/bin", (char *)bad[i], NULL };
+                ck_assert_int_eq(xpu_loader_env_check(envp, err, sizeof err), -EPERM);
+                ck_assert_msg(strstr(err, bad[i]) && strstr(err, "explicit env"), "%s", err);
+        }
+        char *tricky[] = { (char *)"LD_=1", (char *)"OLD_PRELOAD=x", (char *)"XLD_PRELOAD=x", NULL };
+        ck_assert_int_eq(xpu_loader_env_check(tricky, err, sizeof err), 0);
+}
+END_TEST
+
 static Suite *apply_suite(void) {
         Suite *s = suite_create("apply");
         TCase *tc = tcase_create("apply");
@@ -332,6 +396,8 @@ static Suite *apply_suite(void) {
         tcase_add_test(tc, test_hostile_container_root);
         tcase_add_test(tc, test_ldconfig_from_outside);
         tcase_add_test(tc, test_failure_undoes_mounts);
+        tcase_add_test(tc, test_ldconfig_inside_unprivileged);
+        tcase_add_test(tc, test_loader_env_check);
         suite_add_tcase(s, tc);
         return s;
 }
