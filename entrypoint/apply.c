@@ -240,10 +240,7 @@ static const char *const ldconfig_files[] = {
  * "default" seccomp filter; from outside (inject --rootfs) the host's ldconfig runs as
  * "ldconfig -r CONTAINER_PATH" keeping HOST_LDCONFIG_CAPS only (chroot is what the default filter
  * denies, so no filter there: the binary is the host's own). */
-static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *container_path, char *err,
-                       size_t err_size) {
-        bool outside = container_path && strcmp(container_path, "/") != 0;
-        const char *bin = op->path;
+static int check_ldconfig_files(int container_fd, char *err, size_t err_size) {
         for (size_t i = 0; i < ELEMENTSOF(ldconfig_files); i++) {
                 struct xpu_path_refusal why;
                 _cleanup_close_ int fd = xpu_open_beneath(container_fd, ldconfig_files[i], O_PATH, 0, &why);
@@ -257,6 +254,16 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
                         return fd;
                 }
         }
+        return 0;
+}
+
+static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *container_path, char *err,
+                       size_t err_size) {
+        bool outside = container_path && strcmp(container_path, "/") != 0;
+        const char *bin = op->path;
+        int r = check_ldconfig_files(container_fd, err, err_size);
+        if (r < 0)
+                return r;
         if (outside) {
                 bin = NULL;
                 for (size_t i = 0; i < ELEMENTSOF(host_ldconfig_paths) && !bin; i++)
@@ -269,7 +276,7 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
                 }
         }
         uint64_t effective = 0, bounding = 0;
-        int r = xpu_capability_current(&effective, NULL, &bounding);
+        r = xpu_capability_current(&effective, NULL, &bounding);
         if (r < 0)
                 return r;
         struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
@@ -392,13 +399,31 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
         /* Every write target first: a refused one stops the apply before anything is created. */
         for (size_t i = 0; i < p->n_ops; i++) {
                 const struct xpu_op *op = &p->ops[i];
-                if ((filesystem_only && !op->filesystem) || op->type == XPU_OP_CHECK_DEVNODE ||
-                    op->type == XPU_OP_LDCONFIG)
+                if ((filesystem_only && !op->filesystem) || op->type == XPU_OP_CHECK_DEVNODE)
                         continue;
+                err[0] = '\0';
+                int r;
+                if (op->type == XPU_OP_LDCONFIG) {
+                        r = check_ldconfig_files(container_fd, err, err_size);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 struct xpu_path_refusal why;
-                int r = xpu_check_beneath(container_fd, op->path, &why);
+                r = xpu_check_beneath(container_fd, op->path, &why);
+                if (r >= 0 && op->type != XPU_OP_SYMLINK) {
+                        /* The final component too: a directory may be a link that stays inside;
+                         * a file, mount point or tmpfs point must not be a link at all (a symlink
+                         * op replaces a link, never follows it). */
+                        int fl = O_PATH | (op->type == XPU_OP_MKDIR ? 0 : O_NOFOLLOW);
+                        int fd = xpu_open_beneath(container_fd, op->path, fl, 0, &why);
+                        if (fd >= 0)
+                                close(fd);
+                        else if (why.kind != XPU_REFUSE_NONE &&
+                                 !(why.kind == XPU_REFUSE_MOUNT && strcmp(why.path, op->path) == 0))
+                                r = fd; /* (a mount on the final component is the operation's to judge) */
+                }
                 if (r < 0) {
-                        err[0] = '\0';
                         refusal_error(&why, op->path, err, err_size);
                         if (!err[0])
                                 xpu_format_error(err, err_size, "%s %s: %s", xpu_op_type_to_string(op->type), op->path,

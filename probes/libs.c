@@ -550,7 +550,7 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
         if (r < 0)
                 return r;
         if (r == 0)
-                return finder_refuse(f, path, file.path, "not an ELF file");
+                return finder_refuse(f, path, file.path, "a file without the ELF magic");
         if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||
             xpu_strlcpy(file.capability, lib->capability, sizeof file.capability) < 0)
                 return finder_skip(f, path, "name too long");

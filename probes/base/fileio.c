@@ -496,7 +496,11 @@ static int walk_beneath(int root_fd, const char *path, int flags, mode_t mode, e
                         goto out;
                 }
                 if (depth + 1 > XPU_BENEATH_DEPTH_MAX) {
-                        refuse(why, XPU_REFUSE_TOO_DEEP, here, NULL);
+                        /* Name the link that led there, if one did: that is what to fix. */
+                        if (last_link[0])
+                                refuse(why, XPU_REFUSE_TOO_DEEP, last_link, last_target);
+                        else
+                                refuse(why, XPU_REFUSE_TOO_DEEP, here, NULL);
                         r = -ENAMETOOLONG;
                         goto out;
                 }
@@ -536,15 +540,20 @@ char *xpu_path_refusal_format(const struct xpu_path_refusal *why, const char *ro
                          "of a host directory, inside %s", p, d, root_name);
                 break;
         case XPU_REFUSE_FINAL_LINK:
-                snprintf(buf, size, "%s is a symlink (to %s) where %s needs a file of its own", p, d, root_name);
+                snprintf(buf, size, "%s is a symlink to %s, where a file or mount point of its own must be made in %s",
+                         p, d, root_name);
                 break;
         case XPU_REFUSE_LOOP:
                 snprintf(buf, size, "%s is a symlink (to %s) past the limit of %d links in %s", p, d,
                          BENEATH_LINKS_MAX, root_name);
                 break;
         case XPU_REFUSE_TOO_DEEP:
-                snprintf(buf, size, "%s is nested more than %d directories deep in %s", p, XPU_BENEATH_DEPTH_MAX,
-                         root_name);
+                if (d[0])
+                        snprintf(buf, size, "%s is a symlink to %.60s%s that leads more than %d directories deep in %s",
+                                 p, d, strlen(d) > 60 ? "..." : "", XPU_BENEATH_DEPTH_MAX, root_name);
+                else
+                        snprintf(buf, size, "%.200s%s is nested more than %d directories deep in %s", p,
+                                 strlen(p) > 200 ? "..." : "", XPU_BENEATH_DEPTH_MAX, root_name);
                 break;
         case XPU_REFUSE_NOT_DIR:
                 snprintf(buf, size, "%s is not a directory in %s", p, root_name);

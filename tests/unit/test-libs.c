@@ -318,7 +318,7 @@ START_TEST(test_find_refuses) {
                 {"fifo", "is a FIFO"},
                 {"dir", "is a directory"},
                 {"chr", "is a character device"},
-                {"shadow", "(it leads to /etc/shadow) is not an ELF file"},
+                {"shadow", "(it leads to /etc/shadow) is a file without the ELF magic"},
                 {"huge", "has more than 65536 entries"},
         };
         const char *const caps[] = {"compute"};

@@ -1,0 +1,10 @@
+# The attack suite (tests/attack/attack.sh, docs/safe-paths.md): a preloadable shared object whose
+# constructor writes a marker file, for the LD_PRELOAD=/proc/self/cwd/x.so case (CVE-2025-23266).
+# The static build the suite runs (make static) is built by the script when missing.
+ATTACK_PRELOAD := $(BUILD)/tests/attack/preload.so
+
+$(ATTACK_PRELOAD): tests/attack/preload.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -MMD -MP -fPIE,$(ALL_CFLAGS)) -fPIC -shared -o $@ $<
+
+TEST_EXTRA_TARGETS += $(ATTACK_PRELOAD)

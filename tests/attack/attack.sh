@@ -1,0 +1,251 @@
+#!/bin/sh
+# The attack suite (issue 5, docs/safe-paths.md): one small hostile container root, driver root,
+# profile or environment per advisory class, each built here in a scratch directory, each thrown
+# at `xpuinit inject --rootfs` as a runtime hook would run it. For every run:
+#   - the host side is hashed before and after (sha256 of /etc/shadow, /etc/passwd, the host's
+#     ld.so.cache and ld.so.conf, a listing and hashes of every /tmp/xpu-attack-host* scratch dir
+#     standing for the host, and any /tmp/xpu-attack-marker*) and must not change;
+#   - the container root is listed before and after and must not change (every write target is
+#     checked before the first one is made, so a refusal leaves nothing behind);
+#   - xpuinit exits 125 and its stderr names the hostile path.
+# Each run is in its own mount namespace (unshare -m), so a mount that did happen dies with it.
+# Needs root (mknod, mount, unshare) and a build (XPU_BUILD, XPU_SRCDIR from tests/run-tests.sh);
+# builds the static xpuinit (make static) when it is missing. Prints TAP.
+. "$(dirname "$0")/../e2e/lib.sh"
+e2e_init
+for tool in unshare sha256sum mkfifo mknod; do
+        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed"
+done
+[ -f "$XPU_BUILD/tests/attack/preload.so" ] || bail "$XPU_BUILD/tests/attack/preload.so is missing (make build-tests)"
+
+HOST=$(mktemp -d /tmp/xpu-attack-host.XXXXXX) || bail "mktemp failed"
+MARKER=/tmp/xpu-attack-marker.$$
+trap 'rm -rf "$HOST" "$MARKER"; e2e_cleanup' EXIT
+mkdir -p "$HOST/libdir" "$HOST/confd" "$HOST/fw" "$HOST/xpuinit"
+printf 'host secret: must never reach a container\n' >"$HOST/secret.txt"
+printf '# host ld.so.conf.d\n' >"$HOST/confd/host.conf"
+printf 'host cache\n' >"$HOST/ld.so.cache"
+touch "$HOST/libdir/keep" "$HOST/fw/keep" "$HOST/xpuinit/keep"
+chmod -R a+rX "$HOST"
+
+e2e_fixture nvidia-rtx2080ti-x8
+fx=$E2E_FIXTURE
+e2e_driver_root "$fx" "$E2E_TMP/driver"
+e2e_dev_root "$fx" "$E2E_TMP/devroot"
+VER=$(e2e_nvidia_version "$fx")
+LIBDIR=$(e2e_nvidia_libdir "$fx")
+XPUINIT=$XPU_BUILD/xpuinit
+CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# host_state FILE: what an attack aims at on the host.
+host_state() {
+        {
+                sha256sum /etc/shadow /etc/passwd /etc/ld.so.cache /etc/ld.so.conf 2>&1
+                ls -la /etc/ld.so.conf.d 2>&1
+                for d in /tmp/xpu-attack-host*; do
+                        find "$d" -printf '%p %y %s %m %l\n' | sort
+                        find "$d" -type f -exec sha256sum {} + | sort
+                done
+                ls -d /tmp/xpu-attack-marker* 2>/dev/null
+        } >"$1"
+}
+
+# root_state ROOT FILE: the container root's listing (names, types, sizes, link targets).
+root_state() {
+        find "$1" -printf '%p %y %s %l\n' 2>&1 | sort >"$2"
+}
+
+# mkroot NAME: R = a fresh container root with ldconfig and /etc/ld.so.conf (so the plan writes
+# the ld.so.conf.d drop-in and runs the host's ldconfig -r), DRV = the clean driver root.
+mkroot() {
+        R=$E2E_TMP/$1/rootfs
+        mkdir -p "$R/etc" "$R/sbin" "$R/run" "$R/tmp" || bail "cannot create $R"
+        printf 'include /etc/ld.so.conf.d/*.conf\n' >"$R/etc/ld.so.conf"
+        printf '#!/bin/sh\necho the image ldconfig must not run from outside >&2\nexit 99\n' >"$R/sbin/ldconfig"
+        chmod 755 "$R/sbin/ldconfig"
+        DRV=$E2E_TMP/driver
+}
+
+# mkdriver NAME: DRV = a copy of the clean driver root to spoil.
+mkdriver() {
+        DRV=$E2E_TMP/$1/driver
+        mkdir -p "$DRV" && cp -a "$E2E_TMP/driver/." "$DRV/" || bail "cannot copy the driver root"
+}
+
+# attack NAME REGEX CMD...: run CMD (xpuinit and its arguments, or a wrapper) in a new mount
+# namespace with a clean environment, cwd = R; assert 125, REGEX on stderr, no change on the host
+# side or in R.
+attack() {
+        name=$1 want=$2
+        shift 2
+        out=$E2E_TMP/$name.out err=$E2E_TMP/$name.err
+        host_state "$E2E_TMP/$name.host-before"
+        root_state "$R" "$E2E_TMP/$name.root-before"
+        (cd "$R" && exec timeout 60 unshare -m --propagation private "$@") >"$out" 2>"$err"
+        rc=$?
+        host_state "$E2E_TMP/$name.host-after"
+        root_state "$R" "$E2E_TMP/$name.root-after"
+        is "$rc" 125 "$name: xpuinit exits 125"
+        [ "$rc" -eq 125 ] || diag_file "$err"
+        like "$err" "$want" "$name: stderr names the hostile path"
+        diag "$(grep -m 1 -E 'error' "$err")"
+        if cmp -s "$E2E_TMP/$name.host-before" "$E2E_TMP/$name.host-after"; then
+                ok "$name: the host side is unchanged (hashes and listings)"
+        else
+                not_ok "$name: the host side is unchanged (hashes and listings)"
+                diag "$(diff "$E2E_TMP/$name.host-before" "$E2E_TMP/$name.host-after" | head -20)"
+        fi
+        if cmp -s "$E2E_TMP/$name.root-before" "$E2E_TMP/$name.root-after"; then
+                ok "$name: the container root gained nothing"
+        else
+                not_ok "$name: the container root gained nothing"
+                diag "$(diff "$E2E_TMP/$name.root-before" "$E2E_TMP/$name.root-after" | head -20)"
+        fi
+}
+
+# inject ARGS...: the hook's command line, clean environment, fixture roots.
+inject() {
+        printf '%s\n' env -i "PATH=$CLEAN_PATH" "$XPUINIT" --sys-root "$fx" --dev-root "$E2E_TMP/devroot" \
+                --driver-root "$DRV" --inject mount "$@" inject --rootfs "$R"
+}
+# shellcheck disable=SC2046 # word splitting of $(inject) is wanted: no argument has blanks
+run_inject() {
+        name=$1 want=$2
+        shift 2
+        # shellcheck disable=SC2046
+        attack "$name" "$want" $(inject "$@")
+}
+
+# ---- control: a clean root is injected (so the refusals below are about the attacks) ------------
+mkroot control
+(cd "$R" && timeout 60 unshare -m --propagation private sh -c \
+        "$(inject | tr '\n' ' ') && test -e '$R/run/xpuinit/lib/libcuda.so.1' && grep -qx /run/xpuinit/lib '$R/etc/ld.so.conf.d/000-xpuinit.conf'") \
+        >"$E2E_TMP/control.out" 2>&1
+rc=$?
+is "$rc" 0 "control: a clean container root is injected (libcuda.so.1, the drop-in)"
+[ "$rc" -eq 0 ] || diag_file "$E2E_TMP/control.out"
+
+# ---- (a) symlinked library directory pointing at a host directory (CVE-2024-0132/0133) ---------
+mkroot a-abs
+rmdir "$R/run" && ln -s "$HOST/libdir" "$R/run"
+run_inject a-abs "/run is a symlink to $HOST/libdir .*outside the container root; refusing"
+mkroot a-dotdot
+mkdir -p "$R/run" && ln -s "../../../../../../../..$HOST/xpuinit" "$R/run/xpuinit"
+run_inject a-dotdot '/run/xpuinit is a symlink to \.\./.*"\.\." leads outside the container root'
+
+# ---- (b) symlinked mount target: a mount point that is a link to a host file (CVE-2025-23359) ---
+mkroot b-tmpfs-point
+ln -s "$HOST/secret.txt" "$R/run/xpuinit"
+run_inject b-tmpfs-point "/run/xpuinit is a symlink to $HOST/secret.txt"
+mkroot b-library
+mkdir -p "$R/run/xpuinit/lib" && ln -s "$HOST/secret.txt" "$R/run/xpuinit/lib/libcuda.so.$VER"
+run_inject b-library "/run/xpuinit/lib/libcuda.so.$VER is a symlink to $HOST/secret.txt"
+
+# ---- (c) ".." in a profile path from the image's profile directory ------------------------------
+mkroot c-devnode
+mkdir -p "$R/etc/xpuinit/profiles.d"
+cat >"$R/etc/xpuinit/profiles.d/evil.json" <<'EOF'
+{ "name": "evil", "priority": 1000, "match": { "vendor": "nvidia" },
+  "capabilities": ["compute"], "libraries": { "compute": ["libcuda.so"] },
+  "device_nodes": ["/dev/../etc/shadow"] }
+EOF
+run_inject c-devnode 'evil\.json.*device_nodes' --profile-dir "$R/etc/xpuinit/profiles.d"
+mkroot c-library
+mkdir -p "$R/etc/xpuinit/profiles.d"
+cat >"$R/etc/xpuinit/profiles.d/evil.json" <<'EOF'
+{ "name": "evil", "priority": 1000, "match": { "vendor": "nvidia" },
+  "capabilities": ["compute"], "libraries": { "compute": ["../../../etc/shadow"] } }
+EOF
+run_inject c-library 'evil\.json.*libraries' --profile-dir "$R/etc/xpuinit/profiles.d"
+
+# ---- (d) LD_PRELOAD=/proc/self/cwd/x.so in the hook's env, cwd = the rootfs (CVE-2025-23266) -----
+mkroot d-preload
+cp "$XPU_BUILD/tests/attack/preload.so" "$R/x.so"
+# The library works: a dynamically linked program started like the hook runs its constructor.
+(cd "$R" && env -i "XPU_ATTACK_MARKER=$MARKER" LD_PRELOAD=/proc/self/cwd/x.so /bin/true)
+if [ -f "$MARKER" ]; then
+        ok "d-preload: control: /bin/true (dynamic) runs the preloaded constructor"
+else
+        not_ok "d-preload: control: /bin/true (dynamic) runs the preloaded constructor"
+fi
+rm -f "$MARKER"
+if [ ! -x "$XPU_BUILD/xpuinit-static" ]; then
+        make -C "$XPU_SRCDIR" BUILD="$XPU_BUILD" static >"$E2E_TMP/static.log" 2>&1 ||
+                { diag_file "$E2E_TMP/static.log"; bail "make static failed"; }
+fi
+if e2e_is_static "$XPU_BUILD/xpuinit-static"; then
+        ok "d-preload: xpuinit-static needs no loader"
+else
+        not_ok "d-preload: xpuinit-static needs no loader"
+fi
+attack d-preload "LD_PRELOAD=/proc/self/cwd/x\.so.*explicit env" env -i "PATH=$CLEAN_PATH" \
+        "XPU_ATTACK_MARKER=$MARKER" LD_PRELOAD=/proc/self/cwd/x.so "$XPU_BUILD/xpuinit-static" \
+        --sys-root "$fx" --dev-root "$E2E_TMP/devroot" --driver-root "$DRV" inject --rootfs "$R"
+if [ -e "$MARKER" ]; then
+        not_ok "d-preload: the preloaded constructor did not run in the hook (no marker)"
+else
+        ok "d-preload: the preloaded constructor did not run in the hook (no marker)"
+fi
+
+# ---- (e) /etc/ld.so.conf.d (or a firmware path) that is a symlink out (firmware traversal) ------
+mkroot e-confd
+ln -s "$HOST/confd" "$R/etc/ld.so.conf.d"
+run_inject e-confd "/etc/ld.so.conf.d is a symlink to $HOST/confd .*refusing to write there"
+mkroot e-etc
+mkdir -p "$R/etc/ld.so.conf.d" && rm -rf "$R/etc/ld.so.conf.d" && ln -s "../../../../../..$HOST/confd" "$R/etc/ld.so.conf.d"
+run_inject e-etc '/etc/ld.so.conf.d is a symlink to \.\./.*"\.\." leads outside'
+
+# ---- (f) a driver-root library that is a symlink to /etc/shadow (CVE-2024-0132 class) -----------
+mkroot f-shadow
+mkdriver f-shadow
+rm -f "$DRV/$LIBDIR/libcuda.so.$VER"
+ln -s /etc/shadow "$DRV/$LIBDIR/libcuda.so.$VER"
+mkdir -p "$DRV/etc" && printf 'root:$6$attack-secret:19000:0:99999:7:::\n' >"$DRV/etc/shadow"
+run_inject f-shadow "libcuda\.so\.$VER .*leads to /etc/shadow\) is a file without the ELF magic"
+
+# ---- (g) a FIFO or a device node where a library should be -----------------------------------
+mkroot g-fifo
+mkdriver g-fifo
+rm -f "$DRV/$LIBDIR/libnvidia-ml.so.$VER" && mkfifo "$DRV/$LIBDIR/libnvidia-ml.so.$VER"
+run_inject g-fifo "libnvidia-ml\.so\.$VER .*is a FIFO"
+mkroot g-device
+mkdriver g-device
+rm -f "$DRV/$LIBDIR/libcuda.so.$VER" && mknod "$DRV/$LIBDIR/libcuda.so.$VER" c 1 3
+run_inject g-device "libcuda\.so\.$VER .*is a character device"
+
+# ---- (h) a huge directory (100k entries) and a deeply nested one (depth 2000) --------------------
+mkroot h-huge
+mkdriver h-huge
+mkdir -p "$DRV/usr/lib64"
+(cd "$DRV/usr/lib64" && seq -f 'junk%06g' 1 100000 | xargs touch) || bail "cannot fill $DRV/usr/lib64"
+run_inject h-huge "/usr/lib64 has more than 65536 entries"
+mkroot h-deep
+deep=d
+i=1
+while [ "$i" -lt 2000 ]; do
+        deep="$deep/d"
+        i=$((i + 1))
+done
+(cd "$R" && mkdir -p "$deep") || bail "cannot make a directory 2000 deep"
+rmdir "$R/run" && ln -s "$deep" "$R/run"
+run_inject h-deep "/run is a symlink to d/d/d.* leads more than 128 directories deep"
+
+# ---- (i) a bind mount of a host directory onto a write target (mount propagation class) --------
+mkroot i-confd
+mkdir -p "$R/etc/ld.so.conf.d"
+attack i-confd "/etc/ld.so.conf.d is a mount point of another filesystem" sh -c \
+        "mount --bind '$HOST/confd' '$R/etc/ld.so.conf.d' && exec $(inject | tr '\n' ' ')"
+mkroot i-run
+mkdir -p "$R/run/xpuinit"
+attack i-run "/run/xpuinit is a mount point of another filesystem" sh -c \
+        "mount --bind '$HOST/xpuinit' '$R/run/xpuinit' && exec $(inject | tr '\n' ' ')"
+
+# ---- (j) the host's ldconfig with /etc/ld.so.cache leading out (CVE-2025-23267) ----------------
+mkroot j-cache
+ln -s "$HOST/ld.so.cache" "$R/etc/ld.so.cache"
+run_inject j-cache "/etc/ld.so.cache is a symlink to $HOST/ld.so.cache .*refusing to run ldconfig"
+mkroot j-cache-dotdot
+ln -s "../../../../../..$HOST/ld.so.cache" "$R/etc/ld.so.cache"
+run_inject j-cache-dotdot '/etc/ld.so.cache is a symlink to \.\./.*refusing to run ldconfig'
+
+e2e_done
