@@ -13,7 +13,7 @@
 # builds the static xpuinit (make static) when it is missing. Prints TAP.
 . "$(dirname "$0")/../e2e/lib.sh"
 e2e_init
-for tool in unshare sha256sum mkfifo mknod; do
+for tool in unshare sha256sum mkfifo mknod flock make; do
         command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed"
 done
 [ -f "$XPU_BUILD/tests/attack/preload.so" ] || bail "$XPU_BUILD/tests/attack/preload.so is missing (make build-tests)"
@@ -169,17 +169,23 @@ else
         not_ok "d-preload: control: /bin/true (dynamic) runs the preloaded constructor"
 fi
 rm -f "$MARKER"
-if [ ! -x "$XPU_BUILD/xpuinit-static" ]; then
-        make -C "$XPU_SRCDIR" BUILD="$XPU_BUILD" static >"$E2E_TMP/static.log" 2>&1 ||
-                { diag_file "$E2E_TMP/static.log"; bail "make static failed"; }
-fi
-if e2e_is_static "$XPU_BUILD/xpuinit-static"; then
+# The static build of the current sources, from the plain build beside a sanitized one (a
+# static-pie cannot carry ASan); flock: the plain and sanitized passes of make check run at once.
+case $XPU_BUILD in
+*-asan) PLAIN=${XPU_BUILD%-asan} ;;
+*) PLAIN=$XPU_BUILD ;;
+esac
+mkdir -p "$PLAIN" || bail "cannot create $PLAIN"
+flock "$PLAIN/.attack-static.lock" make -C "$XPU_SRCDIR" BUILD="$PLAIN" static >"$E2E_TMP/static.log" 2>&1 ||
+        { diag_file "$E2E_TMP/static.log"; bail "make static failed"; }
+STATIC=$PLAIN/xpuinit-static
+if e2e_is_static "$STATIC"; then
         ok "d-preload: xpuinit-static needs no loader"
 else
         not_ok "d-preload: xpuinit-static needs no loader"
 fi
 attack d-preload "LD_PRELOAD=/proc/self/cwd/x\.so.*explicit env" env -i "PATH=$CLEAN_PATH" \
-        "XPU_ATTACK_MARKER=$MARKER" LD_PRELOAD=/proc/self/cwd/x.so "$XPU_BUILD/xpuinit-static" \
+        "XPU_ATTACK_MARKER=$MARKER" LD_PRELOAD=/proc/self/cwd/x.so "$STATIC" \
         --sys-root "$fx" --dev-root "$E2E_TMP/devroot" --driver-root "$DRV" inject --rootfs "$R"
 if [ -e "$MARKER" ]; then
         not_ok "d-preload: the preloaded constructor did not run in the hook (no marker)"
