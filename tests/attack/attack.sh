@@ -69,7 +69,8 @@ mkroot() {
 # mkdriver NAME: DRV = a copy of the clean driver root to spoil.
 mkdriver() {
         DRV=$E2E_TMP/$1/driver
-        mkdir -p "$DRV" && cp -a "$E2E_TMP/driver/." "$DRV/" || bail "cannot copy the driver root"
+        mkdir -p "$DRV" || bail "cannot create $DRV"
+        cp -a "$E2E_TMP/driver/." "$DRV/" || bail "cannot copy the driver root"
 }
 
 # attack NAME REGEX CMD...: run CMD (xpuinit and its arguments, or a wrapper) in a new mount
@@ -206,7 +207,9 @@ mkroot f-shadow
 mkdriver f-shadow
 rm -f "$DRV/$LIBDIR/libcuda.so.$VER"
 ln -s /etc/shadow "$DRV/$LIBDIR/libcuda.so.$VER"
-mkdir -p "$DRV/etc" && printf 'root:$6$attack-secret:19000:0:99999:7:::\n' >"$DRV/etc/shadow"
+mkdir -p "$DRV/etc"
+# shellcheck disable=SC2016 # a literal shadow line
+printf 'root:$6$attack-secret:19000:0:99999:7:::\n' >"$DRV/etc/shadow"
 run_inject f-shadow "libcuda\.so\.$VER .*leads to /etc/shadow\) is a file without the ELF magic"
 
 # ---- (g) a FIFO or a device node where a library should be -----------------------------------
