@@ -503,7 +503,10 @@ if [ -e "$T/n.sock" ]; then not_ok "its socket file is removed"; else ok "its so
 # ---- socket activation ------------------------------------------------------------------------------------
 
 mkdir -p "$T/sa"
-systemd-socket-activate -l "$T/sa/xpud.sock" --fdname=api "$XPUD" --socket "$T/sa/ignored.sock" \
+# systemd-socket-activate passes only the variables named with -E: the sanitizer options too (a
+# sanitized run turns leak checking off, as LeakSanitizer's ptrace is denied by xpud's filter).
+systemd-socket-activate -l "$T/sa/xpud.sock" --fdname=api -E ASAN_OPTIONS -E UBSAN_OPTIONS -E LSAN_OPTIONS \
+        "$XPUD" --socket "$T/sa/ignored.sock" \
         --sys-root "$FIXTURE" --dev-root "$T/devroot" --interval 1 -v 2>"$T/sa.log" &
 SA=$!
 PIDS="$PIDS $SA"
