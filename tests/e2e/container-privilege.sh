@@ -159,6 +159,21 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 2 "userbad: a user name is a usage error"
 like "$E2E_ERR" '--user: "nobody" is not UID or UID:GID' "userbad: stderr names the value"
 
+# ---- --user on an AMD host: the device nodes' groups are the workload's only supplementary groups --
+e2e_fixture amd-mi210x8
+e2e_bundle amduser
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_FIXTURE" /xpu/host
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --user 1000:1000 -- \
+        /workload --expect-uid 1000 --expect-group 105 --expect-group 44 --expect-node /dev/kfd=510:0
+e2e_devices "$E2E_BUNDLE" "$E2E_FIXTURE" "/dev/kfd=105 /dev/dri/*=44"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "amduser: uid 1000 with the render (105) and video (44) groups, /dev/kfd present"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact uid)" 1000 "amduser: uid"
+is "$(e2e_fact gid)" 1000 "amduser: gid"
+groups=$(e2e_fact groups | tr ',' '\n' | sort -n | tr '\n' ',')
+is "$groups" "44,105," "amduser: supplementary groups are exactly the nodes' groups"
+
 # ---- plan shows it -------------------------------------------------------------------------------
 e2e_bundle plan
 mkdir -p "$E2E_BUNDLE/rootfs/etc/xpuinit/profiles.d"
