@@ -76,9 +76,13 @@ int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *b
                 *permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
         if (bounding) {
                 *bounding = 0;
-                for (int c = 0; c < 64; c++)
-                        if (prctl(PR_CAPBSET_READ, c) > 0) /* -1 EINVAL above the kernel's last */
+                for (int c = 0; c < 64; c++) {
+                        int in = prctl(PR_CAPBSET_READ, c);
+                        if (in < 0)
+                                break; /* EINVAL: above the kernel's last capability */
+                        if (in > 0)
                                 *bounding |= XPU_CAP_BIT(c);
+                }
         }
         return 0;
 }
@@ -202,9 +206,13 @@ int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step)
 
         /* 1. Bounding set: drop what the process (and anything it execs, setuid-root binaries
          *    included) may never hold again. Needs CAP_SETPCAP, so it comes first. */
-        for (int c = 0; c < 64; c++)
-                if (!(p->bounding & XPU_CAP_BIT(c)) && cap_get_bound(c) > 0 && cap_drop_bound(c) < 0)
+        for (int c = 0; c < 64; c++) {
+                int in = cap_get_bound(c); /* PR_CAPBSET_READ: -1 above the kernel's last */
+                if (in < 0)
+                        break;
+                if (in > 0 && !(p->bounding & XPU_CAP_BIT(c)) && cap_drop_bound(c) < 0)
                         FAIL("bounding set");
+        }
 
         if (p->set_ids) {
                 /* 2. Keep the permitted set across the uid change (cleared again by execve). */
