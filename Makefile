@@ -1,5 +1,17 @@
 # xpuinit / xpud — non-recursive GNU Make build (design §3).
-# Targets: all, check, demo, install, static, asan, fuzz, bench, lint, deps, clean.
+# Targets: all, check, check-asan (alias asan), demo, install, static, fuzz, bench, lint, deps, clean.
+#
+#   make check        build (build/) and run every test, and the same tests built with ASan +
+#                     UBSan (build-asan/, as check-asan) at the same time; the last line is
+#                     "N passed, N failed" for both passes together (each pass has its own line
+#                     before it).
+#   make check-asan   only the ASan + UBSan pass: unit, fuzz-replay and end-to-end tests built in
+#                     build-asan/ with -fsanitize=address,undefined -fno-sanitize-recover=all.
+#                     With BUILD=dir the sanitizer build is dir-asan/ (ASAN_BUILD=dir2 to change).
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="select xpud-route"]
+#                     build the libFuzzer targets (tests/fuzz/, clang) in build-fuzz/ and run each
+#                     for N seconds (default 60); docs/fuzzing.md.
+#   BUILD=dir         another build directory (each helper builds in its own).
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
@@ -149,11 +161,15 @@ build-tests: all $(UNIT_BINS) $(TEST_EXTRA_TARGETS)
 deps:
 	sh packaging/install-deps.sh
 
-# `make check`: install what is missing, build, run every test; last line "N passed, N failed".
+# `make check`: install what is missing, build, run every test, and run them all again built with
+# ASan + UBSan (check-asan), both passes at once (tests/run-tests.sh --asan); the last line
+# "N passed, N failed" counts both passes. The builds use CHECK_JOBS jobs (2: the CI machine's CPUs).
+CHECK_JOBS ?= 2
 .PHONY: check
 check: deps
-	$(MAKE) build-tests
-	sh tests/run-tests.sh $(BUILD)
+	$(MAKE) -j$(CHECK_JOBS) build-tests
+	$(MAKE) -j$(CHECK_JOBS) asan-build
+	sh tests/run-tests.sh --asan $(ASAN_BUILD) $(BUILD)
 
 .PHONY: demo
 demo: deps
@@ -183,12 +199,20 @@ bench:
 	$(MAKE) static || echo "bench: no static xpuinit (see above); its budget is not measured"
 	sh tests/bench/run.sh $(BUILD)
 
-# `make asan`: the unit and end-to-end suites built with ASan + UBSan in build-asan/.
-.PHONY: asan
-asan: deps
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		HARDEN="-fPIE -fno-common" build-tests
-	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run-tests.sh build-asan
+# `make check-asan` (alias `asan`): every test tests/run-tests.sh runs (unit, fuzz replays,
+# end-to-end, and whatever tests/*/*.mk add to build-tests) built with ASan + UBSan in
+# $(ASAN_BUILD)/ and run with the sanitizer options of tests/run-tests.sh --sanitized (leak
+# checking on for unit tests; off for the end-to-end scripts, whose programs exec, change uid and
+# run as PID 1 under seccomp, where LeakSanitizer cannot stop the world). Any report fails the test.
+ASAN_BUILD ?= $(BUILD)-asan
+ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+.PHONY: asan-build check-asan asan
+asan-build:
+	$(MAKE) BUILD=$(ASAN_BUILD) OPT="$(ASAN_OPT)" HARDEN="-fPIE -fno-common" build-tests
+check-asan: deps
+	$(MAKE) -j$(CHECK_JOBS) asan-build
+	sh tests/run-tests.sh --sanitized $(ASAN_BUILD)
+asan: check-asan
 
 # `make fuzz`: every libFuzzer target (tests/fuzz/, docs/fuzzing.md) built with clang and
 # ASan + UBSan into $(FUZZ_BUILD)/ and run for FUZZ_SECONDS seconds each from its seed corpus;

@@ -566,10 +566,7 @@ void xpud_server_get_stats(struct xpud_server *s, struct xpud_server_stats *ret)
         pthread_mutex_unlock(&s->uid_lock);
 }
 
-/* MHD_OPTION_UNESCAPE_CALLBACK: percent-decode URI in place, as libmicrohttpd's own decoder does,
- * except that a URI holding "%00" is left undecoded, so it routes nowhere (404): a NUL would cut
- * the path short ("/metrics%00x" must not be "/metrics"). Returns the new length. */
-static size_t unescape_uri(void *cls, struct MHD_Connection *c, char *uri) {
+size_t xpud_uri_unescape(char *uri) {
         static const char hex[] = "0123456789abcdef0123456789ABCDEF";
         size_t len = strlen(uri);
         if (strstr(uri, "%00"))
@@ -587,6 +584,11 @@ static size_t unescape_uri(void *cls, struct MHD_Connection *c, char *uri) {
         }
         *w = '\0';
         return (size_t)(w - uri);
+}
+
+/* MHD_OPTION_UNESCAPE_CALLBACK: xpud_uri_unescape(). */
+static size_t unescape_uri(void *cls, struct MHD_Connection *c, char *uri) {
+        return xpud_uri_unescape(uri);
 }
 
 /* ---- start and stop ----------------------------------------------------------------------------- */

@@ -67,6 +67,13 @@ struct xpud_request {
  * printable); 405 for a method other than GET or HEAD on a known path. */
 unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret);
 
+/* Percent-decode URI in place (the server's MHD_OPTION_UNESCAPE_CALLBACK), as libmicrohttpd's own
+ * decoder does ("%2f" and "%2F" are '/'; a '%' not followed by two hex digits stays as it is),
+ * except that a URI holding "%00" is left undecoded, so it routes nowhere (404): a NUL would cut
+ * the path short ("/metrics%00x" must not be "/metrics"). Pure. Returns the new length
+ * (strlen(URI) afterwards, never more than before). */
+size_t xpud_uri_unescape(char *uri);
+
 /* The JSON error body {"error": MESSAGE, "status": STATUS} (MESSAGE escaped as JSON needs),
  * malloc'ed, *LEN bytes without a trailing NUL (there is one). NULL on -ENOMEM. */
 char *xpud_error_json(unsigned status, const char *message, size_t *len);

@@ -1,28 +1,73 @@
 #!/bin/sh
 # Run every test program and script, count TAP results, print "N passed, N failed".
-#   tests/run-tests.sh BUILD_DIR [FILTER]
-# Unit tests (Check) write TAP to stdout through CK_TAP_LOG_FILE_NAME=-; end-to-end scripts in
-# tests/e2e/*.sh print TAP themselves. A program that exits non-zero without reporting a
-# failure counts as one failure, so a crash cannot pass silently.
+#   tests/run-tests.sh BUILD_DIR [FILTER]                  the tests of one build
+#   tests/run-tests.sh --sanitized ASAN_BUILD [FILTER]     the same for an ASan + UBSan build
+#   tests/run-tests.sh --asan ASAN_BUILD BUILD_DIR [FILTER]
+#                                                          both: BUILD_DIR, then ASAN_BUILD (make check)
+# Unit tests (Check, $BUILD/tests/test-*, fuzz corpus replays included) write TAP to stdout through
+# CK_TAP_LOG_FILE_NAME=-; shell suites (tests/e2e/*.sh, tests/attack/*.sh) print TAP themselves.
+# FILTER keeps the tests whose name ("unit/test-x", "e2e/pid1", "attack/...") contains it.
+# A program that exits non-zero without reporting a failure counts as one failure, so a crash
+# cannot pass silently.
+#
+# Sanitized runs (docs/fuzzing.md, "make check-asan"): every report of AddressSanitizer
+# (LeakSanitizer included) goes to a file in a scratch directory (log_path;
+# the directory is world-writable and sticky, as xpud writes there after dropping to its own user)
+# and each report written while a test ran is one failure of that test, with the report shown,
+# even when the program that hit it was a child whose exit status nobody checked. Leak checking
+# is on for unit tests and off for the shell suites (detect_leaks=0): their programs run as PID 1
+# in runc containers, under seccomp, without capabilities, or after changing uid, where
+# LeakSanitizer cannot stop the world. Inside a container the rootfs has the sanitizer runtimes
+# (tests/e2e/lib.sh copies what ldd lists) but no scratch directory: a report there goes to the
+# program's stderr and ends it with status 1, which the script's checks see. UBSan linked
+# together with ASan (gcc) ignores log_path and prints to stderr: a "runtime error:" line in a
+# test's output is a failure too, and every UBSan finding ends its program with status 1
+# (-fno-sanitize-recover=all).
 set -u
+asan_build=
+sanitized=0
+while [ $# -gt 0 ]; do
+        case $1 in
+        --asan)
+                asan_build=$2
+                shift 2
+                ;;
+        --sanitized)
+                sanitized=1
+                shift
+                ;;
+        *) break ;;
+        esac
+done
 BUILD=${1:-build}
 FILTER=${2:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-export XPU_BUILD="$top/$BUILD" XPU_SRCDIR="$top"
+export XPU_SRCDIR="$top"
 
 passed=0
 failed=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+sanlogs=$(mktemp -d)
+chmod 1777 "$sanlogs"
+trap 'rm -rf "$log" "$sanlogs"' EXIT
+
+# Sanitizer options of a sanitized run; LEAKS is 1 or 0.
+sanitizer_env() {
+        export ASAN_OPTIONS="detect_leaks=$1:abort_on_error=0:log_path=$sanlogs/asan:log_exe_name=1"
+        export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$sanlogs/ubsan:log_exe_name=1"
+}
 
 run_one() {
         name=$1
         shift
         case "$name" in *"$FILTER"*) ;; *) return ;; esac
         printf '# %s\n' "$name"
+        rm -f "$sanlogs"/*
+        start=$(date +%s)
         "$@" >"$log" 2>&1
         rc=$?
+        printf '  # %s s\n' "$(($(date +%s) - start))"
         ok=$(grep -c '^ok ' "$log")
         nok=$(grep -c '^not ok ' "$log")
         grep -E '^(not ok|ok|#|Bail out)' "$log" | sed 's/^/  /'
@@ -38,18 +83,73 @@ run_one() {
                 printf '  not ok - %s ran no test\n' "$name"
                 nok=1
         fi
+        for report in "$sanlogs"/*; do
+                [ -f "$report" ] || continue
+                printf '  not ok - %s: sanitizer report %s\n' "$name" "$(basename "$report")"
+                head -n 40 "$report" | sed 's/^/  | /'
+                nok=$((nok + 1))
+        done
+        # UBSan linked with ASan (gcc) ignores log_path and prints to stderr.
+        if [ "$sanitizing" -eq 1 ] && grep -q 'runtime error:' "$log"; then
+                printf '  not ok - %s: UndefinedBehaviorSanitizer report in its output\n' "$name"
+                grep -A 12 'runtime error:' "$log" | head -n 40 | sed 's/^/  | /'
+                nok=$((nok + 1))
+        fi
         passed=$((passed + ok))
         failed=$((failed + nok))
 }
 
-for t in "$BUILD"/tests/test-*; do
-        [ -x "$t" ] || continue
-        run_one "unit/$(basename "$t")" env CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent "$t"
-done
-for t in tests/e2e/*.sh; do
-        [ -f "$t" ] || continue
-        run_one "e2e/$(basename "$t" .sh)" sh "$t"
-done
+# run_suite BUILD SANITIZED: every test of BUILD; SANITIZED 1 sets the sanitizer options.
+run_suite() {
+        export XPU_BUILD="$top/$1"
+        sanitizing=$2
+        [ "$2" -eq 1 ] && sanitizer_env 1
+        for t in "$1"/tests/test-*; do
+                [ -x "$t" ] || continue
+                run_one "unit/$(basename "$t")" env CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent "$t"
+        done
+        [ "$2" -eq 1 ] && sanitizer_env 0
+        for t in tests/e2e/*.sh tests/attack/*.sh; do
+                [ -f "$t" ] || continue
+                run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" sh "$t"
+        done
+        unset ASAN_OPTIONS UBSAN_OPTIONS
+}
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+if [ -z "$asan_build" ]; then
+        run_suite "$BUILD" "$sanitized"
+        echo "$passed passed, $failed failed"
+        [ "$failed" -eq 0 ]
+        exit
+fi
+
+# Both passes at once (most of their time is spent waiting for containers and daemons, not on the
+# CPU): the plain one prints as it goes, the sanitized one into a file shown afterwards (its test
+# names prefixed "asan: "); one line each, the total last. A pass that printed no summary line
+# counts as one failure.
+plain_out=$(mktemp)
+asan_out=$(mktemp)
+trap 'rm -rf "$log" "$sanlogs" "$plain_out" "$asan_out"' EXIT
+sh "$top/tests/run-tests.sh" --sanitized "$asan_build" "$FILTER" >"$asan_out" 2>&1 &
+asan_pid=$!
+sh "$top/tests/run-tests.sh" "$BUILD" "$FILTER" | tee "$plain_out"
+wait "$asan_pid"
+sed -e '$d' -e 's/^# /# asan: /' "$asan_out"
+
+# counts FILE: sets p and f from FILE's last line "N passed, N failed" (0 and 1 when missing).
+counts() {
+        line=$(tail -n 1 "$1")
+        p=${line%% passed, *}
+        f=${line#* passed, }
+        f=${f% failed}
+        case "$p$f" in
+        '' | *[!0-9]*) p=0 f=1 ;;
+        esac
+}
+counts "$plain_out"
+plain_p=$p plain_f=$f
+counts "$asan_out"
+echo "# $BUILD: $plain_p passed, $plain_f failed"
+echo "# $asan_build (ASan + UBSan): $p passed, $f failed"
+echo "$((plain_p + p)) passed, $((plain_f + f)) failed"
+[ $((plain_f + f)) -eq 0 ]
