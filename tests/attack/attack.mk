@@ -1,10 +1,11 @@
 # The attack suite (tests/attack/attack.sh, docs/safe-paths.md): a preloadable shared object whose
 # constructor writes a marker file, for the LD_PRELOAD=/proc/self/cwd/x.so case (CVE-2025-23266).
-# The static build the suite runs (make static) is built by the script when missing.
+# The static build the suite runs (make static) is built by the script. Never sanitized: an
+# ASan-instrumented library preloaded into an uninstrumented program would not load at all.
 ATTACK_PRELOAD := $(BUILD)/tests/attack/preload.so
 
 $(ATTACK_PRELOAD): tests/attack/preload.c
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -MMD -MP -fPIE,$(ALL_CFLAGS)) -fPIC -shared -o $@ $<
+	$(CC) $(filter-out -MMD -MP -fPIE -fsanitize=% -fno-sanitize%,$(ALL_CFLAGS)) -fPIC -shared -o $@ $<
 
 TEST_EXTRA_TARGETS += $(ATTACK_PRELOAD)
