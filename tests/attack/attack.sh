@@ -257,4 +257,38 @@ mkroot j-cache-dotdot
 ln -s "../../../../../..$HOST/ld.so.cache" "$R/etc/ld.so.cache"
 run_inject j-cache-dotdot '/etc/ld.so.cache is a symlink to \.\./.*refusing to run ldconfig'
 
+# ---- `xpuinit plan` refuses the hostile driver roots as well (it changes nothing) ----------------
+for c in f-shadow g-fifo h-huge; do
+        env -i "PATH=$CLEAN_PATH" "$XPUINIT" --sys-root "$fx" --dev-root "$E2E_TMP/devroot" \
+                --driver-root "$E2E_TMP/$c/driver" --inject mount plan -- /bin/true \
+                >"$E2E_TMP/$c.plan.out" 2>"$E2E_TMP/$c.plan.err"
+        is "$?" 125 "$c: xpuinit plan exits 125 too"
+done
+like "$E2E_TMP/f-shadow.plan.err" "libcuda\.so\.$VER .*/etc/shadow" "f-shadow: xpuinit plan names the library"
+
+# ---- inside a container (runc): xpuinit as the container's process, the same rules --------------
+# The image's /etc/ld.so.conf.d is a link to a magic link (/proc/self/cwd): refused, 125, named.
+e2e_bundle runc-confd
+e2e_rootfs_ldconfig "$E2E_BUNDLE"
+rm -rf "$E2E_BUNDLE/rootfs/etc/ld.so.conf.d"
+ln -s /proc/self/cwd "$E2E_BUNDLE/rootfs/etc/ld.so.conf.d"
+e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
+e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver --inject mount -- /workload
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_devices "$E2E_BUNDLE" "$fx"
+host_state "$E2E_TMP/runc.host-before"
+e2e_run "$E2E_BUNDLE"
+host_state "$E2E_TMP/runc.host-after"
+is "$E2E_RC" 125 "runc-confd: xpuinit in the container exits 125"
+[ "$E2E_RC" -eq 125 ] || e2e_show
+like "$E2E_ERR" "/etc/ld.so.conf.d is a symlink to /proc/self/cwd .*refusing to write there" \
+        "runc-confd: stderr names /etc/ld.so.conf.d and the magic link"
+if cmp -s "$E2E_TMP/runc.host-before" "$E2E_TMP/runc.host-after"; then
+        ok "runc-confd: the host side is unchanged"
+else
+        not_ok "runc-confd: the host side is unchanged"
+fi
+
 e2e_done
