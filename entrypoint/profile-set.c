@@ -97,7 +97,13 @@ static void names_freep(char ***v) {
         free(*v);
 }
 
-/* Sorted, NULL-terminated list of the "*.json" names in DIR_FD (hidden files skipped). */
+/* An image's profile directory is read by a privileged process: a directory too large to be a
+ * profile directory is refused (-E2BIG), not read to the end (docs/safe-paths.md). */
+#define PROFILE_DIR_ENTRIES_MAX 65536
+#define PROFILE_DIR_FILES_MAX 1024
+
+/* Sorted, NULL-terminated list of the "*.json" names in DIR_FD (hidden files skipped). Returns 0,
+ * -E2BIG past PROFILE_DIR_ENTRIES_MAX entries or PROFILE_DIR_FILES_MAX profiles, -errno. */
 static int list_json(int dir_fd, char ***ret) {
         int fd = dup(dir_fd);
         if (fd < 0)
@@ -113,11 +119,16 @@ static int list_json(int dir_fd, char ***ret) {
         if (!names)
                 return -ENOMEM;
         struct dirent *de;
+        size_t entries = 0;
         errno = 0;
         while ((de = readdir(d))) {
                 size_t len = strlen(de->d_name);
+                if (++entries > PROFILE_DIR_ENTRIES_MAX)
+                        return -E2BIG;
                 if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
                         continue;
+                if (n >= PROFILE_DIR_FILES_MAX)
+                        return -E2BIG;
                 char **v = realloc(names, (n + 2) * sizeof *v);
                 if (!v)
                         return -ENOMEM;
@@ -205,7 +216,12 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
                 if (dfd >= 0) {
                         int r = list_json(dfd, &names);
                         if (r < 0) {
-                                if (err && err_size)
+                                if (err && err_size && r == -E2BIG)
+                                        snprintf(err, err_size,
+                                                 "%s: the profile directory has more than %d entries or %d "
+                                                 "profiles; refusing to read it: keep a few profiles there",
+                                                 dir, PROFILE_DIR_ENTRIES_MAX, PROFILE_DIR_FILES_MAX);
+                                else if (err && err_size)
                                         snprintf(err, err_size,
                                                  "%s: cannot read the profile directory: %s", dir,
                                                  strerror(-r));

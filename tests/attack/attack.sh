@@ -239,6 +239,12 @@ done
 rmdir "$R/run" && ln -s "$deep" "$R/run"
 run_inject h-deep "/run is a symlink to d/d/d.* leads more than 128 directories deep"
 
+mkroot h-profiles
+mkdir -p "$R/etc/xpuinit/profiles.d"
+(cd "$R/etc/xpuinit/profiles.d" && seq -f 'junk%06g' 1 100000 | xargs touch) || bail "cannot fill the profile dir"
+run_inject h-profiles "profiles\.d: the profile directory has more than 65536 entries" \
+        --profile-dir "$R/etc/xpuinit/profiles.d"
+
 # ---- (i) a bind mount of a host directory onto a write target (mount propagation class) --------
 mkroot i-confd
 mkdir -p "$R/etc/ld.so.conf.d"
