@@ -114,6 +114,29 @@ $(PROFILES_OBJ): $(PROFILES_GEN)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint -c -o $@ $<
 
+# Built-in seccomp filters (docs/seccomp.md) are compiled at build time: seccomp-cgen runs the
+# run-time compiler (seccomp.c built without them) on seccomp-groups.c's tables with libseccomp and
+# writes the BPF as static data, which seccomp.o includes (-DXPU_SECCOMP_BUILTIN).
+SECCOMP_CGEN := $(BUILD)/gen/seccomp-cgen
+SECCOMP_GEN := $(BUILD)/gen/builtin-seccomp.inc
+$(BUILD)/gen/seccomp-compile.o: probes/base/seccomp.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (no built-in filters)"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SECCOMP_CGEN): packaging/seccomp-cgen.c $(BUILD)/gen/seccomp-compile.o \
+		$(filter-out $(BUILD)/probes/base/seccomp.o,$(PROBE_OBJS))
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CJSON_LIBS) $(SECURITY_LIBS)
+
+$(SECCOMP_GEN): $(SECCOMP_CGEN)
+	@echo "  GEN     $@"
+	$(Q)$(SECCOMP_CGEN) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/probes/base/seccomp.o: probes/base/seccomp.c $(SECCOMP_GEN)
+	@echo "  CC      $< (built-in filters)"
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(BUILD)/gen -DXPU_SECCOMP_BUILTIN -c -o $@ $<
+
 # Entry-point objects other than main.o, as an archive: a unit test pulls in only what it uses.
 LIBENTRY := $(BUILD)/libxpuentry.a
 $(LIBENTRY): $(ENTRY_LIB_OBJS)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The syscall group tables behind seccomp.h (seccomp-groups.c). Internal. */
+/* The syscall group tables behind seccomp.h (seccomp-groups.c), the built-in filters compiled
+ * at build time (packaging/seccomp-cgen.c) and the run-time compiler. Internal: for seccomp.c,
+ * the generator and the unit tests. */
 #pragma once
 
 #include <stdbool.h>
@@ -29,3 +31,30 @@ struct xpu_sc_group {
 
 extern const struct xpu_sc_group xpu_sc_groups[];
 extern const size_t xpu_sc_n_groups;
+
+struct sock_filter; /* linux/filter.h */
+struct xpu_seccomp_program;
+
+/* A named filter ("default", "strict", "xpud") compiled at build time: packaging/seccomp-cgen
+ * runs xpu_seccomp_compile() on the build machine (its native architecture, the libseccomp the
+ * build links) and writes the classic BPF as static data, $(BUILD)/gen/builtin-seccomp.inc,
+ * which seccomp.c includes when built with -DXPU_SECCOMP_BUILTIN (docs/seccomp.md). */
+struct xpu_sc_builtin {
+        const char *name;                /* the spec */
+        const struct sock_filter *insns; /* len instructions, static */
+        unsigned short len;
+};
+
+/* The built-in filters (xpu_sc_n_builtins of them; none, NULL, in a build without
+ * -DXPU_SECCOMP_BUILTIN such as the generator's own and the libFuzzer build). */
+extern const struct xpu_sc_builtin *const xpu_sc_builtins;
+extern const size_t xpu_sc_n_builtins;
+
+/* xpu_seccomp_build() without the built-in filters: SPEC is always compiled now with libseccomp
+ * (seccomp_init/seccomp_rule_add/seccomp_export_bpf). Same arguments, results and errors. For the
+ * generator, and for the tests that compare a built-in program with a fresh compilation. */
+int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err,
+                        size_t err_size);
+
+/* Whether P's instructions are a built-in filter's static data (false for NULL). For the tests. */
+bool xpu_seccomp_is_builtin(const struct xpu_seccomp_program *p);

@@ -2,7 +2,7 @@
 /* probes/base/seccomp: each spec loaded in a forked child (PR_SET_NO_NEW_PRIVS first, as the
  * privilege sequence does); denied calls answer EPERM, allowed ones work; strict runs busybox sh,
  * ldconfig and the e2e workload with the fake libcuda; JSON lists; the i386 and x32 ABIs; the
- * load in a CLONE_VM child without libseccomp. */
+ * load in a CLONE_VM child without libseccomp; the built-in filters equal a fresh compilation. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/seccomp-internal.h"
 #include "base/seccomp.h"
 #include "testlib.h"
 
@@ -596,8 +597,55 @@ START_TEST(test_load_stacked) {
 }
 END_TEST
 
+/* The built-in filters (packaging/seccomp-cgen, compiled at build time) are exactly what
+ * libseccomp compiles now from the same tables, so the generated data cannot drift; building one
+ * calls no libseccomp. A JSON list and the errors still go through the run-time compiler. */
+START_TEST(test_builtin) {
+        static const char *const specs[] = { "default", "strict", "xpud" };
+        ck_assert_uint_eq(xpu_sc_n_builtins, ELEMENTSOF(specs));
+        for (size_t i = 0; i < ELEMENTSOF(specs); i++) {
+                atomic_store(&libseccomp_calls, 0);
+                struct xpu_seccomp_program *b = build(specs[i], -1);
+                ck_assert_int_eq(atomic_load(&libseccomp_calls), 0);
+                ck_assert(xpu_seccomp_is_builtin(b));
+                ck_assert_str_eq(xpu_sc_builtins[i].name, specs[i]);
+                ck_assert_ptr_eq(xpu_seccomp_insns(b), xpu_sc_builtins[i].insns);
+                struct xpu_seccomp_program *c = NULL;
+                char err[512] = "";
+                ck_assert_int_eq(xpu_seccomp_compile(specs[i], -1, &c, err, sizeof err), 0);
+                ck_assert_int_gt(atomic_load(&libseccomp_calls), 0);
+                ck_assert(!xpu_seccomp_is_builtin(c));
+                ck_assert_str_eq(xpu_seccomp_name(c), specs[i]);
+                ck_assert_uint_eq(xpu_seccomp_size(b), xpu_seccomp_size(c));
+                for (size_t k = 0; k < xpu_seccomp_size(b); k++) {
+                        const struct sock_filter *x = &xpu_seccomp_insns(b)[k], *y = &xpu_seccomp_insns(c)[k];
+                        ck_assert_msg(x->code == y->code && x->jt == y->jt && x->jf == y->jf && x->k == y->k,
+                                      "%s: instruction %zu: built-in {0x%x,%u,%u,0x%x}, libseccomp {0x%x,%u,%u,0x%x}; "
+                                      "rebuild (make) so seccomp-cgen runs again",
+                                      specs[i], k, x->code, x->jt, x->jf, x->k, y->code, y->jt, y->jf, y->k);
+                }
+                xpu_seccomp_free(c);
+                xpu_seccomp_free(b);
+        }
+        /* Errors are the run-time compiler's, word for word. */
+        char e1[512] = "", e2[512] = "";
+        struct xpu_seccomp_program *p = NULL;
+        ck_assert_int_eq(xpu_seccomp_build("Default", -1, &p, e1, sizeof e1), -EINVAL);
+        ck_assert_int_eq(xpu_seccomp_compile("Default", -1, &p, e2, sizeof e2), -EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_str_eq(e1, e2);
+        ck_assert_int_eq(xpu_seccomp_build(NULL, -1, &p, e1, sizeof e1), -EINVAL);
+        ck_assert_int_eq(xpu_seccomp_build("default", -1, NULL, e1, sizeof e1), -EINVAL);
+        ck_assert(!xpu_seccomp_is_builtin(NULL));
+}
+END_TEST
+
 START_TEST(test_load_clone_vm) {
-        struct xpu_seccomp_program *p = build("default", -1);
+        /* Compiled now (not a built-in): the load must not touch what libseccomp allocated. */
+        struct xpu_seccomp_program *p = NULL;
+        char err[512] = "";
+        ck_assert_int_eq(xpu_seccomp_compile("default", -1, &p, err, sizeof err), 0);
+        ck_assert(!xpu_seccomp_is_builtin(p));
         ck_assert_int_gt(atomic_load(&libseccomp_calls), 0); /* the interposition works */
         atomic_store(&libseccomp_calls, 0);
         vm_prog = p;
@@ -642,6 +690,7 @@ int main(void) {
         tcase_add_test(tc, test_json_list);
         tcase_add_test(tc, test_load_stacked);
         tcase_add_test(tc, test_load_clone_vm);
+        tcase_add_test(tc, test_builtin);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
 }
