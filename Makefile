@@ -124,10 +124,10 @@ $(BUILD)/gen/seccomp-compile.o: probes/base/seccomp.c
 	@echo "  CC      $< (no built-in filters)"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(SECCOMP_CGEN): packaging/seccomp-cgen.c $(BUILD)/gen/seccomp-compile.o \
-		$(filter-out $(BUILD)/probes/base/seccomp.o,$(PROBE_OBJS))
+SECCOMP_CGEN_OBJS := $(BUILD)/gen/seccomp-compile.o $(filter-out $(BUILD)/probes/base/seccomp.o,$(PROBE_OBJS))
+$(SECCOMP_CGEN): packaging/seccomp-cgen.c $(SECCOMP_CGEN_OBJS)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CJSON_LIBS) $(SECURITY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SECCOMP_CGEN_OBJS) $(CJSON_LIBS) $(SECURITY_LIBS)
 
 $(SECCOMP_GEN): $(SECCOMP_CGEN)
 	@echo "  GEN     $@"
