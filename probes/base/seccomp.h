@@ -3,7 +3,8 @@
  *
  * xpu_seccomp_build() does all the parsing and allocation: it compiles a libseccomp filter for
  * the spec and exports the classic BPF (seccomp_export_bpf) into a struct sock_fprog owned by the
- * program. xpu_seccomp_load() is then one seccomp(SECCOMP_SET_MODE_FILTER) system call: no
+ * program; the named specs were compiled so at build time (packaging/seccomp-cgen) and are only
+ * pointed at. xpu_seccomp_load() is then one seccomp(SECCOMP_SET_MODE_FILTER) system call: no
  * allocation, no libseccomp, no locks, so it is async-signal-safe and may run in a vfork/CLONE_VM
  * child between clone and exec. It does NOT set PR_SET_NO_NEW_PRIVS: the privilege sequence
  * (probes/base/privilege.c) sets it before loading; without it or CAP_SYS_ADMIN the kernel answers
@@ -33,7 +34,8 @@ struct xpu_seccomp_program;
  * *RET. On failure writes one line naming the spec (and file entry) and the fix into ERR
  * (ERR_SIZE bytes; may be NULL) and returns -errno: -EINVAL bad spec/JSON/unknown syscall or
  * group, -ENOENT/-EXDEV/-ELOOP/-EFBIG from reading the file, -ENOMEM, or libseccomp's error.
- * Source: libseccomp seccomp_init/seccomp_rule_add/seccomp_export_bpf. */
+ * Source: libseccomp seccomp_init/seccomp_rule_add/seccomp_export_bpf, at build time for the
+ * named specs (static BPF of builtin-seccomp.inc, docs/seccomp.md), at run time for a path. */
 int xpu_seccomp_build(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err,
                       size_t err_size);
 
