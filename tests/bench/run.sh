@@ -264,6 +264,29 @@ Analysis kept with the benchmark (update it when the numbers move):
   page faults (glibc pages for formatting, malloc and number parsing, xpuinit's own text, libcjson's
   mapping), 138 imported symbols bound at load time (\`-z now\`; tini imports 34), more system
   calls for the probe (see the profile below).
+- Issue 5 (privileges) made the start 1.19 × tini (median; CPU time 1.18 × tini) on a
+  machine loaded by fuzzers; two causes, both removed: (1) compiling the seccomp filter with
+  libseccomp at every start, 3.6 million of xpuinit's 4.2 million instructions (callgrind:
+  \`seccomp_rule_add\` 42 %, \`seccomp_export_bpf\` 38 %, with libseccomp's probe of the kernel's
+  actions on top). The built-in filters are now compiled at build time (\`packaging/seccomp-cgen\`,
+  docs/seccomp.md) and a start only points at them; a JSON list still compiles at run time.
+  (2) 328 \`prctl\` calls where there had been 2: libcap's \`cap_reset_ambient\` asks
+  \`PR_CAP_AMBIENT_IS_SET\` of all 41 capabilities, the bounding-set loops of the workload and
+  of the supervisor read each capability before dropping it, and the supervisor read the whole
+  bounding set a second time. Now one \`PR_CAP_AMBIENT_CLEAR_ALL\`, one \`PR_CAPBSET_DROP\` per
+  capability dropped and no second read: 124 \`prctl\` (one costs about 1.5 µs here). One start
+  of \`xpuinit -- true\`, before issue 5 (c3ba58e) / with it (80c0431) / now: 368,260 /
+  4,181,245 / 507,420 instructions and 120 / 475 / 271 system calls. (80c0431 fails under
+  valgrind, whose \`seccomp(2)\` makes libseccomp refuse \`SCMP_ACT_KILL_PROCESS\`; it was
+  counted with a preloaded \`seccomp_api_set(5)\`.)
+- What issue 5 still costs, by count: loading \`libseccomp.so.2\` and \`libcap.so.2\` (about
+  130,000 instructions of the dynamic loader, 18 system calls; needed for JSON lists and
+  \`cap_set_proc\`); 41 \`PR_CAPBSET_READ\` to plan the capabilities; a \`PR_CAPBSET_DROP\` for
+  each capability the workload (28 by default) and the supervisor (40) give up; capget, capset,
+  no_new_privs, the filter's load, and the filter run on every system call of the workload from
+  its exec on. Linking the two libraries statically into the dynamic xpuinit would save about
+  111,000 instructions and 18 system calls (measured: 396,162 and 253) but tie their security
+  updates to a rebuild of xpuinit; not done.
 - ASan builds (\`make asan\`) use \`fork\`: ASan cannot follow a child on a stack of its own.
 
 ## Whole-process start-up
