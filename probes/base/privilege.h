@@ -61,14 +61,15 @@ int xpu_privilege_prepare(struct xpu_privilege *p);
 void xpu_privilege_done(struct xpu_privilege *p);
 
 /* Apply P to the calling thread, in this fixed order:
- *   1. bounding set: drop every capability not in P->bounding (cap_drop_bound = PR_CAPBSET_DROP)
+ *   1. bounding set: drop every capability not in P->bounding (PR_CAPBSET_DROP; PR_CAPBSET_READ
+ *      only when a drop answers EPERM, to accept a capability already gone)
  *   2. PR_SET_KEEPCAPS 1 (the permitted set survives setresuid to a non-zero uid)
  *   3. setgroups, 4. setresgid, 5. setresuid (raw syscalls, only when P->set_ids)
  *   6. PR_SET_PDEATHSIG again when P->pdeathsig (an id change clears it)
  *   7. capset: permitted/effective = P->keep, inheritable = P->keep with P->ambient, else empty
  *      (cap_set_proc on the prepared cap_t; runc CVE-2022-24769 for the empty inheritable set)
- *   8. ambient set: cleared, then P->keep raised when P->ambient (cap_reset_ambient,
- *      cap_set_ambient = PR_CAP_AMBIENT)
+ *   8. ambient set: cleared, then P->keep raised when P->ambient (PR_CAP_AMBIENT_CLEAR_ALL,
+ *      cap_set_ambient = PR_CAP_AMBIENT_RAISE)
  *   9. PR_SET_NO_NEW_PRIVS 1 (always)
  *  10. close stray fds (close_range) when P->close_fds
  *  11. load P->seccomp (xpu_seccomp_load) when not NULL: the last step before execve
