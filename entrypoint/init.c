@@ -514,6 +514,14 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
 
         /* The workload runs (or failed): what xpuinit still needs is CAP_KILL, for signals. */
         if (o->supervisor_privilege) {
+                /* Not dumpable, before the capabilities go: holding no more than CAP_KILL, we
+                 * would pass the kernel's ptrace access check of a root workload (same uid, a
+                 * subset of its capabilities), which could then open /proc/<our pid>/mem for
+                 * writing (no seccomp rule sees that) and run code here, where its filter does
+                 * not apply. Non-dumpable, the check needs CAP_SYS_PTRACE (ptrace(2), "Ptrace
+                 * access mode checking"). */
+                if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                        log_warning("cannot make xpuinit non-dumpable after the start: %m");
                 const char *step = NULL;
                 int r = xpu_privilege_apply(o->supervisor_privilege, &step);
                 if (r < 0)
