@@ -228,6 +228,15 @@ static const char *const ldconfig_files[] = {
         "/etc/ld.so.conf",
 };
 
+/* Written by the host's ldconfig -r as well (its auxiliary cache, when /var/cache/ldconfig
+ * exists; -i does not stop that): a host directory bind-mounted on /var/cache/ldconfig would
+ * gain the file. The image's own ldconfig, inside the container without capabilities, may write
+ * to the container's volumes like any of its processes. */
+static const char *const host_ldconfig_files[] = {
+        "/var/cache/ldconfig/aux-cache",
+        "/var/cache/ldconfig/aux-cache~",
+};
+
 /* Capabilities the host's `ldconfig -r ROOT` keeps: chroot into ROOT, and read and replace files
  * there that another uid may own (a user-namespaced rootfs). Nothing else. */
 #define HOST_LDCONFIG_CAPS                                                                                  \
@@ -238,12 +247,15 @@ static const char *const ldconfig_files[] = {
  * other fd closed, PR_SET_NO_NEW_PRIVS and reduced capabilities (xpu_privilege_apply()).
  * Inside the container (root "/") the image's ldconfig runs with no capability at all and the
  * "default" seccomp filter; from outside (inject --rootfs) the host's ldconfig runs as
- * "ldconfig -r CONTAINER_PATH" keeping HOST_LDCONFIG_CAPS only (chroot is what the default filter
+ * "ldconfig -X -r CONTAINER_PATH" keeping HOST_LDCONFIG_CAPS only (chroot is what the default filter
  * denies, so no filter there: the binary is the host's own). */
-static int check_ldconfig_files(int container_fd, char *err, size_t err_size) {
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_files); i++) {
+static int check_ldconfig_files(int container_fd, bool outside, char *err, size_t err_size) {
+        size_t n = ELEMENTSOF(ldconfig_files) + (outside ? ELEMENTSOF(host_ldconfig_files) : 0);
+        for (size_t i = 0; i < n; i++) {
+                const char *file = i < ELEMENTSOF(ldconfig_files) ? ldconfig_files[i]
+                                                                   : host_ldconfig_files[i - ELEMENTSOF(ldconfig_files)];
                 struct xpu_path_refusal why;
-                _cleanup_close_ int fd = xpu_open_beneath(container_fd, ldconfig_files[i], O_PATH, 0, &why);
+                _cleanup_close_ int fd = xpu_open_beneath(container_fd, file, O_PATH, 0, &why);
                 if (fd < 0 && why.kind != XPU_REFUSE_NONE) {
                         char what[PATH_MAX * 2 + 160];
                         xpu_path_refusal_format(&why, "the container root", what, sizeof what);
@@ -261,7 +273,7 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
                        size_t err_size) {
         bool outside = container_path && strcmp(container_path, "/") != 0;
         const char *bin = op->path;
-        int r = check_ldconfig_files(container_fd, err, err_size);
+        int r = check_ldconfig_files(container_fd, outside, err, err_size);
         if (r < 0)
                 return r;
         if (outside) {
@@ -316,7 +328,10 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
                 if (xpu_privilege_apply(&priv, NULL) < 0)
                         _exit(126);
                 if (outside) {
-                        const char *const argv[] = { "ldconfig", "-r", container_path, NULL };
+                        /* -X: no soname links. ldconfig would make them in every directory the
+                         * image's ld.so.conf lists, and one of those may be a host directory
+                         * bind-mounted into the root; xpuinit makes the links it injects itself. */
+                        const char *const argv[] = { "ldconfig", "-X", "-r", container_path, NULL };
                         execve(bin, (char *const *)argv, envp);
                 } else {
                         const char *const argv[] = { "ldconfig", NULL };
@@ -404,7 +419,9 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                 err[0] = '\0';
                 int r;
                 if (op->type == XPU_OP_LDCONFIG) {
-                        r = check_ldconfig_files(container_fd, err, err_size);
+                        r = check_ldconfig_files(container_fd,
+                                                 roots->container_path && strcmp(roots->container_path, "/") != 0,
+                                                 err, err_size);
                         if (r < 0)
                                 return r;
                         continue;

@@ -3,8 +3,8 @@
 # profile or environment per advisory class, each built here in a scratch directory, each thrown
 # at `xpuinit inject --rootfs` as a runtime hook would run it. For every run:
 #   - the host side is hashed before and after (sha256 of /etc/shadow, /etc/passwd, the host's
-#     ld.so.cache and ld.so.conf, a listing and hashes of every /tmp/xpu-attack-host* scratch dir
-#     standing for the host, and any /tmp/xpu-attack-marker*) and must not change;
+#     ld.so.cache and ld.so.conf, a listing and hashes of this run's /tmp/xpu-attack-host.*
+#     scratch dir standing for the host, and its /tmp/xpu-attack-marker.PID) and must not change;
 #   - the container root is listed before and after and must not change (every write target is
 #     checked before the first one is made, so a refusal leaves nothing behind);
 #   - xpuinit exits 125 and its stderr names the hostile path.
@@ -42,11 +42,11 @@ host_state() {
         {
                 sha256sum /etc/shadow /etc/passwd /etc/ld.so.cache /etc/ld.so.conf 2>&1
                 ls -la /etc/ld.so.conf.d 2>&1
-                for d in /tmp/xpu-attack-host*; do
-                        find "$d" -printf '%p %y %s %m %l\n' | sort
-                        find "$d" -type f -exec sha256sum {} + | sort
-                done
-                ls -d /tmp/xpu-attack-marker* 2>/dev/null
+                # this run's own scratch host and marker only: the plain and sanitized passes of
+                # make check run this suite at once, each with its own (a glob saw the other's)
+                find "$HOST" -printf '%p %y %s %m %l\n' | sort
+                find "$HOST" -type f -exec sha256sum {} + | sort
+                ls -d "$MARKER" 2>/dev/null
         } >"$1"
 }
 
@@ -262,6 +262,33 @@ run_inject j-cache "/etc/ld.so.cache is a symlink to $HOST/ld.so.cache .*refusin
 mkroot j-cache-dotdot
 ln -s "../../../../../..$HOST/ld.so.cache" "$R/etc/ld.so.cache"
 run_inject j-cache-dotdot '/etc/ld.so.cache is a symlink to \.\./.*refusing to run ldconfig'
+# its auxiliary cache: a host directory bind-mounted on /var/cache/ldconfig would gain aux-cache
+mkroot j-auxcache
+mkdir -p "$R/var/cache/ldconfig" "$HOST/auxcache"
+attack j-auxcache "/var/cache/ldconfig is a mount point of another filesystem.*refusing to run ldconfig" sh -c \
+        "mount --bind '$HOST/auxcache' '$R/var/cache/ldconfig' && exec $(inject | tr '\n' ' ')"
+# the image's ld.so.conf lists a host library directory bind-mounted into the root: the host's
+# ldconfig runs with -X, so it makes no soname link there (the inject itself succeeds)
+ZLIB=$(readlink -f /lib/x86_64-linux-gnu/libz.so.1) || bail "no libz.so.1 (zlib1g) to stand for a host library"
+mkroot j-libdir
+mkdir -p "$R/hostlib" "$HOST/libdir2"
+cp "$ZLIB" "$HOST/libdir2/" || bail "cannot copy $ZLIB"
+printf 'include /etc/ld.so.conf.d/*.conf\n/hostlib\n' >"$R/etc/ld.so.conf"
+host_state "$E2E_TMP/j-libdir.host-before"
+(cd "$R" && exec timeout 60 unshare -m --propagation private sh -c \
+        "mount --bind '$HOST/libdir2' '$R/hostlib' && exec $(inject | tr '\n' ' ')") \
+        >"$E2E_TMP/j-libdir.out" 2>"$E2E_TMP/j-libdir.err"
+rc=$?
+is "$rc" 0 "j-libdir: the inject succeeds"
+[ "$rc" -eq 0 ] || diag_file "$E2E_TMP/j-libdir.err"
+like "$E2E_TMP/j-libdir.out" "ldconfig" "j-libdir: ldconfig ran"
+host_state "$E2E_TMP/j-libdir.host-after"
+if cmp -s "$E2E_TMP/j-libdir.host-before" "$E2E_TMP/j-libdir.host-after"; then
+        ok "j-libdir: the host's library directory gained no soname link"
+else
+        not_ok "j-libdir: the host's library directory gained no soname link"
+        diag "$(diff "$E2E_TMP/j-libdir.host-before" "$E2E_TMP/j-libdir.host-after" | head -20)"
+fi
 
 # ---- `xpuinit plan` refuses the hostile driver roots as well (it changes nothing) ----------------
 for c in f-shadow g-fifo h-huge; do
