@@ -583,6 +583,17 @@ static int consider_binary(struct finder *f, const char *name, const char *capab
                                 return r;
                         continue;
                 }
+                /* A binary is any name a profile gives (the image's own profiles too), not one
+                 * ending in the driver version, and the container will read it: only what every
+                 * user of the driver root may read and run, never a file kept from them there (a
+                 * host's 0700 admin tool in /usr/sbin). */
+                if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) {
+                        r = finder_skip(f, path, "mode %04o: not readable and executable by others, so not for a "
+                                        "container", (unsigned)(st.st_mode & 07777));
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (finder_has(f, name, true, &st))
                         return 0;
                 if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||

@@ -310,6 +310,33 @@ END_TEST
 /* A file of the running version that cannot be a driver library stops the search, named:
  * a FIFO (never opened for reading), a directory, a device, a link to a non-ELF file
  * (/etc/shadow), a directory too large to read. Other versions and names are not taken. */
+/* A profile may name any binary (the image's profiles too): one that others on the driver root's
+ * host may not read and run (a 0700 or 0750 admin tool) is skipped, never mounted. */
+START_TEST(test_find_binary_private) {
+        char *t = xpu_test_mkdtemp();
+        write_bytes(t, "usr/bin/nvidia-smi", "\177ELF", 4, 0755);
+        write_bytes(t, "usr/sbin/admin-tool", "\177ELF", 4, 0700);
+        write_bytes(t, "usr/sbin/group-tool", "\177ELF", 4, 0750);
+        write_bytes(t, "usr/sbin/exec-only", "\177ELF", 4, 0711);
+        int root = open_dir_root(t);
+        const char *const caps[] = {"utility"};
+        const struct xpu_capability_files bins[] = {
+                cap("utility", "nvidia-smi", "admin-tool", "group-tool", "exec-only", NULL),
+        };
+        struct xpu_driver_files *f = find(root, "550.90.07", caps, 1, NULL, 0, bins, 1);
+        ck_assert_uint_eq(f->n, 1);
+        ck_assert_str_eq(f->files[0].path, "/usr/bin/nvidia-smi");
+        ck_assert(skipped_has(f, "/usr/sbin/admin-tool: ", "mode 0700: not readable and executable by others"));
+        ck_assert(skipped_has(f, "/usr/sbin/group-tool: ", "mode 0750: not readable and executable by others"));
+        ck_assert(skipped_has(f, "/usr/sbin/exec-only: ", "mode 0711: not readable and executable by others"));
+        ck_assert_uint_eq(f->n_skipped, 3);
+        xpu_driver_files_free(f);
+        close(root);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 START_TEST(test_find_refuses) {
         static const struct {
                 const char *kind;
@@ -582,6 +609,7 @@ static Suite *libs_suite(void) {
         tcase_add_test(tc, test_find_rtx2080ti_stale);
         tcase_add_test(tc, test_find_hostile_root);
         tcase_add_test(tc, test_find_refuses);
+        tcase_add_test(tc, test_find_binary_private);
         tcase_add_test(tc, test_find_dedupe_and_order);
         tcase_add_test(tc, test_version_from_libraries);
         tcase_add_test(tc, test_find_via_crafted_cache);
