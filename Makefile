@@ -262,7 +262,7 @@ install: all
 	install -D -m 0644 packaging/systemd/xpud.service $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.service
 	install -D -m 0644 packaging/systemd/xpud.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.socket
 	install -D -m 0644 packaging/systemd/xpud.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/xpud.conf
-	for d in xpuinit profiles supervision isolation xpud xpud-install xpud-metrics xpud-sampling; do \
+	for d in xpuinit profiles supervision privileges seccomp safe-paths isolation xpud xpud-install xpud-metrics xpud-sampling; do \
 		install -D -m 0644 docs/$$d.md $(DESTDIR)$(PREFIX)/share/doc/xpuinit/$$d.md || exit 1; done
 
 .PHONY: clean
