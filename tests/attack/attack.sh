@@ -8,7 +8,10 @@
 #   - the container root is listed before and after and must not change (every write target is
 #     checked before the first one is made, so a refusal leaves nothing behind);
 #   - xpuinit exits 125 and its stderr names the hostile path.
-# Each run is in its own mount namespace (unshare -m), so a mount that did happen dies with it.
+# Each run is in its own mount namespace (unshare -m), so a mount that did happen dies with it,
+# inside a PID namespace (unshare -p -f --mount-proc) whose PID 1, a shell, stands for the host's
+# init: inject refuses PID 1's mount namespace, and one it cannot compare (/proc/1/ns/mnt not
+# readable, as in a sandbox without ptrace access to the real PID 1).
 # Needs root (mknod, mount, unshare) and a build (XPU_BUILD, XPU_SRCDIR from tests/run-tests.sh);
 # builds the static xpuinit (make static) when it is missing. Prints TAP.
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -73,6 +76,14 @@ mkdriver() {
         cp -a "$E2E_TMP/driver/." "$DRV/" || bail "cannot copy the driver root"
 }
 
+# in_ns CMD...: CMD (at most 60 s) in a mount namespace of its own, below a shell that is PID 1 of
+# a new PID namespace (see the top): the shell stays in the namespace --mount-proc made, so PID 1's
+# mount namespace is readable and not the one CMD runs in.
+in_ns() {
+        timeout 60 unshare -p -f --mount-proc --propagation private sh -c \
+                'unshare -m --propagation private "$@"; exit $?' sh "$@"
+}
+
 # attack NAME REGEX CMD...: run CMD (xpuinit and its arguments, or a wrapper) in a new mount
 # namespace with a clean environment, cwd = R; assert 125, REGEX on stderr, no change on the host
 # side or in R.
@@ -82,7 +93,7 @@ attack() {
         out=$E2E_TMP/$name.out err=$E2E_TMP/$name.err
         host_state "$E2E_TMP/$name.host-before"
         root_state "$R" "$E2E_TMP/$name.root-before"
-        (cd "$R" && exec timeout 60 unshare -m --propagation private "$@") >"$out" 2>"$err"
+        (cd "$R" && in_ns "$@") >"$out" 2>"$err"
         rc=$?
         host_state "$E2E_TMP/$name.host-after"
         root_state "$R" "$E2E_TMP/$name.root-after"
@@ -119,7 +130,7 @@ run_inject() {
 
 # ---- control: a clean root is injected (so the refusals below are about the attacks) ------------
 mkroot control
-(cd "$R" && timeout 60 unshare -m --propagation private sh -c \
+(cd "$R" && in_ns sh -c \
         "$(inject | tr '\n' ' ') && test -e '$R/run/xpuinit/lib/libcuda.so.1' && grep -qx /run/xpuinit/lib '$R/etc/ld.so.conf.d/000-xpuinit.conf'") \
         >"$E2E_TMP/control.out" 2>&1
 rc=$?
@@ -275,7 +286,7 @@ mkdir -p "$R/hostlib" "$HOST/libdir2"
 cp "$ZLIB" "$HOST/libdir2/" || bail "cannot copy $ZLIB"
 printf 'include /etc/ld.so.conf.d/*.conf\n/hostlib\n' >"$R/etc/ld.so.conf"
 host_state "$E2E_TMP/j-libdir.host-before"
-(cd "$R" && exec timeout 60 unshare -m --propagation private sh -c \
+(cd "$R" && in_ns sh -c \
         "mount --bind '$HOST/libdir2' '$R/hostlib' && exec $(inject | tr '\n' ' ')") \
         >"$E2E_TMP/j-libdir.out" 2>"$E2E_TMP/j-libdir.err"
 rc=$?
