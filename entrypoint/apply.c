@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -72,8 +74,9 @@ static int do_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_
         if (statx(dfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 &&
             (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
                 xpu_format_error(err, err_size,
-                                 "%s is already a mount point (injected before?); refusing to stack another",
-                                 op->path);
+                                 "%s is already a mount point (injected before? undo a trial by hand with "
+                                 "umount -R ROOTFS%s); refusing to stack another",
+                                 op->path, op->path);
                 return -EBUSY;
         }
         _cleanup_close_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -515,6 +518,17 @@ static const char *const loader_vars[] = {
         "MALLOC_TRACE", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",
 };
 
+/* True when a program interpreter (ld.so) started this process: PT_INTERP among its program
+ * headers (getauxval AT_PHDR/AT_PHNUM); false for the static(-pie) build, which no loader touches. */
+static bool started_by_loader(void) {
+        const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+        unsigned long n = getauxval(AT_PHNUM);
+        for (unsigned long i = 0; ph && i < n; i++)
+                if (ph[i].p_type == PT_INTERP)
+                        return true;
+        return false;
+}
+
 int xpu_loader_env_check(char *const *envp, char *err, size_t err_size) {
         for (size_t i = 0; envp && envp[i]; i++) {
                 const char *e = envp[i], *eq = strchr(e, '=');
@@ -528,12 +542,20 @@ int xpu_loader_env_check(char *const *envp, char *err, size_t err_size) {
                 snprintf(value, sizeof value, "%s", eq ? eq + 1 : "");
                 if (!xpu_str_is_printable(value) && value[0])
                         snprintf(value, sizeof value, "(unprintable)");
-                xpu_format_error(err, err_size,
-                                 "the environment carries %.*s=%s: a preloaded library or loader setting has already "
-                                 "acted on this process (the loader honours it before main()), so nothing here can "
-                                 "be trusted; give the hook an explicit env (OCI hook \"env\": [\"PATH=/usr/bin:/bin\"]) "
-                                 "and run the static build, xpuinit-static (docs/safe-paths.md)",
-                                 (int)n, e, value);
+                if (started_by_loader())
+                        xpu_format_error(err, err_size,
+                                         "the environment carries %.*s=%s: the loader that started this process "
+                                         "honours it before main(), so nothing here can be trusted; give the hook an "
+                                         "explicit env (OCI hook \"env\": [\"PATH=/usr/bin:/bin\"]) and run the static "
+                                         "build, xpuinit-static (docs/safe-paths.md)",
+                                         (int)n, e, value);
+                else
+                        xpu_format_error(err, err_size,
+                                         "the environment carries %.*s=%s: this static build has no loader to act on "
+                                         "it, but the hook's environment did not come from the runtime's config alone "
+                                         "(it may be the image's); give the hook an explicit env (OCI hook \"env\": "
+                                         "[\"PATH=/usr/bin:/bin\"]) (docs/safe-paths.md)",
+                                         (int)n, e, value);
                 return -EPERM;
         }
         return 0;
