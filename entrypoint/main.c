@@ -267,6 +267,14 @@ static int plan_privilege(const struct xpu_profile *pr, struct xpu_plan *p) {
                 log_error("cannot read xpuinit's capabilities (capget): %s", strerror(-r));
                 return r;
         }
+        r = p->user_set ? xpu_user_switch_check(p->uid, p->gid, rq.effective) : 1;
+        if (r == -EPERM)
+                log_error("--user %u:%u: --user needs CAP_SETUID and CAP_SETGID: start xpuinit as root or drop --user",
+                          (unsigned)p->uid, (unsigned)p->gid);
+        if (r < 0)
+                return r;
+        if (r == 0) /* already these ids, no CAP_SETGID: nothing to switch (device groups: add_groups) */
+                p->user_set = false;
         struct xpu_capability_plan cp;
         uint64_t missing = 0;
         r = xpu_capability_resolve(&rq, &cp, &missing);
@@ -332,7 +340,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 *ret = xpu_plan_free(*ret);
                 return r;
         }
-        return 0;
+        return xpu_plan_warn_seccomp(*ret, c->seccomp);
 }
 
 /* Supplementary groups of the device nodes (plan->groups), added to xpuinit itself before the

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "base/log.h"
+#include "base/privilege.h"
+#include "base/seccomp.h"
 #include "base/strv.h"
 
 #define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
@@ -624,4 +626,22 @@ fail:
                 xpu_format_error(err, err_size, "out of memory while building the plan");
         xpu_plan_free(p);
         return r;
+}
+
+int xpu_plan_warn_seccomp(struct xpu_plan *p, const struct xpu_seccomp_program *filter) {
+        if (!p->cap_explicit)
+                return 0;
+        for (int cap = 0; cap <= XPU_CAP_LAST; cap++) {
+                char calls[256];
+                if (!(p->cap_keep & XPU_CAP_BIT(cap)) ||
+                    xpu_capability_denied_calls(cap, filter, calls, sizeof calls) == 0)
+                        continue;
+                if (warning(p, "keep_capabilities %s: the seccomp filter \"%s\" denies %s, what the capability is "
+                            "for, so the workload cannot use it; use a JSON allow list that includes them, e.g. "
+                            "[\"@strict\", \"%.*s\"] (docs/seccomp.md)",
+                            xpu_capability_to_name(cap), xpu_seccomp_name(filter), calls,
+                            (int)strcspn(calls, ","), calls) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
 }

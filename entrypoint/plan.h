@@ -130,3 +130,12 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *r, bo
  * LOCPATH, NLSPATH, MALLOC_TRACE, ...; CVE-2025-23266). Returns 0, or -EPERM with ERR naming the
  * variable and value and the fix. */
 int xpu_loader_env_check(char *const *envp, char *err, size_t err_size);
+
+struct xpu_seccomp_program; /* probes/base/seccomp.h */
+/* After the privilege planning (P->cap_explicit, P->cap_keep) and the filter's build: add one
+ * warning to P for each capability of an explicit keep_capabilities list whose main system calls
+ * FILTER denies (xpu_capability_denied_calls: CAP_SYS_ADMIN and mount/unshare/setns,
+ * CAP_SYS_PTRACE and ptrace, ...), naming the capability, the denied calls and the fix (a JSON
+ * allow list that includes them). Source: FILTER's BPF run on each call (xpu_seccomp_verdict).
+ * `plan` shows the warnings and a start logs them. Returns 0 or -ENOMEM. */
+int xpu_plan_warn_seccomp(struct xpu_plan *p, const struct xpu_seccomp_program *filter);

@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/close_range.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
@@ -136,6 +138,76 @@ int xpu_capability_resolve(const struct xpu_capability_request *rq, struct xpu_c
                 ret->bounding_wide = true;
         }
         return 0;
+}
+
+/* The system calls each capability chiefly exists for (capabilities(7)), where a seccomp filter
+ * can make the capability useless: the ones the deny groups of docs/seccomp.md hold. */
+static const struct {
+        int cap;
+        int nrs[8]; /* __NR_* numbers of the native ABI, 0-terminated (none is 0 where used) */
+        const char *names[8];
+} cap_calls[] = {
+        { CAP_SYS_ADMIN,
+          { __NR_mount, __NR_umount2, __NR_unshare, __NR_setns, __NR_pivot_root, __NR_perf_event_open },
+          { "mount", "umount2", "unshare", "setns", "pivot_root", "perf_event_open" } },
+        { CAP_SYS_PTRACE,
+          { __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev },
+          { "ptrace", "process_vm_readv", "process_vm_writev" } },
+        { CAP_PERFMON, { __NR_perf_event_open }, { "perf_event_open" } },
+        { CAP_BPF, { __NR_bpf }, { "bpf" } },
+        { CAP_SYS_TIME,
+          { __NR_settimeofday, __NR_clock_settime, __NR_adjtimex, __NR_clock_adjtime },
+          { "settimeofday", "clock_settime", "adjtimex", "clock_adjtime" } },
+        { CAP_SYS_MODULE,
+          { __NR_init_module, __NR_finit_module, __NR_delete_module },
+          { "init_module", "finit_module", "delete_module" } },
+        { CAP_SYS_BOOT, { __NR_reboot, __NR_kexec_load }, { "reboot", "kexec_load" } },
+        { CAP_SYSLOG, { __NR_syslog }, { "syslog" } },
+        { CAP_SYS_PACCT, { __NR_acct }, { "acct" } },
+        { CAP_DAC_READ_SEARCH, { __NR_open_by_handle_at }, { "open_by_handle_at" } },
+#if defined(__NR_iopl) && defined(__NR_ioperm)
+        { CAP_SYS_RAWIO, { __NR_iopl, __NR_ioperm }, { "iopl", "ioperm" } },
+#endif
+};
+
+int xpu_capability_denied_calls(int cap, const struct xpu_seccomp_program *filter, char *buf, size_t size) {
+        int n = 0;
+        size_t off = 0;
+        if (size > 0)
+                buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(cap_calls); i++) {
+                if (cap_calls[i].cap != cap)
+                        continue;
+                for (size_t j = 0; j < ELEMENTSOF(cap_calls[i].nrs) && cap_calls[i].names[j]; j++) {
+                        uint32_t v = xpu_seccomp_verdict(filter, cap_calls[i].nrs[j], 0);
+                        if ((v & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ALLOW)
+                                continue;
+                        if (off < size) {
+                                int k = snprintf(buf + off, size - off, "%s%s", n ? ", " : "", cap_calls[i].names[j]);
+                                off += k > 0 ? (size_t)k : 0;
+                        }
+                        n++;
+                }
+        }
+        return n;
+}
+
+int xpu_user_switch_check(uid_t uid, gid_t gid, uint64_t effective) {
+        uid_t ru, eu, su;
+        gid_t rg, eg, sg;
+        if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0)
+                return negative_errno();
+        bool same_uid = ru == uid && eu == uid && su == uid;
+        bool same_gid = rg == gid && eg == gid && sg == gid;
+        bool can_setgid = effective & XPU_CAP_BIT(CAP_SETGID);
+        bool can_setuid = effective & XPU_CAP_BIT(CAP_SETUID);
+        /* setgroups always needs CAP_SETGID; without it, ids that are already the process's own
+         * leave nothing the switch could do. */
+        if (same_uid && same_gid && !can_setgid)
+                return 0;
+        if (!can_setgid || (!same_uid && !can_setuid))
+                return -EPERM;
+        return 1;
 }
 
 int xpu_privilege_prepare(struct xpu_privilege *p) {

@@ -139,3 +139,23 @@ int xpu_capability_resolve(const struct xpu_capability_request *rq, struct xpu_c
 /* Write MASK as comma-separated names ("CAP_CHOWN,CAP_KILL"; "" for 0) into BUF. Returns the
  * length, or -ENOBUFS when it did not fit (BUF then holds the names that fitted whole). */
 int xpu_capability_mask_to_names(uint64_t mask, char *buf, size_t size);
+
+/* The system calls capability CAP chiefly exists for (capabilities(7): CAP_SYS_ADMIN mount,
+ * umount2, unshare, setns, pivot_root, perf_event_open; CAP_SYS_PTRACE ptrace,
+ * process_vm_readv/writev; CAP_PERFMON perf_event_open; CAP_BPF bpf; CAP_SYS_TIME settimeofday,
+ * clock_settime, adjtimex, clock_adjtime; CAP_SYS_MODULE init_module, finit_module,
+ * delete_module; CAP_SYS_BOOT reboot, kexec_load; CAP_SYSLOG syslog; CAP_SYS_PACCT acct;
+ * CAP_DAC_READ_SEARCH open_by_handle_at; CAP_SYS_RAWIO iopl, ioperm on x86) that FILTER does not
+ * allow (xpu_seccomp_verdict with all arguments 0). Writes their names, ", "-separated, into BUF
+ * (SIZE bytes; "" for none, cut when it does not fit) and returns how many: 0 also for a
+ * capability without such calls or a NULL filter. For the plan warning that a kept capability
+ * is useless under the chosen filter (docs/seccomp.md). */
+int xpu_capability_denied_calls(int cap, const struct xpu_seccomp_program *filter, char *buf, size_t size);
+
+/* Whether running the workload as UID:GID (--user) needs an id change and whether EFFECTIVE
+ * (the starter's effective capability set) allows it. Source: getresuid/getresgid. Returns 1:
+ * change and possible (setgroups/setresgid/setresuid); 0: the real, effective and saved ids are
+ * already UID:GID and there is no CAP_SETGID to replace the supplementary groups, so there is
+ * nothing to change (the caller skips the switch); -EPERM: a change is needed but CAP_SETGID
+ * (always, for setgroups) or CAP_SETUID (for another uid) is missing; or getresuid's -errno. */
+int xpu_user_switch_check(uid_t uid, gid_t gid, uint64_t effective);

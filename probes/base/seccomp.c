@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -261,6 +262,58 @@ static int rules_add_strict(struct rules *rs) {
         return 0;
 }
 
+/* Read PATH below ROOT_FD (xpu_open_in_root) into BUF (SIZE bytes, NUL-terminated), a NUL byte
+ * in the file included, so that the caller can say where it is (xpu_read_file_in_root answers
+ * -EINVAL for it, as for a FIFO). Returns the length, -EFBIG when it does not fit, -EISDIR,
+ * -EINVAL for a FIFO, device or socket, or open/read's -errno. */
+static ssize_t read_list(int root_fd, const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        size_t len = 0;
+        while (len < size) {
+                ssize_t k = read(fd, buf + len, size - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return negative_errno();
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        if (len >= size)
+                return -EFBIG;
+        buf[len] = '\0';
+        return (ssize_t)len;
+}
+
+/* ROOT_FD's path for messages: readlink of /proc/self/fd/ROOT_FD ("/" inside the container),
+ * or "(fd N)" when procfs cannot tell. */
+static const char *root_name(int root_fd, char *buf, size_t size) {
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", root_fd);
+        ssize_t n = readlink(link, buf, size - 1);
+        if (n <= 0 || buf[0] != '/')
+                snprintf(buf, size, "(fd %d)", root_fd);
+        else
+                buf[n] = '\0';
+        return buf;
+}
+
+/* Whether RS, an allow list, lets execve through (xpuinit's exec of the workload). */
+static bool rules_allow_exec(const struct rules *rs) {
+        int nr = seccomp_syscall_resolve_name("execve");
+        for (size_t i = 0; i < rs->n; i++)
+                if (rs->r[i].nr == nr)
+                        return rs->r[i].kind == XPU_SC_PLAIN;
+        return false;
+}
+
 /* A JSON list at PATH below ROOT_FD into RS (an allow list). */
 static int rules_from_file(struct rules *rs, const char *path, int root_fd, char *err, size_t err_size) {
         const char *fix = "write a JSON array of system call names and allow groups, e.g. [\"@strict\", \"ptrace\"] "
@@ -272,11 +325,23 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
         _cleanup_free_ char *buf = malloc(XPU_READ_MAX);
         if (!buf)
                 return -ENOMEM;
-        ssize_t n = xpu_read_file_in_root(root_fd, path, buf, XPU_READ_MAX);
+        ssize_t n = read_list(root_fd, path, buf, XPU_READ_MAX);
         if (n == -EFBIG) {
                 set_err(err, err_size, "seccomp list %s: larger than %d bytes; list the groups (\"@strict\") instead "
                         "of every call",
                         path, XPU_READ_MAX);
+                return (int)n;
+        }
+        if (n == -ENOENT || n == -ENOTDIR) {
+                char root[256];
+                set_err(err, err_size, "seccomp list %s: no such file inside the container root %s; create the file "
+                        "or fix the profile's seccomp path",
+                        path, root_name(root_fd, root, sizeof root));
+                return (int)n;
+        }
+        if (n == -EISDIR || n == -EINVAL) {
+                set_err(err, err_size, "seccomp list %s: %s, not a regular file; %s", path,
+                        n == -EISDIR ? "a directory" : "a FIFO, device or socket", fix);
                 return (int)n;
         }
         if (n < 0) {
@@ -286,7 +351,8 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                 return (int)n;
         }
         if (strlen(buf) != (size_t)n) {
-                set_err(err, err_size, "seccomp list %s: holds a NUL byte at %zu; %s", path, strlen(buf), fix);
+                set_err(err, err_size, "seccomp list %s: contains a NUL byte at offset %zu; %s", path, strlen(buf),
+                        fix);
                 return -EINVAL;
         }
         const char *end = NULL;
@@ -348,6 +414,12 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                 idx++;
         }
         cJSON_Delete(root);
+        if (r == 0 && !rules_allow_exec(rs)) {
+                set_err(err, err_size, "seccomp list %s: does not allow execve, so the workload could not even "
+                        "start (\"Operation not permitted\" at its exec); add \"execve\" or \"@process\" to the list",
+                        path);
+                r = -EINVAL;
+        }
         return r;
 }
 
@@ -457,4 +529,87 @@ size_t xpu_seccomp_size(const struct xpu_seccomp_program *p) {
 
 const struct sock_filter *xpu_seccomp_insns(const struct xpu_seccomp_program *p) {
         return p ? p->fprog.filter : NULL;
+}
+
+/* Classic BPF, the instructions libseccomp emits, run on D: the SECCOMP_RET_* value, or 0xdead
+ * for an unknown instruction, an out-of-range load or a program that falls off its end. */
+static uint32_t bpf_run(const struct sock_filter *prog, size_t n, const struct seccomp_data *d) {
+        uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+        for (size_t pc = 0; pc < n; pc++) {
+                const struct sock_filter *f = &prog[pc];
+                uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
+                switch (f->code) {
+                case BPF_LD | BPF_W | BPF_ABS:
+                        if (f->k > sizeof *d - 4)
+                                return 0xdead;
+                        memcpy(&a, (const unsigned char *)d + f->k, 4);
+                        break;
+                case BPF_LD | BPF_IMM:
+                        a = f->k;
+                        break;
+                case BPF_LDX | BPF_IMM:
+                        x = f->k;
+                        break;
+                case BPF_LD | BPF_MEM:
+                        a = mem[f->k % BPF_MEMWORDS];
+                        break;
+                case BPF_LDX | BPF_MEM:
+                        x = mem[f->k % BPF_MEMWORDS];
+                        break;
+                case BPF_ST:
+                        mem[f->k % BPF_MEMWORDS] = a;
+                        break;
+                case BPF_STX:
+                        mem[f->k % BPF_MEMWORDS] = x;
+                        break;
+                case BPF_MISC | BPF_TAX:
+                        x = a;
+                        break;
+                case BPF_MISC | BPF_TXA:
+                        a = x;
+                        break;
+                case BPF_ALU | BPF_AND | BPF_K:
+                case BPF_ALU | BPF_AND | BPF_X:
+                        a &= src;
+                        break;
+                case BPF_ALU | BPF_OR | BPF_K:
+                case BPF_ALU | BPF_OR | BPF_X:
+                        a |= src;
+                        break;
+                case BPF_JMP | BPF_JA:
+                        pc += f->k;
+                        break;
+                case BPF_JMP | BPF_JEQ | BPF_K:
+                case BPF_JMP | BPF_JEQ | BPF_X:
+                        pc += a == src ? f->jt : f->jf;
+                        break;
+                case BPF_JMP | BPF_JGT | BPF_K:
+                case BPF_JMP | BPF_JGT | BPF_X:
+                        pc += a > src ? f->jt : f->jf;
+                        break;
+                case BPF_JMP | BPF_JGE | BPF_K:
+                case BPF_JMP | BPF_JGE | BPF_X:
+                        pc += a >= src ? f->jt : f->jf;
+                        break;
+                case BPF_JMP | BPF_JSET | BPF_K:
+                case BPF_JMP | BPF_JSET | BPF_X:
+                        pc += (a & src) ? f->jt : f->jf;
+                        break;
+                case BPF_RET | BPF_K:
+                        return f->k;
+                case BPF_RET | BPF_A:
+                        return a;
+                default:
+                        return 0xdead;
+                }
+        }
+        return 0xdead;
+}
+
+uint32_t xpu_seccomp_verdict(const struct xpu_seccomp_program *p, int nr, uint64_t arg0) {
+        if (!p)
+                return SECCOMP_RET_ALLOW;
+        /* libseccomp's architecture tokens are the kernel's AUDIT_ARCH_* values. */
+        struct seccomp_data d = { .nr = nr, .arch = seccomp_arch_native(), .args = { arg0 } };
+        return bpf_run(p->fprog.filter, p->fprog.len, &d);
 }

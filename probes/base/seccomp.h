@@ -25,6 +25,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A compiled filter: the spec's name and its exported classic BPF (struct sock_fprog). Opaque. */
 struct xpu_seccomp_program;
@@ -60,3 +61,12 @@ struct sock_filter; /* linux/filter.h */
 /* P's classic BPF instructions (xpu_seccomp_size() of them), owned by P; NULL for NULL. For the
  * tests, which run the program on synthetic seccomp_data (foreign ABIs this kernel may lack). */
 const struct sock_filter *xpu_seccomp_insns(const struct xpu_seccomp_program *p);
+
+/* The action P takes for system call NR (a __NR_* number of the native ABI) with ARG0 as its
+ * first argument and 0 for the others: SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | errno,
+ * SECCOMP_RET_KILL_PROCESS ... (linux/seccomp.h; compare with SECCOMP_RET_ACTION_FULL for the
+ * action alone). Source: P's classic BPF run on a synthetic struct seccomp_data (arch:
+ * seccomp_arch_native(), the AUDIT_ARCH_* value) by a small interpreter of the instructions
+ * libseccomp emits; 0xdead for one it does not know. SECCOMP_RET_ALLOW for NULL (no filter).
+ * For the plan's warnings (xpu_capability_denied_calls) and the tests. */
+uint32_t xpu_seccomp_verdict(const struct xpu_seccomp_program *p, int nr, uint64_t arg0);

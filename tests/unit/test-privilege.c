@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -21,6 +23,7 @@
 #include "base/seccomp.h"
 #include "entrypoint/init.h"
 #include "entrypoint/options.h"
+#include "entrypoint/plan.h"
 #include "testlib.h"
 
 #define BIT(c) XPU_CAP_BIT(c)
@@ -424,6 +427,89 @@ START_TEST(test_parse_user) {
 }
 END_TEST
 
+/* keep_capabilities under a filter that denies what they are for: the calls, then the plan's
+ * warning (the calls are run through the filter's BPF, xpu_seccomp_verdict). */
+START_TEST(test_cap_seccomp_conflicts) {
+        struct xpu_seccomp_program *def = NULL, *strict = NULL, *list = NULL;
+        char err[512] = "", calls[256];
+        ck_assert_int_eq(xpu_seccomp_build("default", -1, &def, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_seccomp_build("strict", -1, &strict, err, sizeof err), 0);
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "etc/debug.json", "[\"@strict\", \"ptrace\", \"process_vm_readv\", \"process_vm_writev\"]");
+        int root = xpu_open_root(t);
+        ck_assert_int_ge(root, 0);
+        ck_assert_int_eq(xpu_seccomp_build("/etc/debug.json", root, &list, err, sizeof err), 0);
+        close(root);
+
+        ck_assert_uint_eq(xpu_seccomp_verdict(def, __NR_mount, 0), SECCOMP_RET_ERRNO | EPERM);
+        ck_assert_uint_eq(xpu_seccomp_verdict(def, __NR_read, 0), SECCOMP_RET_ALLOW);
+        ck_assert_uint_eq(xpu_seccomp_verdict(NULL, __NR_mount, 0), SECCOMP_RET_ALLOW);
+
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_ADMIN, def, calls, sizeof calls), 6);
+        ck_assert_str_eq(calls, "mount, umount2, unshare, setns, pivot_root, perf_event_open");
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_PTRACE, def, calls, sizeof calls), 3);
+        ck_assert_str_eq(calls, "ptrace, process_vm_readv, process_vm_writev");
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_PTRACE, strict, calls, sizeof calls), 3);
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_PTRACE, list, calls, sizeof calls), 0);
+        ck_assert_str_eq(calls, "");
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_BPF, def, calls, sizeof calls), 1);
+        ck_assert_str_eq(calls, "bpf");
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_TIME, def, calls, sizeof calls), 4);
+        ck_assert_str_eq(calls, "settimeofday, clock_settime, adjtimex, clock_adjtime");
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_MODULE, def, calls, sizeof calls), 3);
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_PERFMON, def, calls, sizeof calls), 1);
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_CHOWN, def, calls, sizeof calls), 0);
+        ck_assert_int_eq(xpu_capability_denied_calls(CAP_SYS_ADMIN, NULL, calls, sizeof calls), 0);
+
+        /* The plan: one warning per useless capability of an explicit list, none for the rest. */
+        struct xpu_plan *p = calloc(1, sizeof *p);
+        ck_assert_ptr_nonnull(p);
+        p->cap_explicit = true;
+        p->cap_keep = BIT(CAP_SYS_PTRACE) | BIT(CAP_CHOWN) | BIT(CAP_BPF);
+        ck_assert_int_eq(xpu_plan_warn_seccomp(p, def), 0);
+        ck_assert_uint_eq(p->n_warnings, 2);
+        ck_assert_str_eq(p->warnings[0], "keep_capabilities CAP_SYS_PTRACE: the seccomp filter \"default\" denies "
+                                         "ptrace, process_vm_readv, process_vm_writev, what the capability is for, so "
+                                         "the workload cannot use it; use a JSON allow list that includes them, e.g. "
+                                         "[\"@strict\", \"ptrace\"] (docs/seccomp.md)");
+        ck_assert_ptr_nonnull(strstr(p->warnings[1], "keep_capabilities CAP_BPF: the seccomp filter \"default\" denies bpf,"));
+        p = xpu_plan_free(p);
+        p = calloc(1, sizeof *p);
+        ck_assert_ptr_nonnull(p);
+        p->cap_explicit = true;
+        p->cap_keep = BIT(CAP_SYS_PTRACE);
+        ck_assert_int_eq(xpu_plan_warn_seccomp(p, list), 0);
+        ck_assert_uint_eq(p->n_warnings, 0);
+        p->cap_explicit = false; /* the default set: no warning, whatever it holds */
+        p->cap_keep = BIT(CAP_SYS_ADMIN);
+        ck_assert_int_eq(xpu_plan_warn_seccomp(p, def), 0);
+        ck_assert_uint_eq(p->n_warnings, 0);
+        xpu_plan_free(p);
+        xpu_seccomp_free(def);
+        xpu_seccomp_free(strict);
+        xpu_seccomp_free(list);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
+/* --user: nothing to change (the test runs as root: 0:0), a change with and without the
+ * capabilities it needs. */
+START_TEST(test_user_switch_check) {
+        ck_assert_uint_eq(getuid(), 0);
+        ck_assert_uint_eq(getgid(), 0);
+        const uint64_t both = BIT(CAP_SETUID) | BIT(CAP_SETGID);
+        ck_assert_int_eq(xpu_user_switch_check(0, 0, 0), 0);                    /* own ids, no CAP_SETGID */
+        ck_assert_int_eq(xpu_user_switch_check(0, 0, BIT(CAP_SETGID)), 1);      /* groups can be replaced */
+        ck_assert_int_eq(xpu_user_switch_check(1000, 1000, both), 1);
+        ck_assert_int_eq(xpu_user_switch_check(1000, 1000, 0), -EPERM);
+        ck_assert_int_eq(xpu_user_switch_check(1000, 1000, BIT(CAP_SETGID)), -EPERM); /* uid needs CAP_SETUID */
+        ck_assert_int_eq(xpu_user_switch_check(1000, 1000, BIT(CAP_SETUID)), -EPERM); /* groups need CAP_SETGID */
+        ck_assert_int_eq(xpu_user_switch_check(0, 44, BIT(CAP_SETGID)), 1);     /* same uid: no CAP_SETUID needed */
+        ck_assert_int_eq(xpu_user_switch_check(0, 44, 0), -EPERM);
+}
+END_TEST
+
 static Suite *privilege_suite(void) {
         Suite *s = suite_create("privilege");
         TCase *tc = tcase_create("apply");
@@ -441,6 +527,8 @@ static Suite *privilege_suite(void) {
         tcase_add_test(pure, test_names);
         tcase_add_test(pure, test_resolve);
         tcase_add_test(pure, test_parse_user);
+        tcase_add_test(pure, test_cap_seccomp_conflicts);
+        tcase_add_test(pure, test_user_switch_check);
         suite_add_tcase(s, pure);
         return s;
 }

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -486,6 +487,20 @@ START_TEST(test_json_list) {
         xpu_test_write(t, "etc/nogroup.json", "[\"@everything\"]");
         xpu_test_write(t, "etc/broken.json", "[\"read\",");
         xpu_test_write(t, "../outside-secc.json", "[\"@strict\"]");
+        /* Lists that would pass `plan` and then fail the workload's exec. */
+        xpu_test_write(t, "etc/noexec.json", "[\"@basic-io\", \"@memory\"]");
+        xpu_test_write(t, "etc/clone3.json", "[\"clone3\"]");
+        xpu_test_write(t, "etc/execonly.json", "[\"execve\"]");
+        /* A NUL byte at offset 8, after a valid list. */
+        char nul_path[4200];
+        snprintf(nul_path, sizeof nul_path, "%s/etc/nul.json", t);
+        FILE *nf = fopen(nul_path, "we");
+        ck_assert_ptr_nonnull(nf);
+        ck_assert_uint_eq(fwrite("[\"read\"]\0 ]", 1, 12, nf), 12);
+        ck_assert_int_eq(fclose(nf), 0);
+        char fifo[4200];
+        snprintf(fifo, sizeof fifo, "%s/etc/fifo.json", t);
+        ck_assert_int_eq(mkfifo(fifo, 0600), 0);
         char link[4200], out[4200];
         snprintf(link, sizeof link, "%s/etc/link.json", t);
         snprintf(out, sizeof out, "%s/../outside-secc.json", t);
@@ -530,9 +545,35 @@ START_TEST(test_json_list) {
         /* Outside the root: a symlink to a file beside the root, and "..": both resolve inside
          * the root, where no such file exists. */
         ck_assert_int_eq(build_err("/etc/link.json", root, err, sizeof err), -ENOENT);
-        ck_assert_msg(strstr(err, "/etc/link.json") && strstr(err, "inside the root"), "%s", err);
+        ck_assert_msg(strstr(err, "/etc/link.json") && strstr(err, "inside the container root"), "%s", err);
         ck_assert_int_eq(build_err("/../outside-secc.json", root, err, sizeof err), -ENOENT);
+        /* Missing: the root by its path, and the fix. */
+        char want[4400];
+        snprintf(want, sizeof want, "seccomp list /etc/missing.json: no such file inside the container root %s; "
+                 "create the file or fix the profile's seccomp path", t);
         ck_assert_int_eq(build_err("/etc/missing.json", root, err, sizeof err), -ENOENT);
+        ck_assert_str_eq(err, want);
+        ck_assert_int_eq(build_err("/etc/nodir/x.json", root, err, sizeof err), -ENOENT);
+        ck_assert_msg(strstr(err, "create the file or fix the profile's seccomp path"), "%s", err);
+        /* A NUL byte: where it is, not "Invalid argument". */
+        ck_assert_int_eq(build_err("/etc/nul.json", root, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "seccomp list /etc/nul.json: contains a NUL byte at offset 8;"), "%s", err);
+        ck_assert_int_eq(build_err("/etc/fifo.json", root, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "/etc/fifo.json: a FIFO, device or socket, not a regular file"), "%s", err);
+        ck_assert_int_eq(build_err("/etc", root, err, sizeof err), -EISDIR);
+        ck_assert_msg(strstr(err, "/etc: a directory, not a regular file"), "%s", err);
+        /* No execve: refused when built (the plan), naming the file and the fix. */
+        const char *noexec[] = { "/etc/noexec.json", "/etc/clone3.json" };
+        for (size_t i = 0; i < ELEMENTSOF(noexec); i++) {
+                ck_assert_int_eq(build_err(noexec[i], root, err, sizeof err), -EINVAL);
+                ck_assert_msg(strstr(err, noexec[i]) && strstr(err, "does not allow execve") &&
+                                      strstr(err, "add \"execve\" or \"@process\""),
+                              "%s", err);
+        }
+        p = build("/etc/execonly.json", root);
+        ck_assert_uint_eq(xpu_seccomp_verdict(p, __NR_execve, 0), SECCOMP_RET_ALLOW);
+        ck_assert_uint_eq(xpu_seccomp_verdict(p, __NR_read, 0), SECCOMP_RET_ERRNO | EPERM);
+        xpu_seccomp_free(p);
         ck_assert_int_eq(build_err("etc/ok.json", root, err, sizeof err), -EINVAL); /* not absolute */
         ck_assert_msg(strstr(err, "absolute path"), "%s", err);
         ck_assert_int_eq(build_err("none", root, err, sizeof err), -EINVAL);
