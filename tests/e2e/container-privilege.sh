@@ -130,6 +130,23 @@ is "$E2E_RC" 125 "jsonbad: an unknown system call in the list gives 125"
 like "$E2E_ERR" 'seccomp.json' "jsonbad: stderr names the file"
 unlike "$E2E_OUT" '^CapEff=' "jsonbad: the workload never started"
 
+# A list that does not allow execve: refused before the workload (the exec would fail), the fix named.
+priv_bundle jsonnoexec "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+printf '["@basic-io", "@memory"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "jsonnoexec: a list without execve gives 125"
+like "$E2E_ERR" 'seccomp list /etc/xpuinit/seccomp.json: does not allow execve.*add "execve" or "@process"' \
+        "jsonnoexec: stderr names the file and the fix"
+unlike "$E2E_OUT" '^CapEff=' "jsonnoexec: the workload never started"
+
+# A kept capability whose calls the filter denies: a warning naming both and the fix.
+priv_bundle ptracewarn "$(profile '"keep_capabilities": ["CAP_SYS_PTRACE"]')"
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_PTRACE
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "ptracewarn: the workload ran"
+like "$E2E_ERR" 'keep_capabilities CAP_SYS_PTRACE: the seccomp filter "default" denies ptrace, process_vm_readv, process_vm_writev.*JSON allow list' \
+        "ptracewarn: the start logs the warning"
+
 # A list file that is a symlink out of the container root is resolved inside it: missing there.
 priv_bundle jsonlink "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
 ln -s /../../../../../../etc/passwd "$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
@@ -162,6 +179,25 @@ priv_bundle userbad - --user nobody
 e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 2 "userbad: a user name is a usage error"
 like "$E2E_ERR" '--user: "nobody" is not UID or UID:GID' "userbad: stderr names the value"
+
+# xpuinit itself runs as uid 1000 without capabilities (a non-root container): --user with its
+# own ids changes nothing and is no error; another uid fails before the workload starts.
+priv_bundle userself - --user 1000
+e2e_jq "$E2E_BUNDLE" '.process.user = {uid: 1000, gid: 1000} | .process.capabilities.effective = []
+        | .process.capabilities.permitted = []'
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "userself: --user with xpuinit's own ids runs the workload"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact Uid)" "1000 1000 1000 1000" "userself: uid"
+is "$(e2e_fact Gid)" "1000 1000 1000 1000" "userself: gid"
+priv_bundle userother - --user 2000
+e2e_jq "$E2E_BUNDLE" '.process.user = {uid: 1000, gid: 1000} | .process.capabilities.effective = []
+        | .process.capabilities.permitted = []'
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "userother: another uid without CAP_SETUID/CAP_SETGID gives 125"
+like "$E2E_ERR" '--user needs CAP_SETUID and CAP_SETGID: start xpuinit as root or drop --user' \
+        "userother: stderr says why and the fix"
+unlike "$E2E_OUT" '^CapEff=' "userother: the workload never started"
 
 # ---- --user on an AMD host: the device nodes' groups are the workload's only supplementary groups --
 e2e_fixture amd-mi210x8
