@@ -498,6 +498,18 @@ static int run(struct context *c) {
                 self.keep = prm & XPU_CAP_BIT(CAP_KILL);
                 self.bounding = eff & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
         }
+        /* And the "default" filter (a ready built-in, nothing is compiled): a workload that may
+         * open /proc/1/mem despite PR_SET_DUMPABLE 0 (one kept CAP_SYS_PTRACE) and runs code in
+         * the supervisor still meets a filter there, with no more than CAP_KILL. */
+        _cleanup_(seccomp_freep) struct xpu_seccomp_program *self_filter = NULL;
+        char ferr[256];
+        r = opt.exec ? 0 : xpu_seccomp_build("default", -1, &self_filter, ferr, sizeof ferr);
+        if (r < 0) {
+                log_error("cannot build xpuinit's own seccomp filter: %s", ferr);
+                xpu_plan_free(p);
+                return EXIT_SETUP;
+        }
+        self.seccomp = self_filter;
         r = xpu_privilege_prepare(&priv);
         if (r == 0 && !opt.exec)
                 r = xpu_privilege_prepare(&self);

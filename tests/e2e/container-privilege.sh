@@ -16,7 +16,7 @@ NONE=0000000000000000
 
 # The workload: its status lines as key=value facts, then the denied calls' outcomes.
 # One line: e2e_args passes each argument as one line of text.
-STATUS_SCRIPT='grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Uid|Gid|Groups):" /proc/self/status | sed -e "s/:[[:space:]]*/=/" -e "s/[[:space:]]*$//" -e "s/[[:space:]]\{1,\}/ /g"; unshare -U true 2>/dev/null; echo "unshare=$?"; unshare -U true 2>&1 | grep -q "Operation not permitted" && echo "unshare.eperm=yes"; mkdir -p /tmp/m && mount -t tmpfs none /tmp/m 2>/dev/null; echo "mount=$?"; sed -n -e "s/^CapEff:[[:space:]]*/pid1.CapEff=/p" -e "s/^CapBnd:[[:space:]]*/pid1.CapBnd=/p" -e "s/^NoNewPrivs:[[:space:]]*/pid1.NoNewPrivs=/p" /proc/1/status; (exec 3<>/proc/1/mem) 2>/dev/null; echo "pid1.mem=$?"'
+STATUS_SCRIPT='grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Uid|Gid|Groups):" /proc/self/status | sed -e "s/:[[:space:]]*/=/" -e "s/[[:space:]]*$//" -e "s/[[:space:]]\{1,\}/ /g"; unshare -U true 2>/dev/null; echo "unshare=$?"; unshare -U true 2>&1 | grep -q "Operation not permitted" && echo "unshare.eperm=yes"; mkdir -p /tmp/m && mount -t tmpfs none /tmp/m 2>/dev/null; echo "mount=$?"; sed -n -e "s/^CapEff:[[:space:]]*/pid1.CapEff=/p" -e "s/^CapBnd:[[:space:]]*/pid1.CapBnd=/p" -e "s/^NoNewPrivs:[[:space:]]*/pid1.NoNewPrivs=/p" -e "s/^Seccomp:[[:space:]]*/pid1.Seccomp=/p" /proc/1/status; (exec 3<>/proc/1/mem) 2>/dev/null; echo "pid1.mem=$?"'
 
 # priv_bundle NAME PROFILE_JSON|- [XPUINIT OPTION...]: a bundle whose image holds the profile
 # "priv" (when not -) in /etc/xpuinit/profiles.d and whose workload is the status script.
@@ -73,6 +73,9 @@ expect_denied nokey
 is "$(e2e_fact pid1.CapEff)" 0000000000000020 "nokey: xpuinit (PID 1) keeps CAP_KILL only"
 is "$(e2e_fact pid1.CapBnd)" 0000000000000020 "nokey: ... in its bounding set too"
 is "$(e2e_fact pid1.NoNewPrivs)" 1 "nokey: ... with no_new_privs"
+# ... and a seccomp filter of its own ("default"): code a workload with CAP_SYS_PTRACE might still
+# run in it through /proc/1/mem meets a filter there too
+is "$(e2e_fact pid1.Seccomp)" 2 "nokey: ... and the default seccomp filter"
 # ... and is not dumpable: the root workload, whose capabilities are a superset of CAP_KILL, must
 # not open its memory for writing (an unfiltered process to run code in)
 is "$(e2e_fact pid1.mem)" 1 "nokey: the workload cannot open xpuinit's /proc/1/mem for writing"
@@ -83,6 +86,7 @@ e2e_run "$E2E_BUNDLE"
 expect exec "$NONE" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$NONE" 2 0
 expect_denied exec
 is "$(e2e_fact pid1.CapEff)" "$ROOT_DEFAULT" "exec: PID 1 is the workload"
+is "$(e2e_fact pid1.Seccomp)" 2 "exec: ... under the workload's filter"
 is "$(e2e_fact pid1.mem)" 0 "exec: ... whose own /proc/1/mem opens (the probe of nokey works)"
 
 priv_bundle execuser "$(profile '"keep_capabilities": ["CAP_NET_BIND_SERVICE"]')" --exec --user 1000:1000
