@@ -34,7 +34,10 @@ struct xpu_seccomp_program;
  * ROOT_FD with xpu_open_in_root; ROOT_FD is unused for the named specs and may be -1) into
  * *RET. On failure writes one line naming the spec (and file entry) and the fix into ERR
  * (ERR_SIZE bytes; may be NULL) and returns -errno: -EINVAL bad spec/JSON/unknown syscall or
- * group, -ENOENT/-EXDEV/-ELOOP/-EFBIG from reading the file, -ENOMEM, or libseccomp's error.
+ * group, a list that does not allow execve (the workload's exec would fail), a NUL byte (its
+ * offset named), a FIFO/device/socket; -EISDIR; -ENOENT (the container root named, from
+ * /proc/self/fd/ROOT_FD)/-EXDEV/-ELOOP/-EFBIG from reading the file, -ENOMEM, or libseccomp's
+ * error.
  * Source: libseccomp seccomp_init/seccomp_rule_add/seccomp_export_bpf, at build time for the
  * named specs (static BPF of builtin-seccomp.inc, docs/seccomp.md), at run time for a path. */
 int xpu_seccomp_build(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err,
