@@ -355,6 +355,14 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                         fix);
                 return -EINVAL;
         }
+        /* Names are [a-z0-9_] and "@group": no JSON escape is ever needed, and "\u0000" would
+         * end a name early inside cJSON ("read\u0000x" read as "read"). */
+        const char *bs = strchr(buf, '\\');
+        if (bs) {
+                set_err(err, err_size, "seccomp list %s: a backslash at offset %td: names are plain syscall "
+                        "names or \"@group\", without JSON escapes; %s", path, bs - buf, fix);
+                return -EINVAL;
+        }
         const char *end = NULL;
         cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
         if (!root) {

@@ -171,6 +171,8 @@ static void common_denied(void) {
         CHILD_EXPECT(syscall(SYS_reboot, 0, 0, 0, NULL), EPERM);
         CHILD_EXPECT(syscall(SYS_swapoff, "/nonexistent"), EPERM);
         CHILD_EXPECT(syscall(SYS_pivot_root, "/", "/"), EPERM);
+        CHILD_EXPECT(syscall(SYS_io_uring_setup, 1, NULL), EPERM);
+        CHILD_EXPECT(syscall(SYS_io_uring_register, -1, 0, NULL, 0), EPERM);
 }
 
 static char *const true_argv[] = { (char *)"/bin/true", NULL };
@@ -491,6 +493,8 @@ START_TEST(test_json_list) {
         xpu_test_write(t, "etc/noexec.json", "[\"@basic-io\", \"@memory\"]");
         xpu_test_write(t, "etc/clone3.json", "[\"clone3\"]");
         xpu_test_write(t, "etc/execonly.json", "[\"execve\"]");
+        /* A JSON escape: cJSON would read "read\u0000x" as "read". */
+        xpu_test_write(t, "etc/escape.json", "[\"@strict\", \"read\\u0000x\"]");
         /* A NUL byte at offset 8, after a valid list. */
         char nul_path[4200];
         snprintf(nul_path, sizeof nul_path, "%s/etc/nul.json", t);
@@ -555,6 +559,9 @@ START_TEST(test_json_list) {
         ck_assert_str_eq(err, want);
         ck_assert_int_eq(build_err("/etc/nodir/x.json", root, err, sizeof err), -ENOENT);
         ck_assert_msg(strstr(err, "create the file or fix the profile's seccomp path"), "%s", err);
+        ck_assert_int_eq(build_err("/etc/escape.json", root, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "seccomp list /etc/escape.json: a backslash at offset 17: names are plain"),
+                      "%s", err);
         /* A NUL byte: where it is, not "Invalid argument". */
         ck_assert_int_eq(build_err("/etc/nul.json", root, err, sizeof err), -EINVAL);
         ck_assert_msg(strstr(err, "seccomp list /etc/nul.json: contains a NUL byte at offset 8;"), "%s", err);
