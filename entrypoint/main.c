@@ -316,6 +316,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 .capabilities_env = caps,
                 .envp = environ,
                 .argv = argv,
+                .from_outside = strcmp(c->container_path, "/") != 0,
         };
         char err[1024];
         err[0] = '\0';

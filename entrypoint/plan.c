@@ -399,7 +399,12 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 }
                 if (!(op = add_op(p, XPU_OP_LDCONFIG, ldconfig)))
                         return -ENOMEM;
-                if (note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0)
+                if (o->from_outside
+                            ? note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
+                                      "has %s, which never runs from outside)",
+                                   LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0
+                            : note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
+                                   ldconfig) < 0)
                         return -ENOMEM;
         } else {
                 if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)

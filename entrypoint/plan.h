@@ -61,6 +61,7 @@ struct xpu_plan_options {
         const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
+        bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
 };
 
 struct xpu_plan {

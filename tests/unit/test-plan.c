@@ -48,6 +48,8 @@ static void fx_close(struct fx *f) {
         free(f->root);
 }
 
+static bool fx_outside; /* the next fx_plan is for inject --rootfs */
+
 static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
                    struct xpu_plan **ret, char *err, size_t err_size) {
         const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
@@ -63,6 +65,7 @@ static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, ch
                 .capabilities_env = caps,
                 .envp = envp,
                 .argv = argv,
+                .from_outside = fx_outside,
         };
         return xpu_plan_build(f->inv, f->sel, pr, &o, ret, err, err_size);
 }
@@ -82,6 +85,38 @@ static size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
 }
 
 static char *const workload[] = { (char *)"/workload", (char *)"--flag", (char *)"", NULL };
+
+/* The loader note names the ldconfig that will run: the image's inside the container, the host's
+ * `ldconfig -X -r` for inject --rootfs (the image's never runs from outside). */
+static const char *loader_note(const struct xpu_plan *p) {
+        for (size_t i = 0; i < p->n_notes; i++)
+                if (strncmp(p->notes[i], "loader:", 7) == 0)
+                        return p->notes[i];
+        return "";
+}
+
+START_TEST(test_loader_note_names_the_ldconfig) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(f.root, "sbin/ldconfig", "#!/bin/sh\n");
+        char err[512] = "";
+        for (int outside = 0; outside <= 1; outside++) {
+                struct xpu_plan *p = NULL;
+                fx_outside = outside;
+                ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+                fx_outside = false;
+                ck_assert_str_eq(loader_note(p),
+                                 outside ? "loader: /etc/ld.so.conf.d/000-xpuinit.conf lists /run/xpuinit/lib; the "
+                                           "host's ldconfig -X -r rebuilds the cache (the image has /sbin/ldconfig, "
+                                           "which never runs from outside)"
+                                         : "loader: /etc/ld.so.conf.d/000-xpuinit.conf lists /run/xpuinit/lib; "
+                                           "/sbin/ldconfig rebuilds the cache");
+                xpu_plan_free(p);
+        }
+        fx_close(&f);
+}
+END_TEST
 
 START_TEST(test_nvidia_link_mode) {
         struct fx f;
@@ -301,6 +336,7 @@ static Suite *plan_suite(void) {
         TCase *tc = tcase_create("plan");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_nvidia_link_mode);
+        tcase_add_test(tc, test_loader_note_names_the_ldconfig);
         tcase_add_test(tc, test_nvidia_mount_mode_order);
         tcase_add_test(tc, test_unknown_capability);
         tcase_add_test(tc, test_selection_narrows_env);
