@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2016 # jq programs, inner sh -c scripts and a literal `unshare -m` are single-quoted on purpose
 # End to end, runtime-hook style: `xpuinit inject --rootfs ROOTFS` runs before the container
 # starts, then runc starts /workload directly, without xpuinit in the container. The image has
 # ldconfig, so the loader must find the injected libcuda.so.1 through /etc/ld.so.conf.d + the
