@@ -614,10 +614,14 @@ static uint32_t bpf_run(const struct sock_filter *prog, size_t n, const struct s
         return 0xdead;
 }
 
-uint32_t xpu_seccomp_verdict(const struct xpu_seccomp_program *p, int nr, uint64_t arg0) {
+uint32_t xpu_seccomp_verdict_arch(const struct xpu_seccomp_program *p, uint32_t arch, int nr, uint64_t arg0) {
         if (!p)
                 return SECCOMP_RET_ALLOW;
-        /* libseccomp's architecture tokens are the kernel's AUDIT_ARCH_* values. */
-        struct seccomp_data d = { .nr = nr, .arch = seccomp_arch_native(), .args = { arg0 } };
+        struct seccomp_data d = { .nr = nr, .arch = arch, .args = { arg0 } };
         return bpf_run(p->fprog.filter, p->fprog.len, &d);
+}
+
+uint32_t xpu_seccomp_verdict(const struct xpu_seccomp_program *p, int nr, uint64_t arg0) {
+        /* libseccomp's architecture tokens are the kernel's AUDIT_ARCH_* values. */
+        return xpu_seccomp_verdict_arch(p, seccomp_arch_native(), nr, arg0);
 }

@@ -73,3 +73,8 @@ const struct sock_filter *xpu_seccomp_insns(const struct xpu_seccomp_program *p)
  * libseccomp emits; 0xdead for one it does not know. SECCOMP_RET_ALLOW for NULL (no filter).
  * For the plan's warnings (xpu_capability_denied_calls) and the tests. */
 uint32_t xpu_seccomp_verdict(const struct xpu_seccomp_program *p, int nr, uint64_t arg0);
+
+/* The same for the ABI ARCH (an AUDIT_ARCH_* value, e.g. AUDIT_ARCH_I386) and its call numbers:
+ * how the filter treats a foreign ABI's calls, which the tests check without that ABI's kernel
+ * support. */
+uint32_t xpu_seccomp_verdict_arch(const struct xpu_seccomp_program *p, uint32_t arch, int nr, uint64_t arg0);

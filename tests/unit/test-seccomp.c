@@ -294,85 +294,9 @@ END_TEST
  * the instructions libseccomp emits), so the i386 rules are checked even on a kernel without ia32
  * emulation; x32 numbers are checked live (the filter answers before the kernel). */
 
-/* Run PROG (N instructions) on D; returns the SECCOMP_RET_* value, or 0xdead for an instruction
- * this interpreter does not know (which fails the caller's assertion). */
-static uint32_t bpf_run(const struct sock_filter *prog, size_t n, const struct seccomp_data *d) {
-        uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
-        const unsigned char *bytes = (const unsigned char *)d;
-        for (size_t pc = 0; pc < n; pc++) {
-                const struct sock_filter *f = &prog[pc];
-                uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
-                switch (f->code) {
-                case BPF_LD | BPF_W | BPF_ABS:
-                        if (f->k + 4 > sizeof *d)
-                                return 0xdead;
-                        memcpy(&a, bytes + f->k, 4);
-                        continue;
-                case BPF_LD | BPF_IMM:
-                        a = f->k;
-                        continue;
-                case BPF_LDX | BPF_IMM:
-                        x = f->k;
-                        continue;
-                case BPF_LD | BPF_MEM:
-                        a = mem[f->k % BPF_MEMWORDS];
-                        continue;
-                case BPF_LDX | BPF_MEM:
-                        x = mem[f->k % BPF_MEMWORDS];
-                        continue;
-                case BPF_ST:
-                        mem[f->k % BPF_MEMWORDS] = a;
-                        continue;
-                case BPF_STX:
-                        mem[f->k % BPF_MEMWORDS] = x;
-                        continue;
-                case BPF_MISC | BPF_TAX:
-                        x = a;
-                        continue;
-                case BPF_MISC | BPF_TXA:
-                        a = x;
-                        continue;
-                case BPF_ALU | BPF_AND | BPF_K:
-                case BPF_ALU | BPF_AND | BPF_X:
-                        a &= src;
-                        continue;
-                case BPF_ALU | BPF_OR | BPF_K:
-                case BPF_ALU | BPF_OR | BPF_X:
-                        a |= src;
-                        continue;
-                case BPF_JMP | BPF_JA:
-                        pc += f->k;
-                        continue;
-                case BPF_JMP | BPF_JEQ | BPF_K:
-                case BPF_JMP | BPF_JEQ | BPF_X:
-                        pc += a == src ? f->jt : f->jf;
-                        continue;
-                case BPF_JMP | BPF_JGT | BPF_K:
-                case BPF_JMP | BPF_JGT | BPF_X:
-                        pc += a > src ? f->jt : f->jf;
-                        continue;
-                case BPF_JMP | BPF_JGE | BPF_K:
-                case BPF_JMP | BPF_JGE | BPF_X:
-                        pc += a >= src ? f->jt : f->jf;
-                        continue;
-                case BPF_JMP | BPF_JSET | BPF_K:
-                case BPF_JMP | BPF_JSET | BPF_X:
-                        pc += (a & src) ? f->jt : f->jf;
-                        continue;
-                case BPF_RET | BPF_K:
-                        return f->k;
-                case BPF_RET | BPF_A:
-                        return a;
-                default:
-                        return 0xdead;
-                }
-        }
-        return 0xdead; /* fell off the end: not a valid program */
-}
-
+/* The library's interpreter (xpu_seccomp_verdict_arch) on P for ARCH's call NR. */
 static uint32_t run_on(const struct xpu_seccomp_program *p, uint32_t arch, int nr, uint64_t a0) {
-        struct seccomp_data d = { .nr = nr, .arch = arch, .args = { a0 } };
-        return bpf_run(xpu_seccomp_insns(p), xpu_seccomp_size(p), &d);
+        return xpu_seccomp_verdict_arch(p, arch, nr, a0);
 }
 
 #define RET_EPERM (SECCOMP_RET_ERRNO | EPERM)
