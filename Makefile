@@ -103,7 +103,7 @@ PROFILE_CGEN := $(BUILD)/gen/profile-cgen
 $(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(LIBPROBE) $(CJSON_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
 
 $(PROFILES_GEN): $(PROFILE_JSON) $(PROFILE_CGEN)
 	@mkdir -p $(@D)

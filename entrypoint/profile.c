@@ -18,6 +18,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/privilege.h"
 #include "profile.h"
 
 #define PROFILE_NAME_MAX 63    /* bytes of a profile name */
@@ -324,27 +325,11 @@ static const char *v_envname(const char *s) {
                        : "a variable name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)";
 }
 
-/* The Linux capabilities, in number order (linux/capability.h: 0 CAP_CHOWN .. 40
- * CAP_CHECKPOINT_RESTORE, CAP_LAST_CAP of Linux 5.9 to 6.x). Written out here so that no
- * capability library is needed to check a profile. */
-static const char *const linux_caps[] = {
-        "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", /* 0-4 */
-        "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",       /* 5-9 */
-        "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",       /* 10-13 */
-        "CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO",                /* 14-17 */
-        "CAP_SYS_CHROOT", "CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN",              /* 18-21 */
-        "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE", "CAP_SYS_TIME",                /* 22-25 */
-        "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",                 /* 26-29 */
-        "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN",           /* 30-33 */
-        "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",             /* 34-37 */
-        "CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE",                                /* 38-40 */
-};
-_Static_assert(sizeof linux_caps / sizeof linux_caps[0] == 41, "CAP_CHOWN .. CAP_CHECKPOINT_RESTORE");
-
+/* A capability name as linux/capability.h spells it, CAP_ prefix required, any case
+ * (xpu_capability_from_name() keeps the one table of names, probes/base/privilege.c). */
 static const char *v_linux_cap(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(linux_caps); i++)
-                if (strcasecmp(s, linux_caps[i]) == 0)
-                        return NULL;
+        if (strncasecmp(s, "CAP_", 4) == 0 && xpu_capability_from_name(s) >= 0)
+                return NULL;
         return "a Linux capability name (CAP_CHOWN to CAP_CHECKPOINT_RESTORE in linux/capability.h, "
                "any case)";
 }
