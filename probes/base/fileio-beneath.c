@@ -336,21 +336,9 @@ char *xpu_path_refusal_format(const struct xpu_path_refusal *why, const char *ro
 int xpu_open_parent_beneath(int root_fd, const char *path, int flags, char *name, size_t name_size,
                             struct xpu_path_refusal *why) {
         char buf[PATH_MAX];
-        if (xpu_strlcpy(buf, path, sizeof buf) < 0)
-                return -ENAMETOOLONG;
-        size_t len = strlen(buf);
-        while (len > 1 && buf[len - 1] == '/')
-                buf[--len] = '\0';
-        char *slash = strrchr(buf, '/');
-        const char *base = slash ? slash + 1 : buf;
-        if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-                return -EINVAL;
-        if (xpu_strlcpy(name, base, name_size) < 0)
-                return -ENAMETOOLONG;
-        if (slash)
-                *slash = '\0';
-        const char *dir = slash ? (buf[0] ? buf : "/") : ".";
-        return xpu_open_beneath(root_fd, dir, flags | O_DIRECTORY, 0, why);
+        int r;
+        const char *dir = xpu_path_split_parent(path, buf, sizeof buf, name, name_size, &r);
+        return dir ? xpu_open_beneath(root_fd, dir, flags | O_DIRECTORY, 0, why) : r;
 }
 
 int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode, struct xpu_path_refusal *why) {

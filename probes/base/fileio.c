@@ -212,23 +212,34 @@ int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *
         return 0;
 }
 
-int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size) {
-        char buf[PATH_MAX];
-        if (xpu_strlcpy(buf, path, sizeof buf) < 0)
-                return -ENAMETOOLONG;
+const char *xpu_path_split_parent(const char *path, char *buf, size_t size, char *name, size_t name_size,
+                                  int *ret) {
+        *ret = xpu_strlcpy(buf, path, size) < 0 ? -ENAMETOOLONG : 0;
+        if (*ret < 0)
+                return NULL;
         size_t len = strlen(buf);
         while (len > 1 && buf[len - 1] == '/')
                 buf[--len] = '\0';
         char *slash = strrchr(buf, '/');
         const char *base = slash ? slash + 1 : buf;
-        if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-                return -EINVAL;
-        if (xpu_strlcpy(name, base, name_size) < 0)
-                return -ENAMETOOLONG;
+        if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+                *ret = -EINVAL;
+                return NULL;
+        }
+        if (xpu_strlcpy(name, base, name_size) < 0) {
+                *ret = -ENAMETOOLONG;
+                return NULL;
+        }
         if (slash)
                 *slash = '\0';
-        const char *dir = slash ? (buf[0] ? buf : "/") : ".";
-        return xpu_open_in_root(root_fd, dir, flags | O_DIRECTORY, 0);
+        return slash ? (buf[0] ? buf : "/") : ".";
+}
+
+int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size) {
+        char buf[PATH_MAX];
+        int r;
+        const char *dir = xpu_path_split_parent(path, buf, sizeof buf, name, name_size, &r);
+        return dir ? xpu_open_in_root(root_fd, dir, flags | O_DIRECTORY, 0) : r;
 }
 
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size) {

@@ -50,6 +50,14 @@ int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *
  * Returns the fd or -errno; -EINVAL when the final component is empty, "." or "..". */
 int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size);
 
+/* Split PATH into its parent directory and final component for the *_parent_* openers: copies
+ * PATH into BUF (SIZE bytes, trailing slashes dropped), writes the final component to NAME
+ * (NAME_SIZE bytes) and returns the parent ("/" for "/x", "." for "x"), a pointer into BUF or a
+ * constant. Returns NULL with *RET = -EINVAL when the final component is empty, "." or "..",
+ * -ENAMETOOLONG when PATH or the component does not fit. */
+const char *xpu_path_split_parent(const char *path, char *buf, size_t size, char *name, size_t name_size,
+                                  int *ret);
+
 /* Read the target text of symlink PATH below ROOT_FD (the link itself is not followed).
  * Returns the length or -errno (-EINVAL when PATH is not a symlink, -ENAMETOOLONG). */
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size);
