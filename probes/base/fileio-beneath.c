@@ -93,20 +93,14 @@ static int walk_beneath(int root_fd, const char *path, int flags, mode_t mode, e
                 goto out;
         char *rest = pending;
         for (;;) {
-                while (*rest == '/')
-                        rest++;
-                size_t len = strcspn(rest, "/");
                 char comp[NAME_MAX + 1];
-                if (len > NAME_MAX) {
-                        r = -ENAMETOOLONG;
+                bool last;
+                ssize_t clen = xpu_path_next_component(&rest, comp, &last);
+                if (clen < 0) {
+                        r = (int)clen;
                         goto out;
                 }
-                memcpy(comp, rest, len);
-                comp[len] = '\0';
-                rest += len;
-                while (*rest == '/')
-                        rest++;
-                bool last = *rest == '\0';
+                size_t len = (size_t)clen;
                 if (len == 2 && comp[0] == '.' && comp[1] == '.') {
                         if (depth == 0) {
                                 if (last_link[0])

@@ -43,21 +43,14 @@ int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode)
                 return negative_errno();
         char *rest = pending;
         for (;;) {
-                while (*rest == '/')
-                        rest++;
-                char *slash = strchr(rest, '/');
-                size_t len = slash ? (size_t)(slash - rest) : strlen(rest);
                 char comp[NAME_MAX + 1];
-                if (len > NAME_MAX) {
-                        r = -ENAMETOOLONG;
+                bool last;
+                ssize_t clen = xpu_path_next_component(&rest, comp, &last);
+                if (clen < 0) {
+                        r = (int)clen;
                         goto out;
                 }
-                memcpy(comp, rest, len);
-                comp[len] = '\0';
-                rest += len;
-                while (*rest == '/')
-                        rest++;
-                bool last = *rest == '\0';
+                size_t len = (size_t)clen;
                 if (len == 0 || strcmp(comp, ".") == 0) {
                         if (!last)
                                 continue;
@@ -210,6 +203,23 @@ int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *
         if (fstat(fd, ret) < 0)
                 return negative_errno();
         return 0;
+}
+
+ssize_t xpu_path_next_component(char **rest, char comp[NAME_MAX + 1], bool *last) {
+        char *p = *rest;
+        while (*p == '/')
+                p++;
+        size_t len = strcspn(p, "/");
+        if (len > NAME_MAX)
+                return -ENAMETOOLONG;
+        memcpy(comp, p, len);
+        comp[len] = '\0';
+        p += len;
+        while (*p == '/')
+                p++;
+        *last = *p == '\0';
+        *rest = p;
+        return (ssize_t)len;
 }
 
 const char *xpu_path_split_parent(const char *path, char *buf, size_t size, char *name, size_t name_size,

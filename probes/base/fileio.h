@@ -50,6 +50,12 @@ int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *
  * Returns the fd or -errno; -EINVAL when the final component is empty, "." or "..". */
 int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name, size_t name_size);
 
+/* The next component of the path at *REST for the component walks (fileio.c's fallback walk,
+ * fileio-beneath.c): skips leading slashes, copies the component into COMP (NUL-terminated),
+ * advances *REST past it and the slashes after it, sets *LAST when nothing follows. Returns the
+ * component's length (0 at the end of the path) or -ENAMETOOLONG above NAME_MAX bytes. */
+ssize_t xpu_path_next_component(char **rest, char comp[NAME_MAX + 1], bool *last);
+
 /* Split PATH into its parent directory and final component for the *_parent_* openers: copies
  * PATH into BUF (SIZE bytes, trailing slashes dropped), writes the final component to NAME
  * (NAME_SIZE bytes) and returns the parent ("/" for "/x", "." for "x"), a pointer into BUF or a
