@@ -187,6 +187,20 @@ e2e_fixture() {
         [ -d "$E2E_FIXTURE" ] || bail "fixture host $1 is missing ($E2E_FIXTURE)"
 }
 
+# e2e_mixed_host FIXTURE HOST SCRATCH [MKAMDSYS ARGS...]: a host root for xpud: FIXTURE's NVIDIA
+# files with the fake NVML (tests/fixtures/mkdriverroot.sh) plus an amdgpu sysfs tree built in
+# SCRATCH by tests/rocm/mkamdsys.sh with ARGS, moved to HOST/sys.
+e2e_mixed_host() {
+        fx=$1
+        host=$2
+        scratch=$3
+        shift 3
+        sh "$XPU_SRCDIR/tests/fixtures/mkdriverroot.sh" "$fx" "$host" "$XPU_BUILD" >/dev/null ||
+                bail "mkdriverroot.sh failed"
+        sh "$XPU_SRCDIR/tests/rocm/mkamdsys.sh" -o "$scratch" "$@" >/dev/null || bail "mkamdsys.sh failed"
+        mv "$scratch/sys" "$host/sys" || bail "cannot move the AMD tree into the host"
+}
+
 # e2e_nvidia_version FIXTURE: the running driver version from proc/driver/nvidia/version (both
 # the proprietary and the open module's first line), else expected.json's driver_version.
 e2e_nvidia_version() {

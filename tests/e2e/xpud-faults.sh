@@ -47,11 +47,8 @@ chmod 0755 "$T"
 # ---- the fake host ---------------------------------------------------------------------------
 
 HOST="$T/host"
-sh "$XPU_SRCDIR/tests/fixtures/mkdriverroot.sh" "$FIXTURE" "$HOST" "$XPU_BUILD" >/dev/null ||
-        bail "mkdriverroot.sh failed"
-sh "$XPU_SRCDIR/tests/rocm/mkamdsys.sh" -o "$T/amd" -n 2 --temp-edge 41000,52500 --power 95000000,120500000 \
-        --vram-used 1073741824 --busy 25,0 >/dev/null || bail "mkamdsys.sh failed"
-mv "$T/amd/sys" "$HOST/sys" || bail "cannot move the AMD tree into the host"
+e2e_mixed_host "$FIXTURE" "$HOST" "$T/amd" -n 2 --temp-edge 41000,52500 --power 95000000,120500000 \
+        --vram-used 1073741824 --busy 25,0
 # The calls log of the fake NVML (it runs as nobody in the helper).
 : >"$T/calls"
 chmod 0666 "$T/calls"

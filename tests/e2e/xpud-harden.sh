@@ -42,11 +42,7 @@ trap 'exit 130' INT TERM
 chmod 0755 "$T"
 
 HOST="$T/host"
-sh "$XPU_SRCDIR/tests/fixtures/mkdriverroot.sh" "$FIXTURE" "$HOST" "$XPU_BUILD" >/dev/null ||
-        bail "mkdriverroot.sh failed"
-sh "$XPU_SRCDIR/tests/rocm/mkamdsys.sh" -o "$T/amd" -n 2 --power 95000000,120500000 >/dev/null ||
-        bail "mkamdsys.sh failed"
-mv "$T/amd/sys" "$HOST/sys" || bail "cannot move the AMD tree into the host"
+e2e_mixed_host "$FIXTURE" "$HOST" "$T/amd" -n 2 --power 95000000,120500000
 printf 'device.0.power_usage_mw 250000\n' >>"$HOST/xpu-fake-state"
 chmod -R a+rX "$HOST"
 
