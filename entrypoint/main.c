@@ -13,7 +13,6 @@
 #include <sys/mount.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -42,11 +41,8 @@ static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host
 
 /* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
 static bool can_mount(void) {
-        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-        struct __user_cap_data_struct d[2] = {};
-        if (syscall(SYS_capget, &h, d) < 0)
-                return false;
-        return d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32));
+        uint64_t effective = 0;
+        return xpu_capability_current(&effective, NULL, NULL) == 0 && (effective & XPU_CAP_BIT(CAP_SYS_ADMIN));
 }
 
 /* The driver root: --driver-root, else the first default that holds versioned driver
