@@ -290,16 +290,17 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
                         return -ENOENT;
                 }
         }
-        uint64_t effective = 0, bounding = 0;
-        r = xpu_capability_current(&effective, NULL, &bounding);
+        uint64_t effective = 0;
+        r = xpu_capability_current(&effective, NULL, NULL);
         if (r < 0)
                 return r;
         struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
         struct xpu_seccomp_program *filter = NULL;
         priv.keep = outside ? HOST_LDCONFIG_CAPS & effective : 0;
-        /* Without CAP_SETPCAP the bounding set cannot shrink; NO_NEW_PRIVS still caps what
-         * execve grants to what the child keeps. */
-        priv.bounding = (effective & XPU_CAP_BIT(CAP_SETPCAP)) ? priv.keep : bounding;
+        /* Without CAP_SETPCAP the bounding set cannot shrink: all bits kept, so nothing is
+         * dropped (as the supervisor does in main.c); NO_NEW_PRIVS still caps what execve grants
+         * to what the child keeps. */
+        priv.bounding = (effective & XPU_CAP_BIT(CAP_SETPCAP)) ? priv.keep : ~UINT64_C(0);
         priv.close_fds = true;
         if (!outside) {
                 r = xpu_seccomp_build("default", -1, &filter, err, err_size);
