@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "mountinfo.h"
 
 #ifndef STATX_MNT_ID
 #define STATX_MNT_ID 0x00001000U
@@ -225,6 +226,26 @@ static int walk_beneath(int root_fd, const char *path, int flags, mode_t mode, e
                                 r = -EXDEV;
                                 goto out;
                         }
+                        /* A tmpfs is crossed only when it is the container's own, not a bind
+                         * mount of a host's tmpfs (the host's /run, /dev/shm, /tmp). */
+                        struct xpu_tmpfs_verdict v;
+                        r = xpu_tmpfs_origin(fd, id, "/proc/self/mountinfo", "/proc/1/stat", &v);
+                        if (r < 0) {
+                                refuse(why, XPU_REFUSE_TMPFS_UNKNOWN, here, "/proc/self/mountinfo");
+                                r = -EXDEV;
+                                goto out;
+                        }
+                        if (v.origin != XPU_TMPFS_OWN) {
+                                static const enum xpu_refusal_kind kinds[] = {
+                                        [XPU_TMPFS_SUBDIR] = XPU_REFUSE_TMPFS_SUBDIR,
+                                        [XPU_TMPFS_SHARED] = XPU_REFUSE_TMPFS_SHARED,
+                                        [XPU_TMPFS_OLDER] = XPU_REFUSE_TMPFS_OLDER,
+                                        [XPU_TMPFS_UNKNOWN] = XPU_REFUSE_TMPFS_UNKNOWN,
+                                };
+                                refuse(why, kinds[v.origin], here, v.detail);
+                                r = -EXDEV;
+                                goto out;
+                        }
                 }
                 if (last) {
                         if (how == WALK_CHECK) {
@@ -299,6 +320,23 @@ char *xpu_path_refusal_format(const struct xpu_path_refusal *why, const char *ro
         case XPU_REFUSE_MOUNT:
                 snprintf(buf, size, "%s is a mount point of another filesystem (%s, not a tmpfs), e.g. a bind mount "
                          "of a host directory, inside %s", p, d, root_name);
+                break;
+        case XPU_REFUSE_TMPFS_SUBDIR:
+                snprintf(buf, size, "%s is a mount point of the directory %s of a tmpfs, i.e. a bind mount of a host "
+                         "directory, not a tmpfs made for the container, inside %s", p, d, root_name);
+                break;
+        case XPU_REFUSE_TMPFS_SHARED:
+                snprintf(buf, size, "%s is a mount point of a tmpfs that is mounted at %s too, e.g. a bind mount of "
+                         "a host's tmpfs, not one made for the container, inside %s", p, d, root_name);
+                break;
+        case XPU_REFUSE_TMPFS_OLDER:
+                snprintf(buf, size, "%s is a mount point of a tmpfs made %s before the container's first process "
+                         "(PID 1), e.g. a bind mount of the host's /run, /dev/shm or /tmp, inside %s", p, d,
+                         root_name);
+                break;
+        case XPU_REFUSE_TMPFS_UNKNOWN:
+                snprintf(buf, size, "%s is a mount point of a tmpfs whose origin cannot be told (%s has no line "
+                         "for it or cannot be read), inside %s", p, d[0] ? d : "/proc/self/mountinfo", root_name);
                 break;
         case XPU_REFUSE_FINAL_LINK:
                 snprintf(buf, size, "%s is a symlink to %s, where a file or mount point of its own must be made in %s",

@@ -82,6 +82,10 @@ enum xpu_refusal_kind {
         XPU_REFUSE_LOOP,          /* more than 40 symlinks */
         XPU_REFUSE_TOO_DEEP,      /* more than XPU_BENEATH_DEPTH_MAX directories deep */
         XPU_REFUSE_NOT_DIR,       /* a component that must be a directory is a file, FIFO, device... */
+        XPU_REFUSE_TMPFS_SUBDIR,  /* a tmpfs mount whose mountinfo root is not "/": a bind of a directory */
+        XPU_REFUSE_TMPFS_SHARED,  /* a tmpfs also mounted elsewhere: a bind of a host's tmpfs */
+        XPU_REFUSE_TMPFS_OLDER,   /* a tmpfs born before PID 1 of this PID namespace started */
+        XPU_REFUSE_TMPFS_UNKNOWN, /* a tmpfs /proc/self/mountinfo has no line for (or no /proc) */
 };
 
 /* Directory depth a write target may reach while resolved (links included). */
@@ -97,7 +101,9 @@ struct xpu_path_refusal {
  * O_PATH | O_NOFOLLOW relative to the one before (no kernel path resolution at all); a symlink
  * is followed only when its target is relative and stays beneath the root; an absolute link, a
  * ".." above the root, a component on another mount that is not a tmpfs (statx STATX_MNT_ID
- * against its parent, fstatfs f_type), a final symlink (always, for O_CREAT and O_NOFOLLOW;
+ * against its parent, fstatfs f_type), a tmpfs that is not the container's own (a bind of a
+ * host's tmpfs or of a directory in one: xpu_tmpfs_origin(), mountinfo.h), a final symlink
+ * (always, for O_CREAT and O_NOFOLLOW;
  * O_NOFOLLOW is implied) are refused. FLAGS/MODE as for openat(2) (O_CLOEXEC added). WHY (may be
  * NULL) is filled on a refusal. Returns the fd, or -EXDEV (leaves the root / other filesystem),
  * -ELOOP (symlink loop or final symlink), -ENAMETOOLONG (too deep), -ENOTDIR, -ENOENT... */

@@ -266,6 +266,36 @@ mkdir -p "$R/run/xpuinit"
 attack i-run "/run/xpuinit is a mount point of another filesystem" sh -c \
         "mount --bind '$HOST/xpuinit' '$R/run/xpuinit' && exec $(inject | tr '\n' ' ')"
 
+# ---- (k) a host's tmpfs (its /run, /dev/shm, /tmp) bind-mounted onto a write target -------------
+# In the run's own namespace a tmpfs stands for the host's (it holds a file and a directory); SRC
+# of it is bound on R/DEST, as `-v /run:/run` or `-v /tmp/x:/run` would. The tmpfs is crossed
+# only when it is the container's own: one mounted elsewhere too, or a directory of one, is not.
+# tmpfs_attack NAME REGEX SRC DEST: attack(), then the host's tmpfs must still hold exactly what
+# it held (the namespace, and with it the tmpfs, is gone afterwards: it is listed inside).
+tmpfs_attack() {
+        name=$1 want=$2 src=$3 dest=$4 t=$HOST/tmpfs-$1
+        mkdir -p "$t"
+        attack "$name" "$want" sh -c "mount -t tmpfs xpu-host-tmpfs '$t' && mkdir '$t/sub' && \
+                touch '$t/host-file' && mount --bind '$t$src' '$R$dest' && \
+                { $(inject | tr '\n' ' '); rc=\$?; (cd '$t' && find . | sort) >'$E2E_TMP/$name.inside'; exit \$rc; }"
+        is "$(tr '\n' ' ' <"$E2E_TMP/$name.inside")" ". ./host-file ./sub " \
+                "$name: the host's tmpfs gained nothing"
+}
+mkroot k-run
+tmpfs_attack k-run "/run is a mount point of a tmpfs that is mounted at $HOST/tmpfs-k-run too" "" /run
+mkroot k-run-dir
+tmpfs_attack k-run-dir "/run is a mount point of the directory /sub of a tmpfs" /sub /run
+mkroot k-confd
+mkdir -p "$R/etc/ld.so.conf.d"
+tmpfs_attack k-confd "/etc/ld.so.conf.d is a mount point of a tmpfs that is mounted at .* too" "" /etc/ld.so.conf.d
+# control: a tmpfs made for the container (the runtime's own /run) is crossed as before
+mkroot k-control
+(cd "$R" && in_ns sh -c "mount -t tmpfs xpu-runtime-run '$R/run' && $(inject | tr '\n' ' ') && \
+        test -e '$R/run/xpuinit/lib/libcuda.so.1'") >"$E2E_TMP/k-control.out" 2>&1
+rc=$?
+is "$rc" 0 "k-control: the runtime's own /run tmpfs is crossed (libcuda.so.1 injected below it)"
+[ "$rc" -eq 0 ] || diag_file "$E2E_TMP/k-control.out"
+
 # ---- (j) the host's ldconfig with /etc/ld.so.cache leading out (CVE-2025-23267) ----------------
 mkroot j-cache
 ln -s "$HOST/ld.so.cache" "$R/etc/ld.so.cache"
@@ -334,5 +364,43 @@ if cmp -s "$E2E_TMP/runc.host-before" "$E2E_TMP/runc.host-after"; then
 else
         not_ok "runc-confd: the host side is unchanged"
 fi
+
+# A host's tmpfs bound on /run of a container (`-v /run:/run`, or a directory of a tmpfs): after
+# pivot_root the host's own mount of it is out of sight, so the birth time (made before the
+# container's first process) and the mountinfo root (a directory of it) tell it apart; the
+# runtime's own tmpfs (a "tmpfs" mount in config.json) is crossed.
+HOSTRUN=$E2E_TMP/host-run
+mkdir -p "$HOSTRUN"
+mount -t tmpfs xpu-host-run "$HOSTRUN" || bail "cannot mount a tmpfs on $HOSTRUN"
+mkdir "$HOSTRUN/sub" && touch "$HOSTRUN/host-file" || bail "cannot fill $HOSTRUN"
+sleep 1 # a host's /run is older than any container: older by more than the start time's resolution
+# runc_tmpfs NAME MOUNT-JSON: a container like runc-confd's, with MOUNT-JSON added to its mounts
+runc_tmpfs() {
+        e2e_bundle "$1"
+        e2e_rootfs_ldconfig "$E2E_BUNDLE"
+        e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
+        e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
+        e2e_jq "$E2E_BUNDLE" '.mounts += [$m]' --argjson m "$2"
+        e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver --inject mount \
+                -- /workload
+        e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+        e2e_devices "$E2E_BUNDLE" "$fx"
+        e2e_run "$E2E_BUNDLE"
+}
+runc_tmpfs runc-hostrun "{\"destination\": \"/run\", \"type\": \"bind\", \"source\": \"$HOSTRUN\", \"options\": [\"rbind\"]}"
+is "$E2E_RC" 125 "runc-hostrun: the host's /run tmpfs bound on /run: xpuinit exits 125"
+[ "$E2E_RC" -eq 125 ] || e2e_show
+like "$E2E_ERR" "/run is a mount point of a tmpfs made [0-9.]* s before the container's first process .*refusing to write there" \
+        "runc-hostrun: stderr names /run and why"
+runc_tmpfs runc-hostrun-dir "{\"destination\": \"/run\", \"type\": \"bind\", \"source\": \"$HOSTRUN/sub\", \"options\": [\"rbind\"]}"
+is "$E2E_RC" 125 "runc-hostrun-dir: a directory of the host's tmpfs bound on /run: xpuinit exits 125"
+[ "$E2E_RC" -eq 125 ] || e2e_show
+like "$E2E_ERR" "/run is a mount point of the directory /sub of a tmpfs" "runc-hostrun-dir: stderr names /run and why"
+is "$( (cd "$HOSTRUN" && find . | sort) | tr '\n' ' ')" ". ./host-file ./sub " "runc-hostrun: the host's tmpfs gained nothing"
+runc_tmpfs runc-ownrun '{"destination": "/run", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev", "mode=755"]}'
+is "$E2E_RC" 0 "runc-ownrun: the runtime's own /run tmpfs is crossed: the workload runs"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+umount "$HOSTRUN"
 
 e2e_done
