@@ -305,13 +305,31 @@ static const char *root_name(int root_fd, char *buf, size_t size) {
         return buf;
 }
 
-/* Whether RS, an allow list, lets execve through (xpuinit's exec of the workload). */
-static bool rules_allow_exec(const struct rules *rs) {
-        int nr = seccomp_syscall_resolve_name("execve");
+/* The calls an allow list must let through: xpuinit loads the filter and then execs the workload,
+ * and when that exec fails it still writes its report (the child's pipe, or the error line of
+ * --exec) and exits; denied, a failed exec would end in a crash with no message. */
+static const char *const rules_needed[] = { "execve", "write", "exit", "exit_group" };
+
+/* Whether RS, an allow list, lets the call named NAME through unconditionally. */
+static bool rules_allow(const struct rules *rs, const char *name) {
+        int nr = seccomp_syscall_resolve_name(name);
         for (size_t i = 0; i < rs->n; i++)
                 if (rs->r[i].nr == nr)
                         return rs->r[i].kind == XPU_SC_PLAIN;
         return false;
+}
+
+/* The calls of rules_needed RS denies, comma-separated, into BUF; returns whether any is. */
+static bool rules_missing_needed(const struct rules *rs, char *buf, size_t size) {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(rules_needed); i++)
+                if (!rules_allow(rs, rules_needed[i])) {
+                        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", rules_needed[i]);
+                        if (n > 0 && (size_t)n < size - used)
+                                used += (size_t)n;
+                }
+        return used > 0;
 }
 
 /* A JSON list at PATH below ROOT_FD into RS (an allow list). */
@@ -422,10 +440,17 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                 idx++;
         }
         cJSON_Delete(root);
-        if (r == 0 && !rules_allow_exec(rs)) {
+        char missing[64];
+        if (r == 0 && !rules_allow(rs, "execve")) {
                 set_err(err, err_size, "seccomp list %s: does not allow execve, so the workload could not even "
                         "start (\"Operation not permitted\" at its exec); add \"execve\" or \"@process\" to the list",
                         path);
+                r = -EINVAL;
+        } else if (r == 0 && rules_missing_needed(rs, missing, sizeof missing)) {
+                set_err(err, err_size, "seccomp list %s: does not allow %s, which xpuinit needs after loading the "
+                        "filter to report a failed exec of the workload and exit (denied, that exec would end in a "
+                        "crash with no message); add them, or \"@basic-io\" and \"@process\", to the list",
+                        path, missing);
                 r = -EINVAL;
         }
         return r;

@@ -143,6 +143,23 @@ like "$E2E_ERR" 'seccomp list /etc/xpuinit/seccomp.json: does not allow execve.*
         "jsonnoexec: stderr names the file and the fix"
 unlike "$E2E_OUT" '^CapEff=' "jsonnoexec: the workload never started"
 
+# A list that allows execve but not write/exit/exit_group: a failed exec of the workload could not
+# be reported (the child crashed: 139, no message; with --exec, xpuinit itself): refused at plan
+# time, the missing calls named, in both modes.
+for mode in supervise exec; do
+        priv_bundle "jsonnoexit-$mode" "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+        printf '["execve", "@memory"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+        flag=
+        [ "$mode" = exec ] && flag=--exec
+        # shellcheck disable=SC2086 # $flag is one word or none
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --profile priv $flag \
+                -- /no/such/workload
+        e2e_run "$E2E_BUNDLE"
+        is "$E2E_RC" 125 "jsonnoexit-$mode: a list without write and exit gives 125, not a crash"
+        like "$E2E_ERR" 'seccomp list /etc/xpuinit/seccomp.json: does not allow write, exit, exit_group, which xpuinit needs' \
+                "jsonnoexit-$mode: stderr names the file and the missing calls"
+done
+
 # A kept capability whose calls the filter denies: a warning naming both and the fix.
 priv_bundle ptracewarn "$(profile '"keep_capabilities": ["CAP_SYS_PTRACE"]')"
 e2e_caps_add "$E2E_BUNDLE" CAP_SYS_PTRACE

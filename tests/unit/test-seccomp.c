@@ -417,6 +417,8 @@ START_TEST(test_json_list) {
         xpu_test_write(t, "etc/noexec.json", "[\"@basic-io\", \"@memory\"]");
         xpu_test_write(t, "etc/clone3.json", "[\"clone3\"]");
         xpu_test_write(t, "etc/execonly.json", "[\"execve\"]");
+        xpu_test_write(t, "etc/execwrite.json", "[\"execve\", \"write\", \"@memory\"]");
+        xpu_test_write(t, "etc/execmin.json", "[\"execve\", \"write\", \"exit\", \"exit_group\"]");
         /* A JSON escape: cJSON would read "read\u0000x" as "read". */
         xpu_test_write(t, "etc/escape.json", "[\"@strict\", \"read\\u0000x\"]");
         /* A NUL byte at offset 8, after a valid list. */
@@ -501,8 +503,18 @@ START_TEST(test_json_list) {
                                       strstr(err, "add \"execve\" or \"@process\""),
                               "%s", err);
         }
-        p = build("/etc/execonly.json", root);
+        /* execve without write/exit/exit_group: a failed exec could not be reported (it crashed,
+         * status 139, no message): refused too, the missing calls named. */
+        ck_assert_int_eq(build_err("/etc/execonly.json", root, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "seccomp list /etc/execonly.json: does not allow write, exit, exit_group, which "
+                                  "xpuinit needs after loading the filter to report a failed exec"),
+                      "%s", err);
+        ck_assert_int_eq(build_err("/etc/execwrite.json", root, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "does not allow exit, exit_group, which") && strstr(err, "\"@basic-io\" and \"@process\""),
+                      "%s", err);
+        p = build("/etc/execmin.json", root);
         ck_assert_uint_eq(xpu_seccomp_verdict(p, __NR_execve, 0), SECCOMP_RET_ALLOW);
+        ck_assert_uint_eq(xpu_seccomp_verdict(p, __NR_exit_group, 0), SECCOMP_RET_ALLOW);
         ck_assert_uint_eq(xpu_seccomp_verdict(p, __NR_read, 0), SECCOMP_RET_ERRNO | EPERM);
         xpu_seccomp_free(p);
         ck_assert_int_eq(build_err("etc/ok.json", root, err, sizeof err), -EINVAL); /* not absolute */
