@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "probe.h"
+#include "base/escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -251,19 +252,16 @@ int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) {
         va_end(ap);
         if (r < 0)
                 return -ENOMEM;
-        /* Warnings quote bytes read from files: escape anything not printable, so a hostile
-         * sysfs tree cannot put escape sequences on a terminal or invalid UTF-8 into JSON. */
-        char *out = malloc(strlen(raw) * 4 + 1), *w = out;
+        /* Warnings quote bytes read from files: escape anything not printable UTF-8, so a
+         * hostile sysfs tree cannot put escape sequences on a terminal or invalid UTF-8 into
+         * JSON. */
+        size_t size = strlen(raw) * 4 + 1;
+        char *out = malloc(size);
         if (!out) {
                 free(raw);
                 return -ENOMEM;
         }
-        for (const unsigned char *c = (const unsigned char *)raw; *c; c++)
-                if (*c < 0x20 || *c > 0x7e)
-                        w += snprintf(w, 5, "\\x%02x", *c);
-                else
-                        *w++ = (char)*c;
-        *w = '\0';
+        xpu_escape_text(raw, out, size);
         free(raw);
         n[inv->n_warnings] = out;
         inv->n_warnings++;

@@ -45,13 +45,13 @@ void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
         if (level > log_level)
                 return;
         int saved = errno;
-        char line[2048];
+        char line[2048], safe[sizeof line * 4];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
         /* One write per line so concurrent writers do not interleave mid-line. */
-        dprintf(STDERR_FILENO, "%s: %s: %s\n", log_program, level_names[level], line);
+        dprintf(STDERR_FILENO, "%s: %s: %s\n", log_program, level_names[level], xpu_escape_text(line, safe, sizeof safe));
         errno = saved;
 }
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "escape.h"
 #include "macro.h"
 
 enum xpu_log_level {
@@ -24,7 +25,8 @@ enum xpu_log_level xpu_log_get_level(void);
 /* Parse "error", "warning", "info", "debug" (also "warn", "0".."3"). Returns the level or -EINVAL. */
 int xpu_log_level_from_string(const char *s);
 
-/* Print "<program>: <level>: <message>\n" to stderr when level is enabled. Keeps errno. */
+/* Print "<program>: <level>: <message>\n" to stderr when level is enabled, the message escaped
+ * with xpu_escape_text() (one message is one line). Keeps errno. */
 void xpu_log(enum xpu_log_level level, const char *fmt, ...) _printf_(2, 3);
 
 /* Not a logger: format one error line into ERR (ERR_SIZE bytes; nothing when ERR is NULL or

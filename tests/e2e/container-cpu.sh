@@ -95,4 +95,26 @@ is "$E2E_RC" 125 "badkey: a profile with an unknown key (--profile-dir) gives 12
 like "$E2E_ERR" 'typo\.json' "badkey: stderr names typo.json"
 like "$E2E_ERR" 'colour' "badkey: stderr names the key"
 
+# ---- values from the environment in messages: escaped, one message stays one line ---------------
+# one_line NAME VAR VALUE [XPUINIT ARG...]: xpuinit plan with VAR=VALUE (no container: the same
+# code logs); stderr must be one line, with no control byte, and show the escapes.
+one_line() {
+        n=$1 var=$2 val=$3
+        shift 3
+        env "$var=$val" "$XPU_BUILD/xpuinit" --sys-root "$E2E_TMP/empty" --driver-root "$E2E_TMP/empty" "$@" \
+                plan -- /bin/true >/dev/null 2>"$E2E_TMP/$n.err"
+        is "$(wc -l <"$E2E_TMP/$n.err")" 1 "$n: the message is one line"
+        if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$E2E_TMP/$n.err"; then
+                not_ok "$n: no raw control byte reaches stderr"
+                diag_file "$E2E_TMP/$n.err"
+        else
+                ok "$n: no raw control byte reaches stderr"
+        fi
+        like "$E2E_TMP/$n.err" '\\x0a\\x1b' "$n: the newline and ESC are shown as \\x0a\\x1b"
+}
+one_line esc-select XPU_VISIBLE_DEVICES "$(printf 'gpu9\n\033[2Jx')"
+one_line esc-profile XPUINIT_PROFILE "$(printf 'nope\n\033]0;title\007')"
+one_line esc-profile-dir XPUINIT_PROFILE_DIR "$(printf '/nonexistent\n\033[31mred')"
+like "$E2E_TMP/esc-profile.err" 'profile "nope\\x0a\\x1b\]0;title\\x07"' "esc-profile: the whole value, escaped"
+
 e2e_done

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
 #include "probe.h"
 #include "testlib.h"
@@ -256,6 +257,27 @@ START_TEST(test_warning_escapes) {
 }
 END_TEST
 
+START_TEST(test_escape_text) {
+        char out[256];
+        /* printable UTF-8 is kept: "Radeon\u2122 Pro", U+00E9, a 4-byte emoji */
+        ck_assert_str_eq(xpu_escape_text("AMD Radeon\xe2\x84\xa2 Pro \xc3\xa9 \xf0\x9f\x98\x80", out, sizeof out),
+                         "AMD Radeon\xe2\x84\xa2 Pro \xc3\xa9 \xf0\x9f\x98\x80");
+        /* controls (C0, DEL, C1 U+0085) and invalid bytes are escaped, byte by byte */
+        ck_assert_str_eq(xpu_escape_text("a\nb\tc\033[2J\x7f\xc2\x85", out, sizeof out),
+                         "a\\x0ab\\x09c\\x1b[2J\\x7f\\xc2\\x85");
+        ck_assert_str_eq(xpu_escape_text("\xff\xc0\xaf\xed\xa0\x80\xe2\x84", out, sizeof out),
+                         "\\xff\\xc0\\xaf\\xed\\xa0\\x80\\xe2\\x84");
+        ck_assert_str_eq(xpu_escape_text("\xf4\x90\x80\x80", out, sizeof out), "\\xf4\\x90\\x80\\x80");
+        ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84\xa2"), 3);
+        ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84"), 0);
+        ck_assert_uint_eq(xpu_utf8_printable_len(""), 0);
+        /* cut at a whole escape or character, always terminated */
+        ck_assert_str_eq(xpu_escape_text("ab\ncd", out, 6), "ab");
+        ck_assert_str_eq(xpu_escape_text("a\xe2\x84\xa2", out, 4), "a");
+        ck_assert_str_eq(xpu_escape_text("abc", out, 1), "");
+}
+END_TEST
+
 static Suite *base_suite(void) {
         Suite *s = suite_create("base");
         TCase *tc = tcase_create("fileio");
@@ -268,6 +290,7 @@ static Suite *base_suite(void) {
         tcase_add_test(tc, test_beneath_bounds);
         tcase_add_test(tc, test_walk_matches_openat2);
         tcase_add_test(tc, test_warning_escapes);
+        tcase_add_test(tc, test_escape_text);
         suite_add_tcase(s, tc);
         return s;
 }
