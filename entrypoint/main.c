@@ -47,12 +47,17 @@ static bool can_mount(void) {
 
 /* The driver root: --driver-root, else the first default that holds versioned driver
  * libraries, else "/". Only searched when the probe found a device: a GPU-less host needs no
- * driver files, and start-up there must stay as cheap as tini's. */
-static const char *pick_driver_root(const struct xpu_inventory *inv) {
-        if (opt.driver_root)
+ * driver files, and start-up there must stay as cheap as tini's. *WHY says how it was chosen,
+ * for the info line. */
+static const char *pick_driver_root(const struct xpu_inventory *inv, const char **why) {
+        if (opt.driver_root) {
+                *why = "--driver-root/XPUINIT_DRIVER_ROOT";
                 return opt.driver_root;
-        if (inv->n_devices == 0)
+        }
+        if (inv->n_devices == 0) {
+                *why = "no GPU found, so no driver files are needed";
                 return "/";
+        }
         for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
                 int fd = xpu_open_root(default_driver_roots[i]);
                 if (fd < 0)
@@ -60,9 +65,12 @@ static const char *pick_driver_root(const struct xpu_inventory *inv) {
                 char ver[32];
                 bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
                 close(fd);
-                if (has)
+                if (has) {
+                        *why = "the first of /run/nvidia/driver, /host, / that holds driver libraries";
                         return default_driver_roots[i];
+                }
         }
+        *why = "neither /run/nvidia/driver nor /host holds driver libraries";
         return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
 }
 
@@ -108,8 +116,10 @@ static int context_probe(struct context *c) {
         }
         for (size_t i = 0; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
-        const char *driver_root = pick_driver_root(c->inv);
-        log_debug("sys root %s, dev root %s, driver root %s", c->roots.sys, c->roots.dev, driver_root);
+        const char *why = NULL;
+        const char *driver_root = pick_driver_root(c->inv, &why);
+        log_debug("sys root %s, dev root %s", c->roots.sys, c->roots.dev);
+        log_info("driver root %s (%s)", driver_root, why);
         if (strcmp(driver_root, "/") != 0) {
                 int fd = xpu_open_root(driver_root);
                 if (fd < 0) {
@@ -380,6 +390,30 @@ static int add_groups(const struct xpu_plan *p, int dev_fd) {
         return 0;
 }
 
+/* GPUs the host has whose device nodes this container lacks, when nothing was selected: the
+ * start falls back to the cpu profile, which is what a pod that forgot its GPU resource (or a
+ * `docker run` without --gpus) looks like. A vendor whose variable said none or void asked for
+ * that and is not warned about. */
+static void warn_not_given(const struct context *c) {
+        for (size_t i = 0; i < c->inv->n_devices; i++)
+                if (c->sel->selected[i])
+                        return;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                if (c->sel->request[v] == XPU_REQUEST_NONE || c->sel->request[v] == XPU_REQUEST_VOID)
+                        continue;
+                size_t found = 0, given = 0;
+                for (size_t i = 0; i < c->inv->n_devices; i++)
+                        if (c->inv->devices[i].vendor == (enum xpu_vendor)v) {
+                                found++;
+                                given += xpu_device_available(&c->inv->devices[i]);
+                        }
+                if (found > 0 && given == 0)
+                        log_warning("found %zu %s GPU%s, 0 given to this container: request them (--gpus/--device, "
+                                    "a Kubernetes resource or a CDI device)",
+                                    found, xpu_vendor_display_name(v), found == 1 ? "" : "s");
+        }
+}
+
 static void log_no_devices(const struct xpu_inventory *inv) {
         if (inv->n_devices > 0)
                 return;
@@ -425,6 +459,7 @@ static int reopen_roots(struct context *c) {
 static int run(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
+        warn_not_given(c);
         log_no_devices(c->inv);
         struct xpu_plan *p = NULL;
         c->container_path = "/";

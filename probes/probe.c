@@ -49,6 +49,16 @@ const char *xpu_vendor_to_string(enum xpu_vendor v) {
         return (unsigned)v < _XPU_VENDOR_MAX ? vendor_names[v] : NULL;
 }
 
+/* The vendors' own spelling of their names, for messages. */
+static const char *const vendor_display_names[_XPU_VENDOR_MAX] = {
+        [XPU_VENDOR_NVIDIA] = "NVIDIA",
+        [XPU_VENDOR_AMD] = "AMD",
+};
+
+const char *xpu_vendor_display_name(enum xpu_vendor v) {
+        return (unsigned)v < _XPU_VENDOR_MAX ? vendor_display_names[v] : NULL;
+}
+
 int xpu_vendor_from_string(const char *s) {
         for (int v = 0; s && v < _XPU_VENDOR_MAX; v++)
                 if (strcasecmp(s, vendor_names[v]) == 0)

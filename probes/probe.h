@@ -23,6 +23,8 @@ enum xpu_vendor {
 
 /* "nvidia", "amd"; NULL for an out-of-range value. */
 const char *xpu_vendor_to_string(enum xpu_vendor v);
+/* "NVIDIA", "AMD": the name as the vendor spells it, for messages; NULL out of range. */
+const char *xpu_vendor_display_name(enum xpu_vendor v);
 /* Inverse of xpu_vendor_to_string() (case-insensitive). Returns the vendor or -EINVAL. */
 int xpu_vendor_from_string(const char *s);
 

@@ -222,4 +222,41 @@ like "$E2E_ERR" 'CUDA driver version unknown \(nvml: NVML helper timed out after
 sed -i '/^hang\./d' "$state"
 req_wl="/workload --expect-cuda-count 8"
 
+# A container given none of the host's GPUs (no --gpus, no device resource): the start falls back
+# to cpu and says so at warning level, naming the count and how to ask for them; a container
+# that asked for none (NVIDIA_VISIBLE_DEVICES=none) is not warned.
+nv_bundle not-given -- /bin/echo pid=echo
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "not-given: the workload runs (cpu)"
+like "$E2E_ERR" '^xpuinit: warning: found 8 NVIDIA GPUs, 0 given to this container: request them \(--gpus/--device, a Kubernetes resource or a CDI device\)$' \
+        "not-given: a warning names the 8 GPUs and the fix"
+nv_bundle not-given-none -- /bin/echo pid=echo
+e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=none
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "not-given-none: the workload runs (cpu)"
+unlike "$E2E_ERR" '0 given to this container' "not-given-none: no warning when none was asked for"
+nv_bundle given -- /bin/echo pid=echo
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+unlike "$E2E_ERR" 'given to this container' "given: no warning when the GPUs were given"
+
+# -v names the driver root and how it was chosen: the option, or the first default (/host here)
+# that holds driver libraries.
+nv_bundle verbose-root -v -- /bin/echo pid=echo
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+like "$E2E_ERR" '^xpuinit: info: driver root /xpu/driver \(--driver-root/XPUINIT_DRIVER_ROOT\)$' \
+        "verbose-root: -v names the driver root given by --driver-root"
+e2e_bundle verbose-default
+e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /host
+e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/host/xpu-fake-state
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host -v -- /workload --expect-cuda-count 8
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "verbose-default: the driver root found at /host serves the workload"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+like "$E2E_ERR" '^xpuinit: info: driver root /host \(the first of /run/nvidia/driver, /host, / that holds driver libraries\)$' \
+        "verbose-default: -v names /host and why"
+
 e2e_done
