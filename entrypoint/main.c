@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -542,6 +543,16 @@ static int run(struct context *c) {
                 return EXIT_SETUP;
         }
         self.seccomp = self_filter;
+        /* One filter serves both when the workload's is the supervisor's ("default", the usual
+         * case): xpuinit loads it right before the workload is started, and the workload inherits
+         * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
+         * compilation and a walk of the program for every system call number (its cache), which
+         * made two loads the largest part of a start (docs/performance.md). Any other filter is
+         * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
+         * the supervisor's denials would narrow a list that allows more (ptrace for a debugger). */
+        const struct xpu_seccomp_program *shared = !opt.exec && xpu_seccomp_same(filter, self_filter) ? filter : NULL;
+        if (shared)
+                priv.seccomp = self.seccomp = NULL;
         r = xpu_privilege_prepare(&priv);
         if (r == 0 && !opt.exec)
                 r = xpu_privilege_prepare(&self);
@@ -559,6 +570,17 @@ static int run(struct context *c) {
         c->sel = NULL;
         c->profile = NULL;
         c->container_fd = -EBADF; /* (context_done closed the roots and reset their fds) */
+
+        /* The shared filter (above), with no_new_privs first as the kernel wants without
+         * CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
+        if (shared && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || (r = xpu_seccomp_load(shared)) < 0)) {
+                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(shared),
+                          strerror(r < 0 ? -r : errno));
+                xpu_privilege_done(&priv);
+                xpu_privilege_done(&self);
+                xpu_plan_free(p);
+                return EXIT_SETUP;
+        }
 
         struct xpu_supervise_options so = {
                 .group = opt.group,

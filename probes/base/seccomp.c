@@ -194,6 +194,8 @@ static int compile(const struct rules *rs, bool deny, struct xpu_seccomp_program
         /* A call through a foreign ABI would bypass rules written for the native numbers: the
          * ones added here get the same rules, any other is killed. */
         r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+        if (r == 0)
+                r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 #if defined(__x86_64__)
         if (r == 0)
                 r = seccomp_arch_add(ctx, SCMP_ARCH_X86); /* i386 (int 0x80, ia32 emulation) */
@@ -540,6 +542,11 @@ int xpu_seccomp_load(const struct xpu_seccomp_program *p) {
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fprog, 0, 0) == 0)
                 return 0;
         return -errno;
+}
+
+bool xpu_seccomp_same(const struct xpu_seccomp_program *a, const struct xpu_seccomp_program *b) {
+        return a && b && a->fprog.len == b->fprog.len &&
+               memcmp(a->fprog.filter, b->fprog.filter, a->fprog.len * sizeof a->fprog.filter[0]) == 0;
 }
 
 struct xpu_seccomp_program *xpu_seccomp_free(struct xpu_seccomp_program *p) {

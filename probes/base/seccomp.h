@@ -24,6 +24,7 @@
  * architectures the native ABI only, foreign ABIs killed. Nothing here logs (style item 2). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,10 @@ int xpu_seccomp_build(const char *spec, int root_fd, struct xpu_seccomp_program 
  * async-signal-safe. The caller sets PR_SET_NO_NEW_PRIVS first (or holds CAP_SYS_ADMIN).
  * Returns 0 or -errno (-EACCES without NO_NEW_PRIVS, -EINVAL when P is NULL or empty). */
 int xpu_seccomp_load(const struct xpu_seccomp_program *p);
+
+/* Whether A and B are the same filter: the same BPF instructions (a built-in named twice, or two
+ * compilations of one spec). False when either is NULL. */
+bool xpu_seccomp_same(const struct xpu_seccomp_program *a, const struct xpu_seccomp_program *b);
 
 /* Free P (NULL is fine); returns NULL. */
 struct xpu_seccomp_program *xpu_seccomp_free(struct xpu_seccomp_program *p);

@@ -16,7 +16,7 @@ NONE=0000000000000000
 
 # The workload: its status lines as key=value facts, then the denied calls' outcomes.
 # One line: e2e_args passes each argument as one line of text.
-STATUS_SCRIPT='grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Uid|Gid|Groups):" /proc/self/status | sed -e "s/:[[:space:]]*/=/" -e "s/[[:space:]]*$//" -e "s/[[:space:]]\{1,\}/ /g"; unshare -U true 2>/dev/null; echo "unshare=$?"; unshare -U true 2>&1 | grep -q "Operation not permitted" && echo "unshare.eperm=yes"; mkdir -p /tmp/m && mount -t tmpfs none /tmp/m 2>/dev/null; echo "mount=$?"; sed -n -e "s/^CapEff:[[:space:]]*/pid1.CapEff=/p" -e "s/^CapBnd:[[:space:]]*/pid1.CapBnd=/p" -e "s/^NoNewPrivs:[[:space:]]*/pid1.NoNewPrivs=/p" -e "s/^Seccomp:[[:space:]]*/pid1.Seccomp=/p" /proc/1/status; (exec 3<>/proc/1/mem) 2>/dev/null; echo "pid1.mem=$?"'
+STATUS_SCRIPT='grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp|Seccomp_filters|Uid|Gid|Groups):" /proc/self/status | sed -e "s/:[[:space:]]*/=/" -e "s/[[:space:]]*$//" -e "s/[[:space:]]\{1,\}/ /g"; unshare -U true 2>/dev/null; echo "unshare=$?"; unshare -U true 2>&1 | grep -q "Operation not permitted" && echo "unshare.eperm=yes"; mkdir -p /tmp/m && mount -t tmpfs none /tmp/m 2>/dev/null; echo "mount=$?"; sed -n -e "s/^CapEff:[[:space:]]*/pid1.CapEff=/p" -e "s/^CapBnd:[[:space:]]*/pid1.CapBnd=/p" -e "s/^NoNewPrivs:[[:space:]]*/pid1.NoNewPrivs=/p" -e "s/^Seccomp:[[:space:]]*/pid1.Seccomp=/p" -e "s/^Seccomp_filters:[[:space:]]*/pid1.Seccomp_filters=/p" /proc/1/status; (exec 3<>/proc/1/mem) 2>/dev/null; echo "pid1.mem=$?"'
 
 # priv_bundle NAME PROFILE_JSON|- [XPUINIT OPTION...]: a bundle whose image holds the profile
 # "priv" (when not -) in /etc/xpuinit/profiles.d and whose workload is the status script.
@@ -76,6 +76,9 @@ is "$(e2e_fact pid1.NoNewPrivs)" 1 "nokey: ... with no_new_privs"
 # ... and a seccomp filter of its own ("default"): code a workload with CAP_SYS_PTRACE might still
 # run in it through /proc/1/mem meets a filter there too
 is "$(e2e_fact pid1.Seccomp)" 2 "nokey: ... and the default seccomp filter"
+# one filter, loaded once by xpuinit before the start and inherited: the workload has exactly it
+is "$(e2e_fact pid1.Seccomp_filters)" 1 "nokey: xpuinit has one filter"
+is "$(e2e_fact Seccomp_filters)" 1 "nokey: the workload has one filter, the same (inherited, not stacked)"
 # ... and is not dumpable: the root workload, whose capabilities are a superset of CAP_KILL, must
 # not open its memory for writing (an unfiltered process to run code in)
 is "$(e2e_fact pid1.mem)" 1 "nokey: the workload cannot open xpuinit's /proc/1/mem for writing"
@@ -119,6 +122,10 @@ priv_bundle strict "$(profile '"seccomp": "strict"')"
 e2e_run "$E2E_BUNDLE"
 expect strict "$NONE" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$ROOT_DEFAULT" "$NONE" 2 0
 expect_denied strict
+# another filter than the supervisor's: the workload loads its own, not stacked on "default"
+# (which would narrow a list that allows more); xpuinit loads "default" after the start
+is "$(e2e_fact Seccomp_filters)" 1 "strict: the workload has its own filter only"
+is "$(e2e_fact pid1.Seccomp)" 2 "strict: xpuinit (PID 1) has its default filter"
 
 priv_bundle jsonlist "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
 printf '["@strict"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
