@@ -99,9 +99,10 @@ const char *xpu_capability_to_name(int cap);
  * DefaultCapabilities: the same 14). */
 uint64_t xpu_capability_runtime_default(void);
 
-/* The calling thread's capability sets as bitmasks (capget(2) for effective and permitted,
- * PR_CAPBSET_READ for each capability up to XPU_CAP_LAST for the bounding set); any pointer may
- * be NULL. Returns 0 or -errno. */
+/* The calling thread's capability sets as bitmasks (capget(2) for effective and permitted; the
+ * bounding set from the "CapBnd:" line of /proc/thread-self/status, or PR_CAPBSET_READ for each
+ * capability up to XPU_CAP_LAST where /proc cannot be read); any pointer may be NULL. Returns 0
+ * or -errno. */
 int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *bounding);
 
 /* What a workload asks for and what the process that starts it has. */

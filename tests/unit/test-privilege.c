@@ -6,6 +6,7 @@
  * default container at least (CAP_SETPCAP, CAP_SETUID, CAP_SETGID): fails loudly otherwise. Also
  * the capability names, the resolution of keep_capabilities and --user parsing. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
@@ -150,6 +151,33 @@ static struct xpu_privilege from_plan(const struct xpu_capability_plan *cp) {
 }
 
 /* ---- root workload ------------------------------------------------------------------------- */
+
+/* The bounding set read from /proc/thread-self/status matches PR_CAPBSET_READ, in a thread whose
+ * bounding set differs from the process's main thread (CK_FORK: this test's own process). */
+static void *drop_and_compare(void *arg) {
+        (void)arg;
+        ck_assert_int_eq(prctl(PR_CAPBSET_DROP, CAP_SYS_BOOT, 0, 0, 0), 0);
+        ck_assert_int_eq(prctl(PR_CAPBSET_DROP, CAP_NET_RAW, 0, 0, 0), 0);
+        uint64_t bnd = 0, want = 0;
+        ck_assert_int_eq(xpu_capability_current(NULL, NULL, &bnd), 0);
+        for (int c = 0; c < 64 && prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+                if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) > 0)
+                        want |= BIT(c);
+        ck_assert_uint_eq(bnd, want);
+        ck_assert(!(bnd & BIT(CAP_SYS_BOOT)) && !(bnd & BIT(CAP_NET_RAW)));
+        return NULL;
+}
+
+START_TEST(test_bounding_read) {
+        ck_assert(have_bnd & BIT(CAP_SYS_BOOT));
+        pthread_t t;
+        ck_assert_int_eq(pthread_create(&t, NULL, drop_and_compare, NULL), 0);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        uint64_t bnd = 0;
+        ck_assert_int_eq(xpu_capability_current(NULL, NULL, &bnd), 0);
+        ck_assert_uint_eq(bnd, have_bnd); /* the main thread kept its own */
+}
+END_TEST
 
 START_TEST(test_root_default) {
         struct xpu_capability_plan cp = resolve(false, 0, true);
@@ -515,6 +543,7 @@ static Suite *privilege_suite(void) {
         TCase *tc = tcase_create("apply");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_set_timeout(tc, 30);
+        tcase_add_test(tc, test_bounding_read);
         tcase_add_test(tc, test_root_default);
         tcase_add_test(tc, test_root_keep_none);
         tcase_add_test(tc, test_user_default);
