@@ -21,6 +21,7 @@
 #include "base/seccomp.h"
 #include "base/strv.h"
 #include "options.h"
+#include "pci-ids.h"
 #include "init.h"
 #include "inventory-json.h"
 #include "plan.h"
@@ -131,6 +132,13 @@ static int context_probe(struct context *c) {
                 close(c->roots.driver_fd);
                 c->roots.driver_fd = fd;
                 xpu_strlcpy(c->roots.driver, driver_root, sizeof c->roots.driver);
+        }
+        /* Names the kernel drivers do not give (an AMD GPU without a FRU product_name) from the
+         * host's PCI ID database, for what is shown; a start does not need them. */
+        if (opt.command != XPU_CMD_RUN && opt.command != XPU_CMD_INJECT) {
+                r = xpu_inventory_name_from_pci_ids(c->inv, c->roots.driver_fd);
+                if (r < 0)
+                        log_warning("PCI ID database under %s: %s; device names left out", c->roots.driver, strerror(-r));
         }
         return 0;
 }

@@ -87,7 +87,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
                 ok = add_num(o, "numa_node", d->numa_node);
         ok = ok && add_str(o, "source", xpu_source_to_string(d->source));
-        /* "sources": the facts a rich backend filled, each with that backend's name. */
+        /* "sources": the facts a rich backend filled, each with that backend's name, and a name
+         * taken from the PCI ID database ("pci.ids"). */
         cJSON *src = NULL;
         for (int f = 0; ok && f < _XPU_FIELD_MAX; f++) {
                 if (!d->field_source[f])
@@ -95,6 +96,11 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                 if (!src)
                         ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
                 ok = ok && add_str(src, xpu_field_to_string(f), xpu_source_to_string(xpu_device_field_source(d, f)));
+        }
+        if (ok && d->name_from_pci_ids && !d->field_source[XPU_FIELD_NAME]) {
+                if (!src)
+                        ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
+                ok = ok && add_str(src, "name", "pci.ids");
         }
         if (!ok) {
                 cJSON_Delete(o);

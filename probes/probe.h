@@ -105,6 +105,7 @@ struct xpu_device {
         uint32_t have; /* XPU_HAVE_* */
 
         char name[128];                      /* marketing name; empty when unknown, never guessed */
+        bool name_from_pci_ids;              /* NAME is the PCI ID database's (pci-ids.h), not the driver's */
         char uuid[64];                       /* NVIDIA "GPU-<uuid>"; AMD "GPU-<16 hex of unique_id>" */
         char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* normal form, see xpu_pci_bus_id_normalize() */
         char driver_version[32];             /* kernel driver version of this device's driver */

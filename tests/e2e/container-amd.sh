@@ -73,4 +73,19 @@ is "$E2E_RC" 0 "bus: AMD_VISIBLE_DEVICES with PCI bus ids runs"
 [ "$E2E_RC" -eq 0 ] || e2e_show
 rocr_is "bus: 0000:63:00.0,0000:03:00.0 = KFD GPUs 0 and 2" "$(amd_uuid 0),$(amd_uuid 2)" "0,2"
 
+# Names the driver gives none of (no FRU product_name) come from the host's PCI ID database in the
+# driver root, as rocm-smi's did for the capture amd-mi100x4 is made from; the JSON says so.
+e2e_fixture amd-mi100x4
+mi100=$E2E_FIXTURE
+"$XPU_BUILD/xpuinit" --sys-root "$mi100" --dev-root "$mi100" --driver-root "$mi100" probe --json \
+        >"$E2E_TMP/names.json" 2>"$E2E_TMP/names.err"
+is "$(jq -r '[.devices[].name] | unique | join("|")' "$E2E_TMP/names.json")" "Arcturus GL-XL [Instinct MI100]" \
+        "names: the 4 MI100s are named from the driver root's pci.ids"
+is "$(jq -r '[.devices[].sources.name] | unique | join("|")' "$E2E_TMP/names.json")" "pci.ids" \
+        "names: probe --json says the name came from pci.ids"
+mkdir -p "$E2E_TMP/empty-driver-root"
+"$XPU_BUILD/xpuinit" --sys-root "$mi100" --dev-root "$mi100" --driver-root "$E2E_TMP/empty-driver-root" probe \
+        >"$E2E_TMP/names.txt" 2>&1
+like "$E2E_TMP/names.txt" '0000:83:00.0  \(name unknown\)' "names: no database in the driver root, no name (never guessed)"
+
 e2e_done
