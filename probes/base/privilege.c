@@ -307,6 +307,31 @@ static int close_fds(unsigned first, unsigned last) {
                 return negative_errno();                                                           \
         } while (0)
 
+int xpu_capability_bounding_drop(uint64_t keep, uint64_t now) {
+        /* One PR_CAPBSET_DROP per capability not kept that is still in the set (each drop
+         * allocates and commits new credentials, even for one already gone; EINVAL above the
+         * kernel's last); PR_CAPBSET_READ only when a drop is refused (EPERM without
+         * CAP_SETPCAP, even above the last), to accept what is already gone. A read before every
+         * drop cost 41 more system calls per start (docs/performance.md). */
+        for (int c = 0; c < 64; c++) {
+                if ((keep & XPU_CAP_BIT(c)) || !(now & XPU_CAP_BIT(c)))
+                        continue; /* kept (never above the last: a subset of what was read), or gone */
+                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
+                        continue;
+                if (errno == EINVAL)
+                        break;
+                if (errno != EPERM)
+                        return negative_errno();
+                /* The kernel checks CAP_SETPCAP before the number: EPERM above the last too. */
+                int in = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+                if (in < 0)
+                        break;
+                if (in > 0)
+                        return -EPERM;
+        }
+        return 0;
+}
+
 int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step) {
         const char *ignored;
         if (!failed_step)
@@ -318,28 +343,11 @@ int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step)
         }
 
         /* 1. Bounding set: drop what the process (and anything it execs, setuid-root binaries
-         *    included) may never hold again. Needs CAP_SETPCAP, so it comes first. One
-         *    PR_CAPBSET_DROP per capability not kept (a no-op when it is not in the set; EINVAL
-         *    above the kernel's last); PR_CAPBSET_READ only when a drop is refused (EPERM without
-         *    CAP_SETPCAP, even above the last), to accept what is already gone. A read before
-         *    every drop cost 41 more system calls per start (docs/performance.md). */
-        for (int c = 0; c < 64; c++) {
-                if (p->bounding & XPU_CAP_BIT(c))
-                        continue; /* kept: never above the last (a subset of what was read) */
-                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
-                        continue;
-                if (errno == EINVAL)
-                        break;
-                if (errno != EPERM)
-                        FAIL("bounding set");
-                /* The kernel checks CAP_SETPCAP before the number: EPERM above the last too. */
-                int in = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
-                if (in < 0)
-                        break;
-                if (in > 0) {
-                        errno = EPERM;
-                        FAIL("bounding set");
-                }
+         *    included) may never hold again. Needs CAP_SETPCAP, so it comes first. */
+        int r = xpu_capability_bounding_drop(p->bounding, p->bounding_now);
+        if (r < 0) {
+                *failed_step = "bounding set";
+                return r;
         }
 
         if (p->set_ids) {
@@ -392,7 +400,6 @@ int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step)
          *     filter, so that a filter denying close_range cannot leave them open. */
         if (p->close_fds) {
                 unsigned lo = 3 + p->n_inherit;
-                int r;
                 if (p->keep_fd >= 0 && (unsigned)p->keep_fd >= lo) {
                         r = close_fds(lo, (unsigned)p->keep_fd - 1);
                         if (r == 0)
@@ -407,7 +414,7 @@ int xpu_privilege_apply(const struct xpu_privilege *p, const char **failed_step)
 
         /* 11. The filter, built long before: the last thing before execve. */
         if (p->seccomp) {
-                int r = xpu_seccomp_load(p->seccomp);
+                r = xpu_seccomp_load(p->seccomp);
                 if (r < 0) {
                         *failed_step = "seccomp";
                         return r;

@@ -33,6 +33,8 @@ struct xpu_privilege {
         size_t n_groups;
         uint64_t bounding;     /* capabilities left in the bounding set; the others are dropped
                                 * (PR_CAPBSET_DROP, needs CAP_SETPCAP when there is one to drop) */
+        uint64_t bounding_now; /* the bounding set the process has (xpu_capability_current): only
+                                * these are dropped; XPU_PRIVILEGE_INIT: every capability */
         uint64_t keep;         /* permitted = effective = KEEP (a subset of the permitted set and
                                 * of BOUNDING); inheritable = KEEP with AMBIENT, else empty */
         bool ambient;          /* also raise KEEP in the ambient set (a non-root workload keeps
@@ -49,7 +51,7 @@ struct xpu_privilege {
         cap_t caps_; /* private: the cap_t that xpu_privilege_prepare() built for KEEP */
 };
 
-#define XPU_PRIVILEGE_INIT { .keep_fd = -1 }
+#define XPU_PRIVILEGE_INIT { .keep_fd = -1, .bounding_now = ~UINT64_C(0) }
 
 /* Build what the apply needs and may not allocate (a libcap cap_t for KEEP and AMBIENT: cap_init,
  * cap_set_flag). Call in the parent before forking; call again after changing KEEP or AMBIENT. Returns 0,
@@ -60,9 +62,17 @@ int xpu_privilege_prepare(struct xpu_privilege *p);
 /* Free what xpu_privilege_prepare() built (P may be half-prepared; idempotent). */
 void xpu_privilege_done(struct xpu_privilege *p);
 
+/* Drop from the calling thread's bounding set every capability in NOW (its set as read; all
+ * bits when unknown) that KEEP lacks: PR_CAPBSET_DROP, one per capability (each commits new
+ * credentials), PR_CAPBSET_READ only after a refused drop, to accept one already gone. Needs
+ * CAP_SETPCAP when there is anything to drop. Returns 0 or -errno (-EPERM: a capability to drop
+ * is still there without CAP_SETPCAP). Step 1 of xpu_privilege_apply(); also for a starter that
+ * narrows the bounding set once for itself and the process it starts. */
+int xpu_capability_bounding_drop(uint64_t keep, uint64_t now);
+
 /* Apply P to the calling thread, in this fixed order:
- *   1. bounding set: drop every capability not in P->bounding (PR_CAPBSET_DROP; PR_CAPBSET_READ
- *      only when a drop answers EPERM, to accept a capability already gone)
+ *   1. bounding set: drop every capability of P->bounding_now not in P->bounding
+ *      (xpu_capability_bounding_drop())
  *   2. PR_SET_KEEPCAPS 1 (the permitted set survives setresuid to a non-zero uid)
  *   3. setgroups, 4. setresgid, 5. setresuid (raw syscalls, only when P->set_ids)
  *   6. PR_SET_PDEATHSIG again when P->pdeathsig (an id change clears it)
