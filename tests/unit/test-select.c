@@ -320,6 +320,43 @@ START_TEST(test_range_past_last_device) {
 }
 END_TEST
 
+/* Bus ids are compared as numbers: a Hyper-V domain in the kernel's spelling ("3f8cfdd"), in
+ * nvidia-smi's ("03F8CFDD") or without leading zeros names the device the inventory stores in the
+ * canonical form ("03f8cfdd:00:00.0"). */
+START_TEST(test_hyperv_bus_ids) {
+        static const struct dev_spec hv[] = {
+                { XPU_VENDOR_NVIDIA, 0, UUID_N0, "03f8cfdd:00:00.0", NULL, true },
+                { XPU_VENDOR_NVIDIA, 1, UUID_N1, "3e3f8e05:00:00.0", NULL, true },
+                { XPU_VENDOR_AMD, 0, "GPU-" UNIQUE_A0, "00010000:c1:00.0", UNIQUE_A0, true },
+        };
+        struct xpu_inventory *inv = make_inventory(hv, ELEMENTSOF(hv));
+        static const struct {
+                const char *xpu, *nv, *amd, *picked;
+        } cases[] = {
+                { "3f8cfdd:00:00.0", NULL, NULL, "0" },
+                { "03F8CFDD:00:00.0", NULL, NULL, "0" },
+                { "003f8cfdd:00:00.0", NULL, NULL, "" }, /* 9 digits: not a bus id (error below) */
+                { "3E3F8E05:0:0.0,10000:C1:00.0", NULL, NULL, "1,2" },
+                { NULL, "3e3f8e05:00:00.0", "0010000:c1:00.0", "1,2" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                if (!cases[i].picked[0]) {
+                        char err[1024];
+                        sel_err(inv, cases[i].xpu, cases[i].nv, cases[i].amd, err, sizeof err);
+                        ck_assert_str_eq(err, "XPU_VISIBLE_DEVICES: no device \"003f8cfdd:00:00.0\"; devices: 0 "
+                                              "(nvidia:0 " UUID_N0 " 03f8cfdd:00:00.0), 1 (nvidia:1 " UUID_N1
+                                              " 3e3f8e05:00:00.0), 2 (amd:0 GPU-" UNIQUE_A0 " 00010000:c1:00.0)");
+                        continue;
+                }
+                struct xpu_selection *s = sel_ok(inv, cases[i].xpu, cases[i].nv, cases[i].amd);
+                ck_assert_msg(strcmp(picked(s), cases[i].picked) == 0, "case %zu: picked %s, want %s", i, picked(s),
+                              cases[i].picked);
+                xpu_selection_free(s);
+        }
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_small_error_buffer) {
         struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
         char err[24];
@@ -341,6 +378,7 @@ static Suite *select_suite(void) {
         tcase_add_test(tc, test_no_devices);
         tcase_add_test(tc, test_range_past_last_device);
         tcase_add_test(tc, test_small_error_buffer);
+        tcase_add_test(tc, test_hyperv_bus_ids);
         suite_add_tcase(s, tc);
         return s;
 }
