@@ -294,9 +294,10 @@ static int plan_privilege(const struct xpu_profile *pr, struct xpu_plan *p) {
 }
 
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
-        const char *caps = secure_getenv("XPU_DRIVER_CAPABILITIES");
+        const char *caps_var = "XPU_DRIVER_CAPABILITIES";
+        const char *caps = secure_getenv(caps_var);
         if (!caps)
-                caps = secure_getenv("NVIDIA_DRIVER_CAPABILITIES");
+                caps = secure_getenv((caps_var = "NVIDIA_DRIVER_CAPABILITIES"));
         c->container_fd = xpu_open_root(c->container_path);
         if (c->container_fd < 0) {
                 log_error("cannot open the container root \"%s\": %s", c->container_path, strerror(-c->container_fd));
@@ -310,6 +311,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 .container_fd = c->container_fd,
                 .dev_fd = c->roots.dev_fd,
                 .capabilities_env = caps,
+                .capabilities_var = caps_var,
                 .envp = environ,
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,

@@ -155,8 +155,26 @@ static int push_unique(char ***v, size_t *n, const char *s) {
         return r;
 }
 
-/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default. */
-static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env,
+static void strv_freep(char ***v) {
+        xpu_strv_free(*v);
+}
+
+/* Push every capability PR names files for (libraries first, then binaries), once each. */
+static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_profile *pr) {
+        for (size_t i = 0; i < pr->n_libraries; i++)
+                if (push_unique(v, n, pr->libraries[i].capability) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < pr->n_binaries; i++)
+                if (push_unique(v, n, pr->binaries[i].capability) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default.
+ * A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo) never stops
+ * the start: the capabilities it knows are injected and one plan warning names the ignored words,
+ * VAR (the variable that gave ENV) and what the profile knows. */
+static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env, const char *var,
                                 char *err, size_t err_size) {
         if (pr->n_libraries == 0 && pr->n_binaries == 0)
                 return 0; /* the profile injects no files: capabilities mean nothing to it */
@@ -166,48 +184,48 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
                                 return -ENOMEM;
                 return 0;
         }
+        if (!var)
+                var = "NVIDIA_DRIVER_CAPABILITIES";
         _cleanup_free_ char *copy = strdup(env);
-        if (!copy)
+        _cleanup_(strv_freep) char **ignored = calloc(1, sizeof(char *));
+        size_t n_ignored = 0, n_words = 0;
+        if (!copy || !ignored)
                 return -ENOMEM;
         char *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 tok = xpu_strstrip(tok);
                 if (!*tok)
                         continue;
-                if (strcmp(tok, "all") == 0) {
-                        for (size_t i = 0; i < pr->n_libraries; i++)
-                                if (push_unique(&p->capabilities, &p->n_capabilities,
-                                                pr->libraries[i].capability) < 0)
-                                        return -ENOMEM;
-                        for (size_t i = 0; i < pr->n_binaries; i++)
-                                if (push_unique(&p->capabilities, &p->n_capabilities,
-                                                pr->binaries[i].capability) < 0)
-                                        return -ENOMEM;
-                        continue;
-                }
-                if (!profile_knows_capability(pr, tok)) {
-                        char known[512] = "";
-                        size_t used = 0;
-                        for (size_t i = 0; i < pr->n_libraries && used < sizeof known; i++)
-                                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-                                                         used ? ", " : "", pr->libraries[i].capability);
-                        xpu_format_error(err, err_size,
-                                "driver capability \"%s\" is not known to profile \"%s\" (known: %s, all); "
-                                "fix NVIDIA_DRIVER_CAPABILITIES / XPU_DRIVER_CAPABILITIES",
-                                tok, pr->name, known);
-                        return -EINVAL;
-                }
-                if (push_unique(&p->capabilities, &p->n_capabilities, tok) < 0)
+                n_words++;
+                int r = strcmp(tok, "all") == 0 ? push_profile_capabilities(&p->capabilities, &p->n_capabilities, pr)
+                        : profile_knows_capability(pr, tok) ? push_unique(&p->capabilities, &p->n_capabilities, tok)
+                                                              : push_unique(&ignored, &n_ignored, tok);
+                if (r < 0)
                         return -ENOMEM;
         }
-        if (p->n_capabilities == 0) { /* ",,," names nothing: never inject nothing silently */
+        if (n_words == 0) { /* ",,," names nothing: never inject nothing silently */
                 xpu_format_error(err, err_size,
-                                 "driver capabilities \"%s\" name no capability; use a list such as "
-                                 "\"utility,compute\", \"all\", or leave NVIDIA_DRIVER_CAPABILITIES unset",
-                                 env);
+                                 "%s=\"%s\" names no capability; use a list such as \"utility,compute\", \"all\", "
+                                 "or leave it unset",
+                                 var, env);
                 return -EINVAL;
         }
-        return 0;
+        if (n_ignored == 0)
+                return 0;
+        _cleanup_(strv_freep) char **known = calloc(1, sizeof(char *));
+        size_t n_known = 0;
+        if (!known || push_profile_capabilities(&known, &n_known, pr) < 0)
+                return -ENOMEM;
+        _cleanup_free_ char *ign = xpu_strv_join(ignored, ",");
+        _cleanup_free_ char *kn = xpu_strv_join(known, ", ");
+        _cleanup_free_ char *eff = xpu_strv_join(p->capabilities, ",");
+        if (!ign || !kn || !eff)
+                return -ENOMEM;
+        return warning(p, "%s: ignoring \"%s\": profile \"%s\" has no driver files for %s (it knows %s, and all); %s%s",
+                       var, ign, pr->name, n_ignored == 1 ? "it" : "them", kn,
+                       p->n_capabilities ? "injecting " : "no driver files are injected", eff) < 0
+                       ? -ENOMEM
+                       : 0;
 }
 
 /* ---- environment placeholders ------------------------------------------------------------- */
@@ -502,7 +520,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (p->inject == XPU_INJECT_AUTO)
                 p->inject = o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK;
 
-        r = resolve_capabilities(p, pr, o->capabilities_env, err, err_size);
+        r = resolve_capabilities(p, pr, o->capabilities_env, o->capabilities_var, err, err_size);
         if (r < 0)
                 goto fail;
 
@@ -537,7 +555,13 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
 
         /* Files from the driver root, for the capabilities in effect. */
         bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !profile_names_files(pr, p)) {
+                /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
+                _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
+                if (!caps || note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",
+                                  caps, pr->name) < 0)
+                        goto fail;
+        } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
                 if (!p->driver_version[0]) {
                         r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
                                                               sizeof p->driver_version);
@@ -572,16 +596,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 if (!caps)
                         goto fail;
                 if (p->files->n == 0) {
-                        if (!profile_names_files(pr, p))
-                                xpu_format_error(err, err_size,
-                                        "profile \"%s\" names no driver file for capabilities %s; choose other "
-                                        "capabilities (NVIDIA_DRIVER_CAPABILITIES) or add names to the profile",
-                                        pr->name, caps);
-                        else
-                                xpu_format_error(err, err_size,
-                                        "no driver file of version %s in driver root %s for capabilities %s; mount "
-                                        "the host driver files and pass --driver-root",
-                                        p->driver_version, o->driver_root, caps);
+                        xpu_format_error(err, err_size,
+                                "no driver file of version %s in driver root %s for capabilities %s; mount "
+                                "the host driver files and pass --driver-root",
+                                p->driver_version, o->driver_root, caps);
                         r = -ENOENT;
                         goto fail;
                 }

@@ -59,6 +59,7 @@ struct xpu_plan_options {
         int dev_fd;                   /* dev root fd (device node group ids) */
         const char *library_dir;      /* default "/run/xpuinit/lib" */
         const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
+        const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
         bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */

@@ -48,7 +48,8 @@ static void fx_close(struct fx *f) {
         free(f->root);
 }
 
-static bool fx_outside; /* the next fx_plan is for inject --rootfs */
+static bool fx_outside;          /* the next fx_plan is for inject --rootfs */
+static const char *fx_caps_var; /* the variable the next fx_plan's capabilities came from */
 
 static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
                    struct xpu_plan **ret, char *err, size_t err_size) {
@@ -63,6 +64,7 @@ static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, ch
                 .container_fd = f->container_fd,
                 .dev_fd = f->roots.dev_fd,
                 .capabilities_env = caps,
+                .capabilities_var = fx_caps_var,
                 .envp = envp,
                 .argv = argv,
                 .from_outside = fx_outside,
@@ -223,22 +225,89 @@ START_TEST(test_nvidia_mount_mode_order) {
 }
 END_TEST
 
+/* The plan's warnings that contain NEEDLE. */
+static size_t count_warnings(const struct xpu_plan *p, const char *needle) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_warnings; i++)
+                n += strstr(p->warnings[i], needle) != NULL;
+        return n;
+}
+
+static const char *warning_with(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (strstr(p->warnings[i], needle))
+                        return p->warnings[i];
+        return "";
+}
+
+#define NVIDIA_CUDA_KNOWS "(it knows utility, compute, video, graphics, display, ngx, and all)"
+
+/* NVIDIA_DRIVER_CAPABILITIES: every value the toolkit accepts (compute, compat32, graphics,
+ * utility, video, display, ngx, all) and typos never stop the start: what the profile knows is
+ * injected, and one warning names the rest. */
+static const struct {
+        const char *caps;
+        const char *effective; /* capabilities in effect, comma-joined */
+        const char *warning;   /* the one warning, "" for none */
+} capability_cases[] = {
+        { "compute,warp", "compute",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"warp\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting compute" },
+        { "compute,compat32,graphics,utility,video,display,ngx", "compute,graphics,utility,video,display,ngx",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting compute,graphics,utility,video,display,ngx" },
+        { "all", "utility,compute,video,graphics,display,ngx", "" },
+        { "all,compat32", "utility,compute,video,graphics,display,ngx",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting utility,compute,video,graphics,display,ngx" },
+        { " utility , compat32 , compte ,compat32", "utility",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32,compte\": profile \"nvidia-cuda\" has no driver files "
+          "for them " NVIDIA_CUDA_KNOWS "; injecting utility" },
+        { "compat32", "",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; no driver files are injected" },
+        { "display", "display", "" },
+        { "  ", "utility,compute", "" }, /* blank is unset: the profile's default */
+};
+
+START_TEST(test_driver_capabilities) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        const char *caps = capability_cases[_i].caps;
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, caps, workload, &p, err, sizeof err) == 0, "%s: %s", caps, err);
+        char *eff = xpu_strv_join(p->capabilities, ",");
+        ck_assert_str_eq(eff, capability_cases[_i].effective);
+        free(eff);
+        const char *want = capability_cases[_i].warning;
+        ck_assert_uint_eq(count_warnings(p, "_DRIVER_CAPABILITIES"), want[0] ? 1 : 0);
+        ck_assert_str_eq(warning_with(p, "_DRIVER_CAPABILITIES"), want);
+        /* Nothing known: nothing linked, no library directory, the workload still starts. */
+        bool any = p->n_capabilities > 0 && strcmp(capability_cases[_i].effective, "display") != 0;
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK) > 0, any);
+        ck_assert_ptr_nonnull(p->argv[0]);
+        ck_assert_str_eq(p->argv[0], "/workload");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_unknown_capability) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
         struct xpu_plan *p = NULL;
         char err[512] = "";
-        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "compute,warp", workload, &p, err, sizeof err), -EINVAL);
-        ck_assert_ptr_null(p);
-        ck_assert_msg(strstr(err, "\"warp\"") && strstr(err, "NVIDIA_DRIVER_CAPABILITIES"), "%s", err);
         /* Commas only name nothing: an error, not a silent empty injection. */
         ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, ",,,", workload, &p, err, sizeof err), -EINVAL);
-        ck_assert_msg(strstr(err, "name no capability"), "%s", err);
-        /* Blank is unset: the profile's default utility,compute. */
-        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "  ", workload, &p, err, sizeof err), 0);
-        ck_assert_uint_eq(p->n_capabilities, 2);
-        ck_assert_str_eq(p->capabilities[0], "utility");
-        ck_assert_str_eq(p->capabilities[1], "compute");
+        ck_assert_ptr_null(p);
+        ck_assert_str_eq(err, "NVIDIA_DRIVER_CAPABILITIES=\",,,\" names no capability; use a list such as "
+                              "\"utility,compute\", \"all\", or leave it unset");
+        /* The variable that gave the value is named. */
+        fx_caps_var = "XPU_DRIVER_CAPABILITIES";
+        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "utility,ngz", workload, &p, err, sizeof err), 0);
+        fx_caps_var = NULL;
+        ck_assert_uint_eq(count_warnings(p, "XPU_DRIVER_CAPABILITIES: ignoring \"ngz\""), 1);
         xpu_plan_free(p);
         fx_close(&f);
 }
@@ -339,6 +408,7 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_loader_note_names_the_ldconfig);
         tcase_add_test(tc, test_nvidia_mount_mode_order);
         tcase_add_test(tc, test_unknown_capability);
+        tcase_add_loop_test(tc, test_driver_capabilities, 0, (int)ELEMENTSOF(capability_cases));
         tcase_add_test(tc, test_selection_narrows_env);
         tcase_add_test(tc, test_void_injects_no_files);
         tcase_add_test(tc, test_amd_groups_and_rocr);
