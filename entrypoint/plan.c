@@ -66,6 +66,7 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
                 return NULL;
         xpu_strv_free(p->capabilities);
         xpu_driver_files_free(p->files);
+        free(p->given);
         for (size_t i = 0; i < p->n_ops; i++)
                 free(p->ops[i].content);
         free(p->ops);
@@ -335,8 +336,11 @@ static bool container_has_file(int container_fd, const char *path) {
                S_ISREG(st.st_mode);
 }
 
+/* The library directory: the injected files (bind mounts or links), their soname links, and soname
+ * links to the files CDI gave that the image's loader would not find; then the loader and PATH. */
 static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
-        const bool mount = p->inject == XPU_INJECT_MOUNT;
+        /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
+        const bool mount = p->inject == XPU_INJECT_MOUNT && p->files->n > 0;
         bool have_bins = false;
         for (size_t i = 0; i < p->files->n; i++)
                 have_bins |= p->files->files[i].is_binary;
@@ -394,6 +398,18 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
                                 return -ENOMEM;
                         xpu_strlcpy(op->target, f->name, sizeof op->target);
                 }
+        }
+        for (size_t i = 0; i < p->n_given; i++) {
+                const struct xpu_given_file *g = &p->given[i];
+                char link[PATH_MAX];
+                if (!g->link)
+                        continue;
+                if (path_join(link, sizeof link, p->library_dir, g->soname) < 0)
+                        return -ENAMETOOLONG;
+                if (!(op = add_op(p, XPU_OP_SYMLINK, link)))
+                        return -ENOMEM;
+                if (xpu_strlcpy(op->target, g->path, sizeof op->target) < 0) /* a path in the container */
+                        return -ENAMETOOLONG;
         }
         if (mount && !(op = add_op(p, XPU_OP_REMOUNT_RO, base)))
                 return -ENOMEM;
@@ -479,6 +495,57 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
         return 0;
 }
 
+/* Driver files the container's CDI spec (its mark: MARK) already mounted are not injected again
+ * (xpu_plan_take_given); notes say which, and which sonames get a link because no CDI hook made
+ * the image's loader find them. Returns 0 or -ENOMEM. */
+static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, const char *mark, const char *libdir) {
+        int r = xpu_plan_take_given(o->container_fd, libdir, p->files, &p->given, &p->n_given);
+        if (r < 0)
+                return r;
+        if (p->n_given == 0)
+                return note(p, "%s is set, but the container has no driver file of version %s where CDI mounts "
+                               "them; injecting from driver root %s",
+                            mark, p->driver_version, o->driver_root) < 0
+                               ? -ENOMEM
+                               : 0;
+        _cleanup_free_ char *paths = strdup(""), *links = strdup("");
+        if (!paths || !links)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_given; i++) {
+                const struct xpu_given_file *g = &p->given[i];
+                char *n = NULL;
+                if (asprintf(&n, "%s%s%s", paths, i ? ", " : "", g->path) < 0)
+                        return -ENOMEM;
+                free(paths);
+                paths = n;
+                if (!g->link)
+                        continue;
+                if (asprintf(&n, "%s%s%s", links, links[0] ? ", " : "", g->soname) < 0)
+                        return -ENOMEM;
+                free(links);
+                links = n;
+        }
+        if (note(p, "%s: the container's CDI spec already mounted %zu driver file(s) of version %s, not injected "
+                    "again: %s",
+                 mark, p->n_given, p->driver_version, paths) < 0)
+                return -ENOMEM;
+        if (links[0] && note(p, "the image's ld.so.cache does not list %s (no CDI hook ran ldconfig): soname links to "
+                                "the CDI files in %s",
+                             links, p->library_dir) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Is there anything for the library directory: a file to inject, or a link to a CDI file? */
+static bool plan_files_needed(const struct xpu_plan *p) {
+        if (p->files->n > 0)
+                return true;
+        for (size_t i = 0; i < p->n_given; i++)
+                if (p->given[i].link)
+                        return true;
+        return false;
+}
+
 /* ---- build -------------------------------------------------------------------------------- */
 
 int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
@@ -513,6 +580,15 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 for (size_t i = 0; i < inv->n_devices; i++)
                         if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
                                 p->devices[p->n_devices++] = i;
+        }
+
+        if (!pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_CDI) {
+                bool unset = strcmp(sel->source[pr->vendor], "default") == 0;
+                if (note(p, "%s is set%s%s%s: the container was made from %s's CDI spec; the %zu device(s) it was given "
+                            "are selected",
+                         sel->cdi_mark[pr->vendor], unset ? "" : " and ", unset ? "" : sel->source[pr->vendor],
+                         unset ? "" : " is void or empty", xpu_vendor_to_string(pr->vendor), p->n_devices) < 0)
+                        goto fail;
         }
 
         /* Injection mode. */
@@ -608,7 +684,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 for (size_t i = 0; i < p->files->n_skipped; i++)
                         if (note(p, "skipped %s", p->files->skipped[i]) < 0)
                                 goto fail;
-                r = plan_files(p, o);
+                const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
+                if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
+                        goto fail;
+                r = plan_files_needed(p) ? plan_files(p, o) : 0;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
                                 strerror(-r));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/strv.h"
+#include "libs-images.h"
 #include "plan.h"
 #include "testlib.h"
 
@@ -19,6 +20,7 @@ struct fx {
         struct xpu_profile_set *profiles;
         struct xpu_selection *sel;
         int container_fd;
+        char *container; /* a container root of its own (fx_cdi), else NULL: the host copy is it */
 };
 
 /* A temporary copy of fixture HOST with its device nodes, probed; the copy is also the
@@ -40,6 +42,10 @@ static void fx_open(struct fx *f, const char *host, const char *xpu_visible, con
 
 static void fx_close(struct fx *f) {
         close(f->container_fd);
+        if (f->container) {
+                xpu_test_rm_rf(f->container);
+                free(f->container);
+        }
         xpu_selection_free(f->sel);
         xpu_profile_set_free(f->profiles);
         xpu_inventory_free(f->inv);
@@ -348,6 +354,189 @@ START_TEST(test_void_injects_no_files) {
 }
 END_TEST
 
+/* ---- containers made from NVIDIA's CDI spec -------------------------------------------------- */
+
+#define LIBDIR "usr/lib/x86_64-linux-gnu"
+#define VER "465.19.01"
+
+/* Make F's selection the one of a CDI-made container (NVIDIA_VISIBLE_DEVICES=NV_VISIBLE,
+ * XPU_VISIBLE_DEVICES=XPU_VISIBLE, the mark NVIDIA_CTK_LIBCUDA_DIR=LIBDIR_MARK when not NULL) and
+ * give it a container root of its own, empty but for what the test writes there. */
+static void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible, const char *libdir_mark) {
+        xpu_selection_free(f->sel);
+        f->sel = NULL;
+        const struct xpu_selection_env env = {
+                .xpu_visible = xpu_visible,
+                .visible = { [XPU_VENDOR_NVIDIA] = nv_visible },
+                .cdi_mark = { [XPU_VENDOR_NVIDIA] = libdir_mark ? "NVIDIA_CTK_LIBCUDA_DIR" : NULL },
+                .cdi_libdir = { [XPU_VENDOR_NVIDIA] = libdir_mark },
+        };
+        char err[512] = "";
+        ck_assert_msg(xpu_selection_parse_env(f->inv, &env, &f->sel, err, sizeof err) == 0, "%s", err);
+        f->container = xpu_test_mkdtemp();
+        close(f->container_fd);
+        f->container_fd = xpu_open_root(f->container);
+        ck_assert_int_ge(f->container_fd, 0);
+}
+
+static const char *note_with(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_notes; i++)
+                if (strstr(p->notes[i], needle))
+                        return p->notes[i];
+        return "";
+}
+
+/* No CDI hook ran: libnvidia-ml (in a loader directory) and libnvidia-cfg (in the mark's
+ * directory) are in the container already and not injected again, but their sonames get links
+ * in /run/xpuinit/lib, which the loader is pointed at; libnvidia-compiler, which CDI did not
+ * mount, is injected as ever. */
+START_TEST(test_cdi_given_not_injected_again) {
+        for (int mode = XPU_INJECT_MOUNT; mode <= XPU_INJECT_LINK; mode++) {
+                struct fx f;
+                fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+                fx_cdi(&f, NULL, "void", "/opt/cdi/lib");
+                xpu_test_write(f.container, LIBDIR "/libnvidia-ml.so." VER, "");
+                xpu_test_write(f.container, "opt/cdi/lib/libnvidia-cfg.so." VER, "");
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, (enum xpu_inject_mode)mode, "utility,compute", workload, &p, err, sizeof err) == 0,
+                              "%s", err);
+                ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+                ck_assert_uint_eq(p->n_devices, 8);
+                ck_assert_uint_eq(p->n_given, 2);
+                ck_assert_uint_eq(p->files->n, 1);
+                ck_assert_str_eq(p->files->files[0].name, "libnvidia-compiler.so." VER);
+                ck_assert_str_eq(note_with(p, "NVIDIA_CTK_LIBCUDA_DIR is set"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR is set and NVIDIA_VISIBLE_DEVICES is void or empty: the "
+                                 "container was made from nvidia's CDI spec; the 8 device(s) it was given are selected");
+                ck_assert_str_eq(note_with(p, "already mounted"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR: the container's CDI spec already mounted 2 driver file(s) of "
+                                 "version " VER ", not injected again: /opt/cdi/lib/libnvidia-cfg.so." VER
+                                 ", /" LIBDIR "/libnvidia-ml.so." VER);
+                ck_assert_str_eq(note_with(p, "ld.so.cache does not list"),
+                                 "the image's ld.so.cache does not list libnvidia-cfg.so.1, libnvidia-ml.so.1 (no CDI "
+                                 "hook ran ldconfig): soname links to the CDI files in /run/xpuinit/lib");
+                /* The given files themselves: no bind, no link of their own. */
+                ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-ml.so." VER));
+                ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so." VER));
+                ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-cfg.so." VER));
+                const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.1");
+                ck_assert_ptr_nonnull(op);
+                ck_assert_str_eq(op->target, "/" LIBDIR "/libnvidia-ml.so." VER);
+                op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-cfg.so.1");
+                ck_assert_ptr_nonnull(op);
+                ck_assert_str_eq(op->target, "/opt/cdi/lib/libnvidia-cfg.so." VER);
+                /* What CDI did not mount is injected. */
+                if (mode == XPU_INJECT_MOUNT) {
+                        ck_assert_uint_eq(count_ops(p, XPU_OP_BIND), 1);
+                        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-compiler.so." VER));
+                        ck_assert_uint_eq(count_ops(p, XPU_OP_TMPFS), 1);
+                } else {
+                        op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-compiler.so." VER);
+                        ck_assert_ptr_nonnull(op);
+                        ck_assert_str_eq(op->target, "/xpu/driver/" LIBDIR "/libnvidia-compiler.so." VER);
+                }
+                ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib");
+                xpu_plan_free(p);
+                fx_close(&f);
+        }
+}
+END_TEST
+
+/* Every file given and the image's ld.so.cache (rebuilt by a CDI hook) lists each soname as that
+ * file: nothing at all for the library directory, not even in mount mode; a cache entry that
+ * names another file (a stale copy in the image) still gets its link. */
+START_TEST(test_cdi_hook_ran_ldconfig) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, "/" LIBDIR);
+        static const char *const libs[] = { "libnvidia-cfg", "libnvidia-ml", "libnvidia-compiler" };
+        struct entry e[3];
+        char keys[3][64], values[3][128];
+        for (size_t i = 0; i < 3; i++) {
+                char rel[128], target[64];
+                snprintf(rel, sizeof rel, LIBDIR "/%s.so." VER, libs[i]);
+                xpu_test_write(f.container, rel, "");
+                snprintf(rel, sizeof rel, LIBDIR "/%s.so.1", libs[i]);
+                snprintf(target, sizeof target, "%s.so." VER, libs[i]);
+                xpu_test_symlink(f.container, rel, target);
+                snprintf(keys[i], sizeof keys[i], "%s.so.1", libs[i]);
+                snprintf(values[i], sizeof values[i], "/%s", rel);
+                e[i] = (struct entry){ xpu_ldcache_native_flags(), keys[i], values[i] };
+        }
+        static unsigned char cache[1 << 16];
+        size_t len = build_cache(cache, sizeof cache, CACHE_NEW, e, 3);
+        write_bytes(f.container, "etc/ld.so.cache", cache, len, 0644);
+        for (int mode = XPU_INJECT_MOUNT; mode <= XPU_INJECT_LINK; mode++) {
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, (enum xpu_inject_mode)mode, "utility,compute", workload, &p, err, sizeof err) == 0,
+                              "%s", err);
+                ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+                ck_assert_uint_eq(p->n_given, 3);
+                ck_assert_uint_eq(p->files->n, 0);
+                for (size_t i = 0; i < p->n_ops; i++)
+                        ck_assert_msg(p->ops[i].type == XPU_OP_CHECK_DEVNODE, "op %zu: %s %s", i,
+                                      xpu_op_type_to_string(p->ops[i].type), p->ops[i].path);
+                ck_assert_ptr_null(xpu_env_get(p->env, "LD_LIBRARY_PATH"));
+                ck_assert_str_eq(note_with(p, "NVIDIA_CTK_LIBCUDA_DIR is set"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR is set: the container was made from nvidia's CDI spec; the 8 "
+                                 "device(s) it was given are selected");
+                ck_assert_str_eq(note_with(p, "ld.so.cache does not list"), "");
+                xpu_plan_free(p);
+        }
+        /* The image's own (stale) libnvidia-ml.so.1 is what the cache lists. */
+        xpu_test_write(f.container, "usr/lib/libnvidia-ml.so.1", "");
+        e[1].value = "/usr/lib/libnvidia-ml.so.1";
+        len = build_cache(cache, sizeof cache, CACHE_NEW, e, 3);
+        write_bytes(f.container, "etc/ld.so.cache", cache, len, 0644);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 1);
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.1");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/" LIBDIR "/libnvidia-ml.so." VER);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* The marks decide: without NVIDIA_CTK_LIBCUDA_DIR, void is "no GPU" (cpu), and so is none with
+ * it; XPU_VISIBLE_DEVICES still narrows, and CDI's files are still not injected again. */
+START_TEST(test_cdi_marks_decide) {
+        static const struct {
+                const char *xpu, *nv, *mark, *profile;
+                size_t devices, given;
+        } cases[] = {
+                { NULL, "void", NULL, "cpu", 0, 0 },
+                { NULL, "", NULL, "cpu", 0, 0 },
+                { NULL, "none", NULL, "cpu", 0, 0 },
+                { NULL, "none", "/" LIBDIR, "cpu", 0, 0 },
+                { NULL, "void", "/" LIBDIR, "nvidia-cuda", 8, 1 },
+                { "1,2", "void", "/" LIBDIR, "nvidia-cuda", 2, 1 },
+                { NULL, "0", "/" LIBDIR, "nvidia-cuda", 1, 1 },
+                { NULL, "all", NULL, "nvidia-cuda", 8, 0 }, /* no mark: injected as ever */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+                fx_cdi(&f, cases[i].xpu, cases[i].nv, cases[i].mark);
+                xpu_test_write(f.container, LIBDIR "/libnvidia-ml.so." VER, "");
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+                ck_assert_msg(strcmp(p->profile->name, cases[i].profile) == 0, "case %zu: profile %s", i, p->profile->name);
+                ck_assert_uint_eq(p->n_devices, cases[i].devices);
+                ck_assert_uint_eq(p->n_given, cases[i].given);
+                ck_assert_uint_eq(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so." VER) != NULL,
+                                  strcmp(cases[i].profile, "nvidia-cuda") == 0 && cases[i].given == 0);
+                xpu_plan_free(p);
+                fx_close(&f);
+        }
+}
+END_TEST
+
 START_TEST(test_amd_groups_and_rocr) {
         struct fx f;
         memset(&f, 0, sizeof f);
@@ -413,6 +602,9 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_void_injects_no_files);
         tcase_add_test(tc, test_amd_groups_and_rocr);
         tcase_add_test(tc, test_cpu_profile_plain);
+        tcase_add_test(tc, test_cdi_given_not_injected_again);
+        tcase_add_test(tc, test_cdi_hook_ran_ldconfig);
+        tcase_add_test(tc, test_cdi_marks_decide);
         suite_add_tcase(s, tc);
         return s;
 }
