@@ -207,7 +207,6 @@ static int context_select(struct context *c) {
         for (size_t i = 0; i < ELEMENTSOF(vendor_vars); i++) {
                 enum xpu_vendor v = vendor_vars[i].vendor;
                 const char *value = secure_getenv(vendor_vars[i].name);
-                const char *mark = secure_getenv(vendor_vars[i].cdi_mark);
                 if (xpu_inventory_count(c->inv, v) == 0 && !c->inv->vendors[v].driver_loaded) {
                         if (value)
                                 log_info("%s=%s ignored: no %s driver on this host", vendor_vars[i].name, value,
@@ -215,6 +214,7 @@ static int context_select(struct context *c) {
                         continue;
                 }
                 env.visible[v] = value;
+                const char *mark = secure_getenv(vendor_vars[i].cdi_mark);
                 if (mark && *mark && (!vendor_vars[i].cdi_mark_value || strcmp(mark, vendor_vars[i].cdi_mark_value) == 0)) {
                         env.cdi_mark[v] = vendor_vars[i].cdi_mark;
                         env.cdi_libdir[v] = vendor_vars[i].cdi_mark_is_libdir ? mark : NULL;
