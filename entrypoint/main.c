@@ -205,26 +205,43 @@ static int context_select(struct context *c) {
         if (r < 0)
                 return r;
         /* A vendor's own variable means nothing on a host without that vendor's driver: one image
-         * for both vendors may carry both variables. */
+         * for both vendors may carry both variables. The CDI mark is the variable the vendor's CDI
+         * spec sets beside the devices and driver files it gives (select.h): */
         static const struct {
                 enum xpu_vendor vendor;
                 const char *name;
+                const char *cdi_mark;       /* variable set by the vendor's CDI specs */
+                const char *cdi_mark_value; /* the value it must have, NULL: any non-empty one */
+                bool cdi_mark_is_libdir;    /* its value is where CDI mounted the libraries */
         } vendor_vars[] = {
-                { XPU_VENDOR_NVIDIA, "NVIDIA_VISIBLE_DEVICES" },
-                { XPU_VENDOR_AMD, "AMD_VISIBLE_DEVICES" },
+                /* nvidia-ctk cdi generate, the device plugin's CDI modes and the DRA driver (all
+                 * NVIDIA's nvcdi library): NVIDIA_VISIBLE_DEVICES=void and the directory that holds
+                 * the mounted libcuda (research/kubernetes.md §1.4, §1.6; nvidia.md §5). */
+                { XPU_VENDOR_NVIDIA, "NVIDIA_VISIBLE_DEVICES", "NVIDIA_CTK_LIBCUDA_DIR", NULL, true },
+                /* AMD's DRA driver's common edits (research/kubernetes.md §1.6); amd-ctk's spec sets
+                 * no variable at all, and AMD_VISIBLE_DEVICES unset takes the given nodes anyway. */
+                { XPU_VENDOR_AMD, "AMD_VISIBLE_DEVICES", "DRA_RESOURCE_DRIVER_NAME", "gpu.amd.com", false },
         };
-        const char *values[ELEMENTSOF(vendor_vars)];
+        struct xpu_selection_env env = { .xpu_visible = secure_getenv("XPU_VISIBLE_DEVICES") };
         for (size_t i = 0; i < ELEMENTSOF(vendor_vars); i++) {
-                values[i] = secure_getenv(vendor_vars[i].name);
                 enum xpu_vendor v = vendor_vars[i].vendor;
-                if (values[i] && xpu_inventory_count(c->inv, v) == 0 && !c->inv->vendors[v].driver_loaded) {
-                        log_info("%s=%s ignored: no %s driver on this host", vendor_vars[i].name, values[i],
-                                 xpu_vendor_to_string(v));
-                        values[i] = NULL;
+                const char *value = secure_getenv(vendor_vars[i].name);
+                if (xpu_inventory_count(c->inv, v) == 0 && !c->inv->vendors[v].driver_loaded) {
+                        if (value)
+                                log_info("%s=%s ignored: no %s driver on this host", vendor_vars[i].name, value,
+                                         xpu_vendor_to_string(v));
+                        continue;
+                }
+                env.visible[v] = value;
+                const char *mark = secure_getenv(vendor_vars[i].cdi_mark);
+                if (mark && *mark && (!vendor_vars[i].cdi_mark_value || strcmp(mark, vendor_vars[i].cdi_mark_value) == 0)) {
+                        env.cdi_mark[v] = vendor_vars[i].cdi_mark;
+                        env.cdi_libdir[v] = vendor_vars[i].cdi_mark_is_libdir ? mark : NULL;
+                        log_debug("%s=%s: the container was made from %s's CDI spec", vendor_vars[i].cdi_mark, mark,
+                                  xpu_vendor_to_string(v));
                 }
         }
-        r = xpu_selection_parse(c->inv, secure_getenv("XPU_VISIBLE_DEVICES"), values[0], values[1], &c->sel, err,
-                                sizeof err);
+        r = xpu_selection_parse_env(c->inv, &env, &c->sel, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -313,9 +330,10 @@ static int plan_privilege(const struct xpu_profile *pr, struct xpu_plan *p) {
 }
 
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
-        const char *caps = secure_getenv("XPU_DRIVER_CAPABILITIES");
+        const char *caps_var = "XPU_DRIVER_CAPABILITIES";
+        const char *caps = secure_getenv(caps_var);
         if (!caps)
-                caps = secure_getenv("NVIDIA_DRIVER_CAPABILITIES");
+                caps = secure_getenv((caps_var = "NVIDIA_DRIVER_CAPABILITIES"));
         c->container_fd = xpu_open_root(c->container_path);
         if (c->container_fd < 0) {
                 log_error("cannot open the container root \"%s\": %s", c->container_path, strerror(-c->container_fd));
@@ -329,6 +347,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 .container_fd = c->container_fd,
                 .dev_fd = c->roots.dev_fd,
                 .capabilities_env = caps,
+                .capabilities_var = caps_var,
                 .envp = environ,
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,

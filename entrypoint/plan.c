@@ -66,6 +66,7 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
                 return NULL;
         xpu_strv_free(p->capabilities);
         xpu_driver_files_free(p->files);
+        free(p->given);
         for (size_t i = 0; i < p->n_ops; i++)
                 free(p->ops[i].content);
         free(p->ops);
@@ -155,8 +156,26 @@ static int push_unique(char ***v, size_t *n, const char *s) {
         return r;
 }
 
-/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default. */
-static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env,
+static void strv_freep(char ***v) {
+        xpu_strv_free(*v);
+}
+
+/* Push every capability PR names files for (libraries first, then binaries), once each. */
+static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_profile *pr) {
+        for (size_t i = 0; i < pr->n_libraries; i++)
+                if (push_unique(v, n, pr->libraries[i].capability) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < pr->n_binaries; i++)
+                if (push_unique(v, n, pr->binaries[i].capability) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default.
+ * A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo) never stops
+ * the start: the capabilities it knows are injected and one plan warning names the ignored words,
+ * VAR (the variable that gave ENV) and what the profile knows. */
+static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env, const char *var,
                                 char *err, size_t err_size) {
         if (pr->n_libraries == 0 && pr->n_binaries == 0)
                 return 0; /* the profile injects no files: capabilities mean nothing to it */
@@ -166,48 +185,48 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
                                 return -ENOMEM;
                 return 0;
         }
+        if (!var)
+                var = "NVIDIA_DRIVER_CAPABILITIES";
         _cleanup_free_ char *copy = strdup(env);
-        if (!copy)
+        _cleanup_(strv_freep) char **ignored = calloc(1, sizeof(char *));
+        size_t n_ignored = 0, n_words = 0;
+        if (!copy || !ignored)
                 return -ENOMEM;
         char *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 tok = xpu_strstrip(tok);
                 if (!*tok)
                         continue;
-                if (strcmp(tok, "all") == 0) {
-                        for (size_t i = 0; i < pr->n_libraries; i++)
-                                if (push_unique(&p->capabilities, &p->n_capabilities,
-                                                pr->libraries[i].capability) < 0)
-                                        return -ENOMEM;
-                        for (size_t i = 0; i < pr->n_binaries; i++)
-                                if (push_unique(&p->capabilities, &p->n_capabilities,
-                                                pr->binaries[i].capability) < 0)
-                                        return -ENOMEM;
-                        continue;
-                }
-                if (!profile_knows_capability(pr, tok)) {
-                        char known[512] = "";
-                        size_t used = 0;
-                        for (size_t i = 0; i < pr->n_libraries && used < sizeof known; i++)
-                                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-                                                         used ? ", " : "", pr->libraries[i].capability);
-                        xpu_format_error(err, err_size,
-                                "driver capability \"%s\" is not known to profile \"%s\" (known: %s, all); "
-                                "fix NVIDIA_DRIVER_CAPABILITIES / XPU_DRIVER_CAPABILITIES",
-                                tok, pr->name, known);
-                        return -EINVAL;
-                }
-                if (push_unique(&p->capabilities, &p->n_capabilities, tok) < 0)
+                n_words++;
+                int r = strcmp(tok, "all") == 0 ? push_profile_capabilities(&p->capabilities, &p->n_capabilities, pr)
+                        : profile_knows_capability(pr, tok) ? push_unique(&p->capabilities, &p->n_capabilities, tok)
+                                                              : push_unique(&ignored, &n_ignored, tok);
+                if (r < 0)
                         return -ENOMEM;
         }
-        if (p->n_capabilities == 0) { /* ",,," names nothing: never inject nothing silently */
+        if (n_words == 0) { /* ",,," names nothing: never inject nothing silently */
                 xpu_format_error(err, err_size,
-                                 "driver capabilities \"%s\" name no capability; use a list such as "
-                                 "\"utility,compute\", \"all\", or leave NVIDIA_DRIVER_CAPABILITIES unset",
-                                 env);
+                                 "%s=\"%s\" names no capability; use a list such as \"utility,compute\", \"all\", "
+                                 "or leave it unset",
+                                 var, env);
                 return -EINVAL;
         }
-        return 0;
+        if (n_ignored == 0)
+                return 0;
+        _cleanup_(strv_freep) char **known = calloc(1, sizeof(char *));
+        size_t n_known = 0;
+        if (!known || push_profile_capabilities(&known, &n_known, pr) < 0)
+                return -ENOMEM;
+        _cleanup_free_ char *ign = xpu_strv_join(ignored, ",");
+        _cleanup_free_ char *kn = xpu_strv_join(known, ", ");
+        _cleanup_free_ char *eff = xpu_strv_join(p->capabilities, ",");
+        if (!ign || !kn || !eff)
+                return -ENOMEM;
+        return warning(p, "%s: ignoring \"%s\": profile \"%s\" has no driver files for %s (it knows %s, and all); %s%s",
+                       var, ign, pr->name, n_ignored == 1 ? "it" : "them", kn,
+                       p->n_capabilities ? "injecting " : "no driver files are injected", eff) < 0
+                       ? -ENOMEM
+                       : 0;
 }
 
 /* ---- environment placeholders ------------------------------------------------------------- */
@@ -317,8 +336,11 @@ static bool container_has_file(int container_fd, const char *path) {
                S_ISREG(st.st_mode);
 }
 
+/* The library directory: the injected files (bind mounts or links), their soname links, and soname
+ * links to the files CDI gave that the image's loader would not find; then the loader and PATH. */
 static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
-        const bool mount = p->inject == XPU_INJECT_MOUNT;
+        /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
+        const bool mount = p->inject == XPU_INJECT_MOUNT && p->files->n > 0;
         bool have_bins = false;
         for (size_t i = 0; i < p->files->n; i++)
                 have_bins |= p->files->files[i].is_binary;
@@ -376,6 +398,18 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
                                 return -ENOMEM;
                         xpu_strlcpy(op->target, f->name, sizeof op->target);
                 }
+        }
+        for (size_t i = 0; i < p->n_given; i++) {
+                const struct xpu_given_file *g = &p->given[i];
+                char link[PATH_MAX];
+                if (!g->link)
+                        continue;
+                if (path_join(link, sizeof link, p->library_dir, g->soname) < 0)
+                        return -ENAMETOOLONG;
+                if (!(op = add_op(p, XPU_OP_SYMLINK, link)))
+                        return -ENOMEM;
+                if (xpu_strlcpy(op->target, g->path, sizeof op->target) < 0) /* a path in the container */
+                        return -ENAMETOOLONG;
         }
         if (mount && !(op = add_op(p, XPU_OP_REMOUNT_RO, base)))
                 return -ENOMEM;
@@ -461,6 +495,57 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
         return 0;
 }
 
+/* Driver files the container's CDI spec (its mark: MARK) already mounted are not injected again
+ * (xpu_plan_take_given); notes say which, and which sonames get a link because no CDI hook made
+ * the image's loader find them. Returns 0 or -ENOMEM. */
+static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, const char *mark, const char *libdir) {
+        int r = xpu_plan_take_given(o->container_fd, libdir, p->files, &p->given, &p->n_given);
+        if (r < 0)
+                return r;
+        if (p->n_given == 0)
+                return note(p, "%s is set, but the container has no driver file of version %s where CDI mounts "
+                               "them; injecting from driver root %s",
+                            mark, p->driver_version, o->driver_root) < 0
+                               ? -ENOMEM
+                               : 0;
+        _cleanup_free_ char *paths = strdup(""), *links = strdup("");
+        if (!paths || !links)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_given; i++) {
+                const struct xpu_given_file *g = &p->given[i];
+                char *n = NULL;
+                if (asprintf(&n, "%s%s%s", paths, i ? ", " : "", g->path) < 0)
+                        return -ENOMEM;
+                free(paths);
+                paths = n;
+                if (!g->link)
+                        continue;
+                if (asprintf(&n, "%s%s%s", links, links[0] ? ", " : "", g->soname) < 0)
+                        return -ENOMEM;
+                free(links);
+                links = n;
+        }
+        if (note(p, "%s: the container's CDI spec already mounted %zu driver file(s) of version %s, not injected "
+                    "again: %s",
+                 mark, p->n_given, p->driver_version, paths) < 0)
+                return -ENOMEM;
+        if (links[0] && note(p, "the image's ld.so.cache does not list %s (no CDI hook ran ldconfig): soname links to "
+                                "the CDI files in %s",
+                             links, p->library_dir) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Is there anything for the library directory: a file to inject, or a link to a CDI file? */
+static bool plan_files_needed(const struct xpu_plan *p) {
+        if (p->files->n > 0)
+                return true;
+        for (size_t i = 0; i < p->n_given; i++)
+                if (p->given[i].link)
+                        return true;
+        return false;
+}
+
 /* ---- build -------------------------------------------------------------------------------- */
 
 int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
@@ -497,12 +582,21 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 p->devices[p->n_devices++] = i;
         }
 
+        if (!pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_CDI) {
+                bool unset = strcmp(sel->source[pr->vendor], "default") == 0;
+                if (note(p, "%s is set%s%s%s: the container was made from %s's CDI spec; the %zu device(s) it was given "
+                            "are selected",
+                         sel->cdi_mark[pr->vendor], unset ? "" : " and ", unset ? "" : sel->source[pr->vendor],
+                         unset ? "" : " is void or empty", xpu_vendor_to_string(pr->vendor), p->n_devices) < 0)
+                        goto fail;
+        }
+
         /* Injection mode. */
         p->inject = o->inject;
         if (p->inject == XPU_INJECT_AUTO)
                 p->inject = o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK;
 
-        r = resolve_capabilities(p, pr, o->capabilities_env, err, err_size);
+        r = resolve_capabilities(p, pr, o->capabilities_env, o->capabilities_var, err, err_size);
         if (r < 0)
                 goto fail;
 
@@ -537,7 +631,13 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
 
         /* Files from the driver root, for the capabilities in effect. */
         bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !profile_names_files(pr, p)) {
+                /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
+                _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
+                if (!caps || note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",
+                                  caps, pr->name) < 0)
+                        goto fail;
+        } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
                 if (!p->driver_version[0]) {
                         r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
                                                               sizeof p->driver_version);
@@ -572,16 +672,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 if (!caps)
                         goto fail;
                 if (p->files->n == 0) {
-                        if (!profile_names_files(pr, p))
-                                xpu_format_error(err, err_size,
-                                        "profile \"%s\" names no driver file for capabilities %s; choose other "
-                                        "capabilities (NVIDIA_DRIVER_CAPABILITIES) or add names to the profile",
-                                        pr->name, caps);
-                        else
-                                xpu_format_error(err, err_size,
-                                        "no driver file of version %s in driver root %s for capabilities %s; mount "
-                                        "the host driver files and pass --driver-root",
-                                        p->driver_version, o->driver_root, caps);
+                        xpu_format_error(err, err_size,
+                                "no driver file of version %s in driver root %s for capabilities %s; mount "
+                                "the host driver files and pass --driver-root",
+                                p->driver_version, o->driver_root, caps);
                         r = -ENOENT;
                         goto fail;
                 }
@@ -590,7 +684,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 for (size_t i = 0; i < p->files->n_skipped; i++)
                         if (note(p, "skipped %s", p->files->skipped[i]) < 0)
                                 goto fail;
-                r = plan_files(p, o);
+                const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
+                if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
+                        goto fail;
+                r = plan_files_needed(p) ? plan_files(p, o) : 0;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
                                 strerror(-r));

@@ -59,9 +59,22 @@ struct xpu_plan_options {
         int dev_fd;                   /* dev root fd (device node group ids) */
         const char *library_dir;      /* default "/run/xpuinit/lib" */
         const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
+        const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
         bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
+};
+
+/* A driver file of the running version that the container already has, where its CDI spec
+ * mounted it: not injected again. */
+struct xpu_given_file {
+        char path[PATH_MAX];  /* in the container: "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07" */
+        char name[256];       /* "libcuda.so.550.90.07" */
+        char soname[256];     /* "libcuda.so.1"; "" for binaries and files without one */
+        char capability[32];  /* capability that asked for it */
+        bool is_binary;
+        bool link;            /* the image's ld.so.cache does not list SONAME as this file (no CDI
+                               * hook ran ldconfig): <library_dir>/SONAME -> PATH is planned */
 };
 
 struct xpu_plan {
@@ -72,6 +85,8 @@ struct xpu_plan {
         char **capabilities; /* capabilities in effect */
         size_t n_capabilities;
         struct xpu_driver_files *files; /* what is injected */
+        struct xpu_given_file *given;   /* driver files CDI already put in the container */
+        size_t n_given;
         struct xpu_op *ops;
         size_t n_ops;
         gid_t *groups; /* supplementary groups for the workload (device node owners) */
@@ -86,7 +101,7 @@ struct xpu_plan {
         char **warnings; /* problems that do not stop the start (a core library missing) */
         size_t n_warnings;
 
-        /* The workload's privilege (issue 5, docs/privileges.md). Filled by the caller after
+        /* The workload's privilege (docs/privileges.md). Filled by the caller after
          * xpu_plan_build (entrypoint/main.c, plan_privilege: profile keep_capabilities and seccomp,
          * --user, xpuinit's own capability sets); applied by xpu_privilege_apply. */
         bool user_set;         /* --user: setgroups(groups)/setresgid(gid)/setresuid(uid) */
@@ -108,6 +123,18 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
 int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
                    const struct xpu_profile *profile, const struct xpu_plan_options *o,
                    struct xpu_plan **ret, char *err, size_t err_size);
+
+/* The CDI part of the plan (plan-cdi.c). Take out of FILES (found in the driver root) every file
+ * the container root CONTAINER_FD already has under the same name, which carries the running
+ * version: a library as a regular file in CDI_LIBDIR (the CDI mark's directory, NULL: none) or one
+ * of xpu_library_dirs (where CDI specs mount the host's libraries: at their host paths), a binary
+ * in /usr/bin, /usr/sbin, /bin or /sbin (symlinks followed inside the root). Each one is appended
+ * to the new array *RET (*RET_N entries), with link set when its soname is not listed in the
+ * image's /etc/ld.so.cache as that very file (same device and inode), i.e. when no CDI hook ran
+ * ldconfig and the loader would not find it. FILES keeps the rest, in order. Reads only. Returns
+ * the number of files taken (0: *RET NULL), or -ENOMEM. */
+int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_driver_files *files,
+                        struct xpu_given_file **ret, size_t *ret_n);
 
 /* Where a plan is applied. */
 struct xpu_apply_roots {

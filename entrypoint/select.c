@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Device selection (design §4): XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES and
- * AMD_VISIBLE_DEVICES with the vendor tools' meanings. Sources for the vendor rules:
+/* Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES
+ * with the vendor tools' meanings, and the vendors' CDI marks (select.h). Sources for the vendor rules:
  * research/nvidia.md §2 (NVIDIA Container Toolkit) and research/amd.md §3 (amd-container-runtime).
  *
  * Selection narrows what the container runtime gave: "all" and the default take only devices
@@ -60,6 +60,8 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s) {
         if (!s)
                 return NULL;
         free(s->selected);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                free(s->cdi_libdir[v]);
         free(s);
         return NULL;
 }
@@ -273,12 +275,13 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 return 0;
         }
 
-        /* PCI bus id, any spelling ("00000000:1A:00.0", "1a:00.0"). */
-        char bus[XPU_PCI_BUS_ID_MAX];
-        if (xpu_pci_bus_id_normalize(e, bus) < 0)
+        /* PCI bus id, any spelling ("00000000:1A:00.0", "1a:00.0"), compared as numbers. */
+        struct xpu_pci_bus_id bus, have;
+        if (xpu_pci_bus_id_parse(e, &bus) < 0)
                 return -EINVAL;
         for (size_t i = 0; i < inv->n_devices; i++)
-                if (in_scope(r, &inv->devices[i]) && strcmp(inv->devices[i].pci_bus_id, bus) == 0)
+                if (in_scope(r, &inv->devices[i]) && xpu_pci_bus_id_parse(inv->devices[i].pci_bus_id, &have) == 0 &&
+                    xpu_pci_bus_id_compare(&have, &bus) == 0)
                         hit[i] = true;
         return 0;
 }
@@ -386,13 +389,8 @@ static int parse_value(const struct var_rules *r, const struct xpu_inventory *in
         return parse_list(r, inv, t, selected, err, err_size);
 }
 
-int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
-                        const char *nvidia_visible, const char *amd_visible,
-                        struct xpu_selection **ret, char *err, size_t err_size) {
-        const char *vendor_values[_XPU_VENDOR_MAX] = {
-                [XPU_VENDOR_NVIDIA] = nvidia_visible,
-                [XPU_VENDOR_AMD] = amd_visible,
-        };
+int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_selection_env *env,
+                            struct xpu_selection **ret, char *err, size_t err_size) {
         _cleanup_(xpu_selection_freep) struct xpu_selection *s = calloc(1, sizeof *s);
         if (!s)
                 return -ENOMEM;
@@ -400,10 +398,16 @@ int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible
         s->selected = calloc(s->n + 1, sizeof *s->selected);
         if (!s->selected)
                 return -ENOMEM;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                s->cdi_mark[v] = env->cdi_mark[v];
+                const char *dir = env->cdi_mark[v] ? env->cdi_libdir[v] : NULL;
+                if (dir && dir[0] == '/' && !(s->cdi_libdir[v] = strdup(dir)))
+                        return -ENOMEM;
+        }
 
-        if (xpu_visible) {
+        if (env->xpu_visible) {
                 enum xpu_request req;
-                int r = parse_value(&xpu_rules, inv, xpu_visible, &req, s->selected, err, err_size);
+                int r = parse_value(&xpu_rules, inv, env->xpu_visible, &req, s->selected, err, err_size);
                 if (r < 0)
                         return r;
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
@@ -414,24 +418,38 @@ int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                         s->request[v] = XPU_REQUEST_DEFAULT;
                         s->source[v] = "default";
-                        if (!vendor_values[v])
-                                continue;
-                        int r = parse_value(&vendor_rules[v], inv, vendor_values[v], &s->request[v],
-                                            s->selected, err, err_size);
-                        if (r < 0)
-                                return r;
-                        s->source[v] = vendor_rules[v].name;
+                        if (env->visible[v]) {
+                                int r = parse_value(&vendor_rules[v], inv, env->visible[v], &s->request[v],
+                                                    s->selected, err, err_size);
+                                if (r < 0)
+                                        return r;
+                                s->source[v] = vendor_rules[v].name;
+                        }
+                        /* The vendor's CDI spec said "void" (or nothing) to keep the toolkit's hook
+                         * out; the devices themselves came with the spec. */
+                        if (s->cdi_mark[v] && (s->request[v] == XPU_REQUEST_VOID || s->request[v] == XPU_REQUEST_DEFAULT))
+                                s->request[v] = XPU_REQUEST_CDI;
                 }
 
-        /* "all" and the default: every device the runtime gave. */
+        /* "all", the default and CDI: every device the runtime gave. */
         for (size_t i = 0; i < inv->n_devices; i++) {
                 enum xpu_request req = s->request[inv->devices[i].vendor];
-                if ((req == XPU_REQUEST_ALL || req == XPU_REQUEST_DEFAULT) &&
+                if ((req == XPU_REQUEST_ALL || req == XPU_REQUEST_DEFAULT || req == XPU_REQUEST_CDI) &&
                     xpu_device_available(&inv->devices[i]))
                         s->selected[i] = true;
         }
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
+                        const char *nvidia_visible, const char *amd_visible,
+                        struct xpu_selection **ret, char *err, size_t err_size) {
+        const struct xpu_selection_env env = {
+                .xpu_visible = xpu_visible,
+                .visible = { [XPU_VENDOR_NVIDIA] = nvidia_visible, [XPU_VENDOR_AMD] = amd_visible },
+        };
+        return xpu_selection_parse_env(inv, &env, ret, err, err_size);
 }
 
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

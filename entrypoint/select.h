@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Device selection (design §4): XPU_VISIBLE_DEVICES, else the NVIDIA Container Toolkit's
- * NVIDIA_VISIBLE_DEVICES and AMD's AMD_VISIBLE_DEVICES. Selection narrows what the container
- * runtime gave (devices whose nodes are present); it never widens it. */
+/* Device selection: XPU_VISIBLE_DEVICES, else the NVIDIA Container Toolkit's
+ * NVIDIA_VISIBLE_DEVICES and AMD's AMD_VISIBLE_DEVICES, read together with the marks a vendor's
+ * CDI spec leaves in the container. Selection narrows what the container runtime gave (devices
+ * whose nodes are present); it never widens it. */
 #pragma once
 
 #include <stdbool.h>
@@ -17,13 +18,35 @@ enum xpu_request {
         XPU_REQUEST_NONE,        /* "none": no device of this vendor */
         XPU_REQUEST_VOID,        /* "void" or empty: as if the variable were absent for injection:
                                   * no device and no vendor files */
+        XPU_REQUEST_CDI,         /* "void", empty or unset in a container the vendor's CDI spec made
+                                  * (its mark is set): every available device, as CDI gave them */
 };
 
 struct xpu_selection {
         bool *selected; /* one flag per inventory device (inv->n_devices) */
         size_t n;
         enum xpu_request request[_XPU_VENDOR_MAX];
-        const char *source[_XPU_VENDOR_MAX]; /* variable that decided, or "default" (static strings) */
+        const char *source[_XPU_VENDOR_MAX];   /* variable that decided, or "default" (static strings) */
+        const char *cdi_mark[_XPU_VENDOR_MAX]; /* the CDI mark found for the vendor (a variable name,
+                                                * borrowed from the caller), NULL when none: then
+                                                * driver files CDI put in the container are not
+                                                * injected again (plan.c), whatever decided */
+        char *cdi_libdir[_XPU_VENDOR_MAX];     /* where the mark says CDI put the vendor's driver
+                                                * libraries (an absolute path in the container,
+                                                * malloc'ed), NULL when it does not say */
+};
+
+/* What the environment says, for xpu_selection_parse_env(). Strings are borrowed. */
+struct xpu_selection_env {
+        const char *xpu_visible;                 /* XPU_VISIBLE_DEVICES, NULL = unset */
+        const char *visible[_XPU_VENDOR_MAX];    /* NVIDIA_VISIBLE_DEVICES, AMD_VISIBLE_DEVICES */
+        /* The vendor's CDI mark when the container carries it: the name of the variable that a
+         * spec of the vendor's CDI generator sets (NVIDIA: NVIDIA_CTK_LIBCUDA_DIR, set by
+         * nvidia-ctk and every spec of NVIDIA's nvcdi library, research/kubernetes.md §1.4, §1.6;
+         * AMD: DRA_RESOURCE_DRIVER_NAME=gpu.amd.com of AMD's DRA driver). NULL: no mark. */
+        const char *cdi_mark[_XPU_VENDOR_MAX];
+        const char *cdi_libdir[_XPU_VENDOR_MAX]; /* the mark's value when it names the library
+                                                  * directory (NVIDIA_CTK_LIBCUDA_DIR), else NULL */
 };
 
 struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
@@ -42,6 +65,17 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
 int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
                         const char *nvidia_visible, const char *amd_visible,
                         struct xpu_selection **ret, char *err, size_t err_size);
+
+/* xpu_selection_parse() with the CDI marks of ENV. For a vendor whose mark is set, its variable
+ * unset, "void" or empty (what NVIDIA's CDI specs set: NVIDIA_VISIBLE_DEVICES=void, to keep the
+ * toolkit's own hook from injecting a second time) is XPU_REQUEST_CDI: the devices CDI gave
+ * (every available one) are the selection. "none", "all" and lists keep their meaning, and
+ * XPU_VISIBLE_DEVICES still decides for every vendor when set. Without the mark, "void", "none"
+ * and "" keep the toolkit's meaning (no device). The marks and libdirs are copied into *RET
+ * (cdi_mark, cdi_libdir) whatever decided; a libdir that is not an absolute path is left out.
+ * Returns as xpu_selection_parse(). */
+int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_selection_env *env,
+                            struct xpu_selection **ret, char *err, size_t err_size);
 
 /* Number of selected devices of VENDOR. */
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

@@ -7,10 +7,11 @@ set -eu
 BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev"
 # Test: Check (unit tests), runc + busybox-static (end-to-end containers), jq (JSON asserts),
 # util-linux (unshare, setpriv), procps (ps), curl, librocm-smi64-1 (the real ROCm SMI read by
-# tests/e2e/rocm-smi.sh against a fake sysfs tree), dpkg-dev (the attack suite builds the static
+# tests/e2e/rocm-smi.sh against a fake sysfs tree), podman (tests/e2e/container-cdi.sh: a real CDI
+# consumer; Debian 12's 4.3 reads CDI specs up to cdiVersion 0.5.0), dpkg-dev (the attack suite builds the static
 # xpuinit from Debian's cJSON source: installed here, never while tests run, since an install
 # rewrites /etc/ld.so.cache, which the attack suite watches).
-TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 prometheus python3 systemd dpkg-dev"
+TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd dpkg-dev"
 # Extra packages a target asks for (e.g. bench: tini hyperfine).
 EXTRA_PKGS="${XPU_EXTRA_PKGS:-}"
 

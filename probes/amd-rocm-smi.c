@@ -127,8 +127,13 @@ static void read_device(struct xpu_reply *r, const struct rsmi_api *a, uint32_t 
 
         if (CALL(fn_dev_u64, a->pci_id)(i, &u64) == 0) {
                 char bus[XPU_PCI_BUS_ID_MAX];
-                xpu_pci_bus_id_format((uint32_t)(u64 >> 32), (uint8_t)((u64 >> 8) & 0xff), (uint8_t)((u64 >> 3) & 0x1f),
-                                      (uint8_t)(u64 & 0x7), bus);
+                const struct xpu_pci_bus_id id = {
+                        .domain = (uint32_t)(u64 >> 32),
+                        .bus = (uint8_t)((u64 >> 8) & 0xff),
+                        .device = (uint8_t)((u64 >> 3) & 0x1f),
+                        .function = (uint8_t)(u64 & 0x7),
+                };
+                xpu_pci_bus_id_format(&id, bus);
                 xpu_reply_add(r, "device.%" PRIu32 ".bus_id %s\n", i, bus);
         }
         memset(s, 0, sizeof s);

@@ -55,7 +55,7 @@ enum {
  * library lacks it) and zero. */
 struct xpu_rocm_smi_device {
         /* rsmi_dev_pci_id_get: BDFID = domain << 32 | bus << 8 | device << 3 | function, decoded to
-         * the normal form "0000:0c:00.0" (bits 16-31 are reserved in 5.2.3; newer versions put a
+         * the canonical form "0000:0c:00.0" (bits 16-31 are reserved in 5.2.3; newer versions put a
          * partition number in 28-31: ignored, so a partition names its GPU's function). */
         char pci_bus_id[XPU_PCI_BUS_ID_MAX];
         /* rsmi_dev_name_get: device/product_name, else the pci.ids name. Left out when the library

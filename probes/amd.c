@@ -31,7 +31,6 @@
 #define KFD_DEV "/sys/class/kfd/kfd/dev"
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 #define DRM_CLASS "/sys/class/drm"
-#define PCI_DEVICES "/sys/bus/pci/devices"
 #define AMDGPU_VERSION "/sys/module/amdgpu/version"
 #define AMD_PCI_VENDOR 0x1002u
 #define DRM_MAJOR 226u            /* fixed char major of the /dev/dri nodes */
@@ -131,7 +130,7 @@ static bool is_denied(int r) {
 
 struct amd_card {
         uint32_t n;                          /* N of /sys/class/drm/cardN */
-        char bus_id[XPU_PCI_BUS_ID_MAX];     /* normal form; "" when unknown */
+        char bus_id[XPU_PCI_BUS_ID_MAX];     /* canonical form; "" when unknown */
 };
 
 /* Last path component of a link text or path. */
@@ -278,11 +277,12 @@ static int node_read(struct amd_probe *p, uint32_t n, struct amd_node *node) {
         return 1;
 }
 
-static bool pci_device_exists(int fd, const char *bus_id) {
+/* Is the PCI function ID in sysfs (under the kernel's name for it)? */
+static bool pci_device_exists(int fd, const struct xpu_pci_bus_id *id) {
         struct stat st;
-        char path[64];
-        snprintf(path, sizeof path, PCI_DEVICES "/%s", bus_id);
-        return xpu_stat_in_root(fd, path, false, &st) == 0;
+        char bus_id[XPU_PCI_BUS_ID_MAX], path[64];
+        xpu_pci_bus_id_format(id, bus_id);
+        return xpu_pci_sysfs_path(bus_id, NULL, path, sizeof path) == 0 && xpu_stat_in_root(fd, path, false, &st) == 0;
 }
 
 /* Partitions: several KFD nodes on one PCI device (same domain, bus, device) carry the partition
@@ -304,10 +304,9 @@ static void nodes_mark_partitions(int fd, struct amd_node *nodes, size_t n) {
                 }
                 if (a->fn == 0)
                         continue;
-                char own[XPU_PCI_BUS_ID_MAX], parent[XPU_PCI_BUS_ID_MAX];
-                xpu_pci_bus_id_format(a->domain, a->bus, a->dev, a->fn, own);
-                xpu_pci_bus_id_format(a->domain, a->bus, a->dev, 0, parent);
-                nodes[i].partition = !pci_device_exists(fd, own) && pci_device_exists(fd, parent);
+                const struct xpu_pci_bus_id own = { .domain = a->domain, .bus = a->bus, .device = a->dev, .function = a->fn };
+                const struct xpu_pci_bus_id parent = { .domain = a->domain, .bus = a->bus, .device = a->dev };
+                nodes[i].partition = !pci_device_exists(fd, &own) && pci_device_exists(fd, &parent);
         }
 }
 
@@ -461,7 +460,7 @@ static int card_fill(struct amd_probe *p, const struct amd_card *c, struct xpu_d
 
 static struct amd_card *card_find(struct amd_probe *p, const char *bus_id) {
         for (size_t i = 0; bus_id[0] && i < p->n_cards; i++)
-                if (strcmp(p->cards[i].bus_id, bus_id) == 0)
+                if (xpu_pci_bus_id_equal(p->cards[i].bus_id, bus_id))
                         return &p->cards[i];
         return NULL;
 }
@@ -473,8 +472,7 @@ static int device_append(struct amd_probe *p, struct xpu_device *d) {
         xpu_strlcpy(d->driver_version, p->driver_version, sizeof d->driver_version);
         if (!(d->have & XPU_HAVE_NUMA_NODE) && d->pci_bus_id[0]) {
                 char path[64];
-                snprintf(path, sizeof path, PCI_DEVICES "/%s/numa_node", d->pci_bus_id);
-                if (numa_read(p, path, d) < 0)
+                if (xpu_pci_sysfs_path(d->pci_bus_id, "numa_node", path, sizeof path) == 0 && numa_read(p, path, d) < 0)
                         return -ENOMEM;
         }
         return xpu_inventory_add_device(p->inv, d) ? 0 : -ENOMEM;
@@ -522,7 +520,13 @@ static int node_device(struct amd_probe *p, struct amd_node *node) {
         }
         if (node->have_loc) {
                 const struct xpu_amd_location *l = &node->loc;
-                xpu_pci_bus_id_format(l->domain, l->bus, l->dev, node->partition ? 0 : l->fn, d.pci_bus_id);
+                const struct xpu_pci_bus_id id = {
+                        .domain = l->domain,
+                        .bus = l->bus,
+                        .device = l->dev,
+                        .function = node->partition ? 0 : l->fn,
+                };
+                xpu_pci_bus_id_format(&id, d.pci_bus_id);
                 if (node->partition) {
                         d.partition = l->fn;
                         d.have |= XPU_HAVE_PARTITION;

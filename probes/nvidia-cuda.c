@@ -113,7 +113,8 @@ static void read_device_extras(struct xpu_reply *r, const struct cuda_api *a, in
             attr(&slot, CU_ATTR_PCI_DEVICE_ID, d) == 0 && domain >= 0 && bus >= 0 && bus <= 0xff && slot >= 0 &&
             slot <= 0x1f) {
                 char id[XPU_PCI_BUS_ID_MAX];
-                xpu_pci_bus_id_format((uint32_t)domain, (uint8_t)bus, (uint8_t)slot, 0, id);
+                const struct xpu_pci_bus_id pci = { .domain = (uint32_t)domain, .bus = (uint8_t)bus, .device = (uint8_t)slot };
+                xpu_pci_bus_id_format(&pci, id);
                 xpu_reply_add(r, "device.%d.bus_id %s\n", i, id);
         }
 

@@ -38,7 +38,7 @@ struct xpu_cuda_device {
                                               * bytes; "" when libcuda answered an empty one */
         char uuid[64];                       /* "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31": the 16 bytes of
                                               * cuDeviceGetUuid_v2 in nvidia-smi's form, lower case */
-        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* normal form ("0000:1a:00.0"), function 0: from
+        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* canonical form ("0000:1a:00.0"), function 0: from
                                               * CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID (50), _PCI_BUS_ID (33),
                                               * _PCI_DEVICE_ID (34; the slot on the bus, not the PCI id) */
         char compute_capability[16];         /* "7.5": CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR (75)

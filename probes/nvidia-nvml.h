@@ -63,7 +63,7 @@ struct xpu_nvml_device {
         char uuid[64];                       /* nvmlDeviceGetUUID: "GPU-307dcc96-..."; "" when lost, or when NVML
                                                 answered an empty one or one longer than 63 bytes */
         char name[128];                      /* nvmlDeviceGetName, cut to 127 bytes; "" when lost or empty */
-        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* nvmlDeviceGetPciInfo_v3/_v2/(v1) busId, normal form ("0000:1a:00.0") */
+        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* nvmlDeviceGetPciInfo_v3/_v2/(v1) busId, canonical form ("0000:1a:00.0", base/pci.h) */
         char compute_capability[16];         /* nvmlDeviceGetCudaComputeCapability: "7.5" */
         char brand[32];                      /* nvmlDeviceGetBrand in the toolkit's spelling: "geforce", "tesla", "nvidiartx", ...; "brand 17" for an unknown code */
         uint32_t minor;                      /* nvmlDeviceGetMinorNumber: /dev/nvidia<minor> */

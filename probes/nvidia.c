@@ -269,18 +269,15 @@ static const char *read_error(ssize_t r, char *buf, size_t size) {
         return strerror((int)-r);
 }
 
-/* Numeric sort key of a normal-form bus id: domain, bus, device, function. */
-static uint64_t bus_key(const char *id) {
-        unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-        if (sscanf(id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
-                return UINT64_MAX;
-        return (uint64_t)domain << 16 | (uint64_t)(bus & 0xff) << 8 | (dev & 0x1f) << 3 | (fn & 7);
-}
-
+/* PCI bus order, compared as numbers (domain, bus, device, function): NVML's and nvidia-smi's
+ * index order. An id that does not parse (never stored: the probe skips such devices) sorts last. */
 static int cmp_devices(const void *a, const void *b) {
-        uint64_t ka = bus_key(((const struct xpu_device *)a)->pci_bus_id);
-        uint64_t kb = bus_key(((const struct xpu_device *)b)->pci_bus_id);
-        return ka < kb ? -1 : ka > kb;
+        struct xpu_pci_bus_id x, y;
+        bool hx = xpu_pci_bus_id_parse(((const struct xpu_device *)a)->pci_bus_id, &x) == 0;
+        bool hy = xpu_pci_bus_id_parse(((const struct xpu_device *)b)->pci_bus_id, &y) == 0;
+        if (!hx || !hy)
+                return (int)hy - (int)hx;
+        return xpu_pci_bus_id_compare(&x, &y);
 }
 
 /* Optional sysfs facts of the PCI function: device id, NUMA node. Absent files are fine. */
@@ -289,7 +286,8 @@ static int read_pci_sysfs(const struct xpu_roots *roots, struct xpu_inventory *i
         uint64_t id;
         int64_t numa;
 
-        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/device", dev->pci_bus_id);
+        if (xpu_pci_sysfs_path(dev->pci_bus_id, "device", path, sizeof path) < 0)
+                return 0; /* (a stored bus id always parses) */
         ssize_t n = xpu_read_value_in_root(roots->sys_fd, path, val, sizeof val);
         if (n >= 0) {
                 if (xpu_parse_u64(val, 16, &id) == 0 && id <= UINT16_MAX) {
@@ -298,7 +296,8 @@ static int read_pci_sysfs(const struct xpu_roots *roots, struct xpu_inventory *i
                 } else if (xpu_inventory_warn(inv, "%s: not a PCI device id; ignored", path) < 0)
                         return -ENOMEM;
         }
-        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/numa_node", dev->pci_bus_id);
+        if (xpu_pci_sysfs_path(dev->pci_bus_id, "numa_node", path, sizeof path) < 0)
+                return 0;
         n = xpu_read_value_in_root(roots->sys_fd, path, val, sizeof val);
         if (n >= 0) {
                 if (xpu_parse_i64(val, 10, &numa) == 0 && numa >= -1 && numa < 65536) {
@@ -371,7 +370,7 @@ static int probe_gpu(struct probe_state *s, const char *name) {
                 return xpu_inventory_warn(inv, "%s: the driver excludes this GPU (\"GPU Excluded\" or \"Blacklisted\": Yes); "
                                           "device skipped", info);
         for (size_t i = 0; i < s->n_devs; i++)
-                if (strcmp(s->devs[i].pci_bus_id, dev.pci_bus_id) == 0)
+                if (xpu_pci_bus_id_equal(s->devs[i].pci_bus_id, dev.pci_bus_id))
                         return xpu_inventory_warn(inv, "%s: bus id %s is listed twice; device skipped", info,
                                                   dev.pci_bus_id);
 

@@ -83,7 +83,7 @@ const char *xpu_field_to_string(enum xpu_field f) {
 
 struct xpu_device *xpu_inventory_find_bus_id(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *bus_id) {
         for (size_t i = 0; bus_id && *bus_id && i < inv->n_devices; i++)
-                if (inv->devices[i].vendor == vendor && strcmp(inv->devices[i].pci_bus_id, bus_id) == 0)
+                if (inv->devices[i].vendor == vendor && xpu_pci_bus_id_equal(inv->devices[i].pci_bus_id, bus_id))
                         return &inv->devices[i];
         return NULL;
 }
@@ -111,7 +111,7 @@ const struct xpu_device *xpu_inventory_uuid_owner(const struct xpu_inventory *in
                                                   const char *uuid) {
         for (size_t i = 0; uuid && *uuid && i < inv->n_devices; i++) {
                 const struct xpu_device *o = &inv->devices[i];
-                if (o == dev || (o->vendor == dev->vendor && strcmp(o->pci_bus_id, dev->pci_bus_id) == 0))
+                if (o == dev || (o->vendor == dev->vendor && xpu_pci_bus_id_equal(o->pci_bus_id, dev->pci_bus_id)))
                         continue;
                 if (strcasecmp(o->uuid, uuid) == 0)
                         return o;
@@ -160,7 +160,7 @@ int xpu_merge_bus_id_repeated(struct xpu_inventory *inv, enum xpu_source source,
         if (!*bus)
                 return 0;
         for (size_t j = 0; j < k; j++)
-                if (strcmp(base + j * stride + bus_offset, bus) == 0)
+                if (xpu_pci_bus_id_equal(base + j * stride + bus_offset, bus))
                         return xpu_inventory_warn(inv, "%s: devices %zu and %zu both report %s; ignoring device %zu",
                                                   xpu_source_to_string(source), j, k, bus, k) < 0
                                        ? -ENOMEM

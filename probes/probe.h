@@ -14,6 +14,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/pci.h"
 
 enum xpu_vendor {
         XPU_VENDOR_NVIDIA = 0,
@@ -107,7 +108,7 @@ struct xpu_device {
         char name[128];                      /* marketing name; empty when unknown, never guessed */
         bool name_from_pci_ids;              /* NAME is the PCI ID database's (pci-ids.h), not the driver's */
         char uuid[64];                       /* NVIDIA "GPU-<uuid>"; AMD "GPU-<16 hex of unique_id>" */
-        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* normal form, see xpu_pci_bus_id_normalize() */
+        char pci_bus_id[XPU_PCI_BUS_ID_MAX]; /* canonical form (base/pci.h), "" when unknown */
         char driver_version[32];             /* kernel driver version of this device's driver */
         uint64_t memory_total_bytes;         /* bytes */
         uint64_t memory_used_bytes;          /* bytes */
@@ -214,7 +215,7 @@ struct xpu_inventory *xpu_inventory_free(struct xpu_inventory *inv);
 struct xpu_device *xpu_inventory_add_device(struct xpu_inventory *inv, const struct xpu_device *dev);
 /* Record a warning line ("<file>: <problem>; <what was done>"). Returns 0 or -ENOMEM. */
 int xpu_inventory_warn(struct xpu_inventory *inv, const char *fmt, ...) _printf_(2, 3);
-/* The device of VENDOR whose pci_bus_id is BUS_ID (normal form), or NULL. */
+/* The device of VENDOR whose pci_bus_id is BUS_ID (any spelling, compared as numbers), or NULL. */
 struct xpu_device *xpu_inventory_find_bus_id(struct xpu_inventory *inv, enum xpu_vendor vendor, const char *bus_id);
 
 /* Merge one string fact of a rich backend into DEV (the one rule every backend uses):
@@ -245,7 +246,7 @@ const struct xpu_device *xpu_inventory_uuid_owner(const struct xpu_inventory *in
                                                   const char *uuid);
 /* For a backend's merge loop: does device K of its result repeat the PCI bus id of an earlier one?
  * DEVICES is the result's array (element size STRIDE bytes), BUS_OFFSET the offset of the bus id
- * (char[XPU_PCI_BUS_ID_MAX], normal form as the parsers store it, "" when unknown) in an element.
+ * (char[XPU_PCI_BUS_ID_MAX], canonical form as the parsers store it, "" when unknown) in an element.
  * Returns 1 and adds the warning "<source>: devices J and K both report <bus id>; ignoring device
  * K" when an earlier device J has the same non-empty bus id (the caller skips device K), 0 when
  * not, -ENOMEM. */

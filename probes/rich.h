@@ -46,7 +46,7 @@ struct xpu_rich_ops {
         int (*merge)(struct xpu_inventory *inv, const void *result);
 
         /* The library's own view as JSON (xpuinit probe --source <source> --json): an object with
-         * at least "source", "devices" (array; PCI bus ids in normal form). NULL on -ENOMEM. */
+         * at least "source", "devices" (array; PCI bus ids in canonical form, base/pci.h). NULL on -ENOMEM. */
         cJSON *(*to_json)(const void *result);
 
         /* The same view as text lines for humans (xpuinit probe --source <source>). */

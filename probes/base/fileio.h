@@ -161,13 +161,3 @@ int xpu_parse_i64(const char *s, int base, int64_t *ret);
 /* Copy SRC into DST (SIZE bytes) always NUL-terminating; returns -ENAMETOOLONG when truncated. */
 int xpu_strlcpy(char *dst, const char *src, size_t size);
 
-/* PCI bus ids. The normal form is the kernel's: "%04x:%02x:%02x.%x", lower case, so a 32-bit
- * domain keeps all its digits ("3f8cfdd:00:00.0") and nvidia-smi's "00000000:1A:00.0" becomes
- * "0000:1a:00.0". */
-#define XPU_PCI_BUS_ID_MAX 20
-/* Parse "[domain:]bus:dev.fn" (hex, any case, domain up to 32 bits, missing domain = 0) into
- * OUT in normal form. Returns 0 or -EINVAL. */
-int xpu_pci_bus_id_normalize(const char *in, char out[XPU_PCI_BUS_ID_MAX]);
-/* Build the normal form from numbers. */
-void xpu_pci_bus_id_format(uint32_t domain, uint8_t bus, uint8_t dev, uint8_t fn,
-                           char out[XPU_PCI_BUS_ID_MAX]);

@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "isolate.h"
+#include "pci.h"
 #include "macro.h"
 
 /* ---- helper side ---- */

@@ -542,6 +542,62 @@ START_TEST(test_denied_node_skipped_quietly) {
 }
 END_TEST
 
+/* Hyper-V style PCI domains (wider than 16 bits) from KFD's "domain" line and from the card's sysfs
+ * link: the bus id is canonical (8-digit domain), the card is matched to its KFD node by number
+ * although the link spells the domain with 6 digits, and the NUMA node is read from the sysfs name
+ * the kernel gives the device ("3f8cfdd:04:00.0", not the canonical "03f8cfdd:04:00.0"). */
+START_TEST(test_hyperv_domains) {
+        char *t = xpu_test_mkdtemp();
+        /* Node 1: domain 0x1a2b3c (1715004), bus 3; an amdgpu card0 linked as "1a2b3c:03:00.0". */
+        xpu_test_write(t, "sys/class/kfd/kfd/topology/nodes/1/properties",
+                       "simd_count 416\nsimd_per_cu 4\ngfx_target_version 90010\nvendor_id 4098\n"
+                       "device_id 29711\nlocation_id 768\ndomain 1715004\ndrm_render_minor 128\nunique_id 42\n");
+        xpu_test_write(t, "sys/class/kfd/kfd/topology/nodes/1/gpu_id", "1234\n");
+        const char *pdev = "sys/devices/pci1a2b3c:00/1a2b3c:03:00.0";
+        char rel[128];
+        snprintf(rel, sizeof rel, "%s/vendor", pdev);
+        xpu_test_write(t, rel, "0x1002\n");
+        snprintf(rel, sizeof rel, "%s/product_name", pdev);
+        xpu_test_write(t, rel, "AMD Instinct MI210\n");
+        snprintf(rel, sizeof rel, "%s/numa_node", pdev);
+        xpu_test_write(t, rel, "2\n");
+        snprintf(rel, sizeof rel, "%s/driver", pdev);
+        xpu_test_symlink(t, rel, "../../../bus/pci/drivers/amdgpu");
+        xpu_test_symlink(t, "sys/class/drm/card0/device", "../../../devices/pci1a2b3c:00/1a2b3c:03:00.0");
+        /* Node 2: domain 0x3f8cfdd (66637789), bus 4, no card; its NUMA node only in sysfs. */
+        xpu_test_write(t, "sys/class/kfd/kfd/topology/nodes/2/properties",
+                       "simd_count 416\nsimd_per_cu 4\ngfx_target_version 90010\nvendor_id 4098\n"
+                       "device_id 29711\nlocation_id 1024\ndomain 66637789\ndrm_render_minor 129\nunique_id 43\n");
+        xpu_test_write(t, "sys/class/kfd/kfd/topology/nodes/2/gpu_id", "5678\n");
+        xpu_test_write(t, "sys/bus/pci/devices/3f8cfdd:04:00.0/numa_node", "3\n");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_msg(inv->n_warnings == 0, "%s", inv->n_warnings ? inv->warnings[0] : "");
+        ck_assert_uint_eq(inv->n_devices, 2);
+        const struct xpu_device *d = &inv->devices[0];
+        ck_assert_str_eq(d->pci_bus_id, "001a2b3c:03:00.0");
+        ck_assert(d->have & XPU_HAVE_CARD);
+        ck_assert_uint_eq(d->card, 0);
+        ck_assert_str_eq(d->name, "AMD Instinct MI210");
+        ck_assert_int_eq(d->numa_node, 2);
+        d = &inv->devices[1];
+        ck_assert_str_eq(d->pci_bus_id, "03f8cfdd:04:00.0");
+        ck_assert(!(d->have & XPU_HAVE_CARD));
+        ck_assert_int_eq(d->numa_node, 3);
+        xpu_inventory_free(inv);
+
+        /* Without KFD the card alone is the device: its id from the link, canonical. */
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/sys/class/kfd", t);
+        xpu_test_rm_rf(p);
+        inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 1);
+        ck_assert_str_eq(inv->devices[0].pci_bus_id, "001a2b3c:03:00.0");
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 START_TEST(test_no_amd_gpu) {
         char *t = xpu_test_mkdtemp();
         xpu_test_write(t, "sys/class/drm/card0/device/vendor", "0x8086\n"); /* an Intel iGPU */
@@ -586,6 +642,7 @@ static Suite *amd_suite(void) {
         tcase_add_test(tc, test_product_name_not_printable);
         tcase_add_test(tc, test_denied_node_skipped_quietly);
         tcase_add_test(tc, test_no_amd_gpu);
+        tcase_add_test(tc, test_hyperv_domains);
         suite_add_tcase(s, tc);
         return s;
 }

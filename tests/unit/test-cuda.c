@@ -493,6 +493,25 @@ START_TEST(test_parse_reply) {
 END_TEST
 
 /* The rich-path backend: identity, read through the ops, the JSON view and the text view. */
+/* CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID wider than 16 bits (Hyper-V): canonical 8-digit domain. */
+START_TEST(test_hyperv_domain) {
+        char *root = make_root("535.54.03", "driver_version 535.54.03\ncuda_version 12020\ndevice_count 2\n"
+                                            "device.0.name Tesla T4\ndevice.0.uuid GPU-3a9e6b5c-1d2e-4f70-8a91-b2c3d4e5f601\n"
+                                            "device.0.bus_id 3f8cfdd:00:00.0\n"
+                                            "device.1.name Tesla T4\ndevice.1.uuid GPU-7c0d1e2f-3a4b-4c5d-9e6f-a1b2c3d4e5f6\n"
+                                            "device.1.bus_id 0000:1a:00.0\n",
+                               false);
+        struct xpu_cuda_result *r = NULL;
+        char err[256] = "";
+        ck_assert_msg(cuda_read_root(root, "535.54.03", 5000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(r->n, 2);
+        ck_assert_str_eq(r->devices[0].pci_bus_id, "03f8cfdd:00:00.0");
+        ck_assert_str_eq(r->devices[1].pci_bus_id, "0000:1a:00.0");
+        xpu_cuda_result_free(r);
+        shim_drop_root(root);
+}
+END_TEST
+
 START_TEST(test_rich_backend) {
         ck_assert_int_eq(xpu_rich_cuda.vendor, XPU_VENDOR_NVIDIA);
         ck_assert_int_eq(xpu_rich_cuda.source, XPU_SOURCE_CUDA);
@@ -577,6 +596,7 @@ static Suite *cuda_suite(void) {
         tcase_add_test(tc, test_version_unknown_refused);
         tcase_add_test(tc, test_helper_cleans_values);
         tcase_add_test(tc, test_rich_backend);
+        tcase_add_test(tc, test_hyperv_domain);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "inventory-json.h"
 #include "nvidia.h"
 #include "testlib.h"
 
@@ -153,7 +154,7 @@ START_TEST(test_parse_information_variants) {
                          0);
         ck_assert_str_eq(d.name, "Tesla K80");
         ck_assert_int_eq(d.excluded, true);
-        ck_assert_str_eq(d.pci_bus_id, "3f8cfdd:00:00.0");
+        ck_assert_str_eq(d.pci_bus_id, "03f8cfdd:00:00.0"); /* 8 digits: the domain needs more than 4 */
         ck_assert_str_eq(d.gsp_firmware, "550.54.14");
         ck_assert_uint_eq(d.minor, 7);
         ck_assert_uint_eq(d.have, XPU_HAVE_MINOR | XPU_HAVE_EXCLUDED);
@@ -411,8 +412,9 @@ START_TEST(test_edge_open_module_domains_order) {
         ck_assert_uint_eq(inv->n_warnings, 0);
         ck_assert_str_eq(vi->driver_version, "555.58");
         ck_assert_str_eq(vi->driver_flavor, "open");
+        /* canonical: a domain wider than 4 digits is printed with 8 */
         static const char *const bus[] = { "0000:07:00.0", "0000:41:00.0", "ffff:00:01.0",
-                                           "10000:00:00.0", "3f8cfdd:00:00.0", "3e3f8e05:00:00.0" };
+                                           "00010000:00:00.0", "03f8cfdd:00:00.0", "3e3f8e05:00:00.0" };
         static const uint32_t minor[] = { 2, 0, 5, 4, 3, 1 };
         ck_assert_uint_eq(inv->n_devices, 6);
         for (unsigned i = 0; i < 6; i++) {
@@ -643,6 +645,34 @@ START_TEST(test_edge_sysfs_extras) {
 }
 END_TEST
 
+/* Hyper-V host (tests/fixtures/hosts/nvidia-hyperv-t4x2): procfs and sysfs spell the domains as
+ * the kernel does ("3f8cfdd", "3e3f8e05"); the inventory, and so `xpuinit probe --json` and xpud's
+ * /v1/devices, has them canonical, in numeric bus order (0x03f8cfdd < 0x3e3f8e05, although
+ * "3e3f8e05" sorts first as text), with the NUMA node read from the kernel's sysfs name. */
+START_TEST(test_hyperv_host) {
+        struct xpu_inventory *inv = xpu_test_probe_host("nvidia-hyperv-t4x2");
+        ck_assert_msg(inv->n_warnings == 0, "%s", inv->n_warnings ? inv->warnings[0] : "");
+        ck_assert_uint_eq(inv->n_devices, 2);
+        ck_assert_str_eq(inv->devices[0].pci_bus_id, "03f8cfdd:00:00.0");
+        ck_assert_uint_eq(inv->devices[0].minor, 0);
+        ck_assert_int_eq(inv->devices[0].numa_node, 0);
+        ck_assert_uint_eq(inv->devices[0].have & XPU_HAVE_NUMA_NODE, XPU_HAVE_NUMA_NODE);
+        ck_assert_uint_eq(inv->devices[0].pci_device_id, 0x1eb8);
+        ck_assert_str_eq(inv->devices[1].pci_bus_id, "3e3f8e05:00:00.0");
+        ck_assert_int_eq(inv->devices[1].numa_node, 1);
+        cJSON *j = xpu_inventory_to_json(inv);
+        ck_assert_ptr_nonnull(j);
+        const cJSON *devs = cJSON_GetObjectItemCaseSensitive(j, "devices");
+        ck_assert_int_eq(cJSON_GetArraySize(devs), 2);
+        ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(devs, 0), "pci_bus_id")->valuestring,
+                         "03f8cfdd:00:00.0");
+        ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(devs, 1), "pci_bus_id")->valuestring,
+                         "3e3f8e05:00:00.0");
+        cJSON_Delete(j);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_edge_gpu_limit) {
         char *t = edge_host(NULL, "195 nvidia");
         for (unsigned i = 0; i < XPU_NVIDIA_GPUS_MAX + 2; i++) {
@@ -684,6 +714,7 @@ static Suite *nvidia_suite(void) {
         tcase_add_test(tc, test_edge_fifo_information);
         tcase_add_test(tc, test_edge_proc_devices_majors);
         tcase_add_test(tc, test_edge_sysfs_extras);
+        tcase_add_test(tc, test_hyperv_host);
         tcase_add_test(tc, test_edge_gpu_limit);
         suite_add_tcase(s, tc);
         return s;

@@ -218,11 +218,13 @@ START_TEST(test_fixture_hosts_agree) {
                         gpus += n;
                 }
         closedir(d);
-        /* nvidia-a100-mig (1 GPU, MIG), nvidia-l4-single (1), nvidia-rtx2080ti-x8 (8), and the
-         * GPU-less nvidia-edge-nouveau and nvidia-libs-550 at the time of writing. */
-        ck_assert_uint_ge(hosts, 5);
-        ck_assert_uint_ge(with_gpus, 3);
-        ck_assert_uint_ge(gpus, 10);
+        /* nvidia-a100-mig (1 GPU, MIG), nvidia-l4-single (1), nvidia-rtx2080ti-x8 (8),
+         * nvidia-hyperv-t4x2 (2, 32-bit PCI domains: NVML's 8-digit bus ids must match the kernel's
+         * spelling by number), and the GPU-less nvidia-edge-nouveau and nvidia-libs-550 at the time of
+         * writing. */
+        ck_assert_uint_ge(hosts, 6);
+        ck_assert_uint_ge(with_gpus, 4);
+        ck_assert_uint_ge(gpus, 12);
 }
 END_TEST
 

@@ -187,6 +187,36 @@ START_TEST(test_library_missing) {
 }
 END_TEST
 
+/* Hyper-V domains wider than 16 bits: NVML's busId ("%08X") comes out canonical, and the
+ * nvidia-hyperv-t4x2 host's devices (procfs spells the domain "3f8cfdd") are matched by number. */
+START_TEST(test_hyperv_bus_ids) {
+        char *root = nvml_make_root("535.54.03", "driver_version 535.54.03\ndevice_count 3\n"
+                                                 "device.0.name Tesla T4\ndevice.0.uuid GPU-7c0d1e2f-3a4b-4c5d-9e6f-a1b2c3d4e5f6\n"
+                                                 "device.0.bus_id 3E3F8E05:00:00.0\ndevice.0.minor 1\n"
+                                                 "device.1.name Tesla T4\ndevice.1.uuid GPU-3a9e6b5c-1d2e-4f70-8a91-b2c3d4e5f601\n"
+                                                 "device.1.bus_id 03F8CFDD:00:00.0\ndevice.1.minor 0\n"
+                                                 "device.2.name Stray\ndevice.2.uuid GPU-00000000-0000-0000-0000-000000000077\n"
+                                                 "device.2.bus_id 001A2B3C:00:00.0\n");
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_msg(nvml_read_root(root, "535.54.03", 5000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(r->n, 3);
+        ck_assert_str_eq(r->devices[0].pci_bus_id, "3e3f8e05:00:00.0");
+        ck_assert_str_eq(r->devices[1].pci_bus_id, "03f8cfdd:00:00.0");
+        ck_assert_str_eq(r->devices[2].pci_bus_id, "001a2b3c:00:00.0");
+        struct xpu_inventory *inv = xpu_test_probe_host("nvidia-hyperv-t4x2");
+        size_t warnings = inv->n_warnings;
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
+        ck_assert_uint_eq(inv->n_warnings, warnings + 1); /* the stray at 001a2b3c:00:00.0 */
+        ck_assert_ptr_nonnull(strstr(inv->warnings[warnings], "001a2b3c:00:00.0"));
+        ck_assert_str_eq(inv->devices[0].pci_bus_id, "03f8cfdd:00:00.0");
+        ck_assert_uint_eq(inv->devices[0].minor, 0);
+        xpu_inventory_free(inv);
+        xpu_nvml_result_free(r);
+        shim_drop_root(root);
+}
+END_TEST
+
 START_TEST(test_environment_not_passed) {
         char *root = nvml_make_root(DRIVER, "driver_version " DRIVER "\ndevice_count 2\n"
                                        "device.0.uuid GPU-a\ndevice.0.name_from_env LD_PRELOAD\n"
@@ -406,6 +436,7 @@ static Suite *nvml_suite(void) {
         tcase_add_test(tc, test_nvml_error_code);
         tcase_add_test(tc, test_library_missing);
         tcase_add_test(tc, test_environment_not_passed);
+        tcase_add_test(tc, test_hyperv_bus_ids);
         tcase_add_test(tc, test_parse_reply);
         tcase_add_test(tc, test_version_unknown_refused);
         tcase_add_test(tc, test_helper_cleans_values);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/strv.h"
+#include "libs-images.h"
 #include "plan.h"
 #include "testlib.h"
 
@@ -19,6 +20,7 @@ struct fx {
         struct xpu_profile_set *profiles;
         struct xpu_selection *sel;
         int container_fd;
+        char *container; /* a container root of its own (fx_cdi), else NULL: the host copy is it */
 };
 
 /* A temporary copy of fixture HOST with its device nodes, probed; the copy is also the
@@ -40,6 +42,10 @@ static void fx_open(struct fx *f, const char *host, const char *xpu_visible, con
 
 static void fx_close(struct fx *f) {
         close(f->container_fd);
+        if (f->container) {
+                xpu_test_rm_rf(f->container);
+                free(f->container);
+        }
         xpu_selection_free(f->sel);
         xpu_profile_set_free(f->profiles);
         xpu_inventory_free(f->inv);
@@ -48,7 +54,8 @@ static void fx_close(struct fx *f) {
         free(f->root);
 }
 
-static bool fx_outside; /* the next fx_plan is for inject --rootfs */
+static bool fx_outside;          /* the next fx_plan is for inject --rootfs */
+static const char *fx_caps_var; /* the variable the next fx_plan's capabilities came from */
 
 static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
                    struct xpu_plan **ret, char *err, size_t err_size) {
@@ -63,6 +70,7 @@ static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, ch
                 .container_fd = f->container_fd,
                 .dev_fd = f->roots.dev_fd,
                 .capabilities_env = caps,
+                .capabilities_var = fx_caps_var,
                 .envp = envp,
                 .argv = argv,
                 .from_outside = fx_outside,
@@ -223,22 +231,89 @@ START_TEST(test_nvidia_mount_mode_order) {
 }
 END_TEST
 
+/* The plan's warnings that contain NEEDLE. */
+static size_t count_warnings(const struct xpu_plan *p, const char *needle) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->n_warnings; i++)
+                n += strstr(p->warnings[i], needle) != NULL;
+        return n;
+}
+
+static const char *warning_with(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (strstr(p->warnings[i], needle))
+                        return p->warnings[i];
+        return "";
+}
+
+#define NVIDIA_CUDA_KNOWS "(it knows utility, compute, video, graphics, display, ngx, and all)"
+
+/* NVIDIA_DRIVER_CAPABILITIES: every value the toolkit accepts (compute, compat32, graphics,
+ * utility, video, display, ngx, all) and typos never stop the start: what the profile knows is
+ * injected, and one warning names the rest. */
+static const struct {
+        const char *caps;
+        const char *effective; /* capabilities in effect, comma-joined */
+        const char *warning;   /* the one warning, "" for none */
+} capability_cases[] = {
+        { "compute,warp", "compute",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"warp\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting compute" },
+        { "compute,compat32,graphics,utility,video,display,ngx", "compute,graphics,utility,video,display,ngx",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting compute,graphics,utility,video,display,ngx" },
+        { "all", "utility,compute,video,graphics,display,ngx", "" },
+        { "all,compat32", "utility,compute,video,graphics,display,ngx",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; injecting utility,compute,video,graphics,display,ngx" },
+        { " utility , compat32 , compte ,compat32", "utility",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32,compte\": profile \"nvidia-cuda\" has no driver files "
+          "for them " NVIDIA_CUDA_KNOWS "; injecting utility" },
+        { "compat32", "",
+          "NVIDIA_DRIVER_CAPABILITIES: ignoring \"compat32\": profile \"nvidia-cuda\" has no driver files for it "
+          NVIDIA_CUDA_KNOWS "; no driver files are injected" },
+        { "display", "display", "" },
+        { "  ", "utility,compute", "" }, /* blank is unset: the profile's default */
+};
+
+START_TEST(test_driver_capabilities) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        const char *caps = capability_cases[_i].caps;
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, caps, workload, &p, err, sizeof err) == 0, "%s: %s", caps, err);
+        char *eff = xpu_strv_join(p->capabilities, ",");
+        ck_assert_str_eq(eff, capability_cases[_i].effective);
+        free(eff);
+        const char *want = capability_cases[_i].warning;
+        ck_assert_uint_eq(count_warnings(p, "_DRIVER_CAPABILITIES"), want[0] ? 1 : 0);
+        ck_assert_str_eq(warning_with(p, "_DRIVER_CAPABILITIES"), want);
+        /* Nothing known: nothing linked, no library directory, the workload still starts. */
+        bool any = p->n_capabilities > 0 && strcmp(capability_cases[_i].effective, "display") != 0;
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK) > 0, any);
+        ck_assert_ptr_nonnull(p->argv[0]);
+        ck_assert_str_eq(p->argv[0], "/workload");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_unknown_capability) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
         struct xpu_plan *p = NULL;
         char err[512] = "";
-        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "compute,warp", workload, &p, err, sizeof err), -EINVAL);
-        ck_assert_ptr_null(p);
-        ck_assert_msg(strstr(err, "\"warp\"") && strstr(err, "NVIDIA_DRIVER_CAPABILITIES"), "%s", err);
         /* Commas only name nothing: an error, not a silent empty injection. */
         ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, ",,,", workload, &p, err, sizeof err), -EINVAL);
-        ck_assert_msg(strstr(err, "name no capability"), "%s", err);
-        /* Blank is unset: the profile's default utility,compute. */
-        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "  ", workload, &p, err, sizeof err), 0);
-        ck_assert_uint_eq(p->n_capabilities, 2);
-        ck_assert_str_eq(p->capabilities[0], "utility");
-        ck_assert_str_eq(p->capabilities[1], "compute");
+        ck_assert_ptr_null(p);
+        ck_assert_str_eq(err, "NVIDIA_DRIVER_CAPABILITIES=\",,,\" names no capability; use a list such as "
+                              "\"utility,compute\", \"all\", or leave it unset");
+        /* The variable that gave the value is named. */
+        fx_caps_var = "XPU_DRIVER_CAPABILITIES";
+        ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "utility,ngz", workload, &p, err, sizeof err), 0);
+        fx_caps_var = NULL;
+        ck_assert_uint_eq(count_warnings(p, "XPU_DRIVER_CAPABILITIES: ignoring \"ngz\""), 1);
         xpu_plan_free(p);
         fx_close(&f);
 }
@@ -276,6 +351,189 @@ START_TEST(test_void_injects_no_files) {
         ck_assert_ptr_null(p->files);
         xpu_plan_free(p);
         fx_close(&f);
+}
+END_TEST
+
+/* ---- containers made from NVIDIA's CDI spec -------------------------------------------------- */
+
+#define LIBDIR "usr/lib/x86_64-linux-gnu"
+#define VER "465.19.01"
+
+/* Make F's selection the one of a CDI-made container (NVIDIA_VISIBLE_DEVICES=NV_VISIBLE,
+ * XPU_VISIBLE_DEVICES=XPU_VISIBLE, the mark NVIDIA_CTK_LIBCUDA_DIR=LIBDIR_MARK when not NULL) and
+ * give it a container root of its own, empty but for what the test writes there. */
+static void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible, const char *libdir_mark) {
+        xpu_selection_free(f->sel);
+        f->sel = NULL;
+        const struct xpu_selection_env env = {
+                .xpu_visible = xpu_visible,
+                .visible = { [XPU_VENDOR_NVIDIA] = nv_visible },
+                .cdi_mark = { [XPU_VENDOR_NVIDIA] = libdir_mark ? "NVIDIA_CTK_LIBCUDA_DIR" : NULL },
+                .cdi_libdir = { [XPU_VENDOR_NVIDIA] = libdir_mark },
+        };
+        char err[512] = "";
+        ck_assert_msg(xpu_selection_parse_env(f->inv, &env, &f->sel, err, sizeof err) == 0, "%s", err);
+        f->container = xpu_test_mkdtemp();
+        close(f->container_fd);
+        f->container_fd = xpu_open_root(f->container);
+        ck_assert_int_ge(f->container_fd, 0);
+}
+
+static const char *note_with(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_notes; i++)
+                if (strstr(p->notes[i], needle))
+                        return p->notes[i];
+        return "";
+}
+
+/* No CDI hook ran: libnvidia-ml (in a loader directory) and libnvidia-cfg (in the mark's
+ * directory) are in the container already and not injected again, but their sonames get links
+ * in /run/xpuinit/lib, which the loader is pointed at; libnvidia-compiler, which CDI did not
+ * mount, is injected as ever. */
+START_TEST(test_cdi_given_not_injected_again) {
+        for (int mode = XPU_INJECT_MOUNT; mode <= XPU_INJECT_LINK; mode++) {
+                struct fx f;
+                fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+                fx_cdi(&f, NULL, "void", "/opt/cdi/lib");
+                xpu_test_write(f.container, LIBDIR "/libnvidia-ml.so." VER, "");
+                xpu_test_write(f.container, "opt/cdi/lib/libnvidia-cfg.so." VER, "");
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, (enum xpu_inject_mode)mode, "utility,compute", workload, &p, err, sizeof err) == 0,
+                              "%s", err);
+                ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+                ck_assert_uint_eq(p->n_devices, 8);
+                ck_assert_uint_eq(p->n_given, 2);
+                ck_assert_uint_eq(p->files->n, 1);
+                ck_assert_str_eq(p->files->files[0].name, "libnvidia-compiler.so." VER);
+                ck_assert_str_eq(note_with(p, "NVIDIA_CTK_LIBCUDA_DIR is set"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR is set and NVIDIA_VISIBLE_DEVICES is void or empty: the "
+                                 "container was made from nvidia's CDI spec; the 8 device(s) it was given are selected");
+                ck_assert_str_eq(note_with(p, "already mounted"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR: the container's CDI spec already mounted 2 driver file(s) of "
+                                 "version " VER ", not injected again: /opt/cdi/lib/libnvidia-cfg.so." VER
+                                 ", /" LIBDIR "/libnvidia-ml.so." VER);
+                ck_assert_str_eq(note_with(p, "ld.so.cache does not list"),
+                                 "the image's ld.so.cache does not list libnvidia-cfg.so.1, libnvidia-ml.so.1 (no CDI "
+                                 "hook ran ldconfig): soname links to the CDI files in /run/xpuinit/lib");
+                /* The given files themselves: no bind, no link of their own. */
+                ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-ml.so." VER));
+                ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so." VER));
+                ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-cfg.so." VER));
+                const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.1");
+                ck_assert_ptr_nonnull(op);
+                ck_assert_str_eq(op->target, "/" LIBDIR "/libnvidia-ml.so." VER);
+                op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-cfg.so.1");
+                ck_assert_ptr_nonnull(op);
+                ck_assert_str_eq(op->target, "/opt/cdi/lib/libnvidia-cfg.so." VER);
+                /* What CDI did not mount is injected. */
+                if (mode == XPU_INJECT_MOUNT) {
+                        ck_assert_uint_eq(count_ops(p, XPU_OP_BIND), 1);
+                        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/run/xpuinit/lib/libnvidia-compiler.so." VER));
+                        ck_assert_uint_eq(count_ops(p, XPU_OP_TMPFS), 1);
+                } else {
+                        op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-compiler.so." VER);
+                        ck_assert_ptr_nonnull(op);
+                        ck_assert_str_eq(op->target, "/xpu/driver/" LIBDIR "/libnvidia-compiler.so." VER);
+                }
+                ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib");
+                xpu_plan_free(p);
+                fx_close(&f);
+        }
+}
+END_TEST
+
+/* Every file given and the image's ld.so.cache (rebuilt by a CDI hook) lists each soname as that
+ * file: nothing at all for the library directory, not even in mount mode; a cache entry that
+ * names another file (a stale copy in the image) still gets its link. */
+START_TEST(test_cdi_hook_ran_ldconfig) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, "/" LIBDIR);
+        static const char *const libs[] = { "libnvidia-cfg", "libnvidia-ml", "libnvidia-compiler" };
+        struct entry e[3];
+        char keys[3][64], values[3][128];
+        for (size_t i = 0; i < 3; i++) {
+                char rel[128], target[64];
+                snprintf(rel, sizeof rel, LIBDIR "/%s.so." VER, libs[i]);
+                xpu_test_write(f.container, rel, "");
+                snprintf(rel, sizeof rel, LIBDIR "/%s.so.1", libs[i]);
+                snprintf(target, sizeof target, "%s.so." VER, libs[i]);
+                xpu_test_symlink(f.container, rel, target);
+                snprintf(keys[i], sizeof keys[i], "%s.so.1", libs[i]);
+                snprintf(values[i], sizeof values[i], "/%s", rel);
+                e[i] = (struct entry){ xpu_ldcache_native_flags(), keys[i], values[i] };
+        }
+        static unsigned char cache[1 << 16];
+        size_t len = build_cache(cache, sizeof cache, CACHE_NEW, e, 3);
+        write_bytes(f.container, "etc/ld.so.cache", cache, len, 0644);
+        for (int mode = XPU_INJECT_MOUNT; mode <= XPU_INJECT_LINK; mode++) {
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, (enum xpu_inject_mode)mode, "utility,compute", workload, &p, err, sizeof err) == 0,
+                              "%s", err);
+                ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+                ck_assert_uint_eq(p->n_given, 3);
+                ck_assert_uint_eq(p->files->n, 0);
+                for (size_t i = 0; i < p->n_ops; i++)
+                        ck_assert_msg(p->ops[i].type == XPU_OP_CHECK_DEVNODE, "op %zu: %s %s", i,
+                                      xpu_op_type_to_string(p->ops[i].type), p->ops[i].path);
+                ck_assert_ptr_null(xpu_env_get(p->env, "LD_LIBRARY_PATH"));
+                ck_assert_str_eq(note_with(p, "NVIDIA_CTK_LIBCUDA_DIR is set"),
+                                 "NVIDIA_CTK_LIBCUDA_DIR is set: the container was made from nvidia's CDI spec; the 8 "
+                                 "device(s) it was given are selected");
+                ck_assert_str_eq(note_with(p, "ld.so.cache does not list"), "");
+                xpu_plan_free(p);
+        }
+        /* The image's own (stale) libnvidia-ml.so.1 is what the cache lists. */
+        xpu_test_write(f.container, "usr/lib/libnvidia-ml.so.1", "");
+        e[1].value = "/usr/lib/libnvidia-ml.so.1";
+        len = build_cache(cache, sizeof cache, CACHE_NEW, e, 3);
+        write_bytes(f.container, "etc/ld.so.cache", cache, len, 0644);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 1);
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.1");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/" LIBDIR "/libnvidia-ml.so." VER);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* The marks decide: without NVIDIA_CTK_LIBCUDA_DIR, void is "no GPU" (cpu), and so is none with
+ * it; XPU_VISIBLE_DEVICES still narrows, and CDI's files are still not injected again. */
+START_TEST(test_cdi_marks_decide) {
+        static const struct {
+                const char *xpu, *nv, *mark, *profile;
+                size_t devices, given;
+        } cases[] = {
+                { NULL, "void", NULL, "cpu", 0, 0 },
+                { NULL, "", NULL, "cpu", 0, 0 },
+                { NULL, "none", NULL, "cpu", 0, 0 },
+                { NULL, "none", "/" LIBDIR, "cpu", 0, 0 },
+                { NULL, "void", "/" LIBDIR, "nvidia-cuda", 8, 1 },
+                { "1,2", "void", "/" LIBDIR, "nvidia-cuda", 2, 1 },
+                { NULL, "0", "/" LIBDIR, "nvidia-cuda", 1, 1 },
+                { NULL, "all", NULL, "nvidia-cuda", 8, 0 }, /* no mark: injected as ever */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+                fx_cdi(&f, cases[i].xpu, cases[i].nv, cases[i].mark);
+                xpu_test_write(f.container, LIBDIR "/libnvidia-ml.so." VER, "");
+                struct xpu_plan *p = NULL;
+                char err[512] = "";
+                ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+                ck_assert_msg(strcmp(p->profile->name, cases[i].profile) == 0, "case %zu: profile %s", i, p->profile->name);
+                ck_assert_uint_eq(p->n_devices, cases[i].devices);
+                ck_assert_uint_eq(p->n_given, cases[i].given);
+                ck_assert_uint_eq(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so." VER) != NULL,
+                                  strcmp(cases[i].profile, "nvidia-cuda") == 0 && cases[i].given == 0);
+                xpu_plan_free(p);
+                fx_close(&f);
+        }
 }
 END_TEST
 
@@ -339,10 +597,14 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_loader_note_names_the_ldconfig);
         tcase_add_test(tc, test_nvidia_mount_mode_order);
         tcase_add_test(tc, test_unknown_capability);
+        tcase_add_loop_test(tc, test_driver_capabilities, 0, (int)ELEMENTSOF(capability_cases));
         tcase_add_test(tc, test_selection_narrows_env);
         tcase_add_test(tc, test_void_injects_no_files);
         tcase_add_test(tc, test_amd_groups_and_rocr);
         tcase_add_test(tc, test_cpu_profile_plain);
+        tcase_add_test(tc, test_cdi_given_not_injected_again);
+        tcase_add_test(tc, test_cdi_hook_ran_ldconfig);
+        tcase_add_test(tc, test_cdi_marks_decide);
         suite_add_tcase(s, tc);
         return s;
 }

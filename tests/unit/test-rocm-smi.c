@@ -496,6 +496,20 @@ START_TEST(test_helper_fake_library) {
 }
 END_TEST
 
+/* A BDFID whose domain (bits 32-63) needs more than 4 hex digits: canonical 8-digit domain. */
+START_TEST(test_helper_hyperv_domain) {
+        struct xpu_rocm_smi_result *r = NULL;
+        char err[512] = "";
+        int e = read_fake("device_count 2\ndevice.0.bus_id 1a2b3c:03:00.0\ndevice.1.bus_id ffff:83:1f.7\n", &r, err,
+                          sizeof err);
+        ck_assert_msg(e == 0, "%d %s", e, err);
+        ck_assert_uint_eq(r->n, 2);
+        ck_assert_str_eq(r->devices[0].pci_bus_id, "001a2b3c:03:00.0");
+        ck_assert_str_eq(r->devices[1].pci_bus_id, "ffff:83:1f.7");
+        xpu_rocm_smi_result_free(r);
+}
+END_TEST
+
 /* More devices than the reply holds: the first 128 are read, the total is said, the merge warns. */
 START_TEST(test_helper_devices_total) {
         struct xpu_rocm_smi_result *r = NULL;
@@ -531,6 +545,7 @@ static Suite *rocm_smi_suite(void) {
         tcase_add_test(tc, test_library_absent);
         tcase_add_test(tc, test_helper_fake_library);
         tcase_add_test(tc, test_helper_devices_total);
+        tcase_add_test(tc, test_helper_hyperv_domain);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -320,6 +320,116 @@ START_TEST(test_range_past_last_device) {
 }
 END_TEST
 
+/* Bus ids are compared as numbers: a Hyper-V domain in the kernel's spelling ("3f8cfdd"), in
+ * nvidia-smi's ("03F8CFDD") or without leading zeros names the device the inventory stores in the
+ * canonical form ("03f8cfdd:00:00.0"). */
+START_TEST(test_hyperv_bus_ids) {
+        static const struct dev_spec hv[] = {
+                { XPU_VENDOR_NVIDIA, 0, UUID_N0, "03f8cfdd:00:00.0", NULL, true },
+                { XPU_VENDOR_NVIDIA, 1, UUID_N1, "3e3f8e05:00:00.0", NULL, true },
+                { XPU_VENDOR_AMD, 0, "GPU-" UNIQUE_A0, "00010000:c1:00.0", UNIQUE_A0, true },
+        };
+        struct xpu_inventory *inv = make_inventory(hv, ELEMENTSOF(hv));
+        static const struct {
+                const char *xpu, *nv, *amd, *picked;
+        } cases[] = {
+                { "3f8cfdd:00:00.0", NULL, NULL, "0" },
+                { "03F8CFDD:00:00.0", NULL, NULL, "0" },
+                { "003f8cfdd:00:00.0", NULL, NULL, "" }, /* 9 digits: not a bus id (error below) */
+                { "3E3F8E05:0:0.0,10000:C1:00.0", NULL, NULL, "1,2" },
+                { NULL, "3e3f8e05:00:00.0", "0010000:c1:00.0", "1,2" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                if (!cases[i].picked[0]) {
+                        char err[1024];
+                        sel_err(inv, cases[i].xpu, cases[i].nv, cases[i].amd, err, sizeof err);
+                        ck_assert_str_eq(err, "XPU_VISIBLE_DEVICES: no device \"003f8cfdd:00:00.0\"; devices: 0 "
+                                              "(nvidia:0 " UUID_N0 " 03f8cfdd:00:00.0), 1 (nvidia:1 " UUID_N1
+                                              " 3e3f8e05:00:00.0), 2 (amd:0 GPU-" UNIQUE_A0 " 00010000:c1:00.0)");
+                        continue;
+                }
+                struct xpu_selection *s = sel_ok(inv, cases[i].xpu, cases[i].nv, cases[i].amd);
+                ck_assert_msg(strcmp(picked(s), cases[i].picked) == 0, "case %zu: picked %s, want %s", i, picked(s),
+                              cases[i].picked);
+                xpu_selection_free(s);
+        }
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+/* The vendors' CDI marks: with the mark, "void", "" and unset take the devices CDI gave; "none",
+ * "all", lists and XPU_VISIBLE_DEVICES keep their meaning; without it "void" stays "no device". */
+#define NV_MARK "NVIDIA_CTK_LIBCUDA_DIR"
+#define AMD_MARK "DRA_RESOURCE_DRIVER_NAME"
+static const struct {
+        const char *xpu, *nv, *amd;
+        const char *nv_mark, *amd_mark, *libdir;
+        const char *picked;
+        enum xpu_request req_nv, req_amd;
+        const char *src_nv, *want_libdir;
+} cdi_cases[] = {
+        { NULL, "void", NULL, NV_MARK, NULL, "/usr/lib/x86_64-linux-gnu", "0,1,3,4", XPU_REQUEST_CDI,
+          XPU_REQUEST_DEFAULT, "NVIDIA_VISIBLE_DEVICES", "/usr/lib/x86_64-linux-gnu" },
+        { NULL, " VOID ", NULL, NV_MARK, NULL, "/usr/lib64", "0,1,3,4", XPU_REQUEST_CDI, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "/usr/lib64" },
+        { NULL, "", NULL, NV_MARK, NULL, "/usr/lib64", "0,1,3,4", XPU_REQUEST_CDI, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "/usr/lib64" },
+        { NULL, NULL, NULL, NV_MARK, NULL, "/usr/lib64", "0,1,3,4", XPU_REQUEST_CDI, XPU_REQUEST_DEFAULT, "default",
+          "/usr/lib64" },
+        /* What the variable says otherwise stands. */
+        { NULL, "none", NULL, NV_MARK, NULL, "/usr/lib64", "3,4", XPU_REQUEST_NONE, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "/usr/lib64" },
+        { NULL, "1", NULL, NV_MARK, NULL, "/usr/lib64", "1,3,4", XPU_REQUEST_LIST, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "/usr/lib64" },
+        { NULL, "all", NULL, NV_MARK, NULL, "/usr/lib64", "0,1,3,4", XPU_REQUEST_ALL, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "/usr/lib64" },
+        { "0", "void", NULL, NV_MARK, NULL, "/usr/lib64", "0", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "/usr/lib64" },
+        /* No mark: the toolkit's meaning, no device. */
+        { NULL, "void", NULL, NULL, NULL, "/usr/lib64", "3,4", XPU_REQUEST_VOID, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", NULL },
+        /* A libdir that is no absolute path is left out. */
+        { NULL, "void", NULL, NV_MARK, NULL, "usr/lib", "0,1,3,4", XPU_REQUEST_CDI, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", NULL },
+        /* AMD's DRA mark; one vendor's mark says nothing of the other vendor. */
+        { NULL, NULL, "void", NULL, AMD_MARK, NULL, "0,1,3,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_CDI, "default",
+          NULL },
+        { NULL, NULL, "void", NV_MARK, NULL, "/usr/lib64", "0,1", XPU_REQUEST_CDI, XPU_REQUEST_VOID, "default",
+          "/usr/lib64" },
+        { NULL, "void", "none", NULL, AMD_MARK, NULL, "", XPU_REQUEST_VOID, XPU_REQUEST_NONE,
+          "NVIDIA_VISIBLE_DEVICES", NULL },
+};
+
+START_TEST(test_cdi_marks) {
+        struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
+        const struct xpu_selection_env env = {
+                .xpu_visible = cdi_cases[_i].xpu,
+                .visible = { [XPU_VENDOR_NVIDIA] = cdi_cases[_i].nv, [XPU_VENDOR_AMD] = cdi_cases[_i].amd },
+                .cdi_mark = { [XPU_VENDOR_NVIDIA] = cdi_cases[_i].nv_mark, [XPU_VENDOR_AMD] = cdi_cases[_i].amd_mark },
+                .cdi_libdir = { [XPU_VENDOR_NVIDIA] = cdi_cases[_i].libdir },
+        };
+        struct xpu_selection *s = NULL;
+        char err[1024] = "";
+        ck_assert_msg(xpu_selection_parse_env(inv, &env, &s, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(picked(s), cdi_cases[_i].picked);
+        ck_assert_int_eq(s->request[XPU_VENDOR_NVIDIA], cdi_cases[_i].req_nv);
+        ck_assert_int_eq(s->request[XPU_VENDOR_AMD], cdi_cases[_i].req_amd);
+        ck_assert_str_eq(s->source[XPU_VENDOR_NVIDIA], cdi_cases[_i].src_nv);
+        /* The marks are kept whatever decided: the plan does not inject CDI's files again. */
+        if (cdi_cases[_i].nv_mark)
+                ck_assert_str_eq(s->cdi_mark[XPU_VENDOR_NVIDIA], cdi_cases[_i].nv_mark);
+        else
+                ck_assert_ptr_null(s->cdi_mark[XPU_VENDOR_NVIDIA]);
+        if (cdi_cases[_i].want_libdir)
+                ck_assert_str_eq(s->cdi_libdir[XPU_VENDOR_NVIDIA], cdi_cases[_i].want_libdir);
+        else
+                ck_assert_ptr_null(s->cdi_libdir[XPU_VENDOR_NVIDIA]);
+        ck_assert_ptr_null(s->cdi_libdir[XPU_VENDOR_AMD]);
+        xpu_selection_free(s);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_small_error_buffer) {
         struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
         char err[24];
@@ -341,6 +451,8 @@ static Suite *select_suite(void) {
         tcase_add_test(tc, test_no_devices);
         tcase_add_test(tc, test_range_past_last_device);
         tcase_add_test(tc, test_small_error_buffer);
+        tcase_add_test(tc, test_hyperv_bus_ids);
+        tcase_add_loop_test(tc, test_cdi_marks, 0, (int)ELEMENTSOF(cdi_cases));
         suite_add_tcase(s, tc);
         return s;
 }
