@@ -1,0 +1,59 @@
+#!/bin/sh
+# shellcheck disable=SC2016
+# The documentation as users read it:
+#   - docs/profiles.md's example profile (its first ```json block) is accepted by xpuinit and,
+#     against the NVIDIA fixture host with a driver root holding every library of the built-in
+#     nvidia-cuda profile, injects only utility and compute libraries: none of the graphics, video,
+#     display or ngx lists (a glob such as libnvidia-*.so would take them).
+# SC2016: jq programs are single-quoted on purpose. Needs jq and a build. Prints TAP.
+. "$(dirname "$0")/lib.sh"
+
+SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${XPU_BUILD:-$SRC/build}
+XPU=$BUILD/xpuinit
+[ -x "$XPU" ] || bail "$XPU is not built (make build-tests)"
+command -v jq >/dev/null 2>&1 || bail "jq is not installed (make deps)"
+[ "$(id -u)" -eq 0 ] || bail "docs.sh must run as root (mknod for the fixture's device nodes)"
+
+T=$(mktemp -d) || bail "mktemp failed"
+trap 'rm -rf "$T"' EXIT
+# The vendor helper runs as nobody; it must reach the driver root.
+chmod 0755 "$T"
+
+# ---- docs/profiles.md's example -----------------------------------------------------------------
+FX=$SRC/tests/fixtures/hosts/nvidia-rtx2080ti-x8
+BUILTIN=$SRC/profiles/nvidia-cuda.json
+mkdir -p "$T/profiles"
+awk '/^## Format/ { on = 1 } on && /^```json$/ { inblock = 1; next } inblock && /^```$/ { exit }
+        inblock { print }' "$SRC/docs/profiles.md" >"$T/profiles/example.json"
+is "$(jq -r .name "$T/profiles/example.json" 2>/dev/null)" nvidia-cuda \
+        "docs/profiles.md's example is JSON and replaces the built-in nvidia-cuda"
+
+sh "$SRC/tests/fixtures/mkdriverroot.sh" "$FX" "$T/drv" "$BUILD" >/dev/null 2>&1 || bail "mkdriverroot.sh failed"
+sh "$SRC/tests/fixtures/mkdevroot.sh" "$FX" "$T/devroot" >/dev/null 2>&1 || bail "mkdevroot.sh failed"
+ver=$(e2e_nvidia_version "$FX") || bail "no driver version in $FX"
+libdir=$T/drv/$(e2e_nvidia_libdir "$FX")
+# Every library the built-in profile knows, of any capability, under the running version.
+for base in $(jq -r '.libraries[][]' "$BUILTIN"); do
+        [ -e "$libdir/$base.$ver" ] || : >"$libdir/$base.$ver"
+done
+"$XPU" plan --json --sys-root "$FX" --dev-root "$T/devroot" --driver-root "$T/drv" \
+        --profile-dir "$T/profiles" -- /bin/true >"$T/plan.json" 2>"$T/plan.err"
+rc=$?
+is "$rc" 0 "xpuinit plan accepts docs/profiles.md's example"
+[ "$rc" -eq 0 ] || diag_file "$T/plan.err"
+is "$(jq -r .profile "$T/plan.json")" nvidia-cuda "... and chooses it on the NVIDIA fixture host"
+# Base names ("libx.so") of the libraries the plan injects.
+jq -r '.operations[] | select(.op == "bind" or .op == "symlink") | (.source // empty)' "$T/plan.json" |
+        sed -n 's|.*/\(lib[^/]*\.so\)\.[0-9.]*$|\1|p' | sort -u >"$T/injected"
+jq -r '(.libraries.utility // []) + (.libraries.compute // []) | .[]' "$BUILTIN" | sort -u >"$T/compute"
+jq -r '[.libraries | to_entries[] | select(.key != "utility" and .key != "compute") | .value[]] | .[]' \
+        "$BUILTIN" | sort -u >"$T/graphics"
+is "$(comm -12 "$T/injected" "$T/graphics" | tr '\n' ' ')" "" \
+        "... which injects no graphics, video, display or ngx library"
+is "$(comm -23 "$T/injected" "$T/compute" | tr '\n' ' ')" "" \
+        "... and only libraries of the built-in's utility and compute lists"
+is "$(grep -c -e '^libnvidia-pkcs11\.so$' -e '^libnvidia-pkcs11-openssl3\.so$' -e '^libcuda\.so$' "$T/injected")" 3 \
+        "... among them libcuda and both libraries its glob names (libnvidia-pkcs11*.so)"
+
+e2e_done
