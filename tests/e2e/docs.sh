@@ -4,7 +4,9 @@
 #   - docs/profiles.md's example profile (its first ```json block) is accepted by xpuinit and,
 #     against the NVIDIA fixture host with a driver root holding every library of the built-in
 #     nvidia-cuda profile, injects only utility and compute libraries: none of the graphics, video,
-#     display or ngx lists (a glob such as libnvidia-*.so would take them).
+#     display or ngx lists (a glob such as libnvidia-*.so would take them);
+#   - the man pages docs/man/xpuinit.1, xpud.8 and xpuinit-profile.5 format without a warning
+#     (man --warnings, as lintian runs it) and lexgrog reads their NAME lines.
 # SC2016: jq programs are single-quoted on purpose. Needs jq and a build. Prints TAP.
 . "$(dirname "$0")/lib.sh"
 
@@ -12,7 +14,9 @@ SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${XPU_BUILD:-$SRC/build}
 XPU=$BUILD/xpuinit
 [ -x "$XPU" ] || bail "$XPU is not built (make build-tests)"
-command -v jq >/dev/null 2>&1 || bail "jq is not installed (make deps)"
+for tool in jq man lexgrog; do
+        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
+done
 [ "$(id -u)" -eq 0 ] || bail "docs.sh must run as root (mknod for the fixture's device nodes)"
 
 T=$(mktemp -d) || bail "mktemp failed"
@@ -55,5 +59,17 @@ is "$(comm -23 "$T/injected" "$T/compute" | tr '\n' ' ')" "" \
         "... and only libraries of the built-in's utility and compute lists"
 is "$(grep -c -e '^libnvidia-pkcs11\.so$' -e '^libnvidia-pkcs11-openssl3\.so$' -e '^libcuda\.so$' "$T/injected")" 3 \
         "... among them libcuda and both libraries its glob names (libnvidia-pkcs11*.so)"
+
+# ---- man pages ----------------------------------------------------------------------------------
+for m in xpuinit.1 xpud.8 xpuinit-profile.5; do
+        f=$SRC/docs/man/$m
+        if [ ! -f "$f" ]; then
+                not_ok "docs/man/$m exists"
+                continue
+        fi
+        LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$f" >"$T/man.out" 2>"$T/man.err"
+        is "$?:$(cat "$T/man.err")" "0:" "docs/man/$m formats without a warning (man --warnings)"
+        is "$(lexgrog "$f" 2>&1 | sed 's/^[^:]*: "\([^ ]*\) - .*/\1/')" "${m%.*}" "lexgrog reads $m's NAME line"
+done
 
 e2e_done
