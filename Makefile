@@ -183,7 +183,7 @@ build-tests: all $(UNIT_BINS) $(TEST_EXTRA_TARGETS)
 
 .PHONY: deps
 deps:
-	sh packaging/install-deps.sh
+	sh packaging/install-deps.sh check
 
 # `make check`: install what is missing, build, run every test, and run them all again built with
 # ASan + UBSan (check-asan), both passes at once (tests/run-tests.sh --asan); the last line
@@ -195,10 +195,15 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) asan-build
 	sh tests/run-tests.sh --asan $(ASAN_BUILD) $(BUILD)
 
-.PHONY: demo
-demo: deps
-	$(MAKE) build-tests
+# `make demo`: only what the demo needs (build packages, runc, busybox-static, jq; no test
+# services), built with CHECK_JOBS jobs: the programs, the e2e workload and the fake NVIDIA
+# libraries of the bundled example host.
+.PHONY: demo demo-build
+demo:
+	sh packaging/install-deps.sh demo
+	$(MAKE) -j$(CHECK_JOBS) demo-build
 	sh examples/demo.sh $(BUILD)
+demo-build: all $(E2E_WORKLOAD) $(SHIM_DIR)/libcuda.so.shim $(SHIM_DIR)/libnvidia-ml.so.shim
 
 # `make static`: a statically linked xpuinit (static-pie) that can be copied into any image.
 # Debian 12 ships no static libcjson, so cJSON is built from Debian's own source package of the
@@ -207,7 +212,7 @@ STATIC_DIR := $(BUILD)/static
 XPUINIT_STATIC := $(BUILD)/xpuinit-static
 .PHONY: static
 static: all
-	XPU_EXTRA_PKGS="dpkg-dev" sh packaging/install-deps.sh
+	XPU_EXTRA_PKGS="dpkg-dev" sh packaging/install-deps.sh build
 	sh packaging/fetch-cjson-source.sh $(STATIC_DIR)
 	@echo "  CC      cJSON.c (Debian source, static)"
 	$(Q)$(CC) -std=gnu17 -O2 -fPIE -fstack-protector-strong -D_FORTIFY_SOURCE=3 -c -o $(STATIC_DIR)/cJSON.o $(STATIC_DIR)/src/cJSON.c
