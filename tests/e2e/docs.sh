@@ -6,7 +6,11 @@
 #     nvidia-cuda profile, injects only utility and compute libraries: none of the graphics, video,
 #     display or ngx lists (a glob such as libnvidia-*.so would take them);
 #   - the man pages docs/man/xpuinit.1, xpud.8 and xpuinit-profile.5 format without a warning
-#     (man --warnings, as lintian runs it) and lexgrog reads their NAME lines.
+#     (man --warnings, as lintian runs it) and lexgrog reads their NAME lines;
+#   - README.md, docs/*.md and the man pages speak to users: no development history ("issue N",
+#     "design §N", notes kept outside the repository, lent machines);
+#   - docs/architecture.md's source tree names only paths that exist, every directory of the
+#     source and every C file of the programs.
 # SC2016: jq programs are single-quoted on purpose. Needs jq and a build. Prints TAP.
 . "$(dirname "$0")/lib.sh"
 
@@ -71,5 +75,31 @@ for m in xpuinit.1 xpud.8 xpuinit-profile.5; do
         is "$?:$(cat "$T/man.err")" "0:" "docs/man/$m formats without a warning (man --warnings)"
         is "$(lexgrog "$f" 2>&1 | sed 's/^[^:]*: "\([^ ]*\) - .*/\1/')" "${m%.*}" "lexgrog reads $m's NAME line"
 done
+
+# ---- no development history in what users read ------------------------------------------------
+HISTORY='\b[Ii]ssue [0-9]+|design( \.md)? ?§|design\.md|\.\./shared|shared/research|research/[a-z-]+\.md|\blent\b|\bnot drawn\b'
+found=$(cd "$SRC" && grep -nE "$HISTORY" README.md docs/*.md docs/man/* 2>/dev/null)
+is "$found" "" "README.md, docs/ and the man pages name no development history"
+
+# ---- docs/architecture.md's source tree -----------------------------------------------------------
+# The paths at the start of the lines of its "Source tree" block.
+awk '/^## Source tree/ { on = 1 } on && /^```$/ { if (inblock) exit; inblock = 1; next }
+        inblock && /^[a-zA-Z]/ { print $1 }' "$SRC/docs/architecture.md" >"$T/tree"
+if [ -s "$T/tree" ]; then ok "docs/architecture.md has a source tree block"; else not_ok "docs/architecture.md has a source tree block"; fi
+missing=
+while read -r p; do
+        [ -e "$SRC/$p" ] || missing="$missing $p"
+done <"$T/tree"
+is "$missing" "" "every path docs/architecture.md's source tree names exists"
+unlisted=
+for d in probes/ probes/base/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
+        grep -qx "$d" "$T/tree" || unlisted="$unlisted $d"
+done
+is "$unlisted" "" "docs/architecture.md's source tree lists every directory of the source"
+for f in "$SRC"/entrypoint/*.c "$SRC"/daemon/*.c "$SRC"/probes/*.c "$SRC"/probes/base/*.c "$SRC"/packaging/*.c; do
+        rel=${f#"$SRC"/}
+        grep -qx "$rel" "$T/tree" || unlisted="$unlisted $rel"
+done
+is "$unlisted" "" "docs/architecture.md's source tree names every C source file of the programs"
 
 e2e_done
