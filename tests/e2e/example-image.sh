@@ -14,7 +14,8 @@
 #     injected libraries; a command given to `docker run` (here the e2e workload) runs after it
 #     and loads libcuda; on the AMD fixture host the ROCm stand-in runs through app-rocm with
 #     ROCR_VISIBLE_DEVICES and the device groups; on a host without GPUs the command runs alone.
-# SC2016: jq programs are single-quoted on purpose. Needs root, runc, jq, busybox-static, a build.
+# SC2016: jq programs are single-quoted on purpose. Needs root, runc, jq, busybox-static, readelf
+# (binutils), a build.
 . "$(dirname "$0")/lib.sh"
 e2e_init
 
@@ -35,9 +36,12 @@ pkgs=$(awk '$1 == "RUN"' "$E2E_TMP/instructions" | tr '&;|' '\n' | awk '
         { inst = 0; for (i = 1; i <= NF; i++) { if ($i == "install") inst = 1; else if (inst && $i !~ /^-/) print $i } }' |
         sort -u | tr '\n' ' ')
 is "$(awk '$1 == "RUN"' "$E2E_TMP/instructions" | grep -vc 'apt-get')" 0 "... every RUN is an apt-get command"
-# The Debian packages of xpuinit's shared libraries (libc6 is in the base image).
-needed=$(ldd "$XPU_BUILD/xpuinit" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p' | while read -r so; do
-        dpkg -S "$(readlink -f "$so")" 2>/dev/null || dpkg -S "$so" 2>/dev/null
+# The Debian packages of the libraries xpuinit links (DT_NEEDED; libc6 is in the base image, and
+# the sanitizer runtimes of a sanitized build are no part of the image).
+needed=$(readelf -d "$XPU_BUILD/xpuinit" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' |
+        grep -vE '^lib(asan|ubsan|lsan|tsan)\.' | while read -r soname; do
+        so=$(ldd "$XPU_BUILD/xpuinit" | awk -v n="$soname" '$1 == n && $3 ~ /^\// { print $3 }')
+        [ -n "$so" ] && { dpkg -S "$(readlink -f "$so")" 2>/dev/null || dpkg -S "$so" 2>/dev/null; }
 done | sed 's/:.*//' | sort -u | grep -vx libc6 | tr '\n' ' ')
 missing=
 for p in $needed; do
