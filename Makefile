@@ -1,5 +1,6 @@
-# xpuinit / xpud — non-recursive GNU Make build (design §3).
-# Targets: all, check, check-asan (alias asan), demo, install, static, fuzz, bench, lint, deps, clean.
+# xpuinit / xpud — non-recursive GNU Make build (docs/architecture.md).
+# Targets: all, check, check-asan (alias asan), demo, install, uninstall, static, fuzz, bench, lint,
+# deps, clean.
 #
 #   make check        build (build/) and run every test, and the same tests built with ASan +
 #                     UBSan (build-asan/, as check-asan) at the same time; the last line is
@@ -39,7 +40,7 @@ LDFLAGS_COMMON := -pie -Wl,-z,relro,-z,now,-z,noexecstack -Wl,--as-needed
 PC_CJSON := libcjson
 CJSON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_CJSON) 2>/dev/null)
 CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
-# Capabilities and the seccomp filter (issue 5): libcap and libseccomp, both programs.
+# Capabilities and the seccomp filter: libcap and libseccomp, both programs.
 PC_SECURITY := libseccomp libcap
 SECURITY_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_SECURITY) 2>/dev/null)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -97,7 +98,7 @@ $(LIBPROBE): $(PROBE_OBJS)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-# Built-in profiles (design §5) are compiled at build time: profile-cgen parses profiles/*.json
+# Built-in profiles (docs/profiles.md) are compiled at build time: profile-cgen parses profiles/*.json
 # with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data.
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
 $(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(LIBPROBE)
@@ -182,7 +183,7 @@ build-tests: all $(UNIT_BINS) $(TEST_EXTRA_TARGETS)
 
 .PHONY: deps
 deps:
-	sh packaging/install-deps.sh
+	sh packaging/install-deps.sh check
 
 # `make check`: install what is missing, build, run every test, and run them all again built with
 # ASan + UBSan (check-asan), both passes at once (tests/run-tests.sh --asan); the last line
@@ -194,10 +195,15 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) asan-build
 	sh tests/run-tests.sh --asan $(ASAN_BUILD) $(BUILD)
 
-.PHONY: demo
-demo: deps
-	$(MAKE) build-tests
+# `make demo`: only what the demo needs (build packages, runc, busybox-static, jq; no test
+# services), built with CHECK_JOBS jobs: the programs, the e2e workload and the fake NVIDIA
+# libraries of the bundled example host.
+.PHONY: demo demo-build
+demo:
+	sh packaging/install-deps.sh demo
+	$(MAKE) -j$(CHECK_JOBS) demo-build
 	sh examples/demo.sh $(BUILD)
+demo-build: all $(E2E_WORKLOAD) $(SHIM_DIR)/libcuda.so.shim $(SHIM_DIR)/libnvidia-ml.so.shim
 
 # `make static`: a statically linked xpuinit (static-pie) that can be copied into any image.
 # Debian 12 ships no static libcjson, so cJSON is built from Debian's own source package of the
@@ -206,7 +212,7 @@ STATIC_DIR := $(BUILD)/static
 XPUINIT_STATIC := $(BUILD)/xpuinit-static
 .PHONY: static
 static: all
-	XPU_EXTRA_PKGS="dpkg-dev" sh packaging/install-deps.sh
+	XPU_EXTRA_PKGS="dpkg-dev" sh packaging/install-deps.sh build
 	sh packaging/fetch-cjson-source.sh $(STATIC_DIR)
 	@echo "  CC      cJSON.c (Debian source, static)"
 	$(Q)$(CC) -std=gnu17 -O2 -fPIE -fstack-protector-strong -D_FORTIFY_SOURCE=3 -c -o $(STATIC_DIR)/cJSON.o $(STATIC_DIR)/src/cJSON.c
@@ -255,15 +261,47 @@ lint:
 		{ echo "lint: banned calls above (use snprintf, xpu_strlcpy, strtol-family with checks, execve)"; exit 1; }
 	shellcheck -x -P SCRIPTDIR -s sh $$(git ls-files '*.sh') .ci/run
 
+# `make install [PREFIX=/usr] [DESTDIR=stage]`: the programs (stripped; xpuinit-static too when
+# `make static` built it), the systemd units with their paths under PREFIX, the sysusers file, the
+# man pages and the documents. `make uninstall` with the same PREFIX and DESTDIR removes exactly
+# what install put there. The units in packaging/systemd/ name /usr (PREFIX=/usr as a
+# distribution installs them); install rewrites /usr/bin/xpud and the documents' directory for
+# another PREFIX, since systemd reads units from PREFIX/lib/systemd/system (/usr/local too).
+BINDIR = $(PREFIX)/bin
+UNITDIR = $(PREFIX)/lib/systemd/system
+SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
+MANDIR = $(PREFIX)/share/man
+DOCDIR = $(PREFIX)/share/doc/xpuinit
+STRIP ?= strip
+INSTALL ?= install
+UNITS := xpud.service xpud.socket
+MANPAGES := docs/man/xpuinit.1 docs/man/xpud.8 docs/man/xpuinit-profile.5
+DOCS := $(sort $(wildcard docs/*.md))
+UNIT_SED = -e 's|/usr/bin/xpud|$(BINDIR)/xpud|g' -e 's|file:/usr/share/doc/xpuinit/|file:$(DOCDIR)/|g'
+
 .PHONY: install
 install: all
-	install -D -m 0755 $(XPUINIT) $(DESTDIR)$(PREFIX)/bin/xpuinit
-	install -D -m 0755 $(XPUD) $(DESTDIR)$(PREFIX)/bin/xpud
-	install -D -m 0644 packaging/systemd/xpud.service $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.service
-	install -D -m 0644 packaging/systemd/xpud.socket $(DESTDIR)$(PREFIX)/lib/systemd/system/xpud.socket
-	install -D -m 0644 packaging/systemd/xpud.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/xpud.conf
-	for d in xpuinit profiles supervision privileges seccomp safe-paths isolation xpud xpud-install xpud-metrics xpud-sampling; do \
-		install -D -m 0644 docs/$$d.md $(DESTDIR)$(PREFIX)/share/doc/xpuinit/$$d.md || exit 1; done
+	$(INSTALL) -D -m 0755 -s --strip-program=$(STRIP) $(XPUINIT) $(DESTDIR)$(BINDIR)/xpuinit
+	if [ -f $(XPUINIT_STATIC) ]; then \
+		$(INSTALL) -D -m 0755 -s --strip-program=$(STRIP) $(XPUINIT_STATIC) $(DESTDIR)$(BINDIR)/xpuinit-static; fi
+	$(INSTALL) -D -m 0755 -s --strip-program=$(STRIP) $(XPUD) $(DESTDIR)$(BINDIR)/xpud
+	@mkdir -p $(BUILD)/packaging
+	for u in $(UNITS); do \
+		sed $(UNIT_SED) packaging/systemd/$$u >$(BUILD)/packaging/$$u && \
+		$(INSTALL) -D -m 0644 $(BUILD)/packaging/$$u $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(INSTALL) -D -m 0644 packaging/systemd/xpud.sysusers $(DESTDIR)$(SYSUSERSDIR)/xpud.conf
+	for m in $(MANPAGES); do \
+		$(INSTALL) -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} || exit 1; done
+	for d in $(DOCS); do \
+		$(INSTALL) -D -m 0644 $$d $(DESTDIR)$(DOCDIR)/$${d##*/} || exit 1; done
+
+.PHONY: uninstall
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xpuinit $(DESTDIR)$(BINDIR)/xpuinit-static $(DESTDIR)$(BINDIR)/xpud
+	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) $(DESTDIR)$(SYSUSERSDIR)/xpud.conf
+	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
+	for d in $(DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$${d##*/}; done
+	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir $(DESTDIR)$(DOCDIR); fi
 
 .PHONY: clean
 clean:

@@ -9,7 +9,10 @@ set -u
 BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-XPU_BUILD="$top/$BUILD"
+case $BUILD in
+/*) XPU_BUILD=$BUILD ;;
+*) XPU_BUILD="$top/$BUILD" ;;
+esac
 XPU_SRCDIR=$top
 export XPU_BUILD XPU_SRCDIR
 

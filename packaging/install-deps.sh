@@ -1,22 +1,53 @@
 #!/bin/sh
-# Install the Debian 12 packages needed to build and test xpuinit/xpud; do nothing when all are
-# present. Run as root (make demo / make check call it first).
+# Install the Debian 12 packages a make target needs; do nothing when all are present. Run as
+# root (make demo and make check call it first).
+#   sh packaging/install-deps.sh [build|demo|check]     (default: check)
+# XPU_EXTRA_PKGS="PKG ..." adds packages a target asks for (make bench, static, fuzz).
+#
+# Daemons: some test packages ship a service that Debian starts and enables on installation
+# (prometheus: prometheus.service on port 9090; nginx-light, for make bench: nginx on port 80;
+# podman: podman.socket, podman.service and two more units). The tests run their own instance
+# on a private configuration and port (podman: no service at all), so the packages are
+# installed with a policy-rc.d(8) that exits 101 (no service is started; the file is removed
+# again when this script made it) and every unit of DAEMONS that the installation enabled is
+# disabled again (systemctl disable, which also handles the init script; update-rc.d without
+# systemctl) and stopped where systemd runs. Nothing is left running or enabled at boot.
 set -eu
+
+TARGET=${1:-check}
 
 # Build: compiler, make, pkg-config and the libraries' -dev packages.
 BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev"
-# Test: Check (unit tests), runc + busybox-static (end-to-end containers), jq (JSON asserts),
+# make demo: runc + busybox-static (the containers), jq (their OCI specs).
+DEMO_PKGS="runc busybox-static jq"
+# make check: Check (unit tests), runc + busybox-static (end-to-end containers), jq (JSON asserts),
 # util-linux (unshare, setpriv), procps (ps), curl, librocm-smi64-1 (the real ROCm SMI read by
 # tests/e2e/rocm-smi.sh against a fake sysfs tree), podman (tests/e2e/container-cdi.sh: a real CDI
-# consumer; Debian 12's 4.3 reads CDI specs up to cdiVersion 0.5.0), dpkg-dev (the attack suite builds the static
-# xpuinit from Debian's cJSON source: installed here, never while tests run, since an install
-# rewrites /etc/ld.so.cache, which the attack suite watches).
-TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd dpkg-dev"
-# Extra packages a target asks for (e.g. bench: tini hyperfine).
+# consumer; Debian 12's 4.3 reads CDI specs up to cdiVersion 0.5.0; its socket, service and timers
+# are kept off, above), prometheus (promtool and a Prometheus server in tests/e2e/xpud-prom*.sh;
+# its service is kept off, above), python3, systemd
+# (systemd-socket-activate, systemd-sysusers), man-db + groff-base (man --warnings on the man
+# pages), binutils (readelf), dpkg-dev (the attack suite builds the static xpuinit from Debian's
+# cJSON source: installed here, never while tests run, since an install rewrites
+# /etc/ld.so.cache, which the attack suite watches).
+TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev"
+# Units the packages above or XPU_EXTRA_PKGS enable on installation (podman: its API socket and
+# service, the auto-update timer and the restart service).
+DAEMONS="prometheus.service nginx.service podman.socket podman.service podman-auto-update.timer podman-restart.service"
 EXTRA_PKGS="${XPU_EXTRA_PKGS:-}"
 
+case "$TARGET" in
+build) PKGS="$BUILD_PKGS" ;;
+demo) PKGS="$BUILD_PKGS $DEMO_PKGS" ;;
+check) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+*)
+        echo "install-deps: unknown target \"$TARGET\"; use build, demo or check" >&2
+        exit 2
+        ;;
+esac
+
 missing=""
-for p in $BUILD_PKGS $TEST_PKGS $EXTRA_PKGS; do
+for p in $PKGS $EXTRA_PKGS; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
                 missing="$missing $p"
         fi
@@ -32,8 +63,53 @@ if [ "$(id -u)" -ne 0 ]; then
         exit 1
 fi
 
+# enabled UNIT: true when UNIT starts at boot (a systemd wants/ link or, for a service, a SysV
+# start link of its name).
+enabled() {
+        for l in /etc/systemd/system/*.wants/"$1" /etc/rc[2-5].d/S[0-9][0-9]"${1%.service}"; do
+                if [ -e "$l" ] || [ -L "$l" ]; then return 0; fi
+        done
+        return 1
+}
+
+was_enabled=""
+for u in $DAEMONS; do
+        if enabled "$u"; then was_enabled="$was_enabled $u "; fi
+done
+
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\n# packaging/install-deps.sh: no service starts while it installs packages.\nexit 101\n' >"$policy"
+        chmod 0755 "$policy"
+        made_policy=1
+        trap 'rm -f "$policy"' EXIT
+fi
+
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing
+
+for u in $DAEMONS; do
+        case "$was_enabled" in *" $u "*) continue ;; *) ;; esac
+        enabled "$u" || continue
+        echo "install-deps: $u was enabled by its package; disabling it (the tests start their own, if any)"
+        if command -v systemctl >/dev/null 2>&1; then
+                systemctl disable "$u" >/dev/null 2>&1 || true
+                if [ -d /run/systemd/system ]; then systemctl stop "$u" >/dev/null 2>&1 || true; fi
+        fi
+        sysv=${u%.service}
+        if enabled "$u" && command -v update-rc.d >/dev/null 2>&1 && [ -e "/etc/init.d/$sysv" ]; then
+                update-rc.d "$sysv" disable >/dev/null 2>&1 || true
+        fi
+        if enabled "$u"; then
+                echo "install-deps: cannot disable $u; disable it by hand: systemctl disable --now $u" >&2
+                exit 1
+        fi
+done
+if [ "$made_policy" -eq 1 ]; then
+        rm -f "$policy"
+        trap - EXIT
+fi

@@ -1,10 +1,10 @@
 #!/bin/sh
-# The attack suite (issue 5, docs/safe-paths.md): one small hostile container root, driver root,
+# The attack suite (docs/safe-paths.md): one small hostile container root, driver root,
 # profile or environment per advisory class, each built here in a scratch directory, each thrown
 # at `xpuinit inject --rootfs` as a runtime hook would run it. For every run:
 #   - the host side is hashed before and after (sha256 of /etc/shadow, /etc/passwd, the host's
-#     ld.so.cache and ld.so.conf, a listing and hashes of this run's /tmp/xpu-attack-host.*
-#     scratch dir standing for the host, and its /tmp/xpu-attack-marker.PID) and must not change;
+#     ld.so.cache and ld.so.conf, a listing and hashes of this run's scratch dir standing for the
+#     host, and its marker file, in a scratch dir of its own) and must not change;
 #   - the container root is listed before and after and must not change (every write target is
 #     checked before the first one is made, so a refusal leaves nothing behind);
 #   - xpuinit exits 125 and its stderr names the hostile path.
@@ -22,8 +22,9 @@ done
 [ -f "$XPU_BUILD/tests/attack/preload.so" ] || bail "$XPU_BUILD/tests/attack/preload.so is missing (make build-tests)"
 
 HOST=$(mktemp -d /tmp/xpu-attack-host.XXXXXX) || bail "mktemp failed"
-MARKER=/tmp/xpu-attack-marker.$$
-trap 'rm -rf "$HOST" "$MARKER"; e2e_cleanup' EXIT
+MARKDIR=$(mktemp -d /tmp/xpu-attack-marker.XXXXXX) || bail "mktemp failed"
+MARKER=$MARKDIR/marker
+trap 'rm -rf "$HOST" "$MARKDIR"; e2e_cleanup' EXIT
 mkdir -p "$HOST/libdir" "$HOST/confd" "$HOST/fw" "$HOST/xpuinit"
 printf 'host secret: must never reach a container\n' >"$HOST/secret.txt"
 printf '# host ld.so.conf.d\n' >"$HOST/confd/host.conf"

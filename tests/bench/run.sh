@@ -1,6 +1,6 @@
 #!/bin/sh
-# `make bench`: start-up and probe benchmarks against the budgets of design §8; prints the
-# results and rewrites docs/performance.md; then runs tests/bench/xpud-bench.sh (xpud, issue 4).
+# `make bench`: start-up and probe benchmarks against the budgets of docs/architecture.md; prints
+# the results and rewrites docs/performance.md; then runs tests/bench/xpud-bench.sh (xpud).
 #   tests/bench/run.sh BUILD_DIR
 # Environment: BENCH_RUNS (start-up runs per command, default 300), BENCH_PROBE_ITER (probes per
 # host, default 2000), BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
@@ -16,8 +16,8 @@ RUNS=${BENCH_RUNS:-300}
 WARMUP=20
 PROBE_ITER=${BENCH_PROBE_ITER:-2000}
 PROBE_WARMUP=200
-START_BUDGET=1.10 # xpuinit/tini median ratio (design §8)
-PROBE_BUDGET_US=1000 # 8-GPU fixture probe, median (design §8)
+START_BUDGET=1.10 # xpuinit/tini median ratio (docs/architecture.md, Budgets)
+PROBE_BUDGET_US=1000 # 8-GPU fixture probe, median (docs/architecture.md, Budgets)
 
 startbench=$BUILD/tests/bench/startbench
 probebench=$BUILD/tests/bench/probebench
@@ -67,7 +67,7 @@ if [ -x "$xpuinit" ] && works "$xpuinit"; then
         have_xpuinit=1
         set -- "$@" ::: xpuinit "$xpuinit" -- "$true_bin"
         # Diagnostic, not budgeted: the same with the driver root given, so the default
-        # driver-root search (design §4) is not run; the difference is what that search costs.
+        # driver-root search (docs/xpuinit.md, --driver-root) is not run; the difference is what that search costs.
         set -- "$@" ::: xpuinit-driver-root "$xpuinit" --driver-root / -- "$true_bin"
 else
         echo "bench: $xpuinit does not run a command yet (\`xpuinit -- false\` must exit 1); timing without it" >&2
@@ -227,7 +227,7 @@ if [ "${BENCH_DOC:-1}" != 0 ]; then
                 cat <<EOF
 # Performance
 
-Written by \`make bench\` (\`tests/bench/run.sh\`); do not edit by hand, rerun it. Budgets: design §8.
+Written by \`make bench\` (\`tests/bench/run.sh\`); do not edit by hand, rerun it. Budgets: [architecture.md](architecture.md#budgets).
 
 ## Machine and run
 
@@ -251,7 +251,7 @@ $verdicts
 
 Analysis kept with the benchmark (update it when the numbers move):
 
-- The first measurement (issue 2) was 1.48 × tini. Five causes were removed: the default
+- The first measurement of the start path was 1.48 × tini. Five causes were removed: the default
   driver-root search on a GPU-less host (80 % of the instructions: now only searched when a
   device was found), about 126 \`sigaction\` calls to reset signal dispositions (now one read of
   \`SigIgn\` from \`/proc/self/status\`), JSON parsing of the built-in profiles (now compiled
@@ -264,7 +264,7 @@ Analysis kept with the benchmark (update it when the numbers move):
   page faults (glibc pages for formatting, malloc and number parsing, xpuinit's own text, libcjson's
   mapping), 138 imported symbols bound at load time (\`-z now\`; tini imports 34), more system
   calls for the probe (see the profile below).
-- Issue 5 (privileges) made the start 1.19 × tini (median; CPU time 1.18 × tini) on a
+- The privilege sequence (capabilities, seccomp) made the start 1.19 × tini (median; CPU time 1.18 × tini) on a
   machine loaded by fuzzers; two causes, both removed: (1) compiling the seccomp filter with
   libseccomp at every start, 3.6 million of xpuinit's 4.2 million instructions (callgrind:
   \`seccomp_rule_add\` 42 %, \`seccomp_export_bpf\` 38 %, with libseccomp's probe of the kernel's
@@ -275,11 +275,11 @@ Analysis kept with the benchmark (update it when the numbers move):
   of the supervisor read each capability before dropping it, and the supervisor read the whole
   bounding set a second time. Now one \`PR_CAP_AMBIENT_CLEAR_ALL\`, one \`PR_CAPBSET_DROP\` per
   capability dropped and no second read: 124 \`prctl\` (one costs about 1.5 µs here). One start
-  of \`xpuinit -- true\`, before issue 5 (c3ba58e) / with it (80c0431) / now: 368,260 /
+  of \`xpuinit -- true\`, before the privilege sequence (c3ba58e) / with it (80c0431) / now: 368,260 /
   4,181,245 / 507,420 instructions and 120 / 475 / 271 system calls. (80c0431 fails under
   valgrind, whose \`seccomp(2)\` makes libseccomp refuse \`SCMP_ACT_KILL_PROCESS\`; it was
   counted with a preloaded \`seccomp_api_set(5)\`.)
-- What issue 5 still costs, by count: loading \`libseccomp.so.2\` and \`libcap.so.2\` (about
+- What the privilege sequence still costs, by count: loading \`libseccomp.so.2\` and \`libcap.so.2\` (about
   130,000 instructions of the dynamic loader, 18 system calls; needed for JSON lists and
   \`cap_set_proc\`); 41 \`PR_CAPBSET_READ\` to plan the capabilities; a \`PR_CAPBSET_DROP\` for
   each capability the workload (28 by default) and the supervisor (40) give up; capget, capset,
@@ -376,7 +376,7 @@ EOF
         echo "== wrote $doc"
 fi
 
-# ---- 4. xpud (issue 4): its own script; it adds its section to docs/performance.md ----------------
+# ---- 4. xpud: its own script; it adds its section to docs/performance.md ----------------
 xrc=0
 sh tests/bench/xpud-bench.sh "$BUILD" || xrc=$?
 case $xrc in

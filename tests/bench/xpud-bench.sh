@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud benchmark (issue 4; `make bench` runs it from tests/bench/run.sh, never `make check`):
+# xpud benchmark (`make bench` runs it from tests/bench/run.sh, never `make check`):
 #   1. /metrics of an 8-GPU AMD fixture (tests/rocm/mkamdsys.sh -n 8, xpud --interval 1) under
 #      keep-alive load over the UNIX socket (tests/bench/loadgen.c), side by side with nginx
 #      (Debian nginx-light) serving the same bytes as a static file on a UNIX socket, once with
@@ -435,7 +435,7 @@ if [ "${BENCH_DOC:-1}" != 0 ]; then
 # xpud
 
 Written by \`tests/bench/xpud-bench.sh\` (run by \`make bench\` after the section above); do not
-edit by hand, rerun it. Targets: issue 4.
+edit by hand, rerun it. Targets: [architecture.md](architecture.md#budgets).
 
 | | |
 |---|---|

@@ -1,12 +1,15 @@
 #!/bin/sh
 # shellcheck disable=SC2016
-# End to end, ROCm SMI (issue 3): the real Debian librocm-smi64 (5.2.3) reads fake amdgpu/KFD
-# sysfs trees (tests/rocm/mkamdsys.sh) bound over /sys in a private mount namespace
-# (tests/rocm/amdsys-run.sh). For 1, 4 and 8 GPUs, xpuinit's sysfs reader (`probe --json`) and the
+# End to end, ROCm SMI: the real Debian librocm-smi64 (5.2.3) reads fake amdgpu/KFD sysfs trees
+# (tests/rocm/mkamdsys.sh) bound over /sys in a private mount namespace (tests/rocm/amdsys-run.sh).
+# For 1, 4 and 8 GPUs, xpuinit's sysfs reader (`probe --json`) and the
 # library (`probe --source rocm_smi --json`) must list the same devices with the same values, and
 # those values must be what the builder wrote; merging both (`--source all`) must find nothing to
 # disagree about. Trees that make 5.2.3 abort give a backend error naming the signal, exit 0 and
-# the fast-path devices. SC2016: jq programs are single-quoted on purpose.
+# the fast-path devices. The library names a GPU without product_name from a pci.ids file when the
+# machine has one (Debian's pci.ids, which pciutils pulls in): amdsys-run.sh covers the machine's
+# database in every run, so the names are the same everywhere, and one case gives the library the
+# test's own database and checks the names it takes from it. SC2016: jq programs are single-quoted on purpose.
 #
 # Needs root (mount namespaces), jq, and librocm-smi64-1: installed with apt-get when missing;
 # failing that is a failure (Bail out), never a skip.
@@ -129,6 +132,30 @@ gpu_case four 4 0c,1c,2c,3c "AMD Instinct MI210,,AMD Instinct MI250X,AMD Instinc
         0000000000000012,8000000000000001,5a1e0000c0ffee02,ffffffffffffffff \
         68702699520,68702699520,137438953472,34342961152 0,1,1073741824,34342961152 0,25,50,100 \
         30000,31000,32000,33000 40000,41500,42000,43000 -1000,0,35000,36000 1000000,2500000,300000000,0 --kfd-reverse
+
+# Names from the PCI id database: the machine's is hidden (a nameless GPU stays nameless, whatever
+# pci.ids the machine has); the test's own names the nameless GPU, and product_name still wins
+# over it for the named one.
+printf '%s\n' '# PCI ids of tests/e2e/rocm-smi.sh' '1002  Advanced Micro Devices, Inc. [AMD/ATI]' \
+        '	738c  Fixture Instinct MI100' '	740f  Fixture Instinct MI210' >"$TMP/pci.ids"
+tree=$TMP/named
+if sh "$MK" -o "$tree" -n 2 --bus 0c,1c --name ",AMD Instinct MI100" --device-id 740f,738c >/dev/null 2>&1; then
+        names() { jq -r '[.devices[] | .pci_bus_id + "=" + (.name // "")] | sort | join(",")' "$1"; }
+        sh "$RUN" "$tree" -- "$XPU" --driver-root / probe --source rocm_smi --json >"$TMP/named.hidden.json" 2>/dev/null
+        is "$(names "$TMP/named.hidden.json")" "0000:0c:00.0=,0000:1c:00.0=AMD Instinct MI100" \
+                "named: without a database the library names only the GPU with a product_name"
+        sh "$RUN" --pci-ids "$TMP/pci.ids" "$tree" -- "$XPU" --driver-root / probe --source rocm_smi --json \
+                >"$TMP/named.ids.json" 2>/dev/null
+        is "$(names "$TMP/named.ids.json")" "0000:0c:00.0=Fixture Instinct MI210,0000:1c:00.0=AMD Instinct MI100" \
+                "named: with the test's pci.ids the library names the other from it (product_name first)"
+        sh "$RUN" --pci-ids "$TMP/pci.ids" "$tree" -- "$XPU" --driver-root / probe --source all --json \
+                >"$TMP/named.all.json" 2>/dev/null
+        is "$(names "$TMP/named.all.json")" "0000:0c:00.0=Fixture Instinct MI210,0000:1c:00.0=AMD Instinct MI100" \
+                "named: the merged inventory takes the library's name where sysfs has none"
+        is "$(jq -r '.warnings // [] | length' "$TMP/named.all.json")" 0 "named: a filled name is no disagreement"
+else
+        not_ok "named: mkamdsys.sh builds the tree"
+fi
 
 # Eight GPUs on the bus ids of a real 8 x MI210 host.
 gpu_case eight 8 03,26,43,63,83,a3,c3,e3 \

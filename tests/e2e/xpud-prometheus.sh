@@ -10,8 +10,9 @@
 # its identity labels. Everything started is stopped; nothing is left running or on disk.
 # SC2016: jq programs are single-quoted on purpose.
 #
-# Needs prometheus, curl, jq and python3 (a free port): installed with apt-get when missing (as
-# root); failing that is a failure (Bail out), never a skip. Prints TAP.
+# Needs prometheus, curl, jq and python3 (a free port): installed when missing (as root;
+# prometheus through packaging/install-deps.sh, which keeps Debian from starting its service on
+# port 9090); failing that is a failure (Bail out), never a skip. Prints TAP.
 . "$(dirname "$0")/lib.sh"
 
 SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -52,7 +53,9 @@ cleanup() {
 }
 
 [ -x "$XPUD" ] || bail "$XPUD is not built (make build-tests)"
-command -v prometheus >/dev/null 2>&1 || apt_install prometheus || bail "prometheus is missing and apt-get cannot install it"
+# prometheus through install-deps.sh, which keeps Debian from starting and enabling its service.
+command -v prometheus >/dev/null 2>&1 || XPU_EXTRA_PKGS=prometheus sh "$SRC/packaging/install-deps.sh" build >/dev/null 2>&1 ||
+        bail "prometheus is missing and packaging/install-deps.sh cannot install it"
 for tool in curl jq python3; do
         command -v "$tool" >/dev/null 2>&1 || apt_install "$tool" || bail "$tool is missing and apt-get cannot install it"
 done

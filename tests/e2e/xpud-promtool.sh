@@ -7,7 +7,8 @@
 # (promtool does not check that); the JSON bodies parse with jq and hold the values in base units.
 # SC2016: jq programs are single-quoted on purpose.
 #
-# Needs promtool and jq: installed with apt-get when missing (as root); failing that is a failure
+# Needs promtool and jq: installed when missing (as root; prometheus through
+# packaging/install-deps.sh, which keeps its service from starting); failing that is a failure
 # (Bail out), never a skip.
 . "$(dirname "$0")/lib.sh"
 
@@ -21,7 +22,9 @@ apt_install() {
         apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 ||
                 { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
 }
-command -v promtool >/dev/null 2>&1 || apt_install prometheus || bail "promtool is missing and apt-get cannot install prometheus"
+# prometheus through install-deps.sh, which keeps Debian from starting and enabling its service.
+command -v promtool >/dev/null 2>&1 || XPU_EXTRA_PKGS=prometheus sh "$SRC/packaging/install-deps.sh" build >/dev/null 2>&1 ||
+        bail "promtool is missing and packaging/install-deps.sh cannot install prometheus"
 command -v jq >/dev/null 2>&1 || apt_install jq || bail "jq is missing and apt-get cannot install it"
 diag "$(promtool --version 2>&1 | head -n 1)"
 

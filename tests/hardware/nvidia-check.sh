@@ -1,13 +1,15 @@
 #!/bin/sh
-# Real-hardware check of issues 2 and 3, for a machine with an NVIDIA GPU and its driver under a driver
-# root (the device tool's H200: /usr/local/nvidia). Not part of `make check` (CI has no GPU).
+# Real-hardware check of the probe, the injection and the rich path (NVML, libcuda), for a machine
+# with an NVIDIA GPU and its driver under a driver root (default /usr/local/nvidia). Not part of
+# `make check` (CI has no GPU).
 # Needs: a static xpuinit (make static; carried as build/xpuinit-static), nvidia-smi, gcc, python3.
 #   sh tests/hardware/nvidia-check.sh [DRIVER_ROOT] [OUT_DIR]
-# Writes probe.json, rich.json, smi.csv, compare.txt, inject-*.txt to OUT_DIR; exits non-zero on a
-# mismatch.
+# Writes probe.json, rich.json, smi.csv, compare.txt, inject-*.txt to OUT_DIR (default: a new
+# directory made with mktemp -d, named at the end); exits non-zero on a mismatch.
 set -u
 DRIVER_ROOT=${1:-/usr/local/nvidia}
-OUT=${2:-${OUT:-/tmp/xpu-hw}}
+OUT=${2:-${OUT:-}}
+[ -n "$OUT" ] || OUT=$(mktemp -d) || { echo "nvidia-check: mktemp failed" >&2; exit 1; }
 X=${XPUINIT:-build/xpuinit-static}
 mkdir -p "$OUT"
 fail=0
@@ -40,7 +42,7 @@ for d, r in zip(devs, rows):
         ok = a == b
         bad += not ok
         print(f"  gpu {idx} {k}: xpuinit {a!r} nvidia-smi {b!r} {'ok' if ok else 'MISMATCH'}")
-    print(f"  gpu {idx} memory: nvidia-smi {mem} (xpuinit's fast path does not read it; rich probe, issue 3)")
+    print(f"  gpu {idx} memory: nvidia-smi {mem} (the fast path does not read it; see the rich probe below)")
 sys.exit(1 if bad else 0)
 PY
 
@@ -75,7 +77,7 @@ for mode in mount link; do
         grep -q 'libcuda=/run/xpuinit/lib/libcuda.so.1' "$OUT/inject-$mode.txt" || { note "  not loaded from /run/xpuinit/lib"; fail=1; }
         [ "$rc" -eq 0 ] || fail=1
 done
-# 3. the rich path (issue 3): probe --source all versus nvidia-smi (UUID, bus id, memory, CUDA
+# 3. the rich path: probe --source all versus nvidia-smi (UUID, bus id, memory, CUDA
 #    version) and cuDriverGetVersion through the injected libcuda (step 2); NVML's time.
 "$X" probe --json --source all --driver-root "$DRIVER_ROOT" >"$OUT/rich.json" 2>"$OUT/rich.stderr"
 echo "probe --source all exit $?" >>"$OUT/rich.stderr"
@@ -120,4 +122,5 @@ for w in inv.get("warnings", []):
 sys.exit(1 if bad else 0)
 PY
 cat "$OUT/compare.txt"
+echo "nvidia-check: results in $OUT"
 exit "$fail"

@@ -30,7 +30,7 @@
 #                        no-io-links   KFD GPU node 1 lacks io_links/: rsmi_init aborts
 #                        no-hwmon      GPU 0 has no hwmon/: the temperature getter aborts
 #                      The fast path reads such a tree fine.
-# Layout (what 5.2.3 needs, learnt from research/amd.md section 6): class/drm/cardN links whose
+# Layout (what 5.2.3 needs, found by running it against such trees): class/drm/cardN links whose
 # text ends in the PCI address; device/vendor 0x1002 and device/vbios_version (else not AMD);
 # hwmon/hwmonN/name "amdgpu" with in0_label; KFD node properties with location_id, domain, hive_id,
 # simd_arrays_per_engine, array_count, cu_per_simd_array; io_links/ in every KFD node; card numbers
