@@ -32,8 +32,8 @@ DEMO_PKGS="runc busybox-static jq"
 # /etc/ld.so.cache, which the attack suite watches).
 TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev"
 # Units the packages above or XPU_EXTRA_PKGS enable on installation (podman: its API socket and
-# service, the auto-update timer and the restart service).
-DAEMONS="prometheus.service nginx.service podman.socket podman.service podman-auto-update.timer podman-restart.service"
+# service, the auto-update timer and service, the restart service).
+DAEMONS="prometheus.service nginx.service podman.socket podman.service podman-auto-update.timer podman-auto-update.service podman-restart.service"
 EXTRA_PKGS="${XPU_EXTRA_PKGS:-}"
 
 case "$TARGET" in
