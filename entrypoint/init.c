@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Launch and supervision of the workload (design §4 "Supervision", style guide item 13).
+/* Launch and supervision of the workload (docs/supervision.md, style guide item 13).
  *
  * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a
  * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM and
  * SIGINT arm a grace timer that ends in SIGKILL, and the workload's own exit status becomes
  * xpuinit's. Once the workload runs nothing here gives up: errors in the loop are retried or
- * ignored, never returned. xpu_exec_workload() is the --exec variant that
- * prepares this process the same way and replaces it with the workload. */
+ * ignored, never returned. xpu_exec_workload() is the --exec variant that prepares this process
+ * the same way and replaces it with the workload. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,17 +39,13 @@
  * the OCI runtime spec's examples). */
 #define XPU_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* Exit statuses of design §4. */
+/* Exit statuses (docs/supervision.md, "Exit status"). */
 enum {
         XPU_STATUS_SETUP = 125,     /* the child could not be set up */
         XPU_STATUS_NOEXEC = 126,    /* found but not executable */
         XPU_STATUS_NOTFOUND = 127,  /* not found */
         XPU_STATUS_SIGNAL_BASE = 128, /* + signal number */
 };
-
-/* Signals left unblocked in xpuinit: the kernel raises them synchronously on a fault of
- * xpuinit's own, and blocking them would turn a crash into a hang (or an immediate kill). */
-static const int xpu_fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
 
 /* Why the child failed before its exec, sent to the supervisor over a CLOEXEC pipe (EOF on the
  * pipe means the exec succeeded). */
@@ -333,6 +329,7 @@ static int64_t now_ms(void) {
 
 /* Supervisor state. */
 struct supervisor {
+        pid_t self;          /* xpuinit's pid */
         pid_t child;
         pid_t target;        /* where signals go: child, or -child with --group */
         bool own_group;      /* the child leads its own process group */
@@ -377,8 +374,14 @@ static void drain_signals(struct supervisor *s, int sfd) {
                         continue;
                 if (n <= 0)
                         return;
-                for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++)
+                for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+                        /* The kernel's SIGPIPE (or SIGXFSZ) for a write of xpuinit's own, to a
+                         * closed stderr say, comes as SI_USER from our own pid (send_sig());
+                         * xpuinit never signals itself otherwise. It is not the workload's. */
+                        if (si[i].ssi_code == SI_USER && (pid_t)si[i].ssi_pid == s->self)
+                                continue;
                         forward(s, (int)si[i].ssi_signo);
+                }
         }
 }
 
@@ -407,18 +410,12 @@ static void supervise_loop(struct supervisor *s, int sfd) {
         }
 }
 
-/* ALL = the signals xpuinit blocks and reads from its signalfd. */
-static void blocked_set(sigset_t *all) {
-        sigfillset(all);
-        for (size_t i = 0; i < ELEMENTSOF(xpu_fault_signals); i++)
-                sigdelset(all, xpu_fault_signals[i]);
-}
-
-/* A signal whose disposition is SIG_IGN is dropped by the kernel even while blocked, so it
- * would never reach the signalfd (a shell starts background jobs with SIGINT and SIGQUIT
- * ignored), and SIGCHLD ignored makes the kernel reap children itself, losing the workload's
- * status. Every ignored signal is set to SIG_DFL (harmless while blocked) and put back when
- * supervision ends. xpuinit installs no handler, so nothing else needs resetting. */
+/* Ignored dispositions come from xpuinit's parent (a shell starts background jobs with SIGINT
+ * and SIGQUIT ignored) and would pass to the workload through execve; SIGCHLD ignored makes the
+ * kernel reap children itself, losing the workload's status. (A blocked signal is queued even
+ * while ignored, kernel/signal.c sig_ignored(), so the signalfd still sees it.) Every ignored
+ * signal is set to SIG_DFL (harmless while blocked) and put back when supervision ends. xpuinit
+ * installs no handler, so nothing else needs resetting. */
 struct saved_actions {
         struct xpu_ksigaction saved[64];
         uint64_t changed;
@@ -449,11 +446,11 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         _cleanup_free_ char **env_owner = l.envp;
 
         /* Orphans of the workload come back to us when we are not PID 1 already. */
-        if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+        if (l.parent != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                 log_warning("cannot become child subreaper, orphans go to PID 1: %m");
 
         sigset_t all, old;
-        blocked_set(&all);
+        xpu_signals_supervised(&all);
         if (sigprocmask(SIG_BLOCK, &all, &old) < 0) {
                 log_error("cannot block signals: %m");
                 return XPU_STATUS_SETUP;
@@ -529,7 +526,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
                                     step ? step : "?", strerror(-r));
         }
 
-        struct supervisor s = { .child = pid, .target = o->group ? -pid : pid,
+        struct supervisor s = { .self = l.parent, .child = pid, .target = o->group ? -pid : pid,
                                 .own_group = l.own_group, .kill_at_ms = -1,
                                 .grace_s = o->grace_seconds };
         supervise_loop(&s, sfd);

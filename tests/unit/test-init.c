@@ -214,6 +214,10 @@ END_TEST
 
 /* ---- signals ---------------------------------------------------------------------------- */
 
+/* The end of a workload that waits for a trap: 5 s of short sleeps in the foreground (a trap
+ * runs between two), then exit 1. */
+#define WAIT_5S "i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; exit 1"
+
 static const struct {
         const char *name;
         int sig;
@@ -234,6 +238,29 @@ START_TEST(test_forward) {
         int64_t t0 = now_ms();
         ck_assert_int_eq(sh(script), 100 + _i);
         ck_assert_int_lt(now_ms() - t0, 4000);
+}
+END_TEST
+
+START_TEST(test_own_sigpipe_not_forwarded) {
+        /* xpuinit blocks signals from its first line, so a log line written to a closed stderr
+         * during set-up leaves the kernel's SIGPIPE pending: it is xpuinit's, not the
+         * workload's, which must exit with its own status. A SIGPIPE someone sends still is. */
+        sigset_t pipe_set;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        ck_assert_int_eq(sigprocmask(SIG_BLOCK, &pipe_set, NULL), 0);
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        close(p[0]);
+        errno = 0;
+        ck_assert_int_eq(write(p[1], "x", 1), -1);
+        ck_assert_int_eq(errno, EPIPE);
+        close(p[1]);
+        sigset_t pending;
+        ck_assert_int_eq(sigpending(&pending), 0);
+        ck_assert_int_eq(sigismember(&pending, SIGPIPE), 1);
+        ck_assert_int_eq(sh("sleep 0.3; exit 3"), 3);
+        ck_assert_int_eq(sh("trap 'exit 42' PIPE; kill -PIPE $PPID; " WAIT_5S), 42);
 }
 END_TEST
 
@@ -512,6 +539,7 @@ static Suite *init_suite(void) {
         tcase_add_test(tc, test_path_from_workload_env);
         tcase_add_test(tc, test_child_setup);
         tcase_add_loop_test(tc, test_forward, 0, ELEMENTSOF(fwd_cases));
+        tcase_add_test(tc, test_own_sigpipe_not_forwarded);
         tcase_add_test(tc, test_clean_signal_state);
         tcase_add_test(tc, test_ignored_by_caller);
         tcase_add_loop_test(tc, test_grace_kill, 0, 2);
