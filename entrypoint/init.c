@@ -4,10 +4,11 @@
  * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a
  * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM and
- * SIGINT arm a grace timer that ends in SIGKILL, and the workload's own exit status becomes
- * xpuinit's. Once the workload runs nothing here gives up: errors in the loop are retried or
- * ignored, never returned. xpu_exec_workload() is the --exec variant that prepares this process
- * the same way and replaces it with the workload. */
+ * SIGINT arm a grace timer that ends in SIGKILL, job-control stops reach a workload in an
+ * orphaned process group as SIGSTOP, and the workload's own exit status becomes xpuinit's. Once
+ * the workload runs nothing here gives up: errors in the loop are retried or ignored, never
+ * returned. xpu_exec_workload() is the --exec variant that prepares this process the same way
+ * and replaces it with the workload. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,6 +35,7 @@
 #include "base/signals.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"
+#include "entrypoint/init-procs.h"
 
 /* PATH used when the workload's environment has none (the same as Debian's login default and
  * the OCI runtime spec's examples). */
@@ -333,6 +335,7 @@ struct supervisor {
         pid_t child;
         pid_t target;        /* where signals go: child, or -child with --group */
         bool own_group;      /* the child leads its own process group */
+        pid_t stopped;       /* where a SIGSTOP for job control went (child or -child), 0 when none */
         int64_t kill_at_ms;  /* CLOCK_MONOTONIC deadline for SIGKILL, -1 when not armed */
         unsigned grace_s;
         bool exited;
@@ -355,12 +358,49 @@ static void reap(struct supervisor *s) {
         }
 }
 
+/* SIGTSTP, SIGTTIN and SIGTTOU stop a process only when its process group is not orphaned; in an
+ * orphaned group the kernel discards them when their action is the default (POSIX job control).
+ * The group is orphaned when xpuinit leads a session whose parent is outside it, as a container's
+ * PID 1 does: forwarded, ^Z or `docker kill -s TSTP` would do nothing. Then the workload gets
+ * SIGSTOP instead, its whole group when it leads one of its own (xpuinit's group holds xpuinit,
+ * which never stops). A workload that catches or ignores SIG gets SIG itself: it is its to
+ * handle. /proc is read only here, when such a signal arrives; when it cannot be read, the
+ * action counts as the default and the group as orphaned (SIGSTOP then stops what SIG would).
+ * Returns true when SIGSTOP was sent instead of SIG. */
+static bool job_stop(struct supervisor *s, int sig) {
+        int action = xpu_proc_signal_action(s->child, sig);
+        if (action == XPU_SIGNAL_CAUGHT || action == XPU_SIGNAL_IGNORED)
+                return false;
+        /* The workload's own view: it may have made a group or session of its own. */
+        struct xpu_proc_stat st;
+        if (xpu_proc_stat_read(s->child, &st) < 0) {
+                st.pgrp = s->own_group ? s->child : getpgrp();
+                st.session = getsid(0);
+        }
+        if (xpu_proc_pgrp_orphaned(st.pgrp, st.session) == 0)
+                return false;
+        pid_t to = st.pgrp == s->child ? -s->child : s->child;
+        log_debug("SIG%s for an orphaned process group (the kernel would discard it): sending SIGSTOP to %d",
+                  sigabbrev_np(sig), (int)to);
+        if (kill(to, SIGSTOP) == 0)
+                s->stopped = to;
+        return true;
+}
+
 /* Forward one signal read from the signalfd. */
 static void forward(struct supervisor *s, int sig) {
         if (sig == SIGCHLD)
                 return; /* ours: handled by reap() */
+        if ((sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) && job_stop(s, sig))
+                return;
         if (kill(s->target, sig) < 0)
                 log_debug("forwarding signal %d to %d: %m", sig, (int)s->target);
+        if (sig == SIGCONT) {
+                /* A group stopped for job control resumes as a whole. */
+                if (s->stopped != 0 && s->stopped != s->target)
+                        (void)kill(s->stopped, SIGCONT);
+                s->stopped = 0;
+        }
         if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0)
                 s->kill_at_ms = now_ms() + (int64_t)s->grace_s * 1000;
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # xpuinit as PID 1 of a new pid namespace (docs/supervision.md): exit statuses, zombie reaping,
-# signals sent from outside the namespace, grace period, group mode, termination signals during
-# set-up (while probing, while a vendor library hangs), --exec, and parent death outside a
-# namespace. Prints TAP. Needs root and unshare(1): fails (never skips) without.
+# signals sent from outside the namespace, grace period, group mode, job control in an orphaned
+# group, termination signals during set-up (while probing, while a vendor library hangs), --exec,
+# and parent death outside a namespace. Prints TAP. Needs root and unshare(1): fails (never skips) without.
 #   XPU_BUILD=build-dir sh tests/e2e/pid1.sh      (set by tests/run-tests.sh)
 #   XPU_PID1_BIN=/path/to/binary                  (test another binary with xpuinit's CLI)
 # Single quotes around $ are on purpose throughout: the workload's shell expands them.
@@ -145,6 +145,52 @@ r=$(send_outside -g -- sh "$T/group.sh" "$T/ready")
 check "-g: a signal to PID 1 reaches the workload's whole process group" 7 "${r% *}" "$(cat "$T/err")"
 r=$(send_outside -- sh "$T/group.sh" "$T/ready")
 check "without -g only the main process gets it" 1 "${r% *}" "$(cat "$T/err")"
+
+# ---- job control in an orphaned process group ------------------------------------------------
+# setsid: the group of unshare, xpuinit and the workload is orphaned (its leader's parent is in
+# another session), as a container's is; the kernel discards a plain forwarded SIGTSTP there.
+cat >"$T/jobs.sh" <<'EOF'
+: >"$1"
+i=0
+while [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+exit 9
+EOF
+# state PID: field 3 of /proc/PID/stat ("T" = stopped)
+state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null; }
+# wait_state PID STATE|!STATE: up to 2 s for PID to be (or, with !, to leave) STATE
+wait_state() {
+        i=0
+        while [ $i -lt 200 ]; do
+                s=$(state "$1")
+                case $2 in
+                !*) [ "$s" != "${2#!}" ] && break ;;
+                *) [ "$s" = "$2" ] && break ;;
+                esac
+                sleep 0.01
+                i=$((i + 1))
+        done
+        state "$1"
+}
+for SIG in TSTP TTIN TTOU; do
+        rm -f "$T/ready"
+        setsid unshare --pid --fork --mount-proc "$XPUINIT" -- sh "$T/jobs.sh" "$T/ready" 2>"$T/err" &
+        upid=$!
+        if wait_file "$T/ready"; then
+                xpid=$(ps -o pid= --ppid "$upid" | tr -d ' ')
+                wpid=$(ps -o pid= --ppid "$xpid" | tr -d ' ')
+                kill -"$SIG" "$xpid"
+                check "SIG$SIG to PID 1 stops the workload of an orphaned group (state T)" T "$(wait_state "$wpid" T)"
+                sleep 0.3
+                kill -CONT "$xpid"
+                st=$(wait_state "$wpid" '!T')
+                check "SIGCONT resumes it" yes "$([ "$st" != T ] && echo yes)" "state $st"
+        else
+                not_ok "SIG$SIG to PID 1 stops the workload of an orphaned group" "workload did not start" "$(cat "$T/err")"
+                not_ok "SIGCONT resumes it"
+        fi
+        wait "$upid"
+        check "its exit status is unchanged after SIG$SIG and SIGCONT" 9 "$?" "$(cat "$T/err")"
+done
 
 # ---- termination signals during set-up -------------------------------------------------------
 # While xpuinit probes: its stderr is a pipe that is already full, so its first log line blocks

@@ -333,6 +333,64 @@ START_TEST(test_group_term_on_exit) {
 }
 END_TEST
 
+/* ---- job control ------------------------------------------------------------------------ */
+
+/* Field 3 of /proc/PID/stat ('T' = stopped), '?' when unreadable. */
+static char proc_state(pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        _cleanup_free_ char *s = slurp(path);
+        const char *e = strrchr(s, ')');
+        return e && e[1] == ' ' && e[2] ? e[2] : '?';
+}
+
+/* Wait up to MS for PID's state to be 'T' (STOPPED true) or anything else (false). */
+static char wait_state(pid_t pid, bool stopped, int ms) {
+        char st = '?';
+        for (int64_t t0 = now_ms(); now_ms() - t0 < ms; usleep(10000))
+                if (((st = proc_state(pid)) == 'T') == stopped)
+                        break;
+        return st;
+}
+
+static const int job_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
+
+START_TEST(test_job_stop_orphaned) {
+        /* The supervisor leads a session of its own, as xpuinit does in a container: the group
+         * it shares with the workload is orphaned, where the kernel discards a forwarded
+         * SIGTSTP/SIGTTIN/SIGTTOU. The workload must stop anyway (SIGSTOP), resume on SIGCONT, and
+         * its exit status must come through unchanged. */
+        pid_t sup = fork();
+        ck_assert_int_ge(sup, 0);
+        if (sup == 0) {
+                if (setsid() < 0)
+                        _exit(98);
+                _exit(sh("echo $$ > \"$OUT.tmp\"; mv \"$OUT.tmp\" \"$OUT\"; i=0; "
+                         "while [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done; exit 7"));
+        }
+        pid_t w = 0;
+        for (int64_t t0 = now_ms(); w <= 0 && now_ms() - t0 < 5000; usleep(10000)) {
+                _cleanup_free_ char *s = slurp(out_path);
+                w = (pid_t)strtol(s, NULL, 10);
+        }
+        ck_assert_int_gt(w, 1);
+        ck_assert_int_eq(proc_state(w), 'S');
+        ck_assert_int_eq(kill(sup, job_signals[_i]), 0);
+        char st = wait_state(w, true, 2000);
+        if (st != 'T')
+                (void)kill(sup, SIGKILL); /* the workload dies with it (PDEATHSIG) */
+        ck_assert_int_eq(st, 'T');
+        usleep(300 * 1000);
+        ck_assert_int_eq(proc_state(w), 'T'); /* stays stopped */
+        ck_assert_int_eq(kill(sup, SIGCONT), 0);
+        ck_assert_int_ne(wait_state(w, false, 2000), 'T');
+        int status = 0;
+        ck_assert_int_eq(waitpid(sup, &status, 0), sup);
+        ck_assert(WIFEXITED(status));
+        ck_assert_int_eq(WEXITSTATUS(status), 7);
+}
+END_TEST
+
 /* ---- reaping, fds, argv, env ------------------------------------------------------------ */
 
 START_TEST(test_reap_orphans) {
@@ -545,6 +603,7 @@ static Suite *init_suite(void) {
         tcase_add_loop_test(tc, test_grace_kill, 0, 2);
         tcase_add_test(tc, test_group);
         tcase_add_test(tc, test_group_term_on_exit);
+        tcase_add_loop_test(tc, test_job_stop_orphaned, 0, ELEMENTSOF(job_signals));
         tcase_add_test(tc, test_reap_orphans);
         tcase_add_test(tc, test_no_fd_leak);
         tcase_add_test(tc, test_listen_fds);
