@@ -15,6 +15,9 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 
+/* Longest children list read, in bytes ("PID " per child): about 100,000 children. */
+#define CHILDREN_MAX (1024u * 1024u)
+
 /* Read the whole file PATH (below /proc) into a malloc'd, NUL-terminated buffer of at most MAX
  * bytes. Returns its length or -errno (-EFBIG when longer). */
 static ssize_t read_proc_file(const char *path, size_t max, char **ret) {
@@ -121,4 +124,82 @@ int xpu_proc_pgrp_orphaned(pid_t pgrp, pid_t sid) {
                         return 0; /* that parent's shell can continue the group: job control applies */
         }
         return 1;
+}
+
+/* Add PID to *LIST (*N entries, *CAP allocated). Returns 0 or -ENOMEM. */
+static int pid_list_add(pid_t **list, size_t *n, size_t *cap, pid_t pid) {
+        if (*n == *cap) {
+                size_t ncap = *cap ? *cap * 2 : 16;
+                pid_t *l = realloc(*list, ncap * sizeof(pid_t));
+                if (!l)
+                        return -ENOMEM;
+                *list = l;
+                *cap = ncap;
+        }
+        (*list)[(*n)++] = pid;
+        return 0;
+}
+
+/* The children of every thread from the children files. -ENOENT when the kernel has none
+ * (CONFIG_PROC_CHILDREN off). */
+static int children_from_tasks(pid_t **list, size_t *n, size_t *cap) {
+        _cleanup_closedir_ DIR *d = opendir("/proc/self/task");
+        if (!d)
+                return negative_errno();
+        for (struct dirent *de; (de = readdir(d));) {
+                pid_t tid = parse_pid(de->d_name);
+                if (tid == 0)
+                        continue;
+                char path[64];
+                snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)tid);
+                _cleanup_free_ char *buf = NULL;
+                ssize_t len = read_proc_file(path, CHILDREN_MAX, &buf);
+                if (len == -ESRCH)
+                        continue; /* the thread ended meanwhile */
+                if (len < 0)
+                        return (int)len;
+                for (char *p = buf, *tok; (tok = strsep(&p, " \n"));) {
+                        pid_t pid = parse_pid(tok);
+                        if (pid > 0 && pid_list_add(list, n, cap, pid) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+/* The children by their ppid, from every /proc/PID/stat. */
+static int children_from_stat(pid_t self, pid_t **list, size_t *n, size_t *cap) {
+        _cleanup_closedir_ DIR *d = opendir("/proc");
+        if (!d)
+                return negative_errno();
+        for (struct dirent *de; (de = readdir(d));) {
+                pid_t pid = parse_pid(de->d_name);
+                struct xpu_proc_stat st;
+                if (pid > 0 && xpu_proc_stat_read(pid, &st) == 0 && st.ppid == self &&
+                    pid_list_add(list, n, cap, pid) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int xpu_proc_children(pid_t self, pid_t **ret, size_t *ret_n) {
+        char link[32];
+        ssize_t l = readlink("/proc/self", link, sizeof link - 1);
+        if (l <= 0)
+                return -ENOENT;
+        link[l] = '\0';
+        if (parse_pid(link) != self)
+                return -ENOENT; /* another pid namespace's /proc: its numbers are not ours */
+        _cleanup_free_ pid_t *list = NULL;
+        size_t n = 0, cap = 0;
+        int r = children_from_tasks(&list, &n, &cap);
+        if (r == -ENOENT) {
+                n = 0;
+                r = children_from_stat(self, &list, &n, &cap);
+        }
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(list);
+        *ret_n = n;
+        return 0;
 }

@@ -5,10 +5,11 @@
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a
  * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM and
  * SIGINT arm a grace timer that ends in SIGKILL, job-control stops reach a workload in an
- * orphaned process group as SIGSTOP, and the workload's own exit status becomes xpuinit's. Once
- * the workload runs nothing here gives up: errors in the loop are retried or ignored, never
- * returned. xpu_exec_workload() is the --exec variant that prepares this process the same way
- * and replaces it with the workload. */
+ * orphaned process group as SIGSTOP, what the main process leaves behind is terminated and
+ * reaped, and the workload's own exit status becomes xpuinit's. Once the workload runs nothing
+ * here gives up: errors in the loop are retried or ignored, never returned. xpu_exec_workload()
+ * is the --exec variant that prepares this process the same way and replaces it with the
+ * workload. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -335,22 +336,29 @@ struct supervisor {
         pid_t child;
         pid_t target;        /* where signals go: child, or -child with --group */
         bool own_group;      /* the child leads its own process group */
+        bool reaper;         /* PID 1 or child subreaper: every orphan of the workload comes to us */
+        bool pid1;           /* PID 1 of a pid namespace */
+        bool children_left;  /* the last waitpid(-1, WNOHANG) said some child is still running */
         pid_t stopped;       /* where a SIGSTOP for job control went (child or -child), 0 when none */
         int64_t kill_at_ms;  /* CLOCK_MONOTONIC deadline for SIGKILL, -1 when not armed */
+        int64_t grace_end_ms; /* the first such deadline (kept once it passed), -1 before any */
         unsigned grace_s;
         bool exited;
         int wait_status;
 };
 
-/* Reap every zombie without blocking; note the workload's own status. */
+/* Reap every zombie without blocking; note the workload's own status, and whether children are
+ * left (waitpid returned 0, not ECHILD): that costs nothing more than the loop itself. */
 static void reap(struct supervisor *s) {
         for (;;) {
                 int st;
                 pid_t pid = waitpid(-1, &st, WNOHANG);
                 if (pid < 0 && errno == EINTR)
                         continue;
-                if (pid <= 0)
-                        return; /* 0: children left, none exited; -1 ECHILD: none at all */
+                if (pid <= 0) {
+                        s->children_left = pid == 0; /* -1 ECHILD: none at all */
+                        return;
+                }
                 if (pid == s->child) {
                         s->exited = true;
                         s->wait_status = st;
@@ -401,8 +409,11 @@ static void forward(struct supervisor *s, int sig) {
                         (void)kill(s->stopped, SIGCONT);
                 s->stopped = 0;
         }
-        if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0)
+        if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0) {
                 s->kill_at_ms = now_ms() + (int64_t)s->grace_s * 1000;
+                if (s->grace_end_ms < 0)
+                        s->grace_end_ms = s->kill_at_ms;
+        }
 }
 
 /* Read every queued signal from SFD and act on it. */
@@ -450,6 +461,132 @@ static void supervise_loop(struct supervisor *s, int sfd) {
         }
 }
 
+/* How often the processes left behind are listed again while they are given time to end: an
+ * orphan reparented to us from deeper down the tree raises no SIGCHLD here. */
+#define LEFTOVER_SCAN_MS 50
+/* How long processes that got SIGKILL may take to be reaped before xpuinit exits without them (a
+ * task in uninterruptible sleep cannot die until the driver lets go). */
+#define LEFTOVER_KILL_WAIT_MS 1000
+
+/* The processes that got SIG already (children are listed every LEFTOVER_SCAN_MS). */
+struct leftovers {
+        pid_t *sent;
+        size_t n_sent, cap_sent;
+        bool no_proc_logged;
+};
+
+static bool leftovers_sent(const struct leftovers *l, pid_t pid) {
+        for (size_t i = 0; i < l->n_sent; i++)
+                if (l->sent[i] == pid)
+                        return true;
+        return false;
+}
+
+/* Remember PID as signalled. Without memory it is signalled again on the next round: harmless. */
+static void leftovers_note(struct leftovers *l, pid_t pid) {
+        if (l->n_sent == l->cap_sent) {
+                size_t ncap = l->cap_sent * 2 + 16;
+                pid_t *n = realloc(l->sent, ncap * sizeof(pid_t));
+                if (!n)
+                        return;
+                l->sent = n;
+                l->cap_sent = ncap;
+        }
+        l->sent[l->n_sent++] = pid;
+}
+
+/* Send SIG to what the workload left: as PID 1 every other process of the namespace (kill(-1));
+ * else the rest of its process group when it has one of its own, and each child of ours (orphans
+ * reparented to the subreaper) not signalled yet, each process once. A child stays our unreaped child until we reap
+ * it, so its pid cannot name another process meanwhile. SIGCONT follows SIGTERM, so that a stopped
+ * process sees it. */
+static void leftovers_signal(const struct supervisor *s, struct leftovers *l, int sig, bool first) {
+        if (s->pid1) {
+                if (first || sig == SIGKILL)
+                        (void)kill(-1, sig);
+                if (first && sig == SIGTERM)
+                        (void)kill(-1, SIGCONT);
+                return;
+        }
+        if (s->own_group && first) {
+                (void)kill(-s->child, sig);
+                if (sig == SIGTERM)
+                        (void)kill(-s->child, SIGCONT);
+        }
+        _cleanup_free_ pid_t *kids = NULL;
+        size_t n = 0;
+        int r = xpu_proc_children(s->self, &kids, &n);
+        if (r < 0) {
+                if (!l->no_proc_logged)
+                        log_warning("cannot list the processes the workload left behind (/proc: %s); only its "
+                                    "process group is signalled",
+                                    strerror(-r));
+                l->no_proc_logged = true;
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (sig != SIGKILL && leftovers_sent(l, kids[i]))
+                        continue;
+                /* The group's members got it with the group: a second SIGTERM would run a
+                 * handler twice (and many programs take it as "quit now"). */
+                if (sig != SIGKILL && s->own_group && getpgid(kids[i]) == s->child) {
+                        leftovers_note(l, kids[i]);
+                        continue;
+                }
+                (void)kill(kids[i], sig);
+                if (sig == SIGTERM)
+                        (void)kill(kids[i], SIGCONT);
+                if (sig != SIGKILL)
+                        leftovers_note(l, kids[i]);
+        }
+}
+
+/* Once the main process is gone, nothing it started may outlive xpuinit: SIGTERM to what is left
+ * (leftovers_signal()), reaping it as it ends, SIGKILL to whatever is still there when the grace
+ * period is over (the one that started with a forwarded SIGTERM/SIGINT, even when it is over
+ * already, else --grace from now), and xpuinit exits once all are reaped. When the last waitpid() found no child at all and
+ * every orphan comes to us, nothing can be left and nothing is read from /proc. Signals arriving
+ * meanwhile are read and dropped: the workload they were for is gone. */
+static void end_leftovers(struct supervisor *s, int sfd) {
+        if (!s->children_left && (s->reaper || !s->own_group))
+                return;
+        struct leftovers l = { 0 };
+        int64_t deadline = s->grace_end_ms >= 0 ? s->grace_end_ms : now_ms() + (int64_t)s->grace_s * 1000;
+        int sig = SIGTERM;
+        leftovers_signal(s, &l, sig, true);
+        for (;;) {
+                reap(s);
+                if (!s->children_left)
+                        break;
+                int64_t now = now_ms();
+                if (now >= deadline) {
+                        if (sig == SIGKILL) {
+                                log_warning("processes the workload left behind did not die after SIGKILL; "
+                                            "exiting without them");
+                                break;
+                        }
+                        log_info("processes the workload left behind still run at the end of the grace period "
+                                 "(--grace %u): sending SIGKILL",
+                                 s->grace_s);
+                        sig = SIGKILL;
+                        deadline = now + LEFTOVER_KILL_WAIT_MS;
+                        leftovers_signal(s, &l, sig, true);
+                        continue;
+                }
+                struct pollfd p = { .fd = sfd, .events = POLLIN };
+                int64_t left = deadline - now;
+                if (poll(&p, 1, left < LEFTOVER_SCAN_MS ? (int)left : LEFTOVER_SCAN_MS) > 0) {
+                        struct signalfd_siginfo si[16];
+                        while (read(sfd, si, sizeof si) > 0)
+                                ;
+                }
+                reap(s);
+                if (s->children_left)
+                        leftovers_signal(s, &l, sig, false);
+        }
+        free(l.sent);
+}
+
 /* Ignored dispositions come from xpuinit's parent (a shell starts background jobs with SIGINT
  * and SIGQUIT ignored) and would pass to the workload through execve; SIGCHLD ignored makes the
  * kernel reap children itself, losing the workload's status. (A blocked signal is queued even
@@ -486,8 +623,11 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         _cleanup_free_ char **env_owner = l.envp;
 
         /* Orphans of the workload come back to us when we are not PID 1 already. */
-        if (l.parent != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+        bool reaper = true;
+        if (l.parent != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
                 log_warning("cannot become child subreaper, orphans go to PID 1: %m");
+                reaper = false;
+        }
 
         sigset_t all, old;
         xpu_signals_supervised(&all);
@@ -567,13 +707,10 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         }
 
         struct supervisor s = { .self = l.parent, .child = pid, .target = o->group ? -pid : pid,
-                                .own_group = l.own_group, .kill_at_ms = -1,
-                                .grace_s = o->grace_seconds };
+                                .own_group = l.own_group, .reaper = reaper, .pid1 = l.parent == 1,
+                                .kill_at_ms = -1, .grace_end_ms = -1, .grace_s = o->grace_seconds };
         supervise_loop(&s, sfd);
-
-        /* The main process is gone: the rest of its group gets SIGTERM, we do not wait. */
-        if (s.own_group)
-                (void)kill(-pid, SIGTERM);
+        end_leftovers(&s, sfd);
 
         int status = status_from_wait(s.wait_status);
         struct child_report rep;

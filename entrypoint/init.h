@@ -30,7 +30,9 @@ struct xpu_supervise_options {
  * and supervise it until it exits: signals forwarded (SIGSTOP instead of SIGTSTP/SIGTTIN/SIGTTOU
  * in an orphaned process group, where the kernel would discard them), zombies reaped, subreaper
  * when not PID 1, PR_SET_PDEATHSIG, clean signal mask, terminal foreground group. Signals already
- * pending when it is called (blocked by the caller) are forwarded once the workload runs.
+ * pending when it is called (blocked by the caller) are forwarded once the workload runs. When the
+ * main process has exited, whatever it left behind gets SIGTERM, then SIGKILL after the grace
+ * period, and is reaped before this returns (docs/supervision.md, "When the workload exits").
  * Returns the status xpuinit must exit with: the workload's exit code, 128+N when killed by
  * signal N, 126 when not executable, 127 when not found, 125 when the child could not be set up.
  * Prints one error line for 125/126/127. */

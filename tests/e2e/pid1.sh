@@ -1,8 +1,9 @@
 #!/bin/sh
 # xpuinit as PID 1 of a new pid namespace (docs/supervision.md): exit statuses, zombie reaping,
 # signals sent from outside the namespace, grace period, group mode, job control in an orphaned
-# group, termination signals during set-up (while probing, while a vendor library hangs), --exec,
-# and parent death outside a namespace. Prints TAP. Needs root and unshare(1): fails (never skips) without.
+# group, termination signals during set-up (while probing, while a vendor library hangs), what
+# the workload leaves behind (as PID 1 and not), --exec, and parent death outside a namespace.
+# Prints TAP. Needs root and unshare(1): fails (never skips) without.
 #   XPU_BUILD=build-dir sh tests/e2e/pid1.sh      (set by tests/run-tests.sh)
 #   XPU_PID1_BIN=/path/to/binary                  (test another binary with xpuinit's CLI)
 # Single quotes around $ are on purpose throughout: the workload's shell expands them.
@@ -274,6 +275,71 @@ if sh "$XPU_SRCDIR/tests/fixtures/mkdriverroot.sh" "$fx" "$T/host" "$XPU_BUILD" 
         check "... and the workload never ran" no "$([ -e "$T/ran" ] && echo yes || echo no)"
 else
         not_ok "a driver root with the fake NVML (tests/fixtures/mkdriverroot.sh; make build-tests)" "$(cat "$T/err")"
+fi
+
+# ---- what the workload leaves behind ---------------------------------------------------------
+# As PID 1 the kernel kills the namespace when xpuinit exits; the leftovers get SIGTERM first.
+cat >"$T/left.sh" <<'EOF'
+trap 'echo term >"$1"; exit 0' TERM
+: >"$2"
+while :; do sleep 0.1; done
+EOF
+rm -f "$T/left" "$T/ready"
+in_ns -- sh -c 'sh "$1" "$2" "$3" & while [ ! -e "$3" ]; do sleep 0.01; done; exit 5' \
+        sh "$T/left.sh" "$T/left" "$T/ready" 2>"$T/err"
+check "PID 1: the workload's exit status (5) with a child left behind" 5 "$?" "$(cat "$T/err")"
+check "... and that child got SIGTERM before the namespace ended" term "$(cat "$T/left" 2>/dev/null)"
+
+# Not PID 1: a background job in the workload's group, one that left the group with setsid()
+# from a subshell (an orphan the subreaper got back), and one whose parent ends only with the
+# SIGTERM: nothing may be running 1 s after xpuinit exits.
+cat >"$T/leave.sh" <<'EOF'
+sleep 1000 &
+echo $! >>"$1"
+(setsid sleep 1000 & echo $! >>"$1")
+sh -c 'sleep 1000 & echo $! >>"$1"; wait' sh "$1" &
+echo $! >>"$1"
+sleep 0.3
+exit 6
+EOF
+rm -f "$T/pids"
+"$XPUINIT" -- sh "$T/leave.sh" "$T/pids" 2>"$T/err"
+check "not PID 1: the workload's exit status (6) with processes left behind" 6 "$?" "$(cat "$T/err")"
+sleep 1
+alive=
+while read -r p; do
+        if kill -0 "$p" 2>/dev/null; then
+                alive="$alive $p"
+                kill -KILL "$p"
+        fi
+done <"$T/pids"
+check "... 4 processes were left behind" 4 "$(wc -l <"$T/pids" | tr -d ' ')"
+check "... and none of them runs 1 s after xpuinit exited" "" "$alive"
+
+cat >"$T/stubborn.sh" <<'EOF'
+trap '' TERM
+echo $$ >>"$1"
+while :; do sleep 0.1; done
+EOF
+rm -f "$T/pids"
+t0=$(now_ms)
+"$XPUINIT" --grace 1 -- sh -c 'sh "$1" "$2" & sleep 0.3; exit 0' sh "$T/stubborn.sh" "$T/pids" 2>"$T/err"
+rc=$?
+ms=$(($(now_ms) - t0))
+p=$(cat "$T/pids" 2>/dev/null)
+check "not PID 1: a leftover that ignores SIGTERM, exit status 0" 0 "$rc" "$(cat "$T/err")"
+if [ "$ms" -ge 1200 ] && [ "$ms" -lt 5000 ]; then
+        ok "... SIGKILLed after --grace 1 ($ms ms)"
+else
+        not_ok "... SIGKILLed after --grace 1" "took $ms ms"
+fi
+if [ -z "$p" ]; then
+        not_ok "... and gone when xpuinit exits" "it never wrote its pid"
+elif kill -0 "$p" 2>/dev/null; then
+        kill -KILL "$p"
+        not_ok "... and gone when xpuinit exits" "pid $p alive"
+else
+        ok "... and gone when xpuinit exits"
 fi
 
 # ---- --exec ----------------------------------------------------------------------------------

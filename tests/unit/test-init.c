@@ -230,11 +230,12 @@ static const struct {
 
 START_TEST(test_forward) {
         /* The workload traps the signal, asks its supervisor to get it, and exits 100+_i only
-         * if the forwarded copy arrives; otherwise 1 after 5 s. */
+         * if the forwarded copy arrives; otherwise 1 after 5 s. (Short sleeps in the foreground:
+         * a background child forked with the trap's handler could lose the leftovers' SIGTERM
+         * before its exec, and would then be waited for.) */
         char script[512];
-        snprintf(script, sizeof(script),
-                 "trap 'kill $! 2>/dev/null; exit %d' %s; kill -%s $PPID; sleep 5 & wait; exit 1",
-                 100 + _i, fwd_cases[_i].name, fwd_cases[_i].name);
+        snprintf(script, sizeof(script), "trap 'exit %d' %s; kill -%s $PPID; " WAIT_5S, 100 + _i,
+                 fwd_cases[_i].name, fwd_cases[_i].name);
         int64_t t0 = now_ms();
         ck_assert_int_eq(sh(script), 100 + _i);
         ck_assert_int_lt(now_ms() - t0, 4000);
@@ -284,7 +285,7 @@ START_TEST(test_ignored_by_caller) {
          * dispositions are back afterwards. */
         signal(SIGINT, SIG_IGN);
         signal(SIGCHLD, SIG_IGN);
-        ck_assert_int_eq(sh("trap 'exit 42' INT; kill -INT $PPID; sleep 3 & wait; exit 1"), 42);
+        ck_assert_int_eq(sh("trap 'exit 42' INT; kill -INT $PPID; " WAIT_5S), 42);
         ck_assert_ptr_eq(signal(SIGINT, SIG_DFL), SIG_IGN);
         ck_assert_ptr_eq(signal(SIGCHLD, SIG_DFL), SIG_IGN);
 }
@@ -318,18 +319,85 @@ START_TEST(test_group) {
 END_TEST
 
 START_TEST(test_group_term_on_exit) {
-        /* With its own group, the rest of the group gets SIGTERM when the main process exits. */
+        /* With its own group, the rest of the group gets SIGTERM when the main process exits, and
+         * is reaped before xpu_supervise() returns. */
         const struct xpu_supervise_options g = { .group = true, .grace_seconds = 10 };
-        ck_assert_int_eq(sh_opts("sleep 30 & echo $! > \"$OUT\"; exit 2", &g), 2);
-        _cleanup_free_ char *s = slurp(out_path);
-        pid_t orphan = (pid_t)strtol(s, NULL, 10);
-        ck_assert_int_gt(orphan, 1);
-        int st = 0;
         int64_t t0 = now_ms();
-        while (waitpid(orphan, &st, WNOHANG) != orphan && now_ms() - t0 < 3000)
-                usleep(10000);
-        ck_assert(WIFSIGNALED(st));
-        ck_assert_int_eq(WTERMSIG(st), SIGTERM);
+        ck_assert_int_eq(sh_opts("sh -c 'trap \"echo term >> \\\"$OUT\\\"; exit 0\" TERM; "
+                                 "sleep 30 & wait' & sleep 0.3; exit 2",
+                                 &g),
+                         2);
+        ck_assert_int_lt(now_ms() - t0, 3000);
+        _cleanup_free_ char *s = slurp(out_path);
+        ck_assert_str_eq(s, "term\n");
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
+/* ---- what outlives the main process ----------------------------------------------------- */
+
+/* The pids the workload wrote to OUT, one per line, that still exist (a zombie counts): each is
+ * SIGKILLed so a failure leaves nothing behind. Returns how many; *N_LISTED gets how many were
+ * listed. */
+static int survivors(int *n_listed) {
+        _cleanup_free_ char *s = slurp(out_path);
+        int alive = 0;
+        *n_listed = 0;
+        for (char *p = s, *line; (line = strsep(&p, "\n"));) {
+                pid_t pid = (pid_t)strtol(line, NULL, 10);
+                if (pid <= 1)
+                        continue;
+                (*n_listed)++;
+                if (kill(pid, 0) == 0) {
+                        alive++;
+                        (void)kill(pid, SIGKILL);
+                }
+        }
+        return alive;
+}
+
+START_TEST(test_leftovers_terminated) {
+        /* Not PID 1 (the test is the supervisor): the workload leaves a background job in its
+         * group, a process that left the group with setsid() from a subshell (an orphan that came
+         * back to the subreaper while the workload ran), and a shell whose own child is orphaned
+         * only once that shell ends. When the main process exits, all of them get SIGTERM and are
+         * reaped before xpu_supervise() returns with the workload's status. */
+        int64_t t0 = now_ms();
+        ck_assert_int_eq(sh("sleep 1000 & echo $! >> \"$OUT\"; "
+                            "(setsid sleep 1000 & echo $! >> \"$OUT\"); "
+                            "sh -c 'sleep 1000 & echo $! >> \"$OUT\"; wait' & echo $! >> \"$OUT\"; "
+                            "sleep 0.3; exit 3"),
+                         3);
+        ck_assert_int_lt(now_ms() - t0, 3000);
+        int listed = 0;
+        ck_assert_int_eq(survivors(&listed), 0);
+        ck_assert_int_eq(listed, 4);
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
+START_TEST(test_leftovers_killed) {
+        /* A leftover that ignores SIGTERM gets SIGKILL after --grace 1 (counted from the main
+         * process's exit, 0.3 s in), and is gone when xpu_supervise() returns. */
+        const struct xpu_supervise_options o = { .grace_seconds = 1 };
+        int64_t t0 = now_ms();
+        ck_assert_int_eq(sh_opts("sh -c 'trap \"\" TERM; echo $$ >> \"$OUT\"; while :; do sleep 0.1; done' & "
+                                 "sleep 0.3; exit 4",
+                                 &o),
+                         4);
+        int64_t dt = now_ms() - t0;
+        int listed = 0;
+        ck_assert_int_eq(survivors(&listed), 0);
+        ck_assert_int_eq(listed, 1);
+        ck_assert_int_ge(dt, 1200);
+        ck_assert_int_lt(dt, 4000);
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
 }
 END_TEST
 
@@ -603,6 +671,8 @@ static Suite *init_suite(void) {
         tcase_add_loop_test(tc, test_grace_kill, 0, 2);
         tcase_add_test(tc, test_group);
         tcase_add_test(tc, test_group_term_on_exit);
+        tcase_add_test(tc, test_leftovers_terminated);
+        tcase_add_test(tc, test_leftovers_killed);
         tcase_add_loop_test(tc, test_job_stop_orphaned, 0, ELEMENTSOF(job_signals));
         tcase_add_test(tc, test_reap_orphans);
         tcase_add_test(tc, test_no_fd_leak);
