@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Launch and supervision of the workload (design §4 "Supervision", style guide item 13).
+/* Launch and supervision of the workload (docs/supervision.md, style guide item 13).
  *
  * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a
  * signalfd, forwarded to the workload (or its process group), zombies are reaped, SIGTERM and
- * SIGINT arm a grace timer that ends in SIGKILL, and the workload's own exit status becomes
- * xpuinit's. Once the workload runs nothing here gives up: errors in the loop are retried or
- * ignored, never returned. xpu_exec_workload() is the --exec variant that
- * prepares this process the same way and replaces it with the workload. */
+ * SIGINT arm a grace timer that ends in SIGKILL, job-control stops reach a workload in an
+ * orphaned process group as SIGSTOP, what the main process leaves behind is terminated and
+ * reaped, and the workload's own exit status becomes xpuinit's. Once the workload runs nothing
+ * here gives up: errors in the loop are retried or ignored, never returned. xpu_exec_workload()
+ * is the --exec variant that prepares this process the same way and replaces it with the
+ * workload. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,22 +36,19 @@
 #include "base/signals.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"
+#include "entrypoint/init-procs.h"
 
 /* PATH used when the workload's environment has none (the same as Debian's login default and
  * the OCI runtime spec's examples). */
 #define XPU_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* Exit statuses of design §4. */
+/* Exit statuses (docs/supervision.md, "Exit status"). */
 enum {
         XPU_STATUS_SETUP = 125,     /* the child could not be set up */
         XPU_STATUS_NOEXEC = 126,    /* found but not executable */
         XPU_STATUS_NOTFOUND = 127,  /* not found */
         XPU_STATUS_SIGNAL_BASE = 128, /* + signal number */
 };
-
-/* Signals left unblocked in xpuinit: the kernel raises them synchronously on a fault of
- * xpuinit's own, and blocking them would turn a crash into a hang (or an immediate kill). */
-static const int xpu_fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
 
 /* Why the child failed before its exec, sent to the supervisor over a CLOEXEC pipe (EOF on the
  * pipe means the exec succeeded). */
@@ -333,24 +332,33 @@ static int64_t now_ms(void) {
 
 /* Supervisor state. */
 struct supervisor {
+        pid_t self;          /* xpuinit's pid */
         pid_t child;
         pid_t target;        /* where signals go: child, or -child with --group */
         bool own_group;      /* the child leads its own process group */
+        bool reaper;         /* PID 1 or child subreaper: every orphan of the workload comes to us */
+        bool pid1;           /* PID 1 of a pid namespace */
+        bool children_left;  /* the last waitpid(-1, WNOHANG) said some child is still running */
+        pid_t stopped;       /* where a SIGSTOP for job control went (child or -child), 0 when none */
         int64_t kill_at_ms;  /* CLOCK_MONOTONIC deadline for SIGKILL, -1 when not armed */
+        int64_t grace_end_ms; /* the first such deadline (kept once it passed), -1 before any */
         unsigned grace_s;
         bool exited;
         int wait_status;
 };
 
-/* Reap every zombie without blocking; note the workload's own status. */
+/* Reap every zombie without blocking; note the workload's own status, and whether children are
+ * left (waitpid returned 0, not ECHILD): that costs nothing more than the loop itself. */
 static void reap(struct supervisor *s) {
         for (;;) {
                 int st;
                 pid_t pid = waitpid(-1, &st, WNOHANG);
                 if (pid < 0 && errno == EINTR)
                         continue;
-                if (pid <= 0)
-                        return; /* 0: children left, none exited; -1 ECHILD: none at all */
+                if (pid <= 0) {
+                        s->children_left = pid == 0; /* -1 ECHILD: none at all */
+                        return;
+                }
                 if (pid == s->child) {
                         s->exited = true;
                         s->wait_status = st;
@@ -358,14 +366,54 @@ static void reap(struct supervisor *s) {
         }
 }
 
+/* SIGTSTP, SIGTTIN and SIGTTOU stop a process only when its process group is not orphaned; in an
+ * orphaned group the kernel discards them when their action is the default (POSIX job control).
+ * The group is orphaned when xpuinit leads a session whose parent is outside it, as a container's
+ * PID 1 does: forwarded, ^Z or `docker kill -s TSTP` would do nothing. Then the workload gets
+ * SIGSTOP instead, its whole group when it leads one of its own (xpuinit's group holds xpuinit,
+ * which never stops). A workload that catches or ignores SIG gets SIG itself: it is its to
+ * handle. /proc is read only here, when such a signal arrives; when it cannot be read, the
+ * action counts as the default and the group as orphaned (SIGSTOP then stops what SIG would).
+ * Returns true when SIGSTOP was sent instead of SIG. */
+static bool job_stop(struct supervisor *s, int sig) {
+        int action = xpu_proc_signal_action(s->child, sig);
+        if (action == XPU_SIGNAL_CAUGHT || action == XPU_SIGNAL_IGNORED)
+                return false;
+        /* The workload's own view: it may have made a group or session of its own. */
+        struct xpu_proc_stat st;
+        if (xpu_proc_stat_read(s->child, &st) < 0) {
+                st.pgrp = s->own_group ? s->child : getpgrp();
+                st.session = getsid(0);
+        }
+        if (xpu_proc_pgrp_orphaned(st.pgrp, st.session) == 0)
+                return false;
+        pid_t to = st.pgrp == s->child ? -s->child : s->child;
+        log_debug("SIG%s for an orphaned process group (the kernel would discard it): sending SIGSTOP to %d",
+                  sigabbrev_np(sig), (int)to);
+        if (kill(to, SIGSTOP) == 0)
+                s->stopped = to;
+        return true;
+}
+
 /* Forward one signal read from the signalfd. */
 static void forward(struct supervisor *s, int sig) {
         if (sig == SIGCHLD)
                 return; /* ours: handled by reap() */
+        if ((sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) && job_stop(s, sig))
+                return;
         if (kill(s->target, sig) < 0)
                 log_debug("forwarding signal %d to %d: %m", sig, (int)s->target);
-        if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0)
+        if (sig == SIGCONT) {
+                /* A group stopped for job control resumes as a whole. */
+                if (s->stopped != 0 && s->stopped != s->target)
+                        (void)kill(s->stopped, SIGCONT);
+                s->stopped = 0;
+        }
+        if ((sig == SIGTERM || sig == SIGINT) && s->kill_at_ms < 0) {
                 s->kill_at_ms = now_ms() + (int64_t)s->grace_s * 1000;
+                if (s->grace_end_ms < 0)
+                        s->grace_end_ms = s->kill_at_ms;
+        }
 }
 
 /* Read every queued signal from SFD and act on it. */
@@ -377,8 +425,14 @@ static void drain_signals(struct supervisor *s, int sfd) {
                         continue;
                 if (n <= 0)
                         return;
-                for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++)
+                for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+                        /* The kernel's SIGPIPE (or SIGXFSZ) for a write of xpuinit's own, to a
+                         * closed stderr say, comes as SI_USER from our own pid (send_sig());
+                         * xpuinit never signals itself otherwise. It is not the workload's. */
+                        if (si[i].ssi_code == SI_USER && (pid_t)si[i].ssi_pid == s->self)
+                                continue;
                         forward(s, (int)si[i].ssi_signo);
+                }
         }
 }
 
@@ -407,18 +461,138 @@ static void supervise_loop(struct supervisor *s, int sfd) {
         }
 }
 
-/* ALL = the signals xpuinit blocks and reads from its signalfd. */
-static void blocked_set(sigset_t *all) {
-        sigfillset(all);
-        for (size_t i = 0; i < ELEMENTSOF(xpu_fault_signals); i++)
-                sigdelset(all, xpu_fault_signals[i]);
+/* How often the processes left behind are listed again while they are given time to end: an
+ * orphan reparented to us from deeper down the tree raises no SIGCHLD here. */
+#define LEFTOVER_SCAN_MS 50
+/* How long processes that got SIGKILL may take to be reaped before xpuinit exits without them (a
+ * task in uninterruptible sleep cannot die until the driver lets go). */
+#define LEFTOVER_KILL_WAIT_MS 1000
+
+/* The processes that got SIG already (children are listed every LEFTOVER_SCAN_MS). */
+struct leftovers {
+        pid_t *sent;
+        size_t n_sent, cap_sent;
+        bool no_proc_logged;
+};
+
+static bool leftovers_sent(const struct leftovers *l, pid_t pid) {
+        for (size_t i = 0; i < l->n_sent; i++)
+                if (l->sent[i] == pid)
+                        return true;
+        return false;
 }
 
-/* A signal whose disposition is SIG_IGN is dropped by the kernel even while blocked, so it
- * would never reach the signalfd (a shell starts background jobs with SIGINT and SIGQUIT
- * ignored), and SIGCHLD ignored makes the kernel reap children itself, losing the workload's
- * status. Every ignored signal is set to SIG_DFL (harmless while blocked) and put back when
- * supervision ends. xpuinit installs no handler, so nothing else needs resetting. */
+/* Remember PID as signalled. Without memory it is signalled again on the next round: harmless. */
+static void leftovers_note(struct leftovers *l, pid_t pid) {
+        if (l->n_sent == l->cap_sent) {
+                size_t ncap = l->cap_sent * 2 + 16;
+                pid_t *n = realloc(l->sent, ncap * sizeof(pid_t));
+                if (!n)
+                        return;
+                l->sent = n;
+                l->cap_sent = ncap;
+        }
+        l->sent[l->n_sent++] = pid;
+}
+
+/* Send SIG to what the workload left: as PID 1 every other process of the namespace (kill(-1));
+ * else the rest of its process group when it has one of its own, and each child of ours (orphans
+ * reparented to the subreaper) not signalled yet, each process once. A child stays our unreaped child until we reap
+ * it, so its pid cannot name another process meanwhile. SIGCONT follows SIGTERM, so that a stopped
+ * process sees it. */
+static void leftovers_signal(const struct supervisor *s, struct leftovers *l, int sig, bool first) {
+        if (s->pid1) {
+                if (first || sig == SIGKILL)
+                        (void)kill(-1, sig);
+                if (first && sig == SIGTERM)
+                        (void)kill(-1, SIGCONT);
+                return;
+        }
+        if (s->own_group && first) {
+                (void)kill(-s->child, sig);
+                if (sig == SIGTERM)
+                        (void)kill(-s->child, SIGCONT);
+        }
+        _cleanup_free_ pid_t *kids = NULL;
+        size_t n = 0;
+        int r = xpu_proc_children(s->self, &kids, &n);
+        if (r < 0) {
+                if (!l->no_proc_logged)
+                        log_warning("cannot list the processes the workload left behind (/proc: %s); only its "
+                                    "process group is signalled",
+                                    strerror(-r));
+                l->no_proc_logged = true;
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (sig != SIGKILL && leftovers_sent(l, kids[i]))
+                        continue;
+                /* The group's members got it with the group: a second SIGTERM would run a
+                 * handler twice (and many programs take it as "quit now"). */
+                if (sig != SIGKILL && s->own_group && getpgid(kids[i]) == s->child) {
+                        leftovers_note(l, kids[i]);
+                        continue;
+                }
+                (void)kill(kids[i], sig);
+                if (sig == SIGTERM)
+                        (void)kill(kids[i], SIGCONT);
+                if (sig != SIGKILL)
+                        leftovers_note(l, kids[i]);
+        }
+}
+
+/* Once the main process is gone, nothing it started may outlive xpuinit: SIGTERM to what is left
+ * (leftovers_signal()), reaping it as it ends, SIGKILL to whatever is still there when the grace
+ * period is over (the one that started with a forwarded SIGTERM/SIGINT, even when it is over
+ * already, else --grace from now), and xpuinit exits once all are reaped. When the last waitpid() found no child at all and
+ * every orphan comes to us, nothing can be left and nothing is read from /proc. Signals arriving
+ * meanwhile are read and dropped: the workload they were for is gone. */
+static void end_leftovers(struct supervisor *s, int sfd) {
+        if (!s->children_left && (s->reaper || !s->own_group))
+                return;
+        struct leftovers l = { 0 };
+        int64_t deadline = s->grace_end_ms >= 0 ? s->grace_end_ms : now_ms() + (int64_t)s->grace_s * 1000;
+        int sig = SIGTERM;
+        leftovers_signal(s, &l, sig, true);
+        for (;;) {
+                reap(s);
+                if (!s->children_left)
+                        break;
+                int64_t now = now_ms();
+                if (now >= deadline) {
+                        if (sig == SIGKILL) {
+                                log_warning("processes the workload left behind did not die after SIGKILL; "
+                                            "exiting without them");
+                                break;
+                        }
+                        log_info("processes the workload left behind still run at the end of the grace period "
+                                 "(--grace %u): sending SIGKILL",
+                                 s->grace_s);
+                        sig = SIGKILL;
+                        deadline = now + LEFTOVER_KILL_WAIT_MS;
+                        leftovers_signal(s, &l, sig, true);
+                        continue;
+                }
+                struct pollfd p = { .fd = sfd, .events = POLLIN };
+                int64_t left = deadline - now;
+                if (poll(&p, 1, left < LEFTOVER_SCAN_MS ? (int)left : LEFTOVER_SCAN_MS) > 0) {
+                        struct signalfd_siginfo si[16];
+                        while (read(sfd, si, sizeof si) > 0)
+                                ;
+                }
+                reap(s);
+                if (s->children_left)
+                        leftovers_signal(s, &l, sig, false);
+        }
+        free(l.sent);
+}
+
+/* Ignored dispositions come from xpuinit's parent (a shell starts background jobs with SIGINT
+ * and SIGQUIT ignored) and would pass to the workload through execve; SIGCHLD ignored makes the
+ * kernel reap children itself, losing the workload's status. (A blocked signal is queued even
+ * while ignored, kernel/signal.c sig_ignored(), so the signalfd still sees it.) Every ignored
+ * signal is set to SIG_DFL (harmless while blocked) and put back when supervision ends. xpuinit
+ * installs no handler, so nothing else needs resetting. */
 struct saved_actions {
         struct xpu_ksigaction saved[64];
         uint64_t changed;
@@ -449,11 +623,14 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         _cleanup_free_ char **env_owner = l.envp;
 
         /* Orphans of the workload come back to us when we are not PID 1 already. */
-        if (getpid() != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+        bool reaper = true;
+        if (l.parent != 1 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
                 log_warning("cannot become child subreaper, orphans go to PID 1: %m");
+                reaper = false;
+        }
 
         sigset_t all, old;
-        blocked_set(&all);
+        xpu_signals_supervised(&all);
         if (sigprocmask(SIG_BLOCK, &all, &old) < 0) {
                 log_error("cannot block signals: %m");
                 return XPU_STATUS_SETUP;
@@ -529,14 +706,11 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
                                     step ? step : "?", strerror(-r));
         }
 
-        struct supervisor s = { .child = pid, .target = o->group ? -pid : pid,
-                                .own_group = l.own_group, .kill_at_ms = -1,
-                                .grace_s = o->grace_seconds };
+        struct supervisor s = { .self = l.parent, .child = pid, .target = o->group ? -pid : pid,
+                                .own_group = l.own_group, .reaper = reaper, .pid1 = l.parent == 1,
+                                .kill_at_ms = -1, .grace_end_ms = -1, .grace_s = o->grace_seconds };
         supervise_loop(&s, sfd);
-
-        /* The main process is gone: the rest of its group gets SIGTERM, we do not wait. */
-        if (s.own_group)
-                (void)kill(-pid, SIGTERM);
+        end_leftovers(&s, sfd);
 
         int status = status_from_wait(s.wait_status);
         struct child_report rep;

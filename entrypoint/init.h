@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Launch and supervision of the workload (design §4 "Supervision"), PID 1 or not. */
+/* Launch and supervision of the workload, PID 1 or not (docs/supervision.md). */
 #pragma once
 
 #include <stdbool.h>
@@ -27,11 +27,15 @@ struct xpu_supervise_options {
 };
 
 /* Run ARGV[0] (looked up in the PATH of ENVP when it has no '/') with ENVP as xpuinit's child
- * and supervise it until it exits: signals forwarded, zombies reaped, subreaper when not PID 1,
- * PR_SET_PDEATHSIG, clean signal mask, terminal foreground group. Returns the status xpuinit must
- * exit with: the workload's exit code, 128+N when killed by signal N, 126 when not executable,
- * 127 when not found, 125 when the child could not be set up. Prints one error line for
- * 125/126/127. */
+ * and supervise it until it exits: signals forwarded (SIGSTOP instead of SIGTSTP/SIGTTIN/SIGTTOU
+ * in an orphaned process group, where the kernel would discard them), zombies reaped, subreaper
+ * when not PID 1, PR_SET_PDEATHSIG, clean signal mask, terminal foreground group. Signals already
+ * pending when it is called (blocked by the caller) are forwarded once the workload runs. When the
+ * main process has exited, whatever it left behind gets SIGTERM, then SIGKILL after the grace
+ * period, and is reaped before this returns (docs/supervision.md, "When the workload exits").
+ * Returns the status xpuinit must exit with: the workload's exit code, 128+N when killed by
+ * signal N, 126 when not executable, 127 when not found, 125 when the child could not be set up.
+ * Prints one error line for 125/126/127. */
 int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_supervise_options *o);
 
 /* --exec: run CHILD_SETUP in this process, then replace xpuinit with the workload. Returns only on

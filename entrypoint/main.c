@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "base/privilege.h"
 #include "base/seccomp.h"
+#include "base/signals.h"
 #include "base/strv.h"
 #include "options.h"
 #include "pci-ids.h"
@@ -30,6 +31,7 @@
 #include "render.h"
 #include "require.h"
 #include "select.h"
+#include "stop.h"
 
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
 
@@ -182,6 +184,10 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
                 return r;
         }
         c->rich_sources |= explicit | needed;
+        /* A termination signal ended a helper (or kept it from starting): the start is called
+         * off, so there is nothing to report about the libraries. */
+        if ((explicit | needed) && xpu_stop_pending())
+                return -EINTR;
         log_rich(c, explicit | needed, before);
         return 0;
 }
@@ -486,7 +492,7 @@ static int reopen_roots(struct context *c) {
  * The cap_t and the filter are prepared here, before the clone: the child allocates nothing. */
 static int run(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
-                return EXIT_SETUP;
+                return xpu_stop_requested() ?: EXIT_SETUP;
         warn_not_given(c);
         log_no_devices(c->inv);
         struct xpu_plan *p = NULL;
@@ -499,6 +505,12 @@ static int run(struct context *c) {
                 log_info("%s", p->notes[i]);
         for (size_t i = 0; i < p->n_warnings; i++)
                 log_warning("%s", p->warnings[i]);
+        /* Asked to stop already: nothing is applied. */
+        int stop = p->n_ops > 0 ? xpu_stop_requested() : 0;
+        if (stop) {
+                xpu_plan_free(p);
+                return stop;
+        }
         char err[1024];
         err[0] = '\0';
         /* Mounts go into a mount namespace of our own (propagation: host to us only), so nothing
@@ -589,6 +601,13 @@ static int run(struct context *c) {
                 xpu_privilege_done(&self);
                 xpu_plan_free(p);
                 return EXIT_SETUP;
+        }
+        stop = xpu_stop_after_apply(p, &roots);
+        if (stop) {
+                xpu_privilege_done(&priv);
+                xpu_privilege_done(&self);
+                xpu_plan_free(p);
+                return stop;
         }
         /* Nothing of ours may reach the workload: close what we opened. */
         context_done(c);
@@ -780,6 +799,12 @@ static int cmd_plan(struct context *c, bool inject) {
 }
 
 int main(int argc, char **argv) {
+        /* First: as PID 1 the kernel drops a signal left at its default disposition, so a
+         * `docker stop` during set-up would be lost; blocked, it waits in the pending set
+         * (docs/supervision.md). One system call; xpu_supervise() reads them from a signalfd. */
+        sigset_t blocked, original;
+        xpu_signals_supervised(&blocked);
+        (void)sigprocmask(SIG_BLOCK, &blocked, &original);
         xpu_log_set_program("xpuinit");
         /* An ignored SIGCHLD survives execve; with it the vendor-library helpers and the workload
          * could not be waited for (children would be reaped by the kernel). */
@@ -787,6 +812,10 @@ int main(int argc, char **argv) {
         int r = xpu_options_parse(&opt, argc, argv);
         if (r != 0)
                 return r;
+        if (opt.command == XPU_CMD_RUN)
+                xpu_stop_arm();
+        else /* the other subcommands keep the signals their caller gave them */
+                (void)sigprocmask(SIG_SETMASK, &original, NULL);
         /* version and help need no settings: a bad environment twin must not break them. */
         if (opt.command != XPU_CMD_VERSION && opt.command != XPU_CMD_HELP && xpu_options_env(&opt) < 0)
                 return opt.command == XPU_CMD_RUN ? EXIT_SETUP : XPU_EXIT_USAGE;

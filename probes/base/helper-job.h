@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The frame every vendor-library reader (NVML, the CUDA driver API, ROCm SMI; issue 3) shares
+/* The frame every vendor-library reader (NVML, the CUDA driver API, ROCm SMI) shares
  * around its own calls: on the parent side, hand the driver root (and the kernel module's version
  * the library must carry) to an isolated helper and collect its reply (xpu_helper_job_run()); in
  * the helper, reopen the driver root, load the library and bind its symbols, answering with an

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -20,9 +21,27 @@
 
 #include "base/isolate-internal.h"
 #include "base/macro.h"
+#include "base/signals.h"
 
 /* Inode number of the initial user namespace (the kernel's PROC_USER_INIT_INO). */
 #define USER_NS_INIT_INO 0xEFFFFFFDu
+
+/* xpu_isolate_set_interrupt(): the signals that end a run at once (none by default). */
+static sigset_t interrupt_set;
+static bool interrupt_on;
+
+void xpu_isolate_set_interrupt(const sigset_t *set) {
+        interrupt_on = set != NULL;
+        if (set)
+                interrupt_set = *set;
+        else
+                sigemptyset(&interrupt_set);
+}
+
+/* The pending signal of the interrupt set, 0 when none is (or no set is given). */
+static int interrupt_pending(void) {
+        return interrupt_on ? xpu_signals_pending(&interrupt_set) : 0;
+}
 
 uint64_t xpu_isolate_now_ms(void) {
         struct timespec ts;
@@ -222,6 +241,12 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 opt.max_reply_bytes = XPU_ISOLATE_MAX_REPLY_DEFAULT;
         if (!fn || opt.max_reply_bytes >= SIZE_MAX / 2)
                 return -EINVAL;
+        /* Asked to stop already: no helper is started at all. */
+        int sig = interrupt_pending();
+        if (sig) {
+                snprintf(reason, reason_size, "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
+                return -EINTR;
+        }
 
         int data[2], errp[2];
         if (pipe2(data, O_CLOEXEC) < 0) {
@@ -250,6 +275,9 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 return fr;
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         (void)fcntl(data_r, F_SETFL, O_NONBLOCK);
+        /* Readable while a signal of the interrupt set is pending; polled, never read, so the
+         * signal stays for the caller. A signal that arrived before it existed counts too. */
+        _cleanup_close_ int sigfd = interrupt_on ? signalfd(-1, &interrupt_set, SFD_CLOEXEC | SFD_NONBLOCK) : -EBADF;
 
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;
@@ -282,15 +310,26 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                         fail = -ETIMEDOUT;
                         break;
                 }
-                struct pollfd p[2] = { { .fd = data_r, .events = POLLIN },
-                                       { .fd = pidfd, .events = POLLIN } };
                 uint64_t ms = deadline - now;
                 if (pidfd < 0 && ms > 10)
                         ms = 10;
-                if (eof) /* only the exit is left to wait for */
+                if (eof && sigfd < 0) /* only the exit is left to wait for */
                         xpu_isolate_wait_a_little(pidfd, ms);
-                else
-                        (void)poll(p, pidfd >= 0 ? 2 : 1, (int)(ms > 60000 ? 60000 : ms));
+                else {
+                        struct pollfd p[3];
+                        nfds_t np = 0;
+                        if (!eof)
+                                p[np++] = (struct pollfd){ .fd = data_r, .events = POLLIN };
+                        if (pidfd >= 0)
+                                p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+                        if (sigfd >= 0)
+                                p[np++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+                        if (poll(p, np, (int)(ms > 60000 ? 60000 : ms)) > 0 && sigfd >= 0 &&
+                            (p[np - 1].revents & POLLIN) && (sig = interrupt_pending()) != 0) {
+                                fail = -EINTR;
+                                break;
+                        }
+                }
         }
 
         /* The helper first: once SIGKILL is pending it can fork no more. In a PID namespace its
@@ -316,6 +355,9 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                 break;
         case -EMSGSIZE:
                 snprintf(reason, reason_size, "reply larger than %zu bytes", opt.max_reply_bytes);
+                break;
+        case -EINTR:
+                snprintf(reason, reason_size, "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
                 break;
         case -ECHILD:
                 snprintf(reason, reason_size, "status lost (reaped elsewhere)");

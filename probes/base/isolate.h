@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Run a function in a forked, unprivileged, time-bounded helper child that answers with plain
- * bytes over a pipe (style guide item 7; issue 3 "Loading"). Vendor-neutral: nothing here knows
+ * bytes over a pipe (style guide item 7). Vendor-neutral: nothing here knows
  * NVML or ROCm SMI. What is and is not guaranteed: docs/isolation.md. Nothing here logs. */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -82,6 +83,10 @@ struct xpu_isolate_options {
  *   -EPERM/-EINVAL "cannot switch to nobody (65534) in this user namespace: setgroups: Operation
  *                  not permitted; run xpuinit as real root or map uid/gid 65534" (root of a user
  *                  namespace that denies setgroups or maps no uid/gid O->uid/O->gid: FN never runs)
+ *   -EINTR         "interrupted by SIGTERM": a signal of the set given to
+ *                  xpu_isolate_set_interrupt() was pending before the fork (no helper is started)
+ *                  or became pending while the helper ran (it is killed at once, as on a timeout).
+ *                  The signal is left pending for the caller to act on.
  *   -ECHILD        "status lost (reaped elsewhere)"
  *   -errno         "not started: fork: ...", "not started: pipe: ...", "reply unreadable: ..."
  * A timed-out helper that survives SIGKILL for XPU_ISOLATE_KILL_GRACE_MS is left to the
@@ -89,9 +94,19 @@ struct xpu_isolate_options {
 int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xpu_isolate_options *o,
                     void **ret, size_t *ret_len, char *reason, size_t reason_size);
 
+/* Make every later xpu_isolate_run() of this process end at once, killing its helper, when a
+ * signal of SET is pending: one that is already pending starts no helper, and one that arrives
+ * while the helper runs is seen through a signalfd polled next to the reply (so it is never read:
+ * it stays pending). The caller blocks SET (sigprocmask) first; an unblocked signal is delivered
+ * instead. NULL: no signal ends a run (the default; xpud's sampler). xpuinit gives its
+ * termination signals, so `docker stop` during a hanging vendor library ends the start at once
+ * instead of after --vendor-timeout. Sessions are not affected. Not thread-safe: call it before
+ * starting threads. */
+void xpu_isolate_set_interrupt(const sigset_t *set);
+
 /* ---- sessions: one long-lived helper answering many requests ----
  *
- * For a library that must stay loaded between readings (xpud keeps one NVML session, issue 4):
+ * For a library that must stay loaded between readings (xpud keeps one NVML session):
  * the helper is started exactly as by xpu_isolate_run() (same set-up, ids, capabilities, PID
  * namespace when possible, clean environment, no terminal, parent-death signal) but FN gets one
  * end of a socket pair (AF_UNIX stream, O_CLOEXEC) instead of a pipe, and serves requests on it

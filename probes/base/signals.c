@@ -51,3 +51,31 @@ void xpu_signals_ignored_to_default(struct xpu_ksigaction *saved, uint64_t *ret_
         if (ret_changed)
                 *ret_changed = changed;
 }
+
+/* Raised synchronously by a fault of the process itself: never blocked (xpu_signals_supervised()). */
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT };
+
+/* What `docker stop`, kubelet, ^C, ^\ and a closed terminal send (xpu_signals_termination()). */
+static const int termination_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+
+void xpu_signals_supervised(sigset_t *ret) {
+        sigfillset(ret);
+        for (size_t i = 0; i < ELEMENTSOF(fault_signals); i++)
+                sigdelset(ret, fault_signals[i]);
+}
+
+void xpu_signals_termination(sigset_t *ret) {
+        sigemptyset(ret);
+        for (size_t i = 0; i < ELEMENTSOF(termination_signals); i++)
+                sigaddset(ret, termination_signals[i]);
+}
+
+int xpu_signals_pending(const sigset_t *set) {
+        sigset_t pending;
+        if (sigpending(&pending) < 0)
+                return 0;
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sigismember(set, sig) == 1 && sigismember(&pending, sig) == 1)
+                        return sig;
+        return 0;
+}

@@ -1,7 +1,9 @@
 #!/bin/sh
-# xpuinit as PID 1 of a new pid namespace (design §4 "Supervision"): exit statuses, zombie
-# reaping, signals sent from outside the namespace, grace period, group mode, --exec, and parent
-# death outside a namespace. Prints TAP. Needs root and unshare(1): fails (never skips) without.
+# xpuinit as PID 1 of a new pid namespace (docs/supervision.md): exit statuses, zombie reaping,
+# signals sent from outside the namespace, grace period, group mode, job control in an orphaned
+# group, termination signals during set-up (while probing, while a vendor library hangs), what
+# the workload leaves behind (as PID 1 and not), --exec, and parent death outside a namespace.
+# Prints TAP. Needs root and unshare(1): fails (never skips) without.
 #   XPU_BUILD=build-dir sh tests/e2e/pid1.sh      (set by tests/run-tests.sh)
 #   XPU_PID1_BIN=/path/to/binary                  (test another binary with xpuinit's CLI)
 # Single quotes around $ are on purpose throughout: the workload's shell expands them.
@@ -144,6 +146,201 @@ r=$(send_outside -g -- sh "$T/group.sh" "$T/ready")
 check "-g: a signal to PID 1 reaches the workload's whole process group" 7 "${r% *}" "$(cat "$T/err")"
 r=$(send_outside -- sh "$T/group.sh" "$T/ready")
 check "without -g only the main process gets it" 1 "${r% *}" "$(cat "$T/err")"
+
+# ---- job control in an orphaned process group ------------------------------------------------
+# setsid: the group of unshare, xpuinit and the workload is orphaned (its leader's parent is in
+# another session), as a container's is; the kernel discards a plain forwarded SIGTSTP there.
+cat >"$T/jobs.sh" <<'EOF'
+: >"$1"
+i=0
+while [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+exit 9
+EOF
+# state PID: field 3 of /proc/PID/stat ("T" = stopped)
+state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null; }
+# wait_state PID STATE|!STATE: up to 2 s for PID to be (or, with !, to leave) STATE
+wait_state() {
+        i=0
+        while [ $i -lt 200 ]; do
+                s=$(state "$1")
+                case $2 in
+                !*) [ "$s" != "${2#!}" ] && break ;;
+                *) [ "$s" = "$2" ] && break ;;
+                esac
+                sleep 0.01
+                i=$((i + 1))
+        done
+        state "$1"
+}
+for SIG in TSTP TTIN TTOU; do
+        rm -f "$T/ready"
+        setsid unshare --pid --fork --mount-proc "$XPUINIT" -- sh "$T/jobs.sh" "$T/ready" 2>"$T/err" &
+        upid=$!
+        if wait_file "$T/ready"; then
+                xpid=$(ps -o pid= --ppid "$upid" | tr -d ' ')
+                wpid=$(ps -o pid= --ppid "$xpid" | tr -d ' ')
+                kill -"$SIG" "$xpid"
+                check "SIG$SIG to PID 1 stops the workload of an orphaned group (state T)" T "$(wait_state "$wpid" T)"
+                sleep 0.3
+                kill -CONT "$xpid"
+                st=$(wait_state "$wpid" '!T')
+                check "SIGCONT resumes it" yes "$([ "$st" != T ] && echo yes)" "state $st"
+        else
+                not_ok "SIG$SIG to PID 1 stops the workload of an orphaned group" "workload did not start" "$(cat "$T/err")"
+                not_ok "SIGCONT resumes it"
+        fi
+        wait "$upid"
+        check "its exit status is unchanged after SIG$SIG and SIGCONT" 9 "$?" "$(cat "$T/err")"
+done
+
+# ---- termination signals during set-up -------------------------------------------------------
+# While xpuinit probes: its stderr is a pipe that is already full, so its first log line blocks
+# it there; SIGTERM comes meanwhile, then the pipe is drained. As PID 1 a signal at its default
+# disposition would be dropped: blocked from main's first line, it ends the start with 143.
+rm -f "$T/ran" "$T/fifo"
+mkfifo "$T/fifo"
+exec 3<>"$T/fifo"
+head -c 65536 /dev/zero >&3 # a pipe holds 64 KiB: full
+unshare --pid --fork --mount-proc "$XPUINIT" --log-level debug -- sh -c ': >"$1"' sh "$T/ran" 2>&3 &
+upid=$!
+xpid=
+i=0
+while [ -z "$xpid" ] && [ $i -lt 500 ]; do
+        xpid=$(ps -o pid= --ppid "$upid" | tr -d ' ')
+        sleep 0.01
+        i=$((i + 1))
+done
+blocked=no
+i=0
+while [ -n "$xpid" ] && [ $i -lt 500 ]; do
+        case $(cat "/proc/$xpid/wchan" 2>/dev/null) in
+        *pipe_write*)
+                blocked=yes
+                break
+                ;;
+        *) ;;
+        esac
+        sleep 0.01
+        i=$((i + 1))
+done
+check "PID 1 is blocked writing its first log line while probing" yes "$blocked"
+[ -n "$xpid" ] && kill -TERM "$xpid"
+sleep 0.2
+cat <&3 >"$T/setup.log" &
+catpid=$!
+exec 3>&-
+wait "$upid"
+rc=$?
+kill "$catpid" 2>/dev/null
+wait "$catpid" 2>/dev/null
+tr -d '\000' <"$T/setup.log" >"$T/setup.txt"
+check "SIGTERM while PID 1 probes: exit 143" 143 "$rc" "$(tail -n 5 "$T/setup.txt")"
+check "... and the workload never ran" no "$([ -e "$T/ran" ] && echo yes || echo no)"
+if grep -q 'SIGTERM arrived before the workload started: not starting it' "$T/setup.txt"; then
+        ok "... and xpuinit says why"
+else
+        not_ok "... and xpuinit says why" "$(tail -n 5 "$T/setup.txt")"
+fi
+
+# While a vendor library hangs: a CUDA image's NVIDIA_REQUIRE_CUDA makes xpuinit ask NVML, whose
+# fake here never returns from nvmlInit_v2. SIGTERM must end the start at once, not after
+# --vendor-timeout, and kill the helper.
+fx="$XPU_SRCDIR/tests/fixtures/hosts/nvidia-rtx2080ti-x8"
+chmod 755 "$T" # the helper runs as nobody and must reach the driver root
+if sh "$XPU_SRCDIR/tests/fixtures/mkdriverroot.sh" "$fx" "$T/host" "$XPU_BUILD" >"$T/err" 2>&1; then
+        sed -i '1i hang.nvmlInit_v2 1\nhang.cuInit 1' "$T/host/xpu-fake-state"
+        rm -f "$T/ran"
+        NVIDIA_REQUIRE_CUDA="cuda>=11.0" unshare --pid --fork --mount-proc "$XPUINIT" --vendor-timeout 10 \
+                --sys-root "$T/host" --driver-root "$T/host" -- sh -c ': >"$1"' sh "$T/ran" 2>"$T/err" &
+        upid=$!
+        xpid=
+        hpid=
+        i=0
+        while [ -z "$hpid" ] && [ $i -lt 500 ]; do
+                [ -n "$xpid" ] || xpid=$(ps -o pid= --ppid "$upid" | tr -d ' ')
+                [ -n "$xpid" ] && hpid=$(ps -o pid= --ppid "$xpid" | tr -d ' ')
+                sleep 0.01
+                i=$((i + 1))
+        done
+        check "the NVML helper runs (a child of xpuinit)" yes "$([ -n "$hpid" ] && echo yes)" "$(cat "$T/err")"
+        sleep 0.3
+        t0=$(now_ms)
+        [ -n "$xpid" ] && kill -TERM "$xpid"
+        wait "$upid"
+        rc=$?
+        ms=$(($(now_ms) - t0))
+        check "SIGTERM while the NVML helper hangs, as PID 1: exit 143" 143 "$rc" "$(cat "$T/err")"
+        if [ "$ms" -lt 3000 ]; then ok "... at once ($ms ms; --vendor-timeout 10)"; else not_ok "... at once" "took $ms ms"; fi
+        check "... the helper is gone" no "$([ -n "$hpid" ] && [ -e "/proc/$hpid" ] && echo yes || echo no)"
+        check "... and the workload never ran" no "$([ -e "$T/ran" ] && echo yes || echo no)"
+else
+        not_ok "a driver root with the fake NVML (tests/fixtures/mkdriverroot.sh; make build-tests)" "$(cat "$T/err")"
+fi
+
+# ---- what the workload leaves behind ---------------------------------------------------------
+# As PID 1 the kernel kills the namespace when xpuinit exits; the leftovers get SIGTERM first.
+cat >"$T/left.sh" <<'EOF'
+trap 'echo term >"$1"; exit 0' TERM
+: >"$2"
+while :; do sleep 0.1; done
+EOF
+rm -f "$T/left" "$T/ready"
+in_ns -- sh -c 'sh "$1" "$2" "$3" & while [ ! -e "$3" ]; do sleep 0.01; done; exit 5' \
+        sh "$T/left.sh" "$T/left" "$T/ready" 2>"$T/err"
+check "PID 1: the workload's exit status (5) with a child left behind" 5 "$?" "$(cat "$T/err")"
+check "... and that child got SIGTERM before the namespace ended" term "$(cat "$T/left" 2>/dev/null)"
+
+# Not PID 1: a background job in the workload's group, one that left the group with setsid()
+# from a subshell (an orphan the subreaper got back), and one whose parent ends only with the
+# SIGTERM: nothing may be running 1 s after xpuinit exits.
+cat >"$T/leave.sh" <<'EOF'
+sleep 1000 &
+echo $! >>"$1"
+(setsid sleep 1000 & echo $! >>"$1")
+sh -c 'sleep 1000 & echo $! >>"$1"; wait' sh "$1" &
+echo $! >>"$1"
+sleep 0.3
+exit 6
+EOF
+rm -f "$T/pids"
+"$XPUINIT" -- sh "$T/leave.sh" "$T/pids" 2>"$T/err"
+check "not PID 1: the workload's exit status (6) with processes left behind" 6 "$?" "$(cat "$T/err")"
+sleep 1
+alive=
+while read -r p; do
+        if kill -0 "$p" 2>/dev/null; then
+                alive="$alive $p"
+                kill -KILL "$p"
+        fi
+done <"$T/pids"
+check "... 4 processes were left behind" 4 "$(wc -l <"$T/pids" | tr -d ' ')"
+check "... and none of them runs 1 s after xpuinit exited" "" "$alive"
+
+cat >"$T/stubborn.sh" <<'EOF'
+trap '' TERM
+echo $$ >>"$1"
+while :; do sleep 0.1; done
+EOF
+rm -f "$T/pids"
+t0=$(now_ms)
+"$XPUINIT" --grace 1 -- sh -c 'sh "$1" "$2" & sleep 0.3; exit 0' sh "$T/stubborn.sh" "$T/pids" 2>"$T/err"
+rc=$?
+ms=$(($(now_ms) - t0))
+p=$(cat "$T/pids" 2>/dev/null)
+check "not PID 1: a leftover that ignores SIGTERM, exit status 0" 0 "$rc" "$(cat "$T/err")"
+if [ "$ms" -ge 1200 ] && [ "$ms" -lt 5000 ]; then
+        ok "... SIGKILLed after --grace 1 ($ms ms)"
+else
+        not_ok "... SIGKILLed after --grace 1" "took $ms ms"
+fi
+if [ -z "$p" ]; then
+        not_ok "... and gone when xpuinit exits" "it never wrote its pid"
+elif kill -0 "$p" 2>/dev/null; then
+        kill -KILL "$p"
+        not_ok "... and gone when xpuinit exits" "pid $p alive"
+else
+        ok "... and gone when xpuinit exits"
+fi
 
 # ---- --exec ----------------------------------------------------------------------------------
 got=$(in_ns --exec -- sh -c 'echo $$; exit 5' 2>&1)

@@ -214,6 +214,10 @@ END_TEST
 
 /* ---- signals ---------------------------------------------------------------------------- */
 
+/* The end of a workload that waits for a trap: 5 s of short sleeps in the foreground (a trap
+ * runs between two), then exit 1. */
+#define WAIT_5S "i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; exit 1"
+
 static const struct {
         const char *name;
         int sig;
@@ -226,14 +230,38 @@ static const struct {
 
 START_TEST(test_forward) {
         /* The workload traps the signal, asks its supervisor to get it, and exits 100+_i only
-         * if the forwarded copy arrives; otherwise 1 after 5 s. */
+         * if the forwarded copy arrives; otherwise 1 after 5 s. (Short sleeps in the foreground:
+         * a background child forked with the trap's handler could lose the leftovers' SIGTERM
+         * before its exec, and would then be waited for.) */
         char script[512];
-        snprintf(script, sizeof(script),
-                 "trap 'kill $! 2>/dev/null; exit %d' %s; kill -%s $PPID; sleep 5 & wait; exit 1",
-                 100 + _i, fwd_cases[_i].name, fwd_cases[_i].name);
+        snprintf(script, sizeof(script), "trap 'exit %d' %s; kill -%s $PPID; " WAIT_5S, 100 + _i,
+                 fwd_cases[_i].name, fwd_cases[_i].name);
         int64_t t0 = now_ms();
         ck_assert_int_eq(sh(script), 100 + _i);
         ck_assert_int_lt(now_ms() - t0, 4000);
+}
+END_TEST
+
+START_TEST(test_own_sigpipe_not_forwarded) {
+        /* xpuinit blocks signals from its first line, so a log line written to a closed stderr
+         * during set-up leaves the kernel's SIGPIPE pending: it is xpuinit's, not the
+         * workload's, which must exit with its own status. A SIGPIPE someone sends still is. */
+        sigset_t pipe_set;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        ck_assert_int_eq(sigprocmask(SIG_BLOCK, &pipe_set, NULL), 0);
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        close(p[0]);
+        errno = 0;
+        ck_assert_int_eq(write(p[1], "x", 1), -1);
+        ck_assert_int_eq(errno, EPIPE);
+        close(p[1]);
+        sigset_t pending;
+        ck_assert_int_eq(sigpending(&pending), 0);
+        ck_assert_int_eq(sigismember(&pending, SIGPIPE), 1);
+        ck_assert_int_eq(sh("sleep 0.3; exit 3"), 3);
+        ck_assert_int_eq(sh("trap 'exit 42' PIPE; kill -PIPE $PPID; " WAIT_5S), 42);
 }
 END_TEST
 
@@ -257,7 +285,7 @@ START_TEST(test_ignored_by_caller) {
          * dispositions are back afterwards. */
         signal(SIGINT, SIG_IGN);
         signal(SIGCHLD, SIG_IGN);
-        ck_assert_int_eq(sh("trap 'exit 42' INT; kill -INT $PPID; sleep 3 & wait; exit 1"), 42);
+        ck_assert_int_eq(sh("trap 'exit 42' INT; kill -INT $PPID; " WAIT_5S), 42);
         ck_assert_ptr_eq(signal(SIGINT, SIG_DFL), SIG_IGN);
         ck_assert_ptr_eq(signal(SIGCHLD, SIG_DFL), SIG_IGN);
 }
@@ -291,18 +319,143 @@ START_TEST(test_group) {
 END_TEST
 
 START_TEST(test_group_term_on_exit) {
-        /* With its own group, the rest of the group gets SIGTERM when the main process exits. */
+        /* With its own group, the rest of the group gets SIGTERM when the main process exits, and
+         * is reaped before xpu_supervise() returns. */
         const struct xpu_supervise_options g = { .group = true, .grace_seconds = 10 };
-        ck_assert_int_eq(sh_opts("sleep 30 & echo $! > \"$OUT\"; exit 2", &g), 2);
-        _cleanup_free_ char *s = slurp(out_path);
-        pid_t orphan = (pid_t)strtol(s, NULL, 10);
-        ck_assert_int_gt(orphan, 1);
-        int st = 0;
         int64_t t0 = now_ms();
-        while (waitpid(orphan, &st, WNOHANG) != orphan && now_ms() - t0 < 3000)
-                usleep(10000);
-        ck_assert(WIFSIGNALED(st));
-        ck_assert_int_eq(WTERMSIG(st), SIGTERM);
+        ck_assert_int_eq(sh_opts("sh -c 'trap \"echo term >> \\\"$OUT\\\"; exit 0\" TERM; "
+                                 "sleep 30 & wait' & sleep 0.3; exit 2",
+                                 &g),
+                         2);
+        ck_assert_int_lt(now_ms() - t0, 3000);
+        _cleanup_free_ char *s = slurp(out_path);
+        ck_assert_str_eq(s, "term\n");
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
+/* ---- what outlives the main process ----------------------------------------------------- */
+
+/* The pids the workload wrote to OUT, one per line, that still exist (a zombie counts): each is
+ * SIGKILLed so a failure leaves nothing behind. Returns how many; *N_LISTED gets how many were
+ * listed. */
+static int survivors(int *n_listed) {
+        _cleanup_free_ char *s = slurp(out_path);
+        int alive = 0;
+        *n_listed = 0;
+        for (char *p = s, *line; (line = strsep(&p, "\n"));) {
+                pid_t pid = (pid_t)strtol(line, NULL, 10);
+                if (pid <= 1)
+                        continue;
+                (*n_listed)++;
+                if (kill(pid, 0) == 0) {
+                        alive++;
+                        (void)kill(pid, SIGKILL);
+                }
+        }
+        return alive;
+}
+
+START_TEST(test_leftovers_terminated) {
+        /* Not PID 1 (the test is the supervisor): the workload leaves a background job in its
+         * group, a process that left the group with setsid() from a subshell (an orphan that came
+         * back to the subreaper while the workload ran), and a shell whose own child is orphaned
+         * only once that shell ends. When the main process exits, all of them get SIGTERM and are
+         * reaped before xpu_supervise() returns with the workload's status. */
+        int64_t t0 = now_ms();
+        ck_assert_int_eq(sh("sleep 1000 & echo $! >> \"$OUT\"; "
+                            "(setsid sleep 1000 & echo $! >> \"$OUT\"); "
+                            "sh -c 'sleep 1000 & echo $! >> \"$OUT\"; wait' & echo $! >> \"$OUT\"; "
+                            "sleep 0.3; exit 3"),
+                         3);
+        ck_assert_int_lt(now_ms() - t0, 3000);
+        int listed = 0;
+        ck_assert_int_eq(survivors(&listed), 0);
+        ck_assert_int_eq(listed, 4);
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
+START_TEST(test_leftovers_killed) {
+        /* A leftover that ignores SIGTERM gets SIGKILL after --grace 1 (counted from the main
+         * process's exit, 0.3 s in), and is gone when xpu_supervise() returns. */
+        const struct xpu_supervise_options o = { .grace_seconds = 1 };
+        int64_t t0 = now_ms();
+        ck_assert_int_eq(sh_opts("sh -c 'trap \"\" TERM; echo $$ >> \"$OUT\"; while :; do sleep 0.1; done' & "
+                                 "sleep 0.3; exit 4",
+                                 &o),
+                         4);
+        int64_t dt = now_ms() - t0;
+        int listed = 0;
+        ck_assert_int_eq(survivors(&listed), 0);
+        ck_assert_int_eq(listed, 1);
+        ck_assert_int_ge(dt, 1200);
+        ck_assert_int_lt(dt, 4000);
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+        ck_assert_int_eq(errno, ECHILD);
+}
+END_TEST
+
+/* ---- job control ------------------------------------------------------------------------ */
+
+/* Field 3 of /proc/PID/stat ('T' = stopped), '?' when unreadable. */
+static char proc_state(pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        _cleanup_free_ char *s = slurp(path);
+        const char *e = strrchr(s, ')');
+        return e && e[1] == ' ' && e[2] ? e[2] : '?';
+}
+
+/* Wait up to MS for PID's state to be 'T' (STOPPED true) or anything else (false). */
+static char wait_state(pid_t pid, bool stopped, int ms) {
+        char st = '?';
+        for (int64_t t0 = now_ms(); now_ms() - t0 < ms; usleep(10000))
+                if (((st = proc_state(pid)) == 'T') == stopped)
+                        break;
+        return st;
+}
+
+static const int job_signals[] = { SIGTSTP, SIGTTIN, SIGTTOU };
+
+START_TEST(test_job_stop_orphaned) {
+        /* The supervisor leads a session of its own, as xpuinit does in a container: the group
+         * it shares with the workload is orphaned, where the kernel discards a forwarded
+         * SIGTSTP/SIGTTIN/SIGTTOU. The workload must stop anyway (SIGSTOP), resume on SIGCONT, and
+         * its exit status must come through unchanged. */
+        pid_t sup = fork();
+        ck_assert_int_ge(sup, 0);
+        if (sup == 0) {
+                if (setsid() < 0)
+                        _exit(98);
+                _exit(sh("echo $$ > \"$OUT.tmp\"; mv \"$OUT.tmp\" \"$OUT\"; i=0; "
+                         "while [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done; exit 7"));
+        }
+        pid_t w = 0;
+        for (int64_t t0 = now_ms(); w <= 0 && now_ms() - t0 < 5000; usleep(10000)) {
+                _cleanup_free_ char *s = slurp(out_path);
+                w = (pid_t)strtol(s, NULL, 10);
+        }
+        ck_assert_int_gt(w, 1);
+        ck_assert_int_eq(proc_state(w), 'S');
+        ck_assert_int_eq(kill(sup, job_signals[_i]), 0);
+        char st = wait_state(w, true, 2000);
+        if (st != 'T')
+                (void)kill(sup, SIGKILL); /* the workload dies with it (PDEATHSIG) */
+        ck_assert_int_eq(st, 'T');
+        usleep(300 * 1000);
+        ck_assert_int_eq(proc_state(w), 'T'); /* stays stopped */
+        ck_assert_int_eq(kill(sup, SIGCONT), 0);
+        ck_assert_int_ne(wait_state(w, false, 2000), 'T');
+        int status = 0;
+        ck_assert_int_eq(waitpid(sup, &status, 0), sup);
+        ck_assert(WIFEXITED(status));
+        ck_assert_int_eq(WEXITSTATUS(status), 7);
 }
 END_TEST
 
@@ -512,11 +665,15 @@ static Suite *init_suite(void) {
         tcase_add_test(tc, test_path_from_workload_env);
         tcase_add_test(tc, test_child_setup);
         tcase_add_loop_test(tc, test_forward, 0, ELEMENTSOF(fwd_cases));
+        tcase_add_test(tc, test_own_sigpipe_not_forwarded);
         tcase_add_test(tc, test_clean_signal_state);
         tcase_add_test(tc, test_ignored_by_caller);
         tcase_add_loop_test(tc, test_grace_kill, 0, 2);
         tcase_add_test(tc, test_group);
         tcase_add_test(tc, test_group_term_on_exit);
+        tcase_add_test(tc, test_leftovers_terminated);
+        tcase_add_test(tc, test_leftovers_killed);
+        tcase_add_loop_test(tc, test_job_stop_orphaned, 0, ELEMENTSOF(job_signals));
         tcase_add_test(tc, test_reap_orphans);
         tcase_add_test(tc, test_no_fd_leak);
         tcase_add_test(tc, test_listen_fds);

@@ -376,6 +376,78 @@ START_TEST(test_parent_death) {
 }
 END_TEST
 
+/* ---- termination signals (xpu_isolate_set_interrupt) -------------------------------------- */
+
+static void block_term(sigset_t *term) {
+        sigemptyset(term);
+        sigaddset(term, SIGTERM);
+        ck_assert_int_eq(sigprocmask(SIG_BLOCK, term, NULL), 0);
+}
+
+static bool term_pending(void) {
+        sigset_t p;
+        ck_assert_int_eq(sigpending(&p), 0);
+        return sigismember(&p, SIGTERM) == 1;
+}
+
+START_TEST(test_interrupt_kills_helper) {
+        /* SIGTERM arrives 200 ms into a helper that would hang for 100 s (timeout 5 s): the run
+         * ends at once, the helper and its child are killed, and the signal stays pending. */
+        ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+        sigset_t term;
+        block_term(&term);
+        xpu_isolate_set_interrupt(&term);
+        struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGTERM };
+        timer_t timer;
+        ck_assert_int_eq(timer_create(CLOCK_MONOTONIC, &ev, &timer), 0);
+        struct itimerspec at = { .it_value = { .tv_nsec = 200 * 1000 * 1000 } };
+        struct shared *sh = shared_new();
+        struct xpu_isolate_options o = opts(5000, false);
+        char *reply, reason[256];
+        size_t len;
+        uint64_t t0 = ms_now();
+        ck_assert_int_eq(timer_settime(timer, 0, &at, NULL), 0);
+        ck_assert_int_eq(run(fn_family_hang, sh, &o, &reply, &len, reason), -EINTR);
+        uint64_t took = ms_now() - t0;
+        ck_assert_str_eq(reason, "interrupted by SIGTERM");
+        ck_assert_uint_ge(took, 190);
+        ck_assert_uint_le(took, 1500);
+        ck_assert_ptr_null(reply);
+        ck_assert_int_eq(sh->ready, 1); /* it was running */
+        assert_family_gone(sh);
+        ck_assert(term_pending());
+}
+END_TEST
+
+START_TEST(test_interrupt_pending_before) {
+        /* Already pending: no helper is started at all. */
+        sigset_t term;
+        block_term(&term);
+        xpu_isolate_set_interrupt(&term);
+        ck_assert_int_eq(kill(getpid(), SIGTERM), 0);
+        struct shared *sh = shared_new();
+        struct xpu_isolate_options o = opts(5000, false);
+        char *reply, reason[256];
+        size_t len;
+        uint64_t t0 = ms_now();
+        ck_assert_int_eq(run(fn_family_hang, sh, &o, &reply, &len, reason), -EINTR);
+        ck_assert_uint_le(ms_now() - t0, 200);
+        ck_assert_str_eq(reason, "interrupted by SIGTERM");
+        ck_assert_ptr_null(reply);
+        usleep(100 * 1000);
+        ck_assert_int_eq(sh->ready, 0);
+        errno = 0;
+        ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1); /* nothing was forked */
+        ck_assert_int_eq(errno, ECHILD);
+        ck_assert(term_pending());
+        /* Without an interrupt set (xpud) a pending SIGTERM changes nothing. */
+        xpu_isolate_set_interrupt(NULL);
+        ck_assert_int_eq(run(fn_str, (void *)"hello", &o, &reply, &len, reason), 0);
+        ck_assert_str_eq(reply, "hello");
+        free(reply);
+}
+END_TEST
+
 static Suite *isolate_suite(void) {
         Suite *s = suite_create("isolate");
         TCase *tc = tcase_create("core");
@@ -393,6 +465,8 @@ static Suite *isolate_suite(void) {
         tcase_add_test(tc, test_fds_closed);
         tcase_add_test(tc, test_closed_stdio);
         tcase_add_test(tc, test_signals_reset);
+        tcase_add_test(tc, test_interrupt_kills_helper);
+        tcase_add_test(tc, test_interrupt_pending_before);
         suite_add_tcase(s, tc);
         if (geteuid() == 0) {
                 TCase *priv = tcase_create("root");
