@@ -253,7 +253,7 @@ fuzz:
 	$(MAKE) fuzz-build
 	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# `make lint`: banned calls (style guide item 16) and shellcheck.
+# `make lint`: banned calls and shellcheck.
 BANNED := \b(sprintf|vsprintf|strcpy|strcat|gets|atoi|atol|system)[[:space:]]*\(
 .PHONY: lint
 lint:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* apply: walk the plan's operations in order, one switch (style guide item 9). Every path in the
+/* apply: walk the plan's operations in order, one switch. Every path in the
  * container root and the driver root is opened through openat2(RESOLVE_IN_ROOT) file
  * descriptors; mounts are made from those descriptors with the new mount API, so no path string
  * is ever joined with a root. */

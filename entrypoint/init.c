@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Launch and supervision of the workload (docs/supervision.md, style guide item 13).
+/* Launch and supervision of the workload (docs/supervision.md).
  *
  * xpu_supervise() starts the workload (clone(CLONE_VM | CLONE_VFORK), like posix_spawn) and
  * stays as its supervisor: every catchable signal is blocked in xpuinit and read from a

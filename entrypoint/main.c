@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpuinit: command line (design §4) and the top-level flow
+/* xpuinit: command line and the top-level flow
  * probe → profile → select → plan → apply → exec/supervise. */
 #include <errno.h>
 #include <getopt.h>
@@ -40,7 +40,7 @@ extern char **environ;
 /* The command line and its environment twins (options.h). */
 static struct xpu_options opt = XPU_OPTIONS_DEFAULT;
 
-/* Driver roots tried in order when --driver-root is not given (design §4). */
+/* Driver roots tried in order when --driver-root is not given. */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
 
 /* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
@@ -222,9 +222,11 @@ static int context_select(struct context *c) {
         } vendor_vars[] = {
                 /* nvidia-ctk cdi generate, the device plugin's CDI modes and the DRA driver (all
                  * NVIDIA's nvcdi library): NVIDIA_VISIBLE_DEVICES=void and the directory that holds
-                 * the mounted libcuda (research/kubernetes.md §1.4, §1.6; nvidia.md §5). */
+                 * the mounted libcuda (NVIDIA/nvidia-container-toolkit pkg/nvcdi/wrapper.go,
+                 * GetCommonEdits). */
                 { XPU_VENDOR_NVIDIA, "NVIDIA_VISIBLE_DEVICES", "NVIDIA_CTK_LIBCUDA_DIR", NULL, true },
-                /* AMD's DRA driver's common edits (research/kubernetes.md §1.6); amd-ctk's spec sets
+                /* AMD's DRA driver's common edits (ROCm/k8s-gpu-dra-driver cmd/gpu-kubeletplugin/cdi.go);
+                 * amd-ctk's spec sets
                  * no variable at all, and AMD_VISIBLE_DEVICES unset takes the given nodes anyway. */
                 { XPU_VENDOR_AMD, "AMD_VISIBLE_DEVICES", "DRA_RESOURCE_DRIVER_NAME", "gpu.amd.com", false },
         };
@@ -478,8 +480,7 @@ static int reopen_roots(struct context *c) {
         return 0;
 }
 
-/* Start the workload. The privileged sequence, in this order (style guide item 11,
- * docs/privileges.md):
+/* Start the workload. The privileged sequence, in this order (docs/privileges.md):
  *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, here);
  *   2. the device nodes' groups: added to xpuinit itself (add_groups, here) without --user; with
  *      --user they are the workload's only supplementary groups (step 3c);

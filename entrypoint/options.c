@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpuinit's command line and environment twins (design §4): parsing only, no side effects but
+/* xpuinit's command line and environment twins: parsing only, no side effects but
  * the log level. */
 #include "options.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpuinit's command line (design §4): subcommands, options and their environment twins. */
+/* xpuinit's command line: subcommands, options and their environment twins. */
 #pragma once
 
 #include <stdbool.h>

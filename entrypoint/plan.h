@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan: pure data built from inventory + selection + profile, without side effects
- * (style guide item 9). `xpuinit plan` prints it; apply-*.c walk it in order. */
+/* The plan: pure data built from inventory + selection + profile, without side effects.
+ * `xpuinit plan` prints it; apply.c walks it in order. */
 #pragma once
 
 #include <stdbool.h>

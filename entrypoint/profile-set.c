@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Runtime profile sets (design §5): built-ins embedded at build time, then the profile
+/* Runtime profile sets: built-ins embedded at build time, then the profile
  * directory's "*.json" files (a file replaces the built-in of the same name), sorted in selection
  * order; matching and selection. Parsing of one profile is in profile.c. Nothing here logs. */
 #include <errno.h>

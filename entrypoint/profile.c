@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Runtime profiles (design §5): the strict cJSON-based parser of one profile. The loader of the
+/* Runtime profiles: the strict cJSON-based parser of one profile. The loader of the
  * set (built-ins + profile directory) and selection are in profile-set.c. The format is
  * documented in docs/profiles.md.
  *

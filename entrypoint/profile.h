@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Runtime profiles (design §5): JSON data, parsed with cJSON, built-ins embedded at build time,
+/* Runtime profiles: JSON data, parsed with cJSON, built-ins embedded at build time,
  * files in the profile directory override built-ins by name. */
 #pragma once
 
@@ -78,13 +78,13 @@ struct xpu_profile {
         enum xpu_command_mode command_mode;
         char **command; /* NULL-terminated argv for REPLACE/PREFIX */
         size_t n_command;
-        /* Capabilities the workload keeps (issue 5, docs/privileges.md): names as written
+        /* Capabilities the workload keeps (docs/privileges.md): names as written
          * ("CAP_NET_ADMIN", "net_admin"). keep_capabilities_set false: the key is absent and the
          * default applies; true with n 0: "keep_capabilities": [] (keep none). */
         char **keep_capabilities;
         size_t n_keep_capabilities;
         bool keep_capabilities_set;
-        char *seccomp; /* "default", "strict" or a path (issue 5); NULL = default */
+        char *seccomp; /* "default", "strict" or a path; NULL = default */
 };
 
 /* A loaded set of profiles in selection order: descending priority, then name, with "cpu" always

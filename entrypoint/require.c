@@ -716,7 +716,7 @@ static int check_one(const struct xpu_inventory *inv, const struct xpu_selection
         return r == 0 ? -EINVAL : r;
 }
 
-/* Requirements (design §4): --require/XPU_REQUIRE, and on an NVIDIA profile every
+/* Requirements: --require/XPU_REQUIRE, and on an NVIDIA profile every
  * NVIDIA_REQUIRE_* variable (each an expression of its own, all must hold; NVIDIA_REQUIRE_JETPACK
  * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
 int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,

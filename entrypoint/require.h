@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Requirement expressions (design §4 "Requirements"; the NVIDIA Container Toolkit's grammar):
+/* Requirement expressions (the NVIDIA Container Toolkit's grammar):
  * space separates OR terms, comma separates AND factors, each factor is KEY OP VALUE with
  * OP one of = != < <= > >=. Keys: vendor, driver, cuda (CUDA driver API version), arch (compute
  * capability), brand, rocm, gfx (gfx target), memory (bytes, per device). Versions compare as
@@ -91,7 +91,7 @@ int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, 
                              enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
                              size_t why_size);
 
-/* The requirement checks of a start (design §4), after the profile is chosen: USER_EXPR
+/* The requirement checks of a start, after the profile is chosen: USER_EXPR
  * (--require/XPU_REQUIRE, strict) and, for an NVIDIA profile, every NVIDIA_REQUIRE_* of ENVP
  * (lenient, see xpu_require_eval_lenient(); NVIDIA_REQUIRE_JETPACK skipped; NVIDIA_DISABLE_REQUIRE
  * true skips them). A logger: one line per problem. With WARN_ONLY (xpuinit profiles) an unmet

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES
  * with the vendor tools' meanings, and the vendors' CDI marks (select.h). Sources for the vendor rules:
- * research/nvidia.md §2 (NVIDIA Container Toolkit) and research/amd.md §3 (amd-container-runtime).
+ * the NVIDIA Container Toolkit's docs/ and internal/config/image/ (NVIDIA_VISIBLE_DEVICES) and
+ * ROCm/container-toolkit's internal/oci/oci.go (amd-container-runtime, AMD_VISIBLE_DEVICES).
  *
  * Selection narrows what the container runtime gave: "all" and the default take only devices
  * whose nodes are present (xpu_device_available()); an explicit entry that names a device the

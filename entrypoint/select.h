@@ -42,7 +42,7 @@ struct xpu_selection_env {
         const char *visible[_XPU_VENDOR_MAX];    /* NVIDIA_VISIBLE_DEVICES, AMD_VISIBLE_DEVICES */
         /* The vendor's CDI mark when the container carries it: the name of the variable that a
          * spec of the vendor's CDI generator sets (NVIDIA: NVIDIA_CTK_LIBCUDA_DIR, set by
-         * nvidia-ctk and every spec of NVIDIA's nvcdi library, research/kubernetes.md §1.4, §1.6;
+         * nvidia-ctk and every spec of NVIDIA's nvcdi library, pkg/nvcdi/wrapper.go;
          * AMD: DRA_RESOURCE_DRIVER_NAME=gpu.amd.com of AMD's DRA driver). NULL: no mark. */
         const char *cdi_mark[_XPU_VENDOR_MAX];
         const char *cdi_libdir[_XPU_VENDOR_MAX]; /* the mark's value when it names the library

@@ -2,7 +2,7 @@
 /* Build-time compiler of the built-in profiles: parses each JSON file of profiles/ with xpuinit's own
  * parser (so a bad built-in fails the build, with the parser's message) and prints C source that
  * defines them as static data, xpu_builtin_profiles[]. xpuinit then starts without parsing JSON
- * for its built-ins (design §8: nothing on the start-up path a GPU-less host does not need).
+ * for its built-ins (nothing on the start-up path a GPU-less host does not need).
  *   profile-cgen FILE.json... > builtin-profiles.c */
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * docs/seccomp.md): runs xpu_seccomp_compile() (probes/base/seccomp.c, built without the built-in
  * filters, on the tables of seccomp-groups.c) with the libseccomp the build links, for the build
  * machine's native architecture, and prints the classic BPF of each as static C data that
- * seccomp.c includes. xpuinit and xpud then start without compiling a filter (design §8: the
+ * seccomp.c includes. xpuinit and xpud then start without compiling a filter (the
  * compilation was ~3.6 million instructions, ~87% of xpuinit's own start; docs/performance.md).
  * A filter libseccomp refuses fails the build with xpu_seccomp_compile()'s message.
  *   seccomp-cgen > builtin-seccomp.inc

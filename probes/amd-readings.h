@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Live readings of AMD GPUs straight from amdgpu sysfs and hwmon (issue 4: xpud's AMD backend
+/* Live readings of AMD GPUs straight from amdgpu sysfs and hwmon (xpud's AMD backend
  * "amdgpu_sysfs"); no library is loaded. Every read goes through the sys root (openat2
  * RESOLVE_IN_ROOT, probes/base/fileio.h). Units are converted to the base units of readings.h.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The ROCm SMI reader (issue 3, "What is read"): librocm_smi64 from the driver root, called only in
+/* The ROCm SMI reader: librocm_smi64 from the driver root, called only in
  * an isolated helper child (probes/base/isolate.h), its facts sent back as text lines
  * (probes/base/reply.h) and parsed strictly here; then merged into the sysfs fast path's AMD
  * devices by PCI bus id (ROCm SMI's device order is the DRM card order, not HIP's KFD order).
@@ -7,7 +7,8 @@
  *
  * ROCm SMI always reads the host's /sys (/sys/class/drm, /sys/class/kfd) and keeps a mutex file
  * per card in /dev/shm (rocm_smi_cardN); it cannot be pointed at a --sys-root tree. Its facts
- * are plain amdgpu sysfs and hwmon files (research/amd.md section 1), listed per field below. */
+ * are plain amdgpu sysfs and hwmon files (rocm_smi_lib src/rocm_smi_device.cc), listed per field
+ * below. */
 #pragma once
 
 #include <limits.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* AMD fast path: KFD topology + amdgpu sysfs, read through the sys root; no library loaded.
  *
- * Devices come from the KFD topology GPU nodes, in node order (HIP's order, design §4); each
+ * Devices come from the KFD topology GPU nodes, in node order (HIP's order); each
  * partition of a partitioned GPU is its own device. amdgpu DRM cards are matched to them by PCI
  * bus id and add the name, VRAM use and NUMA node. On a host without KFD topology, each amdgpu
  * card is a device (source sysfs) in card order. Facts that are absent stay absent.
  *
- * Files (below the sys root; research/amd.md §2, kernel amdkfd/kfd_topology.c):
+ * Files (below the sys root; kernel amdkfd/kfd_topology.c, Documentation/gpu/amdgpu/):
  *   /sys/class/kfd/kfd/dev                                  "MAJ:MIN" of /dev/kfd
  *   /sys/class/kfd/kfd/topology/nodes/N/{gpu_id,properties} one node; CPU nodes have simd_count 0
  *   /sys/class/kfd/kfd/topology/nodes/N/mem_banks/M/properties  VRAM banks (heap_type 1, 2)

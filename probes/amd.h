@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* AMD fast path: KFD topology and amdgpu sysfs parsers (silent; exposed for tests and fuzzers).
  *
- * Sources (kernel amdkfd/kfd_topology.c, libhsakmt/src/topology.c, research/amd.md §2):
+ * Sources (kernel amdkfd/kfd_topology.c, libhsakmt/src/topology.c):
  *   /sys/class/kfd/kfd/topology/nodes/N/properties   "key value" lines, values unsigned decimal
  *   /sys/class/kfd/kfd/topology/nodes/N/mem_banks/M/properties   same format (heap_type, size_in_bytes)
  *   /sys/class/kfd/kfd/dev                            "MAJ:MIN" of /dev/kfd (dynamic major)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The inventory as JSON (design §4 "Inventory JSON"; also xpud's /v1/devices). */
+/* The inventory as JSON (also xpud's /v1/devices). */
 #pragma once
 
 #include <cJSON.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CUDA driver API reader (issue 3, "What is read"): libcuda.so.1 from the driver root, called
+/* The CUDA driver API reader: libcuda.so.1 from the driver root, called
  * only in an isolated helper child (probes/base/isolate.h), its facts sent back as text lines
  * (probes/base/reply.h) and parsed strictly here; then merged into the fast-path inventory by PCI
  * bus id. This is the version an image's CUDA runtime will actually see: the runtime asks

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVML reader (issue 3, "What is read"): libnvidia-ml from the driver root, called only in an
+/* The NVML reader: libnvidia-ml from the driver root, called only in an
  * isolated helper child (probes/base/isolate.h), its facts sent back as text lines and parsed
  * strictly here; then merged into the fast-path inventory by PCI bus id. Nothing here logs.
  *
@@ -160,7 +160,7 @@ int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeo
 /* NULL-safe; returns NULL. */
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r);
 
-/* ---- one NVML session kept between reads (xpud, issue 4) ----
+/* ---- one NVML session kept between reads (xpud) ----
  *
  * xpu_nvml_read() loads the library and calls nvmlInit_v2 in a new helper every time; a daemon
  * that reads every few seconds keeps one helper instead (isolate.h sessions): same isolation

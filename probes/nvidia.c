@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA fast path: procfs, /proc/devices and the dev root; no vendor library.
  *
- * Sources (all below the sys root, design §4):
+ * Sources (all below the sys root):
  *   /proc/driver/nvidia/version                  kernel module version and flavor (line 1)
  *   /proc/driver/nvidia/gpus/<bus id>/information one GPU each: model, UUID, Device Minor, ...
  *   /proc/devices                                dynamic majors: nvidia/nvidia-frontend, nvidia-uvm

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA procfs parsers, exposed for the unit tests and the fuzzers.
  *
- * Both functions are silent (style guide item 2): they describe a problem in their return value
+ * Both functions are silent: they describe a problem in their return value
  * and ERR buffer; the probe that knows the file's path turns that into one inventory warning. */
 #pragma once
 

@@ -29,7 +29,7 @@ const char *xpu_vendor_display_name(enum xpu_vendor v);
 /* Inverse of xpu_vendor_to_string() (case-insensitive). Returns the vendor or -EINVAL. */
 int xpu_vendor_from_string(const char *s);
 
-/* Which backend answered for a device (design §4 "source"). */
+/* Which backend answered for a device. */
 enum xpu_source {
         XPU_SOURCE_PROCFS = 0, /* /proc/driver/nvidia */
         XPU_SOURCE_SYSFS,      /* KFD topology, amdgpu sysfs */
@@ -173,7 +173,7 @@ struct xpu_inventory {
         size_t n_warnings;
 };
 
-/* The host directories every read goes through (design §4 --sys-root, --dev-root, --driver-root). */
+/* The host directories every read goes through (--sys-root, --dev-root, --driver-root). */
 struct xpu_roots {
         int sys_fd;    /* "/" of /sys and /proc reads */
         int dev_fd;    /* directory holding dev/ */
@@ -189,7 +189,7 @@ int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const 
                    const char **ret_which);
 void xpu_roots_close(struct xpu_roots *r);
 
-/* A vendor backend (style guide item 5). */
+/* A vendor backend. */
 struct xpu_probe_ops {
         enum xpu_vendor vendor;
         const char *name;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Live readings of one device, vendor-neutral, in base units (issue 4; the quantities
+/* Live readings of one device, vendor-neutral, in base units (the quantities
  * dcgm-exporter and AMD's device-metrics-exporter report, in Prometheus base units): what xpud
  * samples every --interval and renders as JSON and Prometheus text. Producers: NVML (probes/nvidia-nvml*.c, through the isolated helper) and amdgpu
  * sysfs/hwmon (probes/amd-readings.c, read directly). A reading a device does not report stays

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The rich path (issue 3): what the vendors' own libraries (NVML, the CUDA driver API, ROCm SMI)
+/* The rich path: what the vendors' own libraries (NVML, the CUDA driver API, ROCm SMI)
  * say about the devices the fast path found. Vendor-neutral: each library is one backend in
  * xpu_rich_backends[], implemented in probes/<vendor>-<library>.c; nothing here knows a vendor.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Loading vendor libraries (libnvidia-ml, libcuda, librocm_smi64) from a driver root into a
- * typed symbol table, in systemd's dlopen style (style guide item 6).
+ * typed symbol table, in systemd's dlopen style.
  *
  * The library is looked up IN THE DRIVER ROOT, never through the process's own loader search
  * path (LD_LIBRARY_PATH or the image's ld.so.cache could steer that): the root's

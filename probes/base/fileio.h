@@ -3,7 +3,7 @@
  *
  * Every path is resolved with openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) against a root
  * fd: absolute symlinks and ".." cannot leave the root, magic links (/proc/self/fd/N) are
- * refused. Nothing here logs (style guide item 2); errors are returned as -errno. */
+ * refused. Nothing here logs; errors are returned as -errno. */
 #pragma once
 
 #include <stdbool.h>

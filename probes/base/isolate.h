@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Run a function in a forked, unprivileged, time-bounded helper child that answers with plain
- * bytes over a pipe (style guide item 7). Vendor-neutral: nothing here knows
+ * bytes over a pipe. Vendor-neutral: nothing here knows
  * NVML or ROCm SMI. What is and is not guaranteed: docs/isolation.md. Nothing here logs. */
 #pragma once
 

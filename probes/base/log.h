@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Logging to stderr with a program prefix and a level filter.
- * Functions are either loggers or silent (style guide item 2): the probes and parsers are
+ * Functions are either loggers or silent: the probes and parsers are
  * silent and return -errno or collect warnings; the caller that knows the path logs once. */
 #pragma once
 

@@ -3,9 +3,8 @@
  * "Bus Location" lines, sysfs links and PCI_SLOT_NAME, NVML, the CUDA driver API, ROCm SMI,
  * user input), so that ids are compared as numbers and printed in one canonical form.
  *
- * Spellings met in the wild (research: shared/fixtures/INDEX.md, "PCI domains", "Bus-id
- * spelling"): the kernel's "%04x:%02x:%02x.%x" ("0000:1a:00.0", and "3f8cfdd:00:00.0" for a
- * Hyper-V/Azure 32-bit domain), nvidia-smi's and NVML's "00000000:1A:00.0" (8-digit domain, upper
+ * Spellings met in the wild (real hosts' captures, tests/fixtures/README.md): the kernel's
+ * "%04x:%02x:%02x.%x" ("0000:1a:00.0", and "3f8cfdd:00:00.0" for a Hyper-V/Azure 32-bit domain), nvidia-smi's and NVML's "00000000:1A:00.0" (8-digit domain, upper
  * case), NVML's legacy "0000:1A:00.0", rocm-smi's "0000:A3:00.0", and "1a:00.0" without a domain.
  *
  * Canonical form (what every probe stores and every output prints): lower-case hex, domain

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The privileged sequence before exec (privilege.h; issue 5, style guide item 11; the order is
+/* The privileged sequence before exec (privilege.h; the order is
  * crun's apply_security_settings in src/libcrun/container.c, except that stray fds are closed
  * before the filter is loaded, so no close is ever subject to it).
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The privileged sequence before exec (issue 5, style guide item 11): bounding set, ids, groups,
+/* The privileged sequence before exec: bounding set, ids, groups,
  * capabilities, ambient set, no_new_privs, stray fds, seccomp, in that order, in ONE function.
  *
  * Shared by xpuinit's workload launch (entrypoint/init.c, child between clone and exec), the

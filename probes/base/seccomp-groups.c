@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The named syscall groups of the seccomp filters (seccomp.h, docs/seccomp.md), as static
- * tables with a comment per entry (style guide items 8 and 12). Deny groups make the "default"
+ * tables with a comment per entry. Deny groups make the "default"
  * and "xpud" deny lists; allow groups make "strict" and may be named ("@name") in a JSON list.
  * Sources: the Linux syscall tables, systemd src/shared/seccomp-util.c (its @mount, @module,
  * @reboot, @swap, @raw-io, @clock, @debug, @obsolete, @cpu-emulation groups) and the

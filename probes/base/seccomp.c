@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Seccomp filters from named syscall groups (seccomp.h, docs/seccomp.md; style guide item 12).
+/* Seccomp filters from named syscall groups (seccomp.h, docs/seccomp.md).
  *
  * Build: libseccomp compiles the rules (seccomp_init, seccomp_arch_add, seccomp_rule_add) and
  * exports the classic BPF (seccomp_export_bpf, to a memfd: libseccomp 2.5.4 has no in-memory

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Seccomp filters built from named syscall groups (style guide item 12: build early, load last).
+/* Seccomp filters built from named syscall groups (built early, loaded last).
  *
  * xpu_seccomp_build() does all the parsing and allocation: it compiles a libseccomp filter for
  * the spec and exports the classic BPF (seccomp_export_bpf) into a struct sock_fprog owned by the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* loadgen: HTTP/1.1 keep-alive load over a UNIX stream socket (issue 4: the xpud benchmark,
+/* loadgen: HTTP/1.1 keep-alive load over a UNIX stream socket (the xpud benchmark,
  * against xpud and nginx alike).
  *
  *   loadgen -s SOCKET [-c CLIENTS] [-t THREADS] [-d SECONDS] [-w SECONDS] [-p PATH] [-m BYTES]

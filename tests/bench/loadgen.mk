@@ -1,4 +1,4 @@
-# xpud benchmark programs (issue 4; tests/bench/xpud-bench.sh, run by `make bench` through
+# xpud benchmark programs (tests/bench/xpud-bench.sh, run by `make bench` through
 # tests/bench/run.sh, never by `make check`). Built with the tests so they cannot rot.
 #   loadgen:     keep-alive HTTP/1.1 load over a UNIX socket (req/s, p50/p99 latency)
 #   samplebench: in-process time of one xpud sample (xpud_sampler_sample), of the AMD sysfs

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* rocmbench: the real ROCm SMI library (librocm_smi64, Debian librocm-smi64-1 5.2.3) doing the
- * reads of one xpud AMD sample, timed (issue 4 benchmark). Reads /sys, so it is run inside
+ * reads of one xpud AMD sample, timed (a benchmark). Reads /sys, so it is run inside
  * tests/rocm/amdsys-run.sh over a tests/rocm/mkamdsys.sh tree:
  *
  *   amdsys-run.sh TREE -- rocmbench [-n ITERATIONS] [-w WARMUP] [-c COLD] [-d DEVICES] [-l LIBRARY]

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* samplebench: in-process time of one xpud sample of an AMD host tree (issue 4 benchmark),
+/* samplebench: in-process time of one xpud sample of an AMD host tree (a benchmark),
  * three ways:
  *
  *   samplebench [-n ITERATIONS] [-w WARMUP] [-d DEVICES] DIR

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End to end, CDI: Debian's podman (4.3: CDI specs of cdiVersion 0.3.0-0.5.0) starts xpuinit in a
-# container made from a CDI spec shaped like nvidia-ctk's (research/kubernetes.md §1.4): the
+# container made from a CDI spec shaped like nvidia-ctk's (pkg/nvcdi/wrapper.go): the
 # spec-level env NVIDIA_VISIBLE_DEVICES=void and NVIDIA_CTK_LIBCUDA_DIR, the control nodes,
 # /dev/nvidia0 for device "0", and the fixture driver's libcuda.so.<ver> and libnvidia-ml.so.<ver>
 # bind-mounted into /usr/lib/x86_64-linux-gnu. No hook: nvidia-ctk's update-ldcache and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# End to end, no GPU (issue 5, docs/privileges.md): xpuinit is PID 1 of a runc container with
+# End to end, no GPU (docs/privileges.md): xpuinit is PID 1 of a runc container with
 # Docker's default capabilities; for each profile setting (no keep_capabilities; []; a list with
 # a capability the container lacks, then has; seccomp default, strict, a JSON list file; --user
 # and XPUINIT_USER) the workload, busybox sh, prints its /proc/self/status lines and tries a call

@@ -6,7 +6,7 @@
 # roots with the fake vendor libraries, OCI bundles for runc, and one runc run per scenario step.
 #
 # Needs root, runc, busybox-static, jq, and a build (XPU_BUILD, XPU_SRCDIR set by
-# tests/run-tests.sh). Anything missing is a loud failure, never a skip (design §7).
+# tests/run-tests.sh). Anything missing is a loud failure, never a skip.
 #
 # Public functions (all POSIX sh):
 #   ok/not_ok/diag/is/like/unlike/e2e_done     TAP output

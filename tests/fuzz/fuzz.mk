@@ -6,7 +6,7 @@
 # Targets named fuzz-xpud-<x> test the daemon: they link the daemon's objects (libxpud.a, or its
 # clang build) and libmicrohttpd/libsystemd as xpud does.
 FUZZ_TARGETS ?= $(sort $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)))
-# fuzz-require needs entrypoint/require.c (issue 3); without it the target is left out.
+# fuzz-require needs entrypoint/require.c; without it the target is left out.
 ifeq ($(wildcard entrypoint/require.c),)
 FUZZ_TARGETS := $(filter-out require,$(FUZZ_TARGETS))
 endif

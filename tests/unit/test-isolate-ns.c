@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/base/isolate, the findings of issue 3's adversarial review: no controlling terminal,
+/* probes/base/isolate, what an adversarial review found: no controlling terminal,
  * strays that leave the helper's process group (PID namespace), the fallback without one, and a
  * user namespace the helper cannot switch ids in. Needs root (namespaces, a pty as controlling
  * terminal, ids). */

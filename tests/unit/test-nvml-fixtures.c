@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* "Results agree with the fast path on the same fixture host" (issue 3): for every NVIDIA fixture
+/* "Results agree with the fast path on the same fixture host": for every NVIDIA fixture
  * host (tests/fixtures/hosts/nvidia-*), a fake NVML state is written from what the host's capture
  * says (expected.json; names missing there from the procfs information files), NVML lists the
  * devices in the reverse of bus order, the real helper reads it, and xpu_nvml_merge() must match
