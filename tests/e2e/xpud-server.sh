@@ -478,7 +478,7 @@ like "$T/stale.log" 'replaced the stale socket' "... and it says so"
 STALE=$XPID
 "$XPUD" --socket "$T/s/stale.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/second.log"
 is "$?" 1 "a second xpud on a live socket exits 1"
-like "$T/second.log" 'another process is serving .*stale.sock' "... naming the socket"
+like "$T/second.log" "another xpud \\(pid $STALE\\) is serving $T/s/stale.sock " "... naming the pid that serves and the socket"
 get "$T/s/stale.sock" /healthz
 is "$CODE" 200 "... and the first one keeps serving on it"
 stop "$STALE"
@@ -486,6 +486,70 @@ printf 'not a socket\n' >"$T/s/file"
 "$XPUD" --socket "$T/s/file" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/file.log"
 is "$?" 1 "a regular file at --socket: exit 1"
 is "$(cat "$T/s/file")" "not a socket" "... and the file is left alone"
+
+# ---- one socket path, two daemons started at once ---------------------------------------------------
+
+# running PID: PID is a live process (not a zombie waiting to be reaped).
+running() {
+        [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" != Z ]
+}
+
+# Exactly one of them serves; the other exits 1 naming the pid that serves. Several rounds: the
+# steps between finding no live socket and listening on a new one are where two daemons meet, and
+# they meet there only now and then.
+mkdir -p "$T/race"
+R="$T/race/xpud.sock"
+bad=
+for round in 1 2 3 4 5 6; do
+        for who in a b; do
+                "$XPUD" --socket "$R" --sys-root "$FIXTURE" --dev-root "$T/devroot" --driver-root "$FIXTURE" \
+                        --interval 60 2>"$T/race.$who.log" &
+                eval "P_$who=\$!"
+        done
+        # shellcheck disable=SC2154 # P_a and P_b are set by the eval above
+        PIDS="$PIDS $P_a $P_b"
+        i=0
+        while running "$P_a" && running "$P_b" && [ $i -lt 150 ]; do
+                i=$((i + 1))
+                sleep 0.1
+        done
+        if running "$P_a"; then
+                W=$P_a L=$P_b LLOG="$T/race.b.log"
+        else
+                W=$P_b L=$P_a LLOG="$T/race.a.log"
+        fi
+        sleep 0.3 # both would still be running when the loser hung: it must have exited
+        if running "$L"; then
+                bad="$bad round $round: both run ($P_a, $P_b);"
+                stop "$L"
+        else
+                wait "$L"
+                rc=$?
+                [ "$rc" = 1 ] || bad="$bad round $round: the second exited $rc, not 1;"
+                grep -Eq "^xpud: error: another xpud \(pid $W\) is serving $R \(it holds $R.lock\); stop it or choose another --socket\$" "$LLOG" ||
+                        bad="$bad round $round: the second did not name pid $W: $(head -c 300 "$LLOG");"
+        fi
+        if running "$W" && wait_healthz "$R"; then
+                [ "$(cat "$R.lock")" = "$W" ] || bad="$bad round $round: $R.lock holds $(cat "$R.lock"), not $W;"
+        else
+                bad="$bad round $round: pid $W does not serve $R;"
+        fi
+        stop "$W"
+        [ "$XRC" = 0 ] || bad="$bad round $round: pid $W exited $XRC at SIGTERM;"
+done
+is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid"
+if [ -f "$R.lock" ]; then ok "the lock file stays behind after SIGTERM"; else not_ok "the lock file stays behind after SIGTERM"; fi
+if start race-next "$R"; then ok "... and does not block the next start"; else not_ok "... and does not block the next start"; fi
+kill -KILL "$XPID"
+wait "$XPID" 2>/dev/null
+if start race-crash "$R"; then
+        ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
+else
+        not_ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
+        diag_file "$T/race-crash.log"
+fi
+like "$T/race-crash.log" 'replaced the stale socket' "... replacing the stale socket"
+stop "$XPID"
 
 # ---- readiness and stop through a test NOTIFY_SOCKET --------------------------------------------------
 
