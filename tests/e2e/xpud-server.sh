@@ -186,6 +186,43 @@ else:
 ' "$@"
 }
 
+# one_answer SOCKET: send stdin as one request and print what came back, byte for byte judged:
+# "LINES CODE END BODY": LINES status lines ("HTTP/1." anywhere in the bytes), CODE of the first,
+# END "closed" (the server closed the connection) or "open" (still open after 3 s), BODY "json-N"
+# when exactly Content-Length bytes followed the header block and they are {"error", "status": N},
+# else "other".
+one_answer() {
+        python3 -c '
+import json, re, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(3)
+out, end = b"", "closed"
+try:
+    s.sendall(sys.stdin.buffer.read())
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+except socket.timeout:
+    end = "open"
+except (BrokenPipeError, ConnectionResetError):
+    pass
+code = out.split(b" ")[1].decode() if out.startswith(b"HTTP/1.") else "none"
+head, _, body = out.partition(b"\r\n\r\n")
+m = re.search(rb"(?im)^content-length: *([0-9]+)\r?$", head)
+kind = "other"
+try:
+    j = json.loads(body)
+    if m and int(m.group(1)) == len(body) and sorted(j) == ["error", "status"]:
+        kind = "json-%d" % j["status"]
+except ValueError:
+    pass
+print(out.count(b"HTTP/1."), code, end, kind)
+' "$1"
+}
+
 # ---- usage errors -------------------------------------------------------------------------------
 
 "$XPUD" --interval 0 >"$T/out" 2>"$T/err"
@@ -396,6 +433,35 @@ is "$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n
 is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody' | raw "$S")" 405 "POST with a body: 405"
 is "$(printf 'GET /metrics HTTP/3.0\r\nHost: x\r\n\r\n' | raw "$S")" 505 "an unknown HTTP version: 505"
 is "$(printf 'garbage\r\n\r\n' | raw "$S")" none "a line without spaces: connection closed"
+
+# Request smuggling: a request whose end is unclear (two Content-Length fields, equal or not; one
+# that is not a single decimal number; Content-Length with Transfer-Encoding; a blank before a
+# field name's colon; a Content-Length line folded onto the next) gets exactly one answer, a 400 with the JSON error body, and the connection
+# is closed: no second status line, no header block in the body, nothing answered for the bytes
+# after the headers (here a second request).
+H='GET /healthz HTTP/1.1\r\nHost: x\r\n'
+NEXT='GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'
+for c in "two equal Content-Length|Content-Length: 0\r\nContent-Length: 0\r\n\r\n" \
+        "Content-Length 0 then 38, a request inside|Content-Length: 0\r\nContent-Length: 38\r\n\r\n$NEXT" \
+        "Content-Length 5 then 0|Content-Length: 5\r\nContent-Length: 0\r\n\r\nhello$NEXT" \
+        "Content-Length +5|Content-Length: +5\r\n\r\nhello" \
+        "Content-Length 0x10|Content-Length: 0x10\r\n\r\n" \
+        "Content-Length ' 5 5'|Content-Length:  5 5\r\n\r\nhello" \
+        "Content-Length 5,5|Content-Length: 5,5\r\n\r\nhello" \
+        "an empty Content-Length|Content-Length: \r\n\r\n$NEXT" \
+        "a huge Content-Length|Content-Length: 99999999999999999999999\r\n\r\n" \
+        "Content-Length with chunked|Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$NEXT" \
+        "chunked with Content-Length|Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n$NEXT" \
+        "a blank before the colon|Content-Length : 5\r\n\r\nhello$NEXT" \
+        "a Content-Length line folded onto the next|Content-Length: 33\r\n 0\r\n\r\n$NEXT"; do
+        what=${c%%|*}
+        # shellcheck disable=SC2059 # the request is the format on purpose: its escapes are the bytes
+        is "$(printf "$H${c#*|}" | one_answer "$S")" "1 400 closed json-400" "$what: exactly one 400, closed"
+done
+is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello' |
+        one_answer "$S")" "1 400 closed json-400" "POST with two Content-Length: the same 400 (not 405)"
+is "$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\nConnection: close\r\n\r\n' | one_answer "$S")" \
+        "1 200 closed other" "one Content-Length of 00 is no body: 200"
 if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
 
 # Accept-queue starvation: a client of a refused uid doing connect()+close() in a tight loop for
