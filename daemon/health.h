@@ -47,9 +47,13 @@
  * Never fails. */
 void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev, const struct xpud_backend *backend);
 
-/* The device of PREV that is D: same vendor, same partition number (AMD partitions share their
- * GPU's UUID and bus id), and the same UUID (any case) when both have one, else the same PCI bus
- * id; NULL when PREV is NULL or has no such device. */
+/* Are A and B one device (seen in two samples)? Same vendor, same partition number (AMD
+ * partitions share their GPU's UUID and bus id), and the same UUID (any case) when both have one,
+ * else the same PCI bus id (a device whose UUID is not known yet, or no longer). */
+bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b);
+
+/* The device of PREV that is D (xpud_device_same()); NULL when PREV is NULL or has no such
+ * device. */
 const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d);
 
 /* Format FMT into BUF (SIZE bytes, SIZE >= 4) like snprintf(), but when the text does not fit,
