@@ -416,6 +416,26 @@ START_TEST(test_nvidia_gpu_lost) {
 }
 END_TEST
 
+/* A name NVML gives in UTF-8 reaches the snapshot, /v1/devices and xpu_info byte for byte (GPU 1
+ * of the capture has no Model line in procfs: its name is NVML's); bytes that are not UTF-8
+ * become U+FFFD in the helper. */
+START_TEST(test_nvidia_utf8_name) {
+        struct fixture f;
+        nvidia_fixture(&f);
+        nvidia_state(&f, "device.1.name NVIDIA RTX\xe2\x84\xa2 A6000 \xff\n");
+        sampler_new(&f, 10, 5, NULL);
+        struct xpud_snapshot *s = sample(&f);
+        ck_assert_msg(s->backends[0].up, "%s", s->backends[0].error);
+        ck_assert_str_eq(s->devices[1].dev.name, "NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd");
+        const char *m = body(s, XPUD_ROUTE_METRICS);
+        ck_assert_msg(strstr(m, "name=\"NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd\""), "%s", m);
+        const char *j = body(s, XPUD_ROUTE_DEVICES);
+        ck_assert_msg(strstr(j, "\"name\":\"NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd\""), "%s", j);
+        xpud_snapshot_unref(s);
+        fixture_done(&f);
+}
+END_TEST
+
 /* The helper hangs (or aborts) in the middle of the session: the backend is down, the last good
  * readings stay, marked stale; the fault gone, the next sample is fresh again. */
 static void helper_fault(const char *fault, const char *want_error) {
@@ -657,6 +677,7 @@ static Suite *sampler_suite(void) {
         tcase_add_test(tc, test_stable_index);
         tcase_add_test(tc, test_nvidia_session_and_readings);
         tcase_add_test(tc, test_nvidia_gpu_lost);
+        tcase_add_test(tc, test_nvidia_utf8_name);
         tcase_add_test(tc, test_nvidia_helper_hang);
         tcase_add_test(tc, test_nvidia_helper_abort);
         tcase_add_test(tc, test_thread);
