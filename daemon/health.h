@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Device health (design §6, issue 4): one state per device from its readings, the same device in
+/* Device health: one state per device from its readings, the same device in
  * the previous snapshot and the state of the backend that read it. Pure functions: no I/O, no
  * logging, no clock. The rules, in the order they are checked (docs/xpud-metrics.md "Health"):
  *

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud, the node daemon (design §6, issue 4): the process around the sampler and the server.
+/* xpud, the node daemon: the process around the sampler and the server.
  *
  * Start order: options → signals blocked (read from a signalfd) → the seccomp filter built → the
  * listening sockets (from systemd, else bound here) → privileges dropped (--user) → hardened
- * (capabilities, no_new_privs, the "xpud" filter loaded; issue 5) → the first sample → the
+ * (capabilities, no_new_privs, the "xpud" filter loaded) → the first sample → the
  * server → the sampler thread → READY=1. Then the main thread waits on the signalfd, sending WATCHDOG=1 at half
  * the watchdog interval while samples keep coming; SIGTERM/SIGINT: STOPPING=1, server stopped,
  * sampler stopped, the socket file removed if this process created it, exit 0. */
@@ -47,7 +47,7 @@
 #define EXIT_USAGE 2
 /* Open files wanted: every connection (two listeners) plus the sampler's and helpers' own. */
 #define NOFILE_WANTED (2 * XPUD_CONNECTION_LIMIT + 256)
-/* Group of the socket file when it exists (design §6). */
+/* Group of the socket file when it exists. */
 #define SOCKET_GROUP "xpud"
 /* Name of the UNIX listener passed by systemd (FileDescriptorName= in xpud.socket); a TCP
  * listener passed under the name "metrics" stands for --listen-tcp. */
@@ -453,7 +453,7 @@ static int count_threads(void) {
         return n;
 }
 
-/* Harden this process after binding and --user (issue 5: "xpud applies the same to itself"):
+/* Harden this process after binding and --user, as xpuinit hardens a workload:
  * through xpu_privilege_apply() (the fixed order of probes/base/privilege.h, ids unchanged):
  * bounding set emptied (when CAP_SETPCAP allows; otherwise it stays, unreachable under
  * no_new_privs), permitted = effective = root_helper_caps when still uid 0, else empty;
@@ -524,7 +524,7 @@ static void on_sample(void *userdata, const struct xpud_snapshot *s) {
 
 /* The watchdog is fed only while samples keep coming: a sampler stuck longer than an interval
  * plus three vendor timeouts (each backend is bounded by one) and some slack is the "stale
- * values, /health still OK" failure (research/ecosystem.md §6), and systemd should restart us. */
+ * values, /health still OK" failure of GPU exporters, and systemd should restart us. */
 static bool sampler_alive(void) {
         long long bound = (long long)arg.interval_s + 3LL * arg.vendor_timeout_s + 10;
         return monotonic_s() - atomic_load(&last_sample_s) <= bound;
@@ -699,7 +699,7 @@ int main(int argc, char **argv) {
         xpu_log_set_program("xpud");
         /* Each connection's memory pool (XPUD_CONNECTION_MEMORY) comes from malloc: mapped on its
          * own, it goes back to the kernel when the connection closes, instead of staying resident
-         * in the serving thread's arena after a burst of clients (RSS budget, design §8). */
+         * in the serving thread's arena after a burst of clients (xpud's RSS stays under 8 MiB). */
         mallopt(M_MMAP_THRESHOLD, XPUD_CONNECTION_MEMORY);
         if (xpud_options_parse(argc, argv, &arg, err, sizeof err) < 0) {
                 log_error("%s", err);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's sampler (sampler.h, issue 4; docs/xpud-sampling.md): every interval, the fast-path
+/* xpud's sampler (sampler.h; docs/xpud-sampling.md): every interval, the fast-path
  * inventory, then each vendor backend's readings, health against the previous snapshot, the
  * events of the change, and a new snapshot for the store.
  *
@@ -42,7 +42,7 @@
 #include "nfd.h"
 #include "nvidia-nvml.h"
 
-/* Driver roots tried in order when --driver-root is not given (design §4, as xpuinit). */
+/* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
 
 struct xpud_sampler;
@@ -123,7 +123,7 @@ static double monotonic_s(void) {
 /* ---- backends ------------------------------------------------------------------------------------ */
 
 /* A GPU that fell off the bus may answer nothing, not even its PCI bus id, so the result cannot
- * name it. NVML numbers its devices once per nvmlInit, in PCI bus order (design §4), so such a
+ * name it. NVML numbers its devices once per nvmlInit, in PCI bus order, so such a
  * device is named by what its index had before: the bus id that NVML index gave in an earlier
  * read while NVML listed as many devices as now (remembered across sessions), else the bus id of
  * the fast path's NVIDIA device at that position when both list the same number of devices. Only

@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud under faults, end to end (issue 4 "Faults", design §6): build/xpud samples every second a
+# xpud under faults, end to end: build/xpud samples every second a
 # fake host with 8 NVIDIA GPUs (nvidia-rtx2080ti-x8 through tests/fixtures/mkdriverroot.sh: the
 # fake NVML answers from a state file with known readings) and 2 AMD GPUs (a sysfs tree from
 # tests/rocm/mkamdsys.sh), read with curl --unix-socket:

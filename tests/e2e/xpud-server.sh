@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud as a process, end to end (issue 4, design §6): build/xpud on the amd-mi210x8 fixture host,
+# xpud as a process, end to end: build/xpud on the amd-mi210x8 fixture host,
 # spoken to with curl --unix-socket. Every endpoint's status and content type, 404/405/400 bodies,
 # /readyz, HEAD; the socket file (mode 0660, group xpud from a private /etc/group, stale one
 # replaced, live one refused, removed at SIGTERM only when xpud made it); peer checks (a uid not
@@ -646,7 +646,7 @@ while [ ! -S "$T/sa/xpud.sock" ] && [ $i -lt 50 ]; do
         i=$((i + 1))
         sleep 0.1
 done
-# The listener follows the umask (research/ecosystem.md §4): open it up so the allow lists decide.
+# The listener follows systemd-socket-activate's umask: open it up so the allow lists decide.
 chmod 0666 "$T/sa/xpud.sock"
 get "$T/sa/xpud.sock" /healthz
 is "$CODE" 200 "socket activation: the first request starts xpud and is answered"

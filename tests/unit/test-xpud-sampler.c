@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* daemon/sampler.c and daemon/nfd.c (issue 4): samples of fixture hosts end to end through the
+/* daemon/sampler.c and daemon/nfd.c: samples of fixture hosts end to end through the
  * store, with values and units asserted on the snapshot and its rendered bodies. AMD: the
  * amd-mi100x4 capture read from sysfs. NVIDIA: two GPUs of nvidia-rtx2080ti-x8 with the fake NVML
  * and its state file: one nvmlInit_v2 across samples, NVML names merged, a GPU falling off the bus
