@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Who may use xpud's UNIX socket (design §6 "Authorisation", issue 4).
+/* Who may use xpud's UNIX socket (docs/xpud.md "Security model").
  *
  * Two gates: the socket file's mode (0660, group xpud: connect(2) needs write permission on it),
  * then these allow lists, checked against the peer's credentials as the kernel recorded them at

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The event ring of /v1/events (issue 4): state changes found by comparing two snapshots.
+/* The event ring of /v1/events: state changes found by comparing two snapshots.
  *
  * The ring is the sampler's: one thread appends and copies (no lock). Each snapshot carries a
  * copy (xpud_snapshot.events, oldest first, and events_dropped), so requests never touch the

@@ -214,17 +214,18 @@ static bool same_partition(const struct xpu_device *a, const struct xpu_device *
         return ha == hb && (!ha || a->partition == b->partition);
 }
 
+bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b) {
+        if (a->vendor != b->vendor || !same_partition(a, b))
+                return false;
+        if (a->uuid[0] && b->uuid[0])
+                return strcasecmp(a->uuid, b->uuid) == 0;
+        return a->pci_bus_id[0] && strcmp(a->pci_bus_id, b->pci_bus_id) == 0;
+}
+
 const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d) {
-        for (size_t i = 0; prev && i < prev->n_devices; i++) {
-                const struct xpu_device *p = &prev->devices[i].dev;
-                if (p->vendor != d->dev.vendor || !same_partition(p, &d->dev))
-                        continue;
-                if (p->uuid[0] && d->dev.uuid[0]) {
-                        if (strcasecmp(p->uuid, d->dev.uuid) == 0)
-                                return &prev->devices[i];
-                } else if (p->pci_bus_id[0] && strcmp(p->pci_bus_id, d->dev.pci_bus_id) == 0)
+        for (size_t i = 0; prev && i < prev->n_devices; i++)
+                if (xpud_device_same(&prev->devices[i].dev, &d->dev))
                         return &prev->devices[i];
-        }
         return NULL;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Device health (design §6, issue 4): one state per device from its readings, the same device in
+/* Device health: one state per device from its readings, the same device in
  * the previous snapshot and the state of the backend that read it. Pure functions: no I/O, no
  * logging, no clock. The rules, in the order they are checked (docs/xpud-metrics.md "Health"):
  *
@@ -47,9 +47,13 @@
  * Never fails. */
 void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev, const struct xpud_backend *backend);
 
-/* The device of PREV that is D: same vendor, same partition number (AMD partitions share their
- * GPU's UUID and bus id), and the same UUID (any case) when both have one, else the same PCI bus
- * id; NULL when PREV is NULL or has no such device. */
+/* Are A and B one device (seen in two samples)? Same vendor, same partition number (AMD
+ * partitions share their GPU's UUID and bus id), and the same UUID (any case) when both have one,
+ * else the same PCI bus id (a device whose UUID is not known yet, or no longer). */
+bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b);
+
+/* The device of PREV that is D (xpud_device_same()); NULL when PREV is NULL or has no such
+ * device. */
 const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d);
 
 /* Format FMT into BUF (SIZE bytes, SIZE >= 4) like snprintf(), but when the text does not fit,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud, the node daemon (design §6, issue 4): the process around the sampler and the server.
+/* xpud, the node daemon: the process around the sampler and the server.
  *
  * Start order: options → signals blocked (read from a signalfd) → the seccomp filter built → the
  * listening sockets (from systemd, else bound here) → privileges dropped (--user) → hardened
- * (capabilities, no_new_privs, the "xpud" filter loaded; issue 5) → the first sample → the
+ * (capabilities, no_new_privs, the "xpud" filter loaded) → the first sample → the
  * server → the sampler thread → READY=1. Then the main thread waits on the signalfd, sending WATCHDOG=1 at half
  * the watchdog interval while samples keep coming; SIGTERM/SIGINT: STOPPING=1, server stopped,
  * sampler stopped, the socket file removed if this process created it, exit 0. */
@@ -47,7 +47,7 @@
 #define EXIT_USAGE 2
 /* Open files wanted: every connection (two listeners) plus the sampler's and helpers' own. */
 #define NOFILE_WANTED (2 * XPUD_CONNECTION_LIMIT + 256)
-/* Group of the socket file when it exists (design §6). */
+/* Group of the socket file when it exists. */
 #define SOCKET_GROUP "xpud"
 /* Name of the UNIX listener passed by systemd (FileDescriptorName= in xpud.socket); a TCP
  * listener passed under the name "metrics" stands for --listen-tcp. */
@@ -67,7 +67,11 @@ struct unix_listener {
         char dir[PATH_MAX];
         int dir_fd;     /* O_PATH fd of the checked directory (bound here), or -1 */
         const char *name; /* the socket's name in it */
+        int lock_fd;    /* NAME.lock in that directory, locked for the daemon's life, or -1 */
 };
+
+/* The lock file beside a socket bound here: "<socket>.lock". */
+#define LOCK_SUFFIX ".lock"
 
 /* The backlog of a socket bound here (the kernel caps it at net.core.somaxconn). */
 #define LISTEN_BACKLOG 4096
@@ -179,8 +183,85 @@ static int open_socket_dir(const char *dir) {
         return TAKE_FD(fd);
 }
 
-/* Bind the socket at PATH: the directory made if missing (0755) and checked (open_socket_dir), a
- * live socket there refused, a stale one (nobody listening) replaced, mode 0660 from the start
+/* The pid written into the lock file FD by its holder, or 0. */
+static pid_t lock_file_pid(int fd) {
+        char buf[32];
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        uint64_t v;
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        if (xpu_parse_u64(xpu_strstrip(buf), 10, &v) < 0 || v == 0 || v > INT_MAX)
+                return 0;
+        return (pid_t)v;
+}
+
+/* Make this process the only one that serves the socket NAME of the directory DIR_FD (PATH, for
+ * messages): a write lock on NAME.lock beside it, taken before the socket file is looked at and
+ * held until the process exits. Checking for a live socket, removing a stale one, binding and
+ * listening are separate steps, and two processes could interleave them (the second one removing
+ * the socket the first just bound); under the lock only one process runs them. The lock goes with
+ * the process (exit, crash, SIGKILL), so a lock file left behind does not block the next start.
+ * A classic POSIX record lock (fcntl F_SETLK) rather than flock(2) or an OFD lock: F_GETLK then
+ * names the holder's pid, and the vendor helper, forked without exec, does not inherit it. The
+ * holder's pid is also written into the file, for people and for a holder in another PID
+ * namespace (F_GETLK answers 0 for it). Logs; returns the fd, -EADDRINUSE when another process
+ * holds the lock (the message names its pid), or -errno. */
+static int lock_socket(int dir_fd, const char *name, const char *path) {
+        char lock_name[NAME_MAX + 1];
+        if (snprintf(lock_name, sizeof lock_name, "%s" LOCK_SUFFIX, name) >= (int)sizeof lock_name) {
+                log_error("--socket %s: the name is too long for its lock file %s" LOCK_SUFFIX, path, path);
+                return -ENAMETOOLONG;
+        }
+        _cleanup_close_ int fd =
+                openat(dir_fd, lock_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                log_error("cannot open the lock file %s" LOCK_SUFFIX ": %m (it must be a regular file xpud can write; "
+                          "remove it if no xpud runs)",
+                          path);
+                return negative_errno();
+        }
+        if (!S_ISREG(st.st_mode)) {
+                log_error("%s" LOCK_SUFFIX " is not a regular file; remove it or choose another --socket", path);
+                return -EEXIST;
+        }
+        for (unsigned attempt = 0;; attempt++) {
+                struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+                if (fcntl(fd, F_SETLK, &fl) == 0)
+                        break;
+                if (errno != EAGAIN && errno != EACCES) {
+                        log_error("cannot lock %s" LOCK_SUFFIX ": %m", path);
+                        return negative_errno();
+                }
+                fl = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+                if (fcntl(fd, F_GETLK, &fl) < 0) {
+                        log_error("cannot tell who holds %s" LOCK_SUFFIX ": %m", path);
+                        return negative_errno();
+                }
+                if (fl.l_type == F_UNLCK && attempt < 3)
+                        continue; /* released in between: try again */
+                pid_t pid = fl.l_type != F_UNLCK && fl.l_pid > 0 ? fl.l_pid : lock_file_pid(fd);
+                if (pid > 0)
+                        log_error("another xpud (pid %d) is serving %s (it holds %s" LOCK_SUFFIX "); stop it or "
+                                  "choose another --socket",
+                                  (int)pid, path, path);
+                else
+                        log_error("another process is serving %s (it holds %s" LOCK_SUFFIX ", pid unknown); stop it "
+                                  "or choose another --socket",
+                                  path, path);
+                return -EADDRINUSE;
+        }
+        char pid[24];
+        int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+                log_info("cannot write the pid into %s" LOCK_SUFFIX ": %m (the lock holds all the same)", path);
+        return TAKE_FD(fd);
+}
+
+/* Bind the socket at PATH: the directory made if missing (0755) and checked (open_socket_dir), the
+ * lock beside the socket taken (lock_socket: exactly one xpud binds a path), a live socket there
+ * refused, a stale one (nobody listening) replaced, mode 0660 from the start
  * (umask around bind: no chmod by path afterwards), group "xpud" when that group exists (fchownat
  * in the checked directory, no symlink followed), listening. Logs; returns 0 or -errno. */
 static int bind_unix(const char *path, struct unix_listener *u) {
@@ -208,6 +289,9 @@ static int bind_unix(const char *path, struct unix_listener *u) {
         u->dir_fd = open_socket_dir(u->dir);
         if (u->dir_fd < 0)
                 return u->dir_fd;
+        u->lock_fd = lock_socket(u->dir_fd, u->name, path);
+        if (u->lock_fd < 0)
+                return u->lock_fd;
         struct stat st;
         if (fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (!S_ISSOCK(st.st_mode)) {
@@ -369,7 +453,7 @@ static int count_threads(void) {
         return n;
 }
 
-/* Harden this process after binding and --user (issue 5: "xpud applies the same to itself"):
+/* Harden this process after binding and --user, as xpuinit hardens a workload:
  * through xpu_privilege_apply() (the fixed order of probes/base/privilege.h, ids unchanged):
  * bounding set emptied (when CAP_SETPCAP allows; otherwise it stays, unreachable under
  * no_new_privs), permitted = effective = root_helper_caps when still uid 0, else empty;
@@ -440,7 +524,7 @@ static void on_sample(void *userdata, const struct xpud_snapshot *s) {
 
 /* The watchdog is fed only while samples keep coming: a sampler stuck longer than an interval
  * plus three vendor timeouts (each backend is bounded by one) and some slack is the "stale
- * values, /health still OK" failure (research/ecosystem.md §6), and systemd should restart us. */
+ * values, /health still OK" failure of GPU exporters, and systemd should restart us. */
 static bool sampler_alive(void) {
         long long bound = (long long)arg.interval_s + 3LL * arg.vendor_timeout_s + 10;
         return monotonic_s() - atomic_load(&last_sample_s) <= bound;
@@ -490,7 +574,7 @@ static int wait_for_stop(int sfd) {
 /* ---- main ------------------------------------------------------------------------------------------ */
 
 static int run(void) {
-        struct unix_listener u = { .fd = -1, .dir_fd = -1 };
+        struct unix_listener u = { .fd = -1, .dir_fd = -1, .lock_fd = -1 };
         _cleanup_close_ int tcp_fd = -EBADF;
         struct xpud_store store;
         struct xpud_auth auth;
@@ -602,6 +686,8 @@ out:
         remove_socket(&u);
         if (u.dir_fd >= 0)
                 close(u.dir_fd);
+        if (u.lock_fd >= 0) /* after the socket is gone: the next xpud may bind from here on */
+                close(u.lock_fd);
         xpud_store_done(&store);
         xpud_auth_done(&auth);
         xpu_seccomp_free(filter);
@@ -613,7 +699,7 @@ int main(int argc, char **argv) {
         xpu_log_set_program("xpud");
         /* Each connection's memory pool (XPUD_CONNECTION_MEMORY) comes from malloc: mapped on its
          * own, it goes back to the kernel when the connection closes, instead of staying resident
-         * in the serving thread's arena after a burst of clients (RSS budget, design §8). */
+         * in the serving thread's arena after a burst of clients (xpud's RSS stays under 8 MiB). */
         mallopt(M_MMAP_THRESHOLD, XPUD_CONNECTION_MEMORY);
         if (xpud_options_parse(argc, argv, &arg, err, sizeof err) < 0) {
                 log_error("%s", err);

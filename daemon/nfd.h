@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* --nfd-file PATH (issue 4): Node Feature Discovery labels for the node, from each snapshot.
+/* --nfd-file PATH: Node Feature Discovery labels for the node, from each snapshot.
  *
  * NFD's `local` feature source (nfd-worker, node-feature-discovery docs/usage/customization-guide.md
  * "Local feature source") reads every file in /etc/kubernetes/node-feature-discovery/features.d/:

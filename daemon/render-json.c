@@ -178,7 +178,7 @@ static cJSON *devices_to_json(const struct xpud_snapshot *s) {
                         cJSON_Delete(d);
         }
         /* The snapshot's devices replace the inventory's (same devices, same order, plus the
-         * readings), keeping the key where design §4 has it. */
+         * readings), keeping the key where xpuinit's inventory JSON has it. */
         if (ok && cJSON_HasObjectItem(root, "devices"))
                 ok = cJSON_ReplaceItemInObjectCaseSensitive(root, "devices", a);
         else if (ok)

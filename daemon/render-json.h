@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The JSON bodies of xpud's /v1 routes, from one snapshot (design §4 and §6, issue 4). Every body
+/* The JSON bodies of xpud's /v1 routes, from one snapshot. Every body
  * is one object, unformatted, ending in a newline. Units are in the key names; facts a device does
  * not report are omitted, never invented.
  *
- *   /v1/devices    the inventory JSON of design §4 (xpu_inventory_to_json(): "host", "devices",
+ *   /v1/devices    the inventory JSON of `xpuinit probe --json` (xpu_inventory_to_json(): "host", "devices",
  *                  "warnings") whose device objects (xpu_device_to_json()) also carry
  *                  "up", "stale", "lost" (+ "lost_reason"), "sample_time" (unix seconds, when
  *                  sampled), "health": {"state", "reasons": [...], "action"} and "readings":

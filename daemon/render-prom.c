@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
 #include "health.h"
 #include "readings-range.h"
@@ -48,35 +49,13 @@ struct family {
         const char *help; /* no backslash, no newline */
 };
 
-/* Length of the valid UTF-8 sequence at S (1-4), or 0 when S does not start one. */
-static size_t utf8_len(const unsigned char *s) {
-        size_t n;
-        if (s[0] < 0x80)
-                return 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf)
-                n = 2;
-        else if (s[0] >= 0xe0 && s[0] <= 0xef)
-                n = 3;
-        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-                n = 4;
-        else
-                return 0;
-        for (size_t i = 1; i < n; i++)
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-        /* overlong 3/4-byte forms, UTF-16 surrogates, beyond U+10FFFF */
-        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
-            (s[0] == 0xf4 && s[1] >= 0x90))
-                return 0;
-        return n;
-}
-
 /* A label value: \ " and newline escaped as the format says; bytes that are not UTF-8 become
- * U+FFFD (the format is UTF-8: one bad byte would make the whole scrape fail). */
+ * U+FFFD (the format is UTF-8: one bad byte would make the whole scrape fail). Names come here as
+ * UTF-8 text already (xpu_utf8_sanitize() when they are read); other UTF-8 is kept too. */
 static void put_label_value(FILE *f, const char *v) {
-        const unsigned char *s = (const unsigned char *)v;
+        const char *s = v;
         while (*s) {
-                size_t n = utf8_len(s);
+                size_t n = xpu_utf8_char_len(s);
                 if (n == 0) {
                         fputs("\xef\xbf\xbd", f);
                         s++;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's sampler (sampler.h, issue 4; docs/xpud-sampling.md): every interval, the fast-path
+/* xpud's sampler (sampler.h; docs/xpud-sampling.md): every interval, the fast-path
  * inventory, then each vendor backend's readings, health against the previous snapshot, the
  * events of the change, and a new snapshot for the store.
  *
@@ -16,7 +16,8 @@
  * device lost before stays lost until a backend reads it again; no readings at all otherwise
  * (health "unknown"). A device of the previous snapshot that the fast path no longer lists is
  * kept, lost ("no longer listed by the procfs fast path"), so xpu_up 0 stays visible, until it is
- * listed again.
+ * listed again. Every device keeps its xpud index for the sampler's life (device-index.h), and a
+ * snapshot lists its devices in index order.
  *
  * Threads: xpud_sampler_sample() runs on the caller's thread (the first sample) or on the
  * sampler's own thread; a mutex keeps samples from overlapping. The thread sleeps on a condition
@@ -34,13 +35,14 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "device-index.h"
 #include "events.h"
 #include "health.h"
 #include "libs.h"
 #include "nfd.h"
 #include "nvidia-nvml.h"
 
-/* Driver roots tried in order when --driver-root is not given (design §4, as xpuinit). */
+/* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
 
 struct xpud_sampler;
@@ -89,6 +91,7 @@ struct xpud_sampler {
         char nvml_bus[XPU_NVML_DEVICES_MAX][XPU_PCI_BUS_ID_MAX]; /* bus id per NVML index, last seen */
         size_t nvml_total;                                        /* NVML's device count then */
         struct xpud_events events;
+        struct xpud_index_map indices; /* stable xpud index per device seen */
         struct backend_state state[ELEMENTSOF(backends)];
         struct xpud_snapshot *prev; /* a reference to the last snapshot published */
         uint64_t seq;
@@ -120,7 +123,7 @@ static double monotonic_s(void) {
 /* ---- backends ------------------------------------------------------------------------------------ */
 
 /* A GPU that fell off the bus may answer nothing, not even its PCI bus id, so the result cannot
- * name it. NVML numbers its devices once per nvmlInit, in PCI bus order (design §4), so such a
+ * name it. NVML numbers its devices once per nvmlInit, in PCI bus order, so such a
  * device is named by what its index had before: the bus id that NVML index gave in an earlier
  * read while NVML listed as many devices as now (remembered across sessions), else the bus id of
  * the fast path's NVIDIA device at that position when both list the same number of devices. Only
@@ -309,6 +312,20 @@ static int keep_gone(struct xpud_snapshot *s, const struct xpud_snapshot *prev) 
         return 0;
 }
 
+static int cmp_index(const void *a, const void *b) {
+        unsigned x = ((const struct xpud_device *)a)->dev.index, y = ((const struct xpud_device *)b)->dev.index;
+        return (x > y) - (x < y);
+}
+
+/* Put S's devices (and its inventory's, which stay in step) in xpud index order: with stable
+ * indices, a device kept after it left the fast path or a KFD order that changed would otherwise
+ * list them out of order. */
+static void sort_by_index(struct xpud_snapshot *s) {
+        qsort(s->devices, s->n_devices, sizeof *s->devices, cmp_index);
+        for (size_t i = 0; i < s->n_devices && i < s->inv->n_devices; i++)
+                s->inv->devices[i] = s->devices[i].dev;
+}
+
 /* Log the warnings of INV not seen in the previous sample, once each, and remember them. */
 static void log_new_warnings(struct xpud_sampler *smp, const struct xpu_inventory *inv) {
         for (size_t i = 0; i < inv->n_warnings; i++) {
@@ -351,6 +368,10 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         r = collect_all(smp, &sm, s);
         if (r < 0)
                 return r;
+        /* After the backends: NVML may have told a UUID the fast path did not know. */
+        r = xpud_index_map_assign(&smp->indices, sm.inv->devices, n);
+        if (r < 0)
+                return r;
 
         s->devices = calloc(n + 1, sizeof *s->devices);
         if (!s->devices)
@@ -361,6 +382,7 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         r = keep_gone(s, prev);
         if (r < 0)
                 return r;
+        sort_by_index(s);
         for (size_t i = 0; i < s->n_devices; i++) {
                 struct xpud_device *d = &s->devices[i];
                 xpud_health_evaluate(d, xpud_snapshot_find_same(prev, d),
@@ -538,6 +560,7 @@ struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
                 pthread_join(smp->thread, NULL);
         smp->nvml = xpu_nvml_session_free(smp->nvml);
         xpud_events_done(&smp->events);
+        xpud_index_map_done(&smp->indices);
         if (smp->have_nfd)
                 xpud_nfd_done(&smp->nfd);
         for (size_t k = 0; k < smp->n_warned; k++)

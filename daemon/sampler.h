@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's sampler (issue 4): one thread that, every interval, probes the inventory (fast path),
+/* xpud's sampler: one thread that, every interval, probes the inventory (fast path),
  * reads every device's readings (AMD: amdgpu sysfs/hwmon directly; NVIDIA: NVML through the
  * isolated helper, one NVML session kept between samples), evaluates health, records events,
  * and publishes a new immutable snapshot (snapshot.h). Requests never wait for it. */

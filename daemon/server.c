@@ -2,7 +2,6 @@
 /* xpud's HTTP server on libmicrohttpd (server.h). */
 #include "server.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -23,83 +22,6 @@
 #include "base/macro.h"
 
 #define CONTENT_TYPE_JSON XPUD_CONTENT_TYPE_JSON
-
-/* ---- routes --------------------------------------------------------------------------------- */
-
-/* The fixed paths. /v1/devices/{key} is matched by prefix below. */
-static const struct route_entry {
-        const char *path;
-        enum xpud_target target;
-        enum xpud_route route; /* XPUD_TARGET_CACHED only */
-        bool tcp;              /* served on the TCP listener too */
-} routes[] = {
-        { "/healthz", XPUD_TARGET_HEALTHZ, 0, false },
-        { "/readyz", XPUD_TARGET_READYZ, 0, false },
-        { "/metrics", XPUD_TARGET_CACHED, XPUD_ROUTE_METRICS, true },
-        { "/v1/version", XPUD_TARGET_CACHED, XPUD_ROUTE_VERSION, false },
-        { "/v1/devices", XPUD_TARGET_CACHED, XPUD_ROUTE_DEVICES, false },
-        { "/v1/health", XPUD_TARGET_CACHED, XPUD_ROUTE_HEALTH, false },
-        { "/v1/events", XPUD_TARGET_CACHED, XPUD_ROUTE_EVENTS, false },
-};
-
-#define DEVICE_PREFIX "/v1/devices/"
-
-/* The path of URL: URL itself in origin form ("/metrics"); in absolute form
- * ("http://host:9400/metrics", RFC 9112 §3.2.2) what follows the scheme and the authority, which
- * are ignored ("" when nothing follows them). */
-static const char *origin_path(const char *url) {
-        if (url[0] == '/')
-                return url;
-        size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
-        if (n == 0 || strncmp(url + n, "://", 3) != 0)
-                return url;
-        const char *path = strchr(url + n + 3, '/');
-        return path ? path : "";
-}
-
-unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret) {
-        struct xpud_request r = {};
-        bool found = false;
-        if (!method || !url)
-                return 404;
-        url = origin_path(url);
-        for (size_t i = 0; i < ELEMENTSOF(routes) && !found; i++)
-                if (strcmp(url, routes[i].path) == 0 && (routes[i].tcp || !metrics_only)) {
-                        r.target = routes[i].target;
-                        r.route = routes[i].route;
-                        found = true;
-                }
-        if (!found && !metrics_only && xpu_startswith(url, DEVICE_PREFIX)) {
-                const char *key = url + strlen(DEVICE_PREFIX);
-                size_t len = strlen(key);
-                /* An index, a UUID or a PCI bus id: short, printable, one path segment. */
-                if (len == 0 || len > XPUD_DEVICE_KEY_MAX || !xpu_str_is_printable(key) || strchr(key, '/'))
-                        return 404;
-                r.target = XPUD_TARGET_DEVICE;
-                r.key = key;
-                found = true;
-        }
-        if (!found)
-                return 404;
-        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-                return 405;
-        *ret = r;
-        return 200;
-}
-
-char *xpud_error_json(unsigned status, const char *message, size_t *len) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddStringToObject(o, "error", message ? message : "") ||
-            !cJSON_AddNumberToObject(o, "status", status)) {
-                cJSON_Delete(o);
-                return NULL;
-        }
-        char *s = cJSON_PrintUnformatted(o);
-        cJSON_Delete(o);
-        if (s && len)
-                *len = strlen(s);
-        return s;
-}
 
 /* ---- server state ----------------------------------------------------------------------------- */
 
@@ -252,11 +174,40 @@ static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection
 
 /* ---- requests ----------------------------------------------------------------------------------- */
 
-/* Does the request announce a body (Content-Length other than 0, or any Transfer-Encoding)? */
-static bool has_body(struct MHD_Connection *c) {
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-        return te || (cl && strcmp(cl, "0") != 0);
+/* The Content-Length field that on_request_line() puts first in every request's header list. Its
+ * value is told from the client's fields by its address. */
+static const char framing_name[] = MHD_HTTP_HEADER_CONTENT_LENGTH;
+static const char framing_zero[] = "0";
+
+/* MHD_OPTION_URI_LOG_CALLBACK, called once the request line is read and before any header field
+ * is: put a "Content-Length: 0" field of our own first in the request's header list. libmicrohttpd
+ * 0.9.75 frames the body by the first Content-Length field only, and answers a value it cannot
+ * parse ("+5", "5,5", "", one above 2^64) with a 400 or 413 of its own whose status line and
+ * header block it sends twice, the second inside the body; on_request() never sees those
+ * requests. With this field first, libmicrohttpd always reads a length of 0 and never answers by
+ * itself, on_request() sees every field the client sent and judges the framing
+ * (xpud_framing_body()), and a request it refuses is answered once, with its connection closed,
+ * so bytes after the headers are never read as a second request. Returns the request's initial
+ * context: NULL (on_request() keeps its own markers there). */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c) {
+        /* Fails only when the request line filled the connection's memory: libmicrohttpd then
+         * answers 414 before the headers matter. */
+        (void)MHD_set_connection_value(c, MHD_HEADER_KIND, framing_name, framing_zero);
+        return NULL;
+}
+
+/* MHD_get_connection_values() iterator: every header field but ours into the framing. */
+static enum MHD_Result add_framing_field(void *cls, enum MHD_ValueKind kind, const char *name, const char *value) {
+        if (value != framing_zero)
+                xpud_framing_add(cls, name, value);
+        return MHD_YES;
+}
+
+/* What the request's header fields say about its body (*WHY: the reason when ambiguous). */
+static enum xpud_request_body request_body(struct MHD_Connection *c, const char **why) {
+        struct xpud_framing f = {};
+        (void)MHD_get_connection_values(c, MHD_HEADER_KIND, add_framing_field, &f);
+        return xpud_framing_body(&f, why);
 }
 
 /* 403 for a peer the allow lists refuse; the first refusal of each uid is logged. */
@@ -314,20 +265,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 *upload_data_size = 0;
                 return MHD_YES;
         }
-        bool body = has_body(c);
+        const char *why = NULL;
+        enum xpud_request_body framing = request_body(c, &why);
+        bool body = framing != XPUD_BODY_NONE;
         if (!*req_cls && !body) {
                 *req_cls = &first_seen;
                 return MHD_YES;
         }
         *req_cls = &answered;
+        const struct conn *cc = NULL;
         if (!l->tcp) {
                 const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-                const struct conn *cc = ci ? ci->socket_context : NULL;
+                cc = ci ? ci->socket_context : NULL;
                 if (cc && cc->over_cap)
                         return MHD_NO; /* shut down at accept; bytes it had sent get no answer */
-                if (!cc || !cc->peer.allowed)
-                        return refuse(s, c, cc);
         }
+        /* Before the peer check and the route: where this request ends is unclear, so no answer
+         * but this one may go out on the connection, whoever sent it. */
+        if (framing == XPUD_BODY_AMBIGUOUS)
+                return queue_error(c, MHD_HTTP_BAD_REQUEST, why, true);
+        if (!l->tcp && (!cc || !cc->peer.allowed))
+                return refuse(s, c, cc);
         struct xpud_request req;
         char msg[160];
         switch (xpud_route_parse(method, url, l->tcp, &req)) {
@@ -566,26 +524,6 @@ void xpud_server_get_stats(struct xpud_server *s, struct xpud_server_stats *ret)
         pthread_mutex_unlock(&s->uid_lock);
 }
 
-size_t xpud_uri_unescape(char *uri) {
-        static const char hex[] = "0123456789abcdef0123456789ABCDEF";
-        size_t len = strlen(uri);
-        if (strstr(uri, "%00"))
-                return len;
-        char *w = uri;
-        for (const char *p = uri; *p; p++) {
-                const char *hi = p[0] == '%' && p[1] ? strchr(hex, p[1]) : NULL;
-                const char *lo = hi && p[2] ? strchr(hex, p[2]) : NULL;
-                if (hi && lo) {
-                        *w++ = (char)(((hi - hex) % 16) * 16 + (lo - hex) % 16);
-                        p += 2;
-                } else {
-                        *w++ = *p;
-                }
-        }
-        *w = '\0';
-        return (size_t)(w - uri);
-}
-
 /* MHD_OPTION_UNESCAPE_CALLBACK: xpud_uri_unescape(). */
 static size_t unescape_uri(void *cls, struct MHD_Connection *c, char *uri) {
         return xpud_uri_unescape(uri);
@@ -651,6 +589,7 @@ static struct MHD_Daemon *start_listener(struct xpud_server *s, const struct xpu
                 /* Not MHD_OPTION_STRICT_FOR_CLIENT 1: libmicrohttpd 0.9.75 then answers an HTTP/1.1
                  * request without Host with its status line and headers twice. */
                 { MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape_uri, NULL },
+                { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_request_line, NULL },
                 threads > 1 ? (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, threads, NULL }
                             : (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, timeout, NULL },
                 /* Only the UNIX listener has peer credentials to check and count; on TCP, MHD's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's HTTP/1.1 server (design §6, issue 4): libmicrohttpd on pre-bound listening sockets, one
+/* xpud's HTTP/1.1 server: libmicrohttpd on pre-bound listening sockets, one
  * internal epoll thread per listener, a fixed route table, bodies taken only from the current
  * snapshot (snapshot.h) and never rendered or copied on the request path.
  *
@@ -10,7 +10,10 @@
  *   /v1/version /v1/devices /v1/health /v1/events /metrics
  *                              the snapshot's cached body (xpud_snapshot_body), 503 before one
  *   /v1/devices/{key}          xpud_snapshot_device_json(key): 200, or 404 for no such device
- * The TCP listener serves /metrics only (everything else 404) and checks no credentials.
+ * The TCP listener serves /metrics only (everything else 404) and checks no credentials. Before
+ * the peer check and the route, a request whose end is unclear (xpud_framing_body(): two
+ * Content-Length fields, one that is not a decimal number, Content-Length with Transfer-Encoding,
+ * a blank or a folded line in a field name) gets one 400 and its connection is closed.
  *
  * Accepting: one accept thread takes every queued connection of both listeners at each wakeup
  * (so a client connecting and closing in a tight loop cannot keep the kernel's listen queue full)
@@ -33,6 +36,7 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "request.h"
 #include "snapshot.h"
 
 #define XPUD_CONNECTION_LIMIT 1024      /* connections per listener (MHD_OPTION_CONNECTION_LIMIT) */
@@ -43,40 +47,8 @@
 #define XPUD_TCP_PER_ADDRESS_LIMIT 8    /* TCP connections per client address */
 #define XPUD_TCP_TIMEOUT_S 5            /* idle seconds on TCP */
 #define XPUD_CONNECTION_MEMORY 16384    /* bytes per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT); a scrape's request is < 1 KiB */
-#define XPUD_DEVICE_KEY_MAX 64          /* longest {key} of /v1/devices/{key} looked up, bytes */
 
 #define XPUD_CONTENT_TYPE_JSON "application/json"
-
-/* What a request names: the result of xpud_route_parse(). */
-enum xpud_target {
-        XPUD_TARGET_HEALTHZ = 0,
-        XPUD_TARGET_READYZ,
-        XPUD_TARGET_CACHED, /* a cached route of the snapshot (xpud_request.route) */
-        XPUD_TARGET_DEVICE, /* /v1/devices/{key} (xpud_request.key) */
-};
-
-struct xpud_request {
-        enum xpud_target target;
-        enum xpud_route route; /* XPUD_TARGET_CACHED: which body */
-        const char *key;       /* XPUD_TARGET_DEVICE: points into the URL passed in */
-};
-
-/* Route METHOD and URL (the path, without the query string, as libmicrohttpd passes it).
- * METRICS_ONLY: the TCP listener (only /metrics exists). Pure. Returns the HTTP status: 200 and
- * *RET filled; 404 for an unknown path (or a device key longer than XPUD_DEVICE_KEY_MAX or not
- * printable); 405 for a method other than GET or HEAD on a known path. */
-unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only, struct xpud_request *ret);
-
-/* Percent-decode URI in place (the server's MHD_OPTION_UNESCAPE_CALLBACK), as libmicrohttpd's own
- * decoder does ("%2f" and "%2F" are '/'; a '%' not followed by two hex digits stays as it is),
- * except that a URI holding "%00" is left undecoded, so it routes nowhere (404): a NUL would cut
- * the path short ("/metrics%00x" must not be "/metrics"). Pure. Returns the new length
- * (strlen(URI) afterwards, never more than before). */
-size_t xpud_uri_unescape(char *uri);
-
-/* The JSON error body {"error": MESSAGE, "status": STATUS} (MESSAGE escaped as JSON needs),
- * malloc'ed, *LEN bytes without a trailing NUL (there is one). NULL on -ENOMEM. */
-char *xpud_error_json(unsigned status, const char *message, size_t *len);
 
 struct xpud_server_config {
         struct xpud_store *store;  /* the snapshots to serve (not owned; outlives the server) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's data: immutable snapshots published by the sampler and read by requests (design §6,
- * issue 4). The sampler builds a struct xpud_snapshot, xpud_store_publish() makes it current; a
+/* xpud's data: immutable snapshots published by the sampler and read by requests. The
+ * sampler builds a struct xpud_snapshot, xpud_store_publish() makes it current; a
  * request takes a reference with xpud_store_acquire(), asks for a rendered body, and releases it.
  * Bodies are rendered at most once per snapshot (thread-safe), so a scrape costs a copy, never a
  * vendor-library call and never a re-render. */
@@ -15,7 +15,7 @@
 #include "probe.h"
 #include "readings.h"
 
-/* Device health (design §6), worst last. */
+/* Device health (docs/xpud-metrics.md "Health"), worst last. */
 enum xpud_health {
         XPUD_HEALTH_UNKNOWN = 0, /* not sampled yet, or the backend failed and no good sample exists */
         XPUD_HEALTH_HEALTHY,
@@ -70,7 +70,7 @@ struct xpud_event {
 /* What the HTTP server serves from a snapshot. */
 enum xpud_route {
         XPUD_ROUTE_METRICS = 0, /* /metrics: Prometheus text 0.0.4 */
-        XPUD_ROUTE_DEVICES,     /* /v1/devices: the inventory JSON of design §4 plus readings and health */
+        XPUD_ROUTE_DEVICES,     /* /v1/devices: the inventory JSON of xpuinit probe --json plus readings and health */
         XPUD_ROUTE_HEALTH,      /* /v1/health */
         XPUD_ROUTE_EVENTS,      /* /v1/events */
         XPUD_ROUTE_VERSION,     /* /v1/version */

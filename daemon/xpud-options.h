@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* xpud's command line (design §6, issue 4): parsing only. Silent (style guide item 2): a bad
+/* xpud's command line: parsing only. Silent: a bad
  * option comes back as -EINVAL with one line naming the option and the fix in the caller's
  * buffer; main.c prints it and exits 2. User and group names are resolved here (NSS), so a typo
  * fails at start, not at the first request. */

@@ -235,7 +235,7 @@ enum {
 static const struct xpu_reply_field device_fields[] = {
 #define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct wire_device, m, have)
         FIELD("bus_id", XPU_REPLY_BUS_ID, d.pci_bus_id, XPU_ROCM_SMI_HAVE_PCI),
-        FIELD("name", XPU_REPLY_STR, d.name, XPU_ROCM_SMI_HAVE_NAME),
+        FIELD("name", XPU_REPLY_TEXT, d.name, XPU_ROCM_SMI_HAVE_NAME),
         FIELD("vendor_id", XPU_REPLY_U32, vendor_id, WIRE_HAVE_VENDOR),
         FIELD("device_id", XPU_REPLY_U32, device_id, WIRE_HAVE_DEVICE),
         FIELD("unique_id", XPU_REPLY_U64, unique_id, XPU_ROCM_SMI_HAVE_UNIQUE_ID),

@@ -397,10 +397,13 @@ static int card_fill(struct amd_probe *p, const struct amd_card *c, struct xpu_d
         d->card = c->n;
         d->have |= XPU_HAVE_CARD;
         if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/product_name", c->n) > 0) {
-                if (xpu_str_is_printable(buf))
-                        xpu_strlcpy(d->name, buf, sizeof d->name);
-                else if (xpu_inventory_warn(p->inv, DRM_CLASS "/card%u/device/product_name: not printable text; "
-                                                    "name left out", c->n) < 0)
+                /* UTF-8 kept ("AMD Radeon™ Pro W7900"); a byte that is not, or a control
+                 * character, becomes U+FFFD, so nothing raw reaches JSON or a terminal. */
+                size_t bad = xpu_utf8_sanitize(d->name, sizeof d->name, buf, NULL);
+                if (bad > 0 && xpu_inventory_warn(p->inv,
+                                                  DRM_CLASS "/card%u/device/product_name: not UTF-8 text: %zu "
+                                                            "character(s) shown as U+FFFD",
+                                                  c->n, bad) < 0)
                         return -ENOMEM;
         }
         if (whole && !(d->have & XPU_HAVE_MEMORY_TOTAL)) {

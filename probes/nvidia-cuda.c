@@ -212,7 +212,7 @@ struct xpu_cuda_result *xpu_cuda_result_free(struct xpu_cuda_result *r) {
 /* Per-device keys of the wire format. */
 static const struct xpu_reply_field device_fields[] = {
 #define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_cuda_device, m, have)
-        FIELD("name", XPU_REPLY_STR, name, 0),
+        FIELD("name", XPU_REPLY_TEXT, name, 0),
         FIELD("uuid", XPU_REPLY_STR, uuid, XPU_CUDA_HAVE_UUID),
         FIELD("bus_id", XPU_REPLY_BUS_ID, pci_bus_id, XPU_CUDA_HAVE_PCI),
         FIELD("cc", XPU_REPLY_CC, compute_capability, XPU_CUDA_HAVE_COMPUTE_CAPABILITY),

@@ -61,7 +61,7 @@ struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
 static const struct xpu_reply_field device_fields[] = {
 #define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_nvml_device, m, have)
         FIELD("uuid", XPU_REPLY_STR, uuid, 0),
-        FIELD("name", XPU_REPLY_STR, name, 0),
+        FIELD("name", XPU_REPLY_TEXT, name, 0),
         FIELD("minor", XPU_REPLY_U32, minor, XPU_NVML_HAVE_MINOR),
         FIELD("bus_id", XPU_REPLY_BUS_ID, pci_bus_id, XPU_NVML_HAVE_PCI),
         FIELD("memory_total", XPU_REPLY_U64, memory_total_bytes, XPU_NVML_HAVE_MEMORY_TOTAL),

@@ -97,6 +97,8 @@ int xpu_nvidia_parse_version(const char *text, char *version, size_t vsize, char
 
 enum info_kind {
         INFO_STRING, /* copied as is; values the driver could not read stay absent */
+        INFO_TEXT,   /* a name: UTF-8 kept, other bytes and control characters U+FFFD
+                      * (xpu_utf8_sanitize()); refused when it does not fit */
         INFO_U32,    /* decimal, up to .max */
         INFO_BOOL,   /* "Yes" / "No" */
         INFO_BUS_ID, /* PCI bus id, normalised */
@@ -116,7 +118,7 @@ struct info_key {
 
 /* Keys as the driver writes them (nvidia.ko nv-procfs.c); matched case-insensitively. */
 static const struct info_key info_keys[] = {
-        FIELD("Model", INFO_STRING, name, 0, 0),                  /* "NVIDIA L4" */
+        FIELD("Model", INFO_TEXT, name, 0, 0),                    /* "NVIDIA L4" */
         FIELD("GPU UUID", INFO_STRING, uuid, 0, 0),               /* "GPU-b1654cba-..." */
         FIELD("Video BIOS", INFO_STRING, vbios_version, 0, 0),    /* "95.04.65.00.13" */
         FIELD("Bus Type", INFO_STRING, bus_type, 0, 0),           /* "PCIe", "PCI" */
@@ -151,6 +153,16 @@ static int info_store(const struct info_key *k, const char *value, struct xpu_de
                         return -EINVAL;
                 memcpy(field, value, strlen(value) + 1);
                 return 0;
+        case INFO_TEXT:
+                if (!*value || value_unknown(value))
+                        return 0;
+        {
+                bool cut = false;
+                (void)xpu_utf8_sanitize(field, k->size, value, &cut);
+                if (cut)
+                        field[0] = '\0';
+                return cut ? -EINVAL : 0;
+        }
         case INFO_U32: {
                 uint64_t v;
                 if (xpu_parse_u64(value, 10, &v) < 0 || v > k->max)

@@ -286,6 +286,79 @@ bool xpu_str_is_printable(const char *s) {
         return true;
 }
 
+size_t xpu_utf8_char_len(const char *str) {
+        const unsigned char *s = (const unsigned char *)str;
+        size_t n;
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4;
+        else
+                return 0; /* a continuation byte, an overlong 2-byte lead (C0, C1), or above F4 */
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+        /* Overlong 3- and 4-byte forms, UTF-16 surrogates (U+D800..U+DFFF), above U+10FFFF. */
+        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+            (s[0] == 0xf4 && s[1] >= 0x90))
+                return 0;
+        return n;
+}
+
+/* Is the well-formed sequence of N bytes at S a control character (C0, DEL, C1: U+0080..U+009F,
+ * which are C2 80..C2 9F)? */
+static bool utf8_is_control(const unsigned char *s, size_t n) {
+        return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+bool xpu_str_is_text(const char *s) {
+        if (!s || !*s)
+                return false;
+        while (*s) {
+                size_t n = xpu_utf8_char_len(s);
+                if (n == 0 || utf8_is_control((const unsigned char *)s, n))
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+size_t xpu_utf8_sanitize(char *dst, size_t size, const char *src, bool *cut) {
+        static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+        size_t w = 0, replaced = 0;
+        bool was_cut = false;
+        if (size == 0)
+                return 0;
+        for (const char *p = src ? src : ""; *p;) {
+                size_t n = xpu_utf8_char_len(p);
+                const char *from = p;
+                size_t len = n;
+                bool bad = n == 0 || utf8_is_control((const unsigned char *)p, n);
+                if (bad) {
+                        /* A control character counts once, an ill-formed byte on its own. */
+                        from = replacement;
+                        len = sizeof replacement - 1;
+                        n = n ? n : 1;
+                }
+                if (w + len > size - 1) {
+                        was_cut = true;
+                        break;
+                }
+                memcpy(dst + w, from, len);
+                w += len;
+                p += n;
+                replaced += bad;
+        }
+        dst[w] = '\0';
+        if (cut)
+                *cut = was_cut;
+        return replaced;
+}
+
 bool xpu_startswith(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }

@@ -128,20 +128,40 @@ int xpu_helper_job_load(const struct xpu_helper_job *job, const char *const *son
         return 0;
 }
 
+/* The longest name xpu_helper_clean_string() sends, bytes with the NUL (a reply line holds the
+ * key too). */
+#define HELPER_TEXT_MAX 384
+
+/* xpu_helper_clean_string() for a name, in place. */
+static bool clean_text(char *buf, size_t size, size_t field_size) {
+        char text[HELPER_TEXT_MAX];
+        size_t limit = field_size < size ? field_size : size;
+        if (limit > sizeof text)
+                limit = sizeof text;
+        buf[size - 1] = '\0';
+        size_t end = strlen(buf);
+        while (end > 0 && (buf[end - 1] == ' ' || buf[end - 1] == '\t'))
+                buf[--end] = '\0';
+        (void)xpu_utf8_sanitize(text, limit, buf + strspn(buf, " \t"), NULL);
+        size_t len = strlen(text);
+        while (len > 0 && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+                len--;
+        memcpy(buf, text, len);
+        buf[len] = '\0';
+        return len > 0;
+}
+
 bool xpu_helper_clean_string(char *buf, size_t size, size_t field_size, bool may_cut) {
         if (!buf || size == 0 || field_size == 0)
                 return false;
+        if (may_cut)
+                return clean_text(buf, size, field_size);
         xpu_reply_sanitize(buf, size);
         size_t start = strspn(buf, " \t"), len = strlen(buf + start);
         while (len > 0 && buf[start + len - 1] == ' ')
                 len--;
-        if (len > field_size - 1) {
-                if (!may_cut)
-                        len = 0;
-                else
-                        for (len = field_size - 1; len > 0 && buf[start + len - 1] == ' ';)
-                                len--;
-        }
+        if (len > field_size - 1)
+                len = 0;
         memmove(buf, buf + start, len);
         buf[len] = '\0';
         return len > 0;

@@ -76,11 +76,14 @@ int xpu_helper_job_load(const struct xpu_helper_job *job, const char *const *son
 
 /* Helper side: make a string a library wrote into BUF (SIZE bytes; it may have filled all of
  * them without a NUL) fit the parent's field of FIELD_SIZE bytes (char[FIELD_SIZE], NUL
- * included) and one reply line: NUL-terminate at SIZE - 1, replace every byte outside printable
- * ASCII by '?' (xpu_reply_sanitize()), strip blanks at both ends, and when it is longer than
- * FIELD_SIZE - 1 bytes, cut it there when MAY_CUT (a name: its start is still the name), else
- * empty it (an identifier cut short would name something else). Returns true when a value is
- * left to send, false when nothing is (empty, or too long and not MAY_CUT): leave the line out. */
+ * included) and one reply line: NUL-terminate at SIZE - 1 and strip blanks at both ends. MAY_CUT
+ * is a name ("NVIDIA RTX™ A6000"): UTF-8 kept, every byte that is not well-formed UTF-8 and every
+ * control character U+FFFD (xpu_utf8_sanitize()), and when longer than FIELD_SIZE - 1 bytes (or
+ * SIZE - 1), cut at a character boundary: its start is still the name. Otherwise an identifier:
+ * every byte outside printable ASCII '?' (xpu_reply_sanitize()), and when it is longer than
+ * FIELD_SIZE - 1 bytes, emptied (an identifier cut short would name something else). Returns true
+ * when a value is left to send, false when nothing is (empty, or too long and not MAY_CUT): leave
+ * the line out. */
 bool xpu_helper_clean_string(char *buf, size_t size, size_t field_size, bool may_cut);
 
 /* Parent side: the value of a "library PATH" reply line into DST (PATH_MAX bytes). Returns 0, or

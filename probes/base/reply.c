@@ -244,7 +244,7 @@ int xpu_reply_next(struct xpu_reply_parser *p, char *err, size_t err_size) {
                         p->ended = true;
                         continue;
                 }
-                if (!*p->key || !*p->value || !xpu_str_is_printable(p->value))
+                if (!*p->key || !*p->value || !xpu_str_is_text(p->value))
                         return xpu_reply_garbage(p, err, err_size);
                 return 1;
         }
@@ -293,6 +293,10 @@ int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field 
                 __attribute__((fallthrough));
         case XPU_REPLY_STR:
                 if (!xpu_str_is_printable(value) || xpu_strlcpy(p, value, f->size) < 0)
+                        return -EINVAL;
+                break;
+        case XPU_REPLY_TEXT:
+                if (!xpu_str_is_text(value) || xpu_strlcpy(p, value, f->size) < 0)
                         return -EINVAL;
                 break;
         case XPU_REPLY_BUS_ID:

@@ -3,8 +3,9 @@
  * its whole answer in a struct xpu_reply and writes it once; the parent parses it strictly with
  * struct xpu_reply_parser and a table of fields. Vendor-neutral; nothing here logs.
  *
- * Wire format: one "KEY VALUE" pair per line, KEY and VALUE separated by one blank, VALUE
- * printable ASCII (the helper replaces anything else by '?'), a last line "end" (a reply without
+ * Wire format: one "KEY VALUE" pair per line, KEY and VALUE separated by one blank, VALUE text:
+ * printable ASCII, and in names UTF-8 (xpu_str_is_text(): no control character, nothing that is
+ * not well-formed UTF-8; the helper replaces anything else), a last line "end" (a reply without
  * it was cut short); or, instead of all of it, one line "error ERRNO TEXT" with ERRNO a negative
  * errno. Per-device keys are "device.N.FIELD" with N a decimal index without leading zeros. */
 #pragma once
@@ -94,7 +95,7 @@ struct xpu_reply_parser {
         bool ended;        /* "end" seen */
         char line[XPU_REPLY_LINE_MAX];
         const char *key;   /* of the current line; points into line */
-        const char *value; /* of the current line, non-empty and printable */
+        const char *value; /* of the current line, non-empty text (xpu_str_is_text()) */
 };
 
 /* Start parsing TEXT (NUL-terminated, kept alive by the caller). */
@@ -102,7 +103,7 @@ void xpu_reply_parser_init(struct xpu_reply_parser *p, const char *what, const c
 /* Advance to the next "KEY VALUE" line. Returns 1 with P->key and P->value set; 0 after the
  * "end" line when nothing follows it; the helper's own error with ERR = its TEXT when the first
  * line is "error ERRNO TEXT"; -EBADMSG with ERR "garbage from the <what> helper: line N" for
- * anything else (no "end", text after it, an empty or non-printable value, a line without a
+ * anything else (no "end", text after it, an empty value or one that is not text, a line without a
  * newline or longer than XPU_REPLY_LINE_MAX).
  *
  * The helper's ERRNO comes from code we do not trust, and callers act on errnos (-ENOMEM aborts a
@@ -120,7 +121,8 @@ int xpu_reply_device_key(const char *key, size_t count, const char **field);
 
 /* How a field's VALUE is checked and stored. */
 enum xpu_reply_kind {
-        XPU_REPLY_STR,    /* char[size], printable, must fit */
+        XPU_REPLY_STR,    /* char[size], printable ASCII, must fit: identifiers, versions */
+        XPU_REPLY_TEXT,   /* char[size], UTF-8 text (xpu_str_is_text()), must fit: names */
         XPU_REPLY_U32,    /* uint32_t, decimal */
         XPU_REPLY_U64,    /* uint64_t, decimal */
         XPU_REPLY_I64,    /* int64_t, decimal, optional '-' */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud under faults, end to end (issue 4 "Faults", design §6): build/xpud samples every second a
+# xpud under faults, end to end: build/xpud samples every second a
 # fake host with 8 NVIDIA GPUs (nvidia-rtx2080ti-x8 through tests/fixtures/mkdriverroot.sh: the
 # fake NVML answers from a state file with known readings) and 2 AMD GPUs (a sysfs tree from
 # tests/rocm/mkamdsys.sh), read with curl --unix-socket:
@@ -9,6 +9,9 @@
 #   - a GPU falls off the bus (device.1.lost in the state file) → /v1/health unhealthy with the
 #     reason, a device_lost event, xpu_up 0 and no value series for it, the daemon keeps serving;
 #     it comes back → device_back, healthy;
+#   - an AMD GPU leaves sysfs, then comes back with the KFD order reversed → every gpu label and
+#     /v1/devices/{index} keeps naming the same UUID (the lost GPU keeps its index, the other one
+#     is not renumbered);
 #   - the NVML helper hangs (hang.nvmlDeviceGetPowerUsage) and then aborts → backend error,
 #     xpud_backend_up{backend="nvml"} 0, the last good values marked stale in /v1/devices; the
 #     fault removed → backend up again, fresh values;
@@ -243,6 +246,63 @@ else
         not_ok "/metrics: gpu 1 values are back"
 fi
 
+# ---- an AMD GPU leaves, then the KFD order changes ------------------------------------------------------
+
+# The sys tree is a relative link in the host root, switched in one rename: the daemon never sees
+# a host without one. amd-two: the start's two GPUs; amd-one: only the second (bus 1c); amd-rev:
+# both, KFD nodes in reverse card order (HIP's order, the probes' AMD order, changes).
+A8=GPU-5a1e0000c0ffee00 # bus 0c: gpu 8 at the start
+A9=GPU-5a1e0000c0ffee01 # bus 1c: gpu 9
+mv "$HOST/sys" "$HOST/amd-two"
+ln -s amd-two "$HOST/sys"
+sh "$XPU_SRCDIR/tests/rocm/mkamdsys.sh" -o "$T/one" -n 1 --bus 1c --unique-id 5a1e0000c0ffee01 --temp-edge 52500 \
+        --power 120500000 --vram-used 1073741824 --busy 0 >/dev/null || bail "mkamdsys.sh failed"
+sh "$XPU_SRCDIR/tests/rocm/mkamdsys.sh" -o "$T/rev" -n 2 --kfd-reverse --temp-edge 41000,52500 \
+        --power 95000000,120500000 --vram-used 1073741824 --busy 25,0 >/dev/null || bail "mkamdsys.sh failed"
+mv "$T/one/sys" "$HOST/amd-one"
+mv "$T/rev/sys" "$HOST/amd-rev"
+chmod -R a+rX "$HOST"
+
+# use_sys NAME: $HOST/sys -> NAME, in one rename.
+use_sys() {
+        ln -s "$1" "$HOST/sys.new" && mv -T "$HOST/sys.new" "$HOST/sys"
+}
+
+# gpu_is INDEX UUID UP: /v1/devices/INDEX is UUID with "up" UP, and /metrics has one xpu_up series
+# for that gpu label, with that UUID (value 1 when UP is true, else 0).
+gpu_is() {
+        get "/v1/devices/$1"
+        [ "$CODE" = 200 ] && jqt "$T/body" ".uuid == \"$2\" and .index == $1 and .up == $3" || return 1
+        [ "$(grep -c "^xpu_up{vendor=\"amd\",gpu=\"$1\"," "$T/metrics")" = 1 ] || return 1
+        sample_line "xpu_up{vendor=\"amd\",gpu=\"$1\",uuid=\"$2\"," "$([ "$3" = true ] && echo 1 || echo 0)"
+}
+
+use_sys amd-one
+if until_true 15 jqt "$T/devices" ".devices[] | select(.uuid == \"$A8\") | .lost"; then
+        ok "AMD gpu 8 left sysfs: lost"
+else
+        not_ok "AMD gpu 8 left sysfs: lost"
+        diag_file "$T/devices"
+fi
+check "... it keeps gpu 8 (/v1/devices/8, the gpu label of /metrics)" gpu_is 8 "$A8" false
+check "... and gpu 9 stays gpu 9, not renumbered to 8" gpu_is 9 "$A9" true
+check "... NVIDIA gpu 0 is still gpu 0" sample_line "xpu_power_watts{$L0}" 250
+check "/v1/devices lists the devices in index order" jqt "$T/devices" '[.devices[].index] == [range(10)]'
+
+use_sys amd-rev
+if until_true 15 jqt "$T/devices" ".devices[] | select(.uuid == \"$A8\") | .up"; then
+        ok "AMD gpu 8 is back, now second in KFD order"
+else
+        not_ok "AMD gpu 8 is back, now second in KFD order"
+        diag_file "$T/devices"
+fi
+check "... and is gpu 8 again" gpu_is 8 "$A8" true
+check "... and gpu 9, now first in KFD order, stays gpu 9" gpu_is 9 "$A9" true
+check "... gpu 9 keeps its own readings (52.5 °C edge)" \
+        sample_line "xpu_temperature_celsius{vendor=\"amd\",gpu=\"9\",uuid=\"$A9\",pci_bus_id=\"0000:1c:00.0\",sensor=\"edge\"}" 52.5
+check "/v1/devices still in index order" jqt "$T/devices" '[.devices[].index] == [range(10)]'
+use_sys amd-two
+
 # ---- the NVML helper hangs, then aborts --------------------------------------------------------------
 
 set_state "hang.nvmlDeviceGetPowerUsage 1"
@@ -317,6 +377,7 @@ XPID=
 is "$(grep -c '^nvmlShutdown ' "$T/calls")" 1 "NVML shut down cleanly once, when xpud stopped (failed helpers are killed)"
 like "$T/xpud.log" 'nvml: NVML helper timed out after 2 s; keeping the last good readings, marked stale' \
         "the log names the backend error"
-is "$(grep -c 'keeping the last good readings' "$T/xpud.log")" 1 "one warning for the whole outage (hang, then abort)"
+# (switching the AMD tree above can cost amdgpu_sysfs a failed sample of its own: only nvml counts here)
+is "$(grep -c '^xpud: warning: nvml: .*keeping the last good readings' "$T/xpud.log")" 1 "one warning for the whole NVML outage (hang, then abort)"
 like "$T/xpud.log" 'nvml is back' "the log says when the backend is back"
 e2e_done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud hardens itself after binding (issue 5 "xpud applies the same to itself", docs/xpud.md
+# xpud hardens itself after binding (docs/xpud.md
 # "Privileges"), end to end: build/xpud on a fake host with 8 NVIDIA GPUs (the fake NVML through
 # tests/fixtures/mkdriverroot.sh) and 2 AMD GPUs (tests/rocm/mkamdsys.sh), read from
 # /proc/PID/status of xpud, of each of its threads and of its NVML helper:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016
-# xpud scraped by a real Prometheus server (issue 4): build/xpud serves an 8-GPU fake amdgpu tree
+# xpud scraped by a real Prometheus server: build/xpud serves an 8-GPU fake amdgpu tree
 # (tests/rocm/mkamdsys.sh -n 8, a different VRAM size per GPU) on its UNIX socket and, with
 # --listen-tcp 127.0.0.1:PORT, /metrics on loopback TCP; Prometheus 2.42 (Debian package
 # `prometheus`; it cannot scrape a UNIX socket) runs on loopback with a private configuration

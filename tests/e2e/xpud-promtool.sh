@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016
-# xpud's renderers against the real tools (issue 4): the /metrics body of the hand-built snapshot
+# xpud's renderers against the real tools: the /metrics body of the hand-built snapshot
 # of tests/unit/xpud-fixture.h (2 NVIDIA + 2 AMD GPUs, one lost, one throttled, one backend down),
 # printed by `test-xpud-prom --dump`, passes `promtool check metrics` (Debian package
 # `prometheus`) with no lint line, also with a hostile device name; every series appears once

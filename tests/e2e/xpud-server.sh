@@ -1,5 +1,5 @@
 #!/bin/sh
-# xpud as a process, end to end (issue 4, design §6): build/xpud on the amd-mi210x8 fixture host,
+# xpud as a process, end to end: build/xpud on the amd-mi210x8 fixture host,
 # spoken to with curl --unix-socket. Every endpoint's status and content type, 404/405/400 bodies,
 # /readyz, HEAD; the socket file (mode 0660, group xpud from a private /etc/group, stale one
 # replaced, live one refused, removed at SIGTERM only when xpud made it); peer checks (a uid not
@@ -184,6 +184,43 @@ if len(sys.argv) > 2:
 else:
     print(code)
 ' "$@"
+}
+
+# one_answer SOCKET: send stdin as one request and print what came back, byte for byte judged:
+# "LINES CODE END BODY": LINES status lines ("HTTP/1." anywhere in the bytes), CODE of the first,
+# END "closed" (the server closed the connection) or "open" (still open after 3 s), BODY "json-N"
+# when exactly Content-Length bytes followed the header block and they are {"error", "status": N},
+# else "other".
+one_answer() {
+        python3 -c '
+import json, re, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(3)
+out, end = b"", "closed"
+try:
+    s.sendall(sys.stdin.buffer.read())
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+except socket.timeout:
+    end = "open"
+except (BrokenPipeError, ConnectionResetError):
+    pass
+code = out.split(b" ")[1].decode() if out.startswith(b"HTTP/1.") else "none"
+head, _, body = out.partition(b"\r\n\r\n")
+m = re.search(rb"(?im)^content-length: *([0-9]+)\r?$", head)
+kind = "other"
+try:
+    j = json.loads(body)
+    if m and int(m.group(1)) == len(body) and sorted(j) == ["error", "status"]:
+        kind = "json-%d" % j["status"]
+except ValueError:
+    pass
+print(out.count(b"HTTP/1."), code, end, kind)
+' "$1"
 }
 
 # ---- usage errors -------------------------------------------------------------------------------
@@ -396,6 +433,35 @@ is "$(printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n
 is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody' | raw "$S")" 405 "POST with a body: 405"
 is "$(printf 'GET /metrics HTTP/3.0\r\nHost: x\r\n\r\n' | raw "$S")" 505 "an unknown HTTP version: 505"
 is "$(printf 'garbage\r\n\r\n' | raw "$S")" none "a line without spaces: connection closed"
+
+# Request smuggling: a request whose end is unclear (two Content-Length fields, equal or not; one
+# that is not a single decimal number; Content-Length with Transfer-Encoding; a blank before a
+# field name's colon; a Content-Length line folded onto the next) gets exactly one answer, a 400 with the JSON error body, and the connection
+# is closed: no second status line, no header block in the body, nothing answered for the bytes
+# after the headers (here a second request).
+H='GET /healthz HTTP/1.1\r\nHost: x\r\n'
+NEXT='GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n'
+for c in "two equal Content-Length|Content-Length: 0\r\nContent-Length: 0\r\n\r\n" \
+        "Content-Length 0 then 38, a request inside|Content-Length: 0\r\nContent-Length: 38\r\n\r\n$NEXT" \
+        "Content-Length 5 then 0|Content-Length: 5\r\nContent-Length: 0\r\n\r\nhello$NEXT" \
+        "Content-Length +5|Content-Length: +5\r\n\r\nhello" \
+        "Content-Length 0x10|Content-Length: 0x10\r\n\r\n" \
+        "Content-Length ' 5 5'|Content-Length:  5 5\r\n\r\nhello" \
+        "Content-Length 5,5|Content-Length: 5,5\r\n\r\nhello" \
+        "an empty Content-Length|Content-Length: \r\n\r\n$NEXT" \
+        "a huge Content-Length|Content-Length: 99999999999999999999999\r\n\r\n" \
+        "Content-Length with chunked|Content-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$NEXT" \
+        "chunked with Content-Length|Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n$NEXT" \
+        "a blank before the colon|Content-Length : 5\r\n\r\nhello$NEXT" \
+        "a Content-Length line folded onto the next|Content-Length: 33\r\n 0\r\n\r\n$NEXT"; do
+        what=${c%%|*}
+        # shellcheck disable=SC2059 # the request is the format on purpose: its escapes are the bytes
+        is "$(printf "$H${c#*|}" | one_answer "$S")" "1 400 closed json-400" "$what: exactly one 400, closed"
+done
+is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello' |
+        one_answer "$S")" "1 400 closed json-400" "POST with two Content-Length: the same 400 (not 405)"
+is "$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\nConnection: close\r\n\r\n' | one_answer "$S")" \
+        "1 200 closed other" "one Content-Length of 00 is no body: 200"
 if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
 
 # Accept-queue starvation: a client of a refused uid doing connect()+close() in a tight loop for
@@ -478,7 +544,7 @@ like "$T/stale.log" 'replaced the stale socket' "... and it says so"
 STALE=$XPID
 "$XPUD" --socket "$T/s/stale.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/second.log"
 is "$?" 1 "a second xpud on a live socket exits 1"
-like "$T/second.log" 'another process is serving .*stale.sock' "... naming the socket"
+like "$T/second.log" "another xpud \\(pid $STALE\\) is serving $T/s/stale.sock " "... naming the pid that serves and the socket"
 get "$T/s/stale.sock" /healthz
 is "$CODE" 200 "... and the first one keeps serving on it"
 stop "$STALE"
@@ -486,6 +552,70 @@ printf 'not a socket\n' >"$T/s/file"
 "$XPUD" --socket "$T/s/file" --sys-root "$FIXTURE" --dev-root "$T/devroot" 2>"$T/file.log"
 is "$?" 1 "a regular file at --socket: exit 1"
 is "$(cat "$T/s/file")" "not a socket" "... and the file is left alone"
+
+# ---- one socket path, two daemons started at once ---------------------------------------------------
+
+# running PID: PID is a live process (not a zombie waiting to be reaped).
+running() {
+        [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" != Z ]
+}
+
+# Exactly one of them serves; the other exits 1 naming the pid that serves. Several rounds: the
+# steps between finding no live socket and listening on a new one are where two daemons meet, and
+# they meet there only now and then.
+mkdir -p "$T/race"
+R="$T/race/xpud.sock"
+bad=
+for round in 1 2 3 4 5 6; do
+        for who in a b; do
+                "$XPUD" --socket "$R" --sys-root "$FIXTURE" --dev-root "$T/devroot" --driver-root "$FIXTURE" \
+                        --interval 60 2>"$T/race.$who.log" &
+                eval "P_$who=\$!"
+        done
+        # shellcheck disable=SC2154 # P_a and P_b are set by the eval above
+        PIDS="$PIDS $P_a $P_b"
+        i=0
+        while running "$P_a" && running "$P_b" && [ $i -lt 150 ]; do
+                i=$((i + 1))
+                sleep 0.1
+        done
+        if running "$P_a"; then
+                W=$P_a L=$P_b LLOG="$T/race.b.log"
+        else
+                W=$P_b L=$P_a LLOG="$T/race.a.log"
+        fi
+        sleep 0.3 # both would still be running when the loser hung: it must have exited
+        if running "$L"; then
+                bad="$bad round $round: both run ($P_a, $P_b);"
+                stop "$L"
+        else
+                wait "$L"
+                rc=$?
+                [ "$rc" = 1 ] || bad="$bad round $round: the second exited $rc, not 1;"
+                grep -Eq "^xpud: error: another xpud \(pid $W\) is serving $R \(it holds $R.lock\); stop it or choose another --socket\$" "$LLOG" ||
+                        bad="$bad round $round: the second did not name pid $W: $(head -c 300 "$LLOG");"
+        fi
+        if running "$W" && wait_healthz "$R"; then
+                [ "$(cat "$R.lock")" = "$W" ] || bad="$bad round $round: $R.lock holds $(cat "$R.lock"), not $W;"
+        else
+                bad="$bad round $round: pid $W does not serve $R;"
+        fi
+        stop "$W"
+        [ "$XRC" = 0 ] || bad="$bad round $round: pid $W exited $XRC at SIGTERM;"
+done
+is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid"
+if [ -f "$R.lock" ]; then ok "the lock file stays behind after SIGTERM"; else not_ok "the lock file stays behind after SIGTERM"; fi
+if start race-next "$R"; then ok "... and does not block the next start"; else not_ok "... and does not block the next start"; fi
+kill -KILL "$XPID"
+wait "$XPID" 2>/dev/null
+if start race-crash "$R"; then
+        ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
+else
+        not_ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
+        diag_file "$T/race-crash.log"
+fi
+like "$T/race-crash.log" 'replaced the stale socket' "... replacing the stale socket"
+stop "$XPID"
 
 # ---- readiness and stop through a test NOTIFY_SOCKET --------------------------------------------------
 
@@ -516,7 +646,7 @@ while [ ! -S "$T/sa/xpud.sock" ] && [ $i -lt 50 ]; do
         i=$((i + 1))
         sleep 0.1
 done
-# The listener follows the umask (research/ecosystem.md §4): open it up so the allow lists decide.
+# The listener follows systemd-socket-activate's umask: open it up so the allow lists decide.
 chmod 0666 "$T/sa/xpud.sock"
 get "$T/sa/xpud.sock" /healthz
 is "$CODE" 200 "socket activation: the first request starts xpud and is answered"

@@ -7,18 +7,28 @@
  * (xpud_error_json) with the handler's messages (the method cut at 32 bytes for 405, the device
  * key for 404).
  *
- * Input: "METHOD\nTARGET\nLISTENER": the method, the request target, and "tcp" for the TCP
- * listener (anything else, or nothing, is the UNIX socket). A missing line is empty.
+ * Before the route, the request's header fields are judged as the handler judges them
+ * (xpud_framing_add(), xpud_framing_body()): a request whose end is unclear is answered 400 and
+ * nothing else; a request with a body that would be served is answered 400 too.
  *
- * Checked besides memory safety (abort() when broken): the decoded length is strlen() of the
- * result and never grows; the status is 200, 404 or 405; a 200 is GET or HEAD, names a known
- * target, on TCP only /metrics, and a device key that is non-empty, at most XPUD_DEVICE_KEY_MAX
- * printable bytes without '/', inside the path; every body answered is valid JSON (or the
- * Prometheus text of /metrics), an error body carries the status and the message unchanged.
- * Corpus: tests/fuzz/corpus/xpud-route/. */
+ * Input: "METHOD\nTARGET\nLISTENER\nFIELD\n...": the method, the request target, "tcp" for the
+ * TCP listener (anything else, or nothing, is the UNIX socket), then one header field per line,
+ * "Name: value" (split at the first ':'; a line without one is a name without a value). A missing
+ * line is empty.
+ *
+ * Checked besides memory safety (abort() when broken): the framing verdict is the one the header
+ * rules give, computed here on their own (more than one Content-Length, one that is not 1*DIGIT
+ * between blanks or does not fit in 64 bits, Content-Length with Transfer-Encoding, a blank in a
+ * field name, a name that starts with Content-Length or Transfer-Encoding and goes on: ambiguous), with a one-line reason exactly when ambiguous; the decoded length is
+ * strlen() of the result and never grows; the status is 200, 404 or 405; a 200 is GET or HEAD,
+ * names a known target, on TCP only /metrics, and a device key that is non-empty, at most
+ * XPUD_DEVICE_KEY_MAX printable bytes without '/', inside the path; every body answered is valid
+ * JSON (or the Prometheus text of /metrics), an error body carries the status and the message
+ * unchanged. Corpus: tests/fuzz/corpus/xpud-route/. */
 #include <cJSON.h>
 #include <errno.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "fuzz.h"
 #include "server.h"
@@ -61,6 +71,60 @@ static void answer_error(unsigned status, const char *message) {
         free(body);
 }
 
+/* The framing rules on their own, for the header lines at FIELDS (one "Name: value" per line, NUL
+ * at the end): is the request ambiguous, and does it carry a body? */
+static void expected_framing(const char *fields, bool *ambiguous, bool *body) {
+        unsigned n_cl = 0, n_te = 0;
+        bool bad = false, blank = false;
+        unsigned long long length = 0;
+        for (const char *line = fields; line && *line;) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t)(end - line) : strlen(line);
+                const char *colon = memchr(line, ':', len);
+                size_t name_len = colon ? (size_t)(colon - line) : len;
+                if (memchr(line, ' ', name_len) || memchr(line, '\t', name_len))
+                        blank = true;
+                else if ((name_len > 14 && strncasecmp(line, "Content-Length", 14) == 0) ||
+                         (name_len > 17 && strncasecmp(line, "Transfer-Encoding", 17) == 0))
+                        blank = true; /* a folded line, as libmicrohttpd joins it */
+                if (name_len == 14 && strncasecmp(line, "Content-Length", 14) == 0) {
+                        n_cl++;
+                        char *v = strndup(colon ? colon + 1 : "", colon ? len - name_len - 1 : 0);
+                        if (!v)
+                                abort();
+                        /* Blanks around, digits within, nothing else; at most 2^64 - 1. */
+                        size_t a = strspn(v, " \t"), d = strspn(v + a, "0123456789");
+                        errno = 0;
+                        if (d == 0 || v[a + d + strspn(v + a + d, " \t")] != '\0')
+                                bad = true;
+                        else if ((length = strtoull(v + a, NULL, 10)), errno == ERANGE)
+                                bad = true;
+                        free(v);
+                } else if (name_len == 17 && strncasecmp(line, "Transfer-Encoding", 17) == 0) {
+                        n_te++;
+                }
+                line = end ? end + 1 : NULL;
+        }
+        *ambiguous = blank || n_cl > 1 || bad || (n_cl && n_te);
+        *body = n_te > 0 || (n_cl == 1 && length > 0);
+}
+
+/* Feed the header lines at FIELDS (modified: split in place) to xpud_framing_add(). */
+static enum xpud_request_body framing(char *fields, const char **why) {
+        struct xpud_framing f = {};
+        for (char *line = fields; line && *line;) {
+                char *end = strchr(line, '\n');
+                if (end)
+                        *end = '\0';
+                char *colon = strchr(line, ':');
+                if (colon)
+                        *colon = '\0';
+                xpud_framing_add(&f, line, colon ? colon + 1 : NULL);
+                line = end ? end + 1 : NULL;
+        }
+        return xpud_framing_body(&f, why);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_strndup(data, size);
         if (!text)
@@ -78,6 +142,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *method = field[0];
         char *url = field[1];
         bool tcp = strcmp(field[2], "tcp") == 0;
+        char *fields = p ? p : text + size; /* what follows the third line */
+
+        bool want_ambiguous, want_body;
+        expected_framing(fields, &want_ambiguous, &want_body);
+        const char *why = NULL;
+        enum xpud_request_body body = framing(fields, &why);
+        if ((body == XPUD_BODY_AMBIGUOUS) != want_ambiguous || (!why) != (body != XPUD_BODY_AMBIGUOUS))
+                abort();
+        if (body == XPUD_BODY_AMBIGUOUS) {
+                if (strpbrk(why, "\r\n"))
+                        abort();
+                answer_error(400, why);
+                goto done;
+        }
+        if ((body == XPUD_BODY_PRESENT) != want_body)
+                abort();
 
         url[strcspn(url, "?")] = '\0';
         size_t before = strlen(url);
@@ -104,6 +184,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
                 abort();
+        if (body == XPUD_BODY_PRESENT) {
+                answer_error(400, "request bodies are not accepted");
+                goto done;
+        }
         if (tcp && (req.target != XPUD_TARGET_CACHED || req.route != XPUD_ROUTE_METRICS))
                 abort();
         struct xpud_snapshot *snap = snapshot();

@@ -472,17 +472,26 @@ START_TEST(test_devnodes_present) {
 }
 END_TEST
 
-/* A product_name that is not printable text (escape sequences, bytes >= 0x80) is left out with a
- * warning: it would reach JSON and terminals. */
-START_TEST(test_product_name_not_printable) {
+/* A product_name in UTF-8 is kept byte for byte. One that is not UTF-8 text (a byte that is not,
+ * an escape sequence's ESC) keeps its text with U+FFFD in place of each bad byte or control
+ * character, and a warning: nothing raw reaches JSON or a terminal. */
+START_TEST(test_product_name_utf8) {
         char *t = xpu_test_copy_host("amd-vega10");
-        xpu_test_write(t, "sys/class/drm/card0/device/product_name", "Radeon\377\033[31mEVIL\n");
+        xpu_test_write(t, "sys/class/drm/card0/device/product_name", "AMD Radeon\xe2\x84\xa2 Pro W7900\n");
         struct xpu_inventory *inv = probe_dir(t);
         ck_assert_uint_eq(inv->n_devices, 1);
-        ck_assert_str_eq(inv->devices[0].name, "");
+        ck_assert_str_eq(inv->devices[0].name, "AMD Radeon\xe2\x84\xa2 Pro W7900");
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        xpu_inventory_free(inv);
+
+        xpu_test_write(t, "sys/class/drm/card0/device/product_name", "Radeon\377\033[31mEVIL \xe2\x84\n");
+        inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 1);
+        ck_assert_str_eq(inv->devices[0].name, "Radeon\xef\xbf\xbd\xef\xbf\xbd[31mEVIL \xef\xbf\xbd\xef\xbf\xbd");
+        ck_assert(xpu_str_is_text(inv->devices[0].name));
         ck_assert_uint_eq(inv->n_warnings, 1);
-        ck_assert_str_eq(inv->warnings[0],
-                         "/sys/class/drm/card0/device/product_name: not printable text; name left out");
+        ck_assert_str_eq(inv->warnings[0], "/sys/class/drm/card0/device/product_name: not UTF-8 text: 4 "
+                                           "character(s) shown as U+FFFD");
         xpu_inventory_free(inv);
         xpu_test_rm_rf(t);
         free(t);
@@ -639,7 +648,7 @@ static Suite *amd_suite(void) {
         tcase_add_test(tc, test_quirks);
         tcase_add_test(tc, test_devnodes_present);
         tcase_add_test(tc, test_render_node_from_card_dir);
-        tcase_add_test(tc, test_product_name_not_printable);
+        tcase_add_test(tc, test_product_name_utf8);
         tcase_add_test(tc, test_denied_node_skipped_quietly);
         tcase_add_test(tc, test_no_amd_gpu);
         tcase_add_test(tc, test_hyperv_domains);

@@ -317,6 +317,66 @@ START_TEST(test_walk_matches_openat2) {
 }
 END_TEST
 
+/* Names are UTF-8 text: well-formed sequences kept byte for byte, every ill-formed byte and every
+ * control character one U+FFFD, a cut only at a character boundary. */
+START_TEST(test_utf8_text) {
+        static const struct {
+                const char *s;
+                size_t len;
+        } lens[] = {
+                { "A", 1 }, { "", 1 }, { "\xc3\xa9", 2 }, { "\xe2\x84\xa2", 3 }, { "\xf0\x9f\x98\x80", 4 },
+                { "\xf4\x8f\xbf\xbf", 4 }, /* U+10FFFF */
+                { "\x80", 0 },                 /* a continuation byte alone */
+                { "\xc0\xaf", 0 },             /* overlong '/' */
+                { "\xc1\xbf", 0 },             /* overlong */
+                { "\xe0\x80\xaf", 0 },         /* overlong 3-byte */
+                { "\xed\xa0\x80", 0 },         /* UTF-16 surrogate U+D800 */
+                { "\xf0\x80\x80\xaf", 0 },     /* overlong 4-byte */
+                { "\xf4\x90\x80\x80", 0 },     /* above U+10FFFF */
+                { "\xf5\x80\x80\x80", 0 },     /* no such lead byte */
+                { "\xe2\x84", 0 },             /* cut short */
+                { "\xe2\x84" "A", 0 },
+                { "\xff", 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(lens); i++)
+                ck_assert_msg(xpu_utf8_char_len(lens[i].s) == lens[i].len, "case %zu: %zu", i, xpu_utf8_char_len(lens[i].s));
+
+        ck_assert(xpu_str_is_text("AMD Radeon\xe2\x84\xa2 Pro W7900"));
+        ck_assert(xpu_str_is_text("Radeon RX Vega"));
+        ck_assert(!xpu_str_is_text(""));
+        ck_assert(!xpu_str_is_text(NULL));
+        ck_assert(!xpu_str_is_text("a\tb"));
+        ck_assert(!xpu_str_is_text("a\x7f"));
+        ck_assert(!xpu_str_is_text("a\xc2\x9b[2J")); /* C1 CSI */
+        ck_assert(xpu_str_is_text("a\xc2\xa0" "b"));    /* NO-BREAK SPACE is text */
+        ck_assert(!xpu_str_is_text("Radeon\377"));
+
+        char out[64];
+        bool cut = true;
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, sizeof out, "AMD Radeon\xe2\x84\xa2 Pro W7900", &cut), 0);
+        ck_assert_str_eq(out, "AMD Radeon\xe2\x84\xa2 Pro W7900");
+        ck_assert(!cut);
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, sizeof out, "a\xff\x1b[1mb\xc2\x9b\xe2\x84", &cut), 5);
+        ck_assert_str_eq(out, "a\xef\xbf\xbd\xef\xbf\xbd[1mb\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+        ck_assert(xpu_str_is_text(out));
+        /* Cut at a character boundary: "ab™" in 5 bytes is "ab", in 6 all of it. */
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, 5, "ab\xe2\x84\xa2", &cut), 0);
+        ck_assert_str_eq(out, "ab");
+        ck_assert(cut);
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, 6, "ab\xe2\x84\xa2", &cut), 0);
+        ck_assert_str_eq(out, "ab\xe2\x84\xa2");
+        ck_assert(!cut);
+        /* A replacement that does not fit is not put in half. */
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, 4, "a\xff", NULL), 0);
+        ck_assert_str_eq(out, "a");
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, 1, "abc", &cut), 0);
+        ck_assert_str_eq(out, "");
+        ck_assert(cut);
+        ck_assert_uint_eq(xpu_utf8_sanitize(out, sizeof out, NULL, &cut), 0);
+        ck_assert_str_eq(out, "");
+}
+END_TEST
+
 /* Warnings quote file contents: non-printable bytes are escaped, never passed through. */
 START_TEST(test_warning_escapes) {
         struct xpu_inventory *inv = xpu_inventory_new();
@@ -366,6 +426,7 @@ static Suite *base_suite(void) {
         tcase_add_test(tc, test_walk_matches_openat2);
         tcase_add_test(tc, test_warning_escapes);
         tcase_add_test(tc, test_escape_text);
+        tcase_add_test(tc, test_utf8_text);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -98,7 +98,15 @@ START_TEST(test_clean_string) {
         check_clean("  NVIDIA A100  ", 128, true, true, "NVIDIA A100");
         check_clean("", 128, true, false, "");
         check_clean("   ", 128, true, false, "");
-        check_clean("a\tb\x01\xc3\xa9", 128, true, true, "a?b???");
+        /* A name keeps its UTF-8 (é, ™); a control character and a byte that is not UTF-8 become
+         * U+FFFD; an identifier keeps printable ASCII only. */
+        check_clean("a\tb\x01\xc3\xa9", 128, true, true, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xc3\xa9");
+        check_clean("NVIDIA RTX\xe2\x84\xa2 A6000", 128, true, true, "NVIDIA RTX\xe2\x84\xa2 A6000");
+        check_clean("RTX\xff A6000", 128, true, true, "RTX\xef\xbf\xbd A6000");
+        check_clean("ab\xe2\x84\xa2", 5, true, true, "ab");   /* cut before the ™, not inside it */
+        check_clean("ab\xe2\x84\xa2", 6, true, true, "ab\xe2\x84\xa2");
+        check_clean("\tNVIDIA\t", 128, true, true, "NVIDIA");
+        check_clean("GPU-\xc3\xa9", 64, false, true, "GPU-??"); /* an identifier: ASCII only */
         check_clean("abcdefgh", 5, true, true, "abcd");
         check_clean("abc efgh", 5, true, true, "abc");   /* no blank left at the cut */
         check_clean("GPU-1234", 5, false, false, "");    /* an id is never cut */

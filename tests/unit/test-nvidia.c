@@ -204,6 +204,19 @@ START_TEST(test_parse_information_bad) {
         ck_assert_str_eq(g.name, "");
         ck_assert_uint_eq(g.minor, 1);
 
+        /* A Model in UTF-8 is kept byte for byte; bytes that are not UTF-8 and control
+         * characters become U+FFFD. */
+        struct xpu_device u8 = { 0 };
+        ck_assert_int_eq(xpu_nvidia_parse_information("Model: NVIDIA RTX\xe2\x84\xa2 A6000\nDevice Minor: 1\n", &u8,
+                                                      err, sizeof err),
+                         0);
+        ck_assert_str_eq(u8.name, "NVIDIA RTX\xe2\x84\xa2 A6000");
+        struct xpu_device bad8 = { 0 };
+        ck_assert_int_eq(xpu_nvidia_parse_information("Model: RTX\xff\x1b[2J A6000\nDevice Minor: 1\n", &bad8, err,
+                                                      sizeof err),
+                         0);
+        ck_assert_str_eq(bad8.name, "RTX\xef\xbf\xbd\xef\xbf\xbd[2J A6000");
+
         /* Over-long line */
         char *huge = malloc(XPU_NVIDIA_LINE_MAX + 32);
         ck_assert_ptr_nonnull(huge);

@@ -156,7 +156,8 @@ START_TEST(test_parse_garbage) {
                 { "library /l\ndevice_count 1\ndevice.0.name \nend\n", GARBAGE "line 3" },   /* empty value */
                 { "library /l\ndevice_count 1\ndevice.0.name\nend\n", GARBAGE "line 3" },    /* no value */
                 { "library /l\ndevice_count 1\ndevice.0.name A\x01\nend\n", GARBAGE "line 3" }, /* not printable */
-                { "library /l\ndevice_count 1\ndevice.0.name A\xc3\xa9\nend\n", GARBAGE "line 3" },
+                { "library /l\ndevice_count 1\ndevice.0.name A\xc3\nend\n", GARBAGE "line 3" }, /* not UTF-8 */
+                { "library /l\ndevice_count 1\ndevice.0.name A\xc2\x85\nend\n", GARBAGE "line 3" }, /* C1 NEL */
                 { "device_count 0\nend\n", GARBAGE "no library" },
                 { "library /l\nend\n", GARBAGE "no device_count" },
                 { "library /l\ndevice_count 1\ndevice.0.vendor_id 65536\ndevice.0.device_id 1\nend\n",
@@ -194,6 +195,14 @@ START_TEST(test_parse_garbage) {
         ck_assert_str_eq(err, GARBAGE "line 3");
         free(big);
         ck_assert_int_eq(xpu_rocm_smi_parse_reply(NULL, &r, err, sizeof err), -EINVAL);
+        /* A name in UTF-8 is kept byte for byte. */
+        ck_assert_int_eq(xpu_rocm_smi_parse_reply("library /l\ndevice_count 1\ndevice.0.name AMD Radeon\xe2\x84\xa2 Pro "
+                                                  "W7900\nend\n",
+                                                  &r, err, sizeof err),
+                         0);
+        ck_assert_uint_eq(r->n, 1);
+        ck_assert_str_eq(r->devices[0].name, "AMD Radeon\xe2\x84\xa2 Pro W7900");
+        r = xpu_rocm_smi_result_free(r);
 }
 END_TEST
 

@@ -87,7 +87,7 @@ START_TEST(test_format_double) {
 }
 END_TEST
 
-/* The examples: 250 W -> 250, 41000 millidegrees -> 41; every family of the fixture. */
+/* Unit conversions: 250 W -> 250, 41000 millidegrees -> 41; every family of the fixture. */
 START_TEST(test_fixture_lines) {
         struct xpud_snapshot *s = fx_snapshot();
         _cleanup_free_ char *t = render(s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* daemon/sampler.c and daemon/nfd.c (issue 4): samples of fixture hosts end to end through the
+/* daemon/sampler.c and daemon/nfd.c: samples of fixture hosts end to end through the
  * store, with values and units asserted on the snapshot and its rendered bodies. AMD: the
  * amd-mi100x4 capture read from sysfs. NVIDIA: two GPUs of nvidia-rtx2080ti-x8 with the fake NVML
  * and its state file: one nvmlInit_v2 across samples, NVML names merged, a GPU falling off the bus
@@ -174,6 +174,92 @@ START_TEST(test_amd_host) {
 }
 END_TEST
 
+/* The UUID of the device with xpud index INDEX in S, checked in /v1/devices/{index} and in the
+ * /metrics series of that gpu label (one xpu_up series per label, with that UUID). */
+static void assert_index(struct xpud_snapshot *s, unsigned index, const char *uuid, bool up) {
+        char key[16], want[128], prefix[256];
+        snprintf(key, sizeof key, "%u", index);
+        const struct xpud_device *d = xpud_snapshot_find_device(s, key);
+        ck_assert_msg(d, "no device %u", index);
+        ck_assert_msg(strcmp(d->dev.uuid, uuid) == 0, "gpu %u is %s, want %s", index, d->dev.uuid, uuid);
+        char *json = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpud_snapshot_device_json(s, key, &json, &len), 0);
+        snprintf(want, sizeof want, "\"uuid\":\"%s\"", uuid);
+        ck_assert_msg(strstr(json, want), "/v1/devices/%u: %s", index, json);
+        free(json);
+        const char *m = body(s, XPUD_ROUTE_METRICS);
+        snprintf(prefix, sizeof prefix, "xpu_up{vendor=\"amd\",gpu=\"%u\",uuid=\"%s\",", index, uuid);
+        ASSERT_SAMPLE(m, prefix, up ? "1" : "0");
+        snprintf(prefix, sizeof prefix, "xpu_up{vendor=\"amd\",gpu=\"%u\",", index);
+        size_t series = 0;
+        for (const char *p = strstr(m, prefix); p; p = strstr(p + 1, prefix))
+                series++;
+        ck_assert_msg(series == 1, "%zu xpu_up series for gpu %u:\n%s", series, index, m);
+}
+
+/* Swap the targets of the links sys/class/drm/cardA and cardB of ROOT: the probes then list the
+ * two GPUs the other way round. */
+static void swap_cards(const char *root, unsigned a, unsigned b) {
+        char pa[PATH_MAX], pb[PATH_MAX], ta[PATH_MAX], tb[PATH_MAX];
+        snprintf(pa, sizeof pa, "%s/sys/class/drm/card%u", root, a);
+        snprintf(pb, sizeof pb, "%s/sys/class/drm/card%u", root, b);
+        ssize_t na = readlink(pa, ta, sizeof ta - 1), nb = readlink(pb, tb, sizeof tb - 1);
+        ck_assert(na > 0 && nb > 0);
+        ta[na] = tb[nb] = '\0';
+        ck_assert_int_eq(unlink(pa), 0);
+        ck_assert_int_eq(unlink(pb), 0);
+        ck_assert_int_eq(symlink(tb, pa), 0);
+        ck_assert_int_eq(symlink(ta, pb), 0);
+}
+
+/* One GPU disappears, then the probe order changes and it comes back: every gpu label and
+ * /v1/devices/{index} keeps naming the same UUID, and the devices stay listed in index order. */
+START_TEST(test_stable_index) {
+        static const char *const uuid[] = { "GPU-2aba500bd9e889b6", "GPU-0d7c5ae471ffe776", "GPU-8e7767dc4ce4cf3a",
+                                            "GPU-fb46471209d2c6e6" }; /* cards 0 to 3 */
+        struct fixture f = { .root = xpu_test_copy_host("amd-mi100x4") };
+        sampler_new(&f, 10, 5, NULL);
+        struct xpud_snapshot *s = sample(&f);
+        for (unsigned i = 0; i < 4; i++)
+                assert_index(s, i, uuid[i], true);
+        xpud_snapshot_unref(s);
+
+        /* card 0 leaves: the probes number the others 0 to 2; they keep 1 to 3, and the lost
+         * one keeps 0. */
+        char card[PATH_MAX], moved[PATH_MAX];
+        snprintf(card, sizeof card, "%s/sys/class/drm/card0", f.root);
+        snprintf(moved, sizeof moved, "%s/sys/class/drm/gone0", f.root);
+        ck_assert_int_eq(rename(card, moved), 0);
+        s = sample(&f);
+        ck_assert_uint_eq(s->n_devices, 4);
+        for (unsigned i = 0; i < 4; i++) {
+                assert_index(s, i, uuid[i], i != 0);
+                ck_assert_uint_eq(s->devices[i].dev.index, i); /* listed in index order */
+                ck_assert_uint_eq(s->inv->devices[i].index, i);
+        }
+        ck_assert(s->devices[0].r.lost);
+        ck_assert_ptr_nonnull(find_event(s, "device_lost", "gpu 0 (0000:83:00.0)"));
+        xpud_snapshot_unref(s);
+
+        /* cards 1 and 2 listed the other way round, card 0 back: the same indices. */
+        swap_cards(f.root, 1, 2);
+        ck_assert_int_eq(rename(moved, card), 0);
+        s = sample(&f);
+        ck_assert_uint_eq(s->n_devices, 4);
+        for (unsigned i = 0; i < 4; i++) {
+                assert_index(s, i, uuid[i], true);
+                ck_assert_uint_eq(s->devices[i].dev.index, i);
+        }
+        ck_assert_ptr_nonnull(find_event(s, "device_back", "gpu 0 (0000:83:00.0) is back"));
+        const char *j = body(s, XPUD_ROUTE_DEVICES);
+        const char *p1 = strstr(j, uuid[1]), *p2 = strstr(j, uuid[2]);
+        ck_assert_msg(p1 && p2 && p1 < p2, "/v1/devices not in index order: %s", j);
+        xpud_snapshot_unref(s);
+        fixture_done(&f);
+}
+END_TEST
+
 /* ---- NVIDIA --------------------------------------------------------------------------------------- */
 
 /* The state file: GPUs 0 and 1 of the fixture with readings; EXTRA lines first (first key wins). */
@@ -325,6 +411,26 @@ START_TEST(test_nvidia_gpu_lost) {
         ck_assert_str_eq(s->devices[1].dev.pci_bus_id, "0000:1b:00.0");
         ck_assert_int_eq(s->devices[1].health, XPUD_HEALTH_UNHEALTHY);
         ck_assert_ptr_nonnull(find_event(s, "device_lost", "gpu 1 (0000:1b:00.0) fell off the bus"));
+        xpud_snapshot_unref(s);
+        fixture_done(&f);
+}
+END_TEST
+
+/* A name NVML gives in UTF-8 reaches the snapshot, /v1/devices and xpu_info byte for byte (GPU 1
+ * of the capture has no Model line in procfs: its name is NVML's); bytes that are not UTF-8
+ * become U+FFFD in the helper. */
+START_TEST(test_nvidia_utf8_name) {
+        struct fixture f;
+        nvidia_fixture(&f);
+        nvidia_state(&f, "device.1.name NVIDIA RTX\xe2\x84\xa2 A6000 \xff\n");
+        sampler_new(&f, 10, 5, NULL);
+        struct xpud_snapshot *s = sample(&f);
+        ck_assert_msg(s->backends[0].up, "%s", s->backends[0].error);
+        ck_assert_str_eq(s->devices[1].dev.name, "NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd");
+        const char *m = body(s, XPUD_ROUTE_METRICS);
+        ck_assert_msg(strstr(m, "name=\"NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd\""), "%s", m);
+        const char *j = body(s, XPUD_ROUTE_DEVICES);
+        ck_assert_msg(strstr(j, "\"name\":\"NVIDIA RTX\xe2\x84\xa2 A6000 \xef\xbf\xbd\""), "%s", j);
         xpud_snapshot_unref(s);
         fixture_done(&f);
 }
@@ -568,8 +674,10 @@ static Suite *sampler_suite(void) {
         TCase *tc = tcase_create("sampler");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_amd_host);
+        tcase_add_test(tc, test_stable_index);
         tcase_add_test(tc, test_nvidia_session_and_readings);
         tcase_add_test(tc, test_nvidia_gpu_lost);
+        tcase_add_test(tc, test_nvidia_utf8_name);
         tcase_add_test(tc, test_nvidia_helper_hang);
         tcase_add_test(tc, test_nvidia_helper_abort);
         tcase_add_test(tc, test_thread);

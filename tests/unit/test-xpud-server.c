@@ -441,6 +441,103 @@ START_TEST(test_errors) {
 }
 END_TEST
 
+/* Requests whose end is unclear (request smuggling): exactly one answer, a 400 with the JSON error
+ * body and Connection: close, and the connection closed; no second status line anywhere (in the
+ * body, a header block libmicrohttpd 0.9.75 sent twice), nothing answered for the bytes after the
+ * headers. On the TCP listener as on the UNIX socket. */
+static void assert_one_400(int fd, const char *req, const char *why, const char *what) {
+        struct http_reply r;
+        char v[256];
+        int e = http_exchange(fd, req, strlen(req), &r, 3000);
+        ck_assert_msg(e == 0, "%s: %s (the connection stayed open)", what, strerror(-e));
+        ck_assert_msg(strncmp(r.head, "HTTP/1.1 400 ", 13) == 0, "%s: %s", what, r.head);
+        ck_assert_msg(!strstr(r.head + 1, "HTTP/1.") && !strstr(r.body, "HTTP/1."), "%s: two status lines:\n%s\n\n%s",
+                      what, r.head, r.body);
+        ck_assert_str_eq(http_header(&r, "Connection", v, sizeof v), "close");
+        assert_type(&r, "application/json");
+        ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), (snprintf(v, sizeof v, "%zu", r.body_len), v));
+        assert_error_body(r.body, 400, why);
+        ck_assert_msg(r.body[r.body_len - 1] == '}', "%s: bytes after the body: %s", what, r.body);
+}
+
+/* Connect to the TCP listener on loopback PORT; returns the fd (asserts). */
+static int connect_tcp(unsigned short port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+        return fd;
+}
+
+START_TEST(test_framing_on_the_wire) {
+        static const struct {
+                const char *what, *req, *why;
+        } cases[] = {
+                { "two equal Content-Length",
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+                  "more than one Content-Length" },
+                { "Content-Length 0 then 40, a second request inside",
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 40\r\n\r\n"
+                  "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n",
+                  "more than one Content-Length" },
+                { "Content-Length 5 then 0", "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\ncontent-length: 0\r\n\r\nhello",
+                  "more than one Content-Length" },
+                { "+5", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\nhello", "not one decimal number" },
+                { "0x10", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0x10\r\n\r\n", "not one decimal number" },
+                { " 5 5", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length:  5 5\r\n\r\nhello", "not one decimal number" },
+                { "5,5", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5,5\r\n\r\nhello", "not one decimal number" },
+                { "empty", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: \r\n\r\n", "not one decimal number" },
+                { "huge", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+                  "not one decimal number" },
+                { "2^64", "GET /healthz HTTP/1.0\r\nContent-Length: 18446744073709551616\r\n\r\n",
+                  "not one decimal number" },
+                { "Content-Length with chunked",
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                  "together with Transfer-Encoding" },
+                { "chunked with Content-Length, a second request inside",
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n"
+                  "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n",
+                  "together with Transfer-Encoding" },
+                { "a blank before the colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length : 5\r\n\r\nhello",
+                  "field name holds a blank" },
+                { "a folded Content-Length, a second request after it",
+                  "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 38\r\n 0\r\n\r\nGET /readyz HTTP/1.1\r\nHost: x\r\n\r\n",
+                  "starts with Content-Length" },
+                { "POST, two Content-Length", "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello",
+                  "more than one Content-Length" },
+                { "unknown path, two Content-Length",
+                  "GET /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nhello",
+                  "more than one Content-Length" },
+        };
+        struct fixture f;
+        struct http_reply r;
+        fixture_start(&f, true, 0);
+        xpud_snapshot_unref(publish(&f, 1));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                assert_one_400(http_connect_unix(f.sock), cases[i].req, cases[i].why, cases[i].what);
+                assert_one_400(connect_tcp(f.tcp_port), cases[i].req, cases[i].why, cases[i].what);
+        }
+        /* One valid Content-Length of 0 (leading zeros or blanks around it too) is no body. */
+        static const char *const zero[] = { "0", "00", "\t0\t" };
+        for (size_t i = 0; i < ELEMENTSOF(zero); i++) {
+                char req[256];
+                snprintf(req, sizeof req, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length:%s\r\nConnection: close\r\n\r\n",
+                         zero[i]);
+                ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), req, strlen(req), &r, 3000), 0);
+                ck_assert_msg(r.status == 200, "Content-Length \"%s\": %d", zero[i], r.status);
+                ck_assert_str_eq(r.body, "{\"status\":\"ok\"}");
+        }
+        /* HEAD with two: the 400's headers, no body. */
+        static const char head[] = "HEAD /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n";
+        ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), head, sizeof head - 1, &r, 3000), 0);
+        ck_assert_int_eq(r.status, 400);
+        ck_assert_uint_eq(r.body_len, 0);
+        http_unix(f.sock, "GET", "/metrics", &r);
+        ck_assert_int_eq(r.status, 200);
+        fixture_stop(&f);
+}
+END_TEST
+
 START_TEST(test_tcp_metrics_only) {
         struct fixture f;
         struct http_reply r;
@@ -607,6 +704,7 @@ static Suite *server_suite(void) {
         tcase_add_test(tc, test_before_first_sample);
         tcase_add_test(tc, test_routes_served);
         tcase_add_test(tc, test_errors);
+        tcase_add_test(tc, test_framing_on_the_wire);
         tcase_add_test(tc, test_tcp_metrics_only);
         tcase_add_test(tc, test_peer_checks);
         tcase_add_test(tc, test_per_uid_cap);
