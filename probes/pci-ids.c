@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/escape.h"
 #include "base/fileio.h"
 #include "base/macro.h"
 
@@ -36,19 +35,6 @@ static int parse_id(const char *s) {
                 v = v << 4 | d;
         }
         return s[4] == ' ' && s[5] == ' ' ? v : -1;
-}
-
-/* Whether NAME is a non-empty run of printable UTF-8. */
-static bool printable(const char *name) {
-        if (!*name)
-                return false;
-        for (const char *p = name; *p;) {
-                size_t n = xpu_utf8_printable_len(p);
-                if (n == 0)
-                        return false;
-                p += n;
-        }
-        return true;
 }
 
 /* The state of one scan: which line kind we are in. */
@@ -78,7 +64,7 @@ static void scan_line(struct scan *s, char *line) {
         if (parse_id(line + 1) != s->device)
                 return;
         const char *n = line + 1 + 6;
-        if (printable(n) && strlen(n) < s->size) {
+        if (xpu_str_is_text(n) && strlen(n) < s->size) {
                 memcpy(s->name, n, strlen(n) + 1);
                 s->found = 1;
         }

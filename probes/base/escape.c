@@ -1,32 +1,85 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "escape.h"
 
+#include <stdbool.h>
 #include <string.h>
 
-size_t xpu_utf8_printable_len(const char *str) {
+size_t xpu_utf8_char_len(const char *str) {
         const unsigned char *s = (const unsigned char *)str;
-        unsigned char c = s[0];
-        if (c >= 0x20 && c < 0x7f)
-                return 1;
-        /* The second byte's range for each lead byte (RFC 3629 section 4), then 0x80-0xbf. */
         size_t n;
-        unsigned char lo = 0x80, hi = 0xbf;
-        if (c >= 0xc2 && c <= 0xdf)
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
                 n = 2;
-        else if (c >= 0xe0 && c <= 0xef)
-                n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-        else if (c >= 0xf0 && c <= 0xf4)
-                n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4;
         else
-                return 0; /* C0 control, DEL, continuation byte, 0xc0/0xc1, 0xf5-0xff */
-        if (s[1] < lo || s[1] > hi)
-                return 0;
-        for (size_t i = 2; i < n; i++)
-                if (s[i] < 0x80 || s[i] > 0xbf)
+                return 0; /* a continuation byte, an overlong 2-byte lead (C0, C1), or above F4 */
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xc0) != 0x80)
                         return 0;
-        if (c == 0xc2 && s[1] <= 0x9f)
-                return 0; /* U+0080-U+009F: C1 controls, which terminals act on */
+        /* Overlong 3- and 4-byte forms, UTF-16 surrogates (U+D800..U+DFFF), above U+10FFFF. */
+        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+            (s[0] == 0xf4 && s[1] >= 0x90))
+                return 0;
         return n;
+}
+
+/* Is the well-formed sequence of N bytes at S a control character (C0, DEL, C1: U+0080..U+009F,
+ * which are C2 80..C2 9F)? */
+static bool utf8_is_control(const unsigned char *s, size_t n) {
+        return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+bool xpu_str_is_text(const char *s) {
+        if (!s || !*s)
+                return false;
+        while (*s) {
+                size_t n = xpu_utf8_char_len(s);
+                if (n == 0 || utf8_is_control((const unsigned char *)s, n))
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+size_t xpu_utf8_sanitize(char *dst, size_t size, const char *src, bool *cut) {
+        static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+        size_t w = 0, replaced = 0;
+        bool was_cut = false;
+        if (size == 0)
+                return 0;
+        for (const char *p = src ? src : ""; *p;) {
+                size_t n = xpu_utf8_char_len(p);
+                const char *from = p;
+                size_t len = n;
+                bool bad = n == 0 || utf8_is_control((const unsigned char *)p, n);
+                if (bad) {
+                        /* A control character counts once, an ill-formed byte on its own. */
+                        from = replacement;
+                        len = sizeof replacement - 1;
+                        n = n ? n : 1;
+                }
+                if (w + len > size - 1) {
+                        was_cut = true;
+                        break;
+                }
+                memcpy(dst + w, from, len);
+                w += len;
+                p += n;
+                replaced += bad;
+        }
+        dst[w] = '\0';
+        if (cut)
+                *cut = was_cut;
+        return replaced;
+}
+
+size_t xpu_utf8_printable_len(const char *s) {
+        size_t n = *s ? xpu_utf8_char_len(s) : 0;
+        return n && !utf8_is_control((const unsigned char *)s, n) ? n : 0;
 }
 
 char *xpu_escape_text(const char *in, char *out, size_t size) {

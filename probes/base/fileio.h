@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "escape.h" /* the UTF-8 text helpers, which lived here */
+
 /* Largest file the read helpers accept, in bytes. sysfs attributes are one page; procfs
  * "information" files are far smaller. */
 #define XPU_READ_MAX (64 * 1024)
@@ -148,26 +150,6 @@ char *xpu_strstrip(char *s);
 /* True when S is non-empty printable ASCII (0x20..0x7e): what a name or version read from sysfs
  * or procfs must be before it reaches JSON, a terminal or an environment variable. */
 bool xpu_str_is_printable(const char *s);
-/* Names read from sysfs, procfs or a vendor library (a product name such as "AMD Radeon™ Pro
- * W7900") are UTF-8 text: kept byte for byte when they are well formed, so they reach JSON,
- * Prometheus label values (UTF-8 by the text format's definition) and terminals as the vendor
- * wrote them, with nothing raw that could break those: every byte that is not part of a
- * well-formed UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16 surrogates, nothing above
- * U+10FFFF) and every control character (C0 U+0000..U+001F, DEL U+007F, C1 U+0080..U+009F)
- * becomes U+FFFD (EF BF BD). */
-
-/* Length in bytes (1 to 4) of the well-formed UTF-8 sequence at S, or 0 when S does not start
- * one (a NUL is a sequence of 1). Reads at most up to the first byte that breaks it. */
-size_t xpu_utf8_char_len(const char *s);
-/* True when S is non-empty well-formed UTF-8 without control characters: what
- * xpu_utf8_sanitize() leaves as it is. */
-bool xpu_str_is_text(const char *s);
-/* Copy SRC into DST (SIZE bytes, at least 1; always NUL-terminated) as text: well-formed
- * sequences other than control characters kept, one U+FFFD for each ill-formed byte and for each
- * control character. When that does not fit, it is cut at a character boundary (never inside a
- * sequence). Returns the number of U+FFFD put in; *CUT (may be NULL) tells whether the text was
- * cut. */
-size_t xpu_utf8_sanitize(char *dst, size_t size, const char *src, bool *cut);
 /* True when S starts with PREFIX. */
 bool xpu_startswith(const char *s, const char *prefix);
 /* Parse an unsigned integer in BASE (0 = auto, as strtoull) spanning the whole string (white space
