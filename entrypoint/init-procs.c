@@ -61,50 +61,20 @@ static pid_t parse_pid(const char *s) {
         return (pid_t)v;
 }
 
-int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret) {
-        char path[64], buf[2048];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = '\0';
-        const char *end = strrchr(buf, ')');
-        struct xpu_proc_stat st = { .pid = pid };
-        int ppid, pgrp, sid;
-        if (!end || sscanf(end + 1, " %c %d %d %d", &st.state, &ppid, &pgrp, &sid) != 4)
-                return -EBADMSG;
-        st.ppid = ppid;
-        st.pgrp = pgrp;
-        st.session = sid;
-        *ret = st;
-        return 0;
-}
-
 int xpu_proc_signal_action(pid_t pid, int sig) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-        _cleanup_free_ char *buf = NULL;
-        ssize_t n = read_proc_file(path, 64 * 1024, &buf);
-        if (n < 0)
-                return (int)n;
         static const struct {
                 const char *key;
                 enum xpu_signal_action action;
-        } lines[] = { { "\nSigIgn:", XPU_SIGNAL_IGNORED }, { "\nSigCgt:", XPU_SIGNAL_CAUGHT } };
+        } lines[] = { { "SigIgn", XPU_SIGNAL_IGNORED }, { "SigCgt", XPU_SIGNAL_CAUGHT } };
         enum xpu_signal_action action = XPU_SIGNAL_DEFAULT;
         for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
-                const char *line = strstr(buf, lines[i].key);
-                if (!line)
-                        return -EBADMSG;
-                char *e = NULL;
-                errno = 0;
-                unsigned long long mask = strtoull(line + strlen(lines[i].key), &e, 16);
-                if (errno != 0 || e == line + strlen(lines[i].key))
-                        return -EBADMSG;
-                if (sig >= 1 && sig <= 64 && (mask & (1ULL << (sig - 1))))
+                uint64_t mask = 0;
+                int r = xpu_proc_status_mask(path, lines[i].key, &mask);
+                if (r < 0)
+                        return r == -ENOENT && access(path, F_OK) == 0 ? -EBADMSG : r;
+                if (sig >= 1 && sig <= 64 && (mask & (UINT64_C(1) << (sig - 1))))
                         action = lines[i].action;
         }
         return action;

@@ -8,19 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Fields 1, 3, 4, 5 and 6 of /proc/PID/stat. */
-struct xpu_proc_stat {
-        pid_t pid;
-        char state; /* 'R', 'S', 'D', 'T' (stopped), 't' (traced), 'Z' (zombie), ... */
-        pid_t ppid; /* 0 when the parent is outside this pid namespace */
-        pid_t pgrp;
-        pid_t session;
-};
-
-/* Read /proc/PID/stat. The command name (field 2) may hold spaces and parentheses, so the fields
- * after it are found from its last ')'. Returns 0, -ENOENT (no such process, or no /proc),
- * -EBADMSG (not the format proc(5) gives), -errno. */
-int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret);
+#include "base/procfs.h" /* struct xpu_proc_stat, xpu_proc_stat_read() */
 
 /* How process PID treats signal SIG, from the SigIgn and SigCgt masks of /proc/PID/status. */
 enum xpu_signal_action {
@@ -28,7 +16,7 @@ enum xpu_signal_action {
         XPU_SIGNAL_IGNORED = 1,
         XPU_SIGNAL_CAUGHT = 2, /* a handler is installed */
 };
-/* Returns an enum xpu_signal_action, or -ENOENT/-EBADMSG/-errno as xpu_proc_stat_read(). */
+/* Returns an enum xpu_signal_action, or -ENOENT/-EBADMSG/-errno as xpu_proc_status_mask(). */
 int xpu_proc_signal_action(pid_t pid, int sig);
 
 /* Whether process group PGRP of session SID is orphaned in the POSIX sense the kernel applies to

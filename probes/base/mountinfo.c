@@ -13,6 +13,7 @@
 
 #include "fileio.h"
 #include "macro.h"
+#include "procfs.h"
 
 /* Copy the space-separated field at *P into OUT (SIZE bytes), decoding the kernel's octal
  * escapes (show_mountinfo() escapes space, tab, newline and backslash as \ooo); advance *P past
@@ -78,39 +79,19 @@ int xpu_mountinfo_parse_line(const char *line, struct xpu_mount_entry *ret) {
 }
 
 int xpu_process_start_realtime_ns(const char *path, int64_t *ret) {
-        char buf[1024];
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = '\0';
-        /* "pid (comm) state ..." where comm may hold spaces and ')': fields count from the last ')'. */
-        char *p = strrchr(buf, ')');
-        if (!p)
-                return -EINVAL;
-        p++;
-        /* After ")", field 3 (state) is the first; starttime is field 22: skip 19 more. */
-        for (int field = 3; field < 22; field++) {
-                p += strspn(p, " ");
-                p += strcspn(p, " ");
-        }
-        p += strspn(p, " ");
-        char *end;
-        errno = 0;
-        unsigned long long ticks = strtoull(p, &end, 10);
+        struct xpu_proc_stat st;
+        int r = xpu_proc_stat_read_file(path, &st);
+        if (r < 0)
+                return r == -EBADMSG ? -EINVAL : r;
         long hz = sysconf(_SC_CLK_TCK);
-        if (errno || end == p || (*end != ' ' && *end != '\n' && *end) || hz <= 0)
+        if (hz <= 0 || st.starttime > (uint64_t)(INT64_MAX / 1000000000) * (uint64_t)hz)
                 return -EINVAL;
         struct timespec rt, bt;
         if (clock_gettime(CLOCK_REALTIME, &rt) < 0 || clock_gettime(CLOCK_BOOTTIME, &bt) < 0)
                 return negative_errno();
         int64_t boot_rt = ((int64_t)rt.tv_sec - bt.tv_sec) * 1000000000 + (rt.tv_nsec - bt.tv_nsec);
-        if (ticks > (unsigned long long)(INT64_MAX / 1000000000) * (unsigned long long)hz)
-                return -EINVAL;
-        *ret = boot_rt + (int64_t)(ticks / (unsigned long long)hz) * 1000000000 +
-               (int64_t)(ticks % (unsigned long long)hz) * 1000000000 / hz;
+        *ret = boot_rt + (int64_t)(st.starttime / (uint64_t)hz) * 1000000000 +
+               (int64_t)(st.starttime % (uint64_t)hz) * 1000000000 / hz;
         return 0;
 }
 

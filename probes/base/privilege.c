@@ -26,6 +26,7 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "base/privilege.h"
+#include "base/procfs.h"
 #include "base/seccomp.h"
 
 /* linux/capability.h, in number order (0 CAP_CHOWN .. 40 CAP_CHECKPOINT_RESTORE). */
@@ -69,40 +70,6 @@ uint64_t xpu_capability_runtime_default(void) {
         return m;
 }
 
-/* The calling thread's bounding set from the "CapBnd:" line of /proc/thread-self/status (proc(5):
- * 16 hex digits).
- * Returns 0, or -errno when the file cannot be read or has no such line. */
-static int bounding_from_status(uint64_t *ret) {
-        char buf[4096];
-        int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        size_t used = 0;
-        for (;;) {
-                ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                used += (size_t)n;
-                if (used == sizeof buf - 1)
-                        break;
-        }
-        close(fd);
-        buf[used] = '\0';
-        const char *p = strstr(buf, "\nCapBnd:\t");
-        if (!p)
-                return -ENOENT;
-        p += strlen("\nCapBnd:\t");
-        char hex[17];
-        size_t n = strspn(p, "0123456789abcdef");
-        if (n == 0 || n > 16)
-                return -EINVAL;
-        memcpy(hex, p, n);
-        hex[n] = '\0';
-        return xpu_parse_u64(hex, 16, ret);
-}
-
 int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *bounding) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
         struct __user_cap_data_struct d[2] = {};
@@ -116,7 +83,7 @@ int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *b
                 /* /proc/thread-self/status "CapBnd:" is one read; a PR_CAPBSET_READ per capability (41
                  * calls, each through the LSM hooks of prctl) cost more on every start
                  * (docs/performance.md). The calls remain for a process without /proc. */
-                if (bounding_from_status(bounding) == 0)
+                if (xpu_proc_status_mask("/proc/thread-self/status", "CapBnd", bounding) == 0)
                         return 0;
                 *bounding = 0;
                 for (int c = 0; c < 64; c++) {

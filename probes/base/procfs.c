@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* /proc/PID/stat and /proc/PID/status readers (procfs.h). */
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+/* Read the whole file PATH into BUF (SIZE bytes, NUL-terminated); a longer one is cut (the
+ * fields read here come first). Returns the length or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = 0;
+        while (len < size - 1) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        return (ssize_t)len;
+}
+
+/* The decimal number at *P (a minus sign allowed), then past it and the blanks after it. */
+static int next_number(const char **p, long long *ret) {
+        char *e;
+        errno = 0;
+        long long v = strtoll(*p, &e, 10);
+        if (errno || e == *p || (*e != ' ' && *e != '\n' && *e != '\0'))
+                return -EBADMSG;
+        *p = e + strspn(e, " \n");
+        *ret = v;
+        return 0;
+}
+
+int xpu_proc_stat_read_file(const char *path, struct xpu_proc_stat *ret) {
+        char buf[2048];
+        ssize_t n = read_small(path, buf, sizeof buf);
+        if (n < 0)
+                return (int)n;
+        const char *end = strrchr(buf, ')');
+        const char *p = buf;
+        long long v[22]; /* v[F - 1] is field F; field 2 (comm) and 3 (state) are not numbers */
+        if (!end || next_number(&p, &v[0]) < 0 || end[1] != ' ' || !end[2] || end[3] != ' ')
+                return -EBADMSG;
+        struct xpu_proc_stat st = { .pid = (pid_t)v[0], .state = end[2] };
+        p = end + 4;
+        for (int field = 4; field <= 22; field++)
+                if (next_number(&p, &v[field - 1]) < 0)
+                        return -EBADMSG;
+        if (v[0] <= 0 || v[0] > INT32_MAX || v[3] < 0 || v[3] > INT32_MAX || v[4] < 0 || v[4] > INT32_MAX ||
+            v[5] < 0 || v[5] > INT32_MAX || v[21] < 0)
+                return -EBADMSG;
+        st.ppid = (pid_t)v[3];
+        st.pgrp = (pid_t)v[4];
+        st.session = (pid_t)v[5];
+        st.starttime = (uint64_t)v[21];
+        *ret = st;
+        return 0;
+}
+
+int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        return xpu_proc_stat_read_file(path, ret);
+}
+
+int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret) {
+        char buf[8192], want[64];
+        ssize_t n = read_small(path, buf, sizeof buf);
+        if (n < 0)
+                return (int)n;
+        if (snprintf(want, sizeof want, "\n%s:", key) >= (int)sizeof want)
+                return -EINVAL;
+        /* The line is KEY at the start of the file or after a newline; P is past "KEY:". */
+        const char *line = want + 1, *p;
+        if (strncmp(buf, line, strlen(line)) == 0)
+                p = buf + strlen(line);
+        else if ((p = strstr(buf, want)) != NULL)
+                p += strlen(want);
+        else
+                return -ENOENT;
+        p += strspn(p, " \t");
+        size_t digits = strspn(p, "0123456789abcdefABCDEF");
+        if (digits == 0 || digits > 16)
+                return -EBADMSG;
+        char hex[17];
+        memcpy(hex, p, digits);
+        hex[digits] = '\0';
+        return xpu_parse_u64(hex, 16, ret) < 0 ? -EBADMSG : 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a process tells about itself and others in /proc (proc(5)): /proc/PID/stat fields and the
+ * hex masks of /proc/PID/status. One reader each, for the supervisor (job control, leftovers),
+ * the capability sets and the tmpfs-origin rule. Nothing here logs. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Fields 1, 3, 4, 5, 6 and 22 of /proc/PID/stat. */
+struct xpu_proc_stat {
+        pid_t pid;
+        char state;         /* 'R', 'S', 'D', 'T' (stopped), 't' (traced), 'Z' (zombie), ... */
+        pid_t ppid;         /* 0 when the parent is outside this pid namespace */
+        pid_t pgrp;
+        pid_t session;
+        uint64_t starttime; /* clock ticks (sysconf(_SC_CLK_TCK)) after boot */
+};
+
+/* Parse the stat file at PATH ("/proc/PID/stat"; tests pass their own). The command name
+ * (field 2) may hold spaces and parentheses, so the fields after it are counted from its last
+ * ')'. Returns 0, -ENOENT (no such process, or no /proc), -EBADMSG (not the format proc(5)
+ * gives), -errno. */
+int xpu_proc_stat_read_file(const char *path, struct xpu_proc_stat *ret);
+
+/* The same for /proc/PID/stat. */
+int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret);
+
+/* The hex mask on the line "KEY:\t..." of the status file at PATH ("/proc/PID/status",
+ * "/proc/thread-self/status"; KEY such as "SigIgn", "SigCgt", "CapBnd"). Returns 0, -ENOENT
+ * (no such file or no such line), -EBADMSG (not 1-16 hex digits), -errno. */
+int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret);
