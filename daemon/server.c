@@ -34,9 +34,8 @@ struct uid_count {
 /* One connection of the UNIX listener (MHD's socket context). */
 struct conn {
         struct xpud_peer peer;
-        bool counted;  /* holds a slot in the uid table */
-        bool over_cap; /* beyond per_uid_limit: shut down at accept */
-        bool cred_err; /* SO_PEERCRED failed: refused */
+        bool counted;  /* holds the slot in the uid table that admit_unix() took */
+        bool cred_err; /* SO_PEERCRED failed: refused (its slot stays taken: the uid is unknown) */
 };
 
 struct xpud_server {
@@ -277,8 +276,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!l->tcp) {
                 const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
                 cc = ci ? ci->socket_context : NULL;
-                if (cc && cc->over_cap)
-                        return MHD_NO; /* shut down at accept; bytes it had sent get no answer */
         }
         /* Before the peer check and the route: where this request ends is unclear, so no answer
          * but this one may go out on the connection, whoever sent it. */
@@ -352,20 +349,6 @@ static bool uid_take(struct xpud_server *s, uid_t uid, unsigned limit) {
         return ok;
 }
 
-/* Would a connection of UID fit under LIMIT now? (The accept thread's early look; uid_take() at
- * the connection's start decides.) */
-static bool uid_room(struct xpud_server *s, uid_t uid, unsigned limit) {
-        bool room = true;
-        pthread_mutex_lock(&s->uid_lock);
-        for (size_t i = 0; i < s->n_uid_slots; i++)
-                if (s->uids[i].n > 0 && s->uids[i].uid == uid) {
-                        room = s->uids[i].n < limit;
-                        break;
-                }
-        pthread_mutex_unlock(&s->uid_lock);
-        return room;
-}
-
 static void uid_put(struct xpud_server *s, uid_t uid) {
         pthread_mutex_lock(&s->uid_lock);
         for (size_t i = 0; i < s->n_uid_slots; i++)
@@ -376,9 +359,8 @@ static void uid_put(struct xpud_server *s, uid_t uid) {
         pthread_mutex_unlock(&s->uid_lock);
 }
 
-/* At accept: read the peer's credentials once, decide, and count the connection against its uid;
- * over the per-uid cap the socket is shut down, so libmicrohttpd reads EOF and closes it at once
- * (it offers no way to refuse a connection from here). At close: uncount and free. */
+/* At start: read the peer's credentials for the request handler (admit_unix() decided and
+ * counted at accept). At close: uncount and free. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code) {
         const struct listener *l = cls;
@@ -406,17 +388,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
                 return;
         }
         int fd = ci->connect_fd;
-        if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0) {
+        /* The same credentials as at accept (SO_PEERCRED is the connecting process's, fixed for
+         * the socket's life), where admit_unix() counted the connection: uncounted at close. */
+        if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0)
                 cc->cred_err = true;
-        } else if (cc->peer.uid != 0) {
-                cc->counted = uid_take(s, cc->peer.uid, cc->peer.allowed ? s->per_uid_limit : s->refused_limit);
-                cc->over_cap = !cc->counted;
-        }
-        if (cc->over_cap) {
-                log_debug("uid %u holds %u connections already: closing a new one", (unsigned)cc->peer.uid,
-                          cc->peer.allowed ? s->per_uid_limit : s->refused_limit);
-                (void)shutdown(fd, SHUT_RDWR);
-        }
+        else
+                cc->counted = cc->peer.uid != 0;
         *socket_context = cc;
 }
 
@@ -426,22 +403,29 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * looked at again. */
 #define ACCEPT_BATCH 1024
 
-/* Give FD to daemon D, counted in *LIVE. */
-static void hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr_storage *sa,
+/* Give FD to daemon D, counted in *LIVE. Returns false when libmicrohttpd refused it (and closed
+ * FD). */
+static bool hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr_storage *sa,
                       socklen_t len) {
         atomic_fetch_add(live, 1);
-        if (MHD_add_connection(d, fd, (const struct sockaddr *)sa, len) != MHD_YES) /* FD closed */
-                atomic_fetch_sub(live, 1);
+        if (MHD_add_connection(d, fd, (const struct sockaddr *)sa, len) == MHD_YES)
+                return true;
+        atomic_fetch_sub(live, 1);
+        return false;
 }
 
 /* One connection just accepted on the UNIX listener: refused at once (closed, no work: no
  * libmicrohttpd connection, no read) when its credentials cannot be read or its uid holds its
- * cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise handed
- * to libmicrohttpd, where on_connection() counts it. */
+ * cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise counted
+ * against its uid here, and handed to libmicrohttpd, where on_connection() uncounts it when it
+ * closes. Counted here, not when libmicrohttpd's thread starts the connection: a uid that
+ * connects and closes in a tight loop could otherwise get thousands handed over before the
+ * first one is counted, and fill the listener's cap with connections nobody reads (until their
+ * timeout), locking root out. */
 static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_storage *sa, socklen_t len) {
         struct xpud_peer peer;
         bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, &peer) == 0 &&
-                     (peer.uid == 0 || uid_room(s, peer.uid, peer.allowed ? s->per_uid_limit : s->refused_limit));
+                     (peer.uid == 0 || uid_take(s, peer.uid, peer.allowed ? s->per_uid_limit : s->refused_limit));
         pthread_mutex_lock(&s->uid_lock);
         if (admit)
                 s->stats.accepted++;
@@ -452,7 +436,8 @@ static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_stor
                 close(fd);
                 return;
         }
-        hand_over(s->unix_d, &s->unix_live, fd, sa, len);
+        if (!hand_over(s->unix_d, &s->unix_live, fd, sa, len) && peer.uid != 0)
+                uid_put(s, peer.uid);
 }
 
 /* Take every connection queued on listener LFD (at most ACCEPT_BATCH). */
