@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const char *log_program = "xpuinit";
 static enum xpu_log_level log_level = XPU_LOG_WARNING;
@@ -50,8 +51,25 @@ void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        /* One write per line so concurrent writers do not interleave mid-line. */
-        dprintf(STDERR_FILENO, "%s: %s: %s\n", log_program, level_names[level], xpu_escape_text(line, safe, sizeof safe));
+        /* One write(2) per line: concurrent writers do not interleave mid-line, and nothing but
+         * write runs, so a line still goes out under a seccomp list that allows write and not
+         * the fstat and lseek stdio's dprintf does first (a failed exec under --exec). */
+        char out[sizeof safe + 64];
+        int n = snprintf(out, sizeof out, "%s: %s: %s\n", log_program, level_names[level],
+                         xpu_escape_text(line, safe, sizeof safe));
+        if (n > 0) {
+                size_t len = (size_t)n < sizeof out ? (size_t)n : sizeof out - 1;
+                if ((size_t)n >= sizeof out)
+                        out[len - 1] = '\n';
+                for (size_t done = 0; done < len;) {
+                        ssize_t w = write(STDERR_FILENO, out + done, len - done);
+                        if (w < 0 && errno == EINTR)
+                                continue;
+                        if (w <= 0)
+                                break;
+                        done += (size_t)w;
+                }
+        }
         errno = saved;
 }
 

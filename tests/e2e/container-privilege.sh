@@ -167,6 +167,22 @@ for mode in supervise exec; do
                 "jsonnoexit-$mode: stderr names the file and the missing calls"
 done
 
+# The smallest list that passes (execve, write, exit, exit_group): a failed exec is still reported
+# in both modes, with --exec by xpuinit itself under that filter (one write(2), no stdio calls).
+for mode in supervise exec; do
+        priv_bundle "jsonmin-$mode" "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+        printf '["execve", "write", "exit", "exit_group"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+        flag=
+        [ "$mode" = exec ] && flag=--exec
+        # shellcheck disable=SC2086 # $flag is one word or none
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --profile priv $flag \
+                -- /no/such/workload
+        e2e_run "$E2E_BUNDLE"
+        is "$E2E_RC" 127 "jsonmin-$mode: the missing command gives 127"
+        like "$E2E_ERR" 'cannot run "/no/such/workload": No such file or directory' \
+                "jsonmin-$mode: the error line reaches stderr under the filter"
+done
+
 # A kept capability whose calls the filter denies: a warning naming both and the fix.
 priv_bundle ptracewarn "$(profile '"keep_capabilities": ["CAP_SYS_PTRACE"]')"
 e2e_caps_add "$E2E_BUNDLE" CAP_SYS_PTRACE
