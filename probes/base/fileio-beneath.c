@@ -231,13 +231,14 @@ static int walk_beneath(int root_fd, const char *path, int flags, mode_t mode, e
                         struct xpu_tmpfs_verdict v;
                         r = xpu_tmpfs_origin(fd, id, "/proc/self/mountinfo", "/proc/1/stat", &v);
                         if (r < 0) {
-                                refuse(why, XPU_REFUSE_TMPFS_UNKNOWN, here, "/proc/self/mountinfo");
+                                refuse(why, XPU_REFUSE_TMPFS_UNKNOWN, here, "/proc/self/mountinfo cannot be read");
                                 r = -EXDEV;
                                 goto out;
                         }
                         if (v.origin != XPU_TMPFS_OWN) {
                                 static const enum xpu_refusal_kind kinds[] = {
                                         [XPU_TMPFS_SUBDIR] = XPU_REFUSE_TMPFS_SUBDIR,
+                                        [XPU_TMPFS_PROPAGATED] = XPU_REFUSE_TMPFS_PROPAGATED,
                                         [XPU_TMPFS_SHARED] = XPU_REFUSE_TMPFS_SHARED,
                                         [XPU_TMPFS_OLDER] = XPU_REFUSE_TMPFS_OLDER,
                                         [XPU_TMPFS_UNKNOWN] = XPU_REFUSE_TMPFS_UNKNOWN,
@@ -334,9 +335,14 @@ char *xpu_path_refusal_format(const struct xpu_path_refusal *why, const char *ro
                          "(PID 1), e.g. a bind mount of the host's /run, /dev/shm or /tmp, inside %s", p, d,
                          root_name);
                 break;
+        case XPU_REFUSE_TMPFS_PROPAGATED:
+                snprintf(buf, size, "%s is a mount point of a tmpfs that came by mount propagation from outside "
+                         "the container (mountinfo %s), e.g. a host directory bound with HostToContainer or "
+                         "rslave propagation, inside %s", p, d, root_name);
+                break;
         case XPU_REFUSE_TMPFS_UNKNOWN:
-                snprintf(buf, size, "%s is a mount point of a tmpfs whose origin cannot be told (%s has no line "
-                         "for it or cannot be read), inside %s", p, d[0] ? d : "/proc/self/mountinfo", root_name);
+                snprintf(buf, size, "%s is a mount point of a tmpfs whose origin cannot be told (%s), inside %s",
+                         p, d, root_name);
                 break;
         case XPU_REFUSE_FINAL_LINK:
                 snprintf(buf, size, "%s is a symlink to %s, where a file or mount point of its own must be made in %s",

@@ -86,6 +86,7 @@ enum xpu_refusal_kind {
         XPU_REFUSE_NOT_DIR,       /* a component that must be a directory is a file, FIFO, device... */
         XPU_REFUSE_TMPFS_SUBDIR,  /* a tmpfs mount whose mountinfo root is not "/": a bind of a directory */
         XPU_REFUSE_TMPFS_SHARED,  /* a tmpfs also mounted elsewhere: a bind of a host's tmpfs */
+        XPU_REFUSE_TMPFS_PROPAGATED, /* a tmpfs with mountinfo "master:N": propagated from outside */
         XPU_REFUSE_TMPFS_OLDER,   /* a tmpfs born before PID 1 of this PID namespace started */
         XPU_REFUSE_TMPFS_UNKNOWN, /* a tmpfs /proc/self/mountinfo has no line for (or no /proc) */
 };

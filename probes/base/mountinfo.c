@@ -3,6 +3,7 @@
 #include "mountinfo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +67,15 @@ int xpu_mountinfo_parse_line(const char *line, struct xpu_mount_entry *ret) {
         if (next_field(&p, e.root, sizeof e.root) < 0 || next_field(&p, e.point, sizeof e.point) < 0)
                 return -EINVAL;
         /* (6) options, (7) optional fields up to "-", then the filesystem type */
+        if (next_field(&p, f, sizeof f) < 0)
+                return -EINVAL;
         for (;;) {
                 if (next_field(&p, f, sizeof f) < 0)
                         return -EINVAL;
                 if (strcmp(f, "-") == 0)
                         break;
+                if (xpu_startswith(f, "master:") && (xpu_parse_u64(f + 7, 10, &e.master) < 0 || e.master == 0))
+                        return -EINVAL;
         }
         if (next_field(&p, e.fstype, sizeof e.fstype) < 0)
                 return -EINVAL;
@@ -93,6 +98,17 @@ int xpu_process_start_realtime_ns(const char *path, int64_t *ret) {
         *ret = boot_rt + (int64_t)(st.starttime / (uint64_t)hz) * 1000000000 +
                (int64_t)(st.starttime % (uint64_t)hz) * 1000000000 / hz;
         return 0;
+}
+
+/* Whether /proc is this process's PID namespace's: its "self" link names getpid(). */
+static bool proc_is_ours(void) {
+        char buf[32], want[32];
+        ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        snprintf(want, sizeof want, "%d", (int)getpid());
+        return strcmp(buf, want) == 0;
 }
 
 /* A runtime makes its tmpfs after the container's first process started (runc and crun mount in
@@ -123,23 +139,42 @@ int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char 
                         break;
                 }
         *ret = (struct xpu_tmpfs_verdict){ .origin = XPU_TMPFS_UNKNOWN };
-        if (!found)
+        if (!found) {
+                snprintf(ret->detail, sizeof ret->detail, "%s has no line for it", mountinfo);
                 return 0;
+        }
         if (strcmp(self.root, "/") != 0) {
                 ret->origin = XPU_TMPFS_SUBDIR;
                 xpu_strlcpy(ret->detail, self.root, sizeof ret->detail);
                 return 0;
         }
+        if (self.master) {
+                ret->origin = XPU_TMPFS_PROPAGATED;
+                snprintf(ret->detail, sizeof ret->detail, "master:%" PRIu64, self.master);
+                return 0;
+        }
         rewind(f);
-        while (getline(&line, &cap, f) > 0)
-                if (xpu_mountinfo_parse_line(line, &e) == 0 && e.id != self.id && e.major == self.major &&
-                    e.minor == self.minor && strcmp(e.point, self.point) != 0) {
+        while (getline(&line, &cap, f) > 0) {
+                if (xpu_mountinfo_parse_line(line, &e) < 0) {
+                        /* It could be that other mount of the same tmpfs (a mount point longer
+                         * than PATH_MAX): refuse rather than miss it. */
+                        snprintf(ret->detail, sizeof ret->detail, "%s has a line it cannot read", mountinfo);
+                        return 0;
+                }
+                if (e.id != self.id && e.major == self.major && e.minor == self.minor &&
+                    strcmp(e.point, self.point) != 0) {
                         /* The same superblock somewhere else (a stacked mount of it on the same
                          * point is not "elsewhere"). */
                         ret->origin = XPU_TMPFS_SHARED;
                         xpu_strlcpy(ret->detail, e.point, sizeof ret->detail);
                         return 0;
                 }
+        }
+        if (xpu_startswith(init_stat, "/proc/") && !proc_is_ours()) {
+                snprintf(ret->detail, sizeof ret->detail, "/proc is another PID namespace's, so PID 1's start "
+                                                          "says nothing of this container");
+                return 0;
+        }
         struct statx stx;
         int64_t init_ns;
         if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) == 0 &&

@@ -20,6 +20,8 @@ struct xpu_mount_entry {
                                      * the whole filesystem, "/sub" for a bind of a directory */
         char point[PATH_MAX];       /* (5) the mount point, relative to this process's root */
         char fstype[64];            /* the filesystem type ("tmpfs") */
+        uint64_t master;            /* (7) "master:N": a slave of peer group N, whose mounts
+                                     * propagate here from another mount namespace; 0: none */
 };
 
 /* Parse one mountinfo LINE (without or with its newline). Returns 0, or -EINVAL for a line
@@ -31,21 +33,26 @@ int xpu_mountinfo_parse_line(const char *line, struct xpu_mount_entry *ret);
 enum xpu_tmpfs_origin {
         XPU_TMPFS_OWN = 0,      /* made for this container: may be written */
         XPU_TMPFS_SUBDIR,       /* mountinfo root is not "/": a bind of a directory in a tmpfs */
+        XPU_TMPFS_PROPAGATED,   /* "master:N": it came by propagation from a mount outside */
         XPU_TMPFS_SHARED,       /* the same tmpfs (major:minor) is mounted at another point too */
         XPU_TMPFS_OLDER,        /* its root was made before PID 1 of this PID namespace started */
-        XPU_TMPFS_UNKNOWN,      /* mountinfo has no line for the mount: cannot tell */
+        XPU_TMPFS_UNKNOWN,      /* cannot tell: no mountinfo line for it, a line that does not
+                                 * parse, or a /proc of another PID namespace */
 };
 
 /* What xpu_tmpfs_origin() found; DETAIL is for the refusal text. */
 struct xpu_tmpfs_verdict {
         enum xpu_tmpfs_origin origin;
-        char detail[PATH_MAX]; /* SUBDIR: the root ("/sub"); SHARED: the other mount point;
-                                * OLDER: how much older, "12.5 s" */
+        char detail[PATH_MAX]; /* SUBDIR: the root ("/sub"); PROPAGATED: "master:N"; SHARED: the
+                                * other mount point; OLDER: how much older, "12.5 s"; UNKNOWN:
+                                * why, in words */
 };
 
 /* Judge the tmpfs whose root FD is (an O_PATH fd of the mount's root directory), mount ID
  * MNT_ID (statx STATX_MNT_ID). MOUNTINFO is the file to read ("/proc/self/mountinfo";
- * tests pass their own), INIT_STAT PID 1's stat file ("/proc/1/stat"). The birth-time rule
+ * tests pass their own), INIT_STAT PID 1's stat file ("/proc/1/stat"; when it is below /proc,
+ * that /proc must be this PID namespace's: /proc/self names getpid(), else the origin is
+ * UNKNOWN, since another namespace's PID 1 says nothing of this container). The birth-time rule
  * applies only where the kernel reports a tmpfs birth time and INIT_STAT is readable; the
  * others always. Returns 0 with *RET filled, or -errno when MOUNTINFO cannot be read (-ENOENT
  * without /proc). */

@@ -289,6 +289,17 @@ tmpfs_attack k-run-dir "/run is a mount point of the directory /sub of a tmpfs" 
 mkroot k-confd
 mkdir -p "$R/etc/ld.so.conf.d"
 tmpfs_attack k-confd "/etc/ld.so.conf.d is a mount point of a tmpfs that is mounted at .* too" "" /etc/ld.so.conf.d
+# A host directory that is a shared mount, bound on R/run as a slave (Kubernetes'
+# mountPropagation: HostToContainer), gets a tmpfs after the container started: by propagation
+# the tmpfs turns up on R/run as well (mountinfo master:N), once, whole, and younger than PID 1.
+mkroot k-propagated
+t=$HOST/tmpfs-k-propagated
+mkdir -p "$t"
+attack k-propagated "/run is a mount point of a tmpfs that came by mount propagation from outside the container \\(mountinfo master:[0-9]*\\)" \
+        sh -c "mount --bind '$t' '$t' && mount --make-shared '$t' && mount --bind '$t' '$R/run' && \
+        mount --make-slave '$R/run' && mount -t tmpfs xpu-late-tmpfs '$t' && touch '$t/host-file' && \
+        { $(inject | tr '\n' ' '); rc=\$?; (cd '$t' && find . | sort) >'$E2E_TMP/k-propagated.inside'; exit \$rc; }"
+is "$(tr '\n' ' ' <"$E2E_TMP/k-propagated.inside")" ". ./host-file " "k-propagated: the host's tmpfs gained nothing"
 # control: a tmpfs made for the container (the runtime's own /run) is crossed as before
 mkroot k-control
 (cd "$R" && in_ns sh -c "mount -t tmpfs xpu-runtime-run '$R/run' && $(inject | tr '\n' ' ') && \
@@ -375,13 +386,15 @@ mkdir -p "$HOSTRUN"
 mount -t tmpfs xpu-host-run "$HOSTRUN" || bail "cannot mount a tmpfs on $HOSTRUN"
 mkdir "$HOSTRUN/sub" && touch "$HOSTRUN/host-file" || bail "cannot fill $HOSTRUN"
 sleep 1 # a host's /run is older than any container: older by more than the start time's resolution
-# runc_tmpfs NAME MOUNT-JSON: a container like runc-confd's, with MOUNT-JSON added to its mounts
+# runc_tmpfs NAME MOUNT-JSON [JQ-FILTER]: a container like runc-confd's, with MOUNT-JSON added to
+# its mounts and JQ-FILTER (default: none) applied to its config
 runc_tmpfs() {
         e2e_bundle "$1"
         e2e_rootfs_ldconfig "$E2E_BUNDLE"
         e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
         e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
         e2e_jq "$E2E_BUNDLE" '.mounts += [$m]' --argjson m "$2"
+        [ -z "${3:-}" ] || e2e_jq "$E2E_BUNDLE" "$3"
         e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
         e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver --inject mount \
                 -- /workload
@@ -402,6 +415,15 @@ is "$( (cd "$HOSTRUN" && find . | sort) | tr '\n' ' ')" ". ./host-file ./sub " "
 runc_tmpfs runc-ownrun '{"destination": "/run", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev", "mode=755"]}'
 is "$E2E_RC" 0 "runc-ownrun: the runtime's own /run tmpfs is crossed: the workload runs"
 [ "$E2E_RC" -eq 0 ] || e2e_show
+# The host's /proc bound on the container's /proc: /proc/1 is then the host's init, whose start
+# says nothing of this container, so the birth-time rule cannot judge; refused, not guessed.
+runc_tmpfs runc-hostproc "{\"destination\": \"/run\", \"type\": \"bind\", \"source\": \"$HOSTRUN\", \"options\": [\"rbind\"]}" \
+        '.mounts = [.mounts[] | if .destination == "/proc" then {destination: "/proc", type: "bind", source: "/proc", options: ["rbind"]} else . end]'
+is "$E2E_RC" 125 "runc-hostproc: the host's /run tmpfs, and the host's /proc bound on /proc: xpuinit exits 125"
+[ "$E2E_RC" -eq 125 ] || e2e_show
+like "$E2E_ERR" "/run is a mount point of a tmpfs whose origin cannot be told \\(/proc is another PID namespace's" \
+        "runc-hostproc: stderr says why it cannot tell"
+is "$( (cd "$HOSTRUN" && find . | sort) | tr '\n' ' ')" ". ./host-file ./sub " "runc-hostproc: the host's tmpfs gained nothing"
 umount "$HOSTRUN"
 
 e2e_done

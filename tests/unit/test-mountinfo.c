@@ -27,11 +27,15 @@ START_TEST(test_parse_line) {
         ck_assert_str_eq(e.root, "/mnt1");
         ck_assert_str_eq(e.point, "/mnt2");
         ck_assert_str_eq(e.fstype, "ext3");
+        ck_assert_uint_eq(e.master, 1);
         /* no optional fields; an escaped space and backslash in the mount point */
         ck_assert_int_eq(xpu_mountinfo_parse_line("812 27 0:75 / /tmp/a\\040b\\134c rw - tmpfs tmpfs rw", &e), 0);
         ck_assert_str_eq(e.point, "/tmp/a b\\c");
         ck_assert_str_eq(e.root, "/");
         ck_assert_uint_eq(e.minor, 75);
+        ck_assert_uint_eq(e.master, 0);
+        ck_assert_int_eq(xpu_mountinfo_parse_line("36 35 98:0 / /x rw master:x - ext3 /dev/root rw", &e), -EINVAL);
+        ck_assert_int_eq(xpu_mountinfo_parse_line("36 35 98:0 / /x rw master:0 - ext3 /dev/root rw", &e), -EINVAL);
         /* malformed */
         ck_assert_int_eq(xpu_mountinfo_parse_line("", &e), -EINVAL);
         ck_assert_int_eq(xpu_mountinfo_parse_line("36 35 98:0 / /x rw shared:1 ext3 /dev/root rw", &e), -EINVAL);
@@ -136,10 +140,15 @@ START_TEST(test_origin_rules) {
         ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         /* mounted at another point too: a bind of a host's tmpfs */
-        tmpfs_case_mountinfo(&t, "garbage line\n999999 1 0:4242 / /host\\040run rw - tmpfs tmpfs rw\n");
+        tmpfs_case_mountinfo(&t, "999999 1 0:4242 / /host\\040run rw - tmpfs tmpfs rw\n");
         ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_SHARED);
         ck_assert_str_eq(v.detail, "/host run");
+        /* a line that does not parse could be that other mount (a point past PATH_MAX): refused */
+        tmpfs_case_mountinfo(&t, "garbage line\n");
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(v.origin, XPU_TMPFS_UNKNOWN);
+        ck_assert_msg(strstr(v.detail, "has a line it cannot read") != NULL, "%s", v.detail);
         /* PID 1 started after the tmpfs was made: a tmpfs older than the container */
         tmpfs_case_mountinfo(&t, "");
         write_stat(t.dir, ticks_now() + 2 * (unsigned long long)sysconf(_SC_CLK_TCK));
@@ -169,6 +178,18 @@ START_TEST(test_origin_subdir_unknown) {
         ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_SUBDIR);
         ck_assert_str_eq(v.detail, "/xpu-host/run");
+        /* "master:N": it came by propagation from a mount outside (HostToContainer, rslave) */
+        snprintf(buf, sizeof buf, "%llu 1 0:4242 / /run rw,relatime shared:3 master:2 - tmpfs tmpfs rw\n",
+                 (unsigned long long)t.id);
+        xpu_test_write(t.dir, "mountinfo", buf);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(v.origin, XPU_TMPFS_PROPAGATED);
+        ck_assert_str_eq(v.detail, "master:2");
+        /* shared only (the container's own, with shared propagation) is not propagated from outside */
+        snprintf(buf, sizeof buf, "%llu 1 0:4242 / /run rw shared:3 - tmpfs tmpfs rw\n", (unsigned long long)t.id);
+        xpu_test_write(t.dir, "mountinfo", buf);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         /* no line for the mount: cannot tell */
         xpu_test_write(t.dir, "mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n");
         ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
