@@ -473,7 +473,30 @@ struct leftovers {
         pid_t *sent;
         size_t n_sent, cap_sent;
         bool no_proc_logged;
+        bool group_gone; /* the workload's process group was found empty: its number is free for
+                          * reuse, so it is never signalled again */
 };
+
+/* Whether the workload's process group still has a member (kill(-pgid, 0)); once it is found
+ * empty it stays gone, whatever later takes the number. */
+static bool leftovers_group_alive(const struct supervisor *s, struct leftovers *l) {
+        if (!l->group_gone && kill(-s->child, 0) < 0 && errno == ESRCH)
+                l->group_gone = true;
+        return !l->group_gone;
+}
+
+/* Forget the signalled pids that are no longer among our children KIDS (reaped): a new orphan
+ * that gets such a pid again is another process, and gets its own SIGTERM. */
+static void leftovers_prune(struct leftovers *l, const pid_t *kids, size_t n) {
+        size_t w = 0;
+        for (size_t i = 0; i < l->n_sent; i++)
+                for (size_t j = 0; j < n; j++)
+                        if (kids[j] == l->sent[i]) {
+                                l->sent[w++] = l->sent[i];
+                                break;
+                        }
+        l->n_sent = w;
+}
 
 static bool leftovers_sent(const struct leftovers *l, pid_t pid) {
         for (size_t i = 0; i < l->n_sent; i++)
@@ -508,7 +531,7 @@ static void leftovers_signal(const struct supervisor *s, struct leftovers *l, in
                         (void)kill(-1, SIGCONT);
                 return;
         }
-        if (s->own_group && first) {
+        if (s->own_group && first && leftovers_group_alive(s, l)) {
                 (void)kill(-s->child, sig);
                 if (sig == SIGTERM)
                         (void)kill(-s->child, SIGCONT);
@@ -524,6 +547,7 @@ static void leftovers_signal(const struct supervisor *s, struct leftovers *l, in
                 l->no_proc_logged = true;
                 return;
         }
+        leftovers_prune(l, kids, n);
         for (size_t i = 0; i < n; i++) {
                 if (sig != SIGKILL && leftovers_sent(l, kids[i]))
                         continue;
@@ -581,6 +605,8 @@ static void end_leftovers(struct supervisor *s, int sfd) {
                                 ;
                 }
                 reap(s);
+                if (s->own_group && !s->pid1)
+                        (void)leftovers_group_alive(s, &l); /* notice it empty before its number is reused */
                 if (s->children_left)
                         leftovers_signal(s, &l, sig, false);
         }

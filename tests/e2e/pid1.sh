@@ -342,6 +342,41 @@ else
         ok "... and gone when xpuinit exits"
 fi
 
+# ---- a reused process group number is not signalled (not PID 1, -g) ---------------------------
+# The workload leads its group, leaves a TERM-ignoring setsid orphan and exits: its group is empty
+# at once. An unrelated process then gets the group's number (ns_last_pid steers the next pid);
+# the SIGKILL at the end of the grace period goes to the orphan, not to that group.
+cat >"$T/reuse.sh" <<'EOF2'
+echo 999 >/proc/sys/kernel/ns_last_pid
+"$1" -g --grace 2 -- sh -c 'echo $$ >"$1"; setsid sh -c "trap \"\" TERM; exec sleep 20" </dev/null >/dev/null 2>&1 &
+        sleep 0.2; exit 0' sh "$2/main" 2>"$2/reuse.err" &
+x=$!
+i=0
+while [ ! -s "$2/main" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.5
+m=$(cat "$2/main")
+echo $((m - 1)) >/proc/sys/kernel/ns_last_pid
+setsid sleep 60 &
+v=$!
+wait "$x"
+echo "xpuinit=$? other=$v main=$m"
+if kill -0 "$v" 2>/dev/null; then echo "other alive"; kill "$v"; else echo "other killed"; fi
+EOF2
+reuse_out=$(unshare --pid --fork --mount-proc sh "$T/reuse.sh" "$XPUINIT" "$T" 2>&1)
+case "$reuse_out" in
+*"other=$(echo "$reuse_out" | sed -n 's/.*main=\([0-9]*\).*/\1/p') "*) reused=yes ;;
+*) reused=no ;;
+esac
+check "the unrelated process got the workload's old group number (pid reuse set up)" yes "$reused" "$reuse_out"
+case "$reuse_out" in
+*"other alive"*) ok "a process group that reuses the workload's number is not signalled" ;;
+*) not_ok "a process group that reuses the workload's number is not signalled" "$reuse_out" "$(cat "$T/reuse.err" 2>/dev/null)" ;;
+esac
+case "$reuse_out" in
+*"xpuinit=0 "*) ok "... and xpuinit exits 0 after killing the orphan" ;;
+*) not_ok "... and xpuinit exits 0 after killing the orphan" "$reuse_out" ;;
+esac
+
 # ---- --exec ----------------------------------------------------------------------------------
 got=$(in_ns --exec -- sh -c 'echo $$; exit 5' 2>&1)
 check "--exec: the workload replaces xpuinit as PID 1, status passed through" "1 5" "$got $?"
