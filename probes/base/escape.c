@@ -28,9 +28,21 @@ size_t xpu_utf8_char_len(const char *str) {
 }
 
 /* Is the well-formed sequence of N bytes at S a control character (C0, DEL, C1: U+0080..U+009F,
- * which are C2 80..C2 9F)? */
+ * which are C2 80..C2 9F), or a format character that changes how a line reads (Unicode
+ * general category Cf and the separators Zl/Zp): U+061C, U+200B..U+200F (zero width, LRM,
+ * RLM), U+2028..U+202E (line and paragraph separators, bidirectional embeddings and overrides),
+ * U+2060..U+2064, U+2066..U+2069 (bidirectional isolates), U+FEFF (zero width no-break space)?
+ * A log viewer may break a line at U+2028, and U+202E shows what follows backwards. */
 static bool utf8_is_control(const unsigned char *s, size_t n) {
-        return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+        if (n == 1)
+                return s[0] < 0x20 || s[0] == 0x7f;
+        if (n == 2)
+                return (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xd8 && s[1] == 0x9c);
+        if (n == 3 && s[0] == 0xe2 && s[1] == 0x80)
+                return (s[2] >= 0x8b && s[2] <= 0x8f) || (s[2] >= 0xa8 && s[2] <= 0xae);
+        if (n == 3 && s[0] == 0xe2 && s[1] == 0x81)
+                return (s[2] >= 0xa0 && s[2] <= 0xa4) || (s[2] >= 0xa6 && s[2] <= 0xa9);
+        return n == 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf;
 }
 
 bool xpu_str_is_text(const char *s) {

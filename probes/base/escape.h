@@ -11,8 +11,10 @@
  * Prometheus label values (UTF-8 by the text format's definition) and terminals as the vendor
  * wrote them, with nothing raw that could break those: every byte that is not part of a
  * well-formed UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16 surrogates, nothing above
- * U+10FFFF) and every control character (C0 U+0000..U+001F, DEL U+007F, C1 U+0080..U+009F)
- * becomes U+FFFD (EF BF BD). */
+ * U+10FFFF), every control character (C0 U+0000..U+001F, DEL U+007F, C1 U+0080..U+009F) and
+ * every format character that changes how a line reads (U+061C, U+200B..U+200F,
+ * U+2028..U+202E, U+2060..U+2064, U+2066..U+2069, U+FEFF: zero-width characters, line and
+ * paragraph separators, bidirectional controls) becomes U+FFFD (EF BF BD). */
 
 /* Length in bytes (1 to 4) of the well-formed UTF-8 sequence at S, or 0 when S does not start
  * one (a NUL is a sequence of 1). Reads at most up to the first byte that breaks it. */

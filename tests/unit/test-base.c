@@ -402,6 +402,13 @@ START_TEST(test_escape_text) {
         ck_assert_str_eq(xpu_escape_text("\xff\xc0\xaf\xed\xa0\x80\xe2\x84", out, sizeof out),
                          "\\xff\\xc0\\xaf\\xed\\xa0\\x80\\xe2\\x84");
         ck_assert_str_eq(xpu_escape_text("\xf4\x90\x80\x80", out, sizeof out), "\\xf4\\x90\\x80\\x80");
+        /* format characters that change how a line reads: U+2028, U+202E, U+2066, U+FEFF, U+200B */
+        ck_assert_str_eq(xpu_escape_text("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xef\xbb\xbf\xe2\x80\x8b", out,
+                                         sizeof out),
+                         "a\\xe2\\x80\\xa8b\\xe2\\x80\\xaec\\xe2\\x81\\xa6d\\xef\\xbb\\xbf\\xe2\\x80\\x8b");
+        ck_assert(!xpu_str_is_text("Radeon\xe2\x80\xae"));
+        /* their neighbours are text: U+2027, U+202F, U+2122 */
+        ck_assert(xpu_str_is_text("\xe2\x80\xa7\xe2\x80\xaf\xe2\x84\xa2"));
         ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84\xa2"), 3);
         ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84"), 0);
         ck_assert_uint_eq(xpu_utf8_printable_len(""), 0);
