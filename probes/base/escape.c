@@ -101,7 +101,13 @@ char *xpu_escape_text(const char *in, char *out, size_t size) {
                 return out;
         for (const char *p = in; *p;) {
                 size_t n = xpu_utf8_printable_len(p);
-                if (n == 0) {
+                if (*p == '\\') { /* doubled, so that "\\x0a" in a value never reads as an escape */
+                        if (o + 2 >= size)
+                                break;
+                        out[o++] = '\\';
+                        out[o++] = '\\';
+                        p++;
+                } else if (n == 0) {
                         if (o + 4 >= size)
                                 break;
                         unsigned char b = (unsigned char)*p++;

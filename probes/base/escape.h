@@ -36,7 +36,8 @@ size_t xpu_utf8_sanitize(char *dst, size_t size, const char *src, bool *cut);
 size_t xpu_utf8_printable_len(const char *s);
 
 /* Copy IN to OUT (SIZE bytes, NUL-terminated, cut at a whole escape) with every byte that is not
- * part of a printable UTF-8 character (xpu_utf8_printable_len()) written as "\xNN": text read
+ * part of a printable UTF-8 character (xpu_utf8_printable_len()) written as "\xNN" and a
+ * backslash as "\\" (so a literal "\x0a" in IN cannot pass for an escaped newline): text read
  * from the environment or from files keeps one line and puts no escape sequence on a terminal,
  * while "Radeon\u2122" stays readable. Returns OUT. */
 char *xpu_escape_text(const char *in, char *out, size_t size);

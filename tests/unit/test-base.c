@@ -409,6 +409,8 @@ START_TEST(test_escape_text) {
         ck_assert(!xpu_str_is_text("Radeon\xe2\x80\xae"));
         /* their neighbours are text: U+2027, U+202F, U+2122 */
         ck_assert(xpu_str_is_text("\xe2\x80\xa7\xe2\x80\xaf\xe2\x84\xa2"));
+        /* a literal backslash is doubled: "\x0a" typed in a value is not an escaped newline */
+        ck_assert_str_eq(xpu_escape_text("a\\x0a\n", out, sizeof out), "a\\\\x0a\\x0a");
         ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84\xa2"), 3);
         ck_assert_uint_eq(xpu_utf8_printable_len("\xe2\x84"), 0);
         ck_assert_uint_eq(xpu_utf8_printable_len(""), 0);
