@@ -174,10 +174,21 @@ static int open_socket_dir(const char *dir) {
                 return negative_errno();
         }
         if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-                log_error("refusing the socket's directory %s (owner uid %u, mode %04o): others could replace the "
-                          "socket; use a directory owned by root or uid %u that only its owner can write (chmod "
-                          "go-w %s), e.g. /run/xpud",
-                          dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid(), dir);
+                /* A shared directory (/tmp, sticky and writable by all) is for everybody: the fix is
+                 * a directory of xpud's own, never a chmod of the shared one. */
+                char owner[32] = "root";
+                if (geteuid() != 0)
+                        snprintf(owner, sizeof owner, "root or uid %u", (unsigned)geteuid());
+                if (st.st_mode & S_ISVTX)
+                        log_error("refusing the socket's directory %s (owner uid %u, mode %04o): a shared directory, "
+                                  "where others could replace the socket; put the socket in a directory of its own "
+                                  "that only %s can write, e.g. /run/xpud (mkdir -m 0755 /run/xpud) or d=$(mktemp -d)",
+                                  dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner);
+                else
+                        log_error("refusing the socket's directory %s (owner uid %u, mode %04o): others could replace "
+                                  "the socket; use a directory owned by %s that only its owner can write (chmod "
+                                  "go-w %s), e.g. /run/xpud",
+                                  dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner, dir);
                 return -EPERM;
         }
         return TAKE_FD(fd);

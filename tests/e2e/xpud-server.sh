@@ -251,6 +251,9 @@ mkdir -m 1777 "$T/public"
 "$XPUD" --socket "$T/public/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" >"$T/out" 2>"$T/err"
 is "$?" 1 "a socket directory writable by others: refused, exit 1"
 like "$T/err" "refusing the socket's directory $T/public .*mode 1777" "... naming the directory and its mode"
+like "$T/err" "a shared directory, where others could replace the socket; put the socket in a directory of its own" \
+        "... and for a shared (sticky) directory, the fix is a directory of its own, not a chmod"
+unlike "$T/err" "chmod" "... never a chmod of the shared directory"
 if [ -e "$T/public/xpud.sock" ]; then not_ok "... and nothing bound there"; else ok "... and nothing bound there"; fi
 "$XPUD" --help >"$T/out" 2>&1
 is "$?" 0 "--help: exit 0"
