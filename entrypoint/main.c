@@ -725,7 +725,10 @@ static int inject_mount_ns_check(char *err, size_t err_size) {
                 snprintf(err, err_size,
                          "cannot stat %s (%s), so cannot tell whether this is the host's mount namespace, where "
                          "the mounts would outlive the container; refusing (run it where /proc is mounted and "
-                         "PID 1's namespace is readable: root with CAP_SYS_PTRACE)",
+                         "PID 1's namespace is readable: root with CAP_SYS_PTRACE, and no security module or "
+                         "outer PID namespace hiding PID 1; for a trial by hand, give it a PID namespace whose "
+                         "PID 1 stands for the host's init: unshare -p -f --mount-proc sh -c 'unshare -m ... "
+                         "inject ...')",
                          path, strerror(errno));
                 return -1;
         }
@@ -742,6 +745,14 @@ static int inject_mount_ns_check(char *err, size_t err_size) {
 static int cmd_plan(struct context *c, bool inject) {
         if (inject) { /* a host-side hook: an image's LD_PRELOAD must not get here (docs/safe-paths.md) */
                 char err[1024];
+                int rfd = xpu_open_root(opt.rootfs);
+                if (rfd < 0) {
+                        log_error("inject --rootfs %s: cannot open the container root: %s; give the bundle's rootfs "
+                                  "directory",
+                                  opt.rootfs, strerror(-rfd));
+                        return EXIT_SETUP;
+                }
+                close(rfd);
                 if (xpu_loader_env_check(environ, err, sizeof err) < 0 ||
                     ((opt.inject == XPU_INJECT_AUTO || opt.inject == XPU_INJECT_MOUNT) &&
                      inject_mount_ns_check(err, sizeof err) < 0)) {

@@ -117,4 +117,11 @@ one_line esc-profile XPUINIT_PROFILE "$(printf 'nope\n\033]0;title\007')"
 one_line esc-profile-dir XPUINIT_PROFILE_DIR "$(printf '/nonexistent\n\033[31mred')"
 like "$E2E_TMP/esc-profile.err" 'profile "nope\\x0a\\x1b\]0;title\\x07"' "esc-profile: the whole value, escaped"
 
+# inject --rootfs of a directory that does not exist: that is what is reported, before anything
+# about mount namespaces.
+"$XPU_BUILD/xpuinit" --sys-root "$E2E_TMP/empty" inject --rootfs "$E2E_TMP/no-such-rootfs" 2>"$E2E_TMP/inject-missing.err"
+is "$?" 125 "inject-missing: exit 125"
+like "$E2E_TMP/inject-missing.err" "inject --rootfs $E2E_TMP/no-such-rootfs: cannot open the container root: No such file or directory" \
+        "inject-missing: the message names the missing root"
+
 e2e_done
