@@ -762,6 +762,8 @@ static int cmd_plan(struct context *c, bool inject) {
         }
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
+        if (!inject)
+                warn_not_given(c); /* what a start would say */
         c->container_path = inject ? opt.rootfs : "/";
         struct xpu_plan *p = NULL;
         if (inject && opt.inject == XPU_INJECT_AUTO)

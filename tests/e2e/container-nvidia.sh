@@ -230,6 +230,12 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 0 "not-given: the workload runs (cpu)"
 like "$E2E_ERR" '^xpuinit: warning: found 8 NVIDIA GPUs, 0 given to this container: request them \(--gpus/--device, a Kubernetes resource or a CDI device\)$' \
         "not-given: a warning names the 8 GPUs and the fix"
+# `xpuinit plan` says the same, as it shows what a start would do.
+mkdir -p "$E2E_TMP/no-dev"
+"$XPU_BUILD/xpuinit" --sys-root "$fx" --dev-root "$E2E_TMP/no-dev" --driver-root "$E2E_TMP/driver" plan -- /bin/true \
+        >/dev/null 2>"$E2E_TMP/plan-not-given.err"
+like "$E2E_TMP/plan-not-given.err" 'warning: found 8 NVIDIA GPUs, 0 given to this container' \
+        "not-given: xpuinit plan warns as well"
 nv_bundle not-given-none -- /bin/echo pid=echo
 e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=none
 e2e_run "$E2E_BUNDLE"
