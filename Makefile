@@ -164,6 +164,10 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
 
+# Objects a pattern chain builds (a unit test's .o) are kept, not deleted as intermediates: no
+# "rm ..." line after every build, and no recompiling them the next time.
+.SECONDARY:
+
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -Idaemon $(DAEMON_CFLAGS) \
 	-DXPU_SRCDIR=\"$(CURDIR)\"
 # Unit tests of the daemon (tests/unit/test-xpud-*.c) link its archive as well.

@@ -6,6 +6,7 @@ ATTACK_PRELOAD := $(BUILD)/tests/attack/preload.so
 
 $(ATTACK_PRELOAD): tests/attack/preload.c
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -MMD -MP -fPIE -fsanitize=% -fno-sanitize%,$(ALL_CFLAGS)) -fPIC -shared -o $@ $<
+	@echo "  LD      $@"
+	$(Q)$(CC) $(filter-out -MMD -MP -fPIE -fsanitize=% -fno-sanitize%,$(ALL_CFLAGS)) -fPIC -shared -o $@ $<
 
 TEST_EXTRA_TARGETS += $(ATTACK_PRELOAD)

@@ -6,9 +6,11 @@ BENCH_DIR := $(BUILD)/tests/bench
 BENCH_TARGETS := $(BENCH_DIR)/startbench $(BENCH_DIR)/probebench
 
 $(BENCH_DIR)/startbench: $(BENCH_DIR)/startbench.o
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^
 
 $(BENCH_DIR)/probebench: $(BENCH_DIR)/probebench.o $(LIBPROBE)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS)
 
 TEST_EXTRA_TARGETS += $(BENCH_TARGETS)

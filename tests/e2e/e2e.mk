@@ -4,6 +4,7 @@ E2E_WORKLOAD := $(BUILD)/tests/e2e/workload
 
 $(E2E_WORKLOAD): tests/e2e/workload.c
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(ALL_LDFLAGS) -o $@ $<
+	@echo "  LD      $@"
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(ALL_LDFLAGS) -o $@ $<
 
 TEST_EXTRA_TARGETS += $(E2E_WORKLOAD)

@@ -3,7 +3,8 @@
 # variables are used in the recipe only, so the include order does not matter).
 $(BUILD)/tests/shims/librocm_smi64.so.shim: tests/shims/fake-rocm-smi.c tests/shims/state.c tests/shims/state.h
 	@mkdir -p $(@D)
-	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,librocm_smi64.so.1 -o $@ \
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,librocm_smi64.so.1 -o $@ \
 		tests/shims/fake-rocm-smi.c tests/shims/state.c
 
 TEST_EXTRA_TARGETS += $(BUILD)/tests/shims/librocm_smi64.so.shim

@@ -7,12 +7,14 @@ SHIM_COMMON := tests/shims/state.c tests/shims/state.h
 
 $(SHIM_DIR)/libcuda.so.shim: tests/shims/fake-cuda.c $(SHIM_COMMON)
 	@mkdir -p $(@D)
-	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ \
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ \
 		tests/shims/fake-cuda.c tests/shims/state.c
 
 $(SHIM_DIR)/libnvidia-ml.so.shim: tests/shims/fake-nvml.c $(SHIM_COMMON)
 	@mkdir -p $(@D)
-	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ \
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ \
 		tests/shims/fake-nvml.c tests/shims/state.c
 
 TEST_EXTRA_TARGETS += $(SHIM_DIR)/libcuda.so.shim $(SHIM_DIR)/libnvidia-ml.so.shim
