@@ -60,6 +60,12 @@ static int mount_of(int fd, uint64_t *ret) {
         return 0;
 }
 
+/* Whether ROOT_FD is this process's own root directory: a start inside the container. */
+static bool root_is_own(int root_fd) {
+        struct stat a, b;
+        return fstat(root_fd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static void refuse(struct xpu_path_refusal *why, enum xpu_refusal_kind kind, const char *path, const char *detail) {
         why->kind = kind;
         xpu_strlcpy(why->path, path[0] ? path : "/", sizeof why->path);
@@ -229,7 +235,7 @@ static int walk_beneath(int root_fd, const char *path, int flags, mode_t mode, e
                         /* A tmpfs is crossed only when it is the container's own, not a bind
                          * mount of a host's tmpfs (the host's /run, /dev/shm, /tmp). */
                         struct xpu_tmpfs_verdict v;
-                        r = xpu_tmpfs_origin(fd, id, "/proc/self/mountinfo", "/proc/1/stat", &v);
+                        r = xpu_tmpfs_origin(fd, id, "/proc/self/mountinfo", "/proc/1/stat", root_is_own(root_fd), &v);
                         if (r < 0) {
                                 refuse(why, XPU_REFUSE_TMPFS_UNKNOWN, here, "/proc/self/mountinfo cannot be read");
                                 r = -EXDEV;

@@ -116,7 +116,7 @@ static bool proc_is_ours(void) {
  * time's resolution (one clock tick, 10 ms at 100 Hz) and clock adjustments since. */
 #define XPU_TMPFS_BIRTH_SLACK_NS (50 * 1000000LL)
 
-int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char *init_stat,
+int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char *init_stat, bool inside,
                      struct xpu_tmpfs_verdict *ret) {
         _cleanup_fclose_ FILE *f = fopen(mountinfo, "re");
         if (!f)
@@ -170,14 +170,15 @@ int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char 
                         return 0;
                 }
         }
-        if (xpu_startswith(init_stat, "/proc/") && !proc_is_ours()) {
+        bool birth_rule = !xpu_startswith(init_stat, "/proc/") || proc_is_ours();
+        if (!birth_rule && inside) {
                 snprintf(ret->detail, sizeof ret->detail, "/proc is another PID namespace's, so PID 1's start "
                                                           "says nothing of this container");
                 return 0;
         }
         struct statx stx;
         int64_t init_ns;
-        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) == 0 &&
+        if (birth_rule && statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) == 0 &&
             (stx.stx_mask & STATX_BTIME) && xpu_process_start_realtime_ns(init_stat, &init_ns) == 0) {
                 int64_t born = (int64_t)stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec;
                 if (born < init_ns - XPU_TMPFS_BIRTH_SLACK_NS) {

@@ -50,13 +50,16 @@ struct xpu_tmpfs_verdict {
 
 /* Judge the tmpfs whose root FD is (an O_PATH fd of the mount's root directory), mount ID
  * MNT_ID (statx STATX_MNT_ID). MOUNTINFO is the file to read ("/proc/self/mountinfo";
- * tests pass their own), INIT_STAT PID 1's stat file ("/proc/1/stat"; when it is below /proc,
- * that /proc must be this PID namespace's: /proc/self names getpid(), else the origin is
- * UNKNOWN, since another namespace's PID 1 says nothing of this container). The birth-time rule
- * applies only where the kernel reports a tmpfs birth time and INIT_STAT is readable; the
- * others always. Returns 0 with *RET filled, or -errno when MOUNTINFO cannot be read (-ENOENT
+ * tests pass their own), INIT_STAT PID 1's stat file ("/proc/1/stat"). INSIDE: the container
+ * root is this process's own root (a start inside the container, where nothing outside it is
+ * seen); then a /proc of another PID namespace (its self link does not name getpid()) makes the
+ * origin UNKNOWN, since that namespace's PID 1 says nothing of this container. From outside (a
+ * runtime hook, whose /proc is the host's while it runs in the container's PID namespace), the
+ * birth-time rule is left out in that case, and the host's mounts, which it sees, are judged by
+ * the other rules. The birth-time rule applies only where the kernel reports a tmpfs birth time
+ * and INIT_STAT is readable; the others always. Returns 0 with *RET filled, or -errno when MOUNTINFO cannot be read (-ENOENT
  * without /proc). */
-int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char *init_stat,
+int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char *init_stat, bool inside,
                      struct xpu_tmpfs_verdict *ret);
 
 /* Start time of the process whose stat file is PATH ("/proc/1/stat": field 22, starttime, in

@@ -133,33 +133,33 @@ START_TEST(test_origin_rules) {
         /* PID 1 started at boot: the tmpfs is younger, once, whole: the container's own */
         write_stat(t.dir, 1);
         tmpfs_case_mountinfo(&t, "");
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         /* the same superblock stacked on the same point is not "elsewhere" */
         tmpfs_case_mountinfo(&t, "999999 1 0:4242 / /run rw - tmpfs tmpfs rw\n");
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         /* mounted at another point too: a bind of a host's tmpfs */
         tmpfs_case_mountinfo(&t, "999999 1 0:4242 / /host\\040run rw - tmpfs tmpfs rw\n");
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_SHARED);
         ck_assert_str_eq(v.detail, "/host run");
         /* a line that does not parse could be that other mount (a point past PATH_MAX): refused */
         tmpfs_case_mountinfo(&t, "garbage line\n");
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_UNKNOWN);
         ck_assert_msg(strstr(v.detail, "has a line it cannot read") != NULL, "%s", v.detail);
         /* PID 1 started after the tmpfs was made: a tmpfs older than the container */
         tmpfs_case_mountinfo(&t, "");
         write_stat(t.dir, ticks_now() + 2 * (unsigned long long)sysconf(_SC_CLK_TCK));
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OLDER);
         ck_assert_msg(strstr(v.detail, " s") != NULL, "detail %s", v.detail);
         /* an unreadable PID 1 stat: the birth-time rule cannot apply, the others did */
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, "/nonexistent/stat", &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, "/nonexistent/stat", false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         xpu_test_rm_rf(t.mountinfo);
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), -ENOENT);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), -ENOENT);
         close(t.fd);
         umount2(t.mnt, MNT_DETACH);
         xpu_test_rm_rf(t.dir);
@@ -175,27 +175,27 @@ START_TEST(test_origin_subdir_unknown) {
         char buf[512];
         snprintf(buf, sizeof buf, "%llu 1 0:4242 /xpu-host/run /run rw - tmpfs tmpfs rw\n", (unsigned long long)t.id);
         xpu_test_write(t.dir, "mountinfo", buf);
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_SUBDIR);
         ck_assert_str_eq(v.detail, "/xpu-host/run");
         /* "master:N": it came by propagation from a mount outside (HostToContainer, rslave) */
         snprintf(buf, sizeof buf, "%llu 1 0:4242 / /run rw,relatime shared:3 master:2 - tmpfs tmpfs rw\n",
                  (unsigned long long)t.id);
         xpu_test_write(t.dir, "mountinfo", buf);
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_PROPAGATED);
         ck_assert_str_eq(v.detail, "master:2");
         /* shared only (the container's own, with shared propagation) is not propagated from outside */
         snprintf(buf, sizeof buf, "%llu 1 0:4242 / /run rw shared:3 - tmpfs tmpfs rw\n", (unsigned long long)t.id);
         xpu_test_write(t.dir, "mountinfo", buf);
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         /* no line for the mount: cannot tell */
         xpu_test_write(t.dir, "mountinfo", "1 0 8:1 / / rw - ext4 /dev/sda1 rw\n");
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, t.mountinfo, t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_UNKNOWN);
         /* the real /proc/self/mountinfo knows the real mount: whole, once, made after our PID 1 */
-        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, "/proc/self/mountinfo", t.stat, &v), 0);
+        ck_assert_int_eq(xpu_tmpfs_origin(t.fd, t.id, "/proc/self/mountinfo", t.stat, false, &v), 0);
         ck_assert_int_eq(v.origin, XPU_TMPFS_OWN);
         close(t.fd);
         umount2(t.mnt, MNT_DETACH);
