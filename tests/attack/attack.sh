@@ -384,7 +384,7 @@ fi
 HOSTRUN=$E2E_TMP/host-run
 mkdir -p "$HOSTRUN"
 mount -t tmpfs xpu-host-run "$HOSTRUN" || bail "cannot mount a tmpfs on $HOSTRUN"
-mkdir "$HOSTRUN/sub" && touch "$HOSTRUN/host-file" || bail "cannot fill $HOSTRUN"
+{ mkdir "$HOSTRUN/sub" && touch "$HOSTRUN/host-file"; } || bail "cannot fill $HOSTRUN"
 sleep 1 # a host's /run is older than any container: older by more than the start time's resolution
 # runc_tmpfs NAME MOUNT-JSON [JQ-FILTER]: a container like runc-confd's, with MOUNT-JSON added to
 # its mounts and JQ-FILTER (default: none) applied to its config
@@ -393,6 +393,7 @@ runc_tmpfs() {
         e2e_rootfs_ldconfig "$E2E_BUNDLE"
         e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
         e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
+        # shellcheck disable=SC2016 # $m is jq's variable
         e2e_jq "$E2E_BUNDLE" '.mounts += [$m]' --argjson m "$2"
         [ -z "${3:-}" ] || e2e_jq "$E2E_BUNDLE" "$3"
         e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state

@@ -197,6 +197,13 @@ if [ "$have_xpuinit" = 1 ] && command -v valgrind >/dev/null && command -v strac
         printf '%s\n' "$prof_funcs"
         echo "xpuinit system calls: $prof_sys"
 fi
+# ---- what a seccomp filter adds to a start on this kernel (tests/bench/seccompbench.c) -------
+secc_out=""
+if [ -x "$BUILD/tests/bench/seccompbench" ]; then
+        echo "== seccomp filters: fork + filter + exec of true + wait, alternating"
+        secc_out=$("$BUILD/tests/bench/seccompbench" -n "$RUNS" -w "$WARMUP") || secc_out=""
+        printf '%s\n' "$secc_out"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- 3. docs/performance.md ----------------------------------------------------------------
@@ -279,14 +286,35 @@ Analysis kept with the benchmark (update it when the numbers move):
   4,181,245 / 507,420 instructions and 120 / 475 / 271 system calls. (80c0431 fails under
   valgrind, whose \`seccomp(2)\` makes libseccomp refuse \`SCMP_ACT_KILL_PROCESS\`; it was
   counted with a preloaded \`seccomp_api_set(5)\`.)
-- What the privilege sequence still costs, by count: loading \`libseccomp.so.2\` and \`libcap.so.2\` (about
-  130,000 instructions of the dynamic loader, 18 system calls; needed for JSON lists and
-  \`cap_set_proc\`); 41 \`PR_CAPBSET_READ\` to plan the capabilities; a \`PR_CAPBSET_DROP\` for
-  each capability the workload (28 by default) and the supervisor (40) give up; capget, capset,
-  no_new_privs, the filter's load, and the filter run on every system call of the workload from
-  its exec on. Linking the two libraries statically into the dynamic xpuinit would save about
-  111,000 instructions and 18 system calls (measured: 396,162 and 253) but tie their security
-  updates to a rebuild of xpuinit; not done.
+- The supervisor's own seccomp filter (a second \`default\` loaded after the start) made it
+  about 2 × tini here: on this kernel (6.18, a Firecracker VM, BPF JIT on) a filter costs far
+  more than its \`seccomp(2)\` call. Measured with fork + load + exec of true + wait, alternating,
+  600 rounds (as \`tests/bench/seccompbench.c\` does; its run is in the table below): no filter 675 µs; a one-instruction
+  filter +33 µs (the JIT image and its free at reap, whatever the program); the linear
+  \`default\` of 234 instructions about +220 µs; the same rules as a binary search over call
+  numbers (libseccomp \`SCMP_FLTATR_CTL_OPTIMIZE\` 2, 279 instructions, the kernel's
+  per-syscall cache walks far fewer of them) +113 µs; without the x32 ABI +93 µs, native only
+  +76 µs. Now: the built-in filters are binary searches, and when the workload's filter is the
+  supervisor's (\`default\`, the usual case) xpuinit loads it once, right before the start, and the
+  workload inherits it (docs/privileges.md): one load and one free per start instead of two.
+- Also removed from the start: the 41 \`PR_CAPBSET_READ\` that read the bounding set (one read of
+  \`CapBnd\` from \`/proc/thread-self/status\`), and one of the two bounding-set narrowings: xpuinit
+  narrows the set once for the workload before the start and the supervisor goes on from there
+  (39 \`PR_CAPBSET_DROP\` instead of 68; each commits new credentials, about 1.4 µs here, and
+  passes this machine's BPF LSM hooks of \`prctl\`). Every drop loop skips what the set no longer
+  has, which is what a container with Docker's 14 capabilities saves (1 or 2 drops, not 28).
+- What is left above tini, measured on the static build with one part at a time switched off
+  (500 alternating rounds each): the filter about 115 µs, the workload's 28 bounding-set drops
+  from a root host's full set about 45 µs, and xpuinit's own work about 200 µs: the probe of an
+  empty host and the plan (about 100 µs, mostly cold: first touches of code and data), the
+  privilege preparation, the supervisor's set-up before the clone (its \`SigIgn\` read, signalfd,
+  pipe, stack) and the child's steps up to its exec. The dynamic build adds its three libraries:
+  libcjson, libseccomp and libcap cost about 40 µs each to load here (a trivial program linked
+  against them, alternating). Options not taken, each a trade-off for the owner of the budget:
+  linking libseccomp and libcap statically into the dynamic build (about 80 µs; ties their
+  security updates to a rebuild of xpuinit), filters without the x32 ABI (about 20 µs; x32 calls
+  would be killed instead of filtered), no bounding-set narrowing under no_new_privs (about 45 µs
+  on a full-set host; \`CapBnd\` would show the full set).
 - ASan builds (\`make asan\`) use \`fork\`: ASan cannot follow a child on a stack of its own.
 
 ## Whole-process start-up
@@ -341,6 +369,24 @@ is this machine's own \`/\` (no GPU): what xpuinit spends probing at start-up he
 $probe_rows
 
 EOF
+                if [ -n "$secc_out" ]; then
+                        cat <<EOF
+## What a seccomp filter adds to a start here
+
+Method: \`tests/bench/seccompbench.c\`: fork, \`PR_SET_NO_NEW_PRIVS\` and the filter, exec of
+\`/bin/true\`, waitpid, for no filter, a one-instruction filter and the built-in filters a
+workload can have, $RUNS alternating rounds after $WARMUP warm-up rounds; microseconds of wall
+time. The cost is not the \`seccomp(2)\` call alone: the kernel copies and checks the program,
+JIT-compiles it, walks it for every system call number of each ABI to fill its per-call cache,
+and frees the JIT image when the last process holding the filter is reaped. xpuinit pays one
+\`default\` per start (shared by the supervisor and the workload).
+
+\`\`\`
+$secc_out
+\`\`\`
+
+EOF
+                fi
                 if [ -n "$prof_rows" ]; then
                         cat <<EOF
 ## Where the start-up time goes
