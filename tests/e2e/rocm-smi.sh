@@ -115,8 +115,11 @@ gpu_case() {
         is "$(jq -r '.warnings // [] | length' "$TMP/$name.all.json")" 0 "$name: merging gives no warning"
         is "$(view "$TMP/$name.all.json" "$FACTS")" "$want_facts" "$name: the merged inventory keeps the values"
 
-        # The same tree through --sys-root: the fast path reads it alike; ROCm SMI refuses.
-        "$XPU" --sys-root "$tree" --driver-root / probe --json >"$TMP/$name.root.json" 2>/dev/null
+        # The same tree through --sys-root: the fast path reads it alike; ROCm SMI refuses. (The
+        # driver root is an empty directory: this machine's own pci.ids, outside the namespace,
+        # would name the GPUs without a product_name.)
+        mkdir -p "$TMP/no-pci-ids"
+        "$XPU" --sys-root "$tree" --driver-root "$TMP/no-pci-ids" probe --json >"$TMP/$name.root.json" 2>/dev/null
         is "$(view "$TMP/$name.root.json" "$FACTS")" "$want_facts" "$name: --sys-root TREE gives the same sysfs view"
         "$XPU" --sys-root "$tree" --driver-root / probe --source all --json >"$TMP/$name.root-all.json" 2>/dev/null
         like "$TMP/$name.root-all.json" 'cannot follow --sys-root .*; run it in a mount namespace with the tree bound on /sys' \
