@@ -18,41 +18,6 @@
 /* Longest children list read, in bytes ("PID " per child): about 100,000 children. */
 #define CHILDREN_MAX (1024u * 1024u)
 
-/* Read the whole file PATH (below /proc) into a malloc'd, NUL-terminated buffer of at most MAX
- * bytes. Returns its length or -errno (-EFBIG when longer). */
-static ssize_t read_proc_file(const char *path, size_t max, char **ret) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        size_t len = 0, cap = 0;
-        _cleanup_free_ char *buf = NULL;
-        for (;;) {
-                if (len + 1 >= cap) {
-                        size_t ncap = cap ? cap * 2 : 4096;
-                        if (ncap > max + 1)
-                                ncap = max + 1;
-                        if (ncap <= len + 1)
-                                return -EFBIG;
-                        char *n = realloc(buf, ncap);
-                        if (!n)
-                                return -ENOMEM;
-                        buf = n;
-                        cap = ncap;
-                }
-                ssize_t n = read(fd, buf + len, cap - len - 1);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
-        return (ssize_t)len;
-}
-
 /* A decimal pid spanning the whole of S (a /proc directory entry). 0 when it is not one. */
 static pid_t parse_pid(const char *s) {
         uint64_t v = 0;
@@ -123,7 +88,7 @@ static int children_from_tasks(pid_t **list, size_t *n, size_t *cap) {
                 char path[64];
                 snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)tid);
                 _cleanup_free_ char *buf = NULL;
-                ssize_t len = read_proc_file(path, CHILDREN_MAX, &buf);
+                ssize_t len = xpu_proc_read_alloc(path, CHILDREN_MAX, &buf);
                 if (len == -ESRCH)
                         continue; /* the thread ended meanwhile */
                 if (len < 0)

@@ -34,6 +34,39 @@ static ssize_t read_small(const char *path, char *buf, size_t size) {
         return (ssize_t)len;
 }
 
+ssize_t xpu_proc_read_alloc(const char *path, size_t max, char **ret) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = 0, cap = 0;
+        _cleanup_free_ char *buf = NULL;
+        for (;;) {
+                if (len + 1 >= cap) {
+                        size_t ncap = cap ? cap * 2 : 4096;
+                        if (ncap > max + 1)
+                                ncap = max + 1;
+                        if (ncap <= len + 1)
+                                return -EFBIG;
+                        char *n = realloc(buf, ncap);
+                        if (!n)
+                                return -ENOMEM;
+                        buf = n;
+                        cap = ncap;
+                }
+                ssize_t n = read(fd, buf + len, cap - len - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        return (ssize_t)len;
+}
+
 /* The decimal number at *P (a minus sign allowed), then past it and the blanks after it. */
 static int next_number(const char **p, long long *ret) {
         char *e;

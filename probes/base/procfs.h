@@ -4,6 +4,7 @@
  * the capability sets and the tmpfs-origin rule. Nothing here logs. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,3 +31,8 @@ int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret);
  * "/proc/thread-self/status"; KEY such as "SigIgn", "SigCgt", "CapBnd"). Returns 0, -ENOENT
  * (no such file or no such line), -EBADMSG (not 1-16 hex digits), -errno. */
 int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret);
+
+/* Read the whole file PATH (a /proc file, whose size stat does not tell) into a malloc'd,
+ * NUL-terminated buffer of at most MAX bytes (*RET, free()). Returns its length or -errno (-EFBIG
+ * when longer, -ENOMEM). */
+ssize_t xpu_proc_read_alloc(const char *path, size_t max, char **ret);

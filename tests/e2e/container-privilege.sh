@@ -150,34 +150,29 @@ like "$E2E_ERR" 'seccomp list /etc/xpuinit/seccomp.json: does not allow execve.*
         "jsonnoexec: stderr names the file and the fix"
 unlike "$E2E_OUT" '^CapEff=' "jsonnoexec: the workload never started"
 
-# A list that allows execve but not write/exit/exit_group: a failed exec of the workload could not
-# be reported (the child crashed: 139, no message; with --exec, xpuinit itself): refused at plan
-# time, the missing calls named, in both modes.
-for mode in supervise exec; do
-        priv_bundle "jsonnoexit-$mode" "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
-        printf '["execve", "@memory"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
+# list_exec_case NAME MODE LIST: the image's seccomp list is LIST and the command does not
+# exist; MODE is supervise or exec (--exec). Runs it (E2E_RC, E2E_ERR).
+list_exec_case() {
+        priv_bundle "$1-$2" "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
+        printf '%s\n' "$3" >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
         flag=
-        [ "$mode" = exec ] && flag=--exec
+        [ "$2" = exec ] && flag=--exec
         # shellcheck disable=SC2086 # $flag is one word or none
         e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --profile priv $flag \
                 -- /no/such/workload
         e2e_run "$E2E_BUNDLE"
+}
+for mode in supervise exec; do
+        # A list that allows execve but not write/exit/exit_group: a failed exec of the workload
+        # could not be reported (the child crashed: 139, no message; with --exec, xpuinit itself):
+        # refused at plan time, the missing calls named.
+        list_exec_case jsonnoexit "$mode" '["execve", "@memory"]'
         is "$E2E_RC" 125 "jsonnoexit-$mode: a list without write and exit gives 125, not a crash"
         like "$E2E_ERR" 'seccomp list /etc/xpuinit/seccomp.json: does not allow write, exit, exit_group, which xpuinit needs' \
                 "jsonnoexit-$mode: stderr names the file and the missing calls"
-done
-
-# The smallest list that passes (execve, write, exit, exit_group): a failed exec is still reported
-# in both modes, with --exec by xpuinit itself under that filter (one write(2), no stdio calls).
-for mode in supervise exec; do
-        priv_bundle "jsonmin-$mode" "$(profile '"seccomp": "/etc/xpuinit/seccomp.json"')"
-        printf '["execve", "write", "exit", "exit_group"]\n' >"$E2E_BUNDLE/rootfs/etc/xpuinit/seccomp.json"
-        flag=
-        [ "$mode" = exec ] && flag=--exec
-        # shellcheck disable=SC2086 # $flag is one word or none
-        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --profile priv $flag \
-                -- /no/such/workload
-        e2e_run "$E2E_BUNDLE"
+        # The smallest list that passes: a failed exec is still reported, with --exec by xpuinit
+        # itself under that filter (one write(2), no stdio calls).
+        list_exec_case jsonmin "$mode" '["execve", "write", "exit", "exit_group"]'
         is "$E2E_RC" 127 "jsonmin-$mode: the missing command gives 127"
         like "$E2E_ERR" 'cannot run "/no/such/workload": No such file or directory' \
                 "jsonmin-$mode: the error line reaches stderr under the filter"
