@@ -26,6 +26,7 @@
 #include "init.h"
 #include "inventory-json.h"
 #include "plan.h"
+#include "privileges.h"
 #include "probe.h"
 #include "profile.h"
 #include "render.h"
@@ -282,61 +283,6 @@ static void seccomp_freep(struct xpu_seccomp_program **p) {
         xpu_seccomp_free(*p);
 }
 
-/* The workload's privilege in the plan (docs/privileges.md): ids from --user (else xpuinit's
- * own), the capability sets from the profile's keep_capabilities and xpuinit's own sets
- * (capget, PR_CAPBSET_READ), the seccomp spec (default "default"). Returns 0, or -errno after
- * logging one line naming the cause and the fix. */
-static int plan_privilege(const struct xpu_profile *pr, struct xpu_plan *p) {
-        p->user_set = opt.user_set;
-        p->uid = opt.user_set ? opt.uid : getuid();
-        p->gid = opt.user_set ? opt.gid : getgid();
-        p->seccomp = pr->seccomp ? pr->seccomp : "default";
-        struct xpu_capability_request rq = { .explicit_list = pr->keep_capabilities_set,
-                                             .workload_root = p->uid == 0 };
-        for (size_t i = 0; i < pr->n_keep_capabilities; i++) {
-                int cap = xpu_capability_from_name(pr->keep_capabilities[i]);
-                if (cap < 0) { /* the profile parser checked the names: not reached */
-                        log_error("profile \"%s\": keep_capabilities: unknown capability \"%s\"", pr->name,
-                                  pr->keep_capabilities[i]);
-                        return -EINVAL;
-                }
-                rq.requested |= XPU_CAP_BIT(cap);
-        }
-        int r = xpu_capability_current(&rq.effective, &rq.permitted, &rq.bounding);
-        if (r < 0) {
-                log_error("cannot read xpuinit's capabilities (capget): %s", strerror(-r));
-                return r;
-        }
-        r = p->user_set ? xpu_user_switch_check(p->uid, p->gid, rq.effective) : 1;
-        if (r == -EPERM)
-                log_error("--user %u:%u: --user needs CAP_SETUID and CAP_SETGID: start xpuinit as root or drop --user",
-                          (unsigned)p->uid, (unsigned)p->gid);
-        if (r < 0)
-                return r;
-        if (r == 0) /* already these ids, no CAP_SETGID: nothing to switch (device groups: add_groups) */
-                p->user_set = false;
-        struct xpu_capability_plan cp;
-        uint64_t missing = 0;
-        r = xpu_capability_resolve(&rq, &cp, &missing);
-        if (r < 0) {
-                char names[512];
-                (void)xpu_capability_mask_to_names(missing, names, sizeof names);
-                log_error("profile \"%s\" (%s): keep_capabilities asks for %s, which xpuinit does not have; "
-                          "start the container with that capability (docker/podman --cap-add) or remove it "
-                          "from keep_capabilities",
-                          pr->name, pr->origin, names);
-                return r;
-        }
-        p->cap_explicit = rq.explicit_list;
-        p->cap_keep = cp.keep;
-        p->cap_bounding = cp.bounding;
-        p->cap_ambient = cp.ambient;
-        if (cp.bounding_wide)
-                log_info("the bounding set stays as it is (xpuinit has no CAP_SETPCAP to narrow it); "
-                         "no_new_privs keeps the workload from regaining what it dropped");
-        return 0;
-}
-
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
@@ -369,7 +315,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         }
         if (opt.command == XPU_CMD_INJECT)
                 return 0; /* no workload: no privilege to plan, no filter to build */
-        r = plan_privilege(c->profile, *ret);
+        r = xpu_plan_privilege(c->profile, opt.user_set, opt.uid, opt.gid, *ret);
         if (r < 0) {
                 *ret = xpu_plan_free(*ret);
                 return r;
@@ -384,46 +330,6 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 return r;
         }
         return xpu_plan_warn_seccomp(*ret, c->seccomp);
-}
-
-/* Supplementary groups of the device nodes (plan->groups), added to xpuinit itself before the
- * workload starts, so the workload inherits them and a failure is reported once, here. DEV_FD is
- * the dev root, where the nodes are checked for access when the groups cannot be added. */
-static int add_groups(const struct xpu_plan *p, int dev_fd) {
-        if (p->n_groups == 0)
-                return 0;
-        int n = getgroups(0, NULL);
-        if (n < 0)
-                return negative_errno();
-        _cleanup_free_ gid_t *g = calloc((size_t)n + p->n_groups, sizeof(gid_t));
-        if (!g)
-                return -ENOMEM;
-        n = getgroups(n, g);
-        if (n < 0)
-                return negative_errno();
-        size_t total = (size_t)n;
-        for (size_t i = 0; i < p->n_groups; i++) {
-                bool have = getegid() == p->groups[i];
-                for (size_t j = 0; j < total && !have; j++)
-                        have = g[j] == p->groups[i];
-                if (!have)
-                        g[total++] = p->groups[i];
-        }
-        if (total == (size_t)n || setgroups(total, g) == 0)
-                return 0;
-        int r = negative_errno();
-        /* Without CAP_SETGID the groups cannot be added; fine if the nodes are usable anyway. */
-        for (size_t i = 0; i < p->n_groups; i++) {
-                const char *rel = p->groups_from[i] + strspn(p->groups_from[i], "/");
-                if (faccessat(dev_fd, rel, R_OK | W_OK, AT_EACCESS) < 0) {
-                        log_error("cannot add group %u (owner of %s) to the workload: %s; give the container "
-                                  "CAP_SETGID or run it with --group-add %u",
-                                  (unsigned)p->groups[i], p->groups_from[i], strerror(-r), (unsigned)p->groups[i]);
-                        return r;
-                }
-        }
-        log_info("could not add the device groups (%s), but the device nodes are accessible", strerror(-r));
-        return 0;
 }
 
 /* GPUs the host has whose device nodes this container lacks, when nothing was selected: the
@@ -546,7 +452,7 @@ static int run(struct context *c) {
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
-        if (!p->user_set && add_groups(p, c->roots.dev_fd) < 0) {
+        if (!p->user_set && xpu_add_device_groups(p, c->roots.dev_fd) < 0) {
                 xpu_plan_free(p);
                 return EXIT_SETUP;
         }
@@ -566,11 +472,10 @@ static int run(struct context *c) {
         struct xpu_privilege self = XPU_PRIVILEGE_INIT;
         /* Without CAP_SETPCAP the bounding set stays as it is: all bits kept, so no prctl at all
          * (reading it here cost 41 PR_CAPBSET_READ per start, docs/performance.md). */
-        uint64_t eff = 0, prm = 0, bnd = ~UINT64_C(0);
-        if (xpu_capability_current(&eff, &prm, &bnd) == 0) {
-                self.keep = prm & XPU_CAP_BIT(CAP_KILL);
-                self.bounding = eff & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
-        }
+        /* xpuinit's own sets as the plan read them (nothing changed them since). */
+        uint64_t bnd = p->cap_have_bounding;
+        self.keep = p->cap_have_permitted & XPU_CAP_BIT(CAP_KILL);
+        self.bounding = p->cap_have_effective & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
         /* And the "default" filter (a ready built-in, nothing is compiled): a workload that may
          * open /proc/1/mem despite PR_SET_DUMPABLE 0 (one kept CAP_SYS_PTRACE) and runs code in
          * the supervisor still meets a filter there, with no more than CAP_KILL. */

@@ -107,6 +107,8 @@ struct xpu_plan {
         bool user_set;         /* --user: setgroups(groups)/setresgid(gid)/setresuid(uid) */
         uid_t uid;             /* the workload's uid (xpuinit's own without --user) */
         gid_t gid;             /* the workload's gid (xpuinit's own without --user) */
+        uint64_t cap_have_effective, cap_have_permitted, cap_have_bounding; /* xpuinit's own sets
+                                * when planned (capget, /proc/thread-self/status CapBnd) */
         bool cap_explicit;     /* the profile lists keep_capabilities (false: the default set) */
         uint64_t cap_keep;     /* permitted/effective/inheritable set, bit N = capability N */
         uint64_t cap_bounding; /* bounding set */
