@@ -109,19 +109,6 @@ int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len) 
         return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? negative_errno() : -EIO;
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 int xpud_nfd_write(const char *path, const char *text, size_t len) {
         if (!path || !text)
                 return -EINVAL;
@@ -153,7 +140,7 @@ int xpud_nfd_write(const char *path, const char *text, size_t len) {
         int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
         if (fd < 0)
                 return negative_errno();
-        int r = write_all(fd, text, len);
+        int r = xpu_write_full(fd, text, len);
         if (r == 0 && fchmod(fd, 0644) < 0)
                 r = negative_errno();
         if (r == 0 && fsync(fd) < 0)

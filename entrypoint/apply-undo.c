@@ -58,7 +58,7 @@ static void undo_write_file(int root_fd, const struct xpu_op *op, bool *removed,
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != want || want >= sizeof buf)
                 return; /* not what we wrote (or not readable as such): someone else's */
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = xpu_read_full(fd, buf, sizeof buf);
         if (n != (ssize_t)want || memcmp(buf, op->content, want) != 0)
                 return;
         if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT) {

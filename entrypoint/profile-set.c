@@ -165,21 +165,13 @@ static int read_profile_file(int dir_fd, const char *name, char **ret, const cha
         _cleanup_free_ char *buf = malloc(XPU_PROFILE_FILE_MAX + 2);
         if (!buf)
                 return -ENOMEM;
-        size_t len = 0;
-        for (;;) {
-                ssize_t k = read(fd, buf + len, XPU_PROFILE_FILE_MAX + 1 - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t)k;
-                if (len > XPU_PROFILE_FILE_MAX) {
-                        *why = "larger than 1 MiB";
-                        return -EFBIG;
-                }
+        ssize_t n = xpu_read_full(fd, buf, XPU_PROFILE_FILE_MAX + 1);
+        if (n < 0)
+                return (int)n;
+        size_t len = (size_t)n;
+        if (len > XPU_PROFILE_FILE_MAX) {
+                *why = "larger than 1 MiB";
+                return -EFBIG;
         }
         buf[len] = '\0';
         if (strlen(buf) != len) {

@@ -62,33 +62,20 @@ int32_t xpu_ldcache_native_flags(void) {
 }
 
 int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd =
-                xpu_open_in_root(root_fd, "/etc/ld.so.cache", O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+        struct stat st;
+        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, "/etc/ld.so.cache", &st);
         if (fd < 0)
                 return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
         if (st.st_size <= 0 || (uint64_t)st.st_size > max)
                 return -EFBIG;
-        size_t size = (size_t)st.st_size, len = 0;
-        _cleanup_free_ unsigned char *b = malloc(size);
+        _cleanup_free_ unsigned char *b = malloc((size_t)st.st_size);
         if (!b)
                 return -ENOMEM;
-        while (len < size) {
-                ssize_t n = pread(fd, b + len, size - len, (off_t)len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
+        ssize_t len = xpu_read_full(fd, b, (size_t)st.st_size);
+        if (len < 0)
+                return (int)len;
         *ret = TAKE_PTR(b);
-        *ret_size = len;
+        *ret_size = (size_t)len;
         return 0;
 }
 

@@ -90,7 +90,8 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
 bool xpu_is_driver_version(const char *s);
 
 /* Read ROOT_FD's /etc/ld.so.cache (resolved inside the root): a regular file of at most MAX
- * bytes. *RET is malloc'ed. Returns 0, -ENOENT, -EINVAL (not a regular file), -EFBIG, -errno. */
+ * bytes. *RET is malloc'ed. Returns 0, -ENOENT, -EISDIR, -EINVAL (a FIFO, device or socket),
+ * -EFBIG, -errno. */
 int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size);
 
 /* Parse an ld.so.cache image (old "ld.so-1.7.0" and new "glibc-ld.so.cache1.1" formats) and call

@@ -3,12 +3,10 @@
 #include "pci-ids.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/macro.h"
@@ -72,24 +70,17 @@ static void scan_line(struct scan *s, char *line) {
 }
 
 int xpu_pci_ids_name(int root_fd, const char *path, uint16_t vendor, uint16_t device, char *name, size_t size) {
-        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
         if (fd < 0)
-                return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL; /* a FIFO would block, a device is no database */
+                return fd; /* a FIFO would block, a device is no database */
         struct scan s = { .vendor = vendor, .device = device, .name = name, .size = size };
         char buf[16384], line[PCI_IDS_LINE_MAX + 1];
         size_t len = 0, total = 0;
         bool overlong = false;
         while (!s.done && total < PCI_IDS_MAX_BYTES) {
-                ssize_t n = read(fd, buf, sizeof buf);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                ssize_t n = xpu_read_full(fd, buf, sizeof buf);
                 if (n < 0)
-                        return negative_errno();
+                        return (int)n;
                 if (n == 0)
                         break;
                 total += (size_t)n;

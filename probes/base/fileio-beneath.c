@@ -419,22 +419,10 @@ int xpu_write_file_in_root(int root_fd, const char *path, const void *data, size
                 openat(wdfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0)
                 return negative_errno();
-        const char *p = data;
-        size_t left = len;
-        while (left > 0) {
-                ssize_t n = write(fd, p, left);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int r = negative_errno();
-                        unlinkat(wdfd, tmp, 0);
-                        return r;
-                }
-                p += n;
-                left -= (size_t)n;
-        }
-        if (fchmod(fd, mode) < 0 || renameat(wdfd, tmp, wdfd, name) < 0) {
-                int r = negative_errno();
+        int r = xpu_write_full(fd, data, len);
+        if (r == 0 && (fchmod(fd, mode) < 0 || renameat(wdfd, tmp, wdfd, name) < 0))
+                r = negative_errno();
+        if (r < 0) {
                 unlinkat(wdfd, tmp, 0);
                 return r;
         }

@@ -142,10 +142,37 @@ int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
         return xpu_open_in_root_walk(root_fd, path, flags, mode);
 }
 
-ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
-        if (size == 0)
-                return -EINVAL;
-        /* O_NONBLOCK: a FIFO planted where an attribute should be must not block the open. */
+ssize_t xpu_read_full(int fd, void *buf, size_t size) {
+        size_t len = 0;
+        while (len < size) {
+                ssize_t n = read(fd, (char *)buf + len, size - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        return (ssize_t)len;
+}
+
+int xpu_write_full(int fd, const void *buf, size_t len) {
+        const char *p = buf;
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? negative_errno() : -EIO;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret) {
+        /* O_NONBLOCK: a FIFO planted where a file should be must not block the open. */
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
         if (fd < 0)
                 return fd;
@@ -156,33 +183,32 @@ ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t s
                 return -EISDIR;
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-        size_t len = 0;
-        for (;;) {
-                if (len >= size - 1) {
-                        /* Full: fine only if the file ends exactly here. */
-                        char extra;
-                        ssize_t k = read(fd, &extra, 1);
-                        if (k < 0 && errno == EINTR)
-                                continue;
-                        if (k != 0)
-                                return k < 0 ? negative_errno() : -EFBIG;
-                        break;
-                }
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
+        if (ret)
+                *ret = st;
+        return TAKE_FD(fd);
+}
+
+ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        if (size == 0)
+                return -EINVAL;
+        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
+        if (fd < 0)
+                return fd;
+        ssize_t len = xpu_read_full(fd, buf, size - 1);
+        if (len < 0)
+                return len;
+        if ((size_t)len == size - 1) {
+                /* Full: fine only if the file ends exactly here. */
+                char extra;
+                ssize_t k = xpu_read_full(fd, &extra, 1);
+                if (k != 0)
+                        return k < 0 ? k : -EFBIG;
         }
         buf[len] = '\0';
         /* An embedded NUL would silently cut the text; refuse it. */
-        if (memchr(buf, '\0', len))
+        if (memchr(buf, '\0', (size_t)len))
                 return -EINVAL;
-        return (ssize_t)len;
+        return len;
 }
 
 ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size) {

@@ -33,6 +33,19 @@ int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
  * openat2 answers ENOSYS (old kernels, valgrind). Exposed for the tests. */
 int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode);
 
+/* read(2) from FD into BUF until SIZE bytes are in or the file ends, EINTR retried. Returns
+ * the number of bytes read (less than SIZE only at the end of the file) or read's -errno. */
+ssize_t xpu_read_full(int fd, void *buf, size_t size);
+
+/* write(2) all LEN bytes of BUF to FD, EINTR retried; nothing but write runs. Returns 0, -EIO
+ * when write wrote nothing, or write's -errno. */
+int xpu_write_full(int fd, const void *buf, size_t len);
+
+/* Open PATH below ROOT_FD for reading (O_NONBLOCK, so that a FIFO planted there cannot block the
+ * open), a regular file only; fill *RET (may be NULL) with its fstat. Returns the fd, -EISDIR
+ * for a directory, -EINVAL for a FIFO, device or socket, or open's -errno. */
+int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret);
+
 /* Read the whole file PATH below ROOT_FD into BUF (SIZE bytes, NUL-terminated).
  * Returns the number of bytes read (without the NUL), -EFBIG when the file does not fit,
  * -EISDIR/-ENOENT/-EACCES... from open/read. Refuses anything that is not a regular file

@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "fileio.h"
+
 static const char *log_program = "xpuinit";
 static enum xpu_log_level log_level = XPU_LOG_WARNING;
 
@@ -61,14 +63,7 @@ void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
                 size_t len = (size_t)n < sizeof out ? (size_t)n : sizeof out - 1;
                 if ((size_t)n >= sizeof out)
                         out[len - 1] = '\n';
-                for (size_t done = 0; done < len;) {
-                        ssize_t w = write(STDERR_FILENO, out + done, len - done);
-                        if (w < 0 && errno == EINTR)
-                                continue;
-                        if (w <= 0)
-                                break;
-                        done += (size_t)w;
-                }
+                (void)xpu_write_full(STDERR_FILENO, out, len);
         }
         errno = saved;
 }

@@ -13,30 +13,13 @@
 #include "fileio.h"
 #include "macro.h"
 
-/* Read from FD into BUF until SIZE bytes or the end of the file (EINTR retried). Returns the
- * number of bytes read or -errno. */
-static ssize_t read_up_to(int fd, char *buf, size_t size) {
-        size_t len = 0;
-        while (len < size) {
-                ssize_t n = read(fd, buf + len, size - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        return (ssize_t)len;
-}
-
 /* Read the whole file PATH into BUF (SIZE bytes, NUL-terminated); a longer one is cut (the
  * fields read here come first). Returns the length or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        ssize_t n = read_up_to(fd, buf, size - 1);
+        ssize_t n = xpu_read_full(fd, buf, size - 1);
         if (n < 0)
                 return n;
         buf[n] = '\0';
@@ -63,7 +46,7 @@ ssize_t xpu_proc_read_alloc(const char *path, size_t max, char **ret) {
                         cap = ncap;
                 }
                 size_t want = cap - len - 1;
-                ssize_t n = read_up_to(fd, buf + len, want);
+                ssize_t n = xpu_read_full(fd, buf + len, want);
                 if (n < 0)
                         return n;
                 len += (size_t)n;

@@ -37,22 +37,9 @@ void xpu_reply_sanitize(char *s, size_t size) {
                         *s = '?';
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return n < 0 ? -errno : -EIO;
-                buf += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 /* Write R's text to OUT_FD: as one frame for a session helper, else as it is. 0 or -errno. */
 static int reply_write(const struct xpu_reply *r, int out_fd) {
-        return r->framed ? xpu_isolate_session_send(out_fd, r->buf, r->len) : write_all(out_fd, r->buf, r->len);
+        return r->framed ? xpu_isolate_session_send(out_fd, r->buf, r->len) : xpu_write_full(out_fd, r->buf, r->len);
 }
 
 int xpu_reply_fail(struct xpu_reply *r, int out_fd, int err, const char *fmt, ...) {

@@ -264,34 +264,21 @@ static int rules_add_strict(struct rules *rs) {
         return 0;
 }
 
-/* Read PATH below ROOT_FD (xpu_open_in_root) into BUF (SIZE bytes, NUL-terminated), a NUL byte
+/* Read PATH below ROOT_FD (xpu_open_file_in_root) into BUF (SIZE bytes, NUL-terminated), a NUL byte
  * in the file included, so that the caller can say where it is (xpu_read_file_in_root answers
  * -EINVAL for it, as for a FIFO). Returns the length, -EFBIG when it does not fit, -EISDIR,
  * -EINVAL for a FIFO, device or socket, or open/read's -errno. */
 static ssize_t read_list(int root_fd, const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
+        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
         if (fd < 0)
                 return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-        size_t len = 0;
-        while (len < size) {
-                ssize_t k = read(fd, buf + len, size - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return negative_errno();
-                if (k == 0)
-                        break;
-                len += (size_t)k;
-        }
-        if (len >= size)
+        ssize_t len = xpu_read_full(fd, buf, size);
+        if (len < 0)
+                return len;
+        if ((size_t)len >= size)
                 return -EFBIG;
         buf[len] = '\0';
-        return (ssize_t)len;
+        return len;
 }
 
 /* ROOT_FD's path for messages: readlink of /proc/self/fd/ROOT_FD ("/" inside the container),

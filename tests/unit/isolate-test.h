@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/isolate.h"
 #include "testlib.h"
 
@@ -43,17 +44,6 @@ static inline uint64_t ms_now(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static inline int write_all(int fd, const char *s, size_t n) {
-        while (n > 0) {
-                ssize_t w = write(fd, s, n);
-                if (w < 0)
-                        return 1;
-                s += w;
-                n -= (size_t)w;
-        }
-        return 0;
 }
 
 static inline int fn_nothing(void *arg, int out) {
@@ -130,7 +120,7 @@ static inline int fn_family_hang(void *arg, int out) {
 
 static inline int fn_family_ok(void *arg, int out) {
         (void)fn_family(arg, out);
-        return write_all(out, "ok", 2);
+        return xpu_write_full(out, "ok", 2);
 }
 
 /* Run FN with O; return the status, the reply in *REPLY (or NULL) and the reason in REASON. */

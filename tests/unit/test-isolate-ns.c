@@ -31,7 +31,7 @@ static int fn_tty(void *arg, int out) {
         int sti = ioctl(STDERR_FILENO, TIOCSTI, &c);
         int n = snprintf(buf, sizeof buf, "tty=%s sti=%s", tty_errno ? strerrorname_np(tty_errno) : "ok",
                          sti < 0 ? "refused" : "ok");
-        return write_all(out, buf, (size_t)n);
+        return xpu_write_full(out, buf, (size_t)n);
 }
 
 /* Run FN in a forked test child whose controlling terminal is a fresh pty (also its stderr),
@@ -98,7 +98,7 @@ static int fn_strays_ok(void *arg, int out) {
                 return r;
         char buf[64];
         int n = snprintf(buf, sizeof buf, "%d %d", (int)sh->strays[0], (int)sh->strays[1]);
-        return write_all(out, buf, (size_t)n);
+        return xpu_write_full(out, buf, (size_t)n);
 }
 static int fn_strays_hang(void *arg, int out) {
         int r = start_strays(arg, false);
@@ -191,7 +191,7 @@ static int fn_pids(void *arg, int out) {
         self[k > 0 ? k : 1] = '\0';
         int n = snprintf(buf, sizeof buf, "pid=%d ppid=%d global=%s proc=%s", (int)getpid(), (int)getppid(),
                          global_pid() == getpid() ? "same" : "other", self);
-        return write_all(out, buf, (size_t)n);
+        return xpu_write_full(out, buf, (size_t)n);
 }
 
 /* A privileged caller's FN is PID 2 of a fresh PID namespace, under the reaper (PID 1); a set-up

@@ -45,14 +45,14 @@ static int fn_serve(void *arg, int fd) {
                 if (strcmp(req, "exit3") == 0)
                         return 3;
                 if (strcmp(req, "garbage") == 0) {
-                        (void)write_all(fd, "12x\n", 4);
+                        (void)xpu_write_full(fd, "12x\n", 4);
                         continue;
                 }
                 int len = snprintf(out, sizeof out, "reply %u to %s from %d", n, req, (int)global_pid());
                 if (xpu_isolate_session_send(fd, out, (size_t)len) < 0)
                         return 20;
                 if (strcmp(req, "extra") == 0)
-                        (void)write_all(fd, "junk", 4);
+                        (void)xpu_write_full(fd, "junk", 4);
         }
 }
 

@@ -18,7 +18,7 @@
 
 static int fn_str(void *arg, int out) {
         const char *s = arg;
-        return write_all(out, s, strlen(s));
+        return xpu_write_full(out, s, strlen(s));
 }
 static int fn_exit3(void *arg, int out) {
         _exit(3);
@@ -28,14 +28,14 @@ static int fn_flood(void *arg, int out) {
         char block[4096];
         memset(block, 'x', sizeof block);
         for (;;)
-                if (write_all(out, block, sizeof block))
+                if (xpu_write_full(out, block, sizeof block))
                         return 1;
 }
 /* The whole environment, one "K=V\n" per entry. */
 static int fn_env(void *arg, int out) {
         extern char **environ;
         for (char **e = environ; *e; e++)
-                if (write_all(out, *e, strlen(*e)) || write_all(out, "\n", 1))
+                if (xpu_write_full(out, *e, strlen(*e)) || xpu_write_full(out, "\n", 1))
                         return 1;
         return 0;
 }
@@ -54,7 +54,7 @@ static int fn_fds(void *arg, int out) {
                         target[l] = '\0';
                 n += snprintf(buf + n, sizeof buf - (size_t)n, " %d=%s", fd, target);
         }
-        return write_all(out, buf, (size_t)n);
+        return xpu_write_full(out, buf, (size_t)n);
 }
 /* Selected lines of /proc/self/status, then pgid, PDEATHSIG, RLIMIT_CORE and cwd. */
 static int fn_status(void *arg, int out) {
@@ -66,7 +66,7 @@ static int fn_status(void *arg, int out) {
         char line[512];
         while (fgets(line, sizeof line, f))
                 for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                        if (strncmp(line, keys[i], strlen(keys[i])) == 0 && write_all(out, line, strlen(line)))
+                        if (strncmp(line, keys[i], strlen(keys[i])) == 0 && xpu_write_full(out, line, strlen(line)))
                                 return 11;
         fclose(f);
         int sig = -1;
@@ -80,7 +80,7 @@ static int fn_status(void *arg, int out) {
         int n = snprintf(buf, sizeof buf, "pgid=%s pdeathsig=%d core=%llu/%llu cwd=%s\n",
                          getpgid(0) == getpid() ? "self" : "other", sig, (unsigned long long)rl.rlim_cur,
                          (unsigned long long)rl.rlim_max, cwd);
-        return write_all(out, buf, (size_t)n);
+        return xpu_write_full(out, buf, (size_t)n);
 }
 
 /* The value of KEY's line ("CapEff:\t0000...\n") in a fn_status reply. */
