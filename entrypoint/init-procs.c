@@ -118,13 +118,8 @@ static int children_from_stat(pid_t self, pid_t **list, size_t *n, size_t *cap) 
 }
 
 int xpu_proc_children(pid_t self, pid_t **ret, size_t *ret_n) {
-        char link[32];
-        ssize_t l = readlink("/proc/self", link, sizeof link - 1);
-        if (l <= 0)
-                return -ENOENT;
-        link[l] = '\0';
-        if (parse_pid(link) != self)
-                return -ENOENT; /* another pid namespace's /proc: its numbers are not ours */
+        if (!xpu_proc_self_is(self))
+                return -ENOENT; /* another pid namespace's /proc (or none): its numbers are not ours */
         _cleanup_free_ pid_t *list = NULL;
         size_t n = 0, cap = 0;
         int r = children_from_tasks(&list, &n, &cap);

@@ -100,17 +100,6 @@ int xpu_process_start_realtime_ns(const char *path, int64_t *ret) {
         return 0;
 }
 
-/* Whether /proc is this process's PID namespace's: its "self" link names getpid(). */
-static bool proc_is_ours(void) {
-        char buf[32], want[32];
-        ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        snprintf(want, sizeof want, "%d", (int)getpid());
-        return strcmp(buf, want) == 0;
-}
-
 /* A runtime makes its tmpfs after the container's first process started (runc and crun mount in
  * that process before they exec), so its root is born after it. The allowance covers the start
  * time's resolution (one clock tick, 10 ms at 100 Hz) and clock adjustments since. */
@@ -170,7 +159,7 @@ int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char 
                         return 0;
                 }
         }
-        bool birth_rule = !xpu_startswith(init_stat, "/proc/") || proc_is_ours();
+        bool birth_rule = !xpu_startswith(init_stat, "/proc/") || xpu_proc_self_is(getpid());
         if (!birth_rule && inside) {
                 snprintf(ret->detail, sizeof ret->detail, "/proc is another PID namespace's, so PID 1's start "
                                                           "says nothing of this container");

@@ -102,6 +102,16 @@ int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret) {
         return xpu_proc_stat_read_file(path, ret);
 }
 
+bool xpu_proc_self_is(pid_t pid) {
+        char buf[32], want[32];
+        ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        snprintf(want, sizeof want, "%d", (int)pid);
+        return strcmp(buf, want) == 0;
+}
+
 int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret) {
         char buf[8192], want[64];
         ssize_t n = read_small(path, buf, sizeof buf);

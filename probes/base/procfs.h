@@ -4,6 +4,7 @@
  * the capability sets and the tmpfs-origin rule. Nothing here logs. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,6 +27,10 @@ int xpu_proc_stat_read_file(const char *path, struct xpu_proc_stat *ret);
 
 /* The same for /proc/PID/stat. */
 int xpu_proc_stat_read(pid_t pid, struct xpu_proc_stat *ret);
+
+/* Whether /proc belongs to the pid namespace in which this process is PID (getpid()): its
+ * "self" link names PID. False when it does not, or when /proc cannot be read. */
+bool xpu_proc_self_is(pid_t pid);
 
 /* The hex mask on the line "KEY:\t..." of the status file at PATH ("/proc/PID/status",
  * "/proc/thread-self/status"; KEY such as "SigIgn", "SigCgt", "CapBnd"). Returns 0, -ENOENT

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "procfs.h"
 #include "macro.h"
 
 int xpu_ksigaction(int sig, const struct xpu_ksigaction *act, struct xpu_ksigaction *old) {
@@ -17,20 +17,9 @@ int xpu_ksigaction(int sig, const struct xpu_ksigaction *act, struct xpu_ksigact
 }
 
 uint64_t xpu_signals_ignored(void) {
-        char buf[4096];
-        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ssize_t n = root < 0 ? -EBADF : xpu_read_file_in_root(root, "/proc/self/status", buf, sizeof buf);
-        if (root >= 0)
-                close(root);
-        const char *line = n > 0 ? strstr(buf, "\nSigIgn:") : NULL;
-        if (line) {
-                char *end = NULL;
-                errno = 0;
-                unsigned long long v = strtoull(line + 8, &end, 16);
-                if (errno == 0 && end != line + 8)
-                        return (uint64_t)v;
-        }
         uint64_t mask = 0;
+        if (xpu_proc_status_mask("/proc/self/status", "SigIgn", &mask) == 0)
+                return mask;
         for (int sig = 1; sig <= 64; sig++) {
                 struct xpu_ksigaction old;
                 if (xpu_ksigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)

@@ -66,11 +66,20 @@ START_TEST(test_status_mask) {
 }
 END_TEST
 
+/* /proc/self names this process in its own pid namespace's /proc, and no other pid. */
+START_TEST(test_self_is) {
+        ck_assert(xpu_proc_self_is(getpid()));
+        ck_assert(!xpu_proc_self_is(getppid()));
+        ck_assert(!xpu_proc_self_is(0));
+}
+END_TEST
+
 static Suite *procfs_suite(void) {
         Suite *s = suite_create("procfs");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_stat_file);
         tcase_add_test(tc, test_status_mask);
+        tcase_add_test(tc, test_self_is);
         suite_add_tcase(s, tc);
         return s;
 }
