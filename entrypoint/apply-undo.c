@@ -32,21 +32,23 @@ static void undo_failed(struct undo_result *u, int r, const char *what, const ch
                          path, strerror(-r));
 }
 
-/* The directory holding PATH and PATH's last component, as apply.c opens write targets. */
-static int open_parent(int root_fd, const char *path, char name[NAME_MAX + 1]) {
-        return xpu_open_parent_beneath(root_fd, path, O_RDONLY, name, NAME_MAX + 1, NULL);
+/* The directory holding PATH and PATH's last component, as apply.c opens write targets. A
+ * failure other than -ENOENT (nothing left to undo) is recorded as WHAT's. Returns the fd or
+ * -errno. */
+static int open_parent(int root_fd, const char *path, char name[NAME_MAX + 1], const char *what,
+                       struct undo_result *u) {
+        int dfd = xpu_open_parent_beneath(root_fd, path, O_RDONLY, name, NAME_MAX + 1, NULL);
+        if (dfd < 0 && dfd != -ENOENT)
+                undo_failed(u, dfd, what, path);
+        return dfd;
 }
 
 /* The loader drop-in, when it still holds CONTENT. */
 static void undo_write_file(int root_fd, const struct xpu_op *op, bool *removed, struct undo_result *u) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
-        if (dfd == -ENOENT)
+        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name, "the file", u);
+        if (dfd < 0)
                 return;
-        if (dfd < 0) {
-                undo_failed(u, dfd, "the file", op->path);
-                return;
-        }
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
                 if (errno != ENOENT)
@@ -71,13 +73,9 @@ static void undo_write_file(int root_fd, const struct xpu_op *op, bool *removed,
 /* A link mode symlink, when it still points where apply made it point. */
 static void undo_symlink(int root_fd, const struct xpu_op *op, struct undo_result *u) {
         char name[NAME_MAX + 1], cur[PATH_MAX];
-        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name);
-        if (dfd == -ENOENT)
+        _cleanup_close_ int dfd = open_parent(root_fd, op->path, name, "the link", u);
+        if (dfd < 0)
                 return;
-        if (dfd < 0) {
-                undo_failed(u, dfd, "the link", op->path);
-                return;
-        }
         ssize_t n = readlinkat(dfd, name, cur, sizeof cur - 1);
         if (n < 0)
                 return;
@@ -103,13 +101,9 @@ static void undo_tmpfs(int root_fd, const struct xpu_op *op, struct undo_result 
 /* An empty directory; one that is not empty holds something that is not ours. */
 static void undo_mkdir(int root_fd, const char *path, struct undo_result *u) {
         char name[NAME_MAX + 1];
-        _cleanup_close_ int dfd = open_parent(root_fd, path, name);
-        if (dfd == -ENOENT)
+        _cleanup_close_ int dfd = open_parent(root_fd, path, name, "the directory", u);
+        if (dfd < 0)
                 return;
-        if (dfd < 0) {
-                undo_failed(u, dfd, "the directory", path);
-                return;
-        }
         if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
                 undo_failed(u, negative_errno(), "the directory", path);
 }
