@@ -283,6 +283,10 @@ static void seccomp_freep(struct xpu_seccomp_program **p) {
         xpu_seccomp_free(*p);
 }
 
+static void plan_freep(struct xpu_plan **p) {
+        xpu_plan_free(*p);
+}
+
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
@@ -388,13 +392,15 @@ static int reopen_roots(struct context *c) {
 
 /* Start the workload. The privileged sequence, in this order (docs/privileges.md):
  *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, here);
- *   2. the device nodes' groups: added to xpuinit itself (add_groups, here) without --user; with
- *      --user they are the workload's only supplementary groups (step 3c);
+ *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups, privileges.c)
+ *      without --user; with --user they are the workload's only supplementary groups (step 3c);
  *   3. in the workload's process, right before execve (init.c launch_exec calls
  *      xpu_privilege_apply, probes/base/privilege.c, one function with a comment per step):
- *      a. bounding set, b. PR_SET_KEEPCAPS, c. setgroups, d. setresgid, e. setresuid,
- *      f. capset (permitted/effective/inheritable), g. ambient set, h. PR_SET_NO_NEW_PRIVS,
- *      i. close stray fds, j. load the seccomp filter (built with the plan, context_plan);
+ *      a. bounding set (supervised: narrowed here once, and inherited), b. PR_SET_KEEPCAPS,
+ *      c. setgroups, d. setresgid, e. setresuid, f. capset (permitted/effective/inheritable),
+ *      g. ambient set, h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter
+ *      (built with the plan, context_plan; when it is the supervisor's too, loaded here once
+ *      with no_new_privs, and inherited);
  *   4. execve (init.c exec_search).
  * The cap_t and the filter are prepared here, before the clone: the child allocates nothing. */
 static int run(struct context *c) {
@@ -402,7 +408,7 @@ static int run(struct context *c) {
                 return xpu_stop_requested() ?: EXIT_SETUP;
         warn_not_given(c);
         log_no_devices(c->inv);
-        struct xpu_plan *p = NULL;
+        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         c->container_path = "/";
         if (context_plan(c, opt.argv, &p) < 0)
                 return EXIT_SETUP;
@@ -414,10 +420,8 @@ static int run(struct context *c) {
                 log_warning("%s", p->warnings[i]);
         /* Asked to stop already: nothing is applied. */
         int stop = p->n_ops > 0 ? xpu_stop_requested() : 0;
-        if (stop) {
-                xpu_plan_free(p);
+        if (stop)
                 return stop;
-        }
         char err[1024];
         err[0] = '\0';
         /* Mounts go into a mount namespace of our own (propagation: host to us only), so nothing
@@ -427,15 +431,12 @@ static int run(struct context *c) {
                         log_error("cannot make a private mount namespace for the injected files: %s; use --inject "
                                   "link",
                                   strerror(errno));
-                        xpu_plan_free(p);
                         return EXIT_SETUP;
                 }
                 /* Descriptors opened before point into the old namespace, which is torn down with
                  * its mounts (/dev of the container among them) now that no process is in it. */
-                if (reopen_roots(c) < 0) {
-                        xpu_plan_free(p);
+                if (reopen_roots(c) < 0)
                         return EXIT_SETUP;
-                }
         }
         const struct xpu_apply_roots roots = {
                 .container_fd = c->container_fd,
@@ -447,17 +448,14 @@ static int run(struct context *c) {
         int r = xpu_plan_apply(p, &roots, false, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err);
-                xpu_plan_free(p);
                 return EXIT_SETUP;
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
-        if (!p->user_set && xpu_add_device_groups(p, c->roots.dev_fd) < 0) {
-                xpu_plan_free(p);
+        if (!p->user_set && xpu_add_device_groups(p, c->roots.dev_fd) < 0)
                 return EXIT_SETUP;
-        }
         _cleanup_(seccomp_freep) struct xpu_seccomp_program *filter = TAKE_PTR(c->seccomp);
-        struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
+        _cleanup_(xpu_privilege_done) struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
         priv.set_ids = p->user_set;
         priv.uid = p->uid;
         priv.gid = p->gid;
@@ -469,7 +467,7 @@ static int run(struct context *c) {
         priv.seccomp = filter;
         priv.close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
         /* The supervisor itself keeps CAP_KILL at most once the workload runs (not with --exec). */
-        struct xpu_privilege self = XPU_PRIVILEGE_INIT;
+        _cleanup_(xpu_privilege_done) struct xpu_privilege self = XPU_PRIVILEGE_INIT;
         /* Without CAP_SETPCAP the bounding set stays as it is: all bits kept, so no prctl at all
          * (reading it here cost 41 PR_CAPBSET_READ per start, docs/performance.md). */
         /* xpuinit's own sets as the plan read them (nothing changed them since). */
@@ -484,7 +482,6 @@ static int run(struct context *c) {
         r = opt.exec ? 0 : xpu_seccomp_build("default", -1, &self_filter, ferr, sizeof ferr);
         if (r < 0) {
                 log_error("cannot build xpuinit's own seccomp filter: %s", ferr);
-                xpu_plan_free(p);
                 return EXIT_SETUP;
         }
         self.seccomp = self_filter;
@@ -503,18 +500,11 @@ static int run(struct context *c) {
                 r = xpu_privilege_prepare(&self);
         if (r < 0) {
                 log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
-                xpu_privilege_done(&priv);
-                xpu_privilege_done(&self);
-                xpu_plan_free(p);
                 return EXIT_SETUP;
         }
         stop = xpu_stop_after_apply(p, &roots);
-        if (stop) {
-                xpu_privilege_done(&priv);
-                xpu_privilege_done(&self);
-                xpu_plan_free(p);
+        if (stop)
                 return stop;
-        }
         /* Nothing of ours may reach the workload: close what we opened. */
         context_done(c);
         c->inv = NULL;
@@ -532,9 +522,6 @@ static int run(struct context *c) {
                 r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
                 if (r < 0) {
                         log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
-                        xpu_privilege_done(&priv);
-                        xpu_privilege_done(&self);
-                        xpu_plan_free(p);
                         return EXIT_SETUP;
                 }
                 bnd &= p->cap_bounding;
@@ -545,9 +532,6 @@ static int run(struct context *c) {
         if (shared && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || (r = xpu_seccomp_load(shared)) < 0)) {
                 log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(shared),
                           strerror(r < 0 ? -r : errno));
-                xpu_privilege_done(&priv);
-                xpu_privilege_done(&self);
-                xpu_plan_free(p);
                 return EXIT_SETUP;
         }
 
@@ -558,9 +542,6 @@ static int run(struct context *c) {
                 .supervisor_privilege = opt.exec ? NULL : &self,
         };
         int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
-        xpu_privilege_done(&priv);
-        xpu_privilege_done(&self);
-        xpu_plan_free(p);
         return status;
 }
 
@@ -670,7 +651,7 @@ static int cmd_plan(struct context *c, bool inject) {
         if (!inject)
                 warn_not_given(c); /* what a start would say */
         c->container_path = inject ? opt.rootfs : "/";
-        struct xpu_plan *p = NULL;
+        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         if (inject && opt.inject == XPU_INJECT_AUTO)
                 opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         if (context_plan(c, opt.argv, &p) < 0)
@@ -685,7 +666,6 @@ static int cmd_plan(struct context *c, bool inject) {
                                   "container does not have; use --inject mount, or mount the driver root at %s "
                                   "in the container",
                                   opt.rootfs, c->roots.driver, c->roots.driver);
-                        xpu_plan_free(p);
                         return EXIT_SETUP;
                 }
         }
@@ -713,7 +693,6 @@ static int cmd_plan(struct context *c, bool inject) {
                 if (r < 0)
                         status = EXIT_SETUP;
         }
-        xpu_plan_free(p);
         return status;
 }
 
