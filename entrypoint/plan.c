@@ -508,23 +508,19 @@ static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, cons
                             mark, p->driver_version, o->driver_root) < 0
                                ? -ENOMEM
                                : 0;
-        _cleanup_free_ char *paths = strdup(""), *links = strdup("");
+        /* Lists of names borrowed from P->given, for xpu_strv_join(). */
+        _cleanup_free_ char **path_v = calloc(p->n_given + 1, sizeof(char *));
+        _cleanup_free_ char **link_v = calloc(p->n_given + 1, sizeof(char *));
+        if (!path_v || !link_v)
+                return -ENOMEM;
+        for (size_t i = 0, n_links = 0; i < p->n_given; i++) {
+                path_v[i] = p->given[i].path;
+                if (p->given[i].link)
+                        link_v[n_links++] = p->given[i].soname;
+        }
+        _cleanup_free_ char *paths = xpu_strv_join(path_v, ", "), *links = xpu_strv_join(link_v, ", ");
         if (!paths || !links)
                 return -ENOMEM;
-        for (size_t i = 0; i < p->n_given; i++) {
-                const struct xpu_given_file *g = &p->given[i];
-                char *n = NULL;
-                if (asprintf(&n, "%s%s%s", paths, i ? ", " : "", g->path) < 0)
-                        return -ENOMEM;
-                free(paths);
-                paths = n;
-                if (!g->link)
-                        continue;
-                if (asprintf(&n, "%s%s%s", links, links[0] ? ", " : "", g->soname) < 0)
-                        return -ENOMEM;
-                free(links);
-                links = n;
-        }
         if (note(p, "%s: the container's CDI spec already mounted %zu driver file(s) of version %s, not injected "
                     "again: %s",
                  mark, p->n_given, p->driver_version, paths) < 0)
