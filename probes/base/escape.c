@@ -48,12 +48,9 @@ static bool utf8_is_control(const unsigned char *s, size_t n) {
 bool xpu_str_is_text(const char *s) {
         if (!s || !*s)
                 return false;
-        while (*s) {
-                size_t n = xpu_utf8_char_len(s);
-                if (n == 0 || utf8_is_control((const unsigned char *)s, n))
+        for (size_t n; *s; s += n)
+                if (!(n = xpu_utf8_printable_len(s)))
                         return false;
-                s += n;
-        }
         return true;
 }
 

@@ -23,7 +23,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/privilege.h"
 #include "base/procfs.h"
