@@ -18,9 +18,7 @@
 # podman's root, runroot and tmpdir are below $E2E_TMP; --rootfs (no image), --network none.
 . "$(dirname "$0")/lib.sh"
 e2e_init
-for tool in podman unshare mount; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools podman unshare mount
 
 e2e_fixture nvidia-rtx2080ti-x8
 fx=$E2E_FIXTURE

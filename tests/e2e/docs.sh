@@ -18,9 +18,7 @@ SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${XPU_BUILD:-$SRC/build}
 XPU=$BUILD/xpuinit
 [ -x "$XPU" ] || bail "$XPU is not built (make build-tests)"
-for tool in jq man lexgrog; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools jq man lexgrog
 [ "$(id -u)" -eq 0 ] || bail "docs.sh must run as root (mknod for the fixture's device nodes)"
 
 T=$(mktemp -d) || bail "mktemp failed"

@@ -101,6 +101,13 @@ bail() {
         exit 1
 }
 
+# need_tools TOOL...: bail unless every TOOL is on PATH.
+need_tools() {
+        for tool; do
+                command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
+        done
+}
+
 # e2e_done: print the plan and exit 0 when every test passed, else 1.
 e2e_done() {
         printf '1..%d\n' "$E2E_TESTS"
@@ -136,9 +143,7 @@ e2e_umount_below() {
 
 e2e_init() {
         [ "$(id -u)" -eq 0 ] || bail "end-to-end tests must run as root (runc, mknod)"
-        for tool in runc jq busybox ldd timeout; do
-                command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-        done
+        need_tools runc jq busybox ldd timeout
         if [ -z "${XPU_BUILD:-}" ] || [ -z "${XPU_SRCDIR:-}" ]; then
                 bail "XPU_BUILD and XPU_SRCDIR must be set (run through tests/run-tests.sh)"
         fi

@@ -37,9 +37,7 @@ cleanup() {
 }
 
 [ "$(id -u)" -eq 0 ] || bail "xpud fault tests must run as root (the NVML helper switches to nobody)"
-for tool in curl jq timeout; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools curl jq timeout
 [ -x "$XPUD" ] || bail "$XPUD is missing (make build-tests; XPU_BUILD set by tests/run-tests.sh)"
 [ -f "$XPU_BUILD/tests/shims/libnvidia-ml.so.shim" ] || bail "the fake NVML is missing (make build-tests)"
 T=$(mktemp -d /tmp/xpud-faults.XXXXXX) || bail "mktemp failed"

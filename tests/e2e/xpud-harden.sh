@@ -31,9 +31,7 @@ cleanup() {
 }
 
 [ "$(id -u)" -eq 0 ] || bail "xpud hardening tests must run as root (xpud drops from root)"
-for tool in curl jq pgrep; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools curl jq pgrep
 [ -x "$XPUD" ] || bail "$XPUD is missing (make build-tests; XPU_BUILD set by tests/run-tests.sh)"
 [ -f "$XPU_BUILD/tests/shims/libnvidia-ml.so.shim" ] || bail "the fake NVML is missing (make build-tests)"
 T=$(mktemp -d /tmp/xpud-harden.XXXXXX) || bail "mktemp failed"

@@ -26,9 +26,7 @@ cleanup() {
 }
 
 [ "$(id -u)" -eq 0 ] || bail "xpud end-to-end tests must run as root"
-for tool in curl jq promtool; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools curl jq promtool
 for b in "$XPUD" "$XPUINIT"; do
         [ -x "$b" ] || bail "$b is missing (make build-tests)"
 done

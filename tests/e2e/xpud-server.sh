@@ -38,9 +38,7 @@ cleanup() {
 }
 
 [ "$(id -u)" -eq 0 ] || bail "xpud end-to-end tests must run as root (setpriv, unshare, mknod)"
-for tool in curl python3 jq setpriv unshare systemd-socket-activate systemd-analyze; do
-        command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
-done
+need_tools curl python3 jq setpriv unshare systemd-socket-activate systemd-analyze
 [ -x "$XPUD" ] || bail "$XPUD is missing (make build-tests; XPU_BUILD set by tests/run-tests.sh)"
 [ -d "$FIXTURE" ] || bail "fixture host $FIXTURE is missing"
 T=$(mktemp -d /tmp/xpud-e2e.XXXXXX) || bail "mktemp failed"
