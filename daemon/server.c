@@ -264,13 +264,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        /* The header fields are complete at the first call: judged once, and a request that
+         * comes back as first_seen has no body. */
         const char *why = NULL;
-        enum xpud_request_body framing = request_body(c, &why);
-        bool body = framing != XPUD_BODY_NONE;
-        if (!*req_cls && !body) {
-                *req_cls = &first_seen;
-                return MHD_YES;
+        enum xpud_request_body framing = XPUD_BODY_NONE;
+        if (!*req_cls) {
+                framing = request_body(c, &why);
+                if (framing == XPUD_BODY_NONE) {
+                        *req_cls = &first_seen;
+                        return MHD_YES;
+                }
         }
+        bool body = framing != XPUD_BODY_NONE;
         *req_cls = &answered;
         const struct conn *cc = NULL;
         if (!l->tcp) {
