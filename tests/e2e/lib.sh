@@ -11,6 +11,7 @@
 # Public functions (all POSIX sh):
 #   ok/not_ok/diag/is/like/unlike/e2e_done     TAP output
 #   e2e_init                                    check prerequisites, make $E2E_TMP, set the trap
+#   need_tools TOOL... / need_pkgs PKG...       bail unless on PATH / install what is missing
 #   e2e_fixture NAME                            E2E_FIXTURE = tests/fixtures/hosts/NAME (or fail;
 #                                               E2E_FIXTURES overrides the directory)
 #   e2e_driver_root FIXTURE DEST                copy FIXTURE to DEST, add the shims + state file;
@@ -106,6 +107,14 @@ need_tools() {
         for tool; do
                 command -v "$tool" >/dev/null 2>&1 || bail "$tool is not installed (make deps)"
         done
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing through
+# packaging/install-deps.sh (which keeps Debian from starting or enabling a service a package
+# ships), or bail.
+need_pkgs() {
+        XPU_EXTRA_PKGS="$*" sh "$(dirname "$0")/../../packaging/install-deps.sh" build >/dev/null 2>&1 ||
+                bail "cannot install $* (packaging/install-deps.sh; run as root)"
 }
 
 # e2e_done: print the plan and exit 0 when every test passed, else 1.

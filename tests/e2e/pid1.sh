@@ -226,13 +226,14 @@ done
 check "PID 1 is blocked writing its first log line while probing" yes "$blocked"
 [ -n "$xpid" ] && kill -TERM "$xpid"
 sleep 0.2
-cat <&3 >"$T/setup.log" &
+# A reader of its own (not fd 3, which also writes) sees EOF once xpuinit
+# and unshare have exited, so it has read every line they wrote.
+timeout 20 cat "$T/fifo" >"$T/setup.log" &
 catpid=$!
 exec 3>&-
 wait "$upid"
 rc=$?
-kill "$catpid" 2>/dev/null
-wait "$catpid" 2>/dev/null
+wait "$catpid"
 tr -d '\000' <"$T/setup.log" >"$T/setup.txt"
 check "SIGTERM while PID 1 probes: exit 143" 143 "$rc" "$(tail -n 5 "$T/setup.txt")"
 check "... and the workload never ran" no "$([ -e "$T/ran" ] && echo yes || echo no)"

@@ -22,17 +22,7 @@ XPU=${XPU_BUILD:-$SRC/build}/xpuinit
 MK="$SRC/tests/rocm/mkamdsys.sh"
 RUN="$SRC/tests/rocm/amdsys-run.sh"
 
-# apt_install PKG...: install what is missing, refreshing the package lists once if needed.
-apt_install() {
-        apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 ||
-                { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
-}
-for tool in jq unshare; do
-        command -v "$tool" >/dev/null 2>&1 || apt_install "$tool" || bail "$tool is missing and apt-get cannot install it"
-done
-if ! dpkg-query -W -f='${Status}' librocm-smi64-1 2>/dev/null | grep -q 'install ok installed'; then
-        apt_install librocm-smi64-1 || bail "librocm-smi64-1 is not installed and apt-get cannot install it"
-fi
+need_pkgs jq util-linux librocm-smi64-1
 is "$(dpkg-query -W -f='${Status}' librocm-smi64-1)" "install ok installed" "librocm-smi64-1 is installed"
 diag "librocm-smi64-1 $(dpkg-query -W -f='${Version}' librocm-smi64-1)"
 

@@ -24,12 +24,6 @@ TMP=
 XPID=
 PPID_PROM=
 
-# apt_install PKG...: install what is missing, refreshing the package lists once if needed.
-apt_install() {
-        [ "$(id -u)" -eq 0 ] || return 1
-        apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 ||
-                { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
-}
 
 # stop PID: SIGTERM, then wait for it (at most 10 s, then SIGKILL). Returns its exit status.
 stop() {
@@ -53,12 +47,7 @@ cleanup() {
 }
 
 [ -x "$XPUD" ] || bail "$XPUD is not built (make build-tests)"
-# prometheus through install-deps.sh, which keeps Debian from starting and enabling its service.
-command -v prometheus >/dev/null 2>&1 || XPU_EXTRA_PKGS=prometheus sh "$SRC/packaging/install-deps.sh" build >/dev/null 2>&1 ||
-        bail "prometheus is missing and packaging/install-deps.sh cannot install it"
-for tool in curl jq python3; do
-        command -v "$tool" >/dev/null 2>&1 || apt_install "$tool" || bail "$tool is missing and apt-get cannot install it"
-done
+need_pkgs prometheus curl jq python3
 diag "$(prometheus --version 2>&1 | head -n 1)"
 
 TMP=$(mktemp -d /tmp/xpud-prometheus.XXXXXX) || bail "mktemp failed"

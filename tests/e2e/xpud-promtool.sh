@@ -16,16 +16,7 @@ SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 DUMP=${XPU_BUILD:-$SRC/build}/tests/test-xpud-prom
 [ -x "$DUMP" ] || bail "$DUMP is not built (make build-tests)"
 
-# apt_install PKG...: install what is missing, refreshing the package lists once if needed.
-apt_install() {
-        [ "$(id -u)" -eq 0 ] || return 1
-        apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 ||
-                { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1; }
-}
-# prometheus through install-deps.sh, which keeps Debian from starting and enabling its service.
-command -v promtool >/dev/null 2>&1 || XPU_EXTRA_PKGS=prometheus sh "$SRC/packaging/install-deps.sh" build >/dev/null 2>&1 ||
-        bail "promtool is missing and packaging/install-deps.sh cannot install prometheus"
-command -v jq >/dev/null 2>&1 || apt_install jq || bail "jq is missing and apt-get cannot install it"
+need_pkgs prometheus jq
 diag "$(promtool --version 2>&1 | head -n 1)"
 
 TMP=$(mktemp -d /tmp/xpud-promtool.XXXXXX) || bail "mktemp failed"
