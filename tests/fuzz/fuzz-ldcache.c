@@ -42,12 +42,9 @@ static void soname_of(const uint8_t *data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        /* A copy of exactly SIZE bytes, so ASan sees a read one byte past the image. */
-        uint8_t *image = malloc(size ? size : 1);
+        uint8_t *image = fuzz_memdup(data, size);
         if (!image)
                 return 0;
-        if (size > 0)
-                memcpy(image, data, size);
 
         size_t total = 0;
         (void)xpu_ldcache_parse(image, size, touch_cb, &total);

@@ -26,3 +26,13 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size) {
         s[size] = '\0';
         return s;
 }
+
+/* A malloc'ed copy of exactly SIZE bytes of DATA (one zero byte for SIZE 0), for binary parsers:
+ * a read one byte past the input then lands outside the allocation, where ASan sees it. Returns
+ * NULL when out of memory. */
+static inline uint8_t *fuzz_memdup(const uint8_t *data, size_t size) {
+        uint8_t *b = calloc(size ? size : 1, 1);
+        if (b && size > 0)
+                memcpy(b, data, size);
+        return b;
+}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "testlib.h"
 
+#include "base/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -51,6 +53,22 @@ struct xpu_inventory *xpu_test_probe_backend(const struct xpu_probe_ops *backend
         ck_assert_int_eq(backend->probe(&r, inv), 0);
         xpu_roots_close(&r);
         return inv;
+}
+
+unsigned char *xpu_test_read_fixture(const char *rel, size_t *len) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/tests/fixtures/%s", XPU_SRCDIR, rel);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ck_assert_msg(fd >= 0, "%s: cannot open (%m; tests/fixtures/README.md says what makes it)", path);
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        ck_assert_int_gt(st.st_size, 0);
+        unsigned char *b = malloc((size_t)st.st_size);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(xpu_read_full(fd, b, (size_t)st.st_size), st.st_size);
+        close(fd);
+        *len = (size_t)st.st_size;
+        return b;
 }
 
 char *xpu_test_mkdtemp(void) {
