@@ -16,6 +16,10 @@
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
+# No built-in rules: with them, make "remakes" each included .d file by linking a .d.o it first
+# compiles through the pattern rules below (and ignores the failure).
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
 BUILD ?= build
 PREFIX ?= /usr
 DESTDIR ?=
@@ -57,7 +61,7 @@ ALL_CFLAGS = $(CFLAGS_COMMON) $(CJSON_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS_COMMON) $(LDFLAGS)
 
 # ---- probes/: libxpuprobe.a, linked by both programs --------------------------------------
-PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/*.c))
+PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/devcode/*.c probes/*.c))
 PROBE_OBJS := $(PROBE_SRCS:%.c=$(BUILD)/%.o)
 LIBPROBE := $(BUILD)/libxpuprobe.a
 

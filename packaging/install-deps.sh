@@ -17,7 +17,7 @@ set -eu
 TARGET=${1:-check}
 
 # Build: compiler, make, pkg-config and the libraries' -dev packages.
-BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev"
+BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev libzstd-dev zlib1g-dev"
 # make demo: runc + busybox-static (the containers), jq (their OCI specs).
 DEMO_PKGS="runc busybox-static jq"
 # make check: Check (unit tests), runc + busybox-static (end-to-end containers), jq (JSON asserts),

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The head of a CCOB's compressed stream, through libzstd or zlib loaded at first use. */
+#include "devcode/ccob.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "base/macro.h"
+
+/* The few functions used, by the names the libraries export (zlib's inflateInit is a macro of
+ * inflateInit_, which takes the header's version and struct size). */
+static struct {
+        bool tried_zstd, tried_zlib;
+        void *zstd, *zlib;
+        ZSTD_DCtx *(*createDCtx)(void);
+        size_t (*freeDCtx)(ZSTD_DCtx *);
+        size_t (*decompressStream)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *);
+        unsigned (*isError)(size_t);
+        const char *(*getErrorName)(size_t);
+        int (*inflateInit_)(z_streamp, const char *, int);
+        int (*inflate)(z_streamp, int);
+        int (*inflateEnd)(z_streamp);
+} lib;
+
+static void set_err(char *err, size_t size, const char *fmt, ...) {
+        if (!err || !size)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, size, fmt, ap);
+        va_end(ap);
+}
+
+/* dlopen SONAME and resolve N symbols NAMES into PTRS. Returns the handle or NULL. */
+static void *load(const char *soname, const char *const *names, void **ptrs, size_t n) {
+        void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                ptrs[i] = dlsym(h, names[i]);
+                if (!ptrs[i]) {
+                        dlclose(h);
+                        return NULL;
+                }
+        }
+        return h;
+}
+
+static int load_zstd(char *err, size_t err_size) {
+        if (!lib.tried_zstd) {
+                static const char *const names[] = { "ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressStream",
+                                                     "ZSTD_isError", "ZSTD_getErrorName" };
+                void *ptrs[ELEMENTSOF(names)];
+                lib.tried_zstd = true;
+                lib.zstd = load("libzstd.so.1", names, ptrs, ELEMENTSOF(names));
+                if (lib.zstd) {
+                        lib.createDCtx = (ZSTD_DCtx * (*)(void)) ptrs[0];
+                        lib.freeDCtx = (size_t(*)(ZSTD_DCtx *))ptrs[1];
+                        lib.decompressStream = (size_t(*)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *))ptrs[2];
+                        lib.isError = (unsigned (*)(size_t))ptrs[3];
+                        lib.getErrorName = (const char *(*)(size_t))ptrs[4];
+                }
+        }
+        if (!lib.zstd) {
+                set_err(err, err_size, "cannot load libzstd.so.1 to read a zstd-compressed offload bundle: apt-get install libzstd1");
+                return -ENOSYS;
+        }
+        return 0;
+}
+
+static int load_zlib(char *err, size_t err_size) {
+        if (!lib.tried_zlib) {
+                static const char *const names[] = { "inflateInit_", "inflate", "inflateEnd" };
+                void *ptrs[ELEMENTSOF(names)];
+                lib.tried_zlib = true;
+                lib.zlib = load("libz.so.1", names, ptrs, ELEMENTSOF(names));
+                if (lib.zlib) {
+                        lib.inflateInit_ = (int (*)(z_streamp, const char *, int))ptrs[0];
+                        lib.inflate = (int (*)(z_streamp, int))ptrs[1];
+                        lib.inflateEnd = (int (*)(z_streamp))ptrs[2];
+                }
+        }
+        if (!lib.zlib) {
+                set_err(err, err_size, "cannot load libz.so.1 to read a zlib-compressed offload bundle: apt-get install zlib1g");
+                return -ENOSYS;
+        }
+        return 0;
+}
+
+/* Decompress up to OUT_SIZE bytes of IN into OUT; *RET_LEN gets how many. A stream cut short is
+ * fine as long as it yields bytes: only the head is wanted. */
+static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
+                     size_t err_size) {
+        int r = load_zstd(err, err_size);
+        if (r < 0)
+                return r;
+        ZSTD_DCtx *d = lib.createDCtx();
+        if (!d)
+                return -ENOMEM;
+        ZSTD_inBuffer ib = { in, in_len, 0 };
+        ZSTD_outBuffer ob = { out, out_size, 0 };
+        r = 0;
+        while (ob.pos < ob.size && ib.pos < ib.size) {
+                size_t z = lib.decompressStream(d, &ob, &ib);
+                if (lib.isError(z)) {
+                        set_err(err, err_size, "the zstd stream is corrupt (%s)", lib.getErrorName(z));
+                        r = -EBADMSG;
+                        break;
+                }
+                if (z == 0) /* a frame ended */
+                        break;
+        }
+        lib.freeDCtx(d);
+        *ret_len = ob.pos;
+        return r;
+}
+
+static int head_zlib(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
+                     size_t err_size) {
+        int r = load_zlib(err, err_size);
+        if (r < 0)
+                return r;
+        z_stream z = { 0 };
+        if (lib.inflateInit_(&z, ZLIB_VERSION, (int)sizeof z) != Z_OK)
+                return -ENOMEM;
+        /* Both sizes fit: in_len comes from a CCOB of at most 4 GiB (v2) and is capped below. */
+        z.next_in = (Bytef *)in;
+        z.avail_in = (uInt)(in_len > UINT32_MAX ? UINT32_MAX : in_len);
+        z.next_out = out;
+        z.avail_out = (uInt)out_size;
+        int s = lib.inflate(&z, Z_SYNC_FLUSH);
+        if (s != Z_OK && s != Z_STREAM_END && s != Z_BUF_ERROR) {
+                set_err(err, err_size, "the zlib stream is corrupt (%s)", z.msg ? z.msg : "inflate failed");
+                r = -EBADMSG;
+        }
+        *ret_len = out_size - z.avail_out;
+        lib.inflateEnd(&z);
+        return r;
+}
+
+struct wrap {
+        const struct xpu_bundle *ccob;
+        xpu_bundle_cb cb;
+        void *userdata;
+};
+
+static int rewrap(const struct xpu_bundle *inner, void *userdata) {
+        struct wrap *w = userdata;
+        struct xpu_bundle b = *inner;
+        b.offset = w->ccob->offset;
+        b.compressed = true;
+        b.ccob_version = w->ccob->ccob_version;
+        b.ccob_method = w->ccob->ccob_method;
+        b.ccob_uncompressed_size = w->ccob->ccob_uncompressed_size;
+        b.size = w->ccob->size;
+        return w->cb(&b, w->userdata);
+}
+
+int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xpu_bundle_cb cb, void *userdata,
+                  char *err, size_t err_size) {
+        if (!c->compressed || c->malformed || c->offset > len || c->ccob_version < 1 || c->ccob_version > 3)
+                return -EINVAL;
+        size_t header = c->ccob_version == 1 ? 20 : c->ccob_version == 2 ? 24 : 32;
+        /* Version 1 states no total size: the stream runs to the end of the buffer. */
+        uint64_t end = c->ccob_version == 1 || c->size <= header ? len - c->offset : c->size;
+        if (end < header || end > len - c->offset)
+                return -EINVAL;
+        const uint8_t *in = buf + c->offset + header;
+        size_t in_len = (size_t)(end - header);
+        size_t want = c->ccob_uncompressed_size < XPU_CCOB_HEAD_MAX ? (size_t)c->ccob_uncompressed_size
+                                                                     : XPU_CCOB_HEAD_MAX;
+        if (want == 0) {
+                set_err(err, err_size, "the compressed bundle states an uncompressed size of 0");
+                return -EBADMSG;
+        }
+        _cleanup_free_ uint8_t *out = malloc(want);
+        if (!out)
+                return -ENOMEM;
+        size_t got = 0;
+        int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, err, err_size)
+                : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, err, err_size)
+                                                  : -EINVAL;
+        if (r < 0)
+                return r;
+        struct wrap w = { c, cb, userdata };
+        r = xpu_bundle_read_head(out, got, c->ccob_uncompressed_size, rewrap, &w);
+        if (r == -EBADMSG)
+                set_err(err, err_size, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
+        return r;
+}

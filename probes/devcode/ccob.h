@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The entry IDs of a compressed offload bundle (CCOB), which sit inside its compressed stream:
+ * the head of the stream is decompressed, never the whole bundle, with Debian's libzstd (method 1)
+ * or zlib (method 0). Both are loaded with dlopen() the first time a CCOB needs them, so a
+ * container start, which never reads device code, does not pay for loading them. Not thread-safe
+ * (the loaded functions are kept in a static table). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devcode/bundle.h"
+
+/* Bytes of a CCOB's stream decompressed to read its bundle table: enough for 4096 entries with
+ * 200-byte IDs; a table longer than this makes the CCOB malformed. */
+#define XPU_CCOB_HEAD_MAX (1u << 20)
+
+/* Decompress the head of the CCOB C (as xpu_bundle_scan() reported it, inside BUF[0..LEN)) and
+ * read the plain bundle's table from it: calls CB once with the inner bundle (entry offsets count
+ * from the start of the uncompressed bundle; COMPRESSED set, the CCOB fields copied from C).
+ * Returns 0; -EBADMSG with ERR naming what when the stream is corrupt or does not hold a bundle;
+ * -ENOSYS with ERR naming the library and the package when libzstd.so.1 or libz.so.1 cannot be
+ * loaded; -EINVAL for a C that is not a well-formed CCOB; -ENOMEM; or the callback's negative
+ * value. ERR may be NULL. */
+int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xpu_bundle_cb cb, void *userdata,
+                  char *err, size_t err_size);
