@@ -59,6 +59,7 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
         if (avail < MAGIC_LEN + 8) {
                 out->malformed = true;
                 out->reason = "the bundle is cut off before its entry count";
+                out->table_cut = true;
                 return 0;
         }
         uint64_t count = le64(b + MAGIC_LEN), at = MAGIC_LEN + 8, end = at;
@@ -71,6 +72,7 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
                 if (avail - at < 24) {
                         out->malformed = true;
                         out->reason = "an entry of the bundle's table is cut off by the end of the data";
+                        out->table_cut = true;
                         break;
                 }
                 uint64_t off = le64(b + at), size = le64(b + at + 8), idlen = le64(b + at + 16);
@@ -78,6 +80,7 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
                 if (idlen == 0 || idlen > XPU_BUNDLE_ID_MAX || idlen > avail - at) {
                         out->malformed = true;
                         out->reason = "an entry ID is empty, over 1024 bytes or cut off";
+                        out->table_cut = idlen > 0 && idlen <= XPU_BUNDLE_ID_MAX;
                         break;
                 }
                 if (off > code_limit || size > code_limit - off) {

@@ -54,6 +54,7 @@ struct xpu_bundle {
         uint64_t ccob_uncompressed_size;
         bool malformed;
         const char *reason;
+        bool table_cut;               /* malformed because the entry table runs past the data */
 };
 
 /* Called once per bundle found; a negative return stops the scan and is returned. */

@@ -20,7 +20,8 @@ static struct {
         bool tried_zstd, tried_zlib;
         void *zstd, *zlib;
         ZSTD_DCtx *(*createDCtx)(void);
-        size_t (*freeDCtx)(ZSTD_DCtx *);
+        size_t (*resetDCtx)(ZSTD_DCtx *, ZSTD_ResetDirective);
+        ZSTD_DCtx *dctx; /* one for the process, reset per stream */
         size_t (*decompressStream)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *);
         unsigned (*isError)(size_t);
         const char *(*getErrorName)(size_t);
@@ -55,14 +56,14 @@ static void *load(const char *soname, const char *const *names, void **ptrs, siz
 
 static int load_zstd(char *err, size_t err_size) {
         if (!lib.tried_zstd) {
-                static const char *const names[] = { "ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressStream",
+                static const char *const names[] = { "ZSTD_createDCtx", "ZSTD_DCtx_reset", "ZSTD_decompressStream",
                                                      "ZSTD_isError", "ZSTD_getErrorName" };
                 void *ptrs[ELEMENTSOF(names)];
                 lib.tried_zstd = true;
                 lib.zstd = load("libzstd.so.1", names, ptrs, ELEMENTSOF(names));
                 if (lib.zstd) {
                         lib.createDCtx = (ZSTD_DCtx * (*)(void)) ptrs[0];
-                        lib.freeDCtx = (size_t(*)(ZSTD_DCtx *))ptrs[1];
+                        lib.resetDCtx = (size_t(*)(ZSTD_DCtx *, ZSTD_ResetDirective))ptrs[1];
                         lib.decompressStream = (size_t(*)(ZSTD_DCtx *, ZSTD_outBuffer *, ZSTD_inBuffer *))ptrs[2];
                         lib.isError = (unsigned (*)(size_t))ptrs[3];
                         lib.getErrorName = (const char *(*)(size_t))ptrs[4];
@@ -101,9 +102,12 @@ static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
         int r = load_zstd(err, err_size);
         if (r < 0)
                 return r;
-        ZSTD_DCtx *d = lib.createDCtx();
+        if (!lib.dctx)
+                lib.dctx = lib.createDCtx();
+        ZSTD_DCtx *d = lib.dctx;
         if (!d)
                 return -ENOMEM;
+        lib.resetDCtx(d, ZSTD_reset_session_only);
         ZSTD_inBuffer ib = { in, in_len, 0 };
         ZSTD_outBuffer ob = { out, out_size, 0 };
         r = 0;
@@ -117,7 +121,6 @@ static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
                 if (z == 0) /* a frame ended */
                         break;
         }
-        lib.freeDCtx(d);
         *ret_len = ob.pos;
         return r;
 }
@@ -149,10 +152,16 @@ struct wrap {
         const struct xpu_bundle *ccob;
         xpu_bundle_cb cb;
         void *userdata;
+        bool head_short_possible; /* the head is not the whole stream */
+        bool short_head;          /* set instead of calling CB: the table ran past the head */
 };
 
 static int rewrap(const struct xpu_bundle *inner, void *userdata) {
         struct wrap *w = userdata;
+        if (inner->malformed && inner->table_cut && w->head_short_possible) {
+                w->short_head = true;
+                return 0;
+        }
         struct xpu_bundle b = *inner;
         b.offset = w->ccob->offset;
         b.compressed = true;
@@ -161,6 +170,28 @@ static int rewrap(const struct xpu_bundle *inner, void *userdata) {
         b.ccob_uncompressed_size = w->ccob->ccob_uncompressed_size;
         b.size = w->ccob->size;
         return w->cb(&b, w->userdata);
+}
+
+/* Decompress the first WANT bytes of C's stream and read the table from them. Sets *SHORT when
+ * the table did not fit in what came out and the stream has more. */
+static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *c, size_t want, struct wrap *w,
+                     bool *short_head, char *err, size_t err_size) {
+        _cleanup_free_ uint8_t *out = malloc(want);
+        if (!out)
+                return -ENOMEM;
+        size_t got = 0;
+        int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, err, err_size)
+                : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, err, err_size)
+                                                  : -EINVAL;
+        if (r < 0)
+                return r;
+        w->short_head = false;
+        w->head_short_possible = got == want && want < c->ccob_uncompressed_size;
+        r = xpu_bundle_read_head(out, got, c->ccob_uncompressed_size, rewrap, w);
+        if (r == -EBADMSG)
+                set_err(err, err_size, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
+        *short_head = w->short_head;
+        return r;
 }
 
 int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xpu_bundle_cb cb, void *userdata,
@@ -172,26 +203,23 @@ int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xp
         uint64_t end = c->ccob_version == 1 || c->size <= header ? len - c->offset : c->size;
         if (end < header || end > len - c->offset)
                 return -EINVAL;
-        const uint8_t *in = buf + c->offset + header;
-        size_t in_len = (size_t)(end - header);
-        size_t want = c->ccob_uncompressed_size < XPU_CCOB_HEAD_MAX ? (size_t)c->ccob_uncompressed_size
-                                                                     : XPU_CCOB_HEAD_MAX;
-        if (want == 0) {
+        if (c->ccob_uncompressed_size == 0) {
                 set_err(err, err_size, "the compressed bundle states an uncompressed size of 0");
                 return -EBADMSG;
         }
-        _cleanup_free_ uint8_t *out = malloc(want);
-        if (!out)
-                return -ENOMEM;
-        size_t got = 0;
-        int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, err, err_size)
-                : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, err, err_size)
-                                                  : -EINVAL;
-        if (r < 0)
-                return r;
-        struct wrap w = { c, cb, userdata };
-        r = xpu_bundle_read_head(out, got, c->ccob_uncompressed_size, rewrap, &w);
-        if (r == -EBADMSG)
-                set_err(err, err_size, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
+        const uint8_t *in = buf + c->offset + header;
+        size_t in_len = (size_t)(end - header);
+        struct wrap w = { .ccob = c, .cb = cb, .userdata = userdata };
+        /* A real table is a few hundred bytes: try a small head first, the largest only when the
+         * table runs past it. */
+        size_t first = XPU_CCOB_HEAD_FIRST, max = XPU_CCOB_HEAD_MAX;
+        if (c->ccob_uncompressed_size < max)
+                max = (size_t)c->ccob_uncompressed_size;
+        if (first > max)
+                first = max;
+        bool short_head = false;
+        int r = read_with(in, in_len, c, first, &w, &short_head, err, err_size);
+        if (r == 0 && short_head && max > first)
+                r = read_with(in, in_len, c, max, &w, &short_head, err, err_size);
         return r;
 }

@@ -3,7 +3,7 @@
  * the head of the stream is decompressed, never the whole bundle, with Debian's libzstd (method 1)
  * or zlib (method 0). Both are loaded with dlopen() the first time a CCOB needs them, so a
  * container start, which never reads device code, does not pay for loading them. Not thread-safe
- * (the loaded functions are kept in a static table). */
+ * (the loaded functions and one zstd decompression context are kept in a static table). */
 #pragma once
 
 #include <stddef.h>
@@ -14,9 +14,12 @@
 /* Bytes of a CCOB's stream decompressed to read its bundle table: enough for 4096 entries with
  * 200-byte IDs; a table longer than this makes the CCOB malformed. */
 #define XPU_CCOB_HEAD_MAX (1u << 20)
+/* Bytes decompressed first; the whole XPU_CCOB_HEAD_MAX only when the table runs past them. */
+#define XPU_CCOB_HEAD_FIRST (16u << 10)
 
 /* Decompress the head of the CCOB C (as xpu_bundle_scan() reported it, inside BUF[0..LEN)) and
- * read the plain bundle's table from it: calls CB once with the inner bundle (entry offsets count
+ * read the plain bundle's table from it (XPU_CCOB_HEAD_FIRST bytes, then up to XPU_CCOB_HEAD_MAX
+ * when the table is longer): calls CB once with the inner bundle (entry offsets count
  * from the start of the uncompressed bundle; COMPRESSED set, the CCOB fields copied from C).
  * Returns 0; -EBADMSG with ERR naming what when the stream is corrupt or does not hold a bundle;
  * -ENOSYS with ERR naming the library and the package when libzstd.so.1 or libz.so.1 cannot be

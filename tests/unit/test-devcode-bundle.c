@@ -219,6 +219,15 @@ START_TEST(test_ccob_ids) {
         int r;
         struct seen s = inner("two-v2-zstd.ccob", &r, err, sizeof err);
         ck_assert_uint_eq(s.c[0].b.ccob_method, XPU_CCOB_ZSTD);
+
+        /* A table longer than the first head: read whole from the second, larger one. */
+        s = inner("many-v2-zlib.ccob", &r, err, sizeof err);
+        ck_assert_msg(r == 0, "%d %s", r, err);
+        ck_assert_uint_eq(s.n, 1);
+        ck_assert(!s.c[0].b.malformed);
+        ck_assert_uint_eq(s.c[0].b.n_entries, 400);
+        ck_assert_str_eq(s.c[0].targets[3], "gfx1003");
+        ck_assert_uint_gt(s.c[0].b.ccob_uncompressed_size, XPU_CCOB_HEAD_FIRST);
 }
 END_TEST
 
