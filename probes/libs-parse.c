@@ -149,18 +149,10 @@ struct elf {
 static int elf_read(const struct elf *e, void *buf, size_t len, uint64_t off) {
         if (off > e->size || len > e->size - off)
                 return -EINVAL;
-        size_t got = 0;
-        while (got < len) {
-                ssize_t n = pread(e->fd, (char *)buf + got, len - got, (off_t)(off + got));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        return -EINVAL;
-                got += (size_t)n;
-        }
-        return 0;
+        ssize_t n = xpu_pread_full(e->fd, buf, len, off);
+        if (n < 0)
+                return (int)n;
+        return (size_t)n == len ? 0 : -EINVAL;
 }
 
 /* An address-sized field: 4 bytes in ELFCLASS32, 8 in ELFCLASS64. */

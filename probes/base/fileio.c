@@ -157,6 +157,21 @@ ssize_t xpu_read_full(int fd, void *buf, size_t size) {
         return (ssize_t)len;
 }
 
+ssize_t xpu_pread_full(int fd, void *buf, size_t size, uint64_t offset) {
+        size_t len = 0;
+        while (len < size) {
+                ssize_t n = pread(fd, (char *)buf + len, size - len, (off_t)(offset + len));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        return (ssize_t)len;
+}
+
 int xpu_write_full(int fd, const void *buf, size_t len) {
         const char *p = buf;
         while (len > 0) {

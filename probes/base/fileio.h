@@ -37,6 +37,11 @@ int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode)
  * the number of bytes read (less than SIZE only at the end of the file) or read's -errno. */
 ssize_t xpu_read_full(int fd, void *buf, size_t size);
 
+/* pread(2) from FD at OFFSET into BUF until SIZE bytes are in or the file ends, EINTR retried.
+ * Returns the number of bytes read (less than SIZE only at the end of the file) or pread's
+ * -errno. */
+ssize_t xpu_pread_full(int fd, void *buf, size_t size, uint64_t offset);
+
 /* write(2) all LEN bytes of BUF to FD, EINTR retried; nothing but write runs. Returns 0, -EIO
  * when write wrote nothing, or write's -errno. */
 int xpu_write_full(int fd, const void *buf, size_t len);

@@ -206,7 +206,12 @@ START_TEST(test_full_read_write_and_open_file) {
         ck_assert_int_ge(fd, 0);
         ck_assert_int_eq(st.st_size, 5);
         ck_assert_int_eq(xpu_read_full(fd, buf, sizeof buf), 5);
+        ck_assert_int_eq(xpu_pread_full(fd, buf, 2, 1), 2); /* at an offset, file position unused */
+        ck_assert_int_eq(memcmp(buf, "23", 2), 0);
+        ck_assert_int_eq(xpu_pread_full(fd, buf, sizeof buf, 3), 2); /* short only at the end */
+        ck_assert_int_eq(xpu_pread_full(fd, buf, sizeof buf, 99), 0);
         close(fd);
+        ck_assert_int_eq(xpu_pread_full(-1, buf, 1, 0), -EBADF);
         ck_assert_int_eq(xpu_open_file_in_root(rfd, "dir", NULL), -EISDIR);
         ck_assert_int_eq(xpu_open_file_in_root(rfd, "fifo", NULL), -EINVAL); /* and did not block */
         ck_assert_int_eq(xpu_open_file_in_root(rfd, "none", NULL), -ENOENT);

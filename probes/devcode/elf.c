@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ELF64 section headers, names and dynamic entries through pread (elf.h has the contract). */
+#include "devcode/elf.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+
+/* Read exactly SIZE bytes at OFFSET, which the caller checked to lie inside the file. */
+static int pread_all(int fd, void *buf, size_t size, uint64_t offset) {
+        ssize_t n = xpu_pread_full(fd, buf, size, offset);
+        if (n < 0)
+                return (int)n;
+        return (size_t)n == size ? 0 : -EBADMSG; /* the file shrank under us */
+}
+
+static bool fits(uint64_t offset, uint64_t size, uint64_t file_size) {
+        return offset <= file_size && size <= file_size - offset;
+}
+
+/* Read section S's bytes (at most MAX) into a new NUL-terminated buffer. */
+static int read_section(int fd, const struct xpu_elf *e, const Elf64_Shdr *s, uint64_t max, char **ret) {
+        if (s->sh_type == SHT_NOBITS || s->sh_size > max || !fits(s->sh_offset, s->sh_size, e->file_size))
+                return -EBADMSG;
+        char *b = malloc(s->sh_size + 1);
+        if (!b)
+                return -ENOMEM;
+        int r = pread_all(fd, b, s->sh_size, s->sh_offset);
+        if (r < 0) {
+                free(b);
+                return r;
+        }
+        b[s->sh_size] = '\0';
+        *ret = b;
+        return 0;
+}
+
+void xpu_elf_clear(struct xpu_elf *e) {
+        free(e->sections);
+        for (size_t i = 0; i < e->n_needed; i++)
+                free(e->needed[i]);
+        free(e->needed);
+        free(e->soname);
+        memset(e, 0, sizeof *e);
+}
+
+const struct xpu_elf_section *xpu_elf_find(const struct xpu_elf *e, const char *name) {
+        for (size_t i = 0; i < e->n_sections; i++)
+                if (strcmp(e->sections[i].name, name) == 0)
+                        return &e->sections[i];
+        return NULL;
+}
+
+/* DT_NEEDED and DT_SONAME from the SHT_DYNAMIC section DYN and its string table (sh_link). */
+static int read_dynamic(int fd, struct xpu_elf *e, const Elf64_Shdr *sh, size_t dyn, const char **err) {
+        const Elf64_Shdr *d = &sh[dyn];
+        if (d->sh_link >= e->n_sections) {
+                *err = "the dynamic section's string table index is out of range";
+                return -EBADMSG;
+        }
+        _cleanup_free_ char *raw = NULL, *str = NULL;
+        int r = read_section(fd, e, d, XPU_ELF_DYNAMIC_MAX, &raw);
+        if (r == 0)
+                r = read_section(fd, e, &sh[d->sh_link], XPU_ELF_STRTAB_MAX, &str);
+        if (r < 0) {
+                if (r == -EBADMSG)
+                        *err = "the dynamic section or its string table lies outside the file or is too large";
+                return r;
+        }
+        uint64_t str_size = sh[d->sh_link].sh_size;
+        size_t n = (size_t)(d->sh_size / sizeof(Elf64_Dyn));
+        for (size_t i = 0; i < n; i++) {
+                Elf64_Dyn v;
+                memcpy(&v, raw + i * sizeof v, sizeof v);
+                if (v.d_tag == DT_NULL)
+                        break;
+                if (v.d_tag != DT_NEEDED && v.d_tag != DT_SONAME)
+                        continue;
+                if (v.d_un.d_val >= str_size) {
+                        *err = "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table";
+                        return -EBADMSG;
+                }
+                char *s = strdup(str + v.d_un.d_val);
+                if (!s)
+                        return -ENOMEM;
+                if (v.d_tag == DT_SONAME) {
+                        free(e->soname);
+                        e->soname = s;
+                        continue;
+                }
+                if (e->n_needed == XPU_ELF_NEEDED_MAX) {
+                        free(s);
+                        *err = "the object has more than 1024 DT_NEEDED entries";
+                        return -EBADMSG;
+                }
+                char **nn = realloc(e->needed, (e->n_needed + 1) * sizeof *nn);
+                if (!nn) {
+                        free(s);
+                        return -ENOMEM;
+                }
+                e->needed = nn;
+                e->needed[e->n_needed++] = s;
+        }
+        return 0;
+}
+
+static int elf_read(int fd, struct xpu_elf *e, const char **err) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        e->file_size = (uint64_t)st.st_size;
+        Elf64_Ehdr h;
+        if (e->file_size < EI_NIDENT)
+                return -ENOEXEC;
+        int r = pread_all(fd, h.e_ident, EI_NIDENT, 0);
+        if (r < 0)
+                return r;
+        if (memcmp(h.e_ident, ELFMAG, SELFMAG) != 0)
+                return -ENOEXEC;
+        if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB) {
+                *err = "not a 64-bit little-endian ELF object";
+                return -EBADMSG;
+        }
+        if (e->file_size < sizeof h) {
+                *err = "the ELF header is cut off";
+                return -EBADMSG;
+        }
+        r = pread_all(fd, &h, sizeof h, 0);
+        if (r < 0)
+                return r;
+        e->type = h.e_type;
+        e->machine = h.e_machine;
+        e->e_flags = h.e_flags;
+        e->osabi = h.e_ident[EI_OSABI];
+        if (h.e_shoff == 0 && h.e_shnum == 0)
+                return 0; /* no section headers (stripped of them): nothing more to read */
+        /* e_shnum 0 with a table means the count is in section 0's sh_size (over 0xff00 sections):
+         * past this reader's bound anyway. */
+        if (h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shnum == 0 || h.e_shnum > XPU_ELF_SECTIONS_MAX ||
+            !fits(h.e_shoff, (uint64_t)h.e_shnum * sizeof(Elf64_Shdr), e->file_size)) {
+                *err = "the section header table does not fit the file or has over 4096 entries";
+                return -EBADMSG;
+        }
+        _cleanup_free_ Elf64_Shdr *sh = malloc((size_t)h.e_shnum * sizeof *sh);
+        e->sections = calloc(h.e_shnum, sizeof *e->sections);
+        if (!sh || !e->sections)
+                return -ENOMEM;
+        r = pread_all(fd, sh, (size_t)h.e_shnum * sizeof *sh, h.e_shoff);
+        if (r < 0)
+                return r;
+        e->n_sections = h.e_shnum;
+        _cleanup_free_ char *names = NULL;
+        uint64_t names_size = 0;
+        if (h.e_shstrndx != SHN_UNDEF) {
+                r = h.e_shstrndx >= h.e_shnum ? -EBADMSG
+                                               : read_section(fd, e, &sh[h.e_shstrndx], XPU_ELF_STRTAB_MAX, &names);
+                if (r < 0) {
+                        if (r == -EBADMSG)
+                                *err = "the section name table lies outside the file or is too large";
+                        return r;
+                }
+                names_size = sh[h.e_shstrndx].sh_size;
+        }
+        size_t dynamic = 0;
+        for (size_t i = 0; i < e->n_sections; i++) {
+                struct xpu_elf_section *s = &e->sections[i];
+                s->type = sh[i].sh_type;
+                s->flags = sh[i].sh_flags;
+                s->offset = sh[i].sh_offset;
+                s->size = sh[i].sh_size;
+                if (s->type != SHT_NOBITS && s->type != SHT_NULL && !fits(s->offset, s->size, e->file_size)) {
+                        *err = "a section lies outside the file";
+                        return -EBADMSG;
+                }
+                if (names && sh[i].sh_name < names_size) {
+                        const char *n = names + sh[i].sh_name;
+                        if (strlen(n) < sizeof s->name)
+                                memcpy(s->name, n, strlen(n) + 1);
+                }
+                if (s->type == SHT_DYNAMIC && !dynamic)
+                        dynamic = i;
+        }
+        return dynamic ? read_dynamic(fd, e, sh, dynamic, err) : 0;
+}
+
+int xpu_elf_read(int fd, struct xpu_elf *e, const char **err) {
+        static const char *unused;
+        if (!err)
+                err = &unused;
+        *err = NULL;
+        memset(e, 0, sizeof *e);
+        int r = elf_read(fd, e, err);
+        if (r == -EBADMSG && !*err)
+                *err = "the file got shorter while it was read";
+        if (r < 0)
+                xpu_elf_clear(e);
+        return r;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The parts of an ELF object the audit needs, read with pread(2) from a file descriptor: the ELF
+ * header's type, machine and flags, the section headers with their names, and from the dynamic
+ * section its DT_NEEDED entries and DT_SONAME. ELF64 little-endian only (x86-64 and AArch64
+ * libraries, and AMDGPU code objects); anything else is refused with a reason. Every offset and
+ * size is checked against the file's size before it is used; nothing is mapped. Sources: the
+ * System V gABI (ELF header, section header, dynamic section) and elf(5). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds: more sections, a longer section-name table or dynamic section, or more DT_NEEDED
+ * entries than this make the object malformed (real libraries: under 100 sections, a few KiB of
+ * names, tens of DT_NEEDED). */
+#define XPU_ELF_SECTIONS_MAX 4096u
+#define XPU_ELF_STRTAB_MAX   (4u << 20)
+#define XPU_ELF_DYNAMIC_MAX  (1u << 20)
+#define XPU_ELF_NEEDED_MAX   1024u
+
+struct xpu_elf_section {
+        char name[64];  /* "" when the name is longer or outside the string table */
+        uint32_t type;  /* SHT_* */
+        uint64_t flags; /* SHF_* */
+        uint64_t offset, size;
+};
+
+struct xpu_elf {
+        uint64_t file_size;
+        unsigned type;     /* e_type: ET_REL, ET_EXEC, ET_DYN */
+        unsigned machine;  /* e_machine: 62 x86-64, 183 AArch64, 224 AMDGPU */
+        uint32_t e_flags;  /* AMDGPU: EF_AMDGPU_MACH in the low byte, feature bits above */
+        unsigned osabi;    /* e_ident[EI_OSABI]: 0x41 for CUDA 13 cubins */
+        struct xpu_elf_section *sections;
+        size_t n_sections;
+        char **needed;     /* DT_NEEDED, in order */
+        size_t n_needed;
+        char *soname;      /* DT_SONAME, or NULL */
+};
+
+/* Read FD's ELF facts into *E. Returns 0; -ENOEXEC when the file is not ELF (shorter than an
+ * ELF header or without the magic: not an error for a walker); -EBADMSG with ERR (a static
+ * reason) when it is ELF but not ELF64 little-endian or its headers do not fit the file or the
+ * bounds above; -ENOMEM; -errno of fstat/pread. On any error *E holds nothing to free. */
+int xpu_elf_read(int fd, struct xpu_elf *e, const char **err);
+
+/* Free what xpu_elf_read() allocated; *E is zeroed. */
+void xpu_elf_clear(struct xpu_elf *e);
+
+/* The first section named NAME, or NULL. */
+const struct xpu_elf_section *xpu_elf_find(const struct xpu_elf *e, const char *name);

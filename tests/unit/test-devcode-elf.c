@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/devcode/elf.c: ELF64 section headers, names, DT_NEEDED and DT_SONAME through pread, on
+ * the nvcc and clang fixtures (tests/fixtures/devcode/) and damaged copies in memfds. */
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "devcode/bundle.h"
+#include "devcode/elf.h"
+#include "testlib.h"
+
+/* A memfd holding LEN bytes of DATA. */
+static int memfd_of(const void *data, size_t len) {
+        int fd = memfd_create("elf-test", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(xpu_write_full(fd, data, len), 0);
+        return fd;
+}
+
+START_TEST(test_library) {
+        size_t len;
+        _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        _cleanup_close_ int fd = memfd_of(so, len);
+        struct xpu_elf e;
+        const char *err = "unset";
+        ck_assert_int_eq(xpu_elf_read(fd, &e, &err), 0);
+        ck_assert_ptr_null(err);
+        ck_assert_uint_eq(e.type, ET_DYN);
+        ck_assert_uint_eq(e.machine, EM_X86_64);
+        ck_assert_uint_eq(e.file_size, len);
+        ck_assert_uint_eq(e.n_sections, 32);
+        const struct xpu_elf_section *fb = xpu_elf_find(&e, ".nv_fatbin");
+        ck_assert_ptr_nonnull(fb);
+        ck_assert_uint_eq(fb->offset, 0x2018);
+        ck_assert_uint_eq(fb->size, 0x1540);
+        ck_assert(fb->flags & SHF_ALLOC);
+        ck_assert_ptr_nonnull(xpu_elf_find(&e, ".nvFatBinSegment"));
+        ck_assert_ptr_null(xpu_elf_find(&e, ".hip_fatbin"));
+        ck_assert_uint_eq(e.n_needed, 4);
+        ck_assert_str_eq(e.needed[0], "libcudart.so.13");
+        ck_assert_str_eq(e.needed[1], "libstdc++.so.6");
+        ck_assert_str_eq(e.needed[3], "libc.so.6");
+        ck_assert_ptr_null(e.soname);
+        xpu_elf_clear(&e);
+        ck_assert_ptr_null(e.sections);
+
+        /* The same bytes at the start of a 4 GiB sparse file: only the headers are read. */
+        ck_assert_int_eq(ftruncate(fd, (off_t)4 << 30), 0);
+        ck_assert_int_eq(xpu_elf_read(fd, &e, &err), 0);
+        ck_assert_uint_eq(e.file_size, (uint64_t)4 << 30);
+        ck_assert_uint_eq(e.n_needed, 4);
+        xpu_elf_clear(&e);
+}
+END_TEST
+
+static int first_device(const struct xpu_bundle *b, void *userdata) {
+        struct xpu_bundle_entry *e = userdata;
+        *e = b->entries[1];
+        return 0;
+}
+
+START_TEST(test_code_object) {
+        size_t len;
+        _cleanup_free_ uint8_t *b = xpu_test_read_fixture("devcode/amd/two.bundle", &len);
+        _cleanup_free_ struct xpu_bundle_entry *ent = malloc(sizeof *ent);
+        ck_assert_int_eq(xpu_bundle_scan(b, len, first_device, ent), 1);
+        _cleanup_close_ int fd = memfd_of(b + ent->offset, ent->size);
+        struct xpu_elf e;
+        ck_assert_int_eq(xpu_elf_read(fd, &e, NULL), 0);
+        ck_assert_uint_eq(e.machine, EM_AMDGPU);
+        ck_assert_uint_eq(e.e_flags, 0xe3f); /* gfx90a (0x3f), sramecc on (0xc00), xnack off (0x200) */
+        ck_assert_uint_eq(e.osabi, 64); /* ELFOSABI_AMDGPU_HSA (LLVM AMDGPUUsage) */
+        ck_assert_uint_eq(e.n_needed, 0);
+        xpu_elf_clear(&e);
+}
+END_TEST
+
+START_TEST(test_refused) {
+        struct xpu_elf e;
+        const char *err;
+        _cleanup_close_ int text = memfd_of("#!/bin/sh\necho not ELF\n", 23);
+        ck_assert_int_eq(xpu_elf_read(text, &e, &err), -ENOEXEC);
+        _cleanup_close_ int empty = memfd_of("", 0);
+        ck_assert_int_eq(xpu_elf_read(empty, &e, &err), -ENOEXEC);
+        _cleanup_close_ int elf32 = memfd_of("\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16);
+        ck_assert_int_eq(xpu_elf_read(elf32, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "not a 64-bit little-endian ELF object");
+        _cleanup_close_ int head = memfd_of("\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0", 18);
+        ck_assert_int_eq(xpu_elf_read(head, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "the ELF header is cut off");
+
+        size_t len;
+        _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        /* Cut before its section header table (at the end of the file). */
+        _cleanup_close_ int cut = memfd_of(so, 8192);
+        ck_assert_int_eq(xpu_elf_read(cut, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "the section header table does not fit the file or has over 4096 entries");
+        ck_assert_ptr_null(e.sections);
+
+        Elf64_Ehdr h;
+        memcpy(&h, so, sizeof h);
+        /* One section moved past the end of the file. */
+        _cleanup_free_ uint8_t *c = malloc(len);
+        memcpy(c, so, len);
+        Elf64_Shdr s;
+        size_t at = h.e_shoff + 15 * sizeof s;
+        memcpy(&s, c + at, sizeof s);
+        s.sh_offset = len;
+        memcpy(c + at, &s, sizeof s);
+        _cleanup_close_ int moved = memfd_of(c, len);
+        ck_assert_int_eq(xpu_elf_read(moved, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "a section lies outside the file");
+
+        /* The section name table index out of range. */
+        memcpy(c, so, len);
+        ((Elf64_Ehdr *)c)->e_shstrndx = 999;
+        _cleanup_close_ int names = memfd_of(c, len);
+        ck_assert_int_eq(xpu_elf_read(names, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "the section name table lies outside the file or is too large");
+
+        /* A DT_NEEDED string offset past the dynamic string table. */
+        memcpy(c, so, len);
+        for (size_t i = 0; i < h.e_shnum; i++) {
+                memcpy(&s, c + h.e_shoff + i * sizeof s, sizeof s);
+                if (s.sh_type != SHT_DYNAMIC)
+                        continue;
+                Elf64_Dyn d;
+                memcpy(&d, c + s.sh_offset, sizeof d);
+                ck_assert_int_eq(d.d_tag, DT_NEEDED);
+                d.d_un.d_val = 0x7fffffff;
+                memcpy(c + s.sh_offset, &d, sizeof d);
+        }
+        _cleanup_close_ int dyn = memfd_of(c, len);
+        ck_assert_int_eq(xpu_elf_read(dyn, &e, &err), -EBADMSG);
+        ck_assert_str_eq(err, "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table");
+        ck_assert_ptr_null(e.needed);
+}
+END_TEST
+
+static Suite *elf_suite(void) {
+        Suite *s = suite_create("devcode-elf");
+        TCase *tc = tcase_create("core");
+        tcase_add_test(tc, test_library);
+        tcase_add_test(tc, test_code_object);
+        tcase_add_test(tc, test_refused);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(elf_suite());
+}
