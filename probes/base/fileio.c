@@ -142,10 +142,12 @@ int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
         return xpu_open_in_root_walk(root_fd, path, flags, mode);
 }
 
-ssize_t xpu_read_full(int fd, void *buf, size_t size) {
+/* read(2) (OFFSET < 0) or pread(2) at OFFSET until SIZE bytes are in or the file ends. */
+static ssize_t read_full_at(int fd, void *buf, size_t size, int64_t offset) {
         size_t len = 0;
         while (len < size) {
-                ssize_t n = read(fd, (char *)buf + len, size - len);
+                ssize_t n = offset < 0 ? read(fd, (char *)buf + len, size - len)
+                                       : pread(fd, (char *)buf + len, size - len, (off_t)(offset + (int64_t)len));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -157,19 +159,14 @@ ssize_t xpu_read_full(int fd, void *buf, size_t size) {
         return (ssize_t)len;
 }
 
+ssize_t xpu_read_full(int fd, void *buf, size_t size) {
+        return read_full_at(fd, buf, size, -1);
+}
+
 ssize_t xpu_pread_full(int fd, void *buf, size_t size, uint64_t offset) {
-        size_t len = 0;
-        while (len < size) {
-                ssize_t n = pread(fd, (char *)buf + len, size - len, (off_t)(offset + len));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        return (ssize_t)len;
+        if (offset > INT64_MAX)
+                return -EINVAL;
+        return read_full_at(fd, buf, size, (int64_t)offset);
 }
 
 int xpu_write_full(int fd, const void *buf, size_t len) {

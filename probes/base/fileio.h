@@ -38,8 +38,8 @@ int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode)
 ssize_t xpu_read_full(int fd, void *buf, size_t size);
 
 /* pread(2) from FD at OFFSET into BUF until SIZE bytes are in or the file ends, EINTR retried.
- * Returns the number of bytes read (less than SIZE only at the end of the file) or pread's
- * -errno. */
+ * Returns the number of bytes read (less than SIZE only at the end of the file), pread's -errno,
+ * or -EINVAL for an OFFSET past what off_t holds. */
 ssize_t xpu_pread_full(int fd, void *buf, size_t size, uint64_t offset);
 
 /* write(2) all LEN bytes of BUF to FD, EINTR retried; nothing but write runs. Returns 0, -EIO

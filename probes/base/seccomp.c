@@ -15,7 +15,6 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 #include <cJSON.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/macro.h"
 #include "base/seccomp-internal.h"
 #include "base/seccomp.h"
@@ -100,15 +100,6 @@ struct rules {
         struct rule r[RULES_MAX];
         size_t n;
 };
-
-_printf_(3, 4) static void set_err(char *err, size_t size, const char *fmt, ...) {
-        if (!err || size == 0)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-}
 
 /* Add NAME with KIND to RS; EXPLICIT entries replace a group's kind. -ENOENT when libseccomp
  * does not know NAME, -E2BIG when full. */
@@ -203,14 +194,14 @@ static int compile(const struct rules *rs, bool deny, struct xpu_seccomp_program
                 r = seccomp_arch_add(ctx, SCMP_ARCH_X32); /* x32 (syscall numbers | 0x40000000) */
 #endif
         if (r < 0) {
-                set_err(err, err_size, "seccomp: cannot set up the filter's architectures: %s", strerror(-r));
+                xpu_format_error(err, err_size, "seccomp: cannot set up the filter's architectures: %s", strerror(-r));
                 seccomp_release(ctx);
                 return r;
         }
         for (size_t i = 0; i < rs->n; i++) {
                 r = rule_emit(ctx, &rs->r[i], deny);
                 if (r < 0) {
-                        set_err(err, err_size, "seccomp: libseccomp refused the rule for %s: %s", rs->r[i].name,
+                        xpu_format_error(err, err_size, "seccomp: libseccomp refused the rule for %s: %s", rs->r[i].name,
                                 strerror(-r));
                         seccomp_release(ctx);
                         return r;
@@ -236,7 +227,7 @@ static int compile(const struct rules *rs, bool deny, struct xpu_seccomp_program
         close(fd);
         if (r < 0) {
                 free(insns);
-                set_err(err, err_size, "seccomp: cannot export the filter: %s", strerror(-r));
+                xpu_format_error(err, err_size, "seccomp: cannot export the filter: %s", strerror(-r));
                 return r;
         }
         p->fprog.filter = insns;
@@ -326,7 +317,7 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
         const char *fix = "write a JSON array of system call names and allow groups, e.g. [\"@strict\", \"ptrace\"] "
                           "(docs/seccomp.md)";
         if (root_fd < 0) {
-                set_err(err, err_size, "seccomp list %s: no root directory to read it from", path);
+                xpu_format_error(err, err_size, "seccomp list %s: no root directory to read it from", path);
                 return -EBADF;
         }
         _cleanup_free_ char *buf = malloc(XPU_READ_MAX);
@@ -334,31 +325,31 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                 return -ENOMEM;
         ssize_t n = read_list(root_fd, path, buf, XPU_READ_MAX);
         if (n == -EFBIG) {
-                set_err(err, err_size, "seccomp list %s: larger than %d bytes; list the groups (\"@strict\") instead "
+                xpu_format_error(err, err_size, "seccomp list %s: larger than %d bytes; list the groups (\"@strict\") instead "
                         "of every call",
                         path, XPU_READ_MAX);
                 return (int)n;
         }
         if (n == -ENOENT || n == -ENOTDIR) {
                 char root[256];
-                set_err(err, err_size, "seccomp list %s: no such file inside the container root %s; create the file "
+                xpu_format_error(err, err_size, "seccomp list %s: no such file inside the container root %s; create the file "
                         "or fix the profile's seccomp path",
                         path, root_name(root_fd, root, sizeof root));
                 return (int)n;
         }
         if (n == -EISDIR || n == -EINVAL) {
-                set_err(err, err_size, "seccomp list %s: %s, not a regular file; %s", path,
+                xpu_format_error(err, err_size, "seccomp list %s: %s, not a regular file; %s", path,
                         n == -EISDIR ? "a directory" : "a FIFO, device or socket", fix);
                 return (int)n;
         }
         if (n < 0) {
-                set_err(err, err_size, "seccomp list %s: cannot read it inside the root: %s (a regular file, no "
+                xpu_format_error(err, err_size, "seccomp list %s: cannot read it inside the root: %s (a regular file, no "
                         "symlink or \"..\" leading outside the root)",
                         path, strerror((int)-n));
                 return (int)n;
         }
         if (strlen(buf) != (size_t)n) {
-                set_err(err, err_size, "seccomp list %s: contains a NUL byte at offset %zu; %s", path, strlen(buf),
+                xpu_format_error(err, err_size, "seccomp list %s: contains a NUL byte at offset %zu; %s", path, strlen(buf),
                         fix);
                 return -EINVAL;
         }
@@ -366,26 +357,26 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
          * end a name early inside cJSON ("read\u0000x" read as "read"). */
         const char *bs = strchr(buf, '\\');
         if (bs) {
-                set_err(err, err_size, "seccomp list %s: a backslash at offset %td: names are plain syscall "
+                xpu_format_error(err, err_size, "seccomp list %s: a backslash at offset %td: names are plain syscall "
                         "names or \"@group\", without JSON escapes; %s", path, bs - buf, fix);
                 return -EINVAL;
         }
         const char *end = NULL;
         cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
         if (!root) {
-                set_err(err, err_size, "seccomp list %s: not valid JSON near byte %td; %s", path,
+                xpu_format_error(err, err_size, "seccomp list %s: not valid JSON near byte %td; %s", path,
                         end ? end - buf : (ptrdiff_t)0, fix);
                 return -EINVAL;
         }
         int r = 0;
         int count = cJSON_IsArray(root) ? cJSON_GetArraySize(root) : -1;
         if (count < 0)
-                set_err(err, err_size, "seccomp list %s: not a JSON array; %s", path, fix);
+                xpu_format_error(err, err_size, "seccomp list %s: not a JSON array; %s", path, fix);
         else if (count == 0)
-                set_err(err, err_size, "seccomp list %s: empty: it would deny every call, exec included; %s", path,
+                xpu_format_error(err, err_size, "seccomp list %s: empty: it would deny every call, exec included; %s", path,
                         fix);
         else if (count > LIST_MAX_ENTRIES)
-                set_err(err, err_size, "seccomp list %s: %d entries, at most %d; use groups (\"@strict\")", path,
+                xpu_format_error(err, err_size, "seccomp list %s: %d entries, at most %d; use groups (\"@strict\")", path,
                         count, LIST_MAX_ENTRIES);
         if (count <= 0 || count > LIST_MAX_ENTRIES)
                 r = -EINVAL;
@@ -397,7 +388,7 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                 const char *s = cJSON_GetStringValue(e);
                 char groups[512];
                 if (!s || !*s) {
-                        set_err(err, err_size, "seccomp list %s: entry %d is not a non-empty string; %s", path, idx,
+                        xpu_format_error(err, err_size, "seccomp list %s: entry %d is not a non-empty string; %s", path, idx,
                                 fix);
                         r = -EINVAL;
                 } else if (s[0] == '@') {
@@ -408,7 +399,7 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                         else if (g && !g->deny)
                                 r = rules_add_group(rs, g);
                         else {
-                                set_err(err, err_size, "seccomp list %s: entry %d \"%s\" is %s; an allow list may name "
+                                xpu_format_error(err, err_size, "seccomp list %s: entry %d \"%s\" is %s; an allow list may name "
                                         "%s",
                                         path, idx, s, g ? "a deny group" : "not a group", groups);
                                 r = -EINVAL;
@@ -417,7 +408,7 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                         r = rules_add(rs, s, XPU_SC_PLAIN, true);
                         if (r == -ENOENT) {
                                 const struct scmp_version *v = seccomp_version();
-                                set_err(err, err_size, "seccomp list %s: entry %d \"%s\" is not a system call "
+                                xpu_format_error(err, err_size, "seccomp list %s: entry %d \"%s\" is not a system call "
                                         "libseccomp %u.%u.%u knows; check the spelling (man 2 syscalls) or name a "
                                         "group such as \"@strict\"",
                                         path, idx, s, v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
@@ -425,18 +416,18 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
                         }
                 }
                 if (r == -E2BIG)
-                        set_err(err, err_size, "seccomp list %s: more than %d distinct calls", path, RULES_MAX);
+                        xpu_format_error(err, err_size, "seccomp list %s: more than %d distinct calls", path, RULES_MAX);
                 idx++;
         }
         cJSON_Delete(root);
         char missing[64];
         if (r == 0 && !rules_allow(rs, "execve")) {
-                set_err(err, err_size, "seccomp list %s: does not allow execve, so the workload could not even "
+                xpu_format_error(err, err_size, "seccomp list %s: does not allow execve, so the workload could not even "
                         "start (\"Operation not permitted\" at its exec); add \"execve\" or \"@process\" to the list",
                         path);
                 r = -EINVAL;
         } else if (r == 0 && rules_missing_needed(rs, missing, sizeof missing)) {
-                set_err(err, err_size, "seccomp list %s: does not allow %s, which xpuinit needs after loading the "
+                xpu_format_error(err, err_size, "seccomp list %s: does not allow %s, which xpuinit needs after loading the "
                         "filter to report a failed exec of the workload and exit (denied, that exec would end in a "
                         "crash with no message); add them, or \"@basic-io\" and \"@process\", to the list",
                         path, missing);
@@ -447,7 +438,7 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
 
 int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err, size_t err_size) {
         if (!spec || !ret) {
-                set_err(err, err_size, "seccomp: no spec given; use default, strict, xpud or an absolute path");
+                xpu_format_error(err, err_size, "seccomp: no spec given; use default, strict, xpud or an absolute path");
                 return -EINVAL;
         }
         _cleanup_free_ struct rules *rs = calloc(1, sizeof *rs);
@@ -467,13 +458,13 @@ int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_progra
                 if (r < 0)
                         return r;
         } else {
-                set_err(err, err_size, "seccomp \"%s\": unknown; use \"default\" (deny list), \"strict\" (allow list), "
+                xpu_format_error(err, err_size, "seccomp \"%s\": unknown; use \"default\" (deny list), \"strict\" (allow list), "
                         "\"xpud\" or the absolute path of a JSON list inside the root",
                         spec);
                 return -EINVAL;
         }
         if (r < 0) {
-                set_err(err, err_size, "seccomp %s: cannot collect the rules: %s", spec, strerror(-r));
+                xpu_format_error(err, err_size, "seccomp %s: cannot collect the rules: %s", spec, strerror(-r));
                 return r;
         }
         _cleanup_free_ struct xpu_seccomp_program *p = calloc(1, sizeof *p);
