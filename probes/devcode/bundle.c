@@ -7,20 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAGIC_LEN 24u
+#include "devcode/le.h"
 
-static uint64_t le64(const uint8_t *p) {
-        uint64_t v = 0;
-        for (int i = 7; i >= 0; i--)
-                v = v << 8 | p[i];
-        return v;
-}
-static uint32_t le32(const uint8_t *p) {
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint16_t le16(const uint8_t *p) {
-        return (uint16_t)(p[0] | p[1] << 8);
-}
+#define MAGIC_LEN 24u
 
 static int copy_part(char *dst, size_t size, const char *src, size_t n) {
         if (n >= size)
@@ -62,7 +51,7 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
                 out->table_cut = true;
                 return 0;
         }
-        uint64_t count = le64(b + MAGIC_LEN), at = MAGIC_LEN + 8, end = at;
+        uint64_t count = xpu_le64(b + MAGIC_LEN), at = MAGIC_LEN + 8, end = at;
         if (count == 0 || count > XPU_BUNDLE_ENTRIES_MAX) {
                 out->malformed = true;
                 out->reason = "the bundle's entry count is 0 or over 4096";
@@ -75,7 +64,7 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
                         out->table_cut = true;
                         break;
                 }
-                uint64_t off = le64(b + at), size = le64(b + at + 8), idlen = le64(b + at + 16);
+                uint64_t off = xpu_le64(b + at), size = xpu_le64(b + at + 8), idlen = xpu_le64(b + at + 16);
                 at += 24;
                 if (idlen == 0 || idlen > XPU_BUNDLE_ID_MAX || idlen > avail - at) {
                         out->malformed = true;
@@ -118,20 +107,23 @@ static int read_plain(const uint8_t *base, const uint8_t *b, uint64_t avail, uin
         return 0;
 }
 
+unsigned xpu_ccob_header_size(unsigned version) {
+        /* v1: u32 uncompressed size, hash; v2: u32 total, u32 uncompressed, hash; v3: u64 total,
+         * u64 uncompressed, hash; each after "CCOB", u16 version, u16 method. */
+        return version == 1 ? 20 : version == 2 ? 24 : version == 3 ? 32 : 0;
+}
+
 /* A CCOB header at B into *OUT. Returns false when the magic is followed by a version or method
  * no CCOB has: data that happens to hold "CCOB", not a bundle. */
 static bool read_ccob(const uint8_t *base, const uint8_t *b, uint64_t avail, struct xpu_bundle *out) {
         *out = (struct xpu_bundle){ .offset = (uint64_t)(b - base), .size = 4, .compressed = true };
         if (avail < 8)
                 return false;
-        out->ccob_version = le16(b + 4);
-        out->ccob_method = le16(b + 6);
-        if (out->ccob_version < 1 || out->ccob_version > 3 ||
-            (out->ccob_method != XPU_CCOB_ZLIB && out->ccob_method != XPU_CCOB_ZSTD))
+        out->ccob_version = xpu_le16(b + 4);
+        out->ccob_method = xpu_le16(b + 6);
+        uint64_t header = xpu_ccob_header_size(out->ccob_version);
+        if (header == 0 || (out->ccob_method != XPU_CCOB_ZLIB && out->ccob_method != XPU_CCOB_ZSTD))
                 return false;
-        /* Header sizes: v1 20 (u32 uncompressed, hash), v2 24 (u32 total, u32 uncompressed,
-         * hash), v3 32 (u64 total, u64 uncompressed, hash). */
-        uint64_t header = out->ccob_version == 1 ? 20 : out->ccob_version == 2 ? 24 : 32;
         if (avail < header) {
                 out->malformed = true;
                 out->reason = "the compressed bundle is cut off in its header";
@@ -139,13 +131,13 @@ static bool read_ccob(const uint8_t *base, const uint8_t *b, uint64_t avail, str
         }
         uint64_t total = 0;
         if (out->ccob_version == 1) {
-                out->ccob_uncompressed_size = le32(b + 8);
+                out->ccob_uncompressed_size = xpu_le32(b + 8);
         } else if (out->ccob_version == 2) {
-                total = le32(b + 8);
-                out->ccob_uncompressed_size = le32(b + 12);
+                total = xpu_le32(b + 8);
+                out->ccob_uncompressed_size = xpu_le32(b + 12);
         } else {
-                total = le64(b + 8);
-                out->ccob_uncompressed_size = le64(b + 16);
+                total = xpu_le64(b + 8);
+                out->ccob_uncompressed_size = xpu_le64(b + 16);
         }
         out->size = header;
         if (total) {

@@ -57,6 +57,9 @@ struct xpu_bundle {
         bool table_cut;               /* malformed because the entry table runs past the data */
 };
 
+/* Bytes of a CCOB header of VERSION 1..3 (magic to hash): 20, 24, 32; 0 for another version. */
+unsigned xpu_ccob_header_size(unsigned version);
+
 /* Called once per bundle found; a negative return stops the scan and is returned. */
 typedef int (*xpu_bundle_cb)(const struct xpu_bundle *b, void *userdata);
 

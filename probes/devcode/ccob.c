@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "base/log.h"
 #include "base/macro.h"
 
 /* The few functions used, by the names the libraries export (zlib's inflateInit is a macro of
@@ -29,15 +29,6 @@ static struct {
         int (*inflate)(z_streamp, int);
         int (*inflateEnd)(z_streamp);
 } lib;
-
-static void set_err(char *err, size_t size, const char *fmt, ...) {
-        if (!err || !size)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, size, fmt, ap);
-        va_end(ap);
-}
 
 /* dlopen SONAME and resolve N symbols NAMES into PTRS. Returns the handle or NULL. */
 static void *load(const char *soname, const char *const *names, void **ptrs, size_t n) {
@@ -70,7 +61,7 @@ static int load_zstd(char *err, size_t err_size) {
                 }
         }
         if (!lib.zstd) {
-                set_err(err, err_size, "cannot load libzstd.so.1 to read a zstd-compressed offload bundle: apt-get install libzstd1");
+                xpu_format_error(err, err_size, "cannot load libzstd.so.1 to read a zstd-compressed offload bundle: apt-get install libzstd1");
                 return -ENOSYS;
         }
         return 0;
@@ -89,7 +80,7 @@ static int load_zlib(char *err, size_t err_size) {
                 }
         }
         if (!lib.zlib) {
-                set_err(err, err_size, "cannot load libz.so.1 to read a zlib-compressed offload bundle: apt-get install zlib1g");
+                xpu_format_error(err, err_size, "cannot load libz.so.1 to read a zlib-compressed offload bundle: apt-get install zlib1g");
                 return -ENOSYS;
         }
         return 0;
@@ -114,7 +105,7 @@ static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
         while (ob.pos < ob.size && ib.pos < ib.size) {
                 size_t z = lib.decompressStream(d, &ob, &ib);
                 if (lib.isError(z)) {
-                        set_err(err, err_size, "the zstd stream is corrupt (%s)", lib.getErrorName(z));
+                        xpu_format_error(err, err_size, "the zstd stream is corrupt (%s)", lib.getErrorName(z));
                         r = -EBADMSG;
                         break;
                 }
@@ -140,7 +131,7 @@ static int head_zlib(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
         z.avail_out = (uInt)out_size;
         int s = lib.inflate(&z, Z_SYNC_FLUSH);
         if (s != Z_OK && s != Z_STREAM_END && s != Z_BUF_ERROR) {
-                set_err(err, err_size, "the zlib stream is corrupt (%s)", z.msg ? z.msg : "inflate failed");
+                xpu_format_error(err, err_size, "the zlib stream is corrupt (%s)", z.msg ? z.msg : "inflate failed");
                 r = -EBADMSG;
         }
         *ret_len = out_size - z.avail_out;
@@ -189,22 +180,22 @@ static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *
         w->head_short_possible = got == want && want < c->ccob_uncompressed_size;
         r = xpu_bundle_read_head(out, got, c->ccob_uncompressed_size, rewrap, w);
         if (r == -EBADMSG)
-                set_err(err, err_size, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
+                xpu_format_error(err, err_size, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
         *short_head = w->short_head;
         return r;
 }
 
 int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xpu_bundle_cb cb, void *userdata,
                   char *err, size_t err_size) {
-        if (!c->compressed || c->malformed || c->offset > len || c->ccob_version < 1 || c->ccob_version > 3)
+        size_t header = xpu_ccob_header_size(c->ccob_version);
+        if (!c->compressed || c->malformed || c->offset > len || header == 0)
                 return -EINVAL;
-        size_t header = c->ccob_version == 1 ? 20 : c->ccob_version == 2 ? 24 : 32;
         /* Version 1 states no total size: the stream runs to the end of the buffer. */
         uint64_t end = c->ccob_version == 1 || c->size <= header ? len - c->offset : c->size;
         if (end < header || end > len - c->offset)
                 return -EINVAL;
         if (c->ccob_uncompressed_size == 0) {
-                set_err(err, err_size, "the compressed bundle states an uncompressed size of 0");
+                xpu_format_error(err, err_size, "the compressed bundle states an uncompressed size of 0");
                 return -EBADMSG;
         }
         const uint8_t *in = buf + c->offset + header;

@@ -7,38 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devcode/le.h"
+
 #define CONTAINER_HEADER 16u
 #define ENTRY_HEADER_MIN 64u
-
-/* Little-endian loads from a position the caller has bounds-checked. */
-static uint16_t le16(const uint8_t *p) {
-        return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint32_t le32(const uint8_t *p) {
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t le64(const uint8_t *p) {
-        return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 bool xpu_cubin_has_kernels(const uint8_t *cubin, size_t len, bool *ok) {
         *ok = false;
         /* ELF64 little-endian: e_shoff at 0x28, e_shentsize 0x3a, e_shnum 0x3c, e_shstrndx 0x3e. */
         if (len < 64 || memcmp(cubin, "\177ELF", 4) != 0 || cubin[4] != 2 || cubin[5] != 1)
                 return false;
-        uint64_t shoff = le64(cubin + 0x28);
-        uint16_t shentsize = le16(cubin + 0x3a), shnum = le16(cubin + 0x3c), shstrndx = le16(cubin + 0x3e);
+        uint64_t shoff = xpu_le64(cubin + 0x28);
+        uint16_t shentsize = xpu_le16(cubin + 0x3a), shnum = xpu_le16(cubin + 0x3c), shstrndx = xpu_le16(cubin + 0x3e);
         if (shentsize < 64 || shnum == 0 || shstrndx >= shnum || shoff > len ||
             (uint64_t)shnum * shentsize > len - shoff)
                 return false;
         const uint8_t *str_sh = cubin + shoff + (size_t)shstrndx * shentsize;
-        uint64_t str_off = le64(str_sh + 0x18), str_size = le64(str_sh + 0x20);
+        uint64_t str_off = xpu_le64(str_sh + 0x18), str_size = xpu_le64(str_sh + 0x20);
         if (str_off > len || str_size > len - str_off)
                 return false;
         *ok = true;
         static const char prefix[] = ".text.";
         for (size_t i = 0; i < shnum; i++) {
-                uint32_t name = le32(cubin + shoff + i * shentsize);
+                uint32_t name = xpu_le32(cubin + shoff + i * shentsize);
                 if (name >= str_size || str_size - name < sizeof prefix - 1)
                         continue;
                 if (memcmp(cubin + str_off + name, prefix, sizeof prefix - 1) == 0)
@@ -63,7 +54,7 @@ static uint64_t read_entry(const uint8_t *base, const uint8_t *p, uint64_t avail
                 *reason = "an entry header is cut off by the end of its container";
                 return 0;
         }
-        uint32_t header = le32(p + 4), padded = le32(p + 8), compressed = le32(p + 0x10);
+        uint32_t header = xpu_le32(p + 4), padded = xpu_le32(p + 8), compressed = xpu_le32(p + 0x10);
         if (header < ENTRY_HEADER_MIN || header > XPU_FATBIN_ENTRY_HEADER_MAX || header > avail) {
                 *reason = "an entry header size is out of range (64..4096 bytes inside its container)";
                 return 0;
@@ -72,10 +63,10 @@ static uint64_t read_entry(const uint8_t *base, const uint8_t *p, uint64_t avail
                 *reason = "an entry's payload runs past the end of its container";
                 return 0;
         }
-        uint64_t flags = le64(p + 0x28);
+        uint64_t flags = xpu_le64(p + 0x28);
         *e = (struct xpu_fatbin_entry){
-                .kind = le16(p),
-                .sm = le32(p + 0x1c),
+                .kind = xpu_le16(p),
+                .sm = xpu_le32(p + 0x1c),
                 .variant = flags & XPU_FATBIN_FLAG_ARCH     ? XPU_SM_ARCH
                            : flags & XPU_FATBIN_FLAG_FAMILY ? XPU_SM_FAMILY
                                                             : XPU_SM_PLAIN,
@@ -88,8 +79,8 @@ static uint64_t read_entry(const uint8_t *base, const uint8_t *p, uint64_t avail
                 .has_kernels = true,
         };
         if (e->kind == XPU_FATBIN_PTX) {
-                e->ptx_minor = le16(p + 0x18);
-                e->ptx_major = le16(p + 0x1a);
+                e->ptx_minor = xpu_le16(p + 0x18);
+                e->ptx_major = xpu_le16(p + 0x1a);
         }
         if (e->kind == XPU_FATBIN_SASS && e->compression == XPU_FATBIN_STORED) {
                 bool ok;
@@ -117,11 +108,11 @@ int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *user
                 size_t off = (size_t)(m - buf);
                 if (len - off < CONTAINER_HEADER)
                         break;
-                if (le16(m + 4) != 1 || le16(m + 6) != CONTAINER_HEADER) {
+                if (xpu_le16(m + 4) != 1 || xpu_le16(m + 6) != CONTAINER_HEADER) {
                         pos = off + 1;
                         continue;
                 }
-                uint64_t fat = le64(m + 8);
+                uint64_t fat = xpu_le64(m + 8);
                 struct xpu_fatbin_container c = { .offset = off, .size = CONTAINER_HEADER + fat };
                 uint64_t avail = len - off - CONTAINER_HEADER;
                 if (fat > avail) {
