@@ -6,8 +6,6 @@
  * Corpus: tests/fuzz/corpus/elf/ (an nvcc library, an AMDGPU code object, damaged headers). */
 #include <elf.h>
 #include <errno.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "devcode/elf.h"
 #include "fuzz.h"
@@ -15,16 +13,8 @@
 static int fd = -1;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (fd < 0)
-                fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
-        if (fd < 0 || ftruncate(fd, 0) < 0)
+        if (fuzz_memfd_fill(&fd, data, size) < 0)
                 return 0;
-        for (size_t done = 0; done < size;) {
-                ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
-                if (n <= 0)
-                        return 0;
-                done += (size_t)n;
-        }
         struct xpu_elf e;
         const char *err = NULL;
         int r = xpu_elf_read(fd, &e, &err);

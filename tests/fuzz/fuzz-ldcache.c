@@ -25,17 +25,8 @@ static void touch_entry_cb(const struct xpu_ldcache_entry *e, void *userdata) {
 static int elf_fd = -1;
 
 static void soname_of(const uint8_t *data, size_t size) {
-        if (elf_fd < 0)
-                elf_fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
-        if (elf_fd < 0 || ftruncate(elf_fd, 0) < 0)
+        if (fuzz_memfd_fill(&elf_fd, data, size) < 0)
                 return;
-        size_t done = 0;
-        while (done < size) {
-                ssize_t n = pwrite(elf_fd, data + done, size - done, (off_t)done);
-                if (n <= 0)
-                        return;
-                done += (size_t)n;
-        }
         char soname[256], tiny[4];
         (void)xpu_elf_soname(elf_fd, soname, sizeof soname);
         (void)xpu_elf_soname(elf_fd, tiny, sizeof tiny);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* libFuzzer's entry point: DATA is SIZE bytes (not NUL-terminated, may hold NULs). Returns 0. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,4 +37,21 @@ static inline uint8_t *fuzz_memdup(const uint8_t *data, size_t size) {
         if (b && size > 0)
                 memcpy(b, data, size);
         return b;
+}
+
+/* Refill the memfd *FD (created on first use, then kept for the whole run) with exactly SIZE bytes
+ * of DATA, for readers that take a file descriptor. Returns the fd, or -1 when that fails (the
+ * input is then skipped). */
+static inline int fuzz_memfd_fill(int *fd, const uint8_t *data, size_t size) {
+        if (*fd < 0)
+                *fd = memfd_create("fuzz-input", MFD_CLOEXEC);
+        if (*fd < 0 || ftruncate(*fd, 0) < 0)
+                return -1;
+        for (size_t done = 0; done < size;) {
+                ssize_t n = pwrite(*fd, data + done, size - done, (off_t)done);
+                if (n <= 0)
+                        return -1;
+                done += (size_t)n;
+        }
+        return *fd;
 }

@@ -4,27 +4,17 @@
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "devcode/bundle.h"
 #include "devcode/elf.h"
 #include "testlib.h"
 
-/* A memfd holding LEN bytes of DATA. */
-static int memfd_of(const void *data, size_t len) {
-        int fd = memfd_create("elf-test", MFD_CLOEXEC);
-        ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(xpu_write_full(fd, data, len), 0);
-        return fd;
-}
-
 START_TEST(test_library) {
         size_t len;
         _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
-        _cleanup_close_ int fd = memfd_of(so, len);
+        _cleanup_close_ int fd = xpu_test_memfd(so, len);
         struct xpu_elf e;
         const char *err = "unset";
         ck_assert_int_eq(xpu_elf_read(fd, &e, &err), 0);
@@ -68,7 +58,7 @@ START_TEST(test_code_object) {
         _cleanup_free_ uint8_t *b = xpu_test_read_fixture("devcode/amd/two.bundle", &len);
         _cleanup_free_ struct xpu_bundle_entry *ent = malloc(sizeof *ent);
         ck_assert_int_eq(xpu_bundle_scan(b, len, first_device, ent), 1);
-        _cleanup_close_ int fd = memfd_of(b + ent->offset, ent->size);
+        _cleanup_close_ int fd = xpu_test_memfd(b + ent->offset, ent->size);
         struct xpu_elf e;
         ck_assert_int_eq(xpu_elf_read(fd, &e, NULL), 0);
         ck_assert_uint_eq(e.machine, EM_AMDGPU);
@@ -82,21 +72,21 @@ END_TEST
 START_TEST(test_refused) {
         struct xpu_elf e;
         const char *err;
-        _cleanup_close_ int text = memfd_of("#!/bin/sh\necho not ELF\n", 23);
+        _cleanup_close_ int text = xpu_test_memfd("#!/bin/sh\necho not ELF\n", 23);
         ck_assert_int_eq(xpu_elf_read(text, &e, &err), -ENOEXEC);
-        _cleanup_close_ int empty = memfd_of("", 0);
+        _cleanup_close_ int empty = xpu_test_memfd("", 0);
         ck_assert_int_eq(xpu_elf_read(empty, &e, &err), -ENOEXEC);
-        _cleanup_close_ int elf32 = memfd_of("\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16);
+        _cleanup_close_ int elf32 = xpu_test_memfd("\177ELF\1\1\1\0\0\0\0\0\0\0\0\0", 16);
         ck_assert_int_eq(xpu_elf_read(elf32, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "not a 64-bit little-endian ELF object");
-        _cleanup_close_ int head = memfd_of("\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0", 18);
+        _cleanup_close_ int head = xpu_test_memfd("\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0", 18);
         ck_assert_int_eq(xpu_elf_read(head, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "the ELF header is cut off");
 
         size_t len;
         _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
         /* Cut before its section header table (at the end of the file). */
-        _cleanup_close_ int cut = memfd_of(so, 8192);
+        _cleanup_close_ int cut = xpu_test_memfd(so, 8192);
         ck_assert_int_eq(xpu_elf_read(cut, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "the section header table does not fit the file or has over 4096 entries");
         ck_assert_ptr_null(e.sections);
@@ -111,14 +101,14 @@ START_TEST(test_refused) {
         memcpy(&s, c + at, sizeof s);
         s.sh_offset = len;
         memcpy(c + at, &s, sizeof s);
-        _cleanup_close_ int moved = memfd_of(c, len);
+        _cleanup_close_ int moved = xpu_test_memfd(c, len);
         ck_assert_int_eq(xpu_elf_read(moved, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "a section lies outside the file");
 
         /* The section name table index out of range. */
         memcpy(c, so, len);
         ((Elf64_Ehdr *)c)->e_shstrndx = 999;
-        _cleanup_close_ int names = memfd_of(c, len);
+        _cleanup_close_ int names = xpu_test_memfd(c, len);
         ck_assert_int_eq(xpu_elf_read(names, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "the section name table lies outside the file or is too large");
 
@@ -134,7 +124,7 @@ START_TEST(test_refused) {
                 d.d_un.d_val = 0x7fffffff;
                 memcpy(c + s.sh_offset, &d, sizeof d);
         }
-        _cleanup_close_ int dyn = memfd_of(c, len);
+        _cleanup_close_ int dyn = xpu_test_memfd(c, len);
         ck_assert_int_eq(xpu_elf_read(dyn, &e, &err), -EBADMSG);
         ck_assert_str_eq(err, "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table");
         ck_assert_ptr_null(e.needed);

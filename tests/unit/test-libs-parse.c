@@ -19,9 +19,7 @@
 #include "libs-images.h"
 
 static int soname_of_bytes(const void *data, size_t len, char *buf, size_t size) {
-        int fd = memfd_create("elf", MFD_CLOEXEC);
-        ck_assert_int_ge(fd, 0);
-        ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+        int fd = xpu_test_memfd(data, len);
         int r = xpu_elf_soname(fd, buf, size);
         close(fd);
         return r;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -69,6 +70,13 @@ unsigned char *xpu_test_read_fixture(const char *rel, size_t *len) {
         close(fd);
         *len = (size_t)st.st_size;
         return b;
+}
+
+int xpu_test_memfd(const void *data, size_t len) {
+        int fd = memfd_create("xpu-test", MFD_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(xpu_write_full(fd, data, len), 0);
+        return fd;
 }
 
 char *xpu_test_mkdtemp(void) {

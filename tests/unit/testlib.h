@@ -33,6 +33,8 @@ void xpu_test_rm_rf(const char *dir);
 /* The whole file tests/fixtures/REL of the source tree, malloc'ed (free it); *LEN its size.
  * Asserts that it exists and is not empty. */
 unsigned char *xpu_test_read_fixture(const char *rel, size_t *len);
+/* A memfd holding the LEN bytes of DATA (close it). Asserts. */
+int xpu_test_memfd(const void *data, size_t len);
 
 /* Run SUITE with CK_FORK; returns the process exit status (0 when every test passed). */
 int xpu_test_run(Suite *suite);
