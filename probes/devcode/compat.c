@@ -140,3 +140,14 @@ int xpu_gfx_override_version(const char *processor, char *buf, size_t size) {
         int r = snprintf(buf, size, "%u.%c.%d", major, processor[n - 2], stepping);
         return r < 0 || (size_t)r >= size ? -ENOBUFS : 0;
 }
+
+int xpu_gfx_processor_of_version(const char *version, char *buf, size_t size) {
+        unsigned v[3];
+        int used = 0;
+        if (!version || strspn(version, "0123456789.") != strlen(version) ||
+            sscanf(version, "%u.%u.%u%n", &v[0], &v[1], &v[2], &used) != 3 || version[used] != '\0' || v[0] < 1 ||
+            v[0] > 99 || v[1] > 9 || v[2] > 15)
+                return -EINVAL;
+        int r = snprintf(buf, size, "gfx%u%u%x", v[0], v[1], v[2]);
+        return r < 0 || (size_t)r >= size ? -ENOBUFS : 0;
+}

@@ -66,3 +66,8 @@ bool xpu_gfx_code_runs_on(const struct xpu_gfx_target *code, const struct xpu_gf
  * "10.3.0", "gfx90a" -> "9.0.10" (major digits, minor digit, stepping as hex digit printed in
  * decimal). Returns 0, or -EINVAL for a generic or malformed processor name. */
 int xpu_gfx_override_version(const char *processor, char *buf, size_t size);
+
+/* The processor an HSA_OVERRIDE_GFX_VERSION value names: "10.3.0" -> "gfx1030", "9.0.10" ->
+ * "gfx90a" (the inverse of xpu_gfx_override_version()). Returns 0, or -EINVAL for anything but
+ * three dot-separated numbers (major 1..99, minor 0..9, stepping 0..15). */
+int xpu_gfx_processor_of_version(const char *version, char *buf, size_t size);

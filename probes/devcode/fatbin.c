@@ -82,7 +82,7 @@ static uint64_t read_entry(const uint8_t *base, const uint8_t *p, uint64_t avail
                 e->ptx_minor = xpu_le16(p + 0x18);
                 e->ptx_major = xpu_le16(p + 0x1a);
         }
-        if (e->kind == XPU_FATBIN_SASS && e->compression == XPU_FATBIN_STORED) {
+        if (e->kind == XPU_FATBIN_SASS && e->compression == XPU_FATBIN_STORED && padded <= XPU_FATBIN_STUB_MAX) {
                 bool ok;
                 e->has_kernels = xpu_cubin_has_kernels(p + header, padded, &ok);
                 e->kernels_known = ok;

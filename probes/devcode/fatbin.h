@@ -48,6 +48,11 @@ enum xpu_fatbin_compression {
 #define XPU_FATBIN_ENTRY_HEADER_MAX 4096u
 #define XPU_FATBIN_ENTRIES_MAX      4096u
 
+/* A stored cubin larger than this is taken to hold kernels without opening it: device-link stubs
+ * are about 2 KiB (cuFFTW 12's: 1,904 bytes), and opening every large cubin's section table would
+ * touch pages all over a library. */
+#define XPU_FATBIN_STUB_MAX (64u << 10)
+
 struct xpu_fatbin_entry {
         unsigned kind;                   /* enum xpu_fatbin_kind, or another value as found */
         unsigned sm;                     /* SM number: 90 for sm_90/compute_90 */
@@ -55,8 +60,8 @@ struct xpu_fatbin_entry {
         unsigned ptx_major, ptx_minor;   /* PTX ISA version of a PTX entry (9.0 from CUDA 13.0); 0 else */
         enum xpu_fatbin_compression compression;
         /* False only for a stored SASS cubin without any .text.<kernel> section: the device-link
-         * stub every `nvcc -shared` library gets. A compressed cubin is not opened and counts as
-         * holding kernels (kernels_known false). */
+         * stub every `nvcc -shared` library gets. A compressed cubin, or a stored one larger than
+         * XPU_FATBIN_STUB_MAX, is not opened and counts as holding kernels (kernels_known false). */
         bool has_kernels;
         bool kernels_known;
         uint64_t payload_offset;         /* of the stored payload, from the start of the buffer */

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Image verdicts from object facts (judge.h has the rules). */
+#include "devcode/judge.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+
+#define NV XPU_CODE_VENDOR_NVIDIA
+#define AMD XPU_CODE_VENDOR_AMD
+
+int xpu_code_target_parse(const char *s, struct xpu_code_target *t) {
+        memset(t, 0, sizeof *t);
+        if (!s)
+                return -EINVAL;
+        if (strncmp(s, "sm_", 3) == 0) {
+                size_t digits = strspn(s + 3, "0123456789");
+                const char *end = s + 3 + digits;
+                uint64_t sm;
+                char num[4];
+                if (digits < 2 || digits > 3 || (*end && !((*end == 'a' || *end == 'f') && end[1] == '\0')))
+                        return -EINVAL;
+                memcpy(num, s + 3, digits);
+                num[digits] = '\0';
+                if (xpu_parse_u64(num, 10, &sm) < 0 || sm < 10)
+                        return -EINVAL;
+                t->vendor = NV;
+                t->sm = (unsigned)sm;
+                snprintf(t->name, sizeof t->name, "sm_%u", t->sm);
+                return 0;
+        }
+        if (strlen(s) >= sizeof t->name || xpu_gfx_target_parse(s, &t->gfx) < 0 || strstr(t->gfx.processor, "generic"))
+                return -EINVAL;
+        t->vendor = AMD;
+        memcpy(t->name, s, strlen(s) + 1);
+        return 0;
+}
+
+int xpu_code_env_from(char *const *env, struct xpu_code_env *e, char *err, size_t err_size) {
+        *e = (struct xpu_code_env){ .hsa_xnack = -1 };
+        const struct {
+                const char *name;
+                bool *flag;
+        } flags[] = { { "CUDA_FORCE_PTX_JIT", &e->force_ptx_jit }, { "CUDA_DISABLE_PTX_JIT", &e->disable_ptx_jit } };
+        for (size_t i = 0; i < ELEMENTSOF(flags); i++) {
+                const char *v = xpu_env_get(env, flags[i].name);
+                if (!v || !*v)
+                        continue;
+                int b = strcmp(v, "1") == 0 ? 1 : strcmp(v, "0") == 0 ? 0 : -1;
+                if (b < 0) {
+                        xpu_format_error(err, err_size, "%s=%s: the CUDA driver reads 1 (on) or 0; set one of them",
+                                         flags[i].name, v);
+                        return -EINVAL;
+                }
+                *flags[i].flag = b;
+        }
+        const char *v = xpu_env_get(env, "HSA_XNACK");
+        if (v && *v) {
+                if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0) {
+                        xpu_format_error(err, err_size, "HSA_XNACK=%s: ROCm reads 1 (XNACK on) or 0; set one of them", v);
+                        return -EINVAL;
+                }
+                e->hsa_xnack = v[0] == '1';
+        }
+        v = xpu_env_get(env, "HSA_OVERRIDE_GFX_VERSION");
+        if (v && *v) {
+                char p[32];
+                if (strlen(v) >= sizeof e->hsa_override || xpu_gfx_processor_of_version(v, p, sizeof p) < 0) {
+                        xpu_format_error(err, err_size,
+                                         "HSA_OVERRIDE_GFX_VERSION=%s is not a gfx version such as 10.3.0 or 9.0.10", v);
+                        return -EINVAL;
+                }
+                memcpy(e->hsa_override, v, strlen(v) + 1);
+        }
+        return 0;
+}
+
+void xpu_code_verdict_clear(struct xpu_code_verdict *v) {
+        xpu_strv_free(v->blocking);
+        xpu_strv_free(v->file_issues);
+        free(v->reason);
+        memset(v, 0, sizeof *v);
+}
+
+/* ---- NVIDIA ------------------------------------------------------------------------------------ */
+
+/* Why an object's PTX does not help: set by nv_level(). */
+struct nv_why {
+        unsigned isa_major, isa_minor; /* a PTX ISA newer than the driver (0.0: none) */
+        int isa_cuda;
+        bool isa_unknown;              /* a PTX ISA this build's table does not know */
+};
+
+static enum xpu_code_level nv_level(const struct xpu_object *o, unsigned sm, const struct xpu_code_env *env,
+                                    struct nv_why *why) {
+        bool jit = false;
+        for (size_t i = 0; i < o->n_nv_code; i++) {
+                const struct xpu_nv_code *c = &o->nv_code[i];
+                if (c->kind == XPU_FATBIN_SASS) {
+                        if (!env->force_ptx_jit && xpu_sass_runs_on(c->sm, c->variant, sm))
+                                return XPU_CODE_NATIVE;
+                        continue;
+                }
+                if (env->disable_ptx_jit || !xpu_ptx_jits_on(c->sm, c->variant, sm))
+                        continue;
+                int cuda = xpu_ptx_isa_cuda(c->ptx_major, c->ptx_minor);
+                if (cuda < 0) {
+                        if (why)
+                                why->isa_unknown = true;
+                } else if (env->cuda_driver > 0 && cuda > env->cuda_driver) {
+                        if (why) {
+                                why->isa_major = c->ptx_major;
+                                why->isa_minor = c->ptx_minor;
+                                why->isa_cuda = cuda;
+                        }
+                        continue;
+                }
+                jit = true;
+        }
+        return jit ? XPU_CODE_PTX_JIT : XPU_CODE_CANNOT_RUN;
+}
+
+/* ---- AMD --------------------------------------------------------------------------------------- */
+
+static bool amd_runs(const struct xpu_object *o, const struct xpu_gfx_target *device) {
+        for (char **g = o->amd_gfx; g && *g; g++) {
+                struct xpu_gfx_target code;
+                if (xpu_gfx_target_parse(*g, &code) == 0 && xpu_gfx_code_runs_on(&code, device))
+                        return true;
+        }
+        return false;
+}
+
+/* HSA_XNACK switches XNACK only on MI200-class GPUs (research/audit.md §3.1). */
+static bool xnack_switchable(const char *processor) {
+        return strcmp(processor, "gfx90a") == 0;
+}
+
+static struct xpu_gfx_target amd_device(const struct xpu_code_target *t, const struct xpu_code_env *env) {
+        struct xpu_gfx_target d = t->gfx;
+        if (env->hsa_xnack >= 0 && xnack_switchable(d.processor))
+                d.xnack = env->hsa_xnack;
+        return d;
+}
+
+enum xpu_code_level xpu_code_object_level(const struct xpu_object *o, const struct xpu_code_target *t,
+                                          const struct xpu_code_env *env) {
+        if (!xpu_object_has_code(o, t->vendor))
+                return XPU_CODE_NATIVE;
+        if (t->vendor == NV)
+                return nv_level(o, t->sm, env, NULL);
+        struct xpu_gfx_target d = amd_device(t, env);
+        return amd_runs(o, &d) ? XPU_CODE_NATIVE : XPU_CODE_CANNOT_RUN;
+}
+
+/* ---- words ------------------------------------------------------------------------------------- */
+
+static const char *object_name(const struct xpu_object *o) {
+        if (o->soname)
+                return o->soname;
+        const char *slash = strrchr(o->path, '/');
+        return slash ? slash + 1 : o->path;
+}
+
+/* "sm_80, sm_90, compute_90" or "gfx90a:xnack-, gfx1030": what O has, at most 8 names. */
+static void code_list(const struct xpu_object *o, unsigned vendor, char *buf, size_t size) {
+        char *const *lists[2] = { vendor == NV ? o->nv_sass : o->amd_gfx, vendor == NV ? o->nv_ptx : NULL };
+        size_t used = 0, shown = 0, total = 0;
+        buf[0] = '\0';
+        for (size_t l = 0; l < 2; l++)
+                for (char *const *p = lists[l]; p && *p; p++, total++) {
+                        if (shown == 8 || used + strlen(*p) + 3 >= size)
+                                continue;
+                        used += (size_t)snprintf(buf + used, size - used, "%s%s", shown ? ", " : "", *p);
+                        shown++;
+                }
+        if (shown < total && used + 4 < size)
+                snprintf(buf + used, size - used, ", …");
+}
+
+_printf_(2, 3) static int set_reason(struct xpu_code_verdict *v, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        free(v->reason);
+        int r = vasprintf(&v->reason, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                v->reason = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static const char *vendor_stack(unsigned vendor) {
+        return vendor == NV ? "CUDA" : "ROCm/HIP";
+}
+
+static const char *vendor_word(unsigned vendor) {
+        return vendor == NV ? "NVIDIA" : "AMD";
+}
+
+/* " on this node's 8 × NVIDIA H200" or " on sm_90". */
+static void target_words(const struct xpu_code_target *t, char *buf, size_t size) {
+        if (t->gpus[0])
+                snprintf(buf, size, "this node's %s (%s)", t->gpus, t->name);
+        else
+                snprintf(buf, size, "%s", t->name);
+}
+
+/* The image has only the other vendor's libraries. */
+static int judge_other_vendor(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                              struct xpu_code_verdict *v) {
+        unsigned other = t->vendor ^ (NV | AMD);
+        char names[256] = "";
+        size_t used = 0, listed = 0, total = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind != XPU_OBJECT_ELF || !(o->vendors & other))
+                        continue;
+                total++;
+                if (listed < 3 && used + strlen(object_name(o)) + 3 < sizeof names) {
+                        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "",
+                                                 object_name(o));
+                        listed++;
+                        if (xpu_strv_push(&v->blocking, o->path) < 0)
+                                return -ENOMEM;
+                }
+        }
+        char where[256];
+        target_words(t, where, sizeof where);
+        v->level = XPU_CODE_CANNOT_RUN;
+        return set_reason(v, "this image has %s (%s%s) and nothing for %s; it cannot run on %s", vendor_stack(other),
+                          names, total > listed ? ", …" : "", vendor_word(t->vendor), where);
+}
+
+static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                        const struct xpu_code_env *env, struct xpu_code_verdict *v) {
+        enum xpu_code_level worst = XPU_CODE_NATIVE;
+        const struct xpu_object *first = NULL;
+        struct nv_why why = { 0 };
+        size_t with_code = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind != XPU_OBJECT_ELF || !xpu_object_has_code(o, NV))
+                        continue;
+                with_code++;
+                struct nv_why w = { 0 };
+                enum xpu_code_level l = nv_level(o, t->sm, env, &w);
+                if (l > worst) {
+                        worst = l;
+                        first = o;
+                        why = w;
+                        v->blocking = xpu_strv_free(v->blocking);
+                }
+                if (l == worst && l != XPU_CODE_NATIVE && xpu_strv_push(&v->blocking, o->path) < 0)
+                        return -ENOMEM;
+        }
+        /* The runtime's own need: libcudart.so.N refuses a driver older than CUDA N. */
+        const struct xpu_object *cudart = NULL;
+        for (size_t i = 0; i < n && env->cuda_driver > 0; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind != XPU_OBJECT_ELF || !o->cudart_major || (int)o->cudart_major * 1000 <= env->cuda_driver)
+                        continue;
+                if (!cudart) {
+                        v->blocking = xpu_strv_free(v->blocking);
+                        cudart = o;
+                }
+                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                        return -ENOMEM;
+        }
+        char where[256], has[256];
+        target_words(t, where, sizeof where);
+        if (cudart) {
+                v->level = XPU_CODE_CANNOT_RUN;
+                return set_reason(v,
+                                  "%s uses the CUDA %u runtime, which needs a driver of CUDA %u.0 or later; the driver is "
+                                  "CUDA %d.%d",
+                                  object_name(cudart), cudart->cudart_major, cudart->cudart_major,
+                                  env->cuda_driver / 1000, env->cuda_driver % 1000 / 10);
+        }
+        v->level = worst;
+        if (worst == XPU_CODE_NATIVE)
+                return with_code ? set_reason(v, "SASS for %s in each of the %zu object(s) with NVIDIA device code",
+                                              where, with_code)
+                                 : set_reason(v, "the image has no NVIDIA device code to judge");
+        code_list(first, NV, has, sizeof has);
+        if (worst == XPU_CODE_PTX_JIT)
+                return set_reason(v,
+                                  "%s has no SASS for %s (it has %s): the driver JIT-compiles its PTX at the first "
+                                  "start, which takes time and needs space for the JIT cache%s",
+                                  object_name(first), where, has,
+                                  env->force_ptx_jit ? " (CUDA_FORCE_PTX_JIT=1 ignores SASS)" : "");
+        char isa[160] = "";
+        if (why.isa_cuda)
+                snprintf(isa, sizeof isa, "; its PTX ISA %u.%u needs a CUDA %d.%d driver (the driver is CUDA %d.%d)",
+                         why.isa_major, why.isa_minor, why.isa_cuda / 1000, why.isa_cuda % 1000 / 10,
+                         env->cuda_driver / 1000, env->cuda_driver % 1000 / 10);
+        return set_reason(v, "%s has no SASS for %s and no PTX that can be JIT-compiled for it (it has %s)%s%s%s",
+                          object_name(first), where, has[0] ? has : "nothing loadable", isa,
+                          env->disable_ptx_jit ? "; CUDA_DISABLE_PTX_JIT=1 forbids the JIT" : "",
+                          env->force_ptx_jit ? "; CUDA_FORCE_PTX_JIT=1 ignores SASS" : "");
+}
+
+/* Every AMD object with code runs on DEVICE. */
+static bool amd_all_run(const struct xpu_object *objects, size_t n, const struct xpu_gfx_target *device) {
+        for (size_t i = 0; i < n; i++)
+                if (objects[i].kind == XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], AMD) &&
+                    !amd_runs(&objects[i], device))
+                        return false;
+        return true;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An image target in the device's generic family that every object has: the override value. */
+static bool amd_override_candidate(const struct xpu_object *objects, size_t n, const struct xpu_gfx_target *device,
+                                   char *processor, size_t size) {
+        const char *family = xpu_gfx_generic_of(device->processor);
+        if (!family)
+                return false;
+        char *candidates[64];
+        size_t nc = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (objects[i].kind != XPU_OBJECT_ELF)
+                        continue;
+                for (char **g = objects[i].amd_gfx; g && *g; g++) {
+                        struct xpu_gfx_target code;
+                        if (xpu_gfx_target_parse(*g, &code) < 0 || strcmp(code.processor, device->processor) == 0)
+                                continue;
+                        const char *f = xpu_gfx_generic_of(code.processor);
+                        if (!f || strcmp(f, family) != 0)
+                                continue;
+                        bool dup = false;
+                        for (size_t k = 0; k < nc && !dup; k++)
+                                dup = strcmp(candidates[k], code.processor) == 0;
+                        if (dup || nc == ELEMENTSOF(candidates))
+                                continue;
+                        candidates[nc] = strdup(code.processor);
+                        if (candidates[nc])
+                                nc++;
+                }
+        }
+        qsort(candidates, nc, sizeof candidates[0], cmp_str);
+        bool found = false;
+        for (size_t k = 0; k < nc; k++) {
+                struct xpu_gfx_target d = *device;
+                xpu_strlcpy(d.processor, candidates[k], sizeof d.processor);
+                if (!found && amd_all_run(objects, n, &d)) {
+                        xpu_strlcpy(processor, candidates[k], size);
+                        found = true;
+                }
+                free(candidates[k]);
+        }
+        return found;
+}
+
+static int judge_amd(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                     const struct xpu_code_env *env, struct xpu_code_verdict *v) {
+        struct xpu_gfx_target device = amd_device(t, env);
+        const struct xpu_object *first = NULL;
+        size_t with_code = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind != XPU_OBJECT_ELF || !xpu_object_has_code(o, AMD))
+                        continue;
+                with_code++;
+                if (amd_runs(o, &device))
+                        continue;
+                if (!first)
+                        first = o;
+                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                        return -ENOMEM;
+        }
+        char where[256], has[256];
+        target_words(t, where, sizeof where);
+        if (!first) {
+                v->level = XPU_CODE_NATIVE;
+                return with_code ? set_reason(v, "code objects for %s in each of the %zu object(s) with AMD device code",
+                                              where, with_code)
+                                 : set_reason(v, "the image has no AMD device code to judge");
+        }
+        code_list(first, AMD, has, sizeof has);
+        char processor[32];
+        if (env->hsa_override[0]) {
+                struct xpu_gfx_target d = device;
+                if (xpu_gfx_processor_of_version(env->hsa_override, d.processor, sizeof d.processor) == 0 &&
+                    amd_all_run(objects, n, &d)) {
+                        v->level = XPU_CODE_OVERRIDE;
+                        v->override_from_env = true;
+                        snprintf(v->override_name, sizeof v->override_name, "HSA_OVERRIDE_GFX_VERSION");
+                        snprintf(v->override_value, sizeof v->override_value, "%s", env->hsa_override);
+                        return set_reason(v,
+                                          "with HSA_OVERRIDE_GFX_VERSION=%s from the environment ROCm treats %s as %s, "
+                                          "which every object has code for; %s alone has only %s",
+                                          env->hsa_override, where, d.processor, object_name(first), has);
+                }
+                v->level = XPU_CODE_CANNOT_RUN;
+                return set_reason(v,
+                                  "%s has no code object for %s (it has %s), and HSA_OVERRIDE_GFX_VERSION=%s from the "
+                                  "environment does not make every object run",
+                                  object_name(first), where, has, env->hsa_override);
+        }
+        if (amd_override_candidate(objects, n, &device, processor, sizeof processor)) {
+                v->level = XPU_CODE_OVERRIDE;
+                snprintf(v->override_name, sizeof v->override_name, "HSA_OVERRIDE_GFX_VERSION");
+                if (xpu_gfx_override_version(processor, v->override_value, sizeof v->override_value) < 0)
+                        v->override_value[0] = '\0';
+                return set_reason(v,
+                                  "%s has no code object for %s (it has %s); every object has code for %s, of the same "
+                                  "generic family, which HSA_OVERRIDE_GFX_VERSION=%s selects (process-wide, not "
+                                  "supported by AMD)",
+                                  object_name(first), where, has, processor, v->override_value);
+        }
+        if (xnack_switchable(device.processor) && device.xnack != 1) {
+                struct xpu_gfx_target d = device;
+                d.xnack = 1;
+                if (amd_all_run(objects, n, &d)) {
+                        v->level = XPU_CODE_OVERRIDE;
+                        snprintf(v->override_name, sizeof v->override_name, "HSA_XNACK");
+                        snprintf(v->override_value, sizeof v->override_value, "1");
+                        return set_reason(v,
+                                          "%s has code for %s only with XNACK on (it has %s): HSA_XNACK=1 turns it on",
+                                          object_name(first), where, has);
+                }
+        }
+        v->level = XPU_CODE_CANNOT_RUN;
+        return set_reason(v, "%s has no code object for %s (it has %s), and no HSA_OVERRIDE_GFX_VERSION or HSA_XNACK "
+                             "makes every object run",
+                          object_name(first), where, has);
+}
+
+/* Directories of standalone kernel files of T's vendor with nothing that runs on T. */
+static int judge_files(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                       const struct xpu_code_env *env, struct xpu_code_verdict *v) {
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind == XPU_OBJECT_ELF || !xpu_object_has_code(o, t->vendor))
+                        continue;
+                const char *slash = strrchr(o->path, '/');
+                size_t dl = slash ? (size_t)(slash - o->path) : 0;
+                bool seen = false, runs = false;
+                size_t files = 0;
+                for (size_t j = 0; j < n && !seen; j++) {
+                        const struct xpu_object *p = &objects[j];
+                        const char *ps = strrchr(p->path, '/');
+                        size_t pl = ps ? (size_t)(ps - p->path) : 0;
+                        if (p->kind == XPU_OBJECT_ELF || !xpu_object_has_code(p, t->vendor) || pl != dl ||
+                            strncmp(p->path, o->path, dl) != 0)
+                                continue;
+                        if (j < i)
+                                seen = true; /* reported with the directory's first file */
+                        files++;
+                        runs = runs || xpu_code_object_level(p, t, env) != XPU_CODE_CANNOT_RUN;
+                }
+                if (seen || runs)
+                        continue;
+                char *m = NULL;
+                if (asprintf(&m, "%.*s: %zu %s kernel file(s), none for %s", (int)(dl ? dl : 1), dl ? o->path : ".",
+                             files, vendor_word(t->vendor), t->name) < 0)
+                        return -ENOMEM;
+                int r = xpu_strv_push(&v->file_issues, m);
+                free(m);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                   const struct xpu_code_env *env, struct xpu_code_verdict *v) {
+        memset(v, 0, sizeof *v);
+        bool mine = false, other = false;
+        for (size_t i = 0; i < n; i++) {
+                if (objects[i].kind != XPU_OBJECT_ELF)
+                        continue;
+                mine = mine || (objects[i].vendors & t->vendor);
+                other = other || (objects[i].vendors & (t->vendor ^ (NV | AMD)));
+        }
+        int r = !mine && other                ? judge_other_vendor(objects, n, t, v)
+                : t->vendor == NV             ? judge_nvidia(objects, n, t, env, v)
+                                              : judge_amd(objects, n, t, env, v);
+        if (r == 0)
+                r = judge_files(objects, n, t, env, v);
+        if (r < 0)
+                xpu_code_verdict_clear(v);
+        return r;
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Audited objects to and from JSON (object-json.h has the shape). */
+#include "devcode/object-json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "devcode/compat.h"
+#include "devcode/fatbin.h"
+
+#define INDEX_VERSION 1
+/* An index holds at most this many objects (an image with more vendor-tied objects is not known). */
+#define INDEX_OBJECTS_MAX 100000
+
+static bool add_strv(cJSON *o, const char *key, char *const *v) {
+        cJSON *a = cJSON_AddArrayToObject(o, key);
+        if (!a)
+                return false;
+        for (char *const *p = v; p && *p; p++) {
+                cJSON *s = cJSON_CreateString(*p);
+                if (!s || !cJSON_AddItemToArray(a, s)) {
+                        cJSON_Delete(s);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* The lowest PTX ISA of each PTX architecture name in O->nv_ptx. */
+static bool add_ptx_isa(cJSON *nv, const struct xpu_object *o) {
+        cJSON *m = cJSON_AddObjectToObject(nv, "ptx_isa");
+        if (!m)
+                return false;
+        for (char **p = o->nv_ptx; p && *p; p++) {
+                unsigned best = UINT32_MAX;
+                for (size_t i = 0; i < o->n_nv_code; i++) {
+                        const struct xpu_nv_code *c = &o->nv_code[i];
+                        char name[24];
+                        struct xpu_fatbin_entry e = { .kind = c->kind, .sm = c->sm, .variant = c->variant };
+                        unsigned isa = (unsigned)c->ptx_major * 256 + c->ptx_minor;
+                        if (c->kind == XPU_FATBIN_PTX && strcmp(xpu_fatbin_entry_name(&e, name, sizeof name), *p) == 0 &&
+                            isa < best)
+                                best = isa;
+                }
+                if (best == UINT32_MAX)
+                        continue;
+                char v[16];
+                snprintf(v, sizeof v, "%u.%u", best / 256, best % 256);
+                if (!cJSON_AddStringToObject(m, *p, v))
+                        return false;
+        }
+        return true;
+}
+
+cJSON *xpu_object_to_json(const struct xpu_object *o) {
+        cJSON *j = cJSON_CreateObject();
+        if (!j)
+                return NULL;
+        const char *vendor = xpu_code_vendor_name(o->vendors);
+        bool ok = cJSON_AddStringToObject(j, "path", o->path) &&
+                  cJSON_AddNumberToObject(j, "size_bytes", (double)o->size_bytes) &&
+                  cJSON_AddStringToObject(j, "kind", xpu_object_kind_name(o->kind)) &&
+                  (vendor ? cJSON_AddStringToObject(j, "vendor", vendor) : cJSON_AddNullToObject(j, "vendor")) &&
+                  (o->library ? cJSON_AddStringToObject(j, "library", o->library->name)
+                              : cJSON_AddNullToObject(j, "library"));
+        cJSON *layers = ok ? cJSON_AddArrayToObject(j, "layers") : NULL;
+        ok = layers != NULL;
+        for (unsigned l = 0; ok && l < _XPU_LAYER_MAX; l++)
+                if (o->layers & (1u << l))
+                        ok = cJSON_AddItemToArray(layers, cJSON_CreateString(xpu_layer_name((enum xpu_layer)l)));
+        ok = ok && add_strv(j, "needed", o->needed);
+        if (ok && o->soname)
+                ok = cJSON_AddStringToObject(j, "soname", o->soname) != NULL;
+        if (ok && (o->nv_sass || o->nv_ptx || o->nv_lto || o->nv_rel_sass || o->nv_rel_ptx || o->nv_sections)) {
+                cJSON *nv = cJSON_AddObjectToObject(j, "nvidia"), *rel = NULL, *comp = NULL;
+                ok = nv && add_strv(nv, "sass", o->nv_sass) && add_strv(nv, "ptx", o->nv_ptx) && add_ptx_isa(nv, o) &&
+                     add_strv(nv, "lto", o->nv_lto) && (rel = cJSON_AddObjectToObject(nv, "relocatable")) &&
+                     add_strv(rel, "sass", o->nv_rel_sass) && add_strv(rel, "ptx", o->nv_rel_ptx) &&
+                     (comp = cJSON_AddArrayToObject(nv, "compression")) &&
+                     (!(o->nv_compression & XPU_NV_LZ4) || cJSON_AddItemToArray(comp, cJSON_CreateString("lz4"))) &&
+                     (!(o->nv_compression & XPU_NV_ZSTD) || cJSON_AddItemToArray(comp, cJSON_CreateString("zstd"))) &&
+                     add_strv(nv, "sections", o->nv_sections);
+        }
+        if (ok && (o->amd_gfx || o->amd_sections || o->amd_compression)) {
+                cJSON *amd = cJSON_AddObjectToObject(j, "amd");
+                ok = amd && add_strv(amd, "gfx", o->amd_gfx) && add_strv(amd, "compression", o->amd_compression) &&
+                     add_strv(amd, "sections", o->amd_sections);
+        }
+        if (ok && o->cudart_major)
+                ok = cJSON_AddNumberToObject(j, "cudart", o->cudart_major) != NULL;
+        if (ok && o->stub)
+                ok = cJSON_AddTrueToObject(j, "stub") != NULL;
+        if (ok && o->driver_copy)
+                ok = cJSON_AddTrueToObject(j, "driver_copy") != NULL;
+        if (ok && o->malformed)
+                ok = cJSON_AddStringToObject(j, "malformed", o->malformed) != NULL;
+        if (!ok) {
+                cJSON_Delete(j);
+                return NULL;
+        }
+        return j;
+}
+
+/* ---- parsing ----------------------------------------------------------------------------------- */
+
+/* Read the array of strings J[KEY] (absent: none) into *V. */
+static int get_strv(const cJSON *j, const char *key, char ***v, const char *what, char *err, size_t err_size) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, key);
+        if (!a || cJSON_IsNull(a))
+                return 0;
+        if (!cJSON_IsArray(a)) {
+                xpu_format_error(err, err_size, "%s\"%s\" is not an array of strings", what, key);
+                return -EINVAL;
+        }
+        const cJSON *s;
+        cJSON_ArrayForEach(s, a) {
+                if (!cJSON_IsString(s) || strlen(s->valuestring) > 1024) {
+                        xpu_format_error(err, err_size, "%s\"%s\" holds something else than a short string", what, key);
+                        return -EINVAL;
+                }
+                if (xpu_strv_push(v, s->valuestring) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* "sm_90a", "compute_120f", "sm_100" into a code entry. */
+static int parse_code_name(const char *s, struct xpu_nv_code *c) {
+        unsigned sm = 0;
+        int used = 0;
+        bool ptx = strncmp(s, "compute_", 8) == 0;
+        if (!ptx && strncmp(s, "sm_", 3) != 0)
+                return -EINVAL;
+        const char *num = s + (ptx ? 8 : 3);
+        if (strspn(num, "0123456789") == 0 || sscanf(num, "%u%n", &sm, &used) != 1 || sm > UINT16_MAX)
+                return -EINVAL;
+        const char *suffix = num + used;
+        *c = (struct xpu_nv_code){ .kind = ptx ? XPU_FATBIN_PTX : XPU_FATBIN_SASS, .sm = (uint16_t)sm };
+        if (strcmp(suffix, "a") == 0)
+                c->variant = XPU_SM_ARCH;
+        else if (strcmp(suffix, "f") == 0)
+                c->variant = XPU_SM_FAMILY;
+        else if (*suffix)
+                return -EINVAL;
+        return 0;
+}
+
+static int nv_from_json(const cJSON *nv, struct xpu_object *o, const char *what, char *err, size_t err_size) {
+        if (!cJSON_IsObject(nv)) {
+                xpu_format_error(err, err_size, "%s\"nvidia\" is not an object", what);
+                return -EINVAL;
+        }
+        int r;
+        const cJSON *rel = cJSON_GetObjectItemCaseSensitive(nv, "relocatable");
+        if ((r = get_strv(nv, "sass", &o->nv_sass, what, err, err_size)) < 0 ||
+            (r = get_strv(nv, "ptx", &o->nv_ptx, what, err, err_size)) < 0 ||
+            (r = get_strv(nv, "lto", &o->nv_lto, what, err, err_size)) < 0 ||
+            (r = get_strv(nv, "sections", &o->nv_sections, what, err, err_size)) < 0 ||
+            (rel && cJSON_IsObject(rel) && ((r = get_strv(rel, "sass", &o->nv_rel_sass, what, err, err_size)) < 0 ||
+                                            (r = get_strv(rel, "ptx", &o->nv_rel_ptx, what, err, err_size)) < 0)))
+                return r;
+        const cJSON *isa = cJSON_GetObjectItemCaseSensitive(nv, "ptx_isa");
+        char *const *lists[2] = { o->nv_sass, o->nv_ptx };
+        for (size_t l = 0; l < 2; l++)
+                for (char *const *p = lists[l]; p && *p; p++) {
+                        struct xpu_nv_code c;
+                        if (parse_code_name(*p, &c) < 0 || (c.kind == XPU_FATBIN_PTX) != (l == 1)) {
+                                xpu_format_error(err, err_size, "%s\"%s\" is not a %s architecture name", what, *p,
+                                                 l ? "PTX (compute_XY)" : "SASS (sm_XY)");
+                                return -EINVAL;
+                        }
+                        if (l == 1) {
+                                const cJSON *v = isa ? cJSON_GetObjectItemCaseSensitive(isa, *p) : NULL;
+                                unsigned major, minor;
+                                if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u", &major, &minor) != 2 ||
+                                    major > 255 || minor > 255) {
+                                        xpu_format_error(err, err_size, "%s\"ptx_isa\" has no version for %s", what, *p);
+                                        return -EINVAL;
+                                }
+                                c.ptx_major = (uint8_t)major;
+                                c.ptx_minor = (uint8_t)minor;
+                        }
+                        struct xpu_nv_code *n = realloc(o->nv_code, (o->n_nv_code + 1) * sizeof *n);
+                        if (!n)
+                                return -ENOMEM;
+                        o->nv_code = n;
+                        o->nv_code[o->n_nv_code++] = c;
+                }
+        char **comp = NULL;
+        r = get_strv(nv, "compression", &comp, what, err, err_size);
+        for (char **p = comp; p && *p; p++)
+                o->nv_compression |= strcmp(*p, "lz4") == 0 ? XPU_NV_LZ4 : strcmp(*p, "zstd") == 0 ? XPU_NV_ZSTD : 0;
+        xpu_strv_free(comp);
+        return r;
+}
+
+int xpu_object_from_json(const cJSON *j, struct xpu_object *o, char *err, size_t err_size) {
+        memset(o, 0, sizeof *o);
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(j, "path");
+        if (!cJSON_IsObject(j) || !cJSON_IsString(path) || !*path->valuestring) {
+                xpu_format_error(err, err_size, "an object without a \"path\" string");
+                return -EINVAL;
+        }
+        char what[256];
+        snprintf(what, sizeof what, "object \"%.200s\": ", path->valuestring);
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind"), *size = cJSON_GetObjectItemCaseSensitive(j, "size_bytes"),
+                    *vendor = cJSON_GetObjectItemCaseSensitive(j, "vendor"),
+                    *library = cJSON_GetObjectItemCaseSensitive(j, "library"),
+                    *soname = cJSON_GetObjectItemCaseSensitive(j, "soname"),
+                    *layers = cJSON_GetObjectItemCaseSensitive(j, "layers"),
+                    *cudart = cJSON_GetObjectItemCaseSensitive(j, "cudart");
+        int k = cJSON_IsString(kind) ? xpu_object_kind_from_name(kind->valuestring) : -EINVAL;
+        int r = -EINVAL;
+        if (k < 0) {
+                xpu_format_error(err, err_size, "%s\"kind\" is not elf, fatbin, cubin, ptx, bundle or code-object", what);
+                goto fail;
+        }
+        o->kind = (enum xpu_object_kind)k;
+        if (!(o->path = strdup(path->valuestring)) || (cJSON_IsString(soname) && !(o->soname = strdup(soname->valuestring)))) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        if (cJSON_IsNumber(size) && size->valuedouble >= 0)
+                o->size_bytes = (uint64_t)size->valuedouble;
+        if (cJSON_IsString(vendor)) {
+                const char *v = vendor->valuestring;
+                o->vendors = strcmp(v, "nvidia") == 0       ? XPU_CODE_VENDOR_NVIDIA
+                             : strcmp(v, "amd") == 0        ? XPU_CODE_VENDOR_AMD
+                             : strcmp(v, "nvidia+amd") == 0 ? XPU_CODE_VENDOR_NVIDIA | XPU_CODE_VENDOR_AMD
+                                                            : 0;
+                if (!o->vendors) {
+                        xpu_format_error(err, err_size, "%s\"vendor\" is not nvidia, amd, nvidia+amd or null", what);
+                        goto fail;
+                }
+        }
+        if (cJSON_IsString(library) && !(o->library = xpu_vendor_library_find(o->soname ? o->soname : library->valuestring))) {
+                char name[160];
+                snprintf(name, sizeof name, "%.150s.so", library->valuestring);
+                o->library = xpu_vendor_library_find(name);
+        }
+        const cJSON *l;
+        const cJSON *layer_list = cJSON_IsArray(layers) ? layers : NULL;
+        cJSON_ArrayForEach(l, layer_list) {
+                for (unsigned i = 0; i < _XPU_LAYER_MAX; i++)
+                        if (cJSON_IsString(l) && strcmp(l->valuestring, xpu_layer_name((enum xpu_layer)i)) == 0)
+                                o->layers |= 1u << i;
+        }
+        if (cJSON_IsNumber(cudart) && cudart->valuedouble >= 1 && cudart->valuedouble < 1000)
+                o->cudart_major = (unsigned)cudart->valuedouble;
+        o->stub = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "stub"));
+        o->driver_copy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "driver_copy"));
+        if ((r = get_strv(j, "needed", &o->needed, what, err, err_size)) < 0)
+                goto fail;
+        const cJSON *nv = cJSON_GetObjectItemCaseSensitive(j, "nvidia"), *amd = cJSON_GetObjectItemCaseSensitive(j, "amd");
+        if (nv && (r = nv_from_json(nv, o, what, err, err_size)) < 0)
+                goto fail;
+        if (amd && (!cJSON_IsObject(amd) || (r = get_strv(amd, "gfx", &o->amd_gfx, what, err, err_size)) < 0 ||
+                    (r = get_strv(amd, "compression", &o->amd_compression, what, err, err_size)) < 0 ||
+                    (r = get_strv(amd, "sections", &o->amd_sections, what, err, err_size)) < 0)) {
+                if (r == 0 || r == -EINVAL) {
+                        if (!cJSON_IsObject(amd))
+                                xpu_format_error(err, err_size, "%s\"amd\" is not an object", what);
+                        r = -EINVAL;
+                }
+                goto fail;
+        }
+        for (char **g = o->amd_gfx; g && *g; g++) {
+                struct xpu_gfx_target t;
+                if (xpu_gfx_target_parse(*g, &t) < 0) {
+                        xpu_format_error(err, err_size, "%s\"%s\" is not an AMD target ID", what, *g);
+                        r = -EINVAL;
+                        goto fail;
+                }
+        }
+        return 0;
+fail:
+        xpu_object_clear(o);
+        return r;
+}
+
+cJSON *xpu_index_to_json(const struct xpu_object *objects, size_t n, const char *root, const char *generator) {
+        cJSON *j = cJSON_CreateObject(), *a = NULL;
+        if (!j || !cJSON_AddNumberToObject(j, "version", INDEX_VERSION) ||
+            !cJSON_AddStringToObject(j, "generator", generator) || !cJSON_AddStringToObject(j, "root", root) ||
+            !(a = cJSON_AddArrayToObject(j, "objects"))) {
+                cJSON_Delete(j);
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (!objects[i].vendors)
+                        continue; /* vendor-neutral: nothing for the check to judge */
+                cJSON *o = xpu_object_to_json(&objects[i]);
+                if (!o || !cJSON_AddItemToArray(a, o)) {
+                        cJSON_Delete(o);
+                        cJSON_Delete(j);
+                        return NULL;
+                }
+        }
+        return j;
+}
+
+int xpu_index_parse(const char *text, size_t len, struct xpu_object **objects, size_t *n, char *err,
+                    size_t err_size) {
+        *objects = NULL;
+        *n = 0;
+        cJSON *j = cJSON_ParseWithLength(text, len);
+        if (!j) {
+                xpu_format_error(err, err_size, "not JSON (near byte %zu)",
+                                 cJSON_GetErrorPtr() ? (size_t)(cJSON_GetErrorPtr() - text) : (size_t)0);
+                return -EINVAL;
+        }
+        const cJSON *version = cJSON_GetObjectItemCaseSensitive(j, "version"),
+                    *list = cJSON_GetObjectItemCaseSensitive(j, "objects");
+        int r = -EINVAL;
+        struct xpu_object *v = NULL;
+        size_t count = 0;
+        if (!cJSON_IsNumber(version) || version->valuedouble != INDEX_VERSION) {
+                xpu_format_error(err, err_size, "not a version %d device-code index (\"version\")", INDEX_VERSION);
+                goto out;
+        }
+        if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > INDEX_OBJECTS_MAX) {
+                xpu_format_error(err, err_size, "\"objects\" is not an array of at most %d objects", INDEX_OBJECTS_MAX);
+                goto out;
+        }
+        size_t total = (size_t)cJSON_GetArraySize(list);
+        v = calloc(total ? total : 1, sizeof *v);
+        if (!v) {
+                r = -ENOMEM;
+                goto out;
+        }
+        const cJSON *o;
+        cJSON_ArrayForEach(o, list) {
+                r = xpu_object_from_json(o, &v[count], err, err_size);
+                if (r < 0)
+                        goto out;
+                count++;
+        }
+        *objects = v;
+        *n = count;
+        v = NULL;
+        r = 0;
+out:
+        for (size_t i = 0; v && i < count; i++)
+                xpu_object_clear(&v[i]);
+        free(v);
+        cJSON_Delete(j);
+        return r;
+}

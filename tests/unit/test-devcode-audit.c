@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/devcode/{libraries,object,object-json,walk,judge}.c: what the audit reads from real
+ * fixtures (nvcc 13, clang 14, gcc; tests/fixtures/devcode/), how it walks hostile trees, and the
+ * image verdicts for every rule of judge.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/strv.h"
+#include "devcode/judge.h"
+#include "devcode/libraries.h"
+#include "devcode/object-json.h"
+#include "devcode/object.h"
+#include "devcode/walk.h"
+#include "testlib.h"
+
+static bool has(char *const *v, const char *s) {
+        for (char *const *p = v; p && *p; p++)
+                if (strcmp(*p, s) == 0)
+                        return true;
+        return false;
+}
+
+/* Read tests/fixtures/devcode/REL as the audit would; asserts it is an object. */
+static void read_fixture(const char *rel, struct xpu_object *o) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fixtures/devcode/%s", XPU_SRCDIR, rel);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        ck_assert_int_eq(xpu_object_read(fd, rel, (uint64_t)st.st_size, o), 0);
+        close(fd);
+}
+
+START_TEST(test_library_table) {
+        const struct xpu_vendor_library *l = xpu_vendor_library_find("libcublasLt.so.13");
+        ck_assert_ptr_nonnull(l);
+        ck_assert_str_eq(l->name, "libcublasLt");
+        ck_assert_int_eq(l->layer, XPU_LAYER_BLAS);
+        ck_assert_int_eq(xpu_vendor_library_find("libcublas.so.13")->layer, XPU_LAYER_BLAS);
+        ck_assert_int_eq(xpu_vendor_library_find("libcudnn_engines_precompiled.so.9")->layer, XPU_LAYER_DNN);
+        ck_assert_int_eq(xpu_vendor_library_find("libnccl.so.2")->layer, XPU_LAYER_COLLECTIVES);
+        ck_assert_int_eq(xpu_vendor_library_find("librocsparse.so.0")->vendor, XPU_CODE_VENDOR_AMD);
+        ck_assert_int_eq(xpu_vendor_library_find("librocsparse.so.0")->layer, XPU_LAYER_SPARSE);
+        ck_assert_int_eq(xpu_vendor_library_find("libamdhip64.so.5")->layer, XPU_LAYER_RUNTIME);
+        ck_assert_int_eq(xpu_vendor_library_find("libnvrtc-builtins.so.13.0")->layer, XPU_LAYER_JIT);
+        ck_assert(xpu_vendor_library_find("libcuda.so.1")->driver);
+        ck_assert(!xpu_vendor_library_find("libcudart.so.13")->driver);
+        ck_assert_ptr_null(xpu_vendor_library_find("libcudaxyz.so.1")); /* no family prefix */
+        ck_assert_ptr_null(xpu_vendor_library_find("libc.so.6"));
+        ck_assert_ptr_null(xpu_vendor_library_find("libcublas")); /* not a shared object name */
+        ck_assert_ptr_null(xpu_vendor_library_find(NULL));
+        ck_assert_uint_eq(xpu_cudart_major("libcudart.so.13"), 13);
+        ck_assert_uint_eq(xpu_cudart_major("libcudart.so.12.4.127"), 12);
+        ck_assert_uint_eq(xpu_cudart_major("libcudart.so"), 0);
+        ck_assert_uint_eq(xpu_cudart_major("libcudart.so.x"), 0);
+        ck_assert_str_eq(xpu_layer_name(XPU_LAYER_FFT_RAND_SOLVER), "fft-rand-solver");
+        ck_assert_str_eq(xpu_code_vendor_name(XPU_CODE_VENDOR_NVIDIA | XPU_CODE_VENDOR_AMD), "nvidia+amd");
+        ck_assert_ptr_null(xpu_code_vendor_name(0));
+}
+END_TEST
+
+START_TEST(test_object_nvidia) {
+        struct xpu_object o;
+        /* nvcc -shared: the device-link stub (sm_80 without kernels) is left out; the kernel's sm_80
+         * and compute_90 (ISA 9.0) are there; it needs libcudart.so.13. */
+        read_fixture("nvidia/libkernel.so", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_ELF);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        ck_assert(has(o.nv_sass, "sm_80") && has(o.nv_ptx, "compute_90"));
+        ck_assert(has(o.nv_sections, ".nv_fatbin"));
+        ck_assert(has(o.needed, "libcudart.so.13"));
+        ck_assert_uint_eq(o.cudart_major, 13);
+        ck_assert(o.layers & (1u << XPU_LAYER_RUNTIME));
+        ck_assert_uint_eq(o.nv_containers, 2);
+        ck_assert_ptr_null(o.malformed);
+        bool ptx90 = false;
+        for (size_t i = 0; i < o.n_nv_code; i++)
+                ptx90 |= o.nv_code[i].kind == 1 && o.nv_code[i].sm == 90 && o.nv_code[i].ptx_major == 9 &&
+                         o.nv_code[i].ptx_minor == 0;
+        ck_assert(ptx90);
+        xpu_object_clear(&o);
+
+        /* -rdc: the relocatable copy is reported apart and never judged. */
+        read_fixture("nvidia/librdc.so", &o);
+        ck_assert(has(o.nv_rel_sass, "sm_90") && has(o.nv_sass, "sm_90"));
+        ck_assert(has(o.nv_sections, "__nv_relfatbin") && has(o.nv_sections, ".nv_fatbin"));
+        for (size_t i = 0; i < o.n_nv_code; i++)
+                ck_assert_uint_eq(o.nv_code[i].sm, 90);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/mixed.fatbin", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_FATBIN);
+        ck_assert(has(o.nv_sass, "sm_90a") && has(o.nv_sass, "sm_100f") && has(o.nv_sass, "sm_80"));
+        ck_assert(has(o.nv_sections, "file"));
+        ck_assert(o.nv_compression & XPU_NV_ZSTD);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/lz4.fatbin", &o);
+        ck_assert_uint_eq(o.nv_compression, XPU_NV_LZ4);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/lto.fatbin", &o);
+        ck_assert(has(o.nv_lto, "lto_86"));
+        ck_assert_uint_eq(o.n_nv_code, 0); /* LTO-IR is never loaded */
+        ck_assert(!xpu_object_has_code(&o, XPU_CODE_VENDOR_NVIDIA));
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/kernel.cubin", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_CUBIN);
+        ck_assert(has(o.nv_sass, "sm_90"));
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/kernel.ptx", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_PTX);
+        ck_assert(has(o.nv_ptx, "compute_90"));
+        ck_assert_uint_eq(o.nv_code[0].ptx_major, 9);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+START_TEST(test_object_amd_and_host) {
+        struct xpu_object o;
+        read_fixture("amd/libhip.so", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_ELF);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_AMD);
+        ck_assert(has(o.amd_gfx, "gfx90a:sramecc+:xnack-") && has(o.amd_gfx, "gfx1030"));
+        ck_assert(has(o.amd_compression, "ccob-v2-zstd"));
+        ck_assert(has(o.amd_sections, ".hip_fatbin"));
+        ck_assert(has(o.needed, "libamdhip64.so.5"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/kernel.hsaco", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_CODE_OBJECT);
+        ck_assert(has(o.amd_gfx, "gfx1030"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/generic.bundle", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_BUNDLE);
+        ck_assert(has(o.amd_gfx, "gfx11-generic") && has(o.amd_gfx, "gfx10-3-generic"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/two-v1-zlib.ccob", &o);
+        ck_assert(has(o.amd_compression, "ccob-v1-zlib") && has(o.amd_gfx, "gfx1030"));
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libcuda.so.1", &o);
+        ck_assert(o.stub && !o.driver_copy);
+        ck_assert_str_eq(o.library->name, "libcuda");
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libapp.so", &o);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        ck_assert(has(o.needed, "libcudart.so.13") && has(o.needed, "libcublas.so.13") && !has(o.needed, "libc.so.6"));
+        ck_assert_uint_eq(o.layers, (1u << XPU_LAYER_RUNTIME) | (1u << XPU_LAYER_BLAS) |
+                                            (1u << XPU_LAYER_PARALLEL_ALGORITHMS));
+        ck_assert(!xpu_object_has_code(&o, XPU_CODE_VENDOR_NVIDIA));
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libplain.so", &o);
+        ck_assert_uint_eq(o.vendors, 0);
+        ck_assert_uint_eq(o.layers, 0);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+/* Damaged input: reported as malformed, never a crash, never a guess. */
+START_TEST(test_object_malformed) {
+        size_t len;
+        unsigned char *lib = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        struct xpu_object o;
+        /* ELF header only: the section headers are past the end. */
+        int fd = xpu_test_memfd(lib, 200);
+        ck_assert_int_eq(xpu_object_read(fd, "cut.so", 200, &o), 0);
+        ck_assert_ptr_nonnull(o.malformed);
+        ck_assert_uint_eq(o.vendors, 0);
+        xpu_object_clear(&o);
+        close(fd);
+        /* Not an object at all: text and zeros. */
+        static const unsigned char zeros[4096];
+        fd = xpu_test_memfd(zeros, sizeof zeros);
+        ck_assert_int_eq(xpu_object_read(fd, "libzero.so", sizeof zeros, &o), -ENOEXEC);
+        close(fd);
+        fd = xpu_test_memfd("not ptx\n", 8);
+        ck_assert_int_eq(xpu_object_read(fd, "x.ptx", 8, &o), -ENOEXEC);
+        close(fd);
+        /* A fatbin cut in its entries. */
+        unsigned char *fb = xpu_test_read_fixture("devcode/nvidia/mixed.fatbin", &len);
+        fd = xpu_test_memfd(fb, 300);
+        ck_assert_int_eq(xpu_object_read(fd, "cut.fatbin", 300, &o), 0);
+        ck_assert_ptr_nonnull(o.malformed);
+        ck_assert_ptr_nonnull(strstr(o.malformed, "malformed"));
+        xpu_object_clear(&o);
+        close(fd);
+        free(fb);
+        free(lib);
+}
+END_TEST
+
+/* ---- walk ---- */
+
+struct seen_files {
+        char **paths;
+};
+
+static int note_file(int fd, const char *path, const struct stat *st, void *userdata) {
+        struct seen_files *s = userdata;
+        ck_assert(S_ISREG(st->st_mode));
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(xpu_strv_push(&s->paths, path), 0);
+        return 0;
+}
+
+START_TEST(test_walk_hostile) {
+        char *root = xpu_test_mkdtemp(), p[1024];
+        xpu_test_write(root, "usr/lib/libx.so.1", "x");
+        xpu_test_symlink(root, "usr/lib/libx.so", "libx.so.1");
+        xpu_test_symlink(root, "usr/lib/loop", "loop");          /* a link to itself */
+        xpu_test_symlink(root, "usr/lib/up", "../..");           /* a directory cycle through a link */
+        xpu_test_symlink(root, "usr/lib/host", "/");             /* out of the root */
+        snprintf(p, sizeof p, "%s/usr/lib/fifo.so", root);
+        ck_assert_int_eq(mkfifo(p, 0600), 0);                   /* opening it would block */
+        snprintf(p, sizeof p, "%s/usr/lib/libhard.so", root);
+        char q[1024];
+        snprintf(q, sizeof q, "%s/usr/lib/libx.so.1", root);
+        ck_assert_int_eq(link(q, p), 0);                        /* a hard link: visited once */
+        /* A 4 GiB sparse file named like a library: read 64 bytes, found not ELF. */
+        snprintf(p, sizeof p, "%s/usr/lib/libhuge.so", root);
+        int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(ftruncate(fd, 4ll << 30), 0);
+        close(fd);
+        xpu_test_write(root, "a/b/c/d/e/deep.so", "x");
+
+        int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct seen_files s = { 0 };
+        struct xpu_walk_stats st;
+        struct xpu_walk_limits lim = XPU_WALK_LIMITS_DEFAULT;
+        ck_assert_int_eq(xpu_walk(rfd, &lim, note_file, &s, &st), 0);
+        ck_assert_uint_eq(xpu_strv_length(s.paths), 3); /* libx.so.1 or libhard.so, libhuge.so, deep.so */
+        ck_assert(has(s.paths, "usr/lib/libhuge.so") && has(s.paths, "a/b/c/d/e/deep.so"));
+        ck_assert(has(s.paths, "usr/lib/libx.so.1") != has(s.paths, "usr/lib/libhard.so"));
+        ck_assert_uint_eq(st.links, 4);
+        ck_assert_uint_eq(st.special, 1);
+        ck_assert_ptr_null(st.stopped_by);
+
+        /* The huge file costs 64 bytes: not an object. */
+        snprintf(p, sizeof p, "%s/usr/lib/libhuge.so", root);
+        fd = open(p, O_RDONLY | O_CLOEXEC);
+        struct xpu_object o;
+        ck_assert_int_eq(xpu_object_read(fd, "usr/lib/libhuge.so", 4ull << 30, &o), -ENOEXEC);
+        close(fd);
+
+        /* Limits stop the walk and say so. */
+        s.paths = xpu_strv_free(s.paths);
+        lim.max_depth = 2;
+        ck_assert_int_eq(xpu_walk(rfd, &lim, note_file, &s, &st), 0);
+        ck_assert_str_eq(st.stopped_by, "depth limit");
+        ck_assert(!has(s.paths, "a/b/c/d/e/deep.so") && has(s.paths, "usr/lib/libhuge.so"));
+        s.paths = xpu_strv_free(s.paths);
+        lim = XPU_WALK_LIMITS_DEFAULT;
+        lim.max_files = 1;
+        ck_assert_int_eq(xpu_walk(rfd, &lim, note_file, &s, &st), 0);
+        ck_assert_str_eq(st.stopped_by, "file limit");
+        ck_assert_uint_eq(xpu_strv_length(s.paths), 1);
+        s.paths = xpu_strv_free(s.paths);
+
+        /* /proc under the root is a pseudo filesystem: skipped (needs root: a bind mount). */
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* ---- judge ---- */
+
+static struct xpu_object from_json(const char *json) {
+        cJSON *j = cJSON_Parse(json);
+        ck_assert_ptr_nonnull(j);
+        struct xpu_object o;
+        char err[256];
+        int r = xpu_object_from_json(j, &o, err, sizeof err);
+        if (r < 0)
+                ck_abort_msg("%s: %s", json, err);
+        cJSON_Delete(j);
+        return o;
+}
+
+static struct xpu_code_target target(const char *s) {
+        struct xpu_code_target t;
+        ck_assert_int_eq(xpu_code_target_parse(s, &t), 0);
+        return t;
+}
+
+/* The verdict for OBJECTS at TARGET with ENV; the reason is checked to hold WORDS when not NULL. */
+static enum xpu_code_level judge(const struct xpu_object *objects, size_t n, const char *t,
+                                 const struct xpu_code_env *env, const char *words, struct xpu_code_verdict *keep) {
+        struct xpu_code_target tg = target(t);
+        struct xpu_code_verdict v;
+        ck_assert_int_eq(xpu_code_judge(objects, n, &tg, env, &v), 0);
+        ck_assert_ptr_nonnull(v.reason);
+        if (words && !strstr(v.reason, words))
+                ck_abort_msg("%s: reason \"%s\" lacks \"%s\"", t, v.reason, words);
+        enum xpu_code_level l = v.level;
+        if (keep)
+                *keep = v;
+        else
+                xpu_code_verdict_clear(&v);
+        return l;
+}
+
+#define NV_LIB(path, sass, ptx, isa)                                                                          \
+        "{\"path\":\"" path "\",\"kind\":\"elf\",\"vendor\":\"nvidia\",\"nvidia\":{\"sass\":[" sass "],\"ptx\":[" ptx \
+        "],\"ptx_isa\":{" isa "}}}"
+
+START_TEST(test_judge_nvidia) {
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        struct xpu_object o[2];
+        o[0] = from_json(NV_LIB("lib/libk.so", "\"sm_80\",\"sm_90\"", "\"compute_90\"", "\"compute_90\":\"9.0\""));
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "SASS for sm_90", NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "sm_86", &env, NULL, NULL), XPU_CODE_NATIVE); /* sm_80 runs on 8.6 */
+        ck_assert_int_eq(judge(o, 1, "sm_120", &env, "JIT-compiles", NULL), XPU_CODE_PTX_JIT);
+        ck_assert_int_eq(judge(o, 1, "sm_75", &env, "no SASS for sm_75", NULL), XPU_CODE_CANNOT_RUN);
+        /* The driver must know the PTX ISA: 9.0 needs CUDA 13.0. */
+        env.cuda_driver = 12080;
+        ck_assert_int_eq(judge(o, 1, "sm_120", &env, "PTX ISA 9.0 needs a CUDA 13.0 driver", NULL),
+                         XPU_CODE_CANNOT_RUN);
+        env.cuda_driver = 13000;
+        ck_assert_int_eq(judge(o, 1, "sm_120", &env, NULL, NULL), XPU_CODE_PTX_JIT);
+        env.cuda_driver = 0;
+        env.force_ptx_jit = true;
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "CUDA_FORCE_PTX_JIT", NULL), XPU_CODE_PTX_JIT);
+        env.force_ptx_jit = false;
+        env.disable_ptx_jit = true;
+        ck_assert_int_eq(judge(o, 1, "sm_120", &env, "CUDA_DISABLE_PTX_JIT", NULL), XPU_CODE_CANNOT_RUN);
+        env.disable_ptx_jit = false;
+
+        /* The worst object wins and is named. */
+        o[1] = from_json(NV_LIB("lib/libold.so", "\"sm_70\"", "", ""));
+        struct xpu_code_verdict v;
+        ck_assert_int_eq(judge(o, 2, "sm_90", &env, "libold.so", &v), XPU_CODE_CANNOT_RUN);
+        ck_assert_uint_eq(xpu_strv_length(v.blocking), 1);
+        ck_assert_str_eq(v.blocking[0], "lib/libold.so");
+        xpu_code_verdict_clear(&v);
+        xpu_object_clear(&o[1]);
+
+        /* Arch- and family-specific code. */
+        o[1] = from_json(NV_LIB("lib/libaf.so", "\"sm_90a\",\"sm_100f\"", "", ""));
+        ck_assert_int_eq(judge(&o[1], 1, "sm_90", &env, NULL, NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(&o[1], 1, "sm_103", &env, NULL, NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(&o[1], 1, "sm_110", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        ck_assert_int_eq(judge(&o[1], 1, "sm_120", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[1]);
+
+        /* libcudart.so.13 needs a CUDA 13 driver. */
+        o[1] = from_json("{\"path\":\"lib/libcudart.so.13\",\"kind\":\"elf\",\"vendor\":\"nvidia\",\"cudart\":13}");
+        env.cuda_driver = 12040;
+        ck_assert_int_eq(judge(o, 2, "sm_90", &env, "CUDA 13.0 or later; the driver is CUDA 12.4", NULL),
+                         XPU_CODE_CANNOT_RUN);
+        env.cuda_driver = 13000;
+        ck_assert_int_eq(judge(o, 2, "sm_90", &env, NULL, NULL), XPU_CODE_NATIVE);
+        xpu_object_clear(&o[1]);
+        xpu_object_clear(&o[0]);
+
+        /* No device code at all: nothing stops it. A CUDA-only image on an AMD GPU cannot run. */
+        o[0] = from_json("{\"path\":\"usr/lib/libplain.so\",\"kind\":\"elf\",\"vendor\":null}");
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "no NVIDIA device code", NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "gfx942", &env, "no AMD device code", NULL), XPU_CODE_NATIVE);
+        xpu_object_clear(&o[0]);
+        o[0] = from_json("{\"path\":\"usr/lib/libcublas.so.13\",\"soname\":\"libcublas.so.13\",\"kind\":\"elf\","
+                         "\"vendor\":\"nvidia\",\"library\":\"libcublas\"}");
+        ck_assert_int_eq(judge(o, 1, "gfx942", &env, "this image has CUDA (libcublas.so.13) and nothing for AMD", NULL),
+                         XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[0]);
+}
+END_TEST
+
+#define AMD_LIB(path, gfx) "{\"path\":\"" path "\",\"kind\":\"elf\",\"vendor\":\"amd\",\"amd\":{\"gfx\":[" gfx "]}}"
+
+START_TEST(test_judge_amd) {
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        struct xpu_object o[2];
+        struct xpu_code_verdict v;
+        o[0] = from_json(AMD_LIB("opt/lib/libwheel.so", "\"gfx1030\",\"gfx90a:xnack-\""));
+        ck_assert_int_eq(judge(o, 1, "gfx1030", &env, NULL, NULL), XPU_CODE_NATIVE);
+        /* gfx1031 is in gfx1030's generic family: an override of an image target. */
+        ck_assert_int_eq(judge(o, 1, "gfx1031", &env, "HSA_OVERRIDE_GFX_VERSION=10.3.0", &v), XPU_CODE_OVERRIDE);
+        ck_assert_str_eq(v.override_name, "HSA_OVERRIDE_GFX_VERSION");
+        ck_assert_str_eq(v.override_value, "10.3.0");
+        ck_assert(!v.override_from_env);
+        xpu_code_verdict_clear(&v);
+        ck_assert_int_eq(judge(o, 1, "gfx1100", &env, "no code object for gfx1100", NULL), XPU_CODE_CANNOT_RUN);
+        ck_assert_int_eq(judge(o, 1, "gfx90a:xnack-", &env, NULL, NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "gfx90a:xnack+", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+
+        /* The override is process-wide: it must suit every object. */
+        o[1] = from_json(AMD_LIB("usr/lib/libdistro.so", "\"gfx1031\""));
+        ck_assert_int_eq(judge(o, 2, "gfx1032", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[1]);
+        o[1] = from_json(AMD_LIB("usr/lib/libdistro.so", "\"gfx1031\",\"gfx1030\""));
+        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "libwheel.so", &v), XPU_CODE_OVERRIDE);
+        ck_assert_str_eq(v.blocking[0], "opt/lib/libwheel.so");
+        ck_assert_uint_eq(xpu_strv_length(v.blocking), 1);
+        xpu_code_verdict_clear(&v);
+        /* Already set by the user: judged with it. A wrong one does not help. */
+        snprintf(env.hsa_override, sizeof env.hsa_override, "10.3.0");
+        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "from the environment", &v), XPU_CODE_OVERRIDE);
+        ck_assert(v.override_from_env);
+        xpu_code_verdict_clear(&v);
+        snprintf(env.hsa_override, sizeof env.hsa_override, "11.0.0");
+        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "does not make every object run", NULL), XPU_CODE_CANNOT_RUN);
+        env.hsa_override[0] = '\0';
+        xpu_object_clear(&o[1]);
+        xpu_object_clear(&o[0]);
+
+        /* Generic targets cover their family. */
+        o[0] = from_json(AMD_LIB("lib/libgen.so", "\"gfx10-3-generic\",\"gfx11-generic\""));
+        ck_assert_int_eq(judge(o, 1, "gfx1034", &env, NULL, NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "gfx1103", &env, NULL, NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "gfx1200", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[0]);
+
+        /* XNACK: only on MI200-class, only when nothing else differs. */
+        o[0] = from_json(AMD_LIB("lib/libx.so", "\"gfx90a:xnack+\""));
+        ck_assert_int_eq(judge(o, 1, "gfx90a:xnack-", &env, "HSA_XNACK=1", &v), XPU_CODE_OVERRIDE);
+        ck_assert_str_eq(v.override_name, "HSA_XNACK");
+        ck_assert_str_eq(v.override_value, "1");
+        xpu_code_verdict_clear(&v);
+        env.hsa_xnack = 1;
+        ck_assert_int_eq(judge(o, 1, "gfx90a:xnack-", &env, NULL, NULL), XPU_CODE_NATIVE);
+        env.hsa_xnack = -1;
+        ck_assert_int_eq(judge(o, 1, "gfx90a:sramecc-:xnack-", &env, NULL, NULL), XPU_CODE_OVERRIDE);
+        xpu_object_clear(&o[0]);
+        o[0] = from_json(AMD_LIB("lib/libs.so", "\"gfx90a:sramecc+\""));
+        ck_assert_int_eq(judge(o, 1, "gfx90a:sramecc-", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[0]);
+
+        /* ROCm only, on an NVIDIA GPU. */
+        o[0] = from_json("{\"path\":\"opt/rocm/lib/librocblas.so.4\",\"soname\":\"librocblas.so.4\",\"kind\":\"elf\","
+                         "\"vendor\":\"amd\",\"library\":\"librocblas\",\"amd\":{\"gfx\":[\"gfx90a\"]}}");
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "this image has ROCm/HIP (librocblas.so.4) and nothing for NVIDIA",
+                               NULL),
+                         XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[0]);
+}
+END_TEST
+
+/* Standalone kernel files never block; a directory of them with nothing for the GPU is an issue. */
+START_TEST(test_judge_files) {
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        struct xpu_object o[3];
+        o[0] = from_json("{\"path\":\"opt/k/a.hsaco\",\"kind\":\"code-object\",\"vendor\":\"amd\",\"amd\":{\"gfx\":[\"gfx90a\"]}}");
+        o[1] = from_json("{\"path\":\"opt/k/b.hsaco\",\"kind\":\"code-object\",\"vendor\":\"amd\",\"amd\":{\"gfx\":[\"gfx942\"]}}");
+        o[2] = from_json(AMD_LIB("opt/lib/libhip.so", "\"gfx1100\""));
+        struct xpu_code_verdict v;
+        ck_assert_int_eq(judge(o, 3, "gfx1100", &env, NULL, &v), XPU_CODE_NATIVE);
+        ck_assert_uint_eq(xpu_strv_length(v.file_issues), 1);
+        ck_assert_str_eq(v.file_issues[0], "opt/k: 2 AMD kernel file(s), none for gfx1100");
+        xpu_code_verdict_clear(&v);
+        ck_assert_int_eq(judge(o, 3, "gfx942", &env, NULL, &v), XPU_CODE_CANNOT_RUN); /* libhip.so decides */
+        ck_assert_ptr_null(v.file_issues);
+        xpu_code_verdict_clear(&v);
+        for (size_t i = 0; i < 3; i++)
+                xpu_object_clear(&o[i]);
+}
+END_TEST
+
+START_TEST(test_targets_and_env) {
+        struct xpu_code_target t;
+        ck_assert_int_eq(xpu_code_target_parse("sm_120", &t), 0);
+        ck_assert_uint_eq(t.sm, 120);
+        ck_assert_uint_eq(t.vendor, XPU_CODE_VENDOR_NVIDIA);
+        ck_assert_int_eq(xpu_code_target_parse("sm_90a", &t), 0);
+        ck_assert_str_eq(t.name, "sm_90");
+        ck_assert_int_eq(xpu_code_target_parse("gfx90a:sramecc-:xnack-", &t), 0);
+        ck_assert_uint_eq(t.vendor, XPU_CODE_VENDOR_AMD);
+        ck_assert_int_eq(t.gfx.xnack, 0);
+        static const char *const bad[] = { "", "sm_", "sm_9", "sm_9000", "sm_90x", "compute_90", "gfx11-generic",
+                                           "gfx90a:xnack", "90", "sm_05" };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+                if (xpu_code_target_parse(bad[i], &t) == 0)
+                        ck_abort_msg("\"%s\" was taken for a target", bad[i]);
+
+        struct xpu_code_env e;
+        char err[256];
+        char e1[] = "CUDA_FORCE_PTX_JIT=1", e2[] = "HSA_XNACK=1", e3[] = "HSA_OVERRIDE_GFX_VERSION=9.0.10";
+        char *env1[] = { e1, e2, e3, NULL };
+        ck_assert_int_eq(xpu_code_env_from(env1, &e, err, sizeof err), 0);
+        ck_assert(e.force_ptx_jit && !e.disable_ptx_jit);
+        ck_assert_int_eq(e.hsa_xnack, 1);
+        ck_assert_str_eq(e.hsa_override, "9.0.10");
+        char e4[] = "HSA_OVERRIDE_GFX_VERSION=gfx1030", e5[] = "CUDA_DISABLE_PTX_JIT=yes";
+        char *env2[] = { e4, NULL };
+        ck_assert_int_eq(xpu_code_env_from(env2, &e, err, sizeof err), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "HSA_OVERRIDE_GFX_VERSION=gfx1030"));
+        char *env3[] = { e5, NULL };
+        ck_assert_int_eq(xpu_code_env_from(env3, &e, err, sizeof err), -EINVAL);
+        char p[16];
+        ck_assert_int_eq(xpu_gfx_processor_of_version("9.0.10", p, sizeof p), 0);
+        ck_assert_str_eq(p, "gfx90a");
+        ck_assert_int_eq(xpu_gfx_processor_of_version("10.3.0", p, sizeof p), 0);
+        ck_assert_str_eq(p, "gfx1030");
+        ck_assert_int_eq(xpu_gfx_processor_of_version("10.3", p, sizeof p), -EINVAL);
+        ck_assert_int_eq(xpu_gfx_processor_of_version("10.3.16", p, sizeof p), -EINVAL);
+        ck_assert_int_eq(xpu_gfx_processor_of_version("10.3.0x", p, sizeof p), -EINVAL);
+}
+END_TEST
+
+/* The index carries what the check needs, and a damaged one is refused with the field named. */
+START_TEST(test_index_roundtrip) {
+        struct xpu_object objs[3];
+        read_fixture("nvidia/libkernel.so", &objs[0]);
+        read_fixture("amd/libhip.so", &objs[1]);
+        read_fixture("elf/libplain.so", &objs[2]);
+        cJSON *j = xpu_index_to_json(objs, 3, "/", "xpuinit test");
+        char *text = cJSON_PrintUnformatted(j);
+        cJSON_Delete(j);
+        struct xpu_object *back;
+        size_t n;
+        char err[512];
+        ck_assert_int_eq(xpu_index_parse(text, strlen(text), &back, &n, err, sizeof err), 0);
+        ck_assert_uint_eq(n, 2); /* the vendor-neutral object is left out */
+        ck_assert_str_eq(back[0].path, "nvidia/libkernel.so");
+        ck_assert_uint_eq(back[0].cudart_major, 13);
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        static const char *const targets[] = { "sm_80", "sm_90", "sm_75", "gfx1030", "gfx1031", "gfx90a:sramecc+:xnack-" };
+        for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+                struct xpu_code_target tg = target(targets[t]);
+                ck_assert_int_eq(xpu_code_object_level(&back[0], &tg, &env), xpu_code_object_level(&objs[0], &tg, &env));
+                ck_assert_int_eq(xpu_code_object_level(&back[1], &tg, &env), xpu_code_object_level(&objs[1], &tg, &env));
+        }
+        for (size_t i = 0; i < n; i++)
+                xpu_object_clear(&back[i]);
+        free(back);
+        free(text);
+        for (size_t i = 0; i < 3; i++)
+                xpu_object_clear(&objs[i]);
+
+        static const struct {
+                const char *text, *words;
+        } bad[] = {
+                { "", "not JSON" },
+                { "{\"version\":2,\"objects\":[]}", "version 1" },
+                { "{\"version\":1}", "\"objects\"" },
+                { "{\"version\":1,\"objects\":[{\"kind\":\"elf\"}]}", "\"path\"" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"exe\"}]}", "\"kind\"" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"elf\",\"vendor\":\"intel\"}]}", "\"vendor\"" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"elf\",\"nvidia\":{\"sass\":[\"sm_x\"]}}]}",
+                  "\"sm_x\"" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"elf\",\"nvidia\":{\"ptx\":[\"compute_90\"]}}]}",
+                  "ptx_isa" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"elf\",\"amd\":{\"gfx\":[\"sm_90\"]}}]}",
+                  "AMD target ID" },
+                { "{\"version\":1,\"objects\":[{\"path\":\"a\",\"kind\":\"elf\",\"amd\":{\"gfx\":\"gfx90a\"}}]}",
+                  "not an array" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                err[0] = '\0';
+                ck_assert_int_eq(xpu_index_parse(bad[i].text, strlen(bad[i].text), &back, &n, err, sizeof err), -EINVAL);
+                if (!strstr(err, bad[i].words))
+                        ck_abort_msg("index %zu: \"%s\" lacks \"%s\"", i, err, bad[i].words);
+                ck_assert_ptr_null(back);
+        }
+}
+END_TEST
+
+static Suite *audit_suite(void) {
+        Suite *s = suite_create("devcode-audit");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 30);
+        tcase_add_test(tc, test_library_table);
+        tcase_add_test(tc, test_object_nvidia);
+        tcase_add_test(tc, test_object_amd_and_host);
+        tcase_add_test(tc, test_object_malformed);
+        tcase_add_test(tc, test_walk_hostile);
+        tcase_add_test(tc, test_judge_nvidia);
+        tcase_add_test(tc, test_judge_amd);
+        tcase_add_test(tc, test_judge_files);
+        tcase_add_test(tc, test_targets_and_env);
+        tcase_add_test(tc, test_index_roundtrip);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(audit_suite());
+}
