@@ -1,5 +1,5 @@
 # xpuinit / xpud — non-recursive GNU Make build (docs/architecture.md).
-# Targets: all, check, check-asan (alias asan), demo, install, uninstall, static, fuzz, bench, lint,
+# Targets: all, check, check-asan (alias asan), check-real, demo, install, uninstall, static, fuzz, bench, lint,
 # deps, clean.
 #
 #   make check        build (build/) and run every test, and the same tests built with ASan +
@@ -227,6 +227,12 @@ static: all
 	@echo "  LD      $(XPUINIT_STATIC)"
 	$(Q)$(CC) $(ALL_CFLAGS) -static-pie -Wl,-z,relro,-z,now,-z,noexecstack -o $(XPUINIT_STATIC) \
 		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o -l:libseccomp.a -l:libcap.a
+
+# `make check-real`: the audit against NVIDIA's real CUDA 13 libraries (CUDA_LIB, default
+# /usr/local/cuda/lib64; NVIDIA's toolkit, not a Debian package, so not part of check).
+.PHONY: check-real
+check-real: all
+	sh tests/real/cuda-audit.sh $(BUILD)
 
 # `make bench`: start-up and probe benchmarks (not part of check); results in docs/performance.md.
 .PHONY: bench

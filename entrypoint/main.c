@@ -21,6 +21,8 @@
 #include "base/seccomp.h"
 #include "base/signals.h"
 #include "base/strv.h"
+#include "audit.h"
+#include "device-code.h"
 #include "options.h"
 #include "pci-ids.h"
 #include "init.h"
@@ -191,6 +193,12 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
                 return -EINTR;
         log_rich(c, explicit | needed, before);
         return 0;
+}
+
+/* For the device-code check: the NVIDIA facts the fast path does not read (compute capability,
+ * CUDA version), from whichever of NVML and the CUDA driver API answers. */
+static int load_nvidia_facts(void *userdata) {
+        return context_rich(userdata, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML) | XPU_SOURCE_BIT(XPU_SOURCE_CUDA));
 }
 
 static int context_select(struct context *c) {
@@ -412,6 +420,9 @@ static int run(struct context *c) {
         c->container_path = "/";
         if (context_plan(c, opt.argv, &p) < 0)
                 return EXIT_SETUP;
+        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_nvidia_facts, c);
+        if (gate)
+                return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
                  xpu_inject_mode_to_string(p->inject));
         for (size_t i = 0; i < p->n_notes; i++)
@@ -591,6 +602,33 @@ static int cmd_probe(struct context *c) {
         return 0;
 }
 
+
+/* audit: the --for targets, else this host's GPUs (with the rich path for NVIDIA's compute
+ * capabilities, which the fast path does not read). */
+static int cmd_audit(struct context *c) {
+        struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
+        size_t n = 0;
+        int cuda = opt.cuda_driver ? xpu_options_parse_cuda_version(opt.cuda_driver) : 0;
+        for (size_t i = 0; i < opt.n_audit_for && n < ELEMENTSOF(t); i++)
+                if (xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0)
+                        n++;
+        if (!opt.n_audit_for && !opt.k8s_affinity) {
+                if (context_probe(c) != 0)
+                        return EXIT_SETUP;
+                if (xpu_device_code_nvidia_facts_missing(c->inv, NULL, 0) && load_nvidia_facts(c) < 0)
+                        return EXIT_SETUP;
+                size_t unknown = 0;
+                n = xpu_device_code_targets(c->inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
+                if (unknown)
+                        log_warning("audit: %zu GPU(s) of this host cannot be judged: their compute capability or gfx "
+                                    "target is not known (`xpuinit probe --source all` shows why); pass --for sm_XY",
+                                    unknown);
+                if (!cuda)
+                        cuda = xpu_device_code_cuda_driver(c->inv);
+        }
+        return xpu_audit_run(&opt, t, n, cuda, environ, stdout);
+}
+
 static int cmd_profiles(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
@@ -655,6 +693,8 @@ static int cmd_plan(struct context *c, bool inject) {
         if (inject && opt.inject == XPU_INJECT_AUTO)
                 opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         if (context_plan(c, opt.argv, &p) < 0)
+                return EXIT_SETUP;
+        if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_nvidia_facts, c) != 0)
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {
@@ -749,6 +789,9 @@ int main(int argc, char **argv) {
                 break;
         case XPU_CMD_INJECT:
                 status = cmd_plan(&c, true);
+                break;
+        case XPU_CMD_AUDIT:
+                status = cmd_audit(&c);
                 break;
         case XPU_CMD_RUN:
         default:

@@ -11,10 +11,11 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "devcode/judge.h"
 
 const char *const xpu_command_names[_XPU_CMD_MAX] = {
         [XPU_CMD_RUN] = "run", [XPU_CMD_PROBE] = "probe", [XPU_CMD_PLAN] = "plan", [XPU_CMD_PROFILES] = "profiles",
-        [XPU_CMD_INJECT] = "inject", [XPU_CMD_VERSION] = "version", [XPU_CMD_HELP] = "help",
+        [XPU_CMD_INJECT] = "inject", [XPU_CMD_AUDIT] = "audit", [XPU_CMD_VERSION] = "version", [XPU_CMD_HELP] = "help",
 };
 
 void xpu_options_usage(FILE *f) {
@@ -24,6 +25,10 @@ void xpu_options_usage(FILE *f) {
               "  xpuinit plan     [--json] [--] COMMAND... print what would be done; change nothing\n"
               "  xpuinit profiles [--json]                 list profiles and say which one matches and why\n"
               "  xpuinit inject --rootfs DIR [--json]      apply the filesystem part of the plan under DIR\n"
+              "  xpuinit audit    [--json] [--for TARGET]... [--cuda-driver X.Y] [--fail-on LEVEL]\n"
+              "                   [--write-index FILE] [--k8s-affinity] [ROOT]\n"
+              "                                           vendor-tied code of an image and whether its device\n"
+              "                                           code runs on a GPU (sm_90, gfx90a:xnack-; default: this host's)\n"
               "  xpuinit version\n"
               "\n"
               "Options (each also read from its environment twin):\n"
@@ -47,10 +52,25 @@ void xpu_options_usage(FILE *f) {
               "  --json                                   machine-readable output\n"
               "  --rootfs DIR                             container root for inject\n"
               "\n"
+              "Device code at start: XPUINIT_DEVICE_CODE=enforce|apply|warn|off judges the index\n"
+              "XPUINIT_DEVICE_CODE_INDEX (default /etc/xpuinit/device-code.json) for the selected GPUs.\n"
               "Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES / AMD_VISIBLE_DEVICES.\n"
               "Exit status: the workload's; 128+N if killed by signal N; 125 setup failure; 126 not\n"
               "executable; 127 not found; 2 usage error.\n",
               f);
+}
+
+const char *xpu_device_code_mode_to_string(enum xpu_device_code_mode m) {
+        static const char *const names[] = { [XPU_DEVICE_CODE_ENFORCE] = "enforce", [XPU_DEVICE_CODE_APPLY] = "apply",
+                                             [XPU_DEVICE_CODE_WARN] = "warn", [XPU_DEVICE_CODE_OFF] = "off" };
+        return (unsigned)m < ELEMENTSOF(names) ? names[m] : NULL;
+}
+
+int xpu_device_code_mode_from_string(const char *s) {
+        for (int m = XPU_DEVICE_CODE_ENFORCE; m <= XPU_DEVICE_CODE_OFF && s; m++)
+                if (strcmp(s, xpu_device_code_mode_to_string((enum xpu_device_code_mode)m)) == 0)
+                        return m;
+        return -EINVAL;
 }
 
 static int set_log_level(const char *s, const char *from) {
@@ -82,6 +102,15 @@ static int set_vendor_timeout(struct xpu_options *o, const char *s, const char *
         }
         o->vendor_timeout = (unsigned)v;
         return 0;
+}
+
+int xpu_options_parse_cuda_version(const char *s) {
+        unsigned major, minor;
+        int used = 0;
+        if (!s || strspn(s, "0123456789.") != strlen(s) || sscanf(s, "%u.%u%n", &major, &minor, &used) != 2 ||
+            s[used] != '\0' || major < 1 || major > 99 || minor > 9)
+                return -EINVAL;
+        return (int)(major * 1000 + minor * 10);
 }
 
 int xpu_options_parse_sources(const char *list) {
@@ -186,6 +215,17 @@ int xpu_options_env(struct xpu_options *o) {
                         return -EINVAL;
                 o->user_set = true;
         }
+        if ((v = secure_getenv("XPUINIT_DEVICE_CODE")) && *v) {
+                int m = xpu_device_code_mode_from_string(v);
+                if (m < 0) {
+                        log_error("XPUINIT_DEVICE_CODE: unknown mode \"%s\" (use enforce, apply, warn or off)", v);
+                        return -EINVAL;
+                }
+                o->device_code = (enum xpu_device_code_mode)m;
+                o->device_code_set = true;
+        }
+        if ((v = secure_getenv("XPUINIT_DEVICE_CODE_INDEX")) && *v)
+                o->device_code_index = v;
         if (!o->cli.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(o, v, "XPUINIT_GRACE") < 0)
                 return -EINVAL;
         const struct {
@@ -226,6 +266,11 @@ enum {
         OPT_SOURCE,
         OPT_VENDOR_TIMEOUT,
         OPT_USER,
+        OPT_FOR,
+        OPT_CUDA_DRIVER,
+        OPT_FAIL_ON,
+        OPT_WRITE_INDEX,
+        OPT_K8S_AFFINITY,
 };
 
 /* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
@@ -250,6 +295,11 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 { "source", required_argument, NULL, OPT_SOURCE },
                 { "vendor-timeout", required_argument, NULL, OPT_VENDOR_TIMEOUT },
                 { "user", required_argument, NULL, OPT_USER },
+                { "for", required_argument, NULL, OPT_FOR },
+                { "cuda-driver", required_argument, NULL, OPT_CUDA_DRIVER },
+                { "fail-on", required_argument, NULL, OPT_FAIL_ON },
+                { "write-index", required_argument, NULL, OPT_WRITE_INDEX },
+                { "k8s-affinity", no_argument, NULL, OPT_K8S_AFFINITY },
                 {},
         };
         bool have_command = false;
@@ -357,6 +407,48 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         if (set_vendor_timeout(o, optarg, "--vendor-timeout") < 0)
                                 return XPU_EXIT_USAGE;
                         break;
+                case OPT_FOR: {
+                        struct xpu_code_target t;
+                        if (xpu_code_target_parse(optarg, &t) < 0) {
+                                log_error("--for: \"%s\" is not a GPU target: give sm_XY for compute capability X.Y "
+                                          "(sm_90, sm_120) or an AMD target ID (gfx1031, gfx90a:sramecc-:xnack-)",
+                                          optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        if (o->n_audit_for == XPU_AUDIT_TARGETS_MAX) {
+                                log_error("--for: at most %d targets", XPU_AUDIT_TARGETS_MAX);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->audit_for[o->n_audit_for++] = optarg;
+                        break;
+                }
+                case OPT_CUDA_DRIVER:
+                        if (xpu_options_parse_cuda_version(optarg) < 0) {
+                                log_error("--cuda-driver: \"%s\" is not a CUDA version such as 12.4 or 13.0", optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->cuda_driver = optarg;
+                        break;
+                case OPT_FAIL_ON: {
+                        static const enum xpu_code_level levels[] = { XPU_CODE_PTX_JIT, XPU_CODE_OVERRIDE,
+                                                                      XPU_CODE_CANNOT_RUN };
+                        o->fail_on = -1;
+                        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                                if (strcmp(optarg, xpu_code_level_name(levels[i])) == 0)
+                                        o->fail_on = (int)levels[i];
+                        if (o->fail_on < 0) {
+                                log_error("--fail-on: unknown level \"%s\" (use ptx-jit, override or cannot-run)",
+                                          optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        break;
+                }
+                case OPT_WRITE_INDEX:
+                        o->write_index = optarg;
+                        break;
+                case OPT_K8S_AFFINITY:
+                        o->k8s_affinity = true;
+                        break;
                 case ':':
                         log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
                         return XPU_EXIT_USAGE;
@@ -387,6 +479,13 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         return XPU_EXIT_USAGE;
                 }
                 break;
+        case XPU_CMD_AUDIT:
+                if (rest > 1) {
+                        log_error("audit takes one ROOT directory (got \"%s\" and \"%s\")", o->argv[0], o->argv[1]);
+                        return XPU_EXIT_USAGE;
+                }
+                o->audit_root = rest ? o->argv[0] : "/";
+                break;
         case XPU_CMD_PROBE:
         case XPU_CMD_PROFILES:
         case XPU_CMD_VERSION:
@@ -397,6 +496,11 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         return XPU_EXIT_USAGE;
                 }
                 break;
+        }
+        if (o->command != XPU_CMD_AUDIT &&
+            (o->n_audit_for || o->cuda_driver || o->fail_on >= 0 || o->write_index || o->k8s_affinity)) {
+                log_error("--for, --cuda-driver, --fail-on, --write-index and --k8s-affinity only go with audit");
+                return XPU_EXIT_USAGE;
         }
         if (o->rootfs && o->command != XPU_CMD_INJECT) {
                 log_error("--rootfs only goes with inject");

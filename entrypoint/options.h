@@ -18,6 +18,7 @@ enum xpu_command {
         XPU_CMD_PLAN,
         XPU_CMD_PROFILES,
         XPU_CMD_INJECT,
+        XPU_CMD_AUDIT,
         XPU_CMD_VERSION,
         XPU_CMD_HELP,
         _XPU_CMD_MAX,
@@ -25,6 +26,21 @@ enum xpu_command {
 
 /* "run", "probe", ... indexed by enum xpu_command. */
 extern const char *const xpu_command_names[_XPU_CMD_MAX];
+
+/* Most --for targets one audit judges. */
+#define XPU_AUDIT_TARGETS_MAX 16
+
+/* The start-time device-code check (XPUINIT_DEVICE_CODE). */
+enum xpu_device_code_mode {
+        XPU_DEVICE_CODE_ENFORCE = 0, /* cannot-run and unset overrides exit 125 */
+        XPU_DEVICE_CODE_APPLY,       /* as enforce, but an override is set for the workload */
+        XPU_DEVICE_CODE_WARN,        /* only log */
+        XPU_DEVICE_CODE_OFF,         /* no check */
+};
+
+/* "enforce", "apply", "warn", "off"; inverse returns the mode or -EINVAL. */
+const char *xpu_device_code_mode_to_string(enum xpu_device_code_mode m);
+int xpu_device_code_mode_from_string(const char *s);
 
 /* The bit of SOURCE in xpu_options.sources. */
 #define XPU_SOURCE_BIT(source) (1u << (source))
@@ -54,6 +70,18 @@ struct xpu_options {
         uint32_t sources;       /* --source: XPU_SOURCE_BIT()s; the fast path is always read */
         bool sources_set;       /* --source given */
         unsigned vendor_timeout; /* --vendor-timeout / XPUINIT_VENDOR_TIMEOUT, seconds (1..600) */
+        /* audit */
+        const char *audit_for[XPU_AUDIT_TARGETS_MAX]; /* --for TARGET, as given (checked when parsed) */
+        size_t n_audit_for;
+        const char *cuda_driver;  /* --cuda-driver X.Y */
+        int fail_on;              /* --fail-on: an enum xpu_code_level, or -1 */
+        const char *write_index;  /* --write-index FILE */
+        bool k8s_affinity;        /* --k8s-affinity */
+        const char *audit_root;   /* ROOT (default "/") */
+        /* start-time device-code check */
+        enum xpu_device_code_mode device_code;      /* XPUINIT_DEVICE_CODE */
+        bool device_code_set;                        /* given in the environment (wins over a profile) */
+        const char *device_code_index;               /* XPUINIT_DEVICE_CODE_INDEX */
         /* Which settings the command line gave: their environment twins are not read. */
         struct {
                 bool profile_dir, inject, log_level, grace, group, exec, vendor_timeout, user;
@@ -65,6 +93,8 @@ struct xpu_options {
                                .inject = XPU_INJECT_AUTO,                                                     \
                                .grace = 10,                                                                   \
                                .sources = XPU_SOURCES_FAST,                                                   \
+                               .fail_on = -1,                                                                 \
+                               .device_code_index = "/etc/xpuinit/device-code.json",                          \
                                .vendor_timeout = XPU_VENDOR_TIMEOUT_S_DEFAULT })
 
 /* Parse ARGV into O (start from XPU_OPTIONS_DEFAULT). Options may stand before or after the
@@ -74,6 +104,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv);
 /* Read the environment twins (secure_getenv) of what the command line did not set. Returns 0, or
  * -EINVAL after logging the bad variable. */
 int xpu_options_env(struct xpu_options *o);
+
+/* Parse a CUDA version "X.Y" (--cuda-driver, NVML's and libcuda's version) into cuDriverGetVersion()'s
+ * spelling (13.0: 13000). Returns it, or -EINVAL. */
+int xpu_options_parse_cuda_version(const char *s);
 
 /* Parse a --source LIST: comma-separated "fast", "all", "procfs", "sysfs", "nvml", "cuda",
  * "rocm_smi". Returns the XPU_SOURCE_BIT()s (the fast path's always included), or -EINVAL. */

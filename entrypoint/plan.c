@@ -64,6 +64,7 @@ const char *xpu_op_type_to_string(enum xpu_op_type t) {
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         if (!p)
                 return NULL;
+        free(p->device_code);
         xpu_strv_free(p->capabilities);
         xpu_driver_files_free(p->files);
         free(p->given);

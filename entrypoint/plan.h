@@ -100,6 +100,8 @@ struct xpu_plan {
         size_t n_notes;
         char **warnings; /* problems that do not stop the start (a core library missing) */
         size_t n_warnings;
+        const char *device_code_verdict; /* the start-time device-code check's level, NULL: not judged */
+        char *device_code;               /* its line, NULL when there is nothing to say */
 
         /* The workload's privilege (docs/privileges.md). Filled by the caller after
          * xpu_plan_build (entrypoint/main.c, plan_privilege: profile keep_capabilities and seccomp,

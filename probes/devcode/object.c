@@ -275,11 +275,15 @@ static int scan_region(int fd, uint64_t offset, uint64_t len, struct xpu_object 
 
 /* ---- ELF objects ------------------------------------------------------------------------------ */
 
-/* Sections no device code lives in: loader and unwinder data of every library. */
+/* Sections no device code lives in: loader and unwinder data of every library, and tables of
+ * pointers (a byte array never needs relocating, so it never lands in .data.rel.ro or a GOT). */
 static bool section_skipped(const char *name) {
         static const char *const names[] = {
-                ".interp", ".dynsym",    ".dynstr",  ".gnu.hash",      ".hash",       ".eh_frame",
-                ".eh_frame_hdr", ".gcc_except_table", ".gnu.version", ".gnu.version_r", ".gnu.version_d",
+                ".interp",       ".dynsym",       ".dynstr",        ".gnu.hash",         ".hash",
+                ".eh_frame",     ".eh_frame_hdr", ".gcc_except_table", ".gnu.version",   ".gnu.version_r",
+                ".gnu.version_d", ".dynamic",     ".got",           ".got.plt",          ".init_array",
+                ".fini_array",   ".preinit_array", ".data.rel.ro",  ".tdata",            ".ctors",
+                ".dtors",
                 ".nvFatBinSegment", /* 24-byte wrappers pointing at .nv_fatbin */
         };
         if (xpu_startswith(name, ".rela") || xpu_startswith(name, ".rel.") || xpu_startswith(name, ".note"))
@@ -400,8 +404,9 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
         const char *why = NULL;
         int r = xpu_elf_read(fd, &e, &why);
         o->kind = XPU_OBJECT_ELF;
-        if (r == -EBADMSG) {
-                set_malformed(o, "not a readable ELF64 little-endian object: %s", why ? why : "bad headers");
+        if (r == -EBADMSG || r == -ENOEXEC) { /* the magic is there: an ELF object, damaged */
+                set_malformed(o, "not a readable ELF64 little-endian object: %s",
+                              r == -ENOEXEC ? "shorter than an ELF header" : why ? why : "bad headers");
                 return 0;
         }
         if (r < 0)

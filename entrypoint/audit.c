@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `xpuinit audit`: collect, judge, summarize (audit.h has the contract; audit-render.c prints). */
+#include "audit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "devcode/object-json.h"
+#include "devcode/object.h"
+#include "devcode/walk.h"
+
+#define XPU_EXIT_SETUP 125
+
+unsigned xpu_audit_class(unsigned vendors) {
+        bool nv = vendors & XPU_CODE_VENDOR_NVIDIA, amd = vendors & XPU_CODE_VENDOR_AMD;
+        return nv && amd ? XPU_AUDIT_BOTH : nv ? XPU_AUDIT_NVIDIA : amd ? XPU_AUDIT_AMD : XPU_AUDIT_NEUTRAL;
+}
+
+const char *xpu_audit_class_name(unsigned c) {
+        static const char *const names[_XPU_AUDIT_CLASS_MAX] = { "vendor-neutral", "nvidia", "amd", "nvidia+amd" };
+        return c < _XPU_AUDIT_CLASS_MAX ? names[c] : NULL;
+}
+
+struct collect {
+        struct xpu_object *objects;
+        size_t n, cap;
+        uint64_t read_errors;
+};
+
+static int collect_one(int fd, const char *path, const struct stat *st, void *userdata) {
+        struct collect *c = userdata;
+        if (c->n == c->cap) {
+                size_t ncap = c->cap ? c->cap * 2 : 256;
+                struct xpu_object *n = realloc(c->objects, ncap * sizeof *n);
+                if (!n)
+                        return -ENOMEM;
+                c->objects = n;
+                c->cap = ncap;
+        }
+        int r = xpu_object_read(fd, path, (uint64_t)st->st_size, &c->objects[c->n]);
+        if (r == 0)
+                c->n++;
+        else if (r == -ENOMEM)
+                return r;
+        else if (r != -ENOEXEC) {
+                c->read_errors++;
+                log_warning("audit: %s: %s; left out of the report", path, strerror(-r));
+        }
+        return 0;
+}
+
+static int cmp_object(const void *a, const void *b) {
+        return strcmp(((const struct xpu_object *)a)->path, ((const struct xpu_object *)b)->path);
+}
+
+static int cmp_version(const void *a, const void *b) {
+        return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_union(char ***dst, char *const *src) {
+        for (char *const *p = src; p && *p; p++) {
+                bool have = false;
+                for (char **q = *dst; q && *q && !have; q++)
+                        have = strcmp(*q, *p) == 0;
+                if (!have && xpu_strv_push(dst, *p) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static void tally(struct xpu_audit_tally *t, const struct xpu_object *o) {
+        t->objects++;
+        t->bytes += o->size_bytes;
+}
+
+static int summarize(struct xpu_audit *a) {
+        for (size_t i = 0; i < a->n_objects; i++) {
+                const struct xpu_object *o = &a->objects[i];
+                unsigned c = xpu_audit_class(o->vendors);
+                tally(&a->total, o);
+                tally(&a->by_class[c], o);
+                for (unsigned l = 0; l < _XPU_LAYER_MAX; l++)
+                        if (o->layers & (1u << l))
+                                tally(&a->by_layer[l][c], o);
+                if (add_union(&a->nv_sass, o->nv_sass) < 0 || add_union(&a->nv_ptx, o->nv_ptx) < 0 ||
+                    add_union(&a->amd_gfx, o->amd_gfx) < 0)
+                        return -ENOMEM;
+        }
+        char **lists[] = { a->nv_sass, a->nv_ptx, a->amd_gfx };
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++)
+                if (lists[i])
+                        qsort(lists[i], xpu_strv_length(lists[i]), sizeof(char *), cmp_version);
+        return 0;
+}
+
+static int add_issue(struct xpu_audit *a, const char *kind, const char *path, char *message) {
+        if (!message)
+                return -ENOMEM;
+        struct xpu_audit_issue *n = realloc(a->issues, (a->n_issues + 1) * sizeof *n);
+        if (!n) {
+                free(message);
+                return -ENOMEM;
+        }
+        a->issues = n;
+        a->issues[a->n_issues++] = (struct xpu_audit_issue){ .kind = kind, .path = path, .message = message };
+        return 0;
+}
+
+static char *format(const char *fmt, ...) _printf_(1, 2);
+static char *format(const char *fmt, ...) {
+        va_list ap;
+        char *s = NULL;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        return s;
+}
+
+static int find_issues(struct xpu_audit *a) {
+        int r = 0;
+        for (size_t i = 0; i < a->n_objects && r == 0; i++) {
+                const struct xpu_object *o = &a->objects[i];
+                if (o->stub)
+                        r = add_issue(a, "stub-driver-library", o->path,
+                                      format("%s is a stub of the driver library %s (as in the CUDA toolkit's stubs "
+                                             "directory): where the loader finds it, it shadows the host driver's "
+                                             "library that xpuinit injects and every call fails "
+                                             "(CUDA_ERROR_STUB_LIBRARY); remove it from the image or keep it off the "
+                                             "loader's path",
+                                             o->path, o->soname));
+                else if (o->driver_copy)
+                        r = add_issue(a, "stub-driver-library", o->path,
+                                      format("%s is a copy of the driver library %s: it shadows the host driver's "
+                                             "library that xpuinit injects, and works only with the kernel module "
+                                             "of its own version; remove it from the image",
+                                             o->path, o->soname));
+                if (r == 0 && o->malformed)
+                        r = add_issue(a, "malformed-object", o->path, format("%s: %s", o->path, o->malformed));
+        }
+        for (size_t t = 0; t < a->n_targets && r == 0; t++)
+                for (char **m = a->verdicts[t].file_issues; m && *m && r == 0; m++)
+                        r = add_issue(a, "kernel-files-without-host-target", NULL, strdup(*m));
+        return r;
+}
+
+/* Write the index to PATH atomically (a dot file next to it, then rename), creating its
+ * directory when missing. */
+static int write_index(const struct xpu_audit *a, const char *path) {
+        cJSON *j = xpu_index_to_json(a->objects, a->n_objects, a->root, "xpuinit " XPU_VERSION);
+        char *text = j ? cJSON_Print(j) : NULL;
+        cJSON_Delete(j);
+        if (!text) {
+                log_error("audit: --write-index %s: %s", path, strerror(ENOMEM));
+                return -ENOMEM;
+        }
+        char dir[PATH_MAX], tmp[PATH_MAX + 16];
+        const char *slash = strrchr(path, '/');
+        int r = 0;
+        if (snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".") >= (int)sizeof dir ||
+            snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, slash ? slash + 1 : path) >= (int)sizeof tmp) {
+                free(text);
+                log_error("audit: --write-index %s: the path is too long", path);
+                return -ENAMETOOLONG;
+        }
+        /* mkdir -p DIR */
+        for (char *p = dir + 1; dir[0] && *p; p++)
+                if (*p == '/') {
+                        *p = '\0';
+                        (void)mkdir(dir, 0755);
+                        *p = '/';
+                }
+        if (dir[0])
+                (void)mkdir(dir, 0755);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 || xpu_write_full(fd, text, strlen(text)) < 0 || xpu_write_full(fd, "\n", 1) < 0 || fsync(fd) < 0)
+                r = negative_errno();
+        if (fd >= 0 && close(fd) < 0 && r == 0)
+                r = negative_errno();
+        if (r == 0 && rename(tmp, path) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void)unlink(tmp);
+                log_error("audit: cannot write the device-code index %s: %s; give a writable path", path, strerror(-r));
+        }
+        free(text);
+        return r;
+}
+
+static void audit_free(struct xpu_audit *a) {
+        for (size_t i = 0; i < a->n_objects; i++)
+                xpu_object_clear(&a->objects[i]);
+        free(a->objects);
+        for (size_t i = 0; i < a->n_targets && a->verdicts; i++)
+                xpu_code_verdict_clear(&a->verdicts[i]);
+        free(a->verdicts);
+        for (size_t i = 0; i < a->n_issues; i++)
+                free(a->issues[i].message);
+        free(a->issues);
+        xpu_strv_free(a->nv_sass);
+        xpu_strv_free(a->nv_ptx);
+        xpu_strv_free(a->amd_gfx);
+}
+
+int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, size_t n, int cuda_driver,
+                  char *const *env, FILE *out) {
+        struct timespec start, end;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        struct xpu_audit a = { .root = o->audit_root, .targets = t, .n_targets = n };
+        char err[256];
+        if (xpu_code_env_from(env, &a.env, err, sizeof err) < 0) {
+                log_error("audit: %s", err);
+                return XPU_EXIT_USAGE;
+        }
+        a.env.cuda_driver = cuda_driver;
+        _cleanup_close_ int root = open(o->audit_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0) {
+                log_error("audit: cannot open the root directory %s: %s; give the image's root (an unpacked "
+                          "image, a container's rootfs, or / inside the image)",
+                          o->audit_root, strerror(errno));
+                return XPU_EXIT_USAGE;
+        }
+        struct collect c = { 0 };
+        const struct xpu_walk_limits limits = XPU_WALK_LIMITS_DEFAULT;
+        int r = xpu_walk(root, &limits, collect_one, &c, &a.walk);
+        a.objects = c.objects;
+        a.n_objects = c.n;
+        a.read_errors = c.read_errors;
+        int status = 0;
+        if (r < 0) {
+                log_error("audit: walking %s failed: %s", o->audit_root, strerror(-r));
+                status = r == -ENOMEM ? XPU_EXIT_SETUP : XPU_EXIT_USAGE;
+                goto out;
+        }
+        if (a.walk.stopped_by)
+                log_warning("audit: the walk of %s stopped at its %s (%llu files, depth %u, %llu s): the report "
+                            "covers what was read",
+                            o->audit_root, a.walk.stopped_by, (unsigned long long)limits.max_files, limits.max_depth,
+                            (unsigned long long)(limits.max_ns / 1000000000ull));
+        if (a.walk.errors)
+                log_warning("audit: %llu entries of %s could not be read (the first: %s)",
+                            (unsigned long long)a.walk.errors, o->audit_root, a.walk.first_error);
+        if (a.n_objects)
+                qsort(a.objects, a.n_objects, sizeof *a.objects, cmp_object);
+        a.verdicts = calloc(n ? n : 1, sizeof *a.verdicts);
+        if (!a.verdicts)
+                r = -ENOMEM;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = xpu_code_judge(a.objects, a.n_objects, &t[i], &a.env, &a.verdicts[i]);
+        if (r >= 0)
+                r = summarize(&a);
+        if (r >= 0)
+                r = find_issues(&a);
+        if (r < 0) {
+                log_error("audit: %s", strerror(-r));
+                status = XPU_EXIT_SETUP;
+                goto out;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        a.elapsed_seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+        if (o->write_index && write_index(&a, o->write_index) < 0) {
+                status = XPU_EXIT_SETUP;
+                goto out;
+        }
+        r = o->k8s_affinity ? xpu_audit_render_k8s_affinity(&a, out)
+            : o->json       ? xpu_audit_render_json(&a, out)
+                            : xpu_audit_render_text(&a, out);
+        if (r == -ENOENT) { /* --k8s-affinity: no node kind to admit (logged) */
+                status = 1;
+                goto out;
+        }
+        if (r < 0 || fflush(out) != 0) {
+                log_error("audit: cannot write the report: %s", strerror(r < 0 ? -r : errno));
+                status = XPU_EXIT_SETUP;
+                goto out;
+        }
+        for (size_t i = 0; i < n && o->fail_on >= 0; i++)
+                if ((int)a.verdicts[i].level >= o->fail_on)
+                        status = 1;
+out:
+        audit_free(&a);
+        return status;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `xpuinit audit`: walk an image's root, read every object's vendor ties and device code
+ * (probes/devcode/), judge it for GPU targets, and report it as text, JSON, a device-code index
+ * or a Kubernetes nodeAffinity. */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "devcode/judge.h"
+#include "devcode/walk.h"
+#include "options.h"
+
+/* Audit O->audit_root for targets T[0..N) (the --for values, or this host's GPUs) with the
+ * environment ENV and the driver's CUDA version CUDA_DRIVER (13000 for 13.0; 0: unknown), and write
+ * the report to OUT. Returns the exit status: 0, 1 when --fail-on's level was reached, 2 for a root
+ * that cannot be read, 125 when writing the index or the report failed. Logs its problems. */
+int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, size_t n, int cuda_driver,
+                  char *const *env, FILE *out);
+
+/* ---- what the renderers (audit-render.c) get ---- */
+
+/* Vendor classes of the summary: vendor-neutral, NVIDIA, AMD, both. */
+enum { XPU_AUDIT_NEUTRAL = 0, XPU_AUDIT_NVIDIA, XPU_AUDIT_AMD, XPU_AUDIT_BOTH, _XPU_AUDIT_CLASS_MAX };
+
+struct xpu_audit_tally {
+        uint64_t objects, bytes;
+};
+
+struct xpu_audit_issue {
+        const char *kind;    /* "stub-driver-library", "malformed-object", "kernel-files-without-host-target" */
+        const char *path;    /* borrowed */
+        char *message;
+};
+
+struct xpu_audit {
+        const char *root;
+        struct xpu_object *objects;     /* sorted by path */
+        size_t n_objects;
+        struct xpu_walk_stats walk;
+        uint64_t read_errors;           /* objects that could not be read (I/O errors) */
+        const struct xpu_code_target *targets;
+        size_t n_targets;
+        struct xpu_code_verdict *verdicts; /* one per target */
+        struct xpu_code_env env;
+        struct xpu_audit_issue *issues;
+        size_t n_issues;
+        struct xpu_audit_tally total, by_class[_XPU_AUDIT_CLASS_MAX];
+        struct xpu_audit_tally by_layer[_XPU_LAYER_MAX][_XPU_AUDIT_CLASS_MAX];
+        char **nv_sass, **nv_ptx, **amd_gfx; /* the union of targets the image covers, sorted */
+        double elapsed_seconds;
+};
+
+/* The summary class of VENDORS (XPU_CODE_VENDOR_* bits). */
+unsigned xpu_audit_class(unsigned vendors);
+/* "vendor-neutral", "nvidia", "amd", "nvidia+amd". */
+const char *xpu_audit_class_name(unsigned c);
+
+/* Each returns 0, or -ENOMEM / -EIO. */
+int xpu_audit_render_json(const struct xpu_audit *a, FILE *f);
+int xpu_audit_render_text(const struct xpu_audit *a, FILE *f);
+/* A nodeAffinity (YAML) admitting the nodes whose GPU kind (node label xpu.arch) the image runs on
+ * natively or by PTX JIT. */
+int xpu_audit_render_k8s_affinity(const struct xpu_audit *a, FILE *f);

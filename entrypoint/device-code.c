@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Judged GPUs and the start-time device-code check (device-code.h has the contract). */
+#include "device-code.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "devcode/object-json.h"
+
+/* NVIDIA's "9.0" (NVML, CUDA driver API) as SM 90. */
+static unsigned sm_of(const char *cc) {
+        unsigned major, minor;
+        int used = 0;
+        if (sscanf(cc, "%u.%u%n", &major, &minor, &used) != 2 || cc[used] || major == 0 || major > 99 || minor > 9)
+                return 0;
+        return major * 10 + minor;
+}
+
+size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
+                               struct xpu_code_target *t, size_t max, size_t *unknown) {
+        size_t nt = 0;
+        unsigned counts[XPU_DEVICE_CODE_TARGETS_MAX] = { 0 };
+        const char *names[XPU_DEVICE_CODE_TARGETS_MAX] = { 0 };
+        *unknown = 0;
+        size_t total = devices ? n : inv->n_devices;
+        if (max > XPU_DEVICE_CODE_TARGETS_MAX)
+                max = XPU_DEVICE_CODE_TARGETS_MAX;
+        for (size_t i = 0; i < total; i++) {
+                const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
+                struct xpu_code_target cur;
+                char spec[64];
+                spec[0] = '\0';
+                if (d->vendor == XPU_VENDOR_NVIDIA) {
+                        unsigned sm = sm_of(d->compute_capability);
+                        if (sm)
+                                snprintf(spec, sizeof spec, "sm_%u", sm);
+                } else if (d->vendor == XPU_VENDOR_AMD && (d->have & XPU_HAVE_GFX_TARGET_VERSION)) {
+                        xpu_strlcpy(spec, d->gfx_target, sizeof spec);
+                }
+                if (!spec[0] || xpu_code_target_parse(spec, &cur) < 0) {
+                        (*unknown)++;
+                        continue;
+                }
+                size_t k = 0;
+                while (k < nt && strcmp(t[k].name, cur.name) != 0)
+                        k++;
+                if (k == nt) {
+                        if (nt == max) {
+                                (*unknown)++;
+                                continue;
+                        }
+                        t[nt++] = cur;
+                        names[k] = d->name[0] ? d->name : NULL;
+                } else if (names[k] && (!d->name[0] || strcmp(names[k], d->name) != 0)) {
+                        names[k] = NULL; /* two models of one target: no single name */
+                }
+                counts[k]++;
+                const char *vendor = xpu_vendor_display_name(d->vendor);
+                snprintf(t[k].gpus, sizeof t[k].gpus, "%u × %s%s%s", counts[k], names[k] ? "" : vendor,
+                         names[k] ? names[k] : " GPU", counts[k] > 1 && !names[k] ? "s" : "");
+        }
+        return nt;
+}
+
+int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
+        int v = xpu_options_parse_cuda_version(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version);
+        return v < 0 ? 0 : v;
+}
+
+int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
+                               size_t err_size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return -ENOENT;
+                xpu_format_error(err, err_size, "device-code index %s: %s", path, strerror(errno));
+                return -EINVAL;
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)XPU_DEVICE_CODE_INDEX_MAX) {
+                xpu_format_error(err, err_size, "device-code index %s is not a regular file of at most %u MiB", path,
+                                 XPU_DEVICE_CODE_INDEX_MAX >> 20);
+                return -EINVAL;
+        }
+        _cleanup_free_ char *text = malloc((size_t)st.st_size + 1);
+        if (!text)
+                return -ENOMEM;
+        ssize_t len = xpu_read_full(fd, text, (size_t)st.st_size);
+        if (len < 0) {
+                xpu_format_error(err, err_size, "device-code index %s: %s", path, strerror((int)-len));
+                return -EINVAL;
+        }
+        char why[512];
+        int r = xpu_index_parse(text, (size_t)len, objects, n, why, sizeof why);
+        if (r == -EINVAL)
+                xpu_format_error(err, err_size,
+                                 "device-code index %s: %s; write it again with `xpuinit audit --write-index %s /` "
+                                 "in the image build",
+                                 path, why, path);
+        return r;
+}
+
+bool xpu_device_code_needs_nvidia_facts(const struct xpu_object *objects, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (xpu_object_has_code(&objects[i], XPU_CODE_VENDOR_NVIDIA) || objects[i].cudart_major)
+                        return true;
+        return false;
+}
+
+void xpu_device_code_result_clear(struct xpu_device_code_result *r) {
+        free(r->message);
+        memset(r, 0, sizeof *r);
+}
+
+int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, const struct xpu_code_target *t,
+                          size_t n, enum xpu_device_code_mode mode, char *const *env, int cuda_driver,
+                          struct xpu_device_code_result *r) {
+        memset(r, 0, sizeof *r);
+        char err[256];
+        struct xpu_code_env e;
+        if (xpu_code_env_from(env, &e, err, sizeof err) < 0) {
+                r->level = XPU_CODE_CANNOT_RUN;
+                r->refuse = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
+                return asprintf(&r->message, "device code cannot be judged: %s", err) < 0 ? -ENOMEM : 0;
+        }
+        e.cuda_driver = cuda_driver;
+        struct xpu_code_verdict worst = { .level = XPU_CODE_NATIVE };
+        const struct xpu_code_target *worst_t = NULL;
+        for (size_t i = 0; i < n; i++) {
+                struct xpu_code_verdict v;
+                if (xpu_code_judge(objects, n_objects, &t[i], &e, &v) < 0) {
+                        xpu_code_verdict_clear(&worst);
+                        return -ENOMEM;
+                }
+                if (!worst_t || v.level > worst.level) {
+                        xpu_code_verdict_clear(&worst);
+                        worst = v;
+                        worst_t = &t[i];
+                } else {
+                        xpu_code_verdict_clear(&v);
+                }
+        }
+        r->level = worst.level;
+        int q = 0;
+        const char *reason = worst.reason ? worst.reason : "";
+        bool strict = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
+        switch (worst.level) {
+        case XPU_CODE_NATIVE:
+                break;
+        case XPU_CODE_PTX_JIT:
+                q = asprintf(&r->message, "device code for %s is PTX only: %s", worst_t->name, reason);
+                break;
+        case XPU_CODE_OVERRIDE:
+                if (worst.override_from_env) {
+                        q = asprintf(&r->message, "device code for %s runs with %s=%s: %s", worst_t->name,
+                                     worst.override_name, worst.override_value, reason);
+                } else if (mode == XPU_DEVICE_CODE_APPLY) {
+                        xpu_strlcpy(r->override_name, worst.override_name, sizeof r->override_name);
+                        xpu_strlcpy(r->override_value, worst.override_value, sizeof r->override_value);
+                        q = asprintf(&r->message, "device code for %s: setting %s=%s for the workload "
+                                     "(XPUINIT_DEVICE_CODE=apply): %s",
+                                     worst_t->name, worst.override_name, worst.override_value, reason);
+                } else {
+                        r->refuse = strict;
+                        q = asprintf(&r->message,
+                                     "device code for %s runs only with %s=%s: %s; set %s=%s for the container, or "
+                                     "XPUINIT_DEVICE_CODE=apply to have xpuinit set it%s",
+                                     worst_t->name, worst.override_name, worst.override_value, reason,
+                                     worst.override_name, worst.override_value,
+                                     strict ? "" : " (XPUINIT_DEVICE_CODE=warn: starting anyway)");
+                }
+                break;
+        case XPU_CODE_CANNOT_RUN:
+        default:
+                r->refuse = strict;
+                q = asprintf(&r->message, "the image cannot run on %s: %s (%s)", worst_t->name, reason,
+                             strict ? "XPUINIT_DEVICE_CODE=warn starts it anyway"
+                                    : "XPUINIT_DEVICE_CODE=warn: starting anyway");
+                break;
+        }
+        xpu_code_verdict_clear(&worst);
+        if (q < 0) {
+                r->message = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n) {
+        for (size_t i = 0; i < (devices ? n : inv->n_devices); i++) {
+                const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
+                if (d->vendor == XPU_VENDOR_NVIDIA && !d->compute_capability[0])
+                        return true;
+        }
+        return false;
+}
+
+int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
+                         int (*load_nvidia_facts)(void *userdata), void *userdata) {
+        if (o->device_code == XPU_DEVICE_CODE_OFF || p->n_devices == 0)
+                return 0;
+        struct xpu_object *objects = NULL;
+        size_t n = 0;
+        char err[1024];
+        bool strict = o->device_code == XPU_DEVICE_CODE_ENFORCE || o->device_code == XPU_DEVICE_CODE_APPLY;
+        int r = xpu_device_code_index_load(o->device_code_index, &objects, &n, err, sizeof err);
+        if (r == -ENOENT) {
+                log_info("no device-code index at %s, so the start cannot tell whether the image has code for its "
+                         "GPU; add `RUN xpuinit audit --write-index %s /` to the image's Dockerfile",
+                         o->device_code_index, o->device_code_index);
+                return 0;
+        }
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        xpu_format_error(err, sizeof err, "device-code index %s: %s", o->device_code_index,
+                                         strerror(ENOMEM));
+                if (strict && !show) {
+                        log_error("%s (or set XPUINIT_DEVICE_CODE=off to start without the check)", err);
+                        return -EINVAL;
+                }
+                log_warning("%s", err);
+                return 0;
+        }
+        int status = 0;
+        struct xpu_device_code_result res = { 0 };
+        struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
+        size_t unknown = 0, nt;
+        /* The compute capability and the CUDA version come from the rich path, asked for only here:
+         * an image without NVIDIA device code never loads a vendor library for the check. */
+        if (xpu_device_code_needs_nvidia_facts(objects, n) &&
+            xpu_device_code_nvidia_facts_missing(inv, p->devices, p->n_devices) &&
+            load_nvidia_facts(userdata) == -EINTR) {
+                status = -EINTR;
+                goto out;
+        }
+        nt = xpu_device_code_targets(inv, p->devices, p->n_devices, t, ELEMENTSOF(t), &unknown);
+        if (unknown)
+                log_warning("device code: %zu selected GPU(s) cannot be judged: their compute capability or gfx target "
+                            "is not known (`xpuinit probe --source all` shows why)",
+                            unknown);
+        r = xpu_device_code_check(objects, n, t, nt, o->device_code, p->env, xpu_device_code_cuda_driver(inv), &res);
+        if (r < 0) {
+                log_error("device code: %s", strerror(-r));
+                status = -EINVAL;
+                goto out;
+        }
+        if (res.message) {
+                if (res.refuse && !show)
+                        log_error("%s", res.message);
+                else if (res.level == XPU_CODE_OVERRIDE && !res.override_name[0] && !res.refuse)
+                        log_info("%s", res.message);
+                else
+                        log_warning("%s", res.message);
+        }
+        if (res.override_name[0] && xpu_env_set(&p->env, res.override_name, res.override_value) < 0) {
+                log_error("device code: %s", strerror(ENOMEM));
+                status = -EINVAL;
+                goto out;
+        }
+        p->device_code_verdict = xpu_code_level_name(res.level);
+        p->device_code = res.message;
+        res.message = NULL;
+        if (res.refuse && !show)
+                status = -EINVAL;
+out:
+        xpu_device_code_result_clear(&res);
+        for (size_t i = 0; i < n; i++)
+                xpu_object_clear(&objects[i]);
+        free(objects);
+        return status;
+}
+

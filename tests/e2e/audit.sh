@@ -1,0 +1,185 @@
+#!/bin/sh
+# End to end, `xpuinit audit` on image roots built from the device-code fixtures (nvcc 13,
+# clang 14, gcc; tests/fixtures/devcode/): the JSON contract, the text report, --for verdicts and
+# --fail-on exit codes, the index and the start-time check it feeds (plan, and a start refused
+# with 125), --k8s-affinity, usage errors, and hostile roots (link loops, links out of the root,
+# a FIFO, a 4 GiB sparse "library", garbage ELF) that must neither hang nor crash it.
+. "$(dirname "$0")/lib.sh"
+e2e_init
+
+x=$XPU_BUILD/xpuinit
+dc=$XPU_SRCDIR/tests/fixtures/devcode
+t=$E2E_TMP
+
+# image ROOT FILE...: a root with the fixture FILEs under usr/lib/.
+image() {
+        root=$1
+        shift
+        mkdir -p "$root/usr/lib" || bail "mkdir $root"
+        for f; do
+                cp "$dc/$f" "$root/usr/lib/" || bail "cp $f"
+        done
+}
+
+# audit_json OUT [ARG...]: xpuinit audit --json ARG... into OUT; AUDIT_RC its status.
+audit_json() {
+        out=$1
+        shift
+        timeout 60 "$x" audit --json "$@" >"$out" 2>"$out.err"
+        AUDIT_RC=$?
+}
+
+# ---- a mixed image: CUDA, HIP, a stub libcuda, a neutral library ---------------------------------
+image "$t/mixed" nvidia/libkernel.so amd/libhip.so elf/libcuda.so.1 elf/libapp.so elf/libplain.so
+audit_json "$t/mixed.json" --for sm_90 --for sm_75 --for gfx1031 --for gfx90a:sramecc+:xnack- "$t/mixed"
+is "$AUDIT_RC" 0 "mixed: audit exits 0 without --fail-on"
+j() { jq -r "$1" "$t/mixed.json"; }
+is "$(j '.root')" "$t/mixed" "mixed: root is the audited directory"
+is "$(j '[.objects[].path] | join(" ")')" \
+        "usr/lib/libapp.so usr/lib/libcuda.so.1 usr/lib/libhip.so usr/lib/libkernel.so usr/lib/libplain.so" \
+        "mixed: five objects, sorted, paths relative to the root"
+is "$(j '.objects[] | select(.path == "usr/lib/libkernel.so") | [.kind, .vendor, (.nvidia.sass | join(",")), (.nvidia.ptx | join(",")), .nvidia.ptx_isa.compute_90, (.nvidia.sections | join(",")), (.needed | join(","))] | join(" ")')" \
+        "elf nvidia sm_80 compute_90 9.0 .nv_fatbin libcudart.so.13" \
+        "mixed: libkernel.so: SASS sm_80 (the device-link stub left out), PTX compute_90 ISA 9.0, needs libcudart.so.13"
+is "$(j '.objects[] | select(.path == "usr/lib/libhip.so") | [.vendor, (.amd.gfx | join(",")), (.amd.compression | join(",")), (.amd.sections | join(","))] | join(" ")')" \
+        "amd gfx90a:sramecc+:xnack-,gfx1030 ccob-v2-zstd .hip_fatbin" \
+        "mixed: libhip.so: exact target IDs from its zstd CCOB in .hip_fatbin"
+is "$(j '.objects[] | select(.path == "usr/lib/libapp.so") | .layers | join(",")')" "runtime,blas,parallel-algorithms" \
+        "mixed: libapp.so: layers from its DT_NEEDED (cudart, cublas) and a Thrust instantiation"
+is "$(j '.objects[] | select(.path == "usr/lib/libplain.so") | [.vendor, (.layers | length)] | map(tostring) | join(" ")')" \
+        "null 0" "mixed: libplain.so is vendor-neutral"
+is "$(j '.objects[] | select(.path == "usr/lib/libcuda.so.1") | [.library, .stub] | map(tostring) | join(" ")')" "libcuda true" \
+        "mixed: libcuda.so.1 is a stub of the driver library"
+is "$(j '[.issues[] | select(.kind == "stub-driver-library") | .path] | join(",")')" "usr/lib/libcuda.so.1" \
+        "mixed: the stub is an issue"
+is "$(j '.summary.objects')" 5 "mixed: summary counts 5 objects"
+is "$(j '[.summary.vendors."vendor-neutral".objects, .summary.vendors.nvidia.objects, .summary.vendors.amd.objects] | map(tostring) | join(" ")')" \
+        "1 3 1" "mixed: 1 neutral, 3 NVIDIA, 1 AMD object"
+is "$(j '.summary.layers.blas.nvidia.objects')" 1 "mixed: one NVIDIA object in the blas layer"
+is "$(j '.summary.targets.amd.gfx | join(",")')" "gfx90a:sramecc+:xnack-,gfx1030" "mixed: the union of AMD targets"
+is "$(j '.summary.targets.nvidia.sass | join(",")')" "sm_80" "mixed: the union of NVIDIA SASS"
+is "$(j '[.targets[] | .target + "=" + .verdict] | join(" ")')" \
+        "sm_90=ptx-jit sm_75=cannot-run gfx1031=override gfx90a:sramecc+:xnack-=native" \
+        "mixed: verdicts for sm_90, sm_75, gfx1031 and gfx90a:sramecc+:xnack-"
+is "$(j '.targets[] | select(.target == "gfx1031") | .override.HSA_OVERRIDE_GFX_VERSION')" "10.3.0" \
+        "mixed: gfx1031 runs with HSA_OVERRIDE_GFX_VERSION=10.3.0"
+is "$(j '.targets[] | select(.target == "sm_75") | .blocking | join(",")')" "usr/lib/libkernel.so" \
+        "mixed: sm_75 is blocked by libkernel.so"
+is "$(j '.objects[] | select(.path == "usr/lib/libkernel.so") | .verdicts.sm_90')" "ptx-jit" \
+        "mixed: per-object verdict for sm_90"
+is "$(j '.elapsed_seconds | type')" "number" "mixed: elapsed_seconds is a number"
+
+# --fail-on: 1 at the level or worse, 0 below it.
+timeout 60 "$x" audit --for sm_75 --fail-on cannot-run "$t/mixed" >/dev/null 2>&1
+is "$?" 1 "--fail-on cannot-run exits 1 when sm_75 cannot run"
+timeout 60 "$x" audit --for sm_90 --fail-on cannot-run "$t/mixed" >/dev/null 2>&1
+is "$?" 0 "--fail-on cannot-run exits 0 when sm_90 runs by PTX JIT"
+timeout 60 "$x" audit --for sm_90 --fail-on ptx-jit "$t/mixed" >/dev/null 2>&1
+is "$?" 1 "--fail-on ptx-jit exits 1 when sm_90 needs the JIT"
+timeout 60 "$x" audit --for sm_80 --fail-on ptx-jit "$t/mixed" >/dev/null 2>&1
+is "$?" 0 "--fail-on ptx-jit exits 0 when sm_80 is native"
+
+# The environment counts: CUDA_FORCE_PTX_JIT, CUDA_DISABLE_PTX_JIT, a bad HSA value is refused.
+CUDA_DISABLE_PTX_JIT=1 timeout 60 "$x" audit --for sm_90 --fail-on cannot-run "$t/mixed" >/dev/null 2>&1
+is "$?" 1 "CUDA_DISABLE_PTX_JIT=1: sm_90 cannot run PTX-only code"
+HSA_OVERRIDE_GFX_VERSION=10.3.0 audit_json "$t/env.json" --for gfx1031 "$t/mixed"
+is "$(jq -r '.targets[0] | [.verdict, (.override_from_environment | tostring)] | join(" ")' "$t/env.json")" "override true" \
+        "HSA_OVERRIDE_GFX_VERSION=10.3.0 from the environment is judged with"
+HSA_OVERRIDE_GFX_VERSION=gfx1030 timeout 60 "$x" audit --for gfx1031 "$t/mixed" >/dev/null 2>"$t/bad-env.err"
+is "$?" 2 "a malformed HSA_OVERRIDE_GFX_VERSION is a usage error"
+like "$t/bad-env.err" 'HSA_OVERRIDE_GFX_VERSION=gfx1030 is not a gfx version' "the error names the variable"
+timeout 60 "$x" audit --cuda-driver 12.8 --for sm_120 --fail-on cannot-run "$t/mixed" >/dev/null 2>&1
+is "$?" 1 "--cuda-driver 12.8: PTX ISA 9.0 (CUDA 13.0) cannot be JIT-compiled"
+
+# The text report a person reads.
+timeout 60 "$x" audit --for sm_90 --for gfx1031 "$t/mixed" >"$t/mixed.txt" 2>&1
+like "$t/mixed.txt" '^Audit of .*: [0-9]+ files, 5 objects' "text: the headline counts the objects"
+like "$t/mixed.txt" '^Vendor-tied: 80\.0% of the objects' "text: the vendor-tied ratio"
+like "$t/mixed.txt" '^blas +1 / ' "text: the layer table"
+like "$t/mixed.txt" '^  gfx1031 +override +libhip.so has no code object for gfx1031' "text: the gfx1031 verdict and why"
+like "$t/mixed.txt" 'set +HSA_OVERRIDE_GFX_VERSION=10\.3\.0' "text: the override to set"
+like "$t/mixed.txt" '^  stub-driver-library: usr/lib/libcuda.so.1 is a stub' "text: the stub issue"
+
+# ---- the index and the start-time check ----------------------------------------------------------
+image "$t/cuda" nvidia/libkernel.so elf/libapp.so
+timeout 60 "$x" audit --write-index "$t/cuda/etc/xpuinit/device-code.json" "$t/cuda" >/dev/null 2>&1
+is "$?" 0 "--write-index exits 0 and creates its directory"
+is "$(jq -r '[.version, (.objects | length)] | map(tostring) | join(" ")' "$t/cuda/etc/xpuinit/device-code.json")" "1 2" \
+        "index: version 1 with the two vendor-tied objects"
+if [ -e "$t/cuda/etc/xpuinit/.device-code.json.tmp" ]; then
+        not_ok "index: no temporary file left"
+else
+        ok "index: no temporary file left"
+fi
+e2e_fixture amd-mi210x8
+amd=$E2E_FIXTURE
+# The fixture's device nodes, made for real: what a container with the GPUs would have.
+e2e_dev_root "$amd" "$t/devroot"
+XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json timeout 60 "$x" --sys-root "$amd" --dev-root "$t/devroot" \
+        --driver-root "$amd" --inject none -- /bin/true >"$t/start.out" 2>"$t/start.err"
+is "$?" 125 "start: a CUDA-only image on the AMD host exits 125"
+like "$t/start.err" 'the image cannot run on gfx90a: this image has CUDA \(libapp.so, libkernel.so\) and nothing for AMD; it cannot run on this node.s 8 × ' \
+        "start: one line names the image's vendor, its libraries and the node's GPUs"
+XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json XPUINIT_DEVICE_CODE=warn timeout 60 "$x" plan --json \
+        --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" -- /bin/true >"$t/plan.json" 2>/dev/null
+is "$(jq -r '.device_code.verdict' "$t/plan.json")" "cannot-run" "plan: shows the verdict"
+XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json XPUINIT_DEVICE_CODE=off timeout 60 "$x" plan --json \
+        --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" -- /bin/true >"$t/plan-off.json" 2>/dev/null
+is "$(jq -r '.device_code' "$t/plan-off.json")" "null" "XPUINIT_DEVICE_CODE=off: nothing judged"
+printf '{"version": 1, "objects": [{"path": "x", "kind": "exe"}]}' >"$t/bad-index.json"
+XPUINIT_DEVICE_CODE_INDEX=$t/bad-index.json timeout 60 "$x" --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" \
+        --inject none -- /bin/true >/dev/null 2>"$t/bad-index.err"
+is "$?" 125 "start: a damaged index is refused under enforce"
+like "$t/bad-index.err" 'device-code index .*bad-index.json: object "x": "kind" is not elf.*write it again with `xpuinit audit --write-index' \
+        "start: the error names the index, the field and the fix"
+XPUINIT_DEVICE_CODE=sometimes timeout 60 "$x" plan --sys-root "$amd" >/dev/null 2>"$t/mode.err"
+is "$?" 2 "an unknown XPUINIT_DEVICE_CODE is a usage error"
+
+# ---- --k8s-affinity -------------------------------------------------------------------------------
+image "$t/hip" amd/libhip1030.so
+timeout 60 "$x" audit --k8s-affinity "$t/hip" >"$t/hip.yaml" 2>&1
+is "$?" 0 "--k8s-affinity exits 0"
+is "$(sed -n 's/^ *- "\(.*\)"$/\1/p' "$t/hip.yaml" | tr '\n' ' ')" "gfx1030 " \
+        "--k8s-affinity: a gfx1030-only image admits only gfx1030 nodes"
+like "$t/hip.yaml" '^ *- key: feature.node.kubernetes.io/xpu.arch$' "--k8s-affinity: by the xpu.arch label"
+timeout 60 "$x" audit --k8s-affinity "$t/cuda" >"$t/cuda.yaml" 2>&1
+is "$(sed -n 's/^ *- "\(.*\)"$/\1/p' "$t/cuda.yaml" | tr '\n' ' ')" \
+        "sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_101 sm_103 sm_110 sm_120 sm_121 " \
+        "--k8s-affinity: sm_80 SASS and compute_90 PTX admit 8.x natively and 9.0 and later by JIT"
+
+# ---- usage errors -----------------------------------------------------------------------------------
+for args in "--for sm_9x /" "--for gfx11-generic /" "--fail-on worse /" "--cuda-driver 13 /" "/ /tmp" \
+        "--for"; do
+        # shellcheck disable=SC2086 # one argument per word
+        timeout 60 "$x" audit $args >/dev/null 2>"$t/usage.err"
+        is "$?" 2 "usage error: audit $args"
+done
+timeout 60 "$x" probe --for sm_90 >/dev/null 2>&1
+is "$?" 2 "usage error: --for outside audit"
+timeout 60 "$x" audit "$t/does-not-exist" >/dev/null 2>"$t/missing.err"
+is "$?" 2 "a missing root is a usage error"
+like "$t/missing.err" 'cannot open the root directory .*does-not-exist' "the error names the root"
+
+# ---- hostile roots ------------------------------------------------------------------------------------
+h=$t/hostile
+image "$h" nvidia/libkernel.so
+ln -s loop "$h/usr/lib/loop"
+ln -s ../.. "$h/usr/lib/up"
+ln -s "$dc" "$h/usr/lib/outside"
+mkfifo "$h/usr/lib/libfifo.so"
+truncate -s 4G "$h/usr/lib/libhuge.so"
+head -c 300 "$dc/nvidia/libkernel.so" >"$h/usr/lib/libcut.so"
+head -c 20000 "$dc/amd/libhip.so" >"$h/usr/lib/libcuthip.so"
+printf '\177ELF garbage' >"$h/usr/lib/libgarbage.so"
+audit_json "$t/hostile.json" --for sm_80 "$h"
+is "$AUDIT_RC" 0 "hostile: audit finishes (loops, links out, a FIFO, a 4 GiB sparse file)"
+is "$(jq -r '[.objects[].path] | join(" ")' "$t/hostile.json")" \
+        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so usr/lib/libkernel.so" \
+        "hostile: nothing outside the root, the FIFO and the sparse file are not objects"
+is "$(jq -r '[.issues[] | select(.kind == "malformed-object") | .path] | join(" ")' "$t/hostile.json")" \
+        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so" "hostile: each damaged ELF is a malformed-object issue"
+is "$(jq -r '.summary.walk | [.links, .special] | map(tostring) | join(" ")' "$t/hostile.json")" "3 1" \
+        "hostile: three links not followed, one special file not opened"
+is "$(jq -r '.targets[0].verdict' "$t/hostile.json")" "native" "hostile: the intact library is still judged"
+
+e2e_done
