@@ -64,10 +64,6 @@ static int cmp_object(const void *a, const void *b) {
         return strcmp(((const struct xpu_object *)a)->path, ((const struct xpu_object *)b)->path);
 }
 
-static int cmp_version(const void *a, const void *b) {
-        return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int add_union(char ***dst, char *const *src) {
         for (char *const *p = src; p && *p; p++) {
                 bool have = false;
@@ -100,7 +96,7 @@ static int summarize(struct xpu_audit *a) {
         char **lists[] = { a->nv_sass, a->nv_ptx, a->amd_gfx };
         for (size_t i = 0; i < ELEMENTSOF(lists); i++)
                 if (lists[i])
-                        qsort(lists[i], xpu_strv_length(lists[i]), sizeof(char *), cmp_version);
+                        qsort(lists[i], xpu_strv_length(lists[i]), sizeof(char *), xpu_code_name_cmp);
         return 0;
 }
 

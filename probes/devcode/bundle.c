@@ -158,12 +158,29 @@ int xpu_bundle_scan(const uint8_t *buf, size_t len, xpu_bundle_cb cb, void *user
         /* Next hit of each magic at or after POS; each is searched again only once POS passes it,
          * so a section is scanned about twice, not once per bundle. */
         const uint8_t *plain = NULL, *ccob = NULL;
+        /* A magic not found from some position on is not searched for again (POS only grows: a
+         * section of thousands of plain bundles would otherwise be scanned once per bundle), and
+         * the CCOB magic is searched only up to the next plain bundle, so the code inside plain
+         * bundles, skipped as a whole, is never read. */
+        bool plain_gone = false;
+        size_t ccob_to = 0; /* [.., CCOB_TO) was searched for the CCOB magic without a hit past CCOB */
 
         while (pos + 4 <= len) {
-                if (!plain || plain < buf + pos)
-                        plain = memmem(buf + pos, len - pos, XPU_BUNDLE_MAGIC, MAGIC_LEN);
-                if (!ccob || ccob < buf + pos)
-                        ccob = memmem(buf + pos, len - pos, XPU_CCOB_MAGIC, 4);
+                if (!plain_gone && (!plain || plain < buf + pos))
+                        plain_gone = !(plain = memmem(buf + pos, len - pos, XPU_BUNDLE_MAGIC, MAGIC_LEN));
+                if (ccob && ccob < buf + pos) {
+                        ccob = NULL;
+                        if (ccob_to < pos)
+                                ccob_to = pos;
+                }
+                size_t need = plain ? (size_t)(plain - buf) + 3 : len; /* a CCOB starting before it */
+                if (need > len)
+                        need = len;
+                if (!ccob && ccob_to < need) {
+                        size_t from = ccob_to > pos ? ccob_to : pos;
+                        ccob = memmem(buf + from, need - from, XPU_CCOB_MAGIC, 4);
+                        ccob_to = ccob ? (size_t)(ccob - buf) : need;
+                }
                 const uint8_t *m = plain && (!ccob || plain < ccob) ? plain : ccob;
                 if (!m)
                         break;

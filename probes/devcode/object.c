@@ -4,6 +4,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "base/strv.h"
 #include "devcode/bundle.h"
 #include "devcode/ccob.h"
+#include "devcode/compat.h"
 #include "devcode/elf.h"
 #include "devcode/fatbin.h"
 #include "devcode/le.h"
@@ -517,6 +519,39 @@ static int read_ptx(int fd, uint64_t size, struct xpu_object *o) {
         return r < 0 ? r : add_nv_code(o, &c);
 }
 
+/* The order of a code name: SM number for sm_/compute_/lto_; for an AMD target ID its processor's
+ * version (gfx90a = 9.0.10 before gfx1030 = 10.3.0), generic processors after the others. */
+static unsigned long code_key(const char *s) {
+        static const char *const nv[] = { "sm_", "compute_", "lto_" };
+        for (size_t i = 0; i < ELEMENTSOF(nv); i++)
+                if (xpu_startswith(s, nv[i]))
+                        return strtoul(s + strlen(nv[i]), NULL, 10);
+        char p[32], v[16];
+        size_t n = strcspn(s, ":");
+        if (n >= sizeof p)
+                return ULONG_MAX;
+        memcpy(p, s, n);
+        p[n] = '\0';
+        unsigned major, minor, stepping;
+        if (xpu_gfx_override_version(p, v, sizeof v) < 0 || sscanf(v, "%u.%u.%u", &major, &minor, &stepping) != 3)
+                return ULONG_MAX - 1;
+        return major * 10000ul + minor * 100ul + stepping;
+}
+
+int xpu_code_name_cmp(const void *a, const void *b) {
+        const char *x = *(char *const *)a, *y = *(char *const *)b;
+        unsigned long kx = code_key(x), ky = code_key(y);
+        return kx != ky ? (kx < ky ? -1 : 1) : strcmp(x, y);
+}
+
+/* Lists in version order (sm_80 before sm_100, gfx90a before gfx1030), not discovery order. */
+static void sort_lists(struct xpu_object *o) {
+        char **lists[] = { o->nv_sass, o->nv_ptx, o->nv_lto, o->nv_rel_sass, o->nv_rel_ptx, o->amd_gfx };
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++)
+                if (lists[i])
+                        qsort(lists[i], xpu_strv_length(lists[i]), sizeof(char *), xpu_code_name_cmp);
+}
+
 static bool ends_with(const char *s, const char *suffix) {
         size_t l = strlen(s), n = strlen(suffix);
         return l >= n && strcmp(s + l - n, suffix) == 0;
@@ -579,5 +614,6 @@ int xpu_object_read(int fd, const char *path, uint64_t size, struct xpu_object *
                 o->vendors |= XPU_CODE_VENDOR_AMD;
         if (o->vendors && o->layers == 0)
                 o->layers = 1u << XPU_LAYER_RUNTIME;
+        sort_lists(o);
         return 0;
 }

@@ -81,6 +81,11 @@ struct xpu_object {
 /* True when O carries device code of VENDOR (one XPU_CODE_VENDOR_* bit) that holds kernels. */
 bool xpu_object_has_code(const struct xpu_object *o, unsigned vendor);
 
+/* qsort(3) comparator of two code names (char * elements): "sm_80" < "sm_100" < "sm_120f" by SM
+ * number; AMD target IDs by processor version ("gfx803" < "gfx90a:xnack-" < "gfx1030"), generic
+ * processors last; equal keys by strcmp. */
+int xpu_code_name_cmp(const void *a, const void *b);
+
 /* Read the file FD (a regular file of SIZE bytes at PATH, relative to the root; NAME is its last
  * component) into *O. Returns 0 when it is an ELF object or device code (a malformed one too,
  * with O->malformed set), -ENOEXEC when it is neither (nothing to free), -ENOMEM, or -errno of

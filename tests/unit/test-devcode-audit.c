@@ -59,6 +59,16 @@ START_TEST(test_library_table) {
         ck_assert_uint_eq(xpu_cudart_major("libcudart.so.12.4.127"), 12);
         ck_assert_uint_eq(xpu_cudart_major("libcudart.so"), 0);
         ck_assert_uint_eq(xpu_cudart_major("libcudart.so.x"), 0);
+        /* Report order: SM numbers and processor versions, not bytes. */
+        char a[] = "sm_100", b[] = "sm_90a", c[] = "gfx1030", d[] = "gfx90a:xnack-", e[] = "gfx803", f[] = "gfx11-generic";
+        char *v[] = { a, b, c, d, e, f };
+        qsort(v, 2, sizeof v[0], xpu_code_name_cmp);
+        ck_assert_str_eq(v[0], "sm_90a");
+        qsort(v + 2, 4, sizeof v[0], xpu_code_name_cmp);
+        ck_assert_str_eq(v[2], "gfx803");
+        ck_assert_str_eq(v[3], "gfx90a:xnack-");
+        ck_assert_str_eq(v[4], "gfx1030");
+        ck_assert_str_eq(v[5], "gfx11-generic");
         ck_assert_str_eq(xpu_layer_name(XPU_LAYER_FFT_RAND_SOLVER), "fft-rand-solver");
         ck_assert_str_eq(xpu_code_vendor_name(XPU_CODE_VENDOR_NVIDIA | XPU_CODE_VENDOR_AMD), "nvidia+amd");
         ck_assert_ptr_null(xpu_code_vendor_name(0));
