@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `xpuinit audit` output: JSON (design's "Audit" shape), a report for people, a nodeAffinity. */
+/* `xpuinit audit` output: JSON (the contract in docs/audit.md), a report for people, a nodeAffinity. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -206,12 +206,16 @@ bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const
 
 int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
                          int (*load_nvidia_facts)(void *userdata), void *userdata) {
-        if (o->device_code == XPU_DEVICE_CODE_OFF || p->n_devices == 0)
+        /* XPUINIT_DEVICE_CODE, else the profile's "device_code", else enforce. */
+        enum xpu_device_code_mode mode = o->device_code_set          ? o->device_code
+                                         : p->profile->device_code_set ? p->profile->device_code
+                                                                       : XPU_DEVICE_CODE_ENFORCE;
+        if (mode == XPU_DEVICE_CODE_OFF || p->n_devices == 0)
                 return 0;
         struct xpu_object *objects = NULL;
         size_t n = 0;
         char err[1024];
-        bool strict = o->device_code == XPU_DEVICE_CODE_ENFORCE || o->device_code == XPU_DEVICE_CODE_APPLY;
+        bool strict = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
         int r = xpu_device_code_index_load(o->device_code_index, &objects, &n, err, sizeof err);
         if (r == -ENOENT) {
                 log_info("no device-code index at %s, so the start cannot tell whether the image has code for its "
@@ -247,7 +251,7 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
                 log_warning("device code: %zu selected GPU(s) cannot be judged: their compute capability or gfx target "
                             "is not known (`xpuinit probe --source all` shows why)",
                             unknown);
-        r = xpu_device_code_check(objects, n, t, nt, o->device_code, p->env, xpu_device_code_cuda_driver(inv), &res);
+        r = xpu_device_code_check(objects, n, t, nt, mode, p->env, xpu_device_code_cuda_driver(inv), &res);
         if (r < 0) {
                 log_error("device code: %s", strerror(-r));
                 status = -EINVAL;

@@ -60,19 +60,6 @@ void xpu_options_usage(FILE *f) {
               f);
 }
 
-const char *xpu_device_code_mode_to_string(enum xpu_device_code_mode m) {
-        static const char *const names[] = { [XPU_DEVICE_CODE_ENFORCE] = "enforce", [XPU_DEVICE_CODE_APPLY] = "apply",
-                                             [XPU_DEVICE_CODE_WARN] = "warn", [XPU_DEVICE_CODE_OFF] = "off" };
-        return (unsigned)m < ELEMENTSOF(names) ? names[m] : NULL;
-}
-
-int xpu_device_code_mode_from_string(const char *s) {
-        for (int m = XPU_DEVICE_CODE_ENFORCE; m <= XPU_DEVICE_CODE_OFF && s; m++)
-                if (strcmp(s, xpu_device_code_mode_to_string((enum xpu_device_code_mode)m)) == 0)
-                        return m;
-        return -EINVAL;
-}
-
 static int set_log_level(const char *s, const char *from) {
         int l = xpu_log_level_from_string(s);
         if (l < 0) {

@@ -30,18 +30,6 @@ extern const char *const xpu_command_names[_XPU_CMD_MAX];
 /* Most --for targets one audit judges. */
 #define XPU_AUDIT_TARGETS_MAX 16
 
-/* The start-time device-code check (XPUINIT_DEVICE_CODE). */
-enum xpu_device_code_mode {
-        XPU_DEVICE_CODE_ENFORCE = 0, /* cannot-run and unset overrides exit 125 */
-        XPU_DEVICE_CODE_APPLY,       /* as enforce, but an override is set for the workload */
-        XPU_DEVICE_CODE_WARN,        /* only log */
-        XPU_DEVICE_CODE_OFF,         /* no check */
-};
-
-/* "enforce", "apply", "warn", "off"; inverse returns the mode or -EINVAL. */
-const char *xpu_device_code_mode_to_string(enum xpu_device_code_mode m);
-int xpu_device_code_mode_from_string(const char *s);
-
 /* The bit of SOURCE in xpu_options.sources. */
 #define XPU_SOURCE_BIT(source) (1u << (source))
 /* Every rich source (NVML, CUDA driver API, ROCm SMI): --source all. */

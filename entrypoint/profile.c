@@ -450,7 +450,7 @@ static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        NULL,
+        "device_code", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -665,6 +665,17 @@ static int parse_seccomp(const struct pctx *c, const cJSON *j, struct xpu_profil
         return p->seccomp ? 0 : -ENOMEM;
 }
 
+static int parse_device_code(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        int m = cJSON_IsString(j) ? xpu_device_code_mode_from_string(j->valuestring) : -EINVAL;
+        if (!j)
+                return 0;
+        if (m < 0)
+                return fail_expected(c, "device_code", "\"enforce\", \"apply\", \"warn\" or \"off\"", j);
+        p->device_code = (enum xpu_device_code_mode)m;
+        p->device_code_set = true;
+        return 0;
+}
+
 /* Line and column (1-based) of offset AT in TEXT. */
 static void line_col(const char *text, const char *at, unsigned *line, unsigned *col) {
         *line = 1;
@@ -773,6 +784,8 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 p->keep_capabilities_set = true;
         }
         r = parse_seccomp(&c, GET("seccomp"), p);
+        if (r == 0)
+                r = parse_device_code(&c, GET("device_code"), p);
         if (r < 0)
                 return r;
 #undef GET

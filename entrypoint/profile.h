@@ -4,10 +4,34 @@
 #pragma once
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "libs.h"
 #include "probe.h"
+
+/* The start-time device-code check (XPUINIT_DEVICE_CODE, a profile's "device_code"). */
+enum xpu_device_code_mode {
+        XPU_DEVICE_CODE_ENFORCE = 0, /* cannot-run and unset overrides exit 125 */
+        XPU_DEVICE_CODE_APPLY,       /* as enforce, but an override is set for the workload */
+        XPU_DEVICE_CODE_WARN,        /* only log */
+        XPU_DEVICE_CODE_OFF,         /* no check */
+};
+
+/* "enforce", "apply", "warn", "off"; NULL out of range. */
+static inline const char *xpu_device_code_mode_to_string(enum xpu_device_code_mode m) {
+        static const char *const names[] = { "enforce", "apply", "warn", "off" };
+        return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : NULL;
+}
+
+/* Inverse of xpu_device_code_mode_to_string(): the mode, or -EINVAL. */
+static inline int xpu_device_code_mode_from_string(const char *s) {
+        for (int m = XPU_DEVICE_CODE_ENFORCE; m <= XPU_DEVICE_CODE_OFF && s; m++)
+                if (strcmp(s, xpu_device_code_mode_to_string((enum xpu_device_code_mode)m)) == 0)
+                        return m;
+        return -EINVAL;
+}
 
 enum xpu_env_op {
         XPU_ENV_SET = 0, /* NAME=VALUE */
@@ -85,6 +109,10 @@ struct xpu_profile {
         size_t n_keep_capabilities;
         bool keep_capabilities_set;
         char *seccomp; /* "default", "strict" or a path; NULL = default */
+        /* "device_code": the start-time check's mode when XPUINIT_DEVICE_CODE does not say;
+         * device_code_set false: the key is absent (enforce). */
+        enum xpu_device_code_mode device_code;
+        bool device_code_set;
 };
 
 /* A loaded set of profiles in selection order: descending priority, then name, with "cpu" always

@@ -167,6 +167,8 @@ int main(int argc, char **argv) {
                 printf(",\n        .n_keep_capabilities = %zu,\n        .keep_capabilities_set = %s,\n        .seccomp = ",
                        p->n_keep_capabilities, p->keep_capabilities_set ? "true" : "false");
                 str(p->seccomp);
+                printf(",\n        .device_code = %d,\n        .device_code_set = %s", (int)p->device_code,
+                       p->device_code_set ? "true" : "false");
                 puts(",\n};\n");
                 xpu_profile_free(p);
                 free(text);

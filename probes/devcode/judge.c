@@ -138,7 +138,8 @@ static bool amd_runs(const struct xpu_object *o, const struct xpu_gfx_target *de
         return false;
 }
 
-/* HSA_XNACK switches XNACK only on MI200-class GPUs (research/audit.md §3.1). */
+/* HSA_XNACK switches XNACK only on MI200-class GPUs: gfx90a reports xnack+ after it, gfx906 and
+ * gfx908 stay xnack- (AMD lab notes, amd-lab-notes discussion 5). */
 static bool xnack_switchable(const char *processor) {
         return strcmp(processor, "gfx90a") == 0;
 }

@@ -34,7 +34,8 @@ struct xpu_code_target {
  * an AMD target ID ("gfx1031", "gfx90a:sramecc-:xnack-"). Returns 0, or -EINVAL. */
 int xpu_code_target_parse(const char *s, struct xpu_code_target *t);
 
-/* What the environment changes (design: they count in the audit and at start). */
+/* What the environment changes: the CUDA driver and ROCm read these, so the audit and the start
+ * judge with them. */
 struct xpu_code_env {
         bool force_ptx_jit;            /* CUDA_FORCE_PTX_JIT=1: SASS is ignored */
         bool disable_ptx_jit;          /* CUDA_DISABLE_PTX_JIT=1: PTX is never compiled */

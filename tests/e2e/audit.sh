@@ -132,6 +132,24 @@ XPUINIT_DEVICE_CODE_INDEX=$t/bad-index.json timeout 60 "$x" --sys-root "$amd" --
 is "$?" 125 "start: a damaged index is refused under enforce"
 like "$t/bad-index.err" 'device-code index .*bad-index.json: object "x": "kind" is not elf.*write it again with `xpuinit audit --write-index' \
         "start: the error names the index, the field and the fix"
+# A profile may carry the mode; XPUINIT_DEVICE_CODE wins over it.
+mkdir -p "$t/profiles"
+printf '{"name": "amd-lenient", "priority": 1000, "match": {"vendor": "amd"}, "device_code": "warn"}\n' \
+        >"$t/profiles/amd-lenient.json"
+XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json timeout 60 "$x" --profile-dir "$t/profiles" \
+        --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" --inject none -- /bin/true >/dev/null 2>"$t/prof.err"
+is "$?" 0 "profile \"device_code\": \"warn\": the CUDA-only image starts on the AMD host"
+like "$t/prof.err" 'warning: the image cannot run on gfx90a' "profile warn: the verdict is a warning"
+XPUINIT_DEVICE_CODE=enforce XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json timeout 60 "$x" \
+        --profile-dir "$t/profiles" --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" --inject none \
+        -- /bin/true >/dev/null 2>&1
+is "$?" 125 "XPUINIT_DEVICE_CODE=enforce wins over the profile's warn"
+printf '{"name": "amd-lenient", "priority": 1000, "match": {"vendor": "amd"}, "device_code": "never"}\n' \
+        >"$t/profiles/amd-lenient.json"
+timeout 60 "$x" --profile-dir "$t/profiles" --sys-root "$amd" --dev-root "$t/devroot" --driver-root "$amd" \
+        plan >/dev/null 2>"$t/prof-bad.err"
+is "$?" 125 "a profile with an unknown device_code is refused"
+like "$t/prof-bad.err" 'device_code.*"enforce", "apply", "warn" or "off"' "the error names the key and the values"
 XPUINIT_DEVICE_CODE=sometimes timeout 60 "$x" plan --sys-root "$amd" >/dev/null 2>"$t/mode.err"
 is "$?" 2 "an unknown XPUINIT_DEVICE_CODE is a usage error"
 

@@ -2,7 +2,7 @@
 # End to end, `xpuinit audit` against Debian 12's real ROCm 5.x libraries: the test downloads
 # librocsparse0, librocrand1, libhipsparse0, libhiprand1 and libamdhip64-5 (apt-get download) and
 # unpacks them into a fresh root (dpkg-deb -x), as the layer of an image that installed them would
-# hold them, without installing anything on this machine. research/audit.md measured what they
+# hold them, without installing anything on this machine. their packages hold what they
 # carry: rocRAND and rocSPARSE have gfx803, gfx900:xnack-, gfx906:xnack-, gfx908:xnack-,
 # gfx90a:xnack±, gfx1030 and nothing for gfx11.
 . "$(dirname "$0")/lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check-real: `xpuinit audit` against NVIDIA's real CUDA 13 libraries (CUDA_LIB, default
 # /usr/local/cuda/lib64: the toolkit with cuDNN 9 and NCCL 2; not a Debian package, so not part
-# of make check). Checks the facts research/audit.md measured with an own parser; TAP output.
+# of make check). Checks facts an independent parser measured on the same libraries; TAP output.
 #   sh tests/real/cuda-audit.sh BUILD_DIR
 set -u
 build=${1:-build}
