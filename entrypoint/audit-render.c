@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "base/escape.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "devcode/object-json.h"
@@ -151,6 +152,17 @@ int xpu_audit_render_json(const struct xpu_audit *a, FILE *f) {
 
 /* ---- text --------------------------------------------------------------------------------------- */
 
+/* S as text for a terminal: paths and IDs come from the image, so control characters and
+ * ill-formed bytes become U+FFFD (a file name cannot forge a report line). Four calls may share
+ * one printf. */
+static const char *safe(const char *s) {
+        static char buf[4][8192];
+        static unsigned i;
+        i = (i + 1) % 4;
+        xpu_utf8_sanitize(buf[i], sizeof buf[i], s ? s : "", NULL);
+        return buf[i];
+}
+
 static const char *human(uint64_t bytes, char *buf, size_t size) {
         static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
         double v = (double)bytes;
@@ -172,7 +184,7 @@ static void print_list(FILE *f, const char *label, char *const *v) {
         if (!v || !*v)
                 fputs("none", f);
         for (char *const *p = v; p && *p; p++)
-                fprintf(f, "%s%s", p == v ? "" : ", ", *p);
+                fprintf(f, "%s%s", p == v ? "" : ", ", safe(*p));
         fputc('\n', f);
 }
 
@@ -191,12 +203,23 @@ static void object_code(const struct xpu_object *o, char *buf, size_t size) {
                 snprintf(buf + used, size - used, " (+%zu)", total - shown);
 }
 
+/* One "objects / bytes" cell of the layer table. */
+static void layer_cell(const struct xpu_audit_tally *t, char *buf, size_t size) {
+        char b[32];
+        snprintf(buf, size, "%llu / %s", (unsigned long long)t->objects, human(t->bytes, b, sizeof b));
+}
+
 int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
-        char b1[32], b2[32];
-        fprintf(f, "Audit of %s: %llu files, %llu objects (%s) in %.2f s\n\n", a->root,
+        char b1[32];
+        fprintf(f, "Audit of %s: %llu files, %llu objects (%s) in %.2f s\n", safe(a->root),
                 (unsigned long long)a->walk.files, (unsigned long long)a->total.objects, human(a->total.bytes, b1, sizeof b1),
                 a->elapsed_seconds);
-        fprintf(f, "%-16s %10s %12s %8s\n", "Vendor", "objects", "bytes", "bytes %");
+        if (a->walk.stopped_by)
+                fprintf(f, "INCOMPLETE: the walk stopped at its %s; the report covers what was read\n", a->walk.stopped_by);
+        if (a->walk.skipped_deep)
+                fprintf(f, "INCOMPLETE: %llu directories deeper than %u levels were not read\n",
+                        (unsigned long long)a->walk.skipped_deep, a->max_depth);
+        fprintf(f, "\n%-16s %10s %12s %8s\n", "Vendor", "objects", "bytes", "bytes %");
         for (unsigned c = 0; c < _XPU_AUDIT_CLASS_MAX; c++) {
                 const struct xpu_audit_tally *t = &a->by_class[c];
                 if (c == XPU_AUDIT_BOTH && !t->objects)
@@ -208,14 +231,17 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
         fprintf(f, "Vendor-tied: %.1f%% of the objects, %.1f%% of their bytes\n\n",
                 percent(a->total.objects - a->by_class[XPU_AUDIT_NEUTRAL].objects, a->total.objects),
                 percent(tied, a->total.bytes));
-        fprintf(f, "%-20s %22s %22s\n", "Layer", "NVIDIA", "AMD");
+        bool both = a->by_class[XPU_AUDIT_BOTH].objects > 0;
+        fprintf(f, "%-20s %22s %22s", "Layer (objects / bytes)", "NVIDIA", "AMD");
+        fprintf(f, both ? " %22s\n" : "\n", "NVIDIA+AMD");
         for (unsigned l = 0; l < _XPU_LAYER_MAX; l++) {
-                const struct xpu_audit_tally *nv = &a->by_layer[l][XPU_AUDIT_NVIDIA], *amd = &a->by_layer[l][XPU_AUDIT_AMD];
-                char c1[48], c2[48];
-                snprintf(c1, sizeof c1, "%llu / %s", (unsigned long long)nv->objects, human(nv->bytes, b1, sizeof b1));
-                snprintf(c2, sizeof c2, "%llu / %s", (unsigned long long)amd->objects, human(amd->bytes, b2, sizeof b2));
-                fprintf(f, "%-20s %22s %22s\n", xpu_layer_name((enum xpu_layer)l), c1, c2);
+                char c[3][48];
+                for (unsigned k = 0; k < 3; k++)
+                        layer_cell(&a->by_layer[l][XPU_AUDIT_NVIDIA + k], c[k], sizeof c[k]);
+                fprintf(f, "%-20s %22s %22s", xpu_layer_name((enum xpu_layer)l), c[0], c[1]);
+                fprintf(f, both ? " %22s\n" : "\n", c[2]);
         }
+        fputs("(an object counts in each of its layers: the library it is and the vendor libraries it needs)\n", f);
         fputs("\nDevice code in the image\n", f);
         print_list(f, "NVIDIA SASS", a->nv_sass);
         print_list(f, "NVIDIA PTX", a->nv_ptx);
@@ -223,27 +249,34 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
         bool header = false;
         for (size_t i = 0; i < a->n_objects; i++) {
                 const struct xpu_object *o = &a->objects[i];
-                char code[256];
-                if (!xpu_object_has_code(o, XPU_CODE_VENDOR_NVIDIA) && !xpu_object_has_code(o, XPU_CODE_VENDOR_AMD))
+                if (!o->vendors)
                         continue;
                 if (!header) {
-                        fputs("\nObjects with device code\n", f);
+                        fputs("\nVendor-tied objects (library; layers; device code)\n", f);
                         header = true;
                 }
+                char code[256], layers[160] = "";
+                size_t used = 0;
+                for (unsigned l = 0; l < _XPU_LAYER_MAX; l++)
+                        if (o->layers & (1u << l))
+                                used += (size_t)snprintf(layers + used, sizeof layers - used, "%s%s", used ? "," : "",
+                                                         xpu_layer_name((enum xpu_layer)l));
                 object_code(o, code, sizeof code);
-                fprintf(f, "  %s (%s, %s)\n      %s\n", o->path, xpu_object_kind_name(o->kind),
-                        human(o->size_bytes, b1, sizeof b1), code);
+                fprintf(f, "  %s (%s, %s, %s)\n      %s; %s; %s\n", safe(o->path), xpu_object_kind_name(o->kind),
+                        xpu_code_vendor_name(o->vendors), human(o->size_bytes, b1, sizeof b1),
+                        o->library ? o->library->name : "-", layers, code[0] ? safe(code) : "no device code");
         }
         if (a->n_targets) {
                 fputs("\nVerdicts\n", f);
                 for (size_t t = 0; t < a->n_targets; t++) {
                         const struct xpu_code_verdict *v = &a->verdicts[t];
-                        fprintf(f, "  %-24s %-10s %s\n", a->targets[t].name, level_name(v->level), v->reason ? v->reason : "");
+                        fprintf(f, "  %-24s %-10s %s\n", safe(a->targets[t].name), v->not_judged ? "unknown" : level_name(v->level),
+                                safe(v->reason));
                         if (v->override_name[0])
                                 fprintf(f, "  %-24s %-10s %s=%s%s\n", "", "set", v->override_name, v->override_value,
                                         v->override_from_env ? " (from the environment)" : "");
                         for (char **p = v->blocking; p && *p; p++)
-                                fprintf(f, "  %-24s %-10s %s\n", "", p == v->blocking ? "decided by" : "", *p);
+                                fprintf(f, "  %-24s %-10s %s\n", "", p == v->blocking ? "decided by" : "", safe(*p));
                 }
         } else {
                 fputs("\nVerdicts: no GPU to judge (no GPU on this host; pass --for sm_90 or --for gfx90a)\n", f);
@@ -251,8 +284,10 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
         if (a->n_issues) {
                 fputs("\nIssues\n", f);
                 for (size_t i = 0; i < a->n_issues; i++)
-                        fprintf(f, "  %s: %s\n", a->issues[i].kind, a->issues[i].message);
+                        fprintf(f, "  %s: %s\n", a->issues[i].kind, safe(a->issues[i].message));
         }
+        if (a->index_path)
+                fprintf(f, "\nIndex: wrote %s (%zu vendor-tied objects)\n", safe(a->index_path), a->index_objects);
         return ferror(f) ? -EIO : 0;
 }
 
@@ -290,14 +325,15 @@ int xpu_audit_render_k8s_affinity(const struct xpu_audit *a, FILE *f) {
         }
         fprintf(f,
                 "# xpuinit audit --k8s-affinity %s: nodes whose GPUs run this image's device code natively or by\n"
-                "# PTX JIT, by the node label xpu.arch that xpud publishes (--nfd-file). Nodes that mix GPU kinds\n"
-                "# (xpu.arch=mixed) are left out: the pod could get any of their GPUs.\n"
+                "# PTX JIT, by the node label feature.node.kubernetes.io/xpu.arch (sm_90, gfx942, ...). Nodes that\n"
+                "# mix GPU kinds (xpu.arch=mixed) are left out: the pod could get any of their GPUs. Neither the\n"
+                "# driver's CUDA version nor an HSA override is considered.\n"
                 "affinity:\n"
                 "  nodeAffinity:\n"
                 "    requiredDuringSchedulingIgnoredDuringExecution:\n"
                 "      nodeSelectorTerms:\n"
                 "        - matchExpressions:\n",
-                a->root);
+                safe(a->root));
         if (n == ELEMENTSOF(kinds)) {
                 fputs("            - key: feature.node.kubernetes.io/xpu.present\n"
                       "              operator: In\n"

@@ -128,6 +128,11 @@ static int find_issues(struct xpu_audit *a) {
         int r = 0;
         for (size_t i = 0; i < a->n_objects && r == 0; i++) {
                 const struct xpu_object *o = &a->objects[i];
+                /* CUDA forward compatibility (the cuda-compat package, /usr/local/cuda-X/compat/): a newer
+                 * libcuda the image carries on purpose, used only where the loader is pointed at it. */
+                bool compat = xpu_startswith(o->path, "compat/") || strstr(o->path, "/compat/");
+                if (o->driver_copy && compat)
+                        continue;
                 if (o->stub)
                         r = add_issue(a, "stub-driver-library", o->path,
                                       format("%s is a stub of the driver library %s (as in the CUDA toolkit's stubs "
@@ -220,7 +225,28 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
                 return XPU_EXIT_USAGE;
         }
         a.env.cuda_driver = cuda_driver;
-        _cleanup_close_ int root = open(o->audit_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int root = open(o->audit_root, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        struct stat rst;
+        if (root >= 0 && fstat(root, &rst) == 0 && S_ISREG(rst.st_mode)) {
+                /* One file: audited as the only object of a root that holds just it. */
+                struct collect one = { 0 };
+                const char *base = strrchr(o->audit_root, '/');
+                int q = collect_one(root, base && base[1] ? base + 1 : o->audit_root, &rst, &one);
+                a.walk.files = 1;
+                if (q < 0) {
+                        log_error("audit: %s: %s", o->audit_root, strerror(-q));
+                        return XPU_EXIT_SETUP;
+                }
+                a.objects = one.objects;
+                a.n_objects = one.n;
+                a.read_errors = one.read_errors;
+                goto judge;
+        }
+        if (root >= 0 && !S_ISDIR(rst.st_mode)) {
+                log_error("audit: %s is neither a directory nor a regular file; give an image root or one object",
+                          o->audit_root);
+                return XPU_EXIT_USAGE;
+        }
         if (root < 0) {
                 log_error("audit: cannot open the root directory %s: %s; give the image's root (an unpacked "
                           "image, a container's rootfs, or / inside the image)",
@@ -239,14 +265,19 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
                 status = r == -ENOMEM ? XPU_EXIT_SETUP : XPU_EXIT_USAGE;
                 goto out;
         }
+        a.max_depth = limits.max_depth;
         if (a.walk.stopped_by)
-                log_warning("audit: the walk of %s stopped at its %s (%llu files, depth %u, %llu s): the report "
-                            "covers what was read",
-                            o->audit_root, a.walk.stopped_by, (unsigned long long)limits.max_files, limits.max_depth,
-                            (unsigned long long)(limits.max_ns / 1000000000ull));
+                log_warning("audit: the walk of %s stopped at its %s (%s): the report covers what was read", o->audit_root,
+                            a.walk.stopped_by,
+                            strcmp(a.walk.stopped_by, "file limit") == 0 ? "1,000,000 files" : "600 s");
+        if (a.walk.skipped_deep)
+                log_warning("audit: %llu directories of %s deeper than %u levels were not read",
+                            (unsigned long long)a.walk.skipped_deep, o->audit_root, limits.max_depth);
         if (a.walk.errors)
-                log_warning("audit: %llu entries of %s could not be read (the first: %s)",
-                            (unsigned long long)a.walk.errors, o->audit_root, a.walk.first_error);
+                log_warning("audit: %llu entries of %s could not be read; the first: %s, %s (%s)",
+                            (unsigned long long)a.walk.errors, o->audit_root, a.walk.first_error_path,
+                            a.walk.first_error, strerror(a.walk.first_error_errno));
+judge:
         if (a.n_objects)
                 qsort(a.objects, a.n_objects, sizeof *a.objects, cmp_object);
         a.verdicts = calloc(n ? n : 1, sizeof *a.verdicts);
@@ -265,9 +296,14 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
         }
         clock_gettime(CLOCK_MONOTONIC, &end);
         a.elapsed_seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
-        if (o->write_index && write_index(&a, o->write_index) < 0) {
-                status = XPU_EXIT_SETUP;
-                goto out;
+        if (o->write_index) {
+                if (write_index(&a, o->write_index) < 0) {
+                        status = XPU_EXIT_SETUP;
+                        goto out;
+                }
+                a.index_path = o->write_index;
+                for (size_t i = 0; i < a.n_objects; i++)
+                        a.index_objects += a.objects[i].vendors != 0;
         }
         r = o->k8s_affinity ? xpu_audit_render_k8s_affinity(&a, out)
             : o->json       ? xpu_audit_render_json(&a, out)
@@ -282,8 +318,20 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
                 goto out;
         }
         for (size_t i = 0; i < n && o->fail_on >= 0; i++)
-                if ((int)a.verdicts[i].level >= o->fail_on)
+                if ((int)a.verdicts[i].level >= o->fail_on) {
+                        log_error("audit: --fail-on %s: %s is %s", xpu_code_level_name((enum xpu_code_level)o->fail_on),
+                                  t[i].name, xpu_code_level_name(a.verdicts[i].level));
                         status = 1;
+                } else if (a.verdicts[i].not_judged) {
+                        log_error("audit: --fail-on %s: %s could not be judged", xpu_code_level_name((enum xpu_code_level)o->fail_on),
+                                  t[i].name);
+                        status = 1;
+                }
+        if (o->fail_on >= 0 && (a.walk.stopped_by || a.walk.skipped_deep || a.walk.errors || a.read_errors)) {
+                log_error("audit: --fail-on %s: the audit of %s is incomplete (see above), so it cannot pass",
+                          xpu_code_level_name((enum xpu_code_level)o->fail_on), o->audit_root);
+                status = 1;
+        }
 out:
         audit_free(&a);
         return status;

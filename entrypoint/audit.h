@@ -49,6 +49,9 @@ struct xpu_audit {
         struct xpu_audit_tally by_layer[_XPU_LAYER_MAX][_XPU_AUDIT_CLASS_MAX];
         char **nv_sass, **nv_ptx, **amd_gfx; /* the union of targets the image covers, sorted */
         double elapsed_seconds;
+        unsigned max_depth;             /* the walk's depth limit */
+        const char *index_path;         /* --write-index, once written */
+        size_t index_objects;
 };
 
 /* The summary class of VENDORS (XPU_CODE_VENDOR_* bits). */

@@ -47,8 +47,14 @@ size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *de
                         xpu_strlcpy(spec, d->gfx_target, sizeof spec);
                 }
                 if (!spec[0] || xpu_code_target_parse(spec, &cur) < 0) {
+                        /* Its vendor is still known: "nothing for this vendor" can be judged. */
                         (*unknown)++;
-                        continue;
+                        cur = (struct xpu_code_target){
+                                .vendor = d->vendor == XPU_VENDOR_NVIDIA ? XPU_CODE_VENDOR_NVIDIA : XPU_CODE_VENDOR_AMD,
+                                .unknown = true,
+                        };
+                        snprintf(cur.name, sizeof cur.name, "%s (%s unknown)", xpu_vendor_to_string(d->vendor),
+                                 d->vendor == XPU_VENDOR_NVIDIA ? "compute capability" : "gfx target");
                 }
                 size_t k = 0;
                 while (k < nt && strcmp(t[k].name, cur.name) != 0)
@@ -141,7 +147,8 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
                         xpu_code_verdict_clear(&worst);
                         return -ENOMEM;
                 }
-                if (!worst_t || v.level > worst.level) {
+                /* Worse first; at a tie, a GPU that could not be judged is said. */
+                if (!worst_t || v.level > worst.level || (v.level == worst.level && v.not_judged && !worst.not_judged)) {
                         xpu_code_verdict_clear(&worst);
                         worst = v;
                         worst_t = &t[i];
@@ -153,8 +160,12 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
         int q = 0;
         const char *reason = worst.reason ? worst.reason : "";
         bool strict = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
+        r->override_from_env = worst.override_from_env;
+        r->not_judged = worst.not_judged;
         switch (worst.level) {
         case XPU_CODE_NATIVE:
+                if (worst.not_judged)
+                        q = asprintf(&r->message, "device code: %s", reason);
                 break;
         case XPU_CODE_PTX_JIT:
                 q = asprintf(&r->message, "device code for %s is PTX only: %s", worst_t->name, reason);
@@ -218,9 +229,15 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
         bool strict = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
         int r = xpu_device_code_index_load(o->device_code_index, &objects, &n, err, sizeof err);
         if (r == -ENOENT) {
-                log_info("no device-code index at %s, so the start cannot tell whether the image has code for its "
-                         "GPU; add `RUN xpuinit audit --write-index %s /` to the image's Dockerfile",
-                         o->device_code_index, o->device_code_index);
+                char *m = NULL;
+                if (asprintf(&m, "no device-code index at %s, so the start cannot tell whether the image has code for "
+                                 "its GPU; add `RUN xpuinit audit --write-index %s /` to the image's Dockerfile after "
+                                 "its last install step",
+                             o->device_code_index, o->device_code_index) < 0)
+                        return -EINVAL;
+                log_info("%s", m);
+                free(p->device_code);
+                p->device_code = m;
                 return 0;
         }
         if (r < 0) {
@@ -247,10 +264,6 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
                 goto out;
         }
         nt = xpu_device_code_targets(inv, p->devices, p->n_devices, t, ELEMENTSOF(t), &unknown);
-        if (unknown)
-                log_warning("device code: %zu selected GPU(s) cannot be judged: their compute capability or gfx target "
-                            "is not known (`xpuinit probe --source all` shows why)",
-                            unknown);
         r = xpu_device_code_check(objects, n, t, nt, mode, p->env, xpu_device_code_cuda_driver(inv), &res);
         if (r < 0) {
                 log_error("device code: %s", strerror(-r));
@@ -260,17 +273,30 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
         if (res.message) {
                 if (res.refuse && !show)
                         log_error("%s", res.message);
-                else if (res.level == XPU_CODE_OVERRIDE && !res.override_name[0] && !res.refuse)
+                else if (res.override_from_env)
                         log_info("%s", res.message);
-                else
+                else if (!show)
                         log_warning("%s", res.message);
+        }
+        if (res.message && res.not_judged && unknown && !show)
+                log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
+        if (res.refuse && show && res.message) {
+                /* plan: what a start would do, in the same line. */
+                char *m = NULL;
+                if (asprintf(&m, "a start exits 125 (XPUINIT_DEVICE_CODE=%s): %s", xpu_device_code_mode_to_string(mode),
+                             res.message) < 0) {
+                        status = -EINVAL;
+                        goto out;
+                }
+                free(res.message);
+                res.message = m;
         }
         if (res.override_name[0] && xpu_env_set(&p->env, res.override_name, res.override_value) < 0) {
                 log_error("device code: %s", strerror(ENOMEM));
                 status = -EINVAL;
                 goto out;
         }
-        p->device_code_verdict = xpu_code_level_name(res.level);
+        p->device_code_verdict = res.not_judged && res.level == XPU_CODE_NATIVE ? NULL : xpu_code_level_name(res.level);
         p->device_code = res.message;
         res.message = NULL;
         if (res.refuse && !show)

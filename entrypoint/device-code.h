@@ -22,7 +22,8 @@
 /* The targets of the devices INV->devices[DEVICES[i]] for i < N (all of them when DEVICES is
  * NULL), one per kind: NVIDIA by compute capability (xpu_device.compute_capability, rich path:
  * NVML or the CUDA driver API), AMD by gfx target (KFD gfx_target_version); GPUS says how many of
- * which ("8 × AMD Instinct MI300X"). Devices whose kind is not known are counted in *UNKNOWN.
+ * which ("8 × AMD Instinct MI300X"). Devices whose kind is not known are counted in *UNKNOWN and
+ * become one target per vendor with .unknown set (only "nothing for this vendor" is judged for it).
  * Returns the number of targets written to T (at most MAX). */
 size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
                                struct xpu_code_target *t, size_t max, size_t *unknown);
@@ -46,6 +47,8 @@ struct xpu_device_code_result {
         char *message;                   /* one line for the log and `plan`, or NULL when native */
         char override_name[32];          /* with apply: set OVERRIDE_NAME=OVERRIDE_VALUE for the workload */
         char override_value[16];
+        bool override_from_env;          /* the override the image needs is the user's own */
+        bool not_judged;                 /* a GPU's architecture was not known (MESSAGE says so) */
 };
 
 /* Judge OBJECTS for targets T[0..N) under MODE with the workload's environment ENV and the

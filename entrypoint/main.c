@@ -607,24 +607,21 @@ static int cmd_probe(struct context *c) {
  * capabilities, which the fast path does not read). */
 static int cmd_audit(struct context *c) {
         struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
-        size_t n = 0;
+        size_t n = 0, unknown;
         int cuda = opt.cuda_driver ? xpu_options_parse_cuda_version(opt.cuda_driver) : 0;
         for (size_t i = 0; i < opt.n_audit_for && n < ELEMENTSOF(t); i++)
-                if (xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0)
-                        n++;
+                n += xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0;
         if (!opt.n_audit_for && !opt.k8s_affinity) {
-                if (context_probe(c) != 0)
+                if (context_probe(c) != 0 ||
+                    (xpu_device_code_nvidia_facts_missing(c->inv, NULL, 0) && load_nvidia_facts(c) < 0))
                         return EXIT_SETUP;
-                if (xpu_device_code_nvidia_facts_missing(c->inv, NULL, 0) && load_nvidia_facts(c) < 0)
-                        return EXIT_SETUP;
-                size_t unknown = 0;
                 n = xpu_device_code_targets(c->inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
-                if (unknown)
-                        log_warning("audit: %zu GPU(s) of this host cannot be judged: their compute capability or gfx "
-                                    "target is not known (`xpuinit probe --source all` shows why); pass --for sm_XY",
-                                    unknown);
-                if (!cuda)
-                        cuda = xpu_device_code_cuda_driver(c->inv);
+                cuda = cuda ?: xpu_device_code_cuda_driver(c->inv);
+        }
+        if (opt.fail_on >= 0 && n == 0) {
+                log_error("audit --fail-on: no GPU to judge (this host has none); name the GPUs the image must run on "
+                          "with --for (sm_90, gfx942)");
+                return XPU_EXIT_USAGE;
         }
         return xpu_audit_run(&opt, t, n, cuda, environ, stdout);
 }

@@ -92,10 +92,13 @@ static int set_vendor_timeout(struct xpu_options *o, const char *s, const char *
 }
 
 int xpu_options_parse_cuda_version(const char *s) {
-        unsigned major, minor;
+        unsigned major, minor = 0;
         int used = 0;
-        if (!s || strspn(s, "0123456789.") != strlen(s) || sscanf(s, "%u.%u%n", &major, &minor, &used) != 2 ||
-            s[used] != '\0' || major < 1 || major > 99 || minor > 9)
+        if (!s || !*s || strspn(s, "0123456789.") != strlen(s))
+                return -EINVAL;
+        if (sscanf(s, "%u.%u%n", &major, &minor, &used) != 2 && sscanf(s, "%u%n", &major, &used) != 1)
+                return -EINVAL;
+        if (s[used] != '\0' || major < 1 || major > 99 || minor > 9)
                 return -EINVAL;
         return (int)(major * 1000 + minor * 10);
 }
@@ -397,8 +400,8 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 case OPT_FOR: {
                         struct xpu_code_target t;
                         if (xpu_code_target_parse(optarg, &t) < 0) {
-                                log_error("--for: \"%s\" is not a GPU target: give sm_XY for compute capability X.Y "
-                                          "(sm_90, sm_120) or an AMD target ID (gfx1031, gfx90a:sramecc-:xnack-)",
+                                log_error("--for: \"%s\" is not a GPU target: give sm_XY or X.Y for compute capability "
+                                          "X.Y (sm_90, 12.0) or an AMD target ID (gfx1031, gfx90a:sramecc-:xnack-)",
                                           optarg);
                                 return XPU_EXIT_USAGE;
                         }
@@ -411,7 +414,7 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 }
                 case OPT_CUDA_DRIVER:
                         if (xpu_options_parse_cuda_version(optarg) < 0) {
-                                log_error("--cuda-driver: \"%s\" is not a CUDA version such as 12.4 or 13.0", optarg);
+                                log_error("--cuda-driver: \"%s\" is not a CUDA version such as 12.4, 13.0 or 13", optarg);
                                 return XPU_EXIT_USAGE;
                         }
                         o->cuda_driver = optarg;
@@ -483,6 +486,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         return XPU_EXIT_USAGE;
                 }
                 break;
+        }
+        if (o->k8s_affinity && (o->json || o->n_audit_for || o->fail_on >= 0)) {
+                log_error("--k8s-affinity prints YAML for every GPU kind: it takes no --json, --for or --fail-on");
+                return XPU_EXIT_USAGE;
         }
         if (o->command != XPU_CMD_AUDIT &&
             (o->n_audit_for || o->cuda_driver || o->fail_on >= 0 || o->write_index || o->k8s_affinity)) {

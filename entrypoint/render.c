@@ -307,9 +307,11 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                 ok = cJSON_AddItemToArray(notes, cJSON_CreateString(p->notes[i]));
         for (size_t i = 0; ok && i < p->n_warnings; i++)
                 ok = cJSON_AddItemToArray(warnings, cJSON_CreateString(p->warnings[i]));
-        if (ok && p->device_code_verdict) {
+        if (ok && (p->device_code_verdict || p->device_code)) {
                 cJSON *dc = cJSON_AddObjectToObject(o, "device_code");
-                ok = dc && cJSON_AddStringToObject(dc, "verdict", p->device_code_verdict) &&
+                ok = dc &&
+                     (p->device_code_verdict ? cJSON_AddStringToObject(dc, "verdict", p->device_code_verdict)
+                                             : cJSON_AddNullToObject(dc, "verdict")) &&
                      (p->device_code ? cJSON_AddStringToObject(dc, "message", p->device_code)
                                      : cJSON_AddNullToObject(dc, "message"));
         } else if (ok && !filesystem_only) {
@@ -369,8 +371,8 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                 fprintf(f, "  note: %s\n", p->notes[i]);
         for (size_t i = 0; i < p->n_warnings; i++)
                 fprintf(f, "  warning: %s\n", p->warnings[i]);
-        if (p->device_code_verdict)
-                fprintf(f, "  device code: %s%s%s\n", p->device_code_verdict, p->device_code ? ": " : "",
-                        p->device_code ? p->device_code : "");
+        if (p->device_code_verdict || p->device_code)
+                fprintf(f, "  device code: %s%s%s\n", p->device_code_verdict ? p->device_code_verdict : "not judged",
+                        p->device_code ? ": " : "", p->device_code ? p->device_code : "");
         return 0;
 }

@@ -57,6 +57,23 @@ const struct xpu_elf_section *xpu_elf_find(const struct xpu_elf *e, const char *
         return NULL;
 }
 
+/* The NUL-terminated string at OFFSET of the string table section STR (at most 4096 bytes):
+ * read by itself, so a library's multi-megabyte .dynstr is never read whole. */
+static int read_string(int fd, const struct xpu_elf *e, const Elf64_Shdr *str, uint64_t offset, char **ret) {
+        char buf[4097];
+        if (offset >= str->sh_size || !fits(str->sh_offset, str->sh_size, e->file_size))
+                return -EBADMSG;
+        uint64_t left = str->sh_size - offset;
+        size_t want = left < sizeof buf - 1 ? (size_t)left : sizeof buf - 1;
+        int r = pread_all(fd, buf, want, str->sh_offset + offset);
+        if (r < 0)
+                return r;
+        buf[want] = '\0';
+        if (strlen(buf) == want && want < left)
+                return -EBADMSG; /* longer than any library name */
+        return (*ret = strdup(buf)) ? 0 : -ENOMEM;
+}
+
 /* DT_NEEDED and DT_SONAME from the SHT_DYNAMIC section DYN and its string table (sh_link). */
 static int read_dynamic(int fd, struct xpu_elf *e, const Elf64_Shdr *sh, size_t dyn, const char **err) {
         const Elf64_Shdr *d = &sh[dyn];
@@ -64,16 +81,14 @@ static int read_dynamic(int fd, struct xpu_elf *e, const Elf64_Shdr *sh, size_t 
                 *err = "the dynamic section's string table index is out of range";
                 return -EBADMSG;
         }
-        _cleanup_free_ char *raw = NULL, *str = NULL;
+        _cleanup_free_ char *raw = NULL;
         int r = read_section(fd, e, d, XPU_ELF_DYNAMIC_MAX, &raw);
-        if (r == 0)
-                r = read_section(fd, e, &sh[d->sh_link], XPU_ELF_STRTAB_MAX, &str);
         if (r < 0) {
                 if (r == -EBADMSG)
-                        *err = "the dynamic section or its string table lies outside the file or is too large";
+                        *err = "the dynamic section lies outside the file or is too large";
                 return r;
         }
-        uint64_t str_size = sh[d->sh_link].sh_size;
+        const Elf64_Shdr *str = &sh[d->sh_link];
         size_t n = (size_t)(d->sh_size / sizeof(Elf64_Dyn));
         for (size_t i = 0; i < n; i++) {
                 Elf64_Dyn v;
@@ -82,13 +97,13 @@ static int read_dynamic(int fd, struct xpu_elf *e, const Elf64_Shdr *sh, size_t 
                         break;
                 if (v.d_tag != DT_NEEDED && v.d_tag != DT_SONAME)
                         continue;
-                if (v.d_un.d_val >= str_size) {
-                        *err = "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table";
-                        return -EBADMSG;
+                char *s = NULL;
+                r = read_string(fd, e, str, v.d_un.d_val, &s);
+                if (r < 0) {
+                        if (r == -EBADMSG)
+                                *err = "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table";
+                        return r;
                 }
-                char *s = strdup(str + v.d_un.d_val);
-                if (!s)
-                        return -ENOMEM;
                 if (v.d_tag == DT_SONAME) {
                         free(e->soname);
                         e->soname = s;
@@ -125,7 +140,7 @@ static int elf_read(int fd, struct xpu_elf *e, const char **err) {
                 return -ENOEXEC;
         if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB) {
                 *err = "not a 64-bit little-endian ELF object";
-                return -EBADMSG;
+                return -EPROTONOSUPPORT;
         }
         if (e->file_size < sizeof h) {
                 *err = "the ELF header is cut off";
@@ -144,7 +159,7 @@ static int elf_read(int fd, struct xpu_elf *e, const char **err) {
          * past this reader's bound anyway. */
         if (h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shnum == 0 || h.e_shnum > XPU_ELF_SECTIONS_MAX ||
             !fits(h.e_shoff, (uint64_t)h.e_shnum * sizeof(Elf64_Shdr), e->file_size)) {
-                *err = "the section header table does not fit the file or has over 4096 entries";
+                *err = "the section header table does not fit the file or has too many entries";
                 return -EBADMSG;
         }
         _cleanup_free_ Elf64_Shdr *sh = malloc((size_t)h.e_shnum * sizeof *sh);

@@ -13,8 +13,9 @@
 
 /* Bounds: more sections, a longer section-name table or dynamic section, or more DT_NEEDED
  * entries than this make the object malformed (real libraries: under 100 sections, a few KiB of
- * names, tens of DT_NEEDED). */
-#define XPU_ELF_SECTIONS_MAX 4096u
+ * names, tens of DT_NEEDED; objects of one section per function can have tens of thousands). The
+ * dynamic string table is never read whole: each DT_NEEDED and DT_SONAME string by itself. */
+#define XPU_ELF_SECTIONS_MAX 0xff00u /* SHN_LORESERVE: more needs extended numbering */
 #define XPU_ELF_STRTAB_MAX   (4u << 20)
 #define XPU_ELF_DYNAMIC_MAX  (1u << 20)
 #define XPU_ELF_NEEDED_MAX   1024u
@@ -40,9 +41,10 @@ struct xpu_elf {
 };
 
 /* Read FD's ELF facts into *E. Returns 0; -ENOEXEC when the file is not ELF (shorter than an
- * ELF header or without the magic: not an error for a walker); -EBADMSG with ERR (a static
- * reason) when it is ELF but not ELF64 little-endian or its headers do not fit the file or the
- * bounds above; -ENOMEM; -errno of fstat/pread. On any error *E holds nothing to free. */
+ * ELF header or without the magic: not an error for a walker); -EPROTONOSUPPORT with ERR when it is
+ * ELF of another class or byte order (32-bit, big-endian: never loaded by a 64-bit GPU runtime);
+ * -EBADMSG with ERR (a static reason) when its headers do not fit the file or the bounds above;
+ * -ENOMEM; -errno of fstat/pread. On any error *E holds nothing to free. */
 int xpu_elf_read(int fd, struct xpu_elf *e, const char **err);
 
 /* Free what xpu_elf_read() allocated; *E is zeroed. */

@@ -20,6 +20,16 @@ int xpu_code_target_parse(const char *s, struct xpu_code_target *t) {
         memset(t, 0, sizeof *t);
         if (!s)
                 return -EINVAL;
+        unsigned major, minor;
+        int used = 0;
+        if (s[0] >= '1' && s[0] <= '9' && strspn(s, "0123456789.") == strlen(s) &&
+            sscanf(s, "%u.%u%n", &major, &minor, &used) == 2 && !s[used] && major <= 99 && minor <= 9) {
+                /* nvidia-smi's compute_cap spelling: "9.0" */
+                t->vendor = NV;
+                t->sm = major * 10 + minor;
+                snprintf(t->name, sizeof t->name, "sm_%u", t->sm);
+                return 0;
+        }
         if (strncmp(s, "sm_", 3) == 0) {
                 size_t digits = strspn(s + 3, "0123456789");
                 const char *end = s + 3 + digits;
@@ -96,6 +106,7 @@ struct nv_why {
         unsigned isa_major, isa_minor; /* a PTX ISA newer than the driver (0.0: none) */
         int isa_cuda;
         bool isa_unknown;              /* a PTX ISA this build's table does not know */
+        int jit_cuda;                  /* the CUDA version the JIT-compiled PTX needs (lowest), 0: none */
 };
 
 static enum xpu_code_level nv_level(const struct xpu_object *o, unsigned sm, const struct xpu_code_env *env,
@@ -122,6 +133,8 @@ static enum xpu_code_level nv_level(const struct xpu_object *o, unsigned sm, con
                         }
                         continue;
                 }
+                if (why && cuda > 0 && (!why->jit_cuda || cuda < why->jit_cuda))
+                        why->jit_cuda = cuda;
                 jit = true;
         }
         return jit ? XPU_CODE_PTX_JIT : XPU_CODE_CANNOT_RUN;
@@ -144,15 +157,26 @@ static bool xnack_switchable(const char *processor) {
         return strcmp(processor, "gfx90a") == 0;
 }
 
+/* The device's XNACK mode where HSA_XNACK switches it: HSA_XNACK, else what the target states,
+ * else the runtime's default, off (the KFD topology does not tell the mode). */
 static struct xpu_gfx_target amd_device(const struct xpu_code_target *t, const struct xpu_code_env *env) {
         struct xpu_gfx_target d = t->gfx;
-        if (env->hsa_xnack >= 0 && xnack_switchable(d.processor))
-                d.xnack = env->hsa_xnack;
+        if (xnack_switchable(d.processor))
+                d.xnack = env->hsa_xnack >= 0 ? env->hsa_xnack : d.xnack >= 0 ? d.xnack : 0;
         return d;
+}
+
+/* An object of T's vendor whose device code could not be read: nothing says it runs. */
+static bool unreadable(const struct xpu_object *o, unsigned vendor) {
+        return o->malformed && (o->vendors & vendor) && !xpu_object_has_code(o, vendor);
 }
 
 enum xpu_code_level xpu_code_object_level(const struct xpu_object *o, const struct xpu_code_target *t,
                                           const struct xpu_code_env *env) {
+        if (t->unknown)
+                return XPU_CODE_NATIVE;
+        if (unreadable(o, t->vendor))
+                return XPU_CODE_CANNOT_RUN;
         if (!xpu_object_has_code(o, t->vendor))
                 return XPU_CODE_NATIVE;
         if (t->vendor == NV)
@@ -226,12 +250,12 @@ static int judge_other_vendor(const struct xpu_object *objects, size_t n, const 
                 if (o->kind != XPU_OBJECT_ELF || !(o->vendors & other))
                         continue;
                 total++;
+                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                        return -ENOMEM;
                 if (listed < 3 && used + strlen(object_name(o)) + 3 < sizeof names) {
                         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "",
                                                  object_name(o));
                         listed++;
-                        if (xpu_strv_push(&v->blocking, o->path) < 0)
-                                return -ENOMEM;
                 }
         }
         char where[256];
@@ -241,10 +265,36 @@ static int judge_other_vendor(const struct xpu_object *objects, size_t n, const 
                           names, total > listed ? ", …" : "", vendor_word(t->vendor), where);
 }
 
+/* The first object of VENDOR whose device code could not be read, or NULL; its path is added to
+ * the blocking list. */
+static int find_unreadable(const struct xpu_object *objects, size_t n, unsigned vendor, struct xpu_code_verdict *v,
+                           const struct xpu_object **first) {
+        *first = NULL;
+        for (size_t i = 0; i < n; i++) {
+                if (objects[i].kind != XPU_OBJECT_ELF || !unreadable(&objects[i], vendor))
+                        continue;
+                if (!*first) {
+                        v->blocking = xpu_strv_free(v->blocking);
+                        *first = &objects[i];
+                }
+                if (xpu_strv_push(&v->blocking, objects[i].path) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int judge_unreadable(const struct xpu_object *o, const struct xpu_code_target *t, struct xpu_code_verdict *v) {
+        char where[256];
+        target_words(t, where, sizeof where);
+        v->level = XPU_CODE_CANNOT_RUN;
+        return set_reason(v, "the %s device code of %s could not be read (%s), so nothing says it runs on %s",
+                          vendor_word(t->vendor), object_name(o), o->malformed, where);
+}
+
 static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
                         const struct xpu_code_env *env, struct xpu_code_verdict *v) {
         enum xpu_code_level worst = XPU_CODE_NATIVE;
-        const struct xpu_object *first = NULL;
+        const struct xpu_object *first = NULL, *bad = NULL;
         struct nv_why why = { 0 };
         size_t with_code = 0;
         for (size_t i = 0; i < n; i++) {
@@ -254,11 +304,13 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
                 with_code++;
                 struct nv_why w = { 0 };
                 enum xpu_code_level l = nv_level(o, t->sm, env, &w);
-                if (l > worst) {
+                if (l > worst || (l == worst && l == XPU_CODE_NATIVE && w.jit_cuda > why.jit_cuda)) {
+                        if (l > worst) {
+                                first = o;
+                                v->blocking = xpu_strv_free(v->blocking);
+                        }
                         worst = l;
-                        first = o;
                         why = w;
-                        v->blocking = xpu_strv_free(v->blocking);
                 }
                 if (l == worst && l != XPU_CODE_NATIVE && xpu_strv_push(&v->blocking, o->path) < 0)
                         return -ENOMEM;
@@ -286,27 +338,42 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
                                   object_name(cudart), cudart->cudart_major, cudart->cudart_major,
                                   env->cuda_driver / 1000, env->cuda_driver % 1000 / 10);
         }
+        if (worst != XPU_CODE_CANNOT_RUN) {
+                int r = find_unreadable(objects, n, NV, v, &bad);
+                if (r < 0 || bad)
+                        return r < 0 ? r : judge_unreadable(bad, t, v);
+        }
         v->level = worst;
         if (worst == XPU_CODE_NATIVE)
-                return with_code ? set_reason(v, "SASS for %s in each of the %zu object(s) with NVIDIA device code",
-                                              where, with_code)
+                return with_code ? set_reason(v, "each of the %zu object(s) with NVIDIA device code has SASS that runs "
+                                                 "on %s",
+                                              with_code, where)
                                  : set_reason(v, "the image has no NVIDIA device code to judge");
         code_list(first, NV, has, sizeof has);
-        if (worst == XPU_CODE_PTX_JIT)
+        if (worst == XPU_CODE_PTX_JIT) {
+                char driver[160] = "";
+                if (!env->cuda_driver && why.jit_cuda)
+                        snprintf(driver, sizeof driver,
+                                 "; the driver's CUDA version is not known: it must be CUDA %d.%d or later for that PTX "
+                                 "(--cuda-driver)",
+                                 why.jit_cuda / 1000, why.jit_cuda % 1000 / 10);
                 return set_reason(v,
-                                  "%s has no SASS for %s (it has %s): the driver JIT-compiles its PTX at the first "
-                                  "start, which takes time and needs space for the JIT cache%s",
-                                  object_name(first), where, has,
-                                  env->force_ptx_jit ? " (CUDA_FORCE_PTX_JIT=1 ignores SASS)" : "");
+                                  "%s %s %s (it has %s): the driver JIT-compiles its PTX at the first start, which "
+                                  "takes time and needs space for the JIT cache%s",
+                                  object_name(first),
+                                  env->force_ptx_jit ? "has its SASS ignored (CUDA_FORCE_PTX_JIT=1) on" : "has no SASS for",
+                                  where, has, driver);
+        }
         char isa[160] = "";
         if (why.isa_cuda)
                 snprintf(isa, sizeof isa, "; its PTX ISA %u.%u needs a CUDA %d.%d driver (the driver is CUDA %d.%d)",
                          why.isa_major, why.isa_minor, why.isa_cuda / 1000, why.isa_cuda % 1000 / 10,
                          env->cuda_driver / 1000, env->cuda_driver % 1000 / 10);
-        return set_reason(v, "%s has no SASS for %s and no PTX that can be JIT-compiled for it (it has %s)%s%s%s",
-                          object_name(first), where, has[0] ? has : "nothing loadable", isa,
-                          env->disable_ptx_jit ? "; CUDA_DISABLE_PTX_JIT=1 forbids the JIT" : "",
-                          env->force_ptx_jit ? "; CUDA_FORCE_PTX_JIT=1 ignores SASS" : "");
+        return set_reason(v, "%s has %s %s and no PTX that can be JIT-compiled for it (it has %s)%s%s",
+                          object_name(first),
+                          env->force_ptx_jit ? "its SASS ignored (CUDA_FORCE_PTX_JIT=1) on" : "no SASS for", where,
+                          has[0] ? has : "nothing loadable", isa,
+                          env->disable_ptx_jit ? "; CUDA_DISABLE_PTX_JIT=1 forbids the JIT" : "");
 }
 
 /* Every AMD object with code runs on DEVICE. */
@@ -381,12 +448,19 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                 if (xpu_strv_push(&v->blocking, o->path) < 0)
                         return -ENOMEM;
         }
-        char where[256], has[256];
+        char where[256], has[256], mode[64] = "";
         target_words(t, where, sizeof where);
+        if (env->hsa_xnack >= 0 && xnack_switchable(device.processor))
+                snprintf(mode, sizeof mode, " with HSA_XNACK=%d from the environment", env->hsa_xnack);
         if (!first) {
+                const struct xpu_object *bad;
+                int r = find_unreadable(objects, n, AMD, v, &bad);
+                if (r < 0 || bad)
+                        return r < 0 ? r : judge_unreadable(bad, t, v);
                 v->level = XPU_CODE_NATIVE;
-                return with_code ? set_reason(v, "code objects for %s in each of the %zu object(s) with AMD device code",
-                                              where, with_code)
+                return with_code ? set_reason(v, "each of the %zu object(s) with AMD device code has a code object that "
+                                                 "runs on %s%s",
+                                              with_code, where, mode)
                                  : set_reason(v, "the image has no AMD device code to judge");
         }
         code_list(first, AMD, has, sizeof has);
@@ -421,7 +495,7 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                                   "supported by AMD)",
                                   object_name(first), where, has, processor, v->override_value);
         }
-        if (xnack_switchable(device.processor) && device.xnack != 1) {
+        if (xnack_switchable(device.processor) && device.xnack != 1 && env->hsa_xnack < 0) {
                 struct xpu_gfx_target d = device;
                 d.xnack = 1;
                 if (amd_all_run(objects, n, &d)) {
@@ -434,9 +508,9 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                 }
         }
         v->level = XPU_CODE_CANNOT_RUN;
-        return set_reason(v, "%s has no code object for %s (it has %s), and no HSA_OVERRIDE_GFX_VERSION or HSA_XNACK "
+        return set_reason(v, "%s has no code object for %s%s (it has %s), and no HSA_OVERRIDE_GFX_VERSION or HSA_XNACK "
                              "makes every object run",
-                          object_name(first), where, has);
+                          object_name(first), where, mode, has);
 }
 
 /* Directories of standalone kernel files of T's vendor with nothing that runs on T. */
@@ -486,10 +560,18 @@ int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_
                 mine = mine || (objects[i].vendors & t->vendor);
                 other = other || (objects[i].vendors & (t->vendor ^ (NV | AMD)));
         }
-        int r = !mine && other                ? judge_other_vendor(objects, n, t, v)
-                : t->vendor == NV             ? judge_nvidia(objects, n, t, env, v)
-                                              : judge_amd(objects, n, t, env, v);
-        if (r == 0)
+        int r;
+        if (!mine && other) {
+                r = judge_other_vendor(objects, n, t, v);
+        } else if (t->unknown) {
+                /* Only the vendor is known: nothing more can be said. */
+                v->not_judged = true;
+                r = set_reason(v, "the %s GPU's %s is not known, so the image's device code was not judged for it",
+                               vendor_word(t->vendor), t->vendor == NV ? "compute capability" : "gfx target");
+        } else {
+                r = t->vendor == NV ? judge_nvidia(objects, n, t, env, v) : judge_amd(objects, n, t, env, v);
+        }
+        if (r == 0 && !t->unknown)
                 r = judge_files(objects, n, t, env, v);
         if (r < 0)
                 xpu_code_verdict_clear(v);

@@ -11,8 +11,10 @@
  * for the GPU is reported apart); an image whose vendor-tied objects are all of the other vendor
  * cannot run; one without device code runs. For AMD an image short of native code gets one
  * process-wide HSA_OVERRIDE_GFX_VERSION of an image target in the GPU's generic family that every
- * object has, else HSA_XNACK=1 on a gfx90a when only XNACK differs, else cannot-run. A
- * libcudart.so.N needs a driver of CUDA N or later. */
+ * object has, else HSA_XNACK=1 on a gfx90a when only XNACK differs (and the user did not set
+ * HSA_XNACK), else cannot-run; a gfx90a whose mode is not stated runs with XNACK off, the runtime's
+ * default. A libcudart.so.N needs a driver of CUDA N or later. An object of the GPU's vendor whose
+ * device code could not be read (malformed, or compressed without libzstd) cannot be said to run. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,10 +30,12 @@ struct xpu_code_target {
         unsigned sm;                   /* NVIDIA: compute capability X.Y as X * 10 + Y */
         struct xpu_gfx_target gfx;     /* AMD */
         char gpus[160];                /* "8 × AMD Instinct MI300X" for this host's GPUs, else "" */
+        bool unknown;                  /* only the vendor is known (a compute capability NVML did not
+                                        * give): only "nothing for this vendor" can be judged */
 };
 
-/* Parse a --for value: "sm_XY" (compute capability X.Y; "sm_90a"/"sm_100f" name the same GPU) or
- * an AMD target ID ("gfx1031", "gfx90a:sramecc-:xnack-"). Returns 0, or -EINVAL. */
+/* Parse a --for value: "sm_XY" or "X.Y" (compute capability X.Y; "sm_90a"/"sm_100f" name the same
+ * GPU) or an AMD target ID ("gfx1031", "gfx90a:sramecc-:xnack-"). Returns 0, or -EINVAL. */
 int xpu_code_target_parse(const char *s, struct xpu_code_target *t);
 
 /* What the environment changes: the CUDA driver and ROCm read these, so the audit and the start
@@ -61,6 +65,7 @@ struct xpu_code_verdict {
         char **blocking;               /* paths of the objects that decide (strv), or NULL */
         char *reason;                  /* one sentence */
         char **file_issues;            /* "<dir>: <message>" for kernel-file directories (strv) */
+        bool not_judged;               /* the target is unknown: LEVEL says nothing */
 };
 
 /* Judge OBJECTS[0..N) for T. Returns 0 with *V filled, or -ENOMEM. */

@@ -252,6 +252,11 @@ int xpu_object_from_json(const cJSON *j, struct xpu_object *o, char *err, size_t
         }
         if (cJSON_IsNumber(cudart) && cudart->valuedouble >= 1 && cudart->valuedouble < 1000)
                 o->cudart_major = (unsigned)cudart->valuedouble;
+        const cJSON *malformed = cJSON_GetObjectItemCaseSensitive(j, "malformed");
+        if (cJSON_IsString(malformed) && !(o->malformed = strdup(malformed->valuestring))) {
+                r = -ENOMEM;
+                goto fail;
+        }
         o->stub = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "stub"));
         o->driver_copy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "driver_copy"));
         if ((r = get_strv(j, "needed", &o->needed, what, err, err_size)) < 0)

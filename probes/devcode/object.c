@@ -178,12 +178,28 @@ static int nv_container(const struct xpu_fatbin_container *c, void *userdata) {
         return 0;
 }
 
+/* A target ID as LLVM writes them: a known processor form (gfx<major><minor><stepping> or a
+ * generic processor) and only the features it defines. */
+static bool target_id_valid(const char *id) {
+        struct xpu_gfx_target t;
+        char v[16];
+        if (xpu_gfx_target_parse(id, &t) < 0)
+                return false;
+        return xpu_gfx_override_version(t.processor, v, sizeof v) == 0 ||
+               (xpu_startswith(t.processor, "gfx") && strlen(t.processor) > 11 &&
+                strcmp(t.processor + strlen(t.processor) - 8, "-generic") == 0);
+}
+
 /* A bundle's device entries give the targets ("hip"/"hipv4"/"hipv5" kinds on an amdgcn triple). */
 static int amd_entries(struct scan *s, const struct xpu_bundle *b) {
         for (size_t i = 0; i < b->n_entries; i++) {
                 const struct xpu_bundle_entry *e = &b->entries[i];
                 if (!xpu_startswith(e->kind, "hip") || !xpu_startswith(e->triple, "amdgcn") || !e->target[0])
                         continue;
+                if (!target_id_valid(e->target)) {
+                        set_malformed(s->o, "%s: an offload bundle entry has an invalid target ID", s->section);
+                        continue;
+                }
                 int r = add_unique(&s->o->amd_gfx, e->target);
                 if (r < 0)
                         return r;
@@ -193,7 +209,10 @@ static int amd_entries(struct scan *s, const struct xpu_bundle *b) {
 
 /* The plain bundle inside a CCOB. */
 static int amd_inner(const struct xpu_bundle *b, void *userdata) {
-        return amd_entries(userdata, b);
+        struct scan *s = userdata;
+        if (b->malformed)
+                set_malformed(s->o, "%s: the bundle inside a CCOB is malformed: %s", s->section, b->reason);
+        return amd_entries(s, b);
 }
 
 static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
@@ -395,6 +414,8 @@ static int read_code_object(int fd, const struct xpu_elf *e, struct xpu_object *
                 char id[64];
                 memcpy(id, t, tl);
                 id[tl] = '\0';
+                if (!target_id_valid(id))
+                        break;
                 return add_unique(&o->amd_gfx, id);
         }
         set_malformed(o, "the code object has no target ID in its notes (amdhsa.target; code object v2 is not read)");
@@ -406,6 +427,8 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
         const char *why = NULL;
         int r = xpu_elf_read(fd, &e, &why);
         o->kind = XPU_OBJECT_ELF;
+        if (r == -EPROTONOSUPPORT)
+                return -ENOEXEC; /* 32-bit or big-endian: no 64-bit GPU runtime loads it */
         if (r == -EBADMSG || r == -ENOEXEC) { /* the magic is there: an ELF object, damaged */
                 set_malformed(o, "not a readable ELF64 little-endian object: %s",
                               r == -ENOEXEC ? "shorter than an ELF header" : why ? why : "bad headers");
@@ -441,9 +464,12 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
                 if (major > o->cudart_major)
                         o->cudart_major = major;
         }
-        bool nv = (o->vendors & XPU_CODE_VENDOR_NVIDIA) || xpu_elf_find(&e, ".nv_fatbin") ||
-                  xpu_elf_find(&e, "__nv_relfatbin") || xpu_elf_find(&e, ".nvFatBinSegment");
-        bool amd = (o->vendors & XPU_CODE_VENDOR_AMD) || xpu_elf_find(&e, ".hip_fatbin");
+        /* A device-code section ties the object to its vendor even when its code cannot be read. */
+        if (xpu_elf_find(&e, ".nv_fatbin") || xpu_elf_find(&e, "__nv_relfatbin") || xpu_elf_find(&e, ".nvFatBinSegment"))
+                o->vendors |= XPU_CODE_VENDOR_NVIDIA;
+        if (xpu_elf_find(&e, ".hip_fatbin"))
+                o->vendors |= XPU_CODE_VENDOR_AMD;
+        bool nv = o->vendors & XPU_CODE_VENDOR_NVIDIA, amd = o->vendors & XPU_CODE_VENDOR_AMD;
         const struct xpu_elf_section *text = xpu_elf_find(&e, ".text");
         for (size_t i = 0; i < e.n_sections && r >= 0; i++) {
                 const struct xpu_elf_section *s = &e.sections[i];

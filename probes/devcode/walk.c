@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
 
 /* statfs(2) f_type of filesystems that hold no image files (linux/magic.h). */
@@ -99,9 +101,13 @@ struct walk {
 };
 
 static void count_error(struct walk *w, const char *what) {
+        int e = errno;
         w->stats->errors++;
-        if (!w->stats->first_error)
+        if (!w->stats->first_error) {
                 w->stats->first_error = what;
+                w->stats->first_error_errno = e;
+                xpu_strlcpy(w->stats->first_error_path, w->path, sizeof w->stats->first_error_path);
+        }
 }
 
 static bool past_deadline(const struct walk *w) {
@@ -147,8 +153,7 @@ static int visit(struct walk *w, int dfd, const struct stat *dst, const char *na
                 count_error(w, "an entry that could not be stat'ed");
         } else if (S_ISDIR(st.st_mode)) {
                 if (depth + 1 > w->limits->max_depth || depth + 1 >= ELEMENTSOF(w->path_dirs)) {
-                        if (!w->stats->stopped_by)
-                                w->stats->stopped_by = "depth limit";
+                        w->stats->skipped_deep++; /* the rest of the walk goes on */
                 } else {
                         r = walk_dir(w, fd, &st, len, depth + 1);
                         fd = -1; /* walk_dir owns it */
@@ -224,7 +229,7 @@ static int walk_dir(struct walk *w, int dfd, const struct stat *dst, size_t path
                         w->stats->stopped_by = "time limit";
                         break;
                 }
-                if (w->stats->stopped_by && strcmp(w->stats->stopped_by, "depth limit") != 0)
+                if (w->stats->stopped_by)
                         break;
                 r = visit(w, dirfd(d), dst, de->d_name, de->d_type, path_len, depth);
                 if (r < 0)

@@ -5,7 +5,8 @@
  * I/O), skips pseudo filesystems (proc, sysfs, cgroup, debugfs, ... by statfs(2) f_type, checked
  * where the walk crosses into another st_dev), refuses directory cycles (a bind mount of an
  * ancestor: the same st_dev/st_ino already on the path), and visits a hard-linked file once. It
- * stops at a number of files, a depth and a deadline, and says which. Silent. */
+ * stops at a number of files and a deadline, and says which; directories below the depth limit
+ * are counted and left out. Silent. */
 #pragma once
 
 #include <stdbool.h>
@@ -14,11 +15,11 @@
 
 struct xpu_walk_limits {
         uint64_t max_files;     /* regular files handed to the callback */
-        unsigned max_depth;     /* directories below the root */
+        unsigned max_depth;     /* directories below the root (at most 255) */
         uint64_t max_ns;        /* CLOCK_MONOTONIC nanoseconds from the start */
 };
 
-#define XPU_WALK_LIMITS_DEFAULT ((struct xpu_walk_limits){ 1000000, 64, 600ull * 1000000000ull })
+#define XPU_WALK_LIMITS_DEFAULT ((struct xpu_walk_limits){ 1000000, 200, 600ull * 1000000000ull })
 
 struct xpu_walk_stats {
         uint64_t files;           /* handed to the callback */
@@ -29,7 +30,10 @@ struct xpu_walk_stats {
         uint64_t cycles;          /* directories already on the path */
         uint64_t errors;          /* entries that could not be opened or stat'ed */
         const char *first_error;  /* static text naming the first one's kind, or NULL */
-        const char *stopped_by;   /* "file limit", "depth limit", "time limit", or NULL when whole */
+        int first_error_errno;    /* its errno */
+        char first_error_path[512]; /* its path, relative to the root (cut when longer) */
+        uint64_t skipped_deep;    /* directories below the depth limit, not read (the walk goes on) */
+        const char *stopped_by;   /* "file limit", "time limit": the walk stopped there; NULL when whole */
 };
 
 /* Called with an fd open on a regular file (O_RDONLY, closed after the call), its path relative

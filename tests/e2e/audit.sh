@@ -166,14 +166,30 @@ is "$(sed -n 's/^ *- "\(.*\)"$/\1/p' "$t/cuda.yaml" | tr '\n' ' ')" \
         "--k8s-affinity: sm_80 SASS and compute_90 PTX admit 8.x natively and 9.0 and later by JIT"
 
 # ---- usage errors -----------------------------------------------------------------------------------
-for args in "--for sm_9x /" "--for gfx11-generic /" "--fail-on worse /" "--cuda-driver 13 /" "/ /tmp" \
-        "--for"; do
+for args in "--for sm_9x /" "--for gfx11-generic /" "--fail-on worse /" "--cuda-driver 13.x /" "/ /tmp" \
+        "--for" "--k8s-affinity --json /" "--k8s-affinity --for sm_90 /"; do
         # shellcheck disable=SC2086 # one argument per word
         timeout 60 "$x" audit $args >/dev/null 2>"$t/usage.err"
         is "$?" 2 "usage error: audit $args"
 done
 timeout 60 "$x" probe --for sm_90 >/dev/null 2>&1
 is "$?" 2 "usage error: --for outside audit"
+timeout 60 "$x" --sys-root "$t/devroot" audit --fail-on cannot-run "$t/mixed" >/dev/null 2>"$t/vacuous.err"
+is "$?" 2 "--fail-on with no GPU to judge is a usage error, not a pass"
+like "$t/vacuous.err" 'no GPU to judge.*--for' "the error says to name the GPUs with --for"
+
+# nvidia-smi's spellings are taken: --for 9.0, --cuda-driver 13.
+audit_json "$t/spell.json" --for 8.0 --cuda-driver 13 "$t/mixed"
+is "$(jq -r '.targets[0].target + " " + .targets[0].verdict' "$t/spell.json")" "sm_80 native" "--for 8.0 is sm_80"
+
+# One file is a root of one object.
+audit_json "$t/one.json" --for sm_80 "$dc/nvidia/libkernel.so"
+is "$(jq -r '[(.objects | length), .objects[0].path, .targets[0].verdict] | map(tostring) | join(" ")' "$t/one.json")" \
+        "1 libkernel.so native" "a single library is audited as it is"
+
+# --fail-on says which target failed.
+timeout 60 "$x" audit --for sm_75 --fail-on cannot-run "$t/mixed" >/dev/null 2>"$t/failon.err"
+like "$t/failon.err" 'audit: --fail-on cannot-run: sm_75 is cannot-run' "--fail-on names the failing target"
 timeout 60 "$x" audit "$t/does-not-exist" >/dev/null 2>"$t/missing.err"
 is "$?" 2 "a missing root is a usage error"
 like "$t/missing.err" 'cannot open the root directory .*does-not-exist' "the error names the root"
@@ -189,11 +205,17 @@ truncate -s 4G "$h/usr/lib/libhuge.so"
 head -c 300 "$dc/nvidia/libkernel.so" >"$h/usr/lib/libcut.so"
 head -c 20000 "$dc/amd/libhip.so" >"$h/usr/lib/libcuthip.so"
 printf '\177ELF garbage' >"$h/usr/lib/libgarbage.so"
+# A name that would forge report lines, and a 32-bit object (no 64-bit GPU runtime loads it).
+cp "$dc/nvidia/libkernel.so" "$h/usr/lib/$(printf 'libk.so\n  sm_80 native forged\033[31m')"
+printf '\177ELF\001\001\001\000\000\000\000\000\000\000\000\000' >"$h/usr/lib/lib32.so"
 audit_json "$t/hostile.json" --for sm_80 "$h"
 is "$AUDIT_RC" 0 "hostile: audit finishes (loops, links out, a FIFO, a 4 GiB sparse file)"
-is "$(jq -r '[.objects[].path] | join(" ")' "$t/hostile.json")" \
+is "$(jq -r '[.objects[].path | select(startswith("usr/lib/libk.so\n") | not)] | join(" ")' "$t/hostile.json")" \
         "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so usr/lib/libkernel.so" \
-        "hostile: nothing outside the root, the FIFO and the sparse file are not objects"
+        "hostile: nothing outside the root; the FIFO, the sparse file and the 32-bit object are not objects"
+timeout 60 "$x" audit --for sm_80 "$h" >"$t/hostile.txt" 2>&1
+unlike "$t/hostile.txt" '^  sm_80 native forged' "hostile: a file name cannot forge a report line"
+unlike "$t/hostile.txt" "$(printf '\033')" "hostile: no escape sequence reaches the terminal"
 is "$(jq -r '[.issues[] | select(.kind == "malformed-object") | .path] | join(" ")' "$t/hostile.json")" \
         "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so" "hostile: each damaged ELF is a malformed-object issue"
 is "$(jq -r '.summary.walk | [.links, .special] | map(tostring) | join(" ")' "$t/hostile.json")" "3 1" \

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct xpu_elf e;
         const char *err = NULL;
         int r = xpu_elf_read(fd, &e, &err);
-        if (r == -EBADMSG && !err)
+        if ((r == -EBADMSG || r == -EPROTONOSUPPORT) && !err)
                 abort();
         if (r == 0) {
                 for (size_t i = 0; i < e.n_sections; i++) {

@@ -270,7 +270,8 @@ START_TEST(test_walk_hostile) {
         s.paths = xpu_strv_free(s.paths);
         lim.max_depth = 2;
         ck_assert_int_eq(xpu_walk(rfd, &lim, note_file, &s, &st), 0);
-        ck_assert_str_eq(st.stopped_by, "depth limit");
+        ck_assert_ptr_null(st.stopped_by); /* the rest is read */
+        ck_assert_uint_eq(st.skipped_deep, 1);
         ck_assert(!has(s.paths, "a/b/c/d/e/deep.so") && has(s.paths, "usr/lib/libhuge.so"));
         s.paths = xpu_strv_free(s.paths);
         lim = XPU_WALK_LIMITS_DEFAULT;
@@ -332,7 +333,7 @@ START_TEST(test_judge_nvidia) {
         struct xpu_code_env env = { .hsa_xnack = -1 };
         struct xpu_object o[2];
         o[0] = from_json(NV_LIB("lib/libk.so", "\"sm_80\",\"sm_90\"", "\"compute_90\"", "\"compute_90\":\"9.0\""));
-        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "SASS for sm_90", NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "SASS that runs on sm_90", NULL), XPU_CODE_NATIVE);
         ck_assert_int_eq(judge(o, 1, "sm_86", &env, NULL, NULL), XPU_CODE_NATIVE); /* sm_80 runs on 8.6 */
         ck_assert_int_eq(judge(o, 1, "sm_120", &env, "JIT-compiles", NULL), XPU_CODE_PTX_JIT);
         ck_assert_int_eq(judge(o, 1, "sm_75", &env, "no SASS for sm_75", NULL), XPU_CODE_CANNOT_RUN);
@@ -451,6 +452,24 @@ START_TEST(test_judge_amd) {
         ck_assert_int_eq(judge(o, 1, "gfx90a:sramecc-", &env, NULL, NULL), XPU_CODE_CANNOT_RUN);
         xpu_object_clear(&o[0]);
 
+        /* XNACK not stated: the runtime's default, off. A user's HSA_XNACK=0 is not overridden. */
+        o[0] = from_json(AMD_LIB("lib/libxp.so", "\"gfx90a:xnack+\""));
+        ck_assert_int_eq(judge(o, 1, "gfx90a", &env, "HSA_XNACK=1", NULL), XPU_CODE_OVERRIDE);
+        env.hsa_xnack = 0;
+        ck_assert_int_eq(judge(o, 1, "gfx90a", &env, "with HSA_XNACK=0 from the environment", NULL), XPU_CODE_CANNOT_RUN);
+        env.hsa_xnack = -1;
+        o[1] = from_json(AMD_LIB("lib/libxm.so", "\"gfx90a:xnack-\""));
+        ck_assert_int_eq(judge(o, 2, "gfx90a", &env, NULL, NULL), XPU_CODE_CANNOT_RUN); /* no mode suits both */
+        xpu_object_clear(&o[1]);
+        xpu_object_clear(&o[0]);
+
+        /* Device code that could not be read never passes. */
+        o[0] = from_json("{\"path\":\"lib/libz.so\",\"kind\":\"elf\",\"vendor\":\"amd\",\"malformed\":\"libzstd.so.1 "
+                         "cannot be loaded\"}");
+        ck_assert_int_eq(judge(o, 1, "gfx90a", &env, "could not be read (libzstd.so.1 cannot be loaded)", NULL),
+                         XPU_CODE_CANNOT_RUN);
+        xpu_object_clear(&o[0]);
+
         /* ROCm only, on an NVIDIA GPU. */
         o[0] = from_json("{\"path\":\"opt/rocm/lib/librocblas.so.4\",\"soname\":\"librocblas.so.4\",\"kind\":\"elf\","
                          "\"vendor\":\"amd\",\"library\":\"librocblas\",\"amd\":{\"gfx\":[\"gfx90a\"]}}");
@@ -478,6 +497,34 @@ START_TEST(test_judge_files) {
         xpu_code_verdict_clear(&v);
         for (size_t i = 0; i < 3; i++)
                 xpu_object_clear(&o[i]);
+}
+END_TEST
+
+/* A GPU whose architecture is not known: only "nothing for its vendor" can be said. */
+START_TEST(test_judge_unknown_target) {
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        struct xpu_object o = from_json(AMD_LIB("lib/libhip.so", "\"gfx90a\""));
+        struct xpu_code_target t = { .vendor = XPU_CODE_VENDOR_NVIDIA, .unknown = true };
+        snprintf(t.name, sizeof t.name, "nvidia");
+        struct xpu_code_verdict v;
+        ck_assert_int_eq(xpu_code_judge(&o, 1, &t, &env, &v), 0);
+        ck_assert_int_eq(v.level, XPU_CODE_CANNOT_RUN);
+        ck_assert_ptr_nonnull(strstr(v.reason, "nothing for NVIDIA"));
+        xpu_code_verdict_clear(&v);
+        xpu_object_clear(&o);
+        o = from_json(NV_LIB("lib/libk.so", "\"sm_80\"", "", ""));
+        ck_assert_int_eq(xpu_code_judge(&o, 1, &t, &env, &v), 0);
+        ck_assert(v.not_judged);
+        ck_assert_int_eq(v.level, XPU_CODE_NATIVE);
+        ck_assert_ptr_nonnull(strstr(v.reason, "compute capability is not known"));
+        xpu_code_verdict_clear(&v);
+        xpu_object_clear(&o);
+
+        /* 32-bit objects are no GPU runtime's: not objects of the audit. */
+        unsigned char elf32[64] = { 0x7f, 'E', 'L', 'F', 1, 1, 1 };
+        int fd = xpu_test_memfd(elf32, sizeof elf32);
+        ck_assert_int_eq(xpu_object_read(fd, "lib32/libx.so", sizeof elf32, &o), -ENOEXEC);
+        close(fd);
 }
 END_TEST
 
@@ -592,6 +639,7 @@ static Suite *audit_suite(void) {
         tcase_add_test(tc, test_judge_nvidia);
         tcase_add_test(tc, test_judge_amd);
         tcase_add_test(tc, test_judge_files);
+        tcase_add_test(tc, test_judge_unknown_target);
         tcase_add_test(tc, test_targets_and_env);
         tcase_add_test(tc, test_index_roundtrip);
         suite_add_tcase(s, tc);
