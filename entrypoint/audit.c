@@ -166,6 +166,20 @@ static int write_index(const struct xpu_audit *a, const char *path) {
                 log_error("audit: --write-index %s: %s", path, strerror(ENOMEM));
                 return -ENOMEM;
         }
+        /* What a start reads back must parse: an index it refuses would stop every start. */
+        struct xpu_object *back = NULL;
+        size_t n_back = 0;
+        char why[512];
+        int q = xpu_index_parse(text, strlen(text), &back, &n_back, why, sizeof why);
+        for (size_t i = 0; i < n_back; i++)
+                xpu_object_clear(&back[i]);
+        free(back);
+        if (q < 0) {
+                free(text);
+                log_error("audit: --write-index %s: the index would not read back (%s); nothing written",
+                          path, q == -ENOMEM ? strerror(ENOMEM) : why);
+                return q;
+        }
         char dir[PATH_MAX], tmp[PATH_MAX + 16];
         const char *slash = strrchr(path, '/');
         int r = 0;
@@ -184,7 +198,10 @@ static int write_index(const struct xpu_audit *a, const char *path) {
                 }
         if (dir[0])
                 (void)mkdir(dir, 0755);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        /* A file of that name already there (left over, or put there) is replaced, never written
+         * through: O_EXCL after unlinking it. */
+        (void)unlink(tmp);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0 || xpu_write_full(fd, text, strlen(text)) < 0 || xpu_write_full(fd, "\n", 1) < 0 || fsync(fd) < 0)
                 r = negative_errno();
         if (fd >= 0 && close(fd) < 0 && r == 0)
@@ -220,7 +237,7 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
         clock_gettime(CLOCK_MONOTONIC, &start);
         struct xpu_audit a = { .root = o->audit_root, .targets = t, .n_targets = n };
         char err[256];
-        if (xpu_code_env_from(env, &a.env, err, sizeof err) < 0) {
+        if (xpu_code_env_from(env, true, &a.env, err, sizeof err) < 0) {
                 log_error("audit: %s", err);
                 return XPU_EXIT_USAGE;
         }
@@ -296,6 +313,13 @@ judge:
         }
         clock_gettime(CLOCK_MONOTONIC, &end);
         a.elapsed_seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+        if (o->write_index && (a.walk.stopped_by || a.walk.skipped_deep || a.walk.errors || a.read_errors)) {
+                log_error("audit: --write-index %s: the audit of %s is incomplete (see above); an index of part of the "
+                          "image would pass a start it cannot judge, so none is written",
+                          o->write_index, o->audit_root);
+                status = XPU_EXIT_SETUP;
+                goto out;
+        }
         if (o->write_index) {
                 if (write_index(&a, o->write_index) < 0) {
                         status = XPU_EXIT_SETUP;
@@ -305,6 +329,7 @@ judge:
                 for (size_t i = 0; i < a.n_objects; i++)
                         a.index_objects += a.objects[i].vendors != 0;
         }
+        errno = 0; /* a failed write through stdio leaves its errno (EBADF, ENOSPC) */
         r = o->k8s_affinity ? xpu_audit_render_k8s_affinity(&a, out)
             : o->json       ? xpu_audit_render_json(&a, out)
                             : xpu_audit_render_text(&a, out);
@@ -312,8 +337,8 @@ judge:
                 status = 1;
                 goto out;
         }
-        if (r < 0 || fflush(out) != 0) {
-                log_error("audit: cannot write the report: %s", strerror(r < 0 ? -r : errno));
+        if (fflush(out) != 0 || r < 0) {
+                log_error("audit: cannot write the report: %s", strerror(errno ? errno : r < 0 ? -r : EIO));
                 status = XPU_EXIT_SETUP;
                 goto out;
         }
@@ -326,6 +351,13 @@ judge:
                         log_error("audit: --fail-on %s: %s could not be judged", xpu_code_level_name((enum xpu_code_level)o->fail_on),
                                   t[i].name);
                         status = 1;
+                }
+        for (size_t i = 0; i < a.n_issues && o->fail_on >= 0; i++)
+                if (strcmp(a.issues[i].kind, "malformed-object") == 0) {
+                        log_error("audit: --fail-on %s: %s could not be read whole, so its code is not known",
+                                  xpu_code_level_name((enum xpu_code_level)o->fail_on), a.issues[i].path);
+                        status = 1;
+                        break;
                 }
         if (o->fail_on >= 0 && (a.walk.stopped_by || a.walk.skipped_deep || a.walk.errors || a.read_errors)) {
                 log_error("audit: --fail-on %s: the audit of %s is incomplete (see above), so it cannot pass",

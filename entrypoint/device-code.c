@@ -133,11 +133,10 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
         memset(r, 0, sizeof *r);
         char err[256];
         struct xpu_code_env e;
-        if (xpu_code_env_from(env, &e, err, sizeof err) < 0) {
-                r->level = XPU_CODE_CANNOT_RUN;
-                r->refuse = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
-                return asprintf(&r->message, "device code cannot be judged: %s", err) < 0 ? -ENOMEM : 0;
-        }
+        /* A value the runtime does not read as set is taken as unset, with a warning: a variable for
+         * another vendor's GPU must not stop this start. */
+        if (xpu_code_env_from(env, false, &e, err, sizeof err) > 0)
+                log_warning("device code: %s; judged as if it were unset", err);
         e.cuda_driver = cuda_driver;
         struct xpu_code_verdict worst = { .level = XPU_CODE_NATIVE };
         const struct xpu_code_target *worst_t = NULL;
@@ -154,6 +153,36 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
                         worst_t = &t[i];
                 } else {
                         xpu_code_verdict_clear(&v);
+                }
+        }
+        /* The override is process-wide: on a node with GPUs of several kinds it must not stop the
+         * others. */
+        if (worst.level == XPU_CODE_OVERRIDE && !worst.override_from_env && n > 1) {
+                struct xpu_code_env with = e;
+                if (strcmp(worst.override_name, "HSA_XNACK") == 0)
+                        with.hsa_xnack = 1;
+                else
+                        xpu_strlcpy(with.hsa_override, worst.override_value, sizeof with.hsa_override);
+                for (size_t i = 0; i < n; i++) {
+                        struct xpu_code_verdict v;
+                        if (xpu_code_judge(objects, n_objects, &t[i], &with, &v) < 0) {
+                                xpu_code_verdict_clear(&worst);
+                                return -ENOMEM;
+                        }
+                        bool stops = v.level == XPU_CODE_CANNOT_RUN;
+                        if (stops) {
+                                char *m = NULL;
+                                if (asprintf(&m, "%s needs %s=%s, which this process-wide setting would give %s too: %s",
+                                             worst_t->name, worst.override_name, worst.override_value, t[i].name,
+                                             v.reason ? v.reason : "") < 0)
+                                        m = NULL;
+                                xpu_code_verdict_clear(&worst);
+                                worst = (struct xpu_code_verdict){ .level = XPU_CODE_CANNOT_RUN, .reason = m };
+                                worst_t = &t[i];
+                        }
+                        xpu_code_verdict_clear(&v);
+                        if (stops)
+                                break;
                 }
         }
         r->level = worst.level;
@@ -248,7 +277,13 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
                         log_error("%s (or set XPUINIT_DEVICE_CODE=off to start without the check)", err);
                         return -EINVAL;
                 }
-                log_warning("%s", err);
+                if (show) { /* plan: what a start would do */
+                        free(p->device_code);
+                        if (asprintf(&p->device_code, "%s%s", strict ? "a start exits 125: " : "", err) < 0)
+                                p->device_code = NULL;
+                } else {
+                        log_warning("%s", err);
+                }
                 return 0;
         }
         int status = 0;

@@ -163,6 +163,7 @@ int xpu_bundle_scan(const uint8_t *buf, size_t len, xpu_bundle_cb cb, void *user
          * the CCOB magic is searched only up to the next plain bundle, so the code inside plain
          * bundles, skipped as a whole, is never read. */
         bool plain_gone = false;
+        uint64_t walked = 0; /* table entries read in this scan: bounded, whatever the buffer holds */
         size_t ccob_to = 0; /* [.., CCOB_TO) was searched for the CCOB magic without a hit past CCOB */
 
         while (pos + 4 <= len) {
@@ -195,6 +196,11 @@ int xpu_bundle_scan(const uint8_t *buf, size_t len, xpu_bundle_cb cb, void *user
                         continue;
                 }
                 b.entries = entries;
+                walked += b.n_entries + 1;
+                if (walked > XPU_BUNDLE_SCAN_ENTRIES_MAX) {
+                        r = -E2BIG;
+                        break;
+                }
                 found++;
                 r = cb(&b, userdata);
                 if (r < 0)

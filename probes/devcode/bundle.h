@@ -25,6 +25,9 @@
  * target plus the host's, IDs of under 100 bytes). */
 #define XPU_BUNDLE_ENTRIES_MAX 4096u
 #define XPU_BUNDLE_ID_MAX      1024u
+/* Table entries one scan reads in all: past this the buffer is crafted (false bundles, each read
+ * again) and the scan stops. */
+#define XPU_BUNDLE_SCAN_ENTRIES_MAX (1u << 22)
 
 struct xpu_bundle_entry {
         uint64_t offset;      /* of the entry's code, from the start of the buffer */
@@ -66,8 +69,9 @@ typedef int (*xpu_bundle_cb)(const struct xpu_bundle *b, void *userdata);
 /* Find and read every plain and compressed bundle in BUF[0..LEN). Both magics are searched at
  * every byte offset; a valid bundle is skipped as a whole (up to the end of its last entry, or
  * for a CCOB of version 2 and 3 its stated total size), a malformed one at its next byte.
- * Returns the number of bundles reported (valid and malformed), -ENOMEM, or the callback's
- * negative value. */
+ * Returns the number of bundles reported (valid and malformed), -ENOMEM, -E2BIG when more than
+ * XPU_BUNDLE_SCAN_ENTRIES_MAX table entries would be read (the bundles reported so far stand),
+ * or the callback's negative value. */
 int xpu_bundle_scan(const uint8_t *buf, size_t len, xpu_bundle_cb cb, void *userdata);
 
 /* Split an entry ID into its kind, triple and target ID (buffers of the sizes in struct

@@ -41,6 +41,17 @@ bool xpu_ptx_jits_on(unsigned sm_code, enum xpu_sm_variant variant, unsigned sm_
         }
 }
 
+/* The newest PTX ISA of the table below and the CUDA version that brought it. */
+#define PTX_ISA_NEWEST_MAJOR 9
+#define PTX_ISA_NEWEST_MINOR 1
+#define PTX_ISA_NEWEST_CUDA 13010
+
+int xpu_ptx_isa_newer_cuda(unsigned major, unsigned minor) {
+        if (major > PTX_ISA_NEWEST_MAJOR || (major == PTX_ISA_NEWEST_MAJOR && minor > PTX_ISA_NEWEST_MINOR))
+                return PTX_ISA_NEWEST_CUDA + 10;
+        return 0;
+}
+
 int xpu_ptx_isa_cuda(unsigned major, unsigned minor) {
         /* PTX ISA -> first CUDA release (NVIDIA's PTX ISA release history). From ISA 6.0 on:
          * older code cannot be built by any CUDA that runs on a supported GPU today. */

@@ -39,6 +39,11 @@ bool xpu_ptx_jits_on(unsigned sm_code, enum xpu_sm_variant variant, unsigned sm_
  * not know (newer than this build: the caller cannot tell, and must say so). */
 int xpu_ptx_isa_cuda(unsigned major, unsigned minor);
 
+/* For a PTX ISA newer than any xpu_ptx_isa_cuda() knows: a CUDA version its driver needs at least
+ * (one minor release past the newest known, 13.2 while the newest is ISA 9.1 of CUDA 13.1);
+ * 0 for a known or older ISA. */
+int xpu_ptx_isa_newer_cuda(unsigned major, unsigned minor);
+
 /* ---- AMD ---- */
 
 /* A target ID: a processor with its target features. A feature is -1 when not stated (code for

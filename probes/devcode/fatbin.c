@@ -100,6 +100,7 @@ int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *user
         size_t cap = 0;
         int found = 0, r = 0;
         size_t pos = 0;
+        uint64_t walked = 0; /* entry headers read in this scan: bounded, whatever the buffer holds */
 
         while (pos + CONTAINER_HEADER <= len) {
                 const uint8_t *m = memmem(buf + pos, len - pos, magic, sizeof magic);
@@ -122,6 +123,10 @@ int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *user
                 uint64_t left = fat > avail ? avail : fat, at = off + CONTAINER_HEADER;
                 size_t n = 0;
                 while (left > 0) {
+                        if (++walked > XPU_FATBIN_SCAN_ENTRIES_MAX) {
+                                free(entries);
+                                return -E2BIG;
+                        }
                         if (n == XPU_FATBIN_ENTRIES_MAX) {
                                 c.malformed = true;
                                 c.reason = "the container has more entries than this reader accepts (4096)";

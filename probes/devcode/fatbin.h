@@ -47,6 +47,9 @@ enum xpu_fatbin_compression {
  * container with more entries stops being read (real containers hold one per architecture). */
 #define XPU_FATBIN_ENTRY_HEADER_MAX 4096u
 #define XPU_FATBIN_ENTRIES_MAX      4096u
+/* Entry headers one scan reads in all (cuFFT 12's .ldata: about 240,000): past this the buffer is
+ * crafted (overlapping false containers, each walked again) and the scan stops. */
+#define XPU_FATBIN_SCAN_ENTRIES_MAX (1u << 22)
 
 /* A stored cubin larger than this is taken to hold kernels without opening it: device-link stubs
  * are about 2 KiB (cuFFTW 12's: 1,904 bytes), and opening every large cubin's section table would
@@ -91,8 +94,9 @@ typedef int (*xpu_fatbin_cb)(const struct xpu_fatbin_container *c, void *userdat
  * the end of the buffer, or an entry whose sizes do not fit, is reported as a malformed container
  * and the search goes on at the next byte. A valid container is skipped as a whole.
  *
- * Returns the number of containers reported (valid and malformed), -ENOMEM, or the callback's
- * negative value. */
+ * Returns the number of containers reported (valid and malformed), -ENOMEM, -E2BIG when more
+ * than XPU_FATBIN_SCAN_ENTRIES_MAX entry headers would be read (the containers reported so far
+ * stand), or the callback's negative value. */
 int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *userdata);
 
 /* True when the stored cubin CUBIN[0..LEN) is an ELF64 object with at least one section whose

@@ -13,6 +13,21 @@
 #include "base/macro.h"
 #include "base/strv.h"
 
+/* Append S to the NULL-terminated *V of *N strings, growing it by doubling (lists of thousands of
+ * blocking objects would otherwise be counted again on every push). Returns 0 or -ENOMEM. */
+static int push(char ***v, size_t *n, const char *s) {
+        if ((*n & (*n + 1)) == 0 || !*v) { /* 0, 1, 3, 7, ...: full at the next power of two */
+                char **nv = realloc(*v, (2 * *n + 2) * sizeof *nv);
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+        }
+        if (!((*v)[*n] = strdup(s)))
+                return -ENOMEM;
+        (*v)[++*n] = NULL;
+        return 0;
+}
+
 #define NV XPU_CODE_VENDOR_NVIDIA
 #define AMD XPU_CODE_VENDOR_AMD
 
@@ -53,8 +68,9 @@ int xpu_code_target_parse(const char *s, struct xpu_code_target *t) {
         return 0;
 }
 
-int xpu_code_env_from(char *const *env, struct xpu_code_env *e, char *err, size_t err_size) {
+int xpu_code_env_from(char *const *env, bool strict, struct xpu_code_env *e, char *err, size_t err_size) {
         *e = (struct xpu_code_env){ .hsa_xnack = -1 };
+        int bad = 0;
         const struct {
                 const char *name;
                 bool *flag;
@@ -65,31 +81,40 @@ int xpu_code_env_from(char *const *env, struct xpu_code_env *e, char *err, size_
                         continue;
                 int b = strcmp(v, "1") == 0 ? 1 : strcmp(v, "0") == 0 ? 0 : -1;
                 if (b < 0) {
-                        xpu_format_error(err, err_size, "%s=%s: the CUDA driver reads 1 (on) or 0; set one of them",
-                                         flags[i].name, v);
-                        return -EINVAL;
+                        if (!bad++)
+                                xpu_format_error(err, err_size, "%s=%s: the CUDA driver reads 1 (on) or 0; set one of them",
+                                                 flags[i].name, v);
+                        continue;
                 }
                 *flags[i].flag = b;
         }
         const char *v = xpu_env_get(env, "HSA_XNACK");
         if (v && *v) {
                 if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0) {
-                        xpu_format_error(err, err_size, "HSA_XNACK=%s: ROCm reads 1 (XNACK on) or 0; set one of them", v);
-                        return -EINVAL;
+                        if (!bad++)
+                                xpu_format_error(err, err_size, "HSA_XNACK=%s: ROCm reads 1 (XNACK on) or 0; set one of them",
+                                                 v);
+                } else {
+                        e->hsa_xnack = v[0] == '1';
                 }
-                e->hsa_xnack = v[0] == '1';
         }
         v = xpu_env_get(env, "HSA_OVERRIDE_GFX_VERSION");
         if (v && *v) {
                 char p[32];
                 if (strlen(v) >= sizeof e->hsa_override || xpu_gfx_processor_of_version(v, p, sizeof p) < 0) {
-                        xpu_format_error(err, err_size,
-                                         "HSA_OVERRIDE_GFX_VERSION=%s is not a gfx version such as 10.3.0 or 9.0.10", v);
-                        return -EINVAL;
+                        if (!bad++)
+                                xpu_format_error(err, err_size,
+                                                 "HSA_OVERRIDE_GFX_VERSION=%s is not a gfx version such as 10.3.0 or 9.0.10",
+                                                 v);
+                } else {
+                        memcpy(e->hsa_override, v, strlen(v) + 1);
                 }
-                memcpy(e->hsa_override, v, strlen(v) + 1);
         }
-        return 0;
+        if (bad && strict) {
+                *e = (struct xpu_code_env){ .hsa_xnack = -1 };
+                return -EINVAL;
+        }
+        return bad ? 1 : 0;
 }
 
 void xpu_code_verdict_clear(struct xpu_code_verdict *v) {
@@ -123,9 +148,13 @@ static enum xpu_code_level nv_level(const struct xpu_object *o, unsigned sm, con
                         continue;
                 int cuda = xpu_ptx_isa_cuda(c->ptx_major, c->ptx_minor);
                 if (cuda < 0) {
-                        if (why)
+                        /* Newer than this build knows: it needs at least a driver newer than the
+                         * newest known; older than the table: every driver takes it. */
+                        cuda = xpu_ptx_isa_newer_cuda(c->ptx_major, c->ptx_minor);
+                        if (why && cuda)
                                 why->isa_unknown = true;
-                } else if (env->cuda_driver > 0 && cuda > env->cuda_driver) {
+                }
+                if (env->cuda_driver > 0 && cuda > env->cuda_driver) {
                         if (why) {
                                 why->isa_major = c->ptx_major;
                                 why->isa_minor = c->ptx_minor;
@@ -250,7 +279,7 @@ static int judge_other_vendor(const struct xpu_object *objects, size_t n, const 
                 if (o->kind != XPU_OBJECT_ELF || !(o->vendors & other))
                         continue;
                 total++;
-                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                if (push(&v->blocking, &v->n_blocking, o->path) < 0)
                         return -ENOMEM;
                 if (listed < 3 && used + strlen(object_name(o)) + 3 < sizeof names) {
                         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", listed ? ", " : "",
@@ -274,10 +303,10 @@ static int find_unreadable(const struct xpu_object *objects, size_t n, unsigned 
                 if (objects[i].kind != XPU_OBJECT_ELF || !unreadable(&objects[i], vendor))
                         continue;
                 if (!*first) {
-                        v->blocking = xpu_strv_free(v->blocking);
+                        v->blocking = xpu_strv_free(v->blocking), v->n_blocking = 0;
                         *first = &objects[i];
                 }
-                if (xpu_strv_push(&v->blocking, objects[i].path) < 0)
+                if (push(&v->blocking, &v->n_blocking, objects[i].path) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -307,12 +336,12 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
                 if (l > worst || (l == worst && l == XPU_CODE_NATIVE && w.jit_cuda > why.jit_cuda)) {
                         if (l > worst) {
                                 first = o;
-                                v->blocking = xpu_strv_free(v->blocking);
+                                v->blocking = xpu_strv_free(v->blocking), v->n_blocking = 0;
                         }
                         worst = l;
                         why = w;
                 }
-                if (l == worst && l != XPU_CODE_NATIVE && xpu_strv_push(&v->blocking, o->path) < 0)
+                if (l == worst && l != XPU_CODE_NATIVE && push(&v->blocking, &v->n_blocking, o->path) < 0)
                         return -ENOMEM;
         }
         /* The runtime's own need: libcudart.so.N refuses a driver older than CUDA N. */
@@ -322,10 +351,10 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
                 if (o->kind != XPU_OBJECT_ELF || !o->cudart_major || (int)o->cudart_major * 1000 <= env->cuda_driver)
                         continue;
                 if (!cudart) {
-                        v->blocking = xpu_strv_free(v->blocking);
+                        v->blocking = xpu_strv_free(v->blocking), v->n_blocking = 0;
                         cudart = o;
                 }
-                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                if (push(&v->blocking, &v->n_blocking, o->path) < 0)
                         return -ENOMEM;
         }
         char where[256], has[256];
@@ -366,9 +395,11 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
         }
         char isa[160] = "";
         if (why.isa_cuda)
-                snprintf(isa, sizeof isa, "; its PTX ISA %u.%u needs a CUDA %d.%d driver (the driver is CUDA %d.%d)",
-                         why.isa_major, why.isa_minor, why.isa_cuda / 1000, why.isa_cuda % 1000 / 10,
-                         env->cuda_driver / 1000, env->cuda_driver % 1000 / 10);
+                snprintf(isa, sizeof isa, "; its PTX ISA %u.%u needs a CUDA %s%d.%d driver (the driver is CUDA %d.%d)",
+                         why.isa_major, why.isa_minor, why.isa_unknown ? "newer than " : "",
+                         (why.isa_unknown ? why.isa_cuda - 10 : why.isa_cuda) / 1000,
+                         (why.isa_unknown ? why.isa_cuda - 10 : why.isa_cuda) % 1000 / 10, env->cuda_driver / 1000,
+                         env->cuda_driver % 1000 / 10);
         return set_reason(v, "%s has %s %s and no PTX that can be JIT-compiled for it (it has %s)%s%s",
                           object_name(first),
                           env->force_ptx_jit ? "its SASS ignored (CUDA_FORCE_PTX_JIT=1) on" : "no SASS for", where,
@@ -431,9 +462,63 @@ static bool amd_override_candidate(const struct xpu_object *objects, size_t n, c
         return found;
 }
 
+/* The user's HSA_OVERRIDE_GFX_VERSION: ROCm treats the GPU as that processor, whatever code the
+ * image has; one outside the GPU's generic family runs code built for another design (it crashes:
+ * an RX 5700 told 10.3.0), so it is not taken as making anything run. */
+static int judge_amd_user_override(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                                   const struct xpu_gfx_target *device, const struct xpu_code_env *env,
+                                   struct xpu_code_verdict *v) {
+        char where[256];
+        target_words(t, where, sizeof where);
+        struct xpu_gfx_target d = *device;
+        if (xpu_gfx_processor_of_version(env->hsa_override, d.processor, sizeof d.processor) < 0)
+                return set_reason(v, "HSA_OVERRIDE_GFX_VERSION=%s names no processor", env->hsa_override);
+        const char *family = xpu_gfx_generic_of(device->processor), *other = xpu_gfx_generic_of(d.processor);
+        bool same = strcmp(d.processor, device->processor) == 0 || (family && other && strcmp(family, other) == 0);
+        const struct xpu_object *first = NULL;
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_object *o = &objects[i];
+                if (o->kind != XPU_OBJECT_ELF || !xpu_object_has_code(o, AMD) || (same && amd_runs(o, &d)))
+                        continue;
+                first = first ? first : o;
+                if (push(&v->blocking, &v->n_blocking, o->path) < 0)
+                        return -ENOMEM;
+        }
+        snprintf(v->override_name, sizeof v->override_name, "HSA_OVERRIDE_GFX_VERSION");
+        snprintf(v->override_value, sizeof v->override_value, "%s", env->hsa_override);
+        v->override_from_env = true;
+        if (!same) {
+                v->level = XPU_CODE_CANNOT_RUN;
+                return set_reason(v,
+                                  "HSA_OVERRIDE_GFX_VERSION=%s from the environment makes ROCm treat %s as %s, which is "
+                                  "not of its family: code for %s does not run there; unset it",
+                                  env->hsa_override, where, d.processor, d.processor);
+        }
+        if (first) {
+                char has[256];
+                code_list(first, AMD, has, sizeof has);
+                v->level = XPU_CODE_CANNOT_RUN;
+                return set_reason(v,
+                                  "with HSA_OVERRIDE_GFX_VERSION=%s from the environment ROCm looks for %s code, and %s "
+                                  "has none (it has %s)",
+                                  env->hsa_override, d.processor, object_name(first), has);
+        }
+        v->level = strcmp(d.processor, device->processor) == 0 ? XPU_CODE_NATIVE : XPU_CODE_OVERRIDE;
+        return set_reason(v,
+                          "with HSA_OVERRIDE_GFX_VERSION=%s from the environment ROCm treats %s as %s, which every "
+                          "object has code for",
+                          env->hsa_override, where, d.processor);
+}
+
 static int judge_amd(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
                      const struct xpu_code_env *env, struct xpu_code_verdict *v) {
         struct xpu_gfx_target device = amd_device(t, env);
+        const struct xpu_object *bad;
+        int r = find_unreadable(objects, n, AMD, v, &bad);
+        if (r < 0 || bad)
+                return r < 0 ? r : judge_unreadable(bad, t, v);
+        if (env->hsa_override[0])
+                return judge_amd_user_override(objects, n, t, &device, env, v);
         const struct xpu_object *first = NULL;
         size_t with_code = 0;
         for (size_t i = 0; i < n; i++) {
@@ -445,7 +530,7 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                         continue;
                 if (!first)
                         first = o;
-                if (xpu_strv_push(&v->blocking, o->path) < 0)
+                if (push(&v->blocking, &v->n_blocking, o->path) < 0)
                         return -ENOMEM;
         }
         char where[256], has[256], mode[64] = "";
@@ -453,10 +538,6 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
         if (env->hsa_xnack >= 0 && xnack_switchable(device.processor))
                 snprintf(mode, sizeof mode, " with HSA_XNACK=%d from the environment", env->hsa_xnack);
         if (!first) {
-                const struct xpu_object *bad;
-                int r = find_unreadable(objects, n, AMD, v, &bad);
-                if (r < 0 || bad)
-                        return r < 0 ? r : judge_unreadable(bad, t, v);
                 v->level = XPU_CODE_NATIVE;
                 return with_code ? set_reason(v, "each of the %zu object(s) with AMD device code has a code object that "
                                                  "runs on %s%s",
@@ -465,25 +546,6 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
         }
         code_list(first, AMD, has, sizeof has);
         char processor[32];
-        if (env->hsa_override[0]) {
-                struct xpu_gfx_target d = device;
-                if (xpu_gfx_processor_of_version(env->hsa_override, d.processor, sizeof d.processor) == 0 &&
-                    amd_all_run(objects, n, &d)) {
-                        v->level = XPU_CODE_OVERRIDE;
-                        v->override_from_env = true;
-                        snprintf(v->override_name, sizeof v->override_name, "HSA_OVERRIDE_GFX_VERSION");
-                        snprintf(v->override_value, sizeof v->override_value, "%s", env->hsa_override);
-                        return set_reason(v,
-                                          "with HSA_OVERRIDE_GFX_VERSION=%s from the environment ROCm treats %s as %s, "
-                                          "which every object has code for; %s alone has only %s",
-                                          env->hsa_override, where, d.processor, object_name(first), has);
-                }
-                v->level = XPU_CODE_CANNOT_RUN;
-                return set_reason(v,
-                                  "%s has no code object for %s (it has %s), and HSA_OVERRIDE_GFX_VERSION=%s from the "
-                                  "environment does not make every object run",
-                                  object_name(first), where, has, env->hsa_override);
-        }
         if (amd_override_candidate(objects, n, &device, processor, sizeof processor)) {
                 v->level = XPU_CODE_OVERRIDE;
                 snprintf(v->override_name, sizeof v->override_name, "HSA_OVERRIDE_GFX_VERSION");
@@ -513,41 +575,56 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                           object_name(first), where, mode, has);
 }
 
-/* Directories of standalone kernel files of T's vendor with nothing that runs on T. */
+/* The directory part of an object's path ("" for a file at the root). */
+static size_t dir_len(const struct xpu_object *o) {
+        const char *slash = strrchr(o->path, '/');
+        return slash ? (size_t)(slash - o->path) : 0;
+}
+
+static int cmp_dir(const void *a, const void *b) {
+        const struct xpu_object *x = *(const struct xpu_object *const *)a, *y = *(const struct xpu_object *const *)b;
+        size_t lx = dir_len(x), ly = dir_len(y);
+        int c = memcmp(x->path, y->path, lx < ly ? lx : ly);
+        return c ? c : lx < ly ? -1 : lx > ly;
+}
+
+/* Directories of standalone kernel files of T's vendor with nothing that runs on T: grouped by
+ * directory after one sort (images carry tens of thousands of such files). */
 static int judge_files(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
                        const struct xpu_code_env *env, struct xpu_code_verdict *v) {
-        for (size_t i = 0; i < n; i++) {
-                const struct xpu_object *o = &objects[i];
-                if (o->kind == XPU_OBJECT_ELF || !xpu_object_has_code(o, t->vendor))
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+                m += objects[i].kind != XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], t->vendor);
+        if (m == 0)
+                return 0;
+        const struct xpu_object **files = malloc(m * sizeof *files);
+        if (!files)
+                return -ENOMEM;
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+                if (objects[i].kind != XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], t->vendor))
+                        files[m++] = &objects[i];
+        qsort(files, m, sizeof *files, cmp_dir);
+        size_t n_issues = 0;
+        int r = 0;
+        for (size_t i = 0, j; i < m && r == 0; i = j) {
+                bool runs = false;
+                for (j = i; j < m && cmp_dir(&files[i], &files[j]) == 0; j++)
+                        runs = runs || xpu_code_object_level(files[j], t, env) != XPU_CODE_CANNOT_RUN;
+                if (runs)
                         continue;
-                const char *slash = strrchr(o->path, '/');
-                size_t dl = slash ? (size_t)(slash - o->path) : 0;
-                bool seen = false, runs = false;
-                size_t files = 0;
-                for (size_t j = 0; j < n && !seen; j++) {
-                        const struct xpu_object *p = &objects[j];
-                        const char *ps = strrchr(p->path, '/');
-                        size_t pl = ps ? (size_t)(ps - p->path) : 0;
-                        if (p->kind == XPU_OBJECT_ELF || !xpu_object_has_code(p, t->vendor) || pl != dl ||
-                            strncmp(p->path, o->path, dl) != 0)
-                                continue;
-                        if (j < i)
-                                seen = true; /* reported with the directory's first file */
-                        files++;
-                        runs = runs || xpu_code_object_level(p, t, env) != XPU_CODE_CANNOT_RUN;
+                size_t dl = dir_len(files[i]);
+                char *msg = NULL;
+                if (asprintf(&msg, "%.*s: %zu %s kernel file(s), none for %s", (int)(dl ? dl : 1),
+                             dl ? files[i]->path : ".", j - i, vendor_word(t->vendor), t->name) < 0) {
+                        r = -ENOMEM;
+                        break;
                 }
-                if (seen || runs)
-                        continue;
-                char *m = NULL;
-                if (asprintf(&m, "%.*s: %zu %s kernel file(s), none for %s", (int)(dl ? dl : 1), dl ? o->path : ".",
-                             files, vendor_word(t->vendor), t->name) < 0)
-                        return -ENOMEM;
-                int r = xpu_strv_push(&v->file_issues, m);
-                free(m);
-                if (r < 0)
-                        return r;
+                r = push(&v->file_issues, &n_issues, msg);
+                free(msg);
         }
-        return 0;
+        free(files);
+        return r;
 }
 
 int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,

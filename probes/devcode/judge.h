@@ -48,9 +48,11 @@ struct xpu_code_env {
         int hsa_xnack;                 /* HSA_XNACK: 1, 0, or -1 when unset */
 };
 
-/* Fill E from the environment vector ENV (CUDA_DRIVER left 0). Returns 0, or -EINVAL with ERR
- * naming the variable when one of them holds something else than 0/1 or x.y.z. */
-int xpu_code_env_from(char *const *env, struct xpu_code_env *e, char *err, size_t err_size);
+/* Fill E from the environment vector ENV (CUDA_DRIVER left 0). A variable holding something else
+ * than 0/1 or x.y.z is named in ERR: with STRICT the call returns -EINVAL (and E holds nothing of
+ * the environment), without it the value is taken as unset and the call returns 1. Returns 0 when
+ * every value was read. */
+int xpu_code_env_from(char *const *env, bool strict, struct xpu_code_env *e, char *err, size_t err_size);
 
 /* The level of one object for T: native, ptx-jit or cannot-run (overrides are the image's
  * question). An object without code of T's vendor is native. */
@@ -63,6 +65,7 @@ struct xpu_code_verdict {
         char override_value[16];       /* "10.3.0", "1" */
         bool override_from_env;        /* the environment already sets it: judged with it */
         char **blocking;               /* paths of the objects that decide (strv), or NULL */
+        size_t n_blocking;
         char *reason;                  /* one sentence */
         char **file_issues;            /* "<dir>: <message>" for kernel-file directories (strv) */
         bool not_judged;               /* the target is unknown: LEVEL says nothing */

@@ -119,7 +119,7 @@ static int get_strv(const cJSON *j, const char *key, char ***v, const char *what
         }
         const cJSON *s;
         cJSON_ArrayForEach(s, a) {
-                if (!cJSON_IsString(s) || strlen(s->valuestring) > 1024) {
+                if (!cJSON_IsString(s) || strlen(s->valuestring) > 4096) {
                         xpu_format_error(err, err_size, "%s\"%s\" holds something else than a short string", what, key);
                         return -EINVAL;
                 }

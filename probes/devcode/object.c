@@ -76,12 +76,22 @@ void xpu_object_clear(struct xpu_object *o) {
         memset(o, 0, sizeof *o);
 }
 
-/* Append S to *V unless it is there. Returns 0 or -ENOMEM. */
+/* Distinct names one list of an object keeps (real libraries: under 40 architectures); more is
+ * a crafted file, and keeping them all would make every addition slower. */
+#define NAMES_MAX 256u
+/* The largest section scanned (the largest real .nv_fatbin, cuBLASLt 13's, is 140 MB): a bound on
+ * the time one crafted or sparse file can take. */
+#define SECTION_SCAN_MAX (4ull << 30)
+/* The highest SM number taken for real (CUDA 13: 121). */
+#define SM_MAX 255u
+
+/* Append S to *V unless it is there. Returns 0, -E2BIG when *V holds NAMES_MAX names, -ENOMEM. */
 static int add_unique(char ***v, const char *s) {
-        for (char **p = *v; p && *p; p++)
+        size_t n = 0;
+        for (char **p = *v; p && *p; p++, n++)
                 if (strcmp(*p, s) == 0)
                         return 0;
-        return xpu_strv_push(v, s);
+        return n >= NAMES_MAX ? -E2BIG : xpu_strv_push(v, s);
 }
 
 /* Record the first problem only: it names what to look at. */
@@ -99,6 +109,8 @@ static int add_nv_code(struct xpu_object *o, const struct xpu_nv_code *c) {
         for (size_t i = 0; i < o->n_nv_code; i++)
                 if (memcmp(&o->nv_code[i], c, sizeof *c) == 0)
                         return 0;
+        if (o->n_nv_code >= 2 * NAMES_MAX)
+                return -E2BIG;
         struct xpu_nv_code *n = realloc(o->nv_code, (o->n_nv_code + 1) * sizeof *n);
         if (!n)
                 return -ENOMEM;
@@ -151,6 +163,10 @@ static int nv_container(const struct xpu_fatbin_container *c, void *userdata) {
                         o->nv_compression |= XPU_NV_LZ4;
                 else if (e->compression == XPU_FATBIN_ZSTD)
                         o->nv_compression |= XPU_NV_ZSTD;
+                if (e->sm == 0 || e->sm > SM_MAX) {
+                        set_malformed(o, "%s: a fatbin entry names SM %u, which no GPU has", s->section, e->sm);
+                        continue;
+                }
                 xpu_fatbin_entry_name(e, name, sizeof name);
                 if (e->kind == XPU_FATBIN_LTO) {
                         r = add_unique(&o->nv_lto, name);
@@ -250,6 +266,12 @@ static int scan_region(int fd, uint64_t offset, uint64_t len, struct xpu_object 
                        enum scan_what what) {
         if (len == 0)
                 return 0;
+        if (len > SECTION_SCAN_MAX) {
+                set_malformed(o, "%s: %llu bytes, more device code than any real library has (at most %u GiB are "
+                              "read): not read",
+                              section, (unsigned long long)len, (unsigned)(SECTION_SCAN_MAX >> 30));
+                return 0;
+        }
         long page = sysconf(_SC_PAGESIZE);
         uint64_t start = offset & ~(uint64_t)(page - 1), delta = offset - start;
         if (len > SIZE_MAX - delta) {
@@ -286,6 +308,10 @@ static int scan_region(int fd, uint64_t offset, uint64_t len, struct xpu_object 
         munmap(map, map_len);
         if (r == -ENOMEM)
                 return r;
+        if (r == -E2BIG)
+                set_malformed(o, "%s: more device code than any real library holds (over %u entries or %u architectures): "
+                              "not read further",
+                              section, XPU_FATBIN_SCAN_ENTRIES_MAX, NAMES_MAX);
         if (s.found > 0) {
                 int q = add_unique(what == SCAN_BUNDLE ? &o->amd_sections : &o->nv_sections, section);
                 if (q < 0)
@@ -446,6 +472,14 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
                 xpu_elf_clear(&e);
                 return r;
         }
+        if (e.n_sections == 0 && (e.type == ET_DYN || e.type == ET_EXEC)) {
+                /* The loader needs no section headers, this reader does: what the object needs and
+                 * carries cannot be told. */
+                set_malformed(o, "the object has no section headers, so its device code and the libraries it "
+                                 "needs cannot be found");
+                xpu_elf_clear(&e);
+                return 0;
+        }
         if (e.soname && !(o->soname = strdup(e.soname))) {
                 xpu_elf_clear(&e);
                 return -ENOMEM;
@@ -512,6 +546,17 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
 
 /* ---- standalone text and containers ----------------------------------------------------------- */
 
+/* The directive NAME at the start of a line of TEXT (after blanks), outside // comments, or NULL. */
+static const char *ptx_directive(const char *text, const char *name) {
+        size_t n = strlen(name);
+        for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+                const char *p = line + strspn(line, " \t");
+                if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\t'))
+                        return p + n;
+        }
+        return NULL;
+}
+
 /* PTX text: ".version X.Y" and ".target sm_XY[a|f]" from the head of the file. */
 static int read_ptx(int fd, uint64_t size, struct xpu_object *o) {
         size_t len = size > TEXT_HEAD_MAX ? TEXT_HEAD_MAX : (size_t)size;
@@ -523,19 +568,25 @@ static int read_ptx(int fd, uint64_t size, struct xpu_object *o) {
                 return (int)n;
         b[n] = '\0';
         unsigned major = 0, minor = 0, sm = 0;
-        char variant = '\0';
-        const char *v = strstr(b, ".version"), *t = strstr(b, ".target");
-        if (!v || !t || sscanf(v, ".version %u.%u", &major, &minor) != 2 || sscanf(t, ".target sm_%u%c", &sm, &variant) < 1)
+        const char *v = ptx_directive(b, ".version"), *t = ptx_directive(b, ".target");
+        if (!v || !t)
                 return -ENOEXEC; /* a .ptx name without PTX in it: not device code */
+        v += strspn(v, " \t");
+        t += strspn(t, " \t");
+        int used = 0;
+        if (strncmp(t, "sm_", 3) != 0 || !(t[3] >= '1' && t[3] <= '9') || sscanf(v, "%u.%u", &major, &minor) != 2 ||
+            sscanf(t + 3, "%u%n", &sm, &used) != 1 || sm > SM_MAX || major > 99 || minor > 99)
+                return -ENOEXEC;
+        char variant = t[3 + used];
         o->kind = XPU_OBJECT_PTX;
         o->vendors |= XPU_CODE_VENDOR_NVIDIA;
         o->layers |= 1u << XPU_LAYER_RUNTIME;
         struct xpu_nv_code c = {
                 .kind = XPU_FATBIN_PTX,
-                .sm = (uint16_t)(sm > UINT16_MAX ? UINT16_MAX : sm),
+                .sm = (uint16_t)sm,
                 .variant = variant == 'a' ? XPU_SM_ARCH : variant == 'f' ? XPU_SM_FAMILY : XPU_SM_PLAIN,
-                .ptx_major = (uint8_t)(major > 255 ? 255 : major),
-                .ptx_minor = (uint8_t)(minor > 255 ? 255 : minor),
+                .ptx_major = (uint8_t)major,
+                .ptx_minor = (uint8_t)minor,
         };
         char name[24];
         snprintf(name, sizeof name, "compute_%u%s", sm, c.variant == XPU_SM_ARCH ? "a" : c.variant == XPU_SM_FAMILY ? "f" : "");
@@ -627,6 +678,10 @@ int xpu_object_read(int fd, const char *path, uint64_t size, struct xpu_object *
         default:
                 r = read_ptx(fd, size, o);
                 break;
+        }
+        if (r == -E2BIG) { /* a list is full: keep what was read, say why the rest is not */
+                set_malformed(o, "more device-code names than any real object has (over %u): not read further", NAMES_MAX);
+                r = 0;
         }
         if (r < 0) {
                 xpu_object_clear(o);

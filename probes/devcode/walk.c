@@ -92,6 +92,7 @@ struct walk {
         xpu_walk_cb cb;
         void *userdata;
         struct timespec start;
+        uint64_t visited;         /* entries so far: the deadline is checked every 64 */
         struct seen seen;
         struct {
                 dev_t dev;
@@ -214,7 +215,6 @@ static int walk_dir(struct walk *w, int dfd, const struct stat *dst, size_t path
         }
         w->stats->dirs++;
         int r = 0;
-        unsigned n = 0;
         for (;;) {
                 errno = 0;
                 struct dirent *de = readdir(d);
@@ -225,7 +225,7 @@ static int walk_dir(struct walk *w, int dfd, const struct stat *dst, size_t path
                 }
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                if ((++n & 255) == 0 && past_deadline(w)) {
+                if ((++w->visited & 63) == 0 && past_deadline(w)) {
                         w->stats->stopped_by = "time limit";
                         break;
                 }

@@ -113,6 +113,8 @@ else
 fi
 e2e_fixture amd-mi210x8
 amd=$E2E_FIXTURE
+image "$t/hip" amd/libhip.so
+timeout 60 "$x" audit --write-index "$t/index-hip.json" "$t/hip" >/dev/null 2>&1 || bail "audit --write-index hip"
 # The fixture's device nodes, made for real: what a container with the GPUs would have.
 e2e_dev_root "$amd" "$t/devroot"
 XPUINIT_DEVICE_CODE_INDEX=$t/cuda/etc/xpuinit/device-code.json timeout 60 "$x" --sys-root "$amd" --dev-root "$t/devroot" \
@@ -150,12 +152,28 @@ timeout 60 "$x" --profile-dir "$t/profiles" --sys-root "$amd" --dev-root "$t/dev
         plan >/dev/null 2>"$t/prof-bad.err"
 is "$?" 125 "a profile with an unknown device_code is refused"
 like "$t/prof-bad.err" 'device_code.*"enforce", "apply", "warn" or "off"' "the error names the key and the values"
+# A node with GPUs of several kinds: the process-wide override one needs must not stop another.
+e2e_fixture amd-edge-quirks
+quirks=$E2E_FIXTURE
+e2e_dev_root "$quirks" "$t/devroot-quirks"
+printf '%s\n' '{"version": 1, "objects": [{"path": "usr/lib/libk.so", "kind": "elf", "vendor": "amd",' \
+        '"amd": {"gfx": ["gfx90a", "gfx1031"]}}]}' >"$t/mixed-index.json"
+XPUINIT_DEVICE_CODE=apply XPUINIT_DEVICE_CODE_INDEX=$t/mixed-index.json timeout 60 "$x" --sys-root "$quirks" \
+        --dev-root "$t/devroot-quirks" --driver-root "$quirks" --inject none -- /bin/true >/dev/null 2>"$t/quirks.err"
+is "$?" 125 "mixed node: an override for the gfx1030 that would stop the gfx90a is refused, even with apply"
+like "$t/quirks.err" 'gfx1030 needs HSA_OVERRIDE_GFX_VERSION=10\.3\.1, which this process-wide setting would give gfx90a too' \
+        "mixed node: the line names both GPUs and the variable"
+# A variable another vendor's runtime reads, with a value it does not know, never stops the start.
+CUDA_FORCE_PTX_JIT=yes XPUINIT_DEVICE_CODE_INDEX=$t/index-hip.json timeout 60 "$x" --sys-root "$amd" \
+        --dev-root "$t/devroot" --driver-root "$amd" --inject none -- /bin/true >/dev/null 2>"$t/env.err"
+is "$?" 0 "CUDA_FORCE_PTX_JIT=yes on an AMD host: the start goes on"
+like "$t/env.err" 'CUDA_FORCE_PTX_JIT=yes: .*judged as if it were unset' "CUDA_FORCE_PTX_JIT=yes: one warning"
 XPUINIT_DEVICE_CODE=sometimes timeout 60 "$x" plan --sys-root "$amd" >/dev/null 2>"$t/mode.err"
 is "$?" 2 "an unknown XPUINIT_DEVICE_CODE is a usage error"
 
 # ---- --k8s-affinity -------------------------------------------------------------------------------
-image "$t/hip" amd/libhip1030.so
-timeout 60 "$x" audit --k8s-affinity "$t/hip" >"$t/hip.yaml" 2>&1
+image "$t/hip1030" amd/libhip1030.so
+timeout 60 "$x" audit --k8s-affinity "$t/hip1030" >"$t/hip.yaml" 2>&1
 is "$?" 0 "--k8s-affinity exits 0"
 is "$(sed -n 's/^ *- "\(.*\)"$/\1/p' "$t/hip.yaml" | tr '\n' ' ')" "gfx1030 " \
         "--k8s-affinity: a gfx1030-only image admits only gfx1030 nodes"
@@ -194,6 +212,20 @@ timeout 60 "$x" audit "$t/does-not-exist" >/dev/null 2>"$t/missing.err"
 is "$?" 2 "a missing root is a usage error"
 like "$t/missing.err" 'cannot open the root directory .*does-not-exist' "the error names the root"
 
+# An index the start would refuse is never written; an incomplete audit writes none.
+mkdir -p "$t/deep"
+d=$t/deep
+i=0
+while [ $i -lt 205 ]; do d=$d/d; i=$((i + 1)); done
+mkdir -p "$d" && cp "$dc/nvidia/libkernel.so" "$d/"
+timeout 60 "$x" audit --write-index "$t/deep.json" "$t/deep" >/dev/null 2>"$t/deep.err"
+is "$?" 125 "--write-index of an incomplete audit (a directory 205 levels deep) fails"
+if [ -e "$t/deep.json" ]; then not_ok "incomplete: no index written"; else ok "incomplete: no index written"; fi
+like "$t/deep.err" 'incomplete.*none is written' "incomplete: the error says why"
+timeout 60 "$x" audit --for sm_75 --fail-on cannot-run "$t/deep" >"$t/deep.txt" 2>/dev/null
+is "$?" 1 "--fail-on fails an incomplete audit"
+like "$t/deep.txt" '^INCOMPLETE: 1 directories deeper than 200 levels were not read' "the report says INCOMPLETE"
+
 # ---- hostile roots ------------------------------------------------------------------------------------
 h=$t/hostile
 image "$h" nvidia/libkernel.so
@@ -205,19 +237,24 @@ truncate -s 4G "$h/usr/lib/libhuge.so"
 head -c 300 "$dc/nvidia/libkernel.so" >"$h/usr/lib/libcut.so"
 head -c 20000 "$dc/amd/libhip.so" >"$h/usr/lib/libcuthip.so"
 printf '\177ELF garbage' >"$h/usr/lib/libgarbage.so"
+# The loader needs no section headers: a library stripped of them must not pass for neutral.
+cp "$dc/nvidia/libkernel.so" "$h/usr/lib/libnoshdr.so"
+printf '\000\000\000\000\000\000\000\000' | dd of="$h/usr/lib/libnoshdr.so" bs=1 seek=40 conv=notrunc status=none
+printf '\000\000\000\000' | dd of="$h/usr/lib/libnoshdr.so" bs=1 seek=60 conv=notrunc status=none
 # A name that would forge report lines, and a 32-bit object (no 64-bit GPU runtime loads it).
 cp "$dc/nvidia/libkernel.so" "$h/usr/lib/$(printf 'libk.so\n  sm_80 native forged\033[31m')"
 printf '\177ELF\001\001\001\000\000\000\000\000\000\000\000\000' >"$h/usr/lib/lib32.so"
 audit_json "$t/hostile.json" --for sm_80 "$h"
 is "$AUDIT_RC" 0 "hostile: audit finishes (loops, links out, a FIFO, a 4 GiB sparse file)"
 is "$(jq -r '[.objects[].path | select(startswith("usr/lib/libk.so\n") | not)] | join(" ")' "$t/hostile.json")" \
-        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so usr/lib/libkernel.so" \
+        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so usr/lib/libkernel.so usr/lib/libnoshdr.so" \
         "hostile: nothing outside the root; the FIFO, the sparse file and the 32-bit object are not objects"
 timeout 60 "$x" audit --for sm_80 "$h" >"$t/hostile.txt" 2>&1
 unlike "$t/hostile.txt" '^  sm_80 native forged' "hostile: a file name cannot forge a report line"
 unlike "$t/hostile.txt" "$(printf '\033')" "hostile: no escape sequence reaches the terminal"
 is "$(jq -r '[.issues[] | select(.kind == "malformed-object") | .path] | join(" ")' "$t/hostile.json")" \
-        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so" "hostile: each damaged ELF is a malformed-object issue"
+        "usr/lib/libcut.so usr/lib/libcuthip.so usr/lib/libgarbage.so usr/lib/libnoshdr.so" \
+        "hostile: each damaged ELF, and one without section headers, is a malformed-object issue"
 is "$(jq -r '.summary.walk | [.links, .special] | map(tostring) | join(" ")' "$t/hostile.json")" "3 1" \
         "hostile: three links not followed, one special file not opened"
 is "$(jq -r '.targets[0].verdict' "$t/hostile.json")" "native" "hostile: the intact library is still judged"

@@ -424,8 +424,13 @@ START_TEST(test_judge_amd) {
         ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "from the environment", &v), XPU_CODE_OVERRIDE);
         ck_assert(v.override_from_env);
         xpu_code_verdict_clear(&v);
+        /* Another family: ROCm would run code built for another design. */
         snprintf(env.hsa_override, sizeof env.hsa_override, "11.0.0");
-        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "does not make every object run", NULL), XPU_CODE_CANNOT_RUN);
+        ck_assert_int_eq(judge(o, 2, "gfx1031", &env, "not of its family", NULL), XPU_CODE_CANNOT_RUN);
+        ck_assert_int_eq(judge(o, 2, "gfx1030", &env, "not of its family", NULL), XPU_CODE_CANNOT_RUN);
+        /* The family's, but a processor the image has no code for: the override is what ROCm looks for. */
+        snprintf(env.hsa_override, sizeof env.hsa_override, "10.3.2");
+        ck_assert_int_eq(judge(o, 2, "gfx1030", &env, "ROCm looks for gfx1032 code", NULL), XPU_CODE_CANNOT_RUN);
         env.hsa_override[0] = '\0';
         xpu_object_clear(&o[1]);
         xpu_object_clear(&o[0]);
@@ -548,16 +553,22 @@ START_TEST(test_targets_and_env) {
         char err[256];
         char e1[] = "CUDA_FORCE_PTX_JIT=1", e2[] = "HSA_XNACK=1", e3[] = "HSA_OVERRIDE_GFX_VERSION=9.0.10";
         char *env1[] = { e1, e2, e3, NULL };
-        ck_assert_int_eq(xpu_code_env_from(env1, &e, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_code_env_from(env1, true, &e, err, sizeof err), 0);
         ck_assert(e.force_ptx_jit && !e.disable_ptx_jit);
         ck_assert_int_eq(e.hsa_xnack, 1);
         ck_assert_str_eq(e.hsa_override, "9.0.10");
         char e4[] = "HSA_OVERRIDE_GFX_VERSION=gfx1030", e5[] = "CUDA_DISABLE_PTX_JIT=yes";
         char *env2[] = { e4, NULL };
-        ck_assert_int_eq(xpu_code_env_from(env2, &e, err, sizeof err), -EINVAL);
+        ck_assert_int_eq(xpu_code_env_from(env2, true, &e, err, sizeof err), -EINVAL);
         ck_assert_ptr_nonnull(strstr(err, "HSA_OVERRIDE_GFX_VERSION=gfx1030"));
         char *env3[] = { e5, NULL };
-        ck_assert_int_eq(xpu_code_env_from(env3, &e, err, sizeof err), -EINVAL);
+        ck_assert_int_eq(xpu_code_env_from(env3, true, &e, err, sizeof err), -EINVAL);
+        /* Not strict (the start): the bad value is taken as unset, the rest stands. */
+        char e6[] = "HSA_XNACK=1";
+        char *env4[] = { e5, e6, NULL };
+        ck_assert_int_eq(xpu_code_env_from(env4, false, &e, err, sizeof err), 1);
+        ck_assert(!e.disable_ptx_jit);
+        ck_assert_int_eq(e.hsa_xnack, 1);
         char p[16];
         ck_assert_int_eq(xpu_gfx_processor_of_version("9.0.10", p, sizeof p), 0);
         ck_assert_str_eq(p, "gfx90a");
