@@ -244,45 +244,36 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
         a.env.cuda_driver = cuda_driver;
         _cleanup_close_ int root = open(o->audit_root, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         struct stat rst;
-        if (root >= 0 && fstat(root, &rst) == 0 && S_ISREG(rst.st_mode)) {
-                /* One file: audited as the only object of a root that holds just it. */
-                struct collect one = { 0 };
-                const char *base = strrchr(o->audit_root, '/');
-                int q = collect_one(root, base && base[1] ? base + 1 : o->audit_root, &rst, &one);
-                a.walk.files = 1;
-                if (q < 0) {
-                        log_error("audit: %s: %s", o->audit_root, strerror(-q));
-                        return XPU_EXIT_SETUP;
-                }
-                a.objects = one.objects;
-                a.n_objects = one.n;
-                a.read_errors = one.read_errors;
-                goto judge;
-        }
-        if (root >= 0 && !S_ISDIR(rst.st_mode)) {
-                log_error("audit: %s is neither a directory nor a regular file; give an image root or one object",
-                          o->audit_root);
-                return XPU_EXIT_USAGE;
-        }
-        if (root < 0) {
+        const struct xpu_walk_limits limits = XPU_WALK_LIMITS_DEFAULT;
+        struct collect c = { 0 };
+        int r = 0, status = 0;
+        a.max_depth = limits.max_depth;
+        if (root < 0 || fstat(root, &rst) < 0) {
                 log_error("audit: cannot open the root directory %s: %s; give the image's root (an unpacked "
                           "image, a container's rootfs, or / inside the image)",
                           o->audit_root, strerror(errno));
                 return XPU_EXIT_USAGE;
         }
-        struct collect c = { 0 };
-        const struct xpu_walk_limits limits = XPU_WALK_LIMITS_DEFAULT;
-        int r = xpu_walk(root, &limits, collect_one, &c, &a.walk);
+        if (S_ISREG(rst.st_mode)) {
+                /* One file: audited as the only object of a root that holds just it. */
+                const char *base = strrchr(o->audit_root, '/');
+                r = collect_one(root, base && base[1] ? base + 1 : o->audit_root, &rst, &c);
+                a.walk.files = 1;
+        } else if (S_ISDIR(rst.st_mode)) {
+                r = xpu_walk(root, &limits, collect_one, &c, &a.walk);
+        } else {
+                log_error("audit: %s is neither a directory nor a regular file; give an image root or one object",
+                          o->audit_root);
+                return XPU_EXIT_USAGE;
+        }
         a.objects = c.objects;
         a.n_objects = c.n;
         a.read_errors = c.read_errors;
-        int status = 0;
         if (r < 0) {
-                log_error("audit: walking %s failed: %s", o->audit_root, strerror(-r));
+                log_error("audit: reading %s failed: %s", o->audit_root, strerror(-r));
                 status = r == -ENOMEM ? XPU_EXIT_SETUP : XPU_EXIT_USAGE;
                 goto out;
         }
-        a.max_depth = limits.max_depth;
         if (a.walk.stopped_by)
                 log_warning("audit: the walk of %s stopped at its %s (%s): the report covers what was read", o->audit_root,
                             a.walk.stopped_by,
@@ -294,7 +285,6 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
                 log_warning("audit: %llu entries of %s could not be read; the first: %s, %s (%s)",
                             (unsigned long long)a.walk.errors, o->audit_root, a.walk.first_error_path,
                             a.walk.first_error, strerror(a.walk.first_error_errno));
-judge:
         if (a.n_objects)
                 qsort(a.objects, a.n_objects, sizeof *a.objects, cmp_object);
         a.verdicts = calloc(n ? n : 1, sizeof *a.verdicts);
