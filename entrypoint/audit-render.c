@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "devcode/object-json.h"
+#include "render.h"
 
 static const char *level_name(enum xpu_code_level l) {
         return xpu_code_level_name(l);
@@ -141,13 +142,11 @@ int xpu_audit_render_json(const struct xpu_audit *a, FILE *f) {
                         cJSON_Delete(tj);
         }
         ok = ok && cJSON_AddNumberToObject(j, "elapsed_seconds", a->elapsed_seconds);
-        char *s = ok ? cJSON_Print(j) : NULL;
-        cJSON_Delete(j);
-        if (!s)
-                return -ENOMEM;
-        int r = fprintf(f, "%s\n", s) < 0 ? -EIO : 0;
-        free(s);
-        return r;
+        if (!ok) {
+                cJSON_Delete(j);
+                j = NULL;
+        }
+        return xpu_render_json_print(j, f);
 }
 
 /* ---- text --------------------------------------------------------------------------------------- */

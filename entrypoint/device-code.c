@@ -16,15 +16,6 @@
 #include "base/strv.h"
 #include "devcode/object-json.h"
 
-/* NVIDIA's "9.0" (NVML, CUDA driver API) as SM 90. */
-static unsigned sm_of(const char *cc) {
-        unsigned major, minor;
-        int used = 0;
-        if (sscanf(cc, "%u.%u%n", &major, &minor, &used) != 2 || cc[used] || major == 0 || major > 99 || minor > 9)
-                return 0;
-        return major * 10 + minor;
-}
-
 size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
                                struct xpu_code_target *t, size_t max, size_t *unknown) {
         size_t nt = 0;
@@ -40,9 +31,7 @@ size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *de
                 char spec[64];
                 spec[0] = '\0';
                 if (d->vendor == XPU_VENDOR_NVIDIA) {
-                        unsigned sm = sm_of(d->compute_capability);
-                        if (sm)
-                                snprintf(spec, sizeof spec, "sm_%u", sm);
+                        xpu_strlcpy(spec, d->compute_capability, sizeof spec); /* "9.0": a --for spelling */
                 } else if (d->vendor == XPU_VENDOR_AMD && (d->have & XPU_HAVE_GFX_TARGET_VERSION)) {
                         xpu_strlcpy(spec, d->gfx_target, sizeof spec);
                 }

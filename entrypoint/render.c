@@ -9,7 +9,7 @@
 #include "base/strv.h"
 #include "inventory-json.h"
 
-static int print_json(cJSON *o, FILE *f) {
+int xpu_render_json_print(cJSON *o, FILE *f) {
         if (!o)
                 return -ENOMEM;
         char *s = cJSON_Print(o);
@@ -32,7 +32,7 @@ int xpu_render_inventory_json(const struct xpu_inventory *inv, const struct xpu_
                         return -ENOMEM;
                 }
         }
-        return print_json(o, f);
+        return xpu_render_json_print(o, f);
 }
 
 int xpu_render_source_json(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
@@ -51,7 +51,7 @@ int xpu_render_source_json(const struct xpu_rich_ops *ops, const void *result, c
                 cJSON_Delete(o);
                 return -ENOMEM;
         }
-        return print_json(o, f);
+        return xpu_render_json_print(o, f);
 }
 
 void xpu_render_source_text(const struct xpu_rich_ops *ops, const void *result, const struct xpu_rich_report *rep,
@@ -153,7 +153,7 @@ int xpu_render_profiles_json(const struct xpu_profile_set *s, const struct xpu_i
                         return -ENOMEM;
                 }
         }
-        return print_json(a, f);
+        return xpu_render_json_print(a, f);
 }
 
 int xpu_render_profiles_text(const struct xpu_profile_set *s, const struct xpu_inventory *inv,
@@ -321,7 +321,7 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                 cJSON_Delete(o);
                 return -ENOMEM;
         }
-        return print_json(o, f);
+        return xpu_render_json_print(o, f);
 }
 
 int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *inv, char *const *envp,

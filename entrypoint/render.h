@@ -11,6 +11,10 @@
 #include "rich.h"
 #include "select.h"
 
+/* Print O (taken: deleted here; NULL stands for -ENOMEM) as indented JSON and a newline. Returns 0,
+ * -ENOMEM or -EIO. */
+int xpu_render_json_print(cJSON *o, FILE *f);
+
 /* Each returns 0 or -ENOMEM / -EIO. */
 /* The inventory; with REPORTS (indexed by enum xpu_source, may be NULL) the outcome of each rich
  * source in SOURCES as "backends" (JSON) or one "backend" line each (text). */
