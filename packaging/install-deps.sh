@@ -29,8 +29,13 @@ DEMO_PKGS="runc busybox-static jq"
 # (systemd-socket-activate, systemd-sysusers), man-db + groff-base (man --warnings on the man
 # pages), binutils (readelf), dpkg-dev (the attack suite builds the static xpuinit from Debian's
 # cJSON source: installed here, never while tests run, since an install rewrites
-# /etc/ld.so.cache, which the attack suite watches).
-TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev"
+# /etc/ld.so.cache, which the attack suite watches), debhelper + lintian + fakeroot (make deb and
+# tests/deb/), buildah (tests/deb/ builds the xpud image), and Node.js with npm (tests/k8s/: the
+# Kubernetes schema validators come from the npm registry) unless an npm is already on PATH.
+TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev debhelper lintian fakeroot buildah"
+if ! command -v npm >/dev/null 2>&1; then
+        TEST_PKGS="$TEST_PKGS nodejs npm"
+fi
 # Units the packages above or XPU_EXTRA_PKGS enable on installation (podman: its API socket and
 # service, the auto-update timer and service, the restart service).
 DAEMONS="prometheus.service nginx.service podman.socket podman.service podman-auto-update.timer podman-auto-update.service podman-restart.service"
