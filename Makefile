@@ -183,8 +183,9 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(TESTLIB_OBJS) $(LIBENTRY) 
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(ENTRY_LIBS) $(TEST_DAEMON_LIBS) $(CHECK_LIBS)
 
-# Fragments for test programs that are not plain unit tests (shims, e2e workloads).
--include $(sort $(wildcard tests/*/*.mk))
+# Fragments for test programs that are not plain unit tests (shims, e2e workloads), and
+# packaging/*.mk (make deb).
+-include $(sort $(wildcard tests/*/*.mk packaging/*.mk))
 
 .PHONY: build-tests
 build-tests: all $(UNIT_BINS) $(TEST_EXTRA_TARGETS)
