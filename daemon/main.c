@@ -39,6 +39,7 @@
 #include "base/macro.h"
 #include "base/privilege.h"
 #include "base/seccomp.h"
+#include "query.h"
 #include "xpud-options.h"
 #include "sampler.h"
 #include "server.h"
@@ -720,8 +721,13 @@ int main(int argc, char **argv) {
                 xpu_log_set_level((enum xpu_log_level)arg.log_level);
         switch (arg.action) {
         case XPUD_ACTION_HELP:
-                xpud_options_usage(stdout);
+                if (arg.query_path)
+                        xpud_query_usage(stdout);
+                else
+                        xpud_options_usage(stdout);
                 return EXIT_SUCCESS;
+        case XPUD_ACTION_QUERY:
+                return xpud_query(arg.socket_path, arg.query_path, stdout);
         case XPUD_ACTION_VERSION:
                 printf("xpud %s\n", XPU_VERSION);
                 return EXIT_SUCCESS;

@@ -20,6 +20,7 @@
 
 void xpud_options_usage(FILE *f) {
         fputs("Usage: xpud [OPTIONS]\n"
+              "       xpud query [--socket PATH] [PATH]   print an endpoint's answer (xpud query --help)\n"
               "Serve the accelerators' inventory, health and metrics over a UNIX socket (HTTP/1.1).\n"
               "\n"
               "  --socket PATH          UNIX socket (default " XPUD_SOCKET_DEFAULT "); ignored when\n"
@@ -243,6 +244,103 @@ static int set_path(const char **target, const char *value, const char *opt, cha
         return 0;
 }
 
+/* --socket's value: a path that fits a UNIX socket address. */
+static int set_socket(const char **target, const char *value, char *err, size_t err_size) {
+        int r = set_path(target, value, "--socket", err, err_size);
+        if (r == 0 && strlen(value) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+                xpu_format_error(err, err_size, "--socket: \"%s\" is longer than %zu bytes (a limit of UNIX "
+                                 "sockets); choose a shorter path", value,
+                                 sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
+                r = -EINVAL;
+        }
+        return r;
+}
+
+static int set_log_level(int *target, const char *value, char *err, size_t err_size) {
+        int l = xpu_log_level_from_string(value);
+        if (l < 0) {
+                xpu_format_error(err, err_size, "--log-level: unknown level \"%s\" (use error, warning, info or "
+                                 "debug)", value);
+                return -EINVAL;
+        }
+        *target = l;
+        return 0;
+}
+
+void xpud_query_usage(FILE *f) {
+        fputs("Usage: xpud query [--socket PATH] [PATH]\n"
+              "Print the answer of xpud's endpoint PATH (default " XPUD_QUERY_DEFAULT "); exit 0 when it is\n"
+              "healthy (HTTP 2xx, and a \"status\" of healthy, ok or ready where the answer has one), else 1.\n"
+              "\n"
+              "  --socket PATH   xpud's UNIX socket (default " XPUD_SOCKET_DEFAULT ")\n"
+              "  --help          print this text\n"
+              "\n"
+              "e.g. xpud query /readyz (a readiness probe), xpud query /metrics, xpud query /v1/devices/0\n",
+              f);
+}
+
+/* ARGV after "query": [--socket PATH] [PATH]. */
+static int parse_query(int argc, char **argv, struct xpud_options *o, char *err, size_t err_size) {
+        static const struct option options[] = {
+                { "socket", required_argument, NULL, OPT_SOCKET },
+                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "help", no_argument, NULL, OPT_HELP },
+                {},
+        };
+        o->action = XPUD_ACTION_QUERY;
+        o->query_path = XPUD_QUERY_DEFAULT;
+        opterr = 0;
+        optind = 0;
+        for (;;) {
+                int c = getopt_long(argc, argv, "+:vh", options, NULL);
+                if (c == -1)
+                        break;
+                int r = 0;
+                switch (c) {
+                case OPT_SOCKET:
+                        r = set_socket(&o->socket_path, optarg, err, err_size);
+                        break;
+                case OPT_LOG_LEVEL:
+                        r = set_log_level(&o->log_level, optarg, err, err_size);
+                        break;
+                case 'v':
+                        o->log_level = o->log_level < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG;
+                        break;
+                case 'h':
+                case OPT_HELP:
+                        o->action = XPUD_ACTION_HELP;
+                        break;
+                case ':':
+                        xpu_format_error(err, err_size, "option %s needs a value; see xpud query --help",
+                                         argv[optind - 1]);
+                        return -EINVAL;
+                case '?':
+                default:
+                        xpu_format_error(err, err_size, "unknown option \"%s\" of xpud query; see xpud query --help",
+                                         argv[optind - 1]);
+                        return -EINVAL;
+                }
+                if (r < 0)
+                        return -EINVAL;
+        }
+        if (optind < argc) {
+                const char *p = argv[optind];
+                if (p[0] != '/' || strpbrk(p, " \t\r\n") || strlen(p) > 512) {
+                        xpu_format_error(err, err_size, "xpud query: \"%.64s\" is not an endpoint path (give one "
+                                         "that starts with /, e.g. /v1/health or /metrics)", p);
+                        return -EINVAL;
+                }
+                o->query_path = p;
+                optind++;
+        }
+        if (optind < argc) {
+                xpu_format_error(err, err_size, "xpud query: unexpected argument \"%s\" (one PATH at most; see "
+                                 "xpud query --help)", argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *err, size_t err_size) {
         static const struct option options[] = {
                 { "socket", required_argument, NULL, OPT_SOCKET },
@@ -268,6 +366,12 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 .vendor_timeout_s = XPUD_VENDOR_TIMEOUT_DEFAULT_S,
                 .log_level = -1,
         };
+        if (argc > 1 && strcmp(argv[1], "query") == 0) {
+                if (parse_query(argc - 1, argv + 1, &o, err, err_size) < 0)
+                        return -EINVAL;
+                *ret = o;
+                return 0;
+        }
         int r = 0;
         opterr = 0;
         optind = 0; /* 0: getopt re-initialises (several parses in one process: the tests) */
@@ -277,13 +381,7 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                         break;
                 switch (c) {
                 case OPT_SOCKET:
-                        r = set_path(&o.socket_path, optarg, "--socket", err, err_size);
-                        if (r == 0 && strlen(optarg) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
-                                xpu_format_error(err, err_size, "--socket: \"%s\" is longer than %zu bytes (a limit "
-                                                 "of UNIX sockets); choose a shorter path", optarg,
-                                                 sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
-                                r = -EINVAL;
-                        }
+                        r = set_socket(&o.socket_path, optarg, err, err_size);
                         break;
                 case OPT_LISTEN_TCP:
                         if (o.tcp) {
@@ -345,16 +443,9 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 case OPT_USER:
                         r = parse_user(optarg, &o, err, err_size);
                         break;
-                case OPT_LOG_LEVEL: {
-                        int l = xpu_log_level_from_string(optarg);
-                        if (l < 0) {
-                                xpu_format_error(err, err_size, "--log-level: unknown level \"%s\" (use error, "
-                                                 "warning, info or debug)", optarg);
-                                r = -EINVAL;
-                        }
-                        o.log_level = l;
+                case OPT_LOG_LEVEL:
+                        r = set_log_level(&o.log_level, optarg, err, err_size);
                         break;
-                }
                 case 'v':
                         o.log_level = o.log_level < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG;
                         break;

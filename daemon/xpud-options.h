@@ -24,6 +24,7 @@ enum xpud_action {
         XPUD_ACTION_RUN = 0,
         XPUD_ACTION_HELP,
         XPUD_ACTION_VERSION,
+        XPUD_ACTION_QUERY, /* `xpud query`: a client of the socket (query.h) */
 };
 
 struct xpud_options {
@@ -48,9 +49,15 @@ struct xpud_options {
         uid_t user_uid;            /* its uid and primary gid (getpwnam_r / getpwuid_r) */
         gid_t user_gid;
         int log_level;             /* enum xpu_log_level from -v/--log-level; -1 = not given */
+        const char *query_path;    /* `xpud query [PATH]`: the endpoint (default XPUD_QUERY_DEFAULT) */
 };
 
+/* The endpoint `xpud query` asks when none is given. */
+#define XPUD_QUERY_DEFAULT "/v1/health"
+
 /* Parse ARGV into *RET (defaults for what is not given). ARGV's strings must outlive *RET.
+ * "xpud query [--socket PATH] [-v] [PATH]" (argv[1] "query") sets XPUD_ACTION_QUERY; PATH must be
+ * absolute ("/v1/health").
  * Returns 0, or -EINVAL with one line in ERR (ERR_SIZE bytes) naming the option and the fix
  * ("--interval: \"0\" is not a whole number of seconds between 1 and 86400"). Uses getopt_long
  * (resets optind). -v raises the level one step (info, then debug). */
@@ -70,3 +77,5 @@ int xpud_parse_tcp_address(const char *s, struct sockaddr_storage *sa, socklen_t
 
 /* Print the --help text to F. */
 void xpud_options_usage(FILE *f);
+/* Print `xpud query --help` to F. */
+void xpud_query_usage(FILE *f);

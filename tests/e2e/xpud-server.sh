@@ -7,7 +7,8 @@
 # permission on the file cannot connect); 500 idle connections plus a slowloris client while an
 # allowed client still gets /metrics; the per-uid cap; the idle timeout; malformed requests;
 # socket activation through systemd-socket-activate; READY=1, WATCHDOG=1 and STOPPING=1 on a test
-# NOTIFY_SOCKET; --user; --listen-tcp (/metrics only); usage errors (exit 2); the systemd units
+# NOTIFY_SOCKET; --user; --listen-tcp (/metrics only); usage errors (exit 2); `xpud query` (the
+# answers, exit status 0/1/2, a uid not allowed, no server); the systemd units
 # (systemd-analyze verify, the keys that matter).
 #
 # Needs root (setpriv to other uids, unshare -m, mknod), curl, python3, jq, setpriv, unshare and
@@ -318,6 +319,51 @@ like "$T/headers" '^Allow: GET, HEAD' "405 carries Allow: GET, HEAD"
 if error_body "$BODY" 405; then ok "405 body: {error, status: 405}"; else not_ok "405 body: {error, status: 405}"; fi
 get "$S" /v1/devices -X POST -d '{"x":1}'
 is "$CODE" 405 "POST with a body: 405"
+
+# xpud query: the same answers without curl (distroless images), and an exit status for probes.
+# One snapshot a minute, so its answer and curl's come from the same sample.
+get "$S" /v1/health
+"$XPUD" query --socket "$S" >"$T/query.out" 2>"$T/query.err"
+qrc=$?
+printf '%s\n' "$(cat "$BODY")" >"$T/query.want"
+if cmp -s "$T/query.out" "$T/query.want"; then ok "xpud query prints /v1/health"; else
+        not_ok "xpud query prints /v1/health"
+        diag_file "$T/query.out"
+fi
+want_rc=1
+[ "$(jq -r .status "$BODY")" = healthy ] && want_rc=0
+is "$qrc" "$want_rc" "xpud query exits $want_rc for a node whose health is $(jq -r .status "$BODY")"
+"$XPUD" query --socket "$S" /readyz >"$T/query.out" 2>"$T/query.err"
+is "$? $(cat "$T/query.out")" '0 {"status":"ready"}' "xpud query /readyz: exit 0, the body"
+get "$S" /metrics
+"$XPUD" query --socket "$S" /metrics >"$T/query.out" 2>"$T/query.err"
+qrc=$?
+if [ "$qrc" -eq 0 ] && cmp -s "$T/query.out" "$BODY"; then ok "xpud query /metrics: exit 0, the same text"; else
+        not_ok "xpud query /metrics: exit 0, the same text"
+fi
+"$XPUD" query --socket "$S" /nope >"$T/query.out" 2>"$T/query.err"
+qrc=$?
+if [ "$qrc" -eq 1 ] && error_body "$T/query.out" 404 && grep -q '/nope answered HTTP 404' "$T/query.err"; then
+        ok "xpud query /nope: exit 1, the 404 body, a line naming the status"
+else
+        not_ok "xpud query /nope: exit 1, the 404 body, a line naming the status"
+        diag_file "$T/query.err"
+fi
+setpriv --reuid="$U_DENIED" --regid="$G_SOCKET" --clear-groups "$XPUD" query --socket "$S" /healthz \
+        >"$T/clients/query.out" 2>"$T/clients/query.err"
+qrc=$?
+if [ "$qrc" -eq 1 ] && error_body "$T/clients/query.out" 403; then ok "xpud query as a uid not allowed: exit 1, 403"; else
+        not_ok "xpud query as a uid not allowed: exit 1, 403"
+fi
+"$XPUD" query --socket "$T/nowhere.sock" >"$T/query.out" 2>"$T/query.err"
+qrc=$?
+if [ "$qrc" -eq 1 ] && [ ! -s "$T/query.out" ] && grep -q "cannot connect to $T/nowhere.sock" "$T/query.err"; then
+        ok "xpud query without a server: exit 1, one line naming the socket"
+else
+        not_ok "xpud query without a server: exit 1, one line naming the socket"
+fi
+"$XPUD" query --socket "$S" v1/health >"$T/query.out" 2>"$T/query.err"
+is "$?" 2 "xpud query with a relative path: usage error (2)"
 
 # Peers. Root is always allowed; the file mode lets in members of the socket's group; the allow
 # lists then decide.

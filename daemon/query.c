@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `xpud query` (query.h). */
+#include "query.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+
+/* The header block's value of NAME (case-insensitive, as HTTP field names are) into VAL, without
+ * surrounding blanks. HDR..END is the block after the status line. Returns true when present. */
+static bool header_value(const char *hdr, const char *end, const char *name, char *val, size_t size) {
+        size_t nlen = strlen(name);
+        for (const char *p = hdr; p < end;) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                if (!eol)
+                        eol = end;
+                if ((size_t)(eol - p) > nlen && strncasecmp(p, name, nlen) == 0 && p[nlen] == ':') {
+                        const char *v = p + nlen + 1, *ve = eol;
+                        while (v < ve && (*v == ' ' || *v == '\t'))
+                                v++;
+                        while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+                                ve--;
+                        size_t n = (size_t)(ve - v) < size - 1 ? (size_t)(ve - v) : size - 1;
+                        memcpy(val, v, n);
+                        val[n] = '\0';
+                        return true;
+                }
+                p = eol + 1;
+        }
+        return false;
+}
+
+/* Decode the chunked body P..END (RFC 9112 §7.1; extensions and trailers ignored) into a new
+ * buffer. Returns 0, -EBADMSG, -ENOMEM. */
+static int dechunk(const char *p, const char *end, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *out = malloc((size_t)(end - p) + 1);
+        size_t n = 0;
+        if (!out)
+                return -ENOMEM;
+        for (;;) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                if (!eol)
+                        return -EBADMSG;
+                char size_text[20];
+                size_t l = 0;
+                while (p + l < eol && strchr("0123456789abcdefABCDEF", p[l]) && p[l])
+                        l++;
+                if (l == 0 || l >= sizeof size_text)
+                        return -EBADMSG;
+                memcpy(size_text, p, l);
+                size_text[l] = '\0';
+                uint64_t size;
+                if (xpu_parse_u64(size_text, 16, &size) < 0)
+                        return -EBADMSG;
+                p = eol + 1;
+                if (size == 0)
+                        break;
+                if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 2 || p[size] != '\r' || p[size + 1] != '\n')
+                        return -EBADMSG;
+                memcpy(out + n, p, size);
+                n += size;
+                p += size + 2;
+        }
+        *ret = TAKE_PTR(out);
+        *ret_len = n;
+        return 0;
+}
+
+int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_response *ret) {
+        *ret = (struct xpud_query_response){ 0 };
+        const char *end = buf + len;
+        if (len < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') || buf[8] != ' ')
+                return -EBADMSG;
+        int status = 0;
+        for (int i = 9; i < 12; i++) {
+                if (buf[i] < '0' || buf[i] > '9')
+                        return -EBADMSG;
+                status = status * 10 + (buf[i] - '0');
+        }
+        if (status < 100 || (len > 12 && buf[12] != ' ' && buf[12] != '\r' && buf[12] != '\n'))
+                return -EBADMSG;
+        const char *hdr = memchr(buf, '\n', len);
+        if (!hdr)
+                return -EBADMSG;
+        hdr++;
+        /* The blank line: CRLF CRLF, or bare LFs from a lenient server. */
+        const char *body = NULL, *hdr_end = NULL;
+        for (const char *p = hdr; p < end; p++) {
+                const char *eol = memchr(p, '\n', (size_t)(end - p));
+                if (!eol)
+                        break;
+                if (eol == p || (eol == p + 1 && *p == '\r')) {
+                        hdr_end = p;
+                        body = eol + 1;
+                        break;
+                }
+                p = eol;
+        }
+        if (!body)
+                return -EBADMSG;
+        char v[64];
+        if (header_value(hdr, hdr_end, "Transfer-Encoding", v, sizeof v)) {
+                if (strcasecmp(v, "chunked") != 0)
+                        return -EBADMSG;
+                char *out;
+                size_t out_len;
+                int r = dechunk(body, end, &out, &out_len);
+                if (r < 0)
+                        return r;
+                *ret = (struct xpud_query_response){ .status = status, .body = out, .body_len = out_len, .owned = true };
+                return 0;
+        }
+        size_t body_len = (size_t)(end - body);
+        if (header_value(hdr, hdr_end, "Content-Length", v, sizeof v)) {
+                uint64_t cl;
+                if (!*v || strspn(v, "0123456789") != strlen(v) || xpu_parse_u64(v, 10, &cl) < 0 || cl > body_len)
+                        return -EBADMSG;
+                body_len = (size_t)cl;
+        }
+        *ret = (struct xpud_query_response){ .status = status, .body = body, .body_len = body_len };
+        return 0;
+}
+
+void xpud_query_response_done(struct xpud_query_response *r) {
+        if (r->owned)
+                free((char *)r->body);
+        *r = (struct xpud_query_response){ 0 };
+}
+
+bool xpud_query_is_healthy(const struct xpud_query_response *r) {
+        if (r->status < 200 || r->status > 299)
+                return false;
+        cJSON *root = cJSON_ParseWithLength(r->body, r->body_len);
+        const cJSON *st = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "status") : NULL;
+        bool ok = true;
+        if (cJSON_IsString(st))
+                ok = strcmp(st->valuestring, "healthy") == 0 || strcmp(st->valuestring, "ok") == 0 ||
+                     strcmp(st->valuestring, "ready") == 0;
+        cJSON_Delete(root);
+        return ok;
+}
+
+static long long now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until FD is ready for EVENTS, at most until DEADLINE (now_ms). Returns 0, -ETIMEDOUT,
+ * -errno. */
+static int wait_fd(int fd, short events, long long deadline) {
+        for (;;) {
+                long long left = deadline - now_ms();
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                struct pollfd p = { .fd = fd, .events = events };
+                int r = poll(&p, 1, (int)left);
+                if (r > 0)
+                        return 0;
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
+/* Send REQ (LEN bytes) on the non-blocking FD and read the whole answer into *RET (NUL-terminated,
+ * *RET_LEN bytes). Returns 0, -ETIMEDOUT, -EFBIG, -ENOMEM, -errno. */
+static int exchange(int fd, const char *req, size_t len, long long deadline, char **ret, size_t *ret_len) {
+        for (size_t off = 0; off < len;) {
+                ssize_t n = send(fd, req + off, len - off, MSG_NOSIGNAL);
+                if (n > 0) {
+                        off += (size_t)n;
+                        continue;
+                }
+                if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                int r = wait_fd(fd, POLLOUT, deadline);
+                if (r < 0)
+                        return r;
+        }
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0, used = 0;
+        for (;;) {
+                if (size - used < 4096) {
+                        size_t want = size ? size * 2 : 16384;
+                        if (want > XPUD_QUERY_MAX_BYTES + 1)
+                                want = XPUD_QUERY_MAX_BYTES + 1;
+                        if (want <= used + 1)
+                                return -EFBIG;
+                        char *nb = realloc(buf, want);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        size = want;
+                }
+                ssize_t n = recv(fd, buf + used, size - used - 1, 0);
+                if (n == 0)
+                        break;
+                if (n > 0) {
+                        used += (size_t)n;
+                        continue;
+                }
+                if (errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                int r = wait_fd(fd, POLLIN, deadline);
+                if (r < 0)
+                        return r;
+        }
+        buf[used] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = used;
+        return 0;
+}
+
+int xpud_query(const char *socket_path, const char *path, FILE *out) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (xpu_strlcpy(sa.sun_path, socket_path, sizeof sa.sun_path) < 0) {
+                log_error("--socket: \"%s\" is longer than %zu bytes; give a shorter path", socket_path,
+                          sizeof sa.sun_path - 1);
+                return 1;
+        }
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) {
+                log_error("cannot make a socket: %m");
+                return 1;
+        }
+        long long deadline = now_ms() + XPUD_QUERY_TIMEOUT_MS;
+        if (connect(fd, (const struct sockaddr *)&sa, sizeof sa) < 0) {
+                int e = errno;
+                if (e == ENOENT || e == ECONNREFUSED)
+                        log_error("cannot connect to %s: %s (is xpud running? give its socket with --socket)",
+                                  socket_path, strerror(e));
+                else if (e == EACCES)
+                        log_error("cannot connect to %s: %s (run as root or as a member of the socket's group, "
+                                  "e.g. xpud)", socket_path, strerror(e));
+                else
+                        log_error("cannot connect to %s: %s", socket_path, strerror(e));
+                return 1;
+        }
+        char req[1024];
+        int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: xpud\r\nUser-Agent: xpud-query/" XPU_VERSION
+                         "\r\nConnection: close\r\n\r\n", path);
+        if (n < 0 || (size_t)n >= sizeof req) {
+                log_error("path \"%.64s...\" is too long", path);
+                return 1;
+        }
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = exchange(fd, req, (size_t)n, deadline, &buf, &len);
+        if (r == -ETIMEDOUT) {
+                log_error("%s: no complete answer within %d s (xpud busy or stopped?)", socket_path,
+                          XPUD_QUERY_TIMEOUT_MS / 1000);
+                return 1;
+        }
+        if (r == -EFBIG) {
+                log_error("%s: the answer to %s is larger than %u MiB", socket_path, path, XPUD_QUERY_MAX_BYTES >> 20);
+                return 1;
+        }
+        if (r < 0) {
+                log_error("%s: %s", socket_path, strerror(-r));
+                return 1;
+        }
+        struct xpud_query_response resp;
+        r = xpud_query_parse_response(buf, len, &resp);
+        if (r < 0) {
+                log_error("%s: %s", socket_path,
+                          r == -ENOMEM ? strerror(ENOMEM)
+                          : len == 0   ? "the connection closed without an answer (not allowed on this socket? see "
+                                         "xpud's log and --allow-uid/--allow-gid)"
+                                       : "the answer is not HTTP/1.1 (is this xpud's socket?)");
+                return 1;
+        }
+        fwrite(resp.body, 1, resp.body_len, out);
+        if (resp.body_len > 0 && resp.body[resp.body_len - 1] != '\n')
+                fputc('\n', out);
+        bool healthy = xpud_query_is_healthy(&resp);
+        if (resp.status < 200 || resp.status > 299)
+                log_error("%s: %s answered HTTP %d", socket_path, path, resp.status);
+        xpud_query_response_done(&resp);
+        if (fflush(out) != 0 || ferror(out)) {
+                log_error("cannot write the answer: %m");
+                return 1;
+        }
+        return healthy ? 0 : 1;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `xpud query`: a client of xpud's own socket, for images that have no curl and no shell
+ * (`kubectl exec ds/xpud -- xpud query`, a Kubernetes exec probe). One GET over the UNIX socket,
+ * the body to a stream, and an exit status a probe can use. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Largest answer accepted (a /metrics body of a large node is a few hundred KiB). */
+#define XPUD_QUERY_MAX_BYTES (64u << 20)
+/* Time allowed for connecting, sending and reading the whole answer. */
+#define XPUD_QUERY_TIMEOUT_MS 10000
+
+/* One parsed HTTP/1.1 answer: STATUS from the status line, BODY (not NUL-terminated) pointing
+ * into the buffer given to xpud_query_parse_response(), or into a decoded copy for a chunked
+ * body (then OWNED is true and xpud_query_response_done() frees it). */
+struct xpud_query_response {
+        int status;
+        const char *body;
+        size_t body_len;
+        bool owned;
+};
+
+/* Parse the answer BUF (LEN bytes, read until the server closed: the request asks for
+ * "Connection: close") into *RET. Framing, in RFC 9112's order: Transfer-Encoding chunked, else
+ * Content-Length (the body must be complete), else everything up to the end. Returns 0,
+ * -EBADMSG for anything else (no "HTTP/1.x NNN" status line, headers without an end, a bad or
+ * short length, a broken chunk), -ENOMEM. */
+int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_response *ret);
+void xpud_query_response_done(struct xpud_query_response *r);
+
+/* Whether an answer means "healthy" for `xpud query`'s exit status: a 2xx status and, when the
+ * body is a JSON object with a string "status" (/v1/health, /healthz, /readyz), that string is
+ * "healthy", "ok" or "ready". Other 2xx bodies (/metrics, /v1/devices) are healthy as answers. */
+bool xpud_query_is_healthy(const struct xpud_query_response *r);
+
+/* GET PATH (an absolute path, e.g. "/v1/health") from the xpud listening on SOCKET_PATH, write
+ * the body to OUT (a newline added when the body lacks one) and return the exit status of
+ * `xpud query`: 0 healthy (xpud_query_is_healthy), 1 anything else (an error line on stderr names
+ * the socket and the fix when no answer came: no socket, refused, not allowed, timed out,
+ * malformed). */
+int xpud_query(const char *socket_path, const char *path, FILE *out);
