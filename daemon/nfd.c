@@ -13,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "device-targets.h"
 #include "health.h"
 
 static bool label_char(char c) {
@@ -62,6 +63,116 @@ static void put_count(FILE *f, const char *name, size_t n) {
         put_label(f, name, v);
 }
 
+/* "X.Y" with Y one digit as the integer X*10+Y ("12.2" -> 122, "9.0" -> 90): comparable with Gt and
+ * Lt. Returns -1 for anything else (a two-digit minor would make the integers ambiguous). */
+static int dotted_int(const char *v) {
+        unsigned major, minor;
+        int used = 0;
+        if (!v || v[0] < '0' || v[0] > '9' || sscanf(v, "%u.%u%n", &major, &minor, &used) != 2 || v[used] ||
+            major > 999 || minor > 9 || v[strlen(v) - 2] != '.')
+                return -1;
+        return (int)(major * 10 + minor);
+}
+
+/* The labels that say what the node can run: vendor, device-code targets, NVIDIA compute
+ * capability and CUDA version, AMD generic family, smallest memory, partitioning. Each is left
+ * out when a device's fact it needs is unknown: a label never speaks for a GPU it did not see. */
+static int put_node_labels(FILE *f, const struct xpud_snapshot *s) {
+        if (s->n_devices == 0)
+                return 0;
+        /* The snapshot's devices as an inventory (lost ones included, as xpu.count counts them),
+         * with the host facts of the snapshot's. */
+        _cleanup_free_ struct xpu_device *devs = calloc(s->n_devices, sizeof *devs);
+        if (!devs)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_devices; i++)
+                devs[i] = s->devices[i].dev;
+        struct xpu_inventory view = { .devices = devs, .n_devices = s->n_devices };
+        if (s->inv)
+                memcpy(view.vendors, s->inv->vendors, sizeof view.vendors);
+        const struct xpu_inventory *inv = &view;
+        const char *vendor = NULL;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const char *v = xpu_vendor_to_string(inv->devices[i].vendor);
+                vendor = !vendor || strcmp(vendor, v) == 0 ? v : "mixed";
+        }
+        put_label(f, "xpu.vendor", vendor);
+
+        struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
+        size_t unknown = 0, known = 0;
+        size_t nt = xpu_device_code_targets(inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
+        for (size_t i = 0; i < nt; i++)
+                known += !t[i].unknown;
+        /* Target features (":xnack-") are not label characters; the processor decides. */
+        char arch[XPU_DEVICE_CODE_TARGETS_MAX][64];
+        for (size_t i = 0; i < nt; i++)
+                snprintf(arch[i], sizeof arch[i], "%.*s", (int)strcspn(t[i].name, ":"), t[i].name);
+        if (known >= 2)
+                put_label(f, "xpu.arch", "mixed");
+        else if (known == 1 && unknown == 0)
+                put_label(f, "xpu.arch", arch[0]);
+        if (known >= 2 || (known == 1 && unknown > 0))
+                for (size_t i = 0; i < nt; i++) {
+                        if (t[i].unknown)
+                                continue;
+                        char name[80];
+                        snprintf(name, sizeof name, "xpu.arch.%.63s", arch[i]);
+                        put_count(f, name, t[i].count);
+                }
+
+        /* NVIDIA: the smallest compute capability (every GPU has at least it), the CUDA version. */
+        int cc = INT_MAX;
+        bool nvidia = false, cc_known = true;
+        const char *generic = NULL;
+        bool amd = false, one_generic = true;
+        for (size_t i = 0; i < nt; i++) {
+                if (t[i].vendor == XPU_CODE_VENDOR_NVIDIA) {
+                        nvidia = true;
+                        cc_known = cc_known && !t[i].unknown;
+                        if (!t[i].unknown && (int)t[i].sm < cc)
+                                cc = (int)t[i].sm;
+                } else if (t[i].vendor == XPU_CODE_VENDOR_AMD) {
+                        const char *g = t[i].unknown ? NULL : xpu_gfx_generic_of(t[i].gfx.processor);
+                        one_generic = one_generic && g && (!generic || strcmp(generic, g) == 0);
+                        generic = g;
+                        amd = true;
+                }
+        }
+        if (nvidia && cc_known) {
+                char v[16];
+                snprintf(v, sizeof v, "%d", cc);
+                put_label(f, "xpu.nvidia.cc", v);
+        }
+        int cuda = nvidia ? dotted_int(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version) : -1;
+        if (cuda >= 0) {
+                char v[16];
+                snprintf(v, sizeof v, "%d", cuda);
+                put_label(f, "xpu.nvidia.cuda", v);
+        }
+        if (amd && one_generic && generic)
+                put_label(f, "xpu.amd.generic", generic);
+
+        uint64_t mem = UINT64_MAX;
+        const char *partition = NULL;
+        bool partition_known = true;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                if (mem != 0 && (d->have & XPU_HAVE_MEMORY_TOTAL) && d->memory_total_bytes > 0)
+                        mem = d->memory_total_bytes < mem ? d->memory_total_bytes : mem;
+                else
+                        mem = 0; /* one device of unknown size: no smallest */
+                const char *p = xpu_device_partition(d);
+                partition_known = partition_known && p;
+                if (p)
+                        partition = !partition || strcmp(partition, p) == 0 ? p : "mixed";
+        }
+        if (mem != 0 && mem != UINT64_MAX)
+                put_count(f, "xpu.memory.mib", (size_t)(mem >> 20));
+        if (partition_known && partition)
+                put_label(f, "xpu.partition", partition);
+        return 0;
+}
+
 int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len) {
         char *buf = NULL;
         size_t len = 0;
@@ -99,7 +210,7 @@ int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len) 
                 snprintf(name, sizeof name, "xpu.%s.driver", vendor);
                 put_label(f, name, s->inv ? s->inv->vendors[v].driver_version : first->dev.driver_version);
         }
-        bool failed = ferror(f);
+        bool failed = put_node_labels(f, s) < 0 || ferror(f);
         if (fclose(f) != 0 || failed) {
                 free(buf);
                 return -ENOMEM;

@@ -20,6 +20,15 @@
  *   feature.node.kubernetes.io/xpu.<vendor>.healthy=N
  *   feature.node.kubernetes.io/xpu.<vendor>.product=<the first device's name, sanitised>
  *   feature.node.kubernetes.io/xpu.<vendor>.driver=<kernel driver version, sanitised>
+ * then what the node can run (each left out when a device's fact it needs is unknown):
+ *   xpu.vendor=nvidia|amd|mixed
+ *   xpu.arch=sm_90|gfx942|mixed           device-code targets (device-targets.h), features dropped
+ *   xpu.arch.<target>=N                   per target, when mixed or some target is unknown
+ *   xpu.nvidia.cc=90                      smallest compute capability, major*10+minor
+ *   xpu.nvidia.cuda=124                   the driver's CUDA version, major*10+minor
+ *   xpu.amd.generic=gfx9-4-generic        when every AMD GPU is in that generic family
+ *   xpu.memory.mib=N                      the smallest GPU memory
+ *   xpu.partition=mig|<amd mode>|none|mixed
  * A value that sanitises to nothing leaves its label out. */
 #pragma once
 

@@ -9,24 +9,16 @@
 #include <stddef.h>
 
 #include "devcode/judge.h"
+#include "device-targets.h"
 #include "options.h"
 #include "plan.h"
 #include "probe.h"
 
-/* Most kinds of GPU judged at once (a node mixes few). */
-#define XPU_DEVICE_CODE_TARGETS_MAX 16
 
 /* Largest index read (an image with every CUDA and ROCm library writes well under 1 MiB). */
 #define XPU_DEVICE_CODE_INDEX_MAX (16u << 20)
 
-/* The targets of the devices INV->devices[DEVICES[i]] for i < N (all of them when DEVICES is
- * NULL), one per kind: NVIDIA by compute capability (xpu_device.compute_capability, rich path:
- * NVML or the CUDA driver API), AMD by gfx target (KFD gfx_target_version); GPUS says how many of
- * which ("8 × AMD Instinct MI300X"). Devices whose kind is not known are counted in *UNKNOWN and
- * become one target per vendor with .unknown set (only "nothing for this vendor" is judged for it).
- * Returns the number of targets written to T (at most MAX). */
-size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
-                               struct xpu_code_target *t, size_t max, size_t *unknown);
+
 
 /* The driver's CUDA version (xpu_vendor_info.cuda_driver_version "13.0", rich path) as 13000, or 0. */
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv);

@@ -387,6 +387,38 @@ static int numa_read(struct amd_probe *p, const char *path, struct xpu_device *d
         return 0;
 }
 
+/* The partition mode of card N into D->partition_mode: current_compute_partition ("SPX", "DPX",
+ * "QPX", "CPX") and current_memory_partition ("NPS1", "NPS4") of the card's device dir (amdgpu on
+ * MI300 and later), joined lower-case as AMD's DRA driver spells a partition profile ("cpx_nps4"),
+ * or one of them alone. A value that is not letters and digits is warned about and left out.
+ * Returns 0 or -ENOMEM. */
+static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_device *d) {
+        static const char *const files[] = { "current_compute_partition", "current_memory_partition" };
+        char mode[sizeof d->partition_mode] = "";
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char buf[32];
+                if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/%s", n, files[i]) <= 0)
+                        continue;
+                size_t len = strlen(buf), used = strlen(mode);
+                bool good = len > 0 && len <= 8;
+                for (size_t k = 0; good && k < len; k++)
+                        good = (buf[k] >= 'A' && buf[k] <= 'Z') || (buf[k] >= 'a' && buf[k] <= 'z') ||
+                               (buf[k] >= '0' && buf[k] <= '9');
+                if (!good) {
+                        if (xpu_inventory_warn(p->inv, DRM_CLASS "/card%u/device/%s: \"%s\" is no partition mode; "
+                                               "left out", n, files[i], buf) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                snprintf(mode + used, sizeof mode - used, "%s%s", used ? "_" : "", buf);
+        }
+        for (char *c = mode; *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                        *c = (char)(*c - 'A' + 'a');
+        memcpy(d->partition_mode, mode, sizeof mode);
+        return 0;
+}
+
 /* Facts from amdgpu card C. WHOLE: the device is the whole GPU (not a partition), so the card's
  * VRAM figures are its own. SYSFS_ONLY: no KFD node; ids, unique id and nodes come from here. */
 static int card_fill(struct amd_probe *p, const struct amd_card *c, struct xpu_device *d, bool whole,
@@ -424,6 +456,8 @@ static int card_fill(struct amd_probe *p, const struct amd_card *c, struct xpu_d
         }
         snprintf(path, sizeof path, DRM_CLASS "/card%u/device/numa_node", c->n);
         if (numa_read(p, path, d) < 0)
+                return -ENOMEM;
+        if (partition_mode_read(p, c->n, d) < 0)
                 return -ENOMEM;
         if (!sysfs_only)
                 return 0;

@@ -82,6 +82,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                 ok = add_num(o, "num_xcc", d->num_xcc);
         if (ok && (d->have & XPU_HAVE_PARTITION))
                 ok = add_num(o, "partition", d->partition);
+        if (ok && d->partition_mode[0])
+                ok = add_str(o, "partition_mode", d->partition_mode);
         if (ok && (d->have & XPU_HAVE_CARD))
                 ok = add_num(o, "card", d->card);
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))

@@ -143,6 +143,8 @@ struct xpu_device {
         uint32_t compute_units;      /* simd_count / simd_per_cu */
         uint32_t num_xcc;
         uint32_t partition;          /* partition number within its PCI device (location_id function bits) */
+        char partition_mode[24];     /* "cpx_nps4": the card's current_compute_partition and
+                                      * current_memory_partition (MI300 and later), lower-case; "" without */
         uint32_t card;               /* N of /sys/class/drm/cardN */
 
         /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else

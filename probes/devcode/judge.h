@@ -30,6 +30,7 @@ struct xpu_code_target {
         unsigned sm;                   /* NVIDIA: compute capability X.Y as X * 10 + Y */
         struct xpu_gfx_target gfx;     /* AMD */
         char gpus[160];                /* "8 × AMD Instinct MI300X" for this host's GPUs, else "" */
+        unsigned count;                /* how many of this host's GPUs are of this kind, else 0 */
         bool unknown;                  /* only the vendor is known (a compute capability NVML did not
                                         * give): only "nothing for this vendor" can be judged */
 };

@@ -352,6 +352,34 @@ START_TEST(test_mi300x_partitions) {
 }
 END_TEST
 
+/* The partition mode of an MI300X: current_compute_partition + current_memory_partition of the
+ * card's device dir, lower-case, on every partition; one file alone; a hostile value refused. */
+START_TEST(test_partition_mode) {
+        char *t = xpu_test_copy_host("amd-edge-mi300x-qpx");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_str_eq(inv->devices[0].partition_mode, ""); /* the capture has neither file */
+        xpu_inventory_free(inv);
+        xpu_test_write(t, "sys/class/drm/card0/device/current_compute_partition", "QPX\n");
+        xpu_test_write(t, "sys/class/drm/card0/device/current_memory_partition", "NPS1\n");
+        inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 4);
+        for (size_t i = 0; i < inv->n_devices; i++)
+                ck_assert_str_eq(inv->devices[i].partition_mode, "qpx_nps1");
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        xpu_inventory_free(inv);
+        xpu_test_write(t, "sys/class/drm/card0/device/current_memory_partition", "NPS1 ../\033[31m\n");
+        inv = probe_dir(t);
+        ck_assert_str_eq(inv->devices[0].partition_mode, "qpx");
+        ck_assert_uint_ge(inv->n_warnings, 1);
+        ck_assert_msg(strstr(inv->warnings[0], "/sys/class/drm/card0/device/current_memory_partition: ") &&
+                              strstr(inv->warnings[0], "is no partition mode; left out"),
+                      "%s", inv->warnings[0]);
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 START_TEST(test_lone_partition_in_container) {
         /* A container given partition 3 only: the other partitions' nodes are gone. */
         char *t = xpu_test_copy_host("amd-edge-mi300x-qpx");
@@ -644,6 +672,7 @@ static Suite *amd_suite(void) {
         suite_add_tcase(s, tc);
         tc = tcase_create("edge");
         tcase_add_test(tc, test_mi300x_partitions);
+        tcase_add_test(tc, test_partition_mode);
         tcase_add_test(tc, test_lone_partition_in_container);
         tcase_add_test(tc, test_quirks);
         tcase_add_test(tc, test_devnodes_present);
