@@ -220,54 +220,6 @@ int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len) 
         return 0;
 }
 
-int xpud_nfd_write(const char *path, const char *text, size_t len) {
-        if (!path || !text)
-                return -EINVAL;
-        const char *slash = strrchr(path, '/');
-        const char *name = slash ? slash + 1 : path;
-        if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-                return -EINVAL;
-        char dir[PATH_MAX], tmp[NAME_MAX + 2];
-        if (!slash)
-                snprintf(dir, sizeof dir, ".");
-        else if (slash == path)
-                snprintf(dir, sizeof dir, "/");
-        else if ((size_t)(slash - path) >= sizeof dir)
-                return -ENAMETOOLONG;
-        else
-                snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-        if (strlen(name) + 1 > NAME_MAX)
-                return -ENAMETOOLONG;
-        snprintf(tmp, sizeof tmp, ".%s", name);
-
-        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return negative_errno();
-        /* A fresh dot-file, never one that is there: a FIFO would block the open, a file someone
-         * else made would stay theirs. So unlink whatever has the name, then create exclusively,
-         * without following a symlink or blocking. */
-        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
-                return negative_errno();
-        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return negative_errno();
-        int r = xpu_write_full(fd, text, len);
-        if (r == 0 && fchmod(fd, 0644) < 0)
-                r = negative_errno();
-        if (r == 0 && fsync(fd) < 0)
-                r = negative_errno();
-        if (close(fd) < 0 && r == 0)
-                r = negative_errno();
-        if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
-                r = negative_errno();
-        if (r < 0) {
-                (void)unlinkat(dfd, tmp, 0);
-                return r;
-        }
-        (void)fsync(dfd); /* the rename itself on disk; the file is complete either way */
-        return 0;
-}
-
 int xpud_nfd_init(struct xpud_nfd *n, const char *path) {
         *n = (struct xpud_nfd){ 0 };
         n->path = strdup(path);
@@ -290,7 +242,7 @@ int xpud_nfd_update(struct xpud_nfd *n, const struct xpud_snapshot *s) {
                 free(text);
                 return 0;
         }
-        r = xpud_nfd_write(n->path, text, len);
+        r = xpu_write_file_replace(n->path, text, len, 0644);
         free(n->last);
         n->last = NULL;
         if (r < 0) {

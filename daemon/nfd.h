@@ -52,15 +52,6 @@ size_t xpud_nfd_label_value(const char *in, char *out, size_t size);
  * (malloc'ed, NUL-terminated, free()) and *RET_LEN, or -ENOMEM. */
 int xpud_nfd_render(const struct xpud_snapshot *s, char **ret, size_t *ret_len);
 
-/* Replace PATH's content by TEXT (LEN bytes) atomically: whatever is at ".<name of PATH>" in the
- * same directory is unlinked, the dot-file created afresh (O_CREAT|O_EXCL|O_NOFOLLOW|O_NONBLOCK:
- * never a FIFO, a symlink or a file someone else made), fchmod 0644, written, fsync'ed, renamed
- * over PATH, then the directory fsync'ed. The directory itself should be writable only by root
- * and xpud (docs/xpud-sampling.md): in a directory others can write, one of them could race the
- * unlink with a file of their own, which O_EXCL then refuses (-EEXIST, retried next sample). The dot-file is removed on failure. Returns 0 or -errno (-EINVAL for a PATH without a
- * file name). Silent. */
-int xpud_nfd_write(const char *path, const char *text, size_t len);
-
 /* The file and what it holds now, so that it is rewritten only when the labels change. */
 struct xpud_nfd {
         char *path;   /* --nfd-file (owned) */

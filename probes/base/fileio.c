@@ -397,3 +397,51 @@ int xpu_strlcpy(char *dst, const char *src, size_t size) {
         memcpy(dst, src, len + 1);
         return 0;
 }
+
+int xpu_write_file_replace(const char *path, const void *buf, size_t len, mode_t mode) {
+        if (!path || !buf)
+                return -EINVAL;
+        const char *slash = strrchr(path, '/');
+        const char *name = slash ? slash + 1 : path;
+        if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+                return -EINVAL;
+        char dir[PATH_MAX], tmp[NAME_MAX + 2];
+        if (!slash)
+                snprintf(dir, sizeof dir, ".");
+        else if (slash == path)
+                snprintf(dir, sizeof dir, "/");
+        else if ((size_t)(slash - path) >= sizeof dir)
+                return -ENAMETOOLONG;
+        else
+                snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        if (strlen(name) + 1 > NAME_MAX)
+                return -ENAMETOOLONG;
+        snprintf(tmp, sizeof tmp, ".%s", name);
+
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return negative_errno();
+        /* A fresh dot-file, never one that is there: a FIFO would block the open, a file someone
+         * else made would stay theirs. So unlink whatever has the name, then create exclusively,
+         * without following a symlink or blocking. */
+        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                return negative_errno();
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+        if (fd < 0)
+                return negative_errno();
+        int r = xpu_write_full(fd, buf, len);
+        if (r == 0 && fchmod(fd, mode) < 0)
+                r = negative_errno();
+        if (r == 0 && fsync(fd) < 0)
+                r = negative_errno();
+        if (close(fd) < 0 && r == 0)
+                r = negative_errno();
+        if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+                r = negative_errno();
+        if (r < 0) {
+                (void)unlinkat(dfd, tmp, 0);
+                return r;
+        }
+        (void)fsync(dfd); /* the rename itself on disk; the file is complete either way */
+        return 0;
+}

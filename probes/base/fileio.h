@@ -182,3 +182,13 @@ int xpu_parse_i64(const char *s, int base, int64_t *ret);
 /* Copy SRC into DST (SIZE bytes) always NUL-terminating; returns -ENAMETOOLONG when truncated. */
 int xpu_strlcpy(char *dst, const char *src, size_t size);
 
+/* Replace PATH's content by BUF (LEN bytes) atomically: whatever is at ".<name of PATH>" in the
+ * same directory is unlinked, the dot-file created afresh (O_CREAT|O_EXCL|O_NOFOLLOW|O_NONBLOCK:
+ * never a FIFO, a symlink or a file someone else made) with MODE (fchmod, whatever the umask),
+ * written, fsync'ed, renamed over PATH, then the directory fsync'ed. Readers that skip dot-files
+ * (NFD's features.d, container engines' CDI directories) see the old content or the new, never
+ * half of it. The directory should be writable only by the writer: in one others can write, they
+ * could race the unlink with a file of their own, which O_EXCL then refuses (-EEXIST). The
+ * dot-file is removed on failure. Returns 0 or -errno (-EINVAL for a PATH without a file name).
+ * Silent. */
+int xpu_write_file_replace(const char *path, const void *buf, size_t len, mode_t mode);

@@ -633,8 +633,8 @@ START_TEST(test_nfd_file) {
         ck_assert_uint_eq(len, strlen(text));
         free(text);
         xpud_snapshot_unref(s);
-        ck_assert_int_eq(xpud_nfd_write("/nonexistent-dir/x", "a", 1), -ENOENT);
-        ck_assert_int_eq(xpud_nfd_write("/tmp/", "a", 1), -EINVAL);
+        ck_assert_int_eq(xpu_write_file_replace("/nonexistent-dir/x", "a", 1, 0644), -ENOENT);
+        ck_assert_int_eq(xpu_write_file_replace("/tmp/", "a", 1, 0644), -EINVAL);
 }
 END_TEST
 
@@ -647,7 +647,7 @@ START_TEST(test_nfd_dot_file_taken) {
         snprintf(dot, sizeof dot, "%s/.xpud", dir);
         ck_assert_int_eq(mkfifo(dot, 0666), 0);
         alarm(10); /* a blocking open would hang here */
-        ck_assert_int_eq(xpud_nfd_write(path, "a=1\n", 4), 0);
+        ck_assert_int_eq(xpu_write_file_replace(path, "a=1\n", 4, 0644), 0);
         alarm(0);
         ck_assert_str_eq(read_text(path), "a=1\n");
         ck_assert_int_eq(access(dot, F_OK), -1);
@@ -658,7 +658,7 @@ START_TEST(test_nfd_dot_file_taken) {
         ck_assert_int_eq(chmod(dot, 0666), 0);
         if (geteuid() == 0)
                 ck_assert_int_eq(chown(dot, 65534, 65534), 0);
-        ck_assert_int_eq(xpud_nfd_write(path, "b=2\n", 4), 0);
+        ck_assert_int_eq(xpu_write_file_replace(path, "b=2\n", 4, 0644), 0);
         struct stat st;
         ck_assert_int_eq(stat(path, &st), 0);
         ck_assert_uint_eq(st.st_uid, geteuid());
