@@ -599,7 +599,10 @@ START_TEST(test_nfd_file) {
                                           "feature.node.kubernetes.io/xpu.nvidia.count=2\n"
                                           "feature.node.kubernetes.io/xpu.nvidia.healthy=2\n"
                                           "feature.node.kubernetes.io/xpu.nvidia.product=NVIDIA-GeForce-RTX-2080-Ti\n"
-                                          "feature.node.kubernetes.io/xpu.nvidia.driver=465.19.01\n");
+                                          "feature.node.kubernetes.io/xpu.nvidia.driver=465.19.01\n"
+                                          /* the fake NVML gives device 0's compute capability only */
+                                          "feature.node.kubernetes.io/xpu.vendor=nvidia\n"
+                                          "feature.node.kubernetes.io/xpu.arch.sm_75=1\n");
         ck_assert_int_eq(access(dot, F_OK), -1); /* the dot-file was renamed */
         ino_t first = inode_of(path);
         xpud_snapshot_unref(sample(&f));
