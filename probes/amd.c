@@ -410,7 +410,11 @@ static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_devic
                                 return -ENOMEM;
                         continue;
                 }
-                snprintf(mode + used, sizeof mode - used, "%s%s", used ? "_" : "", buf);
+                if (used + (used > 0) + len >= sizeof mode)
+                        continue;
+                if (used > 0)
+                        mode[used++] = '_';
+                memcpy(mode + used, buf, len + 1);
         }
         for (char *c = mode; *c; c++)
                 if (*c >= 'A' && *c <= 'Z')
