@@ -47,6 +47,9 @@ CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
 # Capabilities and the seccomp filter: libcap and libseccomp, both programs.
 PC_SECURITY := libseccomp libcap
 SECURITY_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_SECURITY) 2>/dev/null)
+# YAML output of `xpuinit cdi generate`: libyaml's emitter, xpuinit only.
+PC_YAML := yaml-0.1
+YAML_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_YAML) 2>/dev/null)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 
@@ -73,7 +76,7 @@ PROFILE_JSON := $(sort $(wildcard profiles/*.json))
 PROFILES_GEN := $(BUILD)/gen/builtin-profiles.c
 PROFILES_OBJ := $(BUILD)/gen/builtin-profiles.o
 XPUINIT := $(BUILD)/xpuinit
-ENTRY_LIBS = $(CJSON_LIBS) $(SECURITY_LIBS)
+ENTRY_LIBS = $(CJSON_LIBS) $(SECURITY_LIBS) $(YAML_LIBS)
 
 # ---- daemon/: xpud ----------------------------------------------------------------------------
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
@@ -227,7 +230,7 @@ static: all
 	$(Q)$(CC) -std=gnu17 -O2 -fPIE -fstack-protector-strong -D_FORTIFY_SOURCE=3 -c -o $(STATIC_DIR)/cJSON.o $(STATIC_DIR)/src/cJSON.c
 	@echo "  LD      $(XPUINIT_STATIC)"
 	$(Q)$(CC) $(ALL_CFLAGS) -static-pie -Wl,-z,relro,-z,now,-z,noexecstack -o $(XPUINIT_STATIC) \
-		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o -l:libseccomp.a -l:libcap.a
+		$(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(STATIC_DIR)/cJSON.o -l:libseccomp.a -l:libcap.a -l:libyaml.a
 
 # `make check-real`: the audit against NVIDIA's real CUDA 13 libraries (CUDA_LIB, default
 # /usr/local/cuda/lib64; NVIDIA's toolkit, not a Debian package, so not part of check).

@@ -527,6 +527,26 @@ static void raise_nofile(void) {
                          XPUD_CONNECTION_LIMIT);
 }
 
+/* --cdi-dir, before privileges and the filter: the directory made when missing (/var/run/cdi is
+ * not there until something makes it), and the roots the spec names made absolute (the engine
+ * reads the spec from its own working directory). Returns 0 or -1 (logged). */
+static int prepare_cdi_dir(void) {
+        static char dev[PATH_MAX], driver[PATH_MAX];
+        if (mkdir(arg.cdi_dir, 0755) < 0 && errno != EEXIST) {
+                log_error("--cdi-dir %s: %m (make the directory, or give one that exists)", arg.cdi_dir);
+                return -1;
+        }
+        if ((arg.dev_root && !realpath(arg.dev_root, dev)) || (arg.driver_root && !realpath(arg.driver_root, driver))) {
+                log_error("--cdi-dir: cannot resolve --dev-root or --driver-root: %m");
+                return -1;
+        }
+        if (arg.dev_root)
+                arg.dev_root = dev;
+        if (arg.driver_root)
+                arg.driver_root = driver;
+        return 0;
+}
+
 /* ---- sampler and service manager ---------------------------------------------------------------- */
 
 /* On the sampler thread after each snapshot: note the progress for the watchdog. */
@@ -629,6 +649,8 @@ static int run(void) {
                             "from systemd: anyone who can reach it reads /metrics (docs/xpud.md)");
         if (arg.tcp && tcp_fd < 0 && (tcp_fd = bind_tcp()) < 0)
                 goto out;
+        if (arg.cdi_dir && prepare_cdi_dir() < 0)
+                goto out;
         if (arg.user_set) {
                 /* The socket's directory, when made here, goes to the user, so it can remove the
                  * socket file at exit (through the checked fd: no path, no symlink followed). */
@@ -651,6 +673,8 @@ static int run(void) {
                 .interval_s = arg.interval_s,
                 .vendor_timeout_s = arg.vendor_timeout_s,
                 .nfd_file = arg.nfd_file,
+                .cdi_dir = arg.cdi_dir,
+                .cdi_host_root = arg.cdi_host_root,
         };
         int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
         if (r < 0) {

@@ -39,6 +39,7 @@
 #include "events.h"
 #include "health.h"
 #include "libs.h"
+#include "cdi-dir.h"
 #include "nfd.h"
 #include "nvidia-nvml.h"
 
@@ -98,6 +99,8 @@ struct xpud_sampler {
         bool have_nfd;
         struct xpud_nfd nfd;
         int nfd_error; /* last error of the labels file, logged once per change */
+        bool have_cdi;
+        struct xpud_cdi_dir cdi;
         char **warned; /* inventory warnings of the previous sample (logged when new) */
         size_t n_warned;
 
@@ -419,6 +422,8 @@ int xpud_sampler_sample(struct xpud_sampler *smp) {
                         log_info("--nfd-file %s: written again", smp->nfd.path);
                 smp->nfd_error = e < 0 ? e : 0;
         }
+        if (smp->have_cdi)
+                (void)xpud_cdi_dir_update(&smp->cdi, smp->prev->inv, &smp->roots); /* logs its errors */
         pthread_mutex_unlock(&smp->sample_lock);
         return 0;
 }
@@ -485,6 +490,10 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         if (r == 0 && o->nfd_file) {
                 r = xpud_nfd_init(&smp->nfd, o->nfd_file);
                 smp->have_nfd = r == 0;
+        }
+        if (r == 0 && o->cdi_dir) {
+                r = xpud_cdi_dir_init(&smp->cdi, o->cdi_dir, o->cdi_host_root);
+                smp->have_cdi = r == 0;
         }
         if (r < 0) {
                 xpud_sampler_free(smp);
@@ -563,6 +572,8 @@ struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
         xpud_index_map_done(&smp->indices);
         if (smp->have_nfd)
                 xpud_nfd_done(&smp->nfd);
+        if (smp->have_cdi)
+                xpud_cdi_dir_done(&smp->cdi);
         for (size_t k = 0; k < smp->n_warned; k++)
                 free(smp->warned[k]);
         free(smp->warned);

@@ -18,6 +18,8 @@ struct xpud_sampler_options {
         unsigned interval_s;     /* seconds between samples, >= 1 (--interval, default 10) */
         unsigned vendor_timeout_s; /* bound on one vendor-library call (--vendor-timeout, default 10) */
         const char *nfd_file;    /* NULL, or the Node Feature Discovery labels file (--nfd-file) */
+        const char *cdi_dir;     /* NULL, or the CDI spec directory (--cdi-dir, cdi-dir.h) */
+        const char *cdi_host_root; /* --cdi-host-root, NULL: "/" */
         size_t events_max;       /* ring size of /v1/events; 0 = 256 */
 };
 

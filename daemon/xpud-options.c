@@ -32,6 +32,10 @@ void xpud_options_usage(FILE *f) {
               "                         root is always allowed)\n"
               "  --allow-gid LIST       groups allowed (the client's primary or supplementary groups)\n"
               "  --nfd-file PATH        write Node Feature Discovery labels there after each sample\n"
+              "  --cdi-dir DIR          keep this node's CDI spec (kind xpuinit.dev/gpu) in DIR/xpuinit.json\n"
+              "                         (e.g. /var/run/cdi); removed when xpud stops\n"
+              "  --cdi-host-root DIR    where the host's / is mounted here (a pod: /host); the spec\n"
+              "                         names host paths\n"
               "  --sys-root DIR         prefix for /sys and /proc reads (default /)\n"
               "  --dev-root DIR         prefix of dev/ device nodes (default /)\n"
               "  --driver-root DIR      host driver files (default: first of /run/nvidia/driver, /host, /)\n"
@@ -229,6 +233,8 @@ enum {
         OPT_DRIVER_ROOT,
         OPT_USER,
         OPT_VENDOR_TIMEOUT,
+        OPT_CDI_DIR,
+        OPT_CDI_HOST_ROOT,
         OPT_LOG_LEVEL,
         OPT_VERSION,
         OPT_HELP,
@@ -349,6 +355,8 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 { "allow-uid", required_argument, NULL, OPT_ALLOW_UID },
                 { "allow-gid", required_argument, NULL, OPT_ALLOW_GID },
                 { "nfd-file", required_argument, NULL, OPT_NFD_FILE },
+                { "cdi-dir", required_argument, NULL, OPT_CDI_DIR },
+                { "cdi-host-root", required_argument, NULL, OPT_CDI_HOST_ROOT },
                 { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
                 { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
                 { "driver-root", required_argument, NULL, OPT_DRIVER_ROOT },
@@ -431,6 +439,17 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                         }
                         break;
                 }
+                case OPT_CDI_DIR:
+                case OPT_CDI_HOST_ROOT: {
+                        const char *opt = c == OPT_CDI_DIR ? "--cdi-dir" : "--cdi-host-root";
+                        r = set_path(c == OPT_CDI_DIR ? &o.cdi_dir : &o.cdi_host_root, optarg, opt, err, err_size);
+                        if (r == 0 && (optarg[0] != '/' || strlen(optarg) > PATH_MAX - 64)) {
+                                xpu_format_error(err, err_size, "%s: \"%s\" is not an absolute path (give one, e.g. "
+                                                 "%s)", opt, optarg, c == OPT_CDI_DIR ? "/var/run/cdi" : "/host");
+                                r = -EINVAL;
+                        }
+                        break;
+                }
                 case OPT_SYS_ROOT:
                         r = set_path(&o.sys_root, optarg, "--sys-root", err, err_size);
                         break;
@@ -472,6 +491,11 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
         if (optind < argc) {
                 xpu_format_error(err, err_size, "unexpected argument \"%s\" (xpud takes options only; see xpud "
                                  "--help)", argv[optind]);
+                return -EINVAL;
+        }
+        if (o.cdi_host_root && !o.cdi_dir) {
+                xpu_format_error(err, err_size, "--cdi-host-root goes with --cdi-dir (it says how the spec names host "
+                                 "paths)");
                 return -EINVAL;
         }
         *ret = o;

@@ -41,6 +41,8 @@ struct xpud_options {
         gid_t allow_gids[XPUD_ALLOW_MAX]; /* --allow-gid, resolved (getgrnam_r) */
         size_t n_allow_gids;
         const char *nfd_file;      /* --nfd-file or NULL */
+        const char *cdi_dir;       /* --cdi-dir or NULL (absolute) */
+        const char *cdi_host_root; /* --cdi-host-root or NULL (absolute) */
         const char *sys_root;      /* --sys-root or NULL ("/") */
         const char *dev_root;      /* --dev-root or NULL ("/") */
         const char *driver_root;   /* --driver-root or NULL (as xpuinit picks it) */

@@ -561,3 +561,27 @@ int xpu_loader_env_check(char *const *envp, char *err, size_t err_size) {
         }
         return 0;
 }
+
+int xpu_inject_mount_ns_check(char *err, size_t err_size) {
+        struct stat self, init;
+        const char *path = "/proc/self/ns/mnt";
+        if (stat(path, &self) < 0 || stat((path = "/proc/1/ns/mnt"), &init) < 0) {
+                snprintf(err, err_size,
+                         "cannot stat %s (%s), so cannot tell whether this is the host's mount namespace, where "
+                         "the mounts would outlive the container; refusing (run it where /proc is mounted and "
+                         "PID 1's namespace is readable: root with CAP_SYS_PTRACE, and no security module or "
+                         "outer PID namespace hiding PID 1; for a trial by hand, give it a PID namespace whose "
+                         "PID 1 stands for the host's init: unshare -p -f --mount-proc sh -c 'unshare -m ... "
+                         "inject ...')",
+                         path, strerror(errno));
+                return -1;
+        }
+        if (self.st_dev == init.st_dev && self.st_ino == init.st_ino) {
+                snprintf(err, err_size,
+                         "this is PID 1's (the host's) mount namespace: the container would not see the mounts "
+                         "and they would outlive it; run it as a createContainer hook, or inside `unshare -m` "
+                         "(createRuntime and prestart hooks run in the runtime's namespace)");
+                return -1;
+        }
+        return 0;
+}

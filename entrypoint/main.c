@@ -22,6 +22,7 @@
 #include "base/signals.h"
 #include "base/strv.h"
 #include "audit.h"
+#include "cdi.h"
 #include "device-code.h"
 #include "options.h"
 #include "pci-ids.h"
@@ -602,7 +603,6 @@ static int cmd_probe(struct context *c) {
         return 0;
 }
 
-
 /* audit: the --for targets, else this host's GPUs (with the rich path for NVIDIA's compute
  * capabilities, which the fast path does not read). */
 static int cmd_audit(struct context *c) {
@@ -634,35 +634,6 @@ static int cmd_profiles(struct context *c) {
         return r < 0 ? EXIT_SETUP : 0;
 }
 
-/* inject --rootfs in mount mode must run in a mount namespace of its own (the container's, as a
- * createContainer hook, or `unshare -m`): in PID 1's, the host's, the workload would not see the
- * mounts and they would outlive the container. Compares st_dev/st_ino of /proc/self/ns/mnt and
- * /proc/1/ns/mnt (stat(2)); one that cannot be read is refused, not guessed (docs/xpuinit.md).
- * Returns 0 when the namespaces differ, -1 with err set otherwise. */
-static int inject_mount_ns_check(char *err, size_t err_size) {
-        struct stat self, init;
-        const char *path = "/proc/self/ns/mnt";
-        if (stat(path, &self) < 0 || stat((path = "/proc/1/ns/mnt"), &init) < 0) {
-                snprintf(err, err_size,
-                         "cannot stat %s (%s), so cannot tell whether this is the host's mount namespace, where "
-                         "the mounts would outlive the container; refusing (run it where /proc is mounted and "
-                         "PID 1's namespace is readable: root with CAP_SYS_PTRACE, and no security module or "
-                         "outer PID namespace hiding PID 1; for a trial by hand, give it a PID namespace whose "
-                         "PID 1 stands for the host's init: unshare -p -f --mount-proc sh -c 'unshare -m ... "
-                         "inject ...')",
-                         path, strerror(errno));
-                return -1;
-        }
-        if (self.st_dev == init.st_dev && self.st_ino == init.st_ino) {
-                snprintf(err, err_size,
-                         "this is PID 1's (the host's) mount namespace: the container would not see the mounts "
-                         "and they would outlive it; run it as a createContainer hook, or inside `unshare -m` "
-                         "(createRuntime and prestart hooks run in the runtime's namespace)");
-                return -1;
-        }
-        return 0;
-}
-
 static int cmd_plan(struct context *c, bool inject) {
         if (inject) { /* a host-side hook: an image's LD_PRELOAD must not get here (docs/safe-paths.md) */
                 char err[1024];
@@ -676,7 +647,7 @@ static int cmd_plan(struct context *c, bool inject) {
                 close(rfd);
                 if (xpu_loader_env_check(environ, err, sizeof err) < 0 ||
                     ((opt.inject == XPU_INJECT_AUTO || opt.inject == XPU_INJECT_MOUNT) &&
-                     inject_mount_ns_check(err, sizeof err) < 0)) {
+                     xpu_inject_mount_ns_check(err, sizeof err) < 0)) {
                         log_error("inject --rootfs %s: %s", opt.rootfs, err);
                         return EXIT_SETUP;
                 }
@@ -789,6 +760,9 @@ int main(int argc, char **argv) {
                 break;
         case XPU_CMD_AUDIT:
                 status = cmd_audit(&c);
+                break;
+        case XPU_CMD_CDI:
+                status = context_probe(&c) != 0 ? EXIT_SETUP : xpu_cdi_generate(&opt, &c.roots, c.inv, stdout);
                 break;
         case XPU_CMD_RUN:
         default:

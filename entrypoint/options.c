@@ -11,11 +11,13 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "cdi-spec.h"
 #include "devcode/judge.h"
 
 const char *const xpu_command_names[_XPU_CMD_MAX] = {
         [XPU_CMD_RUN] = "run", [XPU_CMD_PROBE] = "probe", [XPU_CMD_PLAN] = "plan", [XPU_CMD_PROFILES] = "profiles",
-        [XPU_CMD_INJECT] = "inject", [XPU_CMD_AUDIT] = "audit", [XPU_CMD_VERSION] = "version", [XPU_CMD_HELP] = "help",
+        [XPU_CMD_INJECT] = "inject", [XPU_CMD_AUDIT] = "audit", [XPU_CMD_CDI] = "cdi", [XPU_CMD_VERSION] = "version",
+        [XPU_CMD_HELP] = "help",
 };
 
 void xpu_options_usage(FILE *f) {
@@ -29,6 +31,9 @@ void xpu_options_usage(FILE *f) {
               "                   [--write-index FILE] [--k8s-affinity] [ROOT]\n"
               "                                           vendor-tied code of an image and whether its device\n"
               "                                           code runs on a GPU (sm_90, gfx90a:xnack-; default: this host's)\n"
+              "  xpuinit cdi generate [--output FILE] [--format json|yaml] [--kind VENDOR/CLASS]\n"
+              "                   [--host-root DIR]\n"
+              "                                           a CDI spec for this host's GPUs (kind xpuinit.dev/gpu)\n"
               "  xpuinit version\n"
               "\n"
               "Options (each also read from its environment twin):\n"
@@ -261,6 +266,10 @@ enum {
         OPT_FAIL_ON,
         OPT_WRITE_INDEX,
         OPT_K8S_AFFINITY,
+        OPT_OUTPUT,
+        OPT_FORMAT,
+        OPT_KIND,
+        OPT_HOST_ROOT,
 };
 
 /* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
@@ -290,9 +299,13 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 { "fail-on", required_argument, NULL, OPT_FAIL_ON },
                 { "write-index", required_argument, NULL, OPT_WRITE_INDEX },
                 { "k8s-affinity", no_argument, NULL, OPT_K8S_AFFINITY },
+                { "output", required_argument, NULL, OPT_OUTPUT },
+                { "format", required_argument, NULL, OPT_FORMAT },
+                { "kind", required_argument, NULL, OPT_KIND },
+                { "host-root", required_argument, NULL, OPT_HOST_ROOT },
                 {},
         };
-        bool have_command = false;
+        bool have_command = false, have_verb = false;
         opterr = 0;
         optind = 1;
         for (;;) {
@@ -315,6 +328,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                                         optind++;
                                         continue;
                                 }
+                        } else if (o->command == XPU_CMD_CDI && !have_verb && strcmp(argv[optind], "generate") == 0) {
+                                have_verb = true; /* cdi's verb: options may follow it too */
+                                optind++;
+                                continue;
                         }
                         break;
                 }
@@ -439,6 +456,33 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 case OPT_K8S_AFFINITY:
                         o->k8s_affinity = true;
                         break;
+                case OPT_OUTPUT:
+                        o->cdi_output = optarg;
+                        break;
+                case OPT_FORMAT:
+                        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "yaml") != 0) {
+                                log_error("--format: unknown format \"%s\" (use json or yaml)", optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->cdi_format = optarg;
+                        break;
+                case OPT_KIND: {
+                        char err[512];
+                        if (xpu_cdi_kind_check(optarg, err, sizeof err) < 0) {
+                                log_error("%s", err);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->cdi_kind = optarg;
+                        break;
+                }
+                case OPT_HOST_ROOT:
+                        if (optarg[0] != '/') {
+                                log_error("--host-root: \"%s\" is not an absolute path (give where the host's / is "
+                                          "mounted here, e.g. /host)", optarg);
+                                return XPU_EXIT_USAGE;
+                        }
+                        o->cdi_host_root = optarg;
+                        break;
                 case ':':
                         log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
                         return XPU_EXIT_USAGE;
@@ -476,6 +520,14 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                 }
                 o->audit_root = rest ? o->argv[0] : "/";
                 break;
+        case XPU_CMD_CDI:
+                if (!have_verb || rest) {
+                        log_error("cdi: say what to do: xpuinit cdi generate [--output FILE] [--format json|yaml] "
+                                  "[--kind VENDOR/CLASS]%s%s%s", rest ? " (got \"" : "", rest ? o->argv[0] : "",
+                                  rest ? "\")" : "");
+                        return XPU_EXIT_USAGE;
+                }
+                break;
         case XPU_CMD_PROBE:
         case XPU_CMD_PROFILES:
         case XPU_CMD_VERSION:
@@ -494,6 +546,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
         if (o->command != XPU_CMD_AUDIT &&
             (o->n_audit_for || o->cuda_driver || o->fail_on >= 0 || o->write_index || o->k8s_affinity)) {
                 log_error("--for, --cuda-driver, --fail-on, --write-index and --k8s-affinity only go with audit");
+                return XPU_EXIT_USAGE;
+        }
+        if (o->command != XPU_CMD_CDI && (o->cdi_output || o->cdi_format || o->cdi_kind || o->cdi_host_root)) {
+                log_error("--output, --format, --kind and --host-root only go with cdi generate");
                 return XPU_EXIT_USAGE;
         }
         if (o->rootfs && o->command != XPU_CMD_INJECT) {

@@ -19,6 +19,7 @@ enum xpu_command {
         XPU_CMD_PROFILES,
         XPU_CMD_INJECT,
         XPU_CMD_AUDIT,
+        XPU_CMD_CDI,
         XPU_CMD_VERSION,
         XPU_CMD_HELP,
         _XPU_CMD_MAX,
@@ -66,6 +67,11 @@ struct xpu_options {
         const char *write_index;  /* --write-index FILE */
         bool k8s_affinity;        /* --k8s-affinity */
         const char *audit_root;   /* ROOT (default "/") */
+        /* cdi generate */
+        const char *cdi_output;   /* --output FILE; NULL or "-": standard output */
+        const char *cdi_format;   /* --format: "json", "yaml", or NULL (from --output's name, else json) */
+        const char *cdi_kind;     /* --kind VENDOR/CLASS (checked); NULL: XPU_CDI_KIND_DEFAULT */
+        const char *cdi_host_root; /* --host-root DIR: where the host's / is seen here (absolute) */
         /* start-time device-code check */
         enum xpu_device_code_mode device_code;      /* XPUINIT_DEVICE_CODE */
         bool device_code_set;                        /* given in the environment (wins over a profile) */

@@ -163,6 +163,13 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *r, bo
  * variable and value and the fix. */
 int xpu_loader_env_check(char *const *envp, char *err, size_t err_size);
 
+/* inject --rootfs in mount mode must run in a mount namespace of its own (the container's, as a
+ * createContainer hook, or `unshare -m`): in PID 1's, the host's, the workload would not see the
+ * mounts and they would outlive the container. Compares st_dev/st_ino of /proc/self/ns/mnt and
+ * /proc/1/ns/mnt (stat(2)); one that cannot be read is refused, not guessed (docs/xpuinit.md).
+ * Returns 0 when the namespaces differ, -1 with ERR set otherwise. */
+int xpu_inject_mount_ns_check(char *err, size_t err_size);
+
 struct xpu_seccomp_program; /* probes/base/seccomp.h */
 /* After the privilege planning (P->cap_explicit, P->cap_keep) and the filter's build: add one
  * warning to P for each capability of an explicit keep_capabilities list whose main system calls

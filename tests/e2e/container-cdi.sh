@@ -60,59 +60,11 @@ cdi_spec nvidia.json nvidia.com/gpu \
 cdi_spec nomark.json nomark.xpuinit.test/gpu '["NVIDIA_VISIBLE_DEVICES=void"]'
 cdi_spec none.json none.xpuinit.test/gpu '["NVIDIA_VISIBLE_DEVICES=none"]'
 
-# The mount namespace of one podman run: /etc/cdi = the specs above, nothing of the host's.
-cat >"$E2E_TMP/podman-ns.sh" <<'EOF'
-set -e
-t=$1
-shift
-ov=$(mktemp -d "$t/etc-overlay.XXXXXX")
-mkdir "$ov/upper" "$ov/work"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$ov/upper,workdir=$ov/work" /etc
-mkdir -p /etc/cdi
-mount -t tmpfs -o mode=0755 tmpfs /etc/cdi
-cp "$t"/cdi/*.json /etc/cdi/
-for d in /run/cdi /var/run/cdi; do
-        if [ -d "$d" ]; then mount -t tmpfs -o mode=0755 tmpfs "$d"; fi
-done
-exec podman --root "$t/podman/root" --runroot "$t/podman/run" --tmpdir "$t/podman/tmp" \
-        --runtime runc --cgroup-manager cgroupfs --events-backend none "$@"
-EOF
-mkdir -p "$E2E_TMP/podman/root" "$E2E_TMP/podman/run" "$E2E_TMP/podman/tmp"
-
-# pm_run NAME DEVICE [ENV=VALUE...] -- COMMAND...: podman run of a fresh rootfs copy NAME with CDI
-# DEVICE, the fixture host read-only at /xpu/host (xpuinit's --sys-root) and the fake libraries'
-# state at /xpu/driver; sets E2E_RC, E2E_OUT, E2E_ERR as e2e_run does.
+# podman runs of the fixture host with the specs above (tests/e2e/lib.sh, e2e_podman_run).
+E2E_PODMAN_MOUNTS="-v $fx:/xpu/host:ro -v $drv:/xpu/driver:ro"
+e2e_podman_init "$specs"
 pm_run() {
-        name=$1
-        device=$2
-        shift 2
-        e2e_rootfs_template
-        r="$E2E_TMP/$name"
-        mkdir -p "$r" || bail "cannot create $r"
-        cp -a "$E2E_TMP/rootfs.template" "$r/rootfs" || bail "cannot copy the rootfs to $r"
-        set -- -e XPUINIT_SYS_ROOT=/xpu/host -e XPU_FAKE_STATE=/xpu/driver/xpu-fake-state "$@"
-        # A sanitized pass: no leak checking in the container, as e2e_bundle does (xpuinit's own
-        # seccomp filter denies the ptrace LeakSanitizer needs).
-        if [ -n "${ASAN_OPTIONS:-}" ]; then
-                set -- -e ASAN_OPTIONS=detect_leaks=0 "$@"
-        fi
-        envs=
-        while [ $# -gt 0 ] && [ "$1" != -- ]; do
-                envs="$envs $1"
-                shift
-        done
-        [ $# -gt 0 ] && shift
-        E2E_OUT="$r/stdout"
-        E2E_ERR="$r/stderr"
-        # shellcheck disable=SC2086 # $envs holds "-e NAME=VALUE" words without blanks
-        timeout "$E2E_TIMEOUT" unshare -m --propagation private sh "$E2E_TMP/podman-ns.sh" "$E2E_TMP" \
-                run --rm --network none --ulimit nofile=20000:20000 --ulimit nproc=1024:1024 \
-                -v "$fx:/xpu/host:ro" -v "$drv:/xpu/driver:ro" $envs --device "$device" \
-                --rootfs "$r/rootfs" "$@" </dev/null >"$E2E_OUT" 2>"$E2E_ERR"
-        E2E_RC=$?
-        if [ "$E2E_RC" -eq 124 ]; then
-                diag "podman run $name timed out after ${E2E_TIMEOUT}s"
-        fi
+        e2e_podman_run "$@"
 }
 
 # ---- the NVIDIA profile from the devices and files CDI gave -------------------------------------

@@ -26,6 +26,8 @@
 #   e2e_devices BUNDLE FIXTURE ['GLOB=GID ...'] the fixture's dev/DEVNODES as spec devices
 #   e2e_device BUNDLE PATH MAJOR MINOR [GID]    one more character device
 #   e2e_dev_root FIXTURE DEST                   mknod the fixture's nodes under DEST/dev
+#   e2e_podman_init SPECS / e2e_podman_run NAME DEVICE [OPTS] -- CMD
+#                                               podman with exactly the CDI specs of SPECS
 #   e2e_run BUNDLE                              runc run; sets E2E_RC, E2E_OUT, E2E_ERR (files)
 #   e2e_fact KEY                                value of "KEY=..." in the last run's stdout
 #
@@ -335,6 +337,74 @@ video:x:44:
 render:x:105:
 nogroup:x:65534:
 EOF
+}
+
+# ---- podman with CDI specs -------------------------------------------------------------------
+
+# e2e_podman_init SPECS_DIR: podman runs (e2e_podman_run) see exactly the CDI specs in SPECS_DIR
+# (*.json, *.yaml) as /etc/cdi, in a private mount namespace (an overlay on /etc; /run/cdi and
+# /var/run/cdi hidden by a tmpfs where the host has them), with podman's root, runroot and tmpdir
+# below $E2E_TMP.
+e2e_podman_init() {
+        E2E_PODMAN_SPECS=$1
+        cat >"$E2E_TMP/podman-ns.sh" <<'EOF'
+set -e
+t=$1
+specs=$2
+shift 2
+ov=$(mktemp -d "$t/etc-overlay.XXXXXX")
+mkdir "$ov/upper" "$ov/work"
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$ov/upper,workdir=$ov/work" /etc
+mkdir -p /etc/cdi
+mount -t tmpfs -o mode=0755 tmpfs /etc/cdi
+for f in "$specs"/*.json "$specs"/*.yaml; do
+        if [ -f "$f" ]; then cp "$f" /etc/cdi/; fi
+done
+for d in /run/cdi /var/run/cdi; do
+        if [ -d "$d" ]; then mount -t tmpfs -o mode=0755 tmpfs "$d"; fi
+done
+exec podman --root "$t/podman/root" --runroot "$t/podman/run" --tmpdir "$t/podman/tmp" \
+        --runtime runc --cgroup-manager cgroupfs --events-backend none "$@"
+EOF
+        mkdir -p "$E2E_TMP/podman/root" "$E2E_TMP/podman/run" "$E2E_TMP/podman/tmp" ||
+                bail "cannot create $E2E_TMP/podman"
+}
+
+# e2e_podman_run NAME DEVICE [-e NAME=VALUE | -v HOST:CTR[:ro] | --device OTHER ...] -- COMMAND...:
+# podman run of a fresh copy NAME of the rootfs template with the CDI device DEVICE, the words of
+# E2E_PODMAN_MOUNTS (e.g. "-v FX:/xpu/host:ro"), XPUINIT_SYS_ROOT=/xpu/host and
+# XPU_FAKE_STATE=/xpu/driver/xpu-fake-state; sets E2E_RC, E2E_OUT, E2E_ERR as e2e_run does.
+e2e_podman_run() {
+        name=$1
+        device=$2
+        shift 2
+        e2e_rootfs_template
+        r="$E2E_TMP/$name"
+        mkdir -p "$r" || bail "cannot create $r"
+        cp -a "$E2E_TMP/rootfs.template" "$r/rootfs" || bail "cannot copy the rootfs to $r"
+        set -- -e XPUINIT_SYS_ROOT=/xpu/host -e XPU_FAKE_STATE=/xpu/driver/xpu-fake-state "$@"
+        # A sanitized pass: no leak checking in the container, as e2e_bundle does (xpuinit's own
+        # seccomp filter denies the ptrace LeakSanitizer needs).
+        if [ -n "${ASAN_OPTIONS:-}" ]; then
+                set -- -e ASAN_OPTIONS=detect_leaks=0 "$@"
+        fi
+        opts=
+        while [ $# -gt 0 ] && [ "$1" != -- ]; do
+                opts="$opts $1"
+                shift
+        done
+        [ $# -gt 0 ] && shift
+        E2E_OUT="$r/stdout"
+        E2E_ERR="$r/stderr"
+        # shellcheck disable=SC2086 # $opts and E2E_PODMAN_MOUNTS hold words without blanks
+        timeout "$E2E_TIMEOUT" unshare -m --propagation private sh "$E2E_TMP/podman-ns.sh" "$E2E_TMP" \
+                "$E2E_PODMAN_SPECS" run --rm --network none --ulimit nofile=20000:20000 \
+                --ulimit nproc=1024:1024 ${E2E_PODMAN_MOUNTS:-} $opts --device "$device" --rootfs "$r/rootfs" \
+                "$@" </dev/null >"$E2E_OUT" 2>"$E2E_ERR"
+        E2E_RC=$?
+        if [ "$E2E_RC" -eq 124 ]; then
+                diag "podman run $name timed out after ${E2E_TIMEOUT}s"
+        fi
 }
 
 # e2e_rootfs_ldconfig BUNDLE: give BUNDLE's rootfs the host's (static) ldconfig, an

@@ -45,6 +45,12 @@ START_TEST(test_defaults) {
         ck_assert_ptr_null(o.driver_root);
         ck_assert(!o.user_set);
         ck_assert_int_eq(o.log_level, -1);
+        ck_assert_ptr_null(o.cdi_dir);
+        ck_assert_ptr_null(o.cdi_host_root);
+        char *cdi[] = { (char *)"xpud", (char *)"--cdi-dir", (char *)"/var/run/cdi", (char *)"--cdi-host-root=/host", NULL };
+        ck_assert_int_eq(xpud_options_parse(4, cdi, &o, err, sizeof err), 0);
+        ck_assert_str_eq(o.cdi_dir, "/var/run/cdi");
+        ck_assert_str_eq(o.cdi_host_root, "/host");
 }
 END_TEST
 
@@ -200,6 +206,10 @@ START_TEST(test_errors) {
                 { { "--bogus" }, "unknown option \"--bogus\"; see xpud --help" },
                 { { "-x" }, "unknown option \"-x\"; see xpud --help" },
                 { { "serve" }, "unexpected argument \"serve\" (xpud takes options only; see xpud --help)" },
+                { { "--cdi-dir", "run/cdi" }, "--cdi-dir: \"run/cdi\" is not an absolute path" },
+                { { "--cdi-dir", "" }, "--cdi-dir: empty path" },
+                { { "--cdi-dir", "/run/cdi", "--cdi-host-root", "host" }, "--cdi-host-root: \"host\" is not an absolute" },
+                { { "--cdi-host-root", "/host" }, "--cdi-host-root goes with --cdi-dir" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct xpud_options o = { .interval_s = 77 };

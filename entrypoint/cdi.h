@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `xpuinit cdi generate`: this host's CDI spec (probes/cdi-spec.h) as JSON or YAML, to standard
+ * output or, atomically (dot file + rename), to a file. */
+#pragma once
+
+#include <cJSON.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "probe.h"
+
+/* Render SPEC as CDI YAML (libyaml's emitter: block style, every string double-quoted so that
+ * "0", "0.5.0" or "true" stay strings) into *RET (malloc'ed, NUL-terminated, *RET_LEN bytes).
+ * Returns 0, -ENOMEM, or -EINVAL for a tree YAML cannot carry (a raw item). */
+int xpu_cdi_yaml(const cJSON *spec, char **ret, size_t *ret_len);
+
+/* Write the spec of INV (probed through ROOTS) as O asks (--output, --format, --kind) to OUT or to
+ * O->cdi_output. Warnings about GPUs left out are logged. Returns the exit status: 0, or 125 with
+ * one error line (no GPU to describe, a refused driver root, a file that cannot be written). */
+int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots, const struct xpu_inventory *inv,
+                     FILE *out);

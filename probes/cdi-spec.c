@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A CDI spec for the host's GPUs (cdi-spec.h). */
+#include "cdi-spec.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/pci.h"
+#include "base/strv.h"
+#include "libs.h"
+
+/* What a vendor's GPUs need besides their nodes. */
+struct cdi_vendor {
+        /* The user-mode driver files that must match the host's kernel module: globs of
+         * "<base>.so" matched against "<base>.so.<driver version>" (libs.h), and programs. NULL:
+         * the vendor's user space lives in the image (ROCm). */
+        const char *const *libraries;
+        const char *const *programs;
+        const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
+};
+
+static const char *const nvidia_libraries[] = {
+        /* The running driver's libraries: libcuda, libcudadebugger, every libnv* (libnvidia-ml,
+         * libnvidia-ptxjitcompiler, libnvcuvid, libnvoptix, ...) and the GL/EGL/Vulkan vendor
+         * libraries named *_nvidia (libGLX_nvidia, libEGL_nvidia, libvdpau_nvidia, ...). */
+        "libcuda.so", "libcudadebugger.so", "libnv*.so", "lib*_nvidia.so", NULL,
+};
+static const char *const nvidia_programs[] = {
+        "nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server",
+        NULL,
+};
+static const char *const nvidia_env[] = {
+        "XPUINIT_DRIVER_ROOT=" XPU_CDI_DRIVER_ROOT,
+        /* NVIDIA's runtime hook, where the engine has one, does nothing for "void". */
+        "NVIDIA_VISIBLE_DEVICES=void",
+        NULL,
+};
+
+static const struct cdi_vendor cdi_vendors[_XPU_VENDOR_MAX] = {
+        [XPU_VENDOR_NVIDIA] = { .libraries = nvidia_libraries, .programs = nvidia_programs, .env = nvidia_env },
+        [XPU_VENDOR_AMD] = { 0 },
+};
+
+static bool alnum(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* S[0..LEN) is a name of alnum and the characters of EXTRA, alnum at both ends. */
+static bool name_ok(const char *s, size_t len, const char *extra) {
+        if (len == 0 || !alnum(s[0]) || !alnum(s[len - 1]))
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!alnum(s[i]) && !strchr(extra, s[i]))
+                        return false;
+        return true;
+}
+
+int xpu_cdi_kind_check(const char *kind, char *err, size_t err_size) {
+        const char *slash = kind ? strchr(kind, '/') : NULL;
+        if (!slash || strchr(slash + 1, '/')) {
+                xpu_format_error(err, err_size, "--kind \"%s\": a CDI kind is VENDOR/CLASS, e.g. %s", kind ? kind : "",
+                                 XPU_CDI_KIND_DEFAULT);
+                return -EINVAL;
+        }
+        size_t vlen = (size_t)(slash - kind), clen = strlen(slash + 1);
+        if (vlen > 253 || !name_ok(kind, vlen, ".-_")) {
+                xpu_format_error(err, err_size, "--kind \"%s\": the vendor \"%.*s\" must be letters, digits, '.', '-' "
+                                 "and '_', starting and ending with a letter or digit (a domain you own, e.g. "
+                                 "xpuinit.dev)", kind, (int)(vlen > 64 ? 64 : vlen), kind);
+                return -EINVAL;
+        }
+        if (clen > 63 || !name_ok(slash + 1, clen, "-_")) {
+                xpu_format_error(err, err_size, "--kind \"%s\": the class \"%.64s\" must be at most 63 letters, digits, "
+                                 "'-' and '_', starting and ending with a letter or digit (a dot in it needs "
+                                 "cdiVersion 0.6.0, which CDI consumers such as Debian 12's podman reject)",
+                                 kind, slash + 1);
+                return -EINVAL;
+        }
+        static const char *const vendor_kinds[] = { "nvidia.com", "amd.com" };
+        for (size_t i = 0; i < ELEMENTSOF(vendor_kinds); i++)
+                if (vlen == strlen(vendor_kinds[i]) && strncasecmp(kind, vendor_kinds[i], vlen) == 0) {
+                        xpu_format_error(err, err_size, "--kind \"%s\": %s is the vendor's own kind; a GPU in its "
+                                         "spec and in this one, in one directory, is dropped by CDI as a "
+                                         "conflict. Use a kind of your own (default %s)", kind, vendor_kinds[i],
+                                         XPU_CDI_KIND_DEFAULT);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+/* ---- containerEdits ------------------------------------------------------------------------------ */
+
+static cJSON *edits_new(void) {
+        cJSON *e = cJSON_CreateObject();
+        if (e && (!cJSON_AddArrayToObject(e, "env") || !cJSON_AddArrayToObject(e, "deviceNodes") ||
+                  !cJSON_AddArrayToObject(e, "mounts"))) {
+                cJSON_Delete(e);
+                return NULL;
+        }
+        return e;
+}
+
+/* Drop the empty arrays of E (CDI takes them, but a reader should not wonder). */
+static void edits_trim(cJSON *e) {
+        static const char *const keys[] = { "env", "deviceNodes", "mounts" };
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, keys[i])) == 0)
+                        cJSON_DeleteItemFromObjectCaseSensitive(e, keys[i]);
+}
+
+/* ARRAY holds an object whose KEY is the string VALUE. */
+static bool has_entry(const cJSON *array, const char *key, const char *value) {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, array) {
+                const cJSON *v = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, key);
+                if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
+                        return true;
+        }
+        return false;
+}
+
+static int env_add(cJSON *edits, const char *kv) {
+        cJSON *env = cJSON_GetObjectItemCaseSensitive(edits, "env");
+        if (has_entry(env, NULL, kv))
+                return 0;
+        cJSON *s = cJSON_CreateString(kv);
+        return s && cJSON_AddItemToArray(env, s) ? 0 : (cJSON_Delete(s), -ENOMEM);
+}
+
+/* Length of DIR without trailing slashes ("/" and "" are 0). */
+static size_t dir_len(const char *dir) {
+        size_t n = dir ? strlen(dir) : 0;
+        while (n > 0 && dir[n - 1] == '/')
+                n--;
+        return n;
+}
+
+/* ROOT and the absolute PATH joined: the path of a host file as this process sees it. */
+static int local_path(const char *root, const char *path, char out[PATH_MAX]) {
+        int n = snprintf(out, PATH_MAX, "%.*s%s", (int)dir_len(root), root, path);
+        return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
+/* LOCAL (a local_path()) as the host names it: without the host root's prefix when below it. */
+static const char *host_view(const struct xpu_cdi_roots *roots, const char *local) {
+        size_t hl = dir_len(roots->host_root);
+        if (hl > 0 && strncmp(local, roots->host_root, hl) == 0 && local[hl] == '/')
+                return local + hl;
+        return local;
+}
+
+/* Device node PATH ("/dev/nvidia0") of the dev root into EDITS, with the host node's type,
+ * numbers, mode and owner. Returns 1 when added (or there already), 0 when the dev root has no
+ * character device there, -ENOMEM. */
+static int node_add(cJSON *edits, const struct xpu_cdi_roots *roots, const char *path) {
+        cJSON *nodes = cJSON_GetObjectItemCaseSensitive(edits, "deviceNodes");
+        if (has_entry(nodes, "path", path))
+                return 1;
+        char lp[PATH_MAX];
+        struct stat st;
+        if (local_path(roots->dev_root, path, lp) < 0 || lstat(lp, &st) < 0 || !S_ISCHR(st.st_mode))
+                return 0;
+        cJSON *n = cJSON_CreateObject();
+        bool ok = n && cJSON_AddStringToObject(n, "path", path) &&
+                  cJSON_AddStringToObject(n, "hostPath", host_view(roots, lp)) &&
+                  cJSON_AddStringToObject(n, "type", "c") && cJSON_AddNumberToObject(n, "major", major(st.st_rdev)) &&
+                  cJSON_AddNumberToObject(n, "minor", minor(st.st_rdev)) &&
+                  cJSON_AddNumberToObject(n, "fileMode", st.st_mode & 07777) &&
+                  cJSON_AddNumberToObject(n, "uid", st.st_uid) && cJSON_AddNumberToObject(n, "gid", st.st_gid) &&
+                  cJSON_AddItemToArray(nodes, n);
+        if (!ok) {
+                cJSON_Delete(n);
+                return -ENOMEM;
+        }
+        return 1;
+}
+
+static int mount_add(cJSON *edits, const char *host, const char *container) {
+        cJSON *mounts = cJSON_GetObjectItemCaseSensitive(edits, "mounts");
+        if (has_entry(mounts, "containerPath", container))
+                return 0;
+        cJSON *m = cJSON_CreateObject();
+        cJSON *opts = NULL;
+        bool ok = m && cJSON_AddStringToObject(m, "hostPath", host) &&
+                  cJSON_AddStringToObject(m, "containerPath", container) &&
+                  (opts = cJSON_AddArrayToObject(m, "options"));
+        static const char *const options[] = { "ro", "nosuid", "nodev", "bind" };
+        for (size_t i = 0; ok && i < ELEMENTSOF(options); i++) {
+                cJSON *o = cJSON_CreateString(options[i]);
+                ok = o && cJSON_AddItemToArray(opts, o);
+                if (!ok)
+                        cJSON_Delete(o);
+        }
+        if (!ok || !cJSON_AddItemToArray(mounts, m)) {
+                cJSON_Delete(m);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int warn(char ***warnings, const char *fmt, ...) _printf_(2, 3);
+static int warn(char ***warnings, const char *fmt, ...) {
+        char line[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        return xpu_strv_push(warnings, line);
+}
+
+/* ---- a vendor's shared edits ----------------------------------------------------------------------- */
+
+/* The edits every GPU of vendor V gets: its vendor nodes that the dev root has, its env, and the
+ * running driver's files. *RET NULL when the vendor's GPUs cannot be given (a node it needs is
+ * missing: the warning says which). Returns 0, -ENOMEM, -EIO (refused driver root, ERR). */
+static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
+                        cJSON **ret, char ***warnings, char *err, size_t err_size) {
+        const struct cdi_vendor *cv = &cdi_vendors[v];
+        const struct xpu_vendor_info *vi = &inv->vendors[v];
+        const char *name = xpu_vendor_to_string(v);
+        *ret = NULL;
+        cJSON *e = edits_new();
+        if (!e)
+                return -ENOMEM;
+        for (size_t i = 0; i < vi->n_nodes; i++) {
+                int r = node_add(e, roots, vi->nodes[i].path);
+                if (r < 0)
+                        goto oom;
+                if (r == 0 && !vi->nodes[i].optional) {
+                        cJSON_Delete(e);
+                        return warn(warnings, "%s: %s is not a character device under %s; its GPUs are left out",
+                                    name, vi->nodes[i].path, roots->dev_root) < 0
+                                       ? -ENOMEM
+                                       : 0;
+                }
+        }
+        for (size_t i = 0; cv->env && cv->env[i]; i++)
+                if (env_add(e, cv->env[i]) < 0)
+                        goto oom;
+        if (!cv->libraries) {
+                *ret = e;
+                return 0;
+        }
+        if (!xpu_is_driver_version(vi->driver_version)) {
+                cJSON_Delete(e);
+                return warn(warnings, "%s: the driver version is unknown (no /proc/driver/nvidia/version); its GPUs are "
+                            "left out", name) < 0 ? -ENOMEM : 0;
+        }
+        struct xpu_capability_files libs = { .capability = (char *)"cdi", .names = (char **)cv->libraries };
+        struct xpu_capability_files progs = { .capability = (char *)"cdi", .names = (char **)cv->programs };
+        libs.n_names = xpu_strv_length(libs.names);
+        progs.n_names = xpu_strv_length(progs.names);
+        const char *caps[] = { "cdi" };
+        struct xpu_driver_files *files = NULL;
+        int r = xpu_driver_files_find(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &progs, 1, &files);
+        if (r < 0) {
+                cJSON_Delete(e);
+                return r;
+        }
+        if (files->refused) {
+                xpu_format_error(err, err_size, "driver root %s: %s", roots->driver_root, files->refused);
+                xpu_driver_files_free(files);
+                cJSON_Delete(e);
+                return -EIO;
+        }
+        size_t n_libs = 0;
+        for (size_t i = 0; i < files->n; i++) {
+                const struct xpu_driver_file *f = &files->files[i];
+                char lp[PATH_MAX], cp[PATH_MAX];
+                if (local_path(roots->driver_root, f->path, lp) < 0)
+                        continue;
+                snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : "/usr/lib64", f->name);
+                if (mount_add(e, host_view(roots, lp), cp) < 0) {
+                        xpu_driver_files_free(files);
+                        goto oom;
+                }
+                n_libs += !f->is_binary;
+        }
+        xpu_driver_files_free(files);
+        if (n_libs == 0 && warn(warnings, "%s: no library of driver %s under the driver root %s: the spec gives the "
+                                "device nodes only (point --driver-root at the host's driver files)",
+                                name, vi->driver_version, roots->driver_root) < 0)
+                goto oom;
+        *ret = e;
+        return 0;
+oom:
+        cJSON_Delete(e);
+        return -ENOMEM;
+}
+
+/* ---- devices ----------------------------------------------------------------------------------------- */
+
+/* A copy of FROM's items into TO's arrays (duplicates skipped, as the engines skip them). */
+static int edits_merge(cJSON *to, const cJSON *from) {
+        static const struct {
+                const char *key, *id;
+        } arrays[] = { { "env", NULL }, { "deviceNodes", "path" }, { "mounts", "containerPath" } };
+        for (size_t k = 0; k < ELEMENTSOF(arrays); k++) {
+                cJSON *dst = cJSON_GetObjectItemCaseSensitive(to, arrays[k].key);
+                const cJSON *it;
+                cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(from, arrays[k].key)) {
+                        const cJSON *id = arrays[k].id ? cJSON_GetObjectItemCaseSensitive(it, arrays[k].id) : it;
+                        if (cJSON_IsString(id) && has_entry(dst, arrays[k].id, id->valuestring))
+                                continue;
+                        cJSON *dup = cJSON_Duplicate(it, true);
+                        if (!dup || !cJSON_AddItemToArray(dst, dup)) {
+                                cJSON_Delete(dup);
+                                return -ENOMEM;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* The edits of GPU D: VENDOR's shared ones, its own nodes and its DRM card node. NULL when a node
+ * it needs is missing (warned). Returns 0 or -ENOMEM. */
+static int device_edits(const struct xpu_device *d, const cJSON *vendor, const struct xpu_cdi_roots *roots,
+                        cJSON **ret, char ***warnings) {
+        *ret = NULL;
+        cJSON *e = edits_new();
+        if (!e || edits_merge(e, vendor) < 0)
+                goto oom;
+        for (size_t i = 0; i < d->n_nodes; i++) {
+                int r = node_add(e, roots, d->nodes[i].path);
+                if (r < 0)
+                        goto oom;
+                if (r == 0 && !d->nodes[i].optional) {
+                        cJSON_Delete(e);
+                        return warn(warnings, "GPU %u (%s): %s is not a character device under %s; left out", d->index,
+                                    d->pci_bus_id, d->nodes[i].path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                }
+        }
+        if (d->have & XPU_HAVE_CARD) {
+                char card[32];
+                snprintf(card, sizeof card, "/dev/dri/card%u", d->card);
+                if (node_add(e, roots, card) < 0)
+                        goto oom;
+        }
+        *ret = e;
+        return 0;
+oom:
+        cJSON_Delete(e);
+        return -ENOMEM;
+}
+
+/* The names of GPU I: index, UUID, PCI bus id (a partition's with its number as the function).
+ * A name another GPU would also get is left empty. */
+struct names {
+        char index[16], uuid[64], bus[XPU_PCI_BUS_ID_MAX];
+};
+
+static void names_of(const struct xpu_device *d, struct names *n) {
+        snprintf(n->index, sizeof n->index, "%u", d->index);
+        snprintf(n->uuid, sizeof n->uuid, "%s", d->uuid);
+        n->bus[0] = '\0';
+        struct xpu_pci_bus_id id;
+        if (d->pci_bus_id[0] && xpu_pci_bus_id_parse(d->pci_bus_id, &id) == 0) {
+                if (d->have & XPU_HAVE_PARTITION)
+                        id.function = d->partition;
+                xpu_pci_bus_id_format(&id, n->bus);
+        }
+        /* CDI names: letters, digits, '_', '.', ':', '-', starting with a letter or digit. */
+        if (n->uuid[0] && !name_ok(n->uuid, strlen(n->uuid), "_.:-"))
+                n->uuid[0] = '\0';
+}
+
+static int device_add(cJSON *devices, const char *name, const cJSON *edits) {
+        cJSON *d = cJSON_CreateObject();
+        cJSON *e = cJSON_Duplicate(edits, true);
+        if (!d || !e || !cJSON_AddStringToObject(d, "name", name) || !cJSON_AddItemToObject(d, "containerEdits", e)) {
+                cJSON_Delete(d);
+                cJSON_Delete(e);
+                return -ENOMEM;
+        }
+        edits_trim(e);
+        return cJSON_AddItemToArray(devices, d) ? 0 : (cJSON_Delete(d), -ENOMEM);
+}
+
+/* Clear the UUID and bus id names of GPU I when another GPU in the spec (DEV[j] set) has the same,
+ * with one warning per shared value, listing the GPUs, at the first of them. Returns 0 or -ENOMEM. */
+static int unshare_names(const struct xpu_inventory *inv, cJSON *const *dev, struct names *names, size_t i,
+                         char ***warnings) {
+        static const struct {
+                size_t offset;
+                const char *what;
+        } fields[] = { { offsetof(struct names, uuid), "UUID" }, { offsetof(struct names, bus), "PCI bus id" } };
+        if (!dev[i])
+                return 0;
+        for (size_t f = 0; f < ELEMENTSOF(fields); f++) {
+                char *mine = (char *)&names[i] + fields[f].offset;
+                if (!mine[0])
+                        continue;
+                char list[256] = "", value[64];
+                size_t len = 0, shared = 0;
+                snprintf(value, sizeof value, "%s", mine);
+                for (size_t j = 0; j < inv->n_devices; j++) {
+                        char *other = (char *)&names[j] + fields[f].offset;
+                        if (j == i || !dev[j] || strcmp(other, value) != 0)
+                                continue;
+                        shared++;
+                        other[0] = '\0';
+                        len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, ", %u",
+                                                inv->devices[j].index);
+                }
+                if (shared == 0)
+                        continue;
+                mine[0] = '\0';
+                if (warn(warnings, "GPUs %u%s share the %s %s (partitions of one GPU?): it names none of them",
+                         inv->devices[i].index, list, fields[f].what, value) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roots *roots, const char *kind,
+                       cJSON **ret, char ***warnings, char *err, size_t err_size) {
+        *ret = NULL;
+        *warnings = NULL;
+        if (inv->n_devices == 0) {
+                xpu_format_error(err, err_size, "no GPU on this host (xpuinit probe says what was looked for): a CDI "
+                                 "spec needs at least one device");
+                return 0;
+        }
+        cJSON *vendor[_XPU_VENDOR_MAX] = { 0 };
+        cJSON **dev = calloc(inv->n_devices, sizeof *dev);
+        struct names *names = calloc(inv->n_devices, sizeof *names);
+        cJSON *spec = NULL, *all = edits_new();
+        int r = dev && names && all ? 0 : -ENOMEM;
+        for (int v = 0; r >= 0 && v < _XPU_VENDOR_MAX; v++)
+                if (xpu_inventory_count(inv, (enum xpu_vendor)v) > 0)
+                        r = vendor_edits(inv, (enum xpu_vendor)v, roots, &vendor[v], warnings, err, err_size);
+        size_t given = 0;
+        for (size_t i = 0; r >= 0 && i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                if (!vendor[d->vendor])
+                        continue;
+                r = device_edits(d, vendor[d->vendor], roots, &dev[i], warnings);
+                if (r >= 0 && dev[i]) {
+                        names_of(d, &names[i]);
+                        r = edits_merge(all, dev[i]);
+                        given++;
+                }
+        }
+        /* A name two GPUs share names neither (the UUID of an AMD GPU's partitions). */
+        for (size_t i = 0; r >= 0 && i < inv->n_devices; i++)
+                r = unshare_names(inv, dev, names, i, warnings);
+        if (r >= 0 && given == 0) {
+                xpu_format_error(err, err_size, "no GPU of this host has its device nodes under %s (see the warnings)",
+                                 roots->dev_root);
+                r = 0;
+                goto out;
+        }
+        spec = r >= 0 ? cJSON_CreateObject() : NULL;
+        cJSON *devices = spec ? cJSON_CreateArray() : NULL;
+        cJSON *common = spec ? edits_new() : NULL;
+        bool ok = spec && devices && common && cJSON_AddStringToObject(spec, "cdiVersion", XPU_CDI_VERSION) &&
+                  cJSON_AddStringToObject(spec, "kind", kind) && cJSON_AddItemToObject(spec, "devices", devices);
+        if (!ok)
+                cJSON_Delete(devices);
+        ok = ok && env_add(common, "XPU_VISIBLE_DEVICES=all") == 0 &&
+             cJSON_AddItemToObject(spec, "containerEdits", common);
+        if (!ok && spec)
+                cJSON_Delete(common);
+        for (size_t i = 0; ok && i < inv->n_devices; i++) {
+                if (!dev[i])
+                        continue;
+                const char *const list[] = { names[i].index, names[i].uuid, names[i].bus };
+                for (size_t k = 0; ok && k < ELEMENTSOF(list); k++)
+                        ok = !list[k][0] || device_add(devices, list[k], dev[i]) == 0;
+        }
+        ok = ok && device_add(devices, "all", all) == 0;
+        if (ok) {
+                edits_trim(common);
+                r = (int)given;
+        } else if (r >= 0) {
+                r = -ENOMEM;
+        }
+out:
+        for (size_t i = 0; dev && i < inv->n_devices; i++)
+                cJSON_Delete(dev[i]);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                cJSON_Delete(vendor[v]);
+        free(dev);
+        free(names);
+        cJSON_Delete(all);
+        if (r <= 0) {
+                cJSON_Delete(spec);
+                if (r < 0)
+                        *warnings = xpu_strv_free(*warnings);
+                return r;
+        }
+        *ret = spec;
+        return r;
+}

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/cdi-spec.c and entrypoint/cdi.c: the kind rules, the YAML emitter, and specs of
+ * hand-built inventories whose nodes are real character devices of this machine (/dev/null,
+ * /dev/zero): names (index, UUID, bus id, partitions, shared and hostile UUIDs), nodes with the
+ * host's numbers and mode, GPUs left out for a missing node or an unknown driver version, host
+ * paths under --host-root, the driver files of an NVIDIA driver root, and a refused driver root
+ * (a FIFO where a library should be). The same specs read by podman: tests/e2e/container-cdi-generate.sh. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "cdi-spec.h"
+#include "cdi.h"
+#include "testlib.h"
+
+START_TEST(test_kind) {
+        static const struct {
+                const char *kind;
+                const char *error; /* NULL: accepted */
+        } cases[] = {
+                { "xpuinit.dev/gpu", NULL },
+                { "example.com/gpu_1", NULL },
+                { "a/b", NULL },
+                { "my-org.example/accel-x", NULL },
+                { "nvidia.com/gpu", "is the vendor's own kind" },
+                { "NVIDIA.com/mig", "is the vendor's own kind" },
+                { "amd.com/gpu", "is the vendor's own kind" },
+                { "xpuinit.dev/gpu.x", "a dot in it needs cdiVersion 0.6.0" },
+                { "xpuinit.dev/", "the class \"\" must be" },
+                { "/gpu", "the vendor \"\" must be" },
+                { "gpu", "a CDI kind is VENDOR/CLASS" },
+                { "a/b/c", "a CDI kind is VENDOR/CLASS" },
+                { "-x.dev/gpu", "the vendor \"-x.dev\" must be" },
+                { "x.dev/gpu-", "the class \"gpu-\" must be" },
+                { "x dev/gpu", "the vendor \"x dev\" must be" },
+                { "x.dev/g\"pu", "the class \"g\"pu\" must be" },
+                { "x.dev/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "at most 63" },
+                { "", "a CDI kind is VENDOR/CLASS" },
+                { NULL, "a CDI kind is VENDOR/CLASS" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char err[512] = "";
+                int r = xpu_cdi_kind_check(cases[i].kind, err, sizeof err);
+                if (!cases[i].error) {
+                        ck_assert_msg(r == 0, "%s: %s", cases[i].kind, err);
+                        continue;
+                }
+                ck_assert_msg(r == -EINVAL && strstr(err, cases[i].error), "%s: %d \"%s\", want \"%s\"",
+                              cases[i].kind ? cases[i].kind : "(null)", r, err, cases[i].error);
+                ck_assert_msg(strncmp(err, "--kind \"", 8) == 0, "%s", err);
+        }
+}
+END_TEST
+
+START_TEST(test_yaml) {
+        cJSON *o = cJSON_Parse("{\"cdiVersion\":\"0.5.0\",\"kind\":\"x.dev/gpu\",\"devices\":[{\"name\":\"0\","
+                               "\"containerEdits\":{\"env\":[\"A=true\",\"B=a: b # c\",\"C=\\\"q\\\"\\n\"],"
+                               "\"deviceNodes\":[{\"path\":\"/dev/x\",\"major\":195,\"fileMode\":438,\"ok\":true,"
+                               "\"none\":null,\"f\":0.5}]}},{\"name\":\"null\"},{\"name\":\"\"}]}");
+        ck_assert_ptr_nonnull(o);
+        char *y = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpu_cdi_yaml(o, &y, &len), 0);
+        ck_assert_uint_eq(strlen(y), len);
+        ck_assert_str_eq(y, "cdiVersion: \"0.5.0\"\n"
+                            "kind: \"x.dev/gpu\"\n"
+                            "devices:\n"
+                            "- name: \"0\"\n"
+                            "  containerEdits:\n"
+                            "    env:\n"
+                            "    - \"A=true\"\n"
+                            "    - \"B=a: b # c\"\n"
+                            "    - \"C=\\\"q\\\"\\n\"\n"
+                            "    deviceNodes:\n"
+                            "    - path: \"/dev/x\"\n"
+                            "      major: 195\n"
+                            "      fileMode: 438\n"
+                            "      ok: true\n"
+                            "      none: null\n"
+                            "      f: 0.5\n"
+                            "- name: \"null\"\n"
+                            "- name: \"\"\n");
+        free(y);
+        cJSON_Delete(o);
+        /* A raw item has no YAML form. */
+        o = cJSON_CreateObject();
+        cJSON_AddItemToObject(o, "raw", cJSON_CreateRaw("{}"));
+        ck_assert_int_eq(xpu_cdi_yaml(o, &y, &len), -EINVAL);
+        cJSON_Delete(o);
+}
+END_TEST
+
+/* An inventory of N GPUs of VENDOR whose own node is NODE (a real character device) and whose
+ * vendor node is /dev/zero. */
+static struct xpu_inventory *inventory(enum xpu_vendor vendor, size_t n, const char *node) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        struct xpu_vendor_info *vi = &inv->vendors[vendor];
+        snprintf(vi->driver_version, sizeof vi->driver_version, "550.54.15");
+        snprintf(vi->nodes[0].path, sizeof vi->nodes[0].path, "/dev/zero");
+        vi->n_nodes = 1;
+        for (size_t i = 0; i < n; i++) {
+                struct xpu_device d = { .index = (unsigned)i, .vendor = vendor, .n_nodes = 1 };
+                snprintf(d.uuid, sizeof d.uuid, "GPU-%08zx-0000-0000-0000-000000000000", i);
+                snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "0000:%02zx:00.0", 0x10 + i);
+                snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "%s", node);
+                ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        }
+        return inv;
+}
+
+static int build(const struct xpu_inventory *inv, const struct xpu_cdi_roots *roots, cJSON **spec, char ***warnings,
+                 char *err) {
+        err[0] = '\0';
+        return xpu_cdi_spec_build(inv, roots, "xpuinit.dev/gpu", spec, warnings, err, 1024);
+}
+
+/* The names of SPEC's devices, comma-separated. */
+static char *names(const cJSON *spec) {
+        static char buf[1024];
+        size_t n = 0;
+        buf[0] = '\0';
+        const cJSON *d;
+        cJSON_ArrayForEach(d, cJSON_GetObjectItem(spec, "devices"))
+                n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? "," : "",
+                                      cJSON_GetObjectItem(d, "name")->valuestring);
+        return buf;
+}
+
+static const cJSON *device(const cJSON *spec, const char *name) {
+        const cJSON *d;
+        cJSON_ArrayForEach(d, cJSON_GetObjectItem(spec, "devices"))
+                if (strcmp(cJSON_GetObjectItem(d, "name")->valuestring, name) == 0)
+                        return cJSON_GetObjectItem(d, "containerEdits");
+        return NULL;
+}
+
+START_TEST(test_amd_names_and_nodes) {
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_AMD, 2, "/dev/null");
+        const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 2);
+        ck_assert_ptr_null(w);
+        ck_assert_str_eq(cJSON_GetObjectItem(spec, "cdiVersion")->valuestring, "0.5.0");
+        ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,"
+                                      "1,GPU-00000001-0000-0000-0000-000000000000,0000:11:00.0,all");
+        char *text = cJSON_PrintUnformatted(device(spec, "1"));
+        struct stat null, zero;
+        ck_assert_int_eq(stat("/dev/null", &null), 0);
+        ck_assert_int_eq(stat("/dev/zero", &zero), 0);
+        char want[1024];
+        snprintf(want, sizeof want,
+                 "{\"deviceNodes\":[{\"path\":\"/dev/zero\",\"hostPath\":\"/dev/zero\",\"type\":\"c\",\"major\":1,"
+                 "\"minor\":5,\"fileMode\":%u,\"uid\":0,\"gid\":%u},{\"path\":\"/dev/null\",\"hostPath\":"
+                 "\"/dev/null\",\"type\":\"c\",\"major\":1,\"minor\":3,\"fileMode\":%u,\"uid\":0,\"gid\":%u}]}",
+                 zero.st_mode & 07777, zero.st_gid, null.st_mode & 07777, null.st_gid);
+        ck_assert_str_eq(text, want); /* no env, no mounts: ROCm lives in the image */
+        free(text);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(device(spec, "all"), "deviceNodes")), 2); /* deduped */
+        text = cJSON_PrintUnformatted(cJSON_GetObjectItem(spec, "containerEdits"));
+        ck_assert_str_eq(text, "{\"env\":[\"XPU_VISIBLE_DEVICES=all\"]}");
+        free(text);
+        cJSON_Delete(spec);
+
+        /* Partitions of one GPU: one UUID for all (not a name), the bus id's function = the
+         * partition; a hostile UUID is no name either. */
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                struct xpu_device *d = &inv->devices[i];
+                snprintf(d->uuid, sizeof d->uuid, "GPU-1234567890abcdef");
+                snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "0000:05:00.0");
+                d->have |= XPU_HAVE_PARTITION;
+                d->partition = (uint32_t)i + 2;
+        }
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 2);
+        ck_assert_str_eq(names(spec), "0,0000:05:00.2,1,0000:05:00.3,all");
+        ck_assert_uint_eq(xpu_strv_length(w), 1);
+        ck_assert_str_eq(w[0], "GPUs 0, 1 share the UUID GPU-1234567890abcdef (partitions of one GPU?): it names none "
+                               "of them");
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        snprintf(inv->devices[0].uuid, sizeof inv->devices[0].uuid, "GPU x\";rm");
+        inv->devices[1].have &= ~(uint32_t)XPU_HAVE_PARTITION;
+        inv->devices[0].have &= ~(uint32_t)XPU_HAVE_PARTITION;
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 2);
+        ck_assert_str_eq(names(spec), "0,1,GPU-1234567890abcdef,all"); /* the shared bus id names neither */
+        ck_assert_uint_eq(xpu_strv_length(w), 1);
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_left_out) {
+        /* A GPU whose own node is missing is left out; with none left there is no spec. */
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_AMD, 2, "/dev/null");
+        const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };
+        snprintf(inv->devices[1].nodes[0].path, sizeof inv->devices[1].nodes[0].path, "/dev/xpu-no-such-node");
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,all");
+        ck_assert_uint_eq(xpu_strv_length(w), 1);
+        ck_assert_str_eq(w[0], "GPU 1 (0000:11:00.0): /dev/xpu-no-such-node is not a character device under /; left out");
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        /* A regular file is not a node. */
+        snprintf(inv->devices[0].nodes[0].path, sizeof inv->devices[0].nodes[0].path, "/etc/passwd");
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
+        ck_assert_ptr_null(spec);
+        ck_assert_uint_eq(xpu_strv_length(w), 2);
+        ck_assert_str_eq(err, "no GPU of this host has its device nodes under / (see the warnings)");
+        w = xpu_strv_free(w);
+        /* A vendor node it needs: all of the vendor's GPUs go. */
+        snprintf(inv->vendors[XPU_VENDOR_AMD].nodes[0].path, sizeof inv->vendors[0].nodes[0].path, "/dev/xpu-none");
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
+        ck_assert_str_eq(w[0], "amd: /dev/xpu-none is not a character device under /; its GPUs are left out");
+        w = xpu_strv_free(w);
+        xpu_inventory_free(inv);
+        /* No GPU at all. */
+        inv = xpu_inventory_new();
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
+        ck_assert_ptr_null(w);
+        ck_assert_msg(strstr(err, "no GPU on this host"), "%s", err);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+START_TEST(test_nvidia_driver_files) {
+        /* A driver root with this version's files, an older version's and a program. */
+        char *root = xpu_test_mkdtemp();
+        char path[PATH_MAX];
+        static const char *const files[] = { "usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15",
+                                             "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15",
+                                             "usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.550.54.15",
+                                             "usr/lib/x86_64-linux-gnu/libcuda.so.535.1.1",
+                                             "usr/lib/x86_64-linux-gnu/libfoo.so.550.54.15" };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                xpu_test_write(root, files[i], "");
+        xpu_test_write(root, "usr/bin/nvidia-smi", "");
+        snprintf(path, sizeof path, "%s/usr/bin/nvidia-smi", root);
+        ck_assert_int_eq(chmod(path, 0755), 0);
+        int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
+        /* The host's / seen at ROOT's parent: paths below it lose that prefix. */
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s", root);
+        *strrchr(parent, '/') = '\0';
+        const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = root, .driver_fd = fd, .host_root = parent };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_msg(w == NULL, "%s", w ? w[0] : "");
+        const cJSON *e = device(spec, "0");
+        char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(e, "env"));
+        ck_assert_str_eq(text, "[\"XPUINIT_DRIVER_ROOT=/run/nvidia/driver\",\"NVIDIA_VISIBLE_DEVICES=void\"]");
+        free(text);
+        const char *base = root + strlen(parent); /* "/tmp.XXXX" as the host sees it */
+        char want[4096];
+        snprintf(want, sizeof want,
+                 "%s/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.550.54.15>/run/nvidia/driver/usr/lib64/libGLX_nvidia.so.550.54.15,"
+                 "%s/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15>/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15,"
+                 "%s/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15>/run/nvidia/driver/usr/lib64/libnvidia-ml.so.550.54.15,"
+                 "%s/usr/bin/nvidia-smi>/run/nvidia/driver/usr/bin/nvidia-smi,",
+                 base, base, base, base);
+        char got[4096] = "";
+        size_t n = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(e, "mounts")) {
+                n += (size_t)snprintf(got + n, sizeof got - n, "%s>%s,", cJSON_GetObjectItem(m, "hostPath")->valuestring,
+                                      cJSON_GetObjectItem(m, "containerPath")->valuestring);
+                text = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "options"));
+                ck_assert_str_eq(text, "[\"ro\",\"nosuid\",\"nodev\",\"bind\"]");
+                free(text);
+        }
+        ck_assert_str_eq(got, want);
+        cJSON_Delete(spec);
+
+        /* No library of the running version: the nodes only, said so. */
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, 32, "560.1.1");
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_uint_eq(xpu_strv_length(w), 1);
+        ck_assert_msg(strstr(w[0], "nvidia: no library of driver 560.1.1 under the driver root"), "%s", w[0]);
+        /* ... and the programs, which carry no version in their names. */
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(device(spec, "0"), "mounts")), 1);
+        ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(device(spec, "0"), "mounts"), 0),
+                                             "containerPath")->valuestring,
+                         "/run/nvidia/driver/usr/bin/nvidia-smi");
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        /* No driver version: the vendor's GPUs cannot be given. */
+        inv->vendors[XPU_VENDOR_NVIDIA].driver_version[0] = '\0';
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
+        ck_assert_msg(strstr(w[0], "the driver version is unknown"), "%s", w[0]);
+        w = xpu_strv_free(w);
+        /* A FIFO where a library of the running version should be: the driver root is refused. */
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, 32, "550.54.15");
+        snprintf(path, sizeof path, "%s/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15", root);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mkfifo(path, 0644), 0);
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), -EIO);
+        ck_assert_ptr_null(spec);
+        ck_assert_msg(strstr(err, "driver root ") && strstr(err, "libnvidia-ml.so.550.54.15"), "%s", err);
+        close(fd);
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+static Suite *cdi_suite(void) {
+        Suite *s = suite_create("cdi");
+        TCase *tc = tcase_create("spec");
+        tcase_add_test(tc, test_kind);
+        tcase_add_test(tc, test_yaml);
+        tcase_add_test(tc, test_amd_names_and_nodes);
+        tcase_add_test(tc, test_left_out);
+        tcase_add_test(tc, test_nvidia_driver_files);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(cdi_suite());
+}
