@@ -164,9 +164,11 @@ static int socket_is_live(const struct sockaddr_un *sa) {
 }
 
 /* Open the socket's directory DIR (O_PATH, not through a symlink) and check that nobody but root
- * and us can change what is in it (as sshd's StrictModes): owned by root or our euid, not
- * writable by group or others. Another user who could write there could swap the socket for
- * their own between our checks and clients' connects. Logs; returns the fd or -errno. */
+ * and us can change what is in it (as sshd's StrictModes): owned by root, our euid or the --user
+ * we are about to become (who serves the socket from then on, and needs the directory to remove
+ * it at exit), not writable by group or others. Another user who could write there could swap
+ * the socket for their own between our checks and clients' connects. Logs; returns the fd or
+ * -errno. */
 static int open_socket_dir(const char *dir) {
         _cleanup_close_ int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
@@ -174,12 +176,16 @@ static int open_socket_dir(const char *dir) {
                 log_error("cannot open the socket's directory %s: %m (a directory, not a symlink)", dir);
                 return negative_errno();
         }
-        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+        bool owner_ok = st.st_uid == 0 || st.st_uid == geteuid() || (arg.user_set && st.st_uid == arg.user_uid);
+        if (!owner_ok || (st.st_mode & (S_IWGRP | S_IWOTH))) {
                 /* A shared directory (/tmp, sticky and writable by all) is for everybody: the fix is
                  * a directory of xpud's own, never a chmod of the shared one. */
-                char owner[32] = "root";
+                char owner[128] = "root";
                 if (geteuid() != 0)
                         snprintf(owner, sizeof owner, "root or uid %u", (unsigned)geteuid());
+                else if (arg.user_set && arg.user_uid != 0)
+                        snprintf(owner, sizeof owner, "root or uid %u (--user %s)", (unsigned)arg.user_uid,
+                                 arg.user);
                 if (st.st_mode & S_ISVTX)
                         log_error("refusing the socket's directory %s (owner uid %u, mode %04o): a shared directory, "
                                   "where others could replace the socket; put the socket in a directory of its own "
@@ -365,6 +371,13 @@ static int bind_unix(const char *path, struct unix_listener *u) {
         }
         u->fd = TAKE_FD(fd);
         return 0;
+}
+
+/* Is the socket's directory U->dir_fd owned by the --user uid (who can then remove the socket at
+ * exit)? false when it cannot be told. */
+static bool dir_owned_by_user(const struct unix_listener *u) {
+        struct stat st;
+        return u->dir_fd >= 0 && fstat(u->dir_fd, &st) == 0 && st.st_uid == arg.user_uid;
 }
 
 /* Remove the socket file at exit: only one bound here, and only while it is still the same file
@@ -656,7 +669,7 @@ static int run(void) {
                  * socket file at exit (through the checked fd: no path, no symlink followed). */
                 if (u.made_dir && fchownat(u.dir_fd, "", arg.user_uid, arg.user_gid, AT_EMPTY_PATH) < 0)
                         log_warning("cannot give %s to %s: %m", u.dir, arg.user);
-                else if (u.created && !u.made_dir && arg.user_uid != geteuid())
+                else if (u.created && !u.made_dir && arg.user_uid != geteuid() && !dir_owned_by_user(&u))
                         log_warning("--user %s: %s was not made by xpud, so %s cannot remove the socket at exit "
                                     "(the next start replaces it); let xpud make the directory, or give it to %s",
                                     arg.user, u.dir, arg.user, arg.user);

@@ -733,6 +733,37 @@ stop "$USER_PID"
 is "$XRC" 0 "--user nobody: SIGTERM exits 0"
 if [ -e "$T/u/xpud.sock" ]; then not_ok "--user: the socket is removed"; else ok "--user: the socket is removed"; fi
 
+# A directory that was there before: owned by the --user uid (as a packager or an image makes it)
+# it is accepted, and xpud, running as that user, removes its socket at exit; owned by root it is
+# accepted too, and xpud says it cannot remove the socket from there.
+mkdir -m 0755 "$T/u-own" "$T/u-root"
+chown 65534:65534 "$T/u-own"
+if start user-own "$T/u-own/xpud.sock" --user nobody; then
+        ok "--user nobody, its socket directory owned by nobody beforehand: serving"
+else
+        not_ok "--user nobody, its socket directory owned by nobody beforehand: serving"
+        diag_file "$T/user-own.log"
+fi
+stop "$XPID"
+is "$XRC" 0 "... SIGTERM exits 0"
+if [ -e "$T/u-own/xpud.sock" ]; then not_ok "... the socket is removed"; else ok "... the socket is removed"; fi
+unlike "$T/user-own.log" 'was not made by xpud' "... with no warning about the directory"
+if start user-root "$T/u-root/xpud.sock" --user nobody; then
+        ok "--user nobody, its socket directory root's beforehand: serving"
+else
+        not_ok "--user nobody, its socket directory root's beforehand: serving"
+        diag_file "$T/user-root.log"
+fi
+stop "$XPID"
+is "$XRC" 0 "... SIGTERM exits 0"
+like "$T/user-root.log" "warning: --user nobody: $T/u-root was not made by xpud, so nobody cannot remove the socket at exit" \
+        "... warning that the socket stays behind"
+mkdir -m 0755 "$T/u-other"
+chown 65533:65533 "$T/u-other"
+"$XPUD" --socket "$T/u-other/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" --user nobody >"$T/out" 2>"$T/err"
+is "$?" 1 "--user nobody, its socket directory another user's: refused, exit 1"
+like "$T/err" "owner uid 65533.*owned by root or uid 65534 \\(--user nobody\\)" "... naming the owners it accepts"
+
 # ---- the systemd units ------------------------------------------------------------------------------------
 
 mkdir -p "$T/units"
