@@ -442,7 +442,9 @@ START_TEST(test_job_stop_orphaned) {
                 w = (pid_t)strtol(s, NULL, 10);
         }
         ck_assert_int_gt(w, 1);
-        ck_assert_int_eq(proc_state(w), 'S');
+        /* Running or asleep (on a loaded machine it may still be running): not stopped yet. */
+        char st0 = proc_state(w);
+        ck_assert_msg(st0 == 'R' || st0 == 'S', "workload state '%c', want R or S", st0);
         ck_assert_int_eq(kill(sup, job_signals[_i]), 0);
         char st = wait_state(w, true, 2000);
         if (st != 'T')
