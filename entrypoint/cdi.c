@@ -117,12 +117,30 @@ int xpu_cdi_yaml(const cJSON *spec, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* FILE's suffix ("" when its last path component has no dot). */
+static const char *suffix_of(const char *file) {
+        const char *base = strrchr(file, '/'), *dot = strrchr(base ? base : file, '.');
+        return dot ? dot : "";
+}
+
 /* The format --format gave, else the one --output's name says (.yaml, .yml), else JSON. */
 static bool want_yaml(const struct xpu_options *o) {
         if (o->cdi_format)
                 return strcmp(o->cdi_format, "yaml") == 0;
-        const char *out = o->cdi_output, *dot = out ? strrchr(out, '.') : NULL;
-        return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0);
+        const char *sfx = o->cdi_output ? suffix_of(o->cdi_output) : "";
+        return strcmp(sfx, ".yaml") == 0 || strcmp(sfx, ".yml") == 0;
+}
+
+/* Engines (the container-device-interface library of podman, CRI-O and containerd) load from a
+ * spec directory only the files whose suffix is exactly ".json" or ".yaml": any other name is
+ * written but never read, with nothing but "unresolvable CDI devices" at run time to show. */
+static void warn_unread_name(const char *file) {
+        const char *sfx = suffix_of(file);
+        if (strcmp(sfx, ".json") != 0 && strcmp(sfx, ".yaml") != 0)
+                log_warning("cdi: %s: container engines read only spec files named *.json or *.yaml from a CDI "
+                            "directory (/etc/cdi, /var/run/cdi), so they will not see this one there; name it "
+                            "e.g. xpuinit.yaml",
+                            file);
 }
 
 int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots, const struct xpu_inventory *inv,
@@ -179,6 +197,7 @@ int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots,
         }
         int status = 0;
         if (o->cdi_output && strcmp(o->cdi_output, "-") != 0) {
+                warn_unread_name(o->cdi_output);
                 r = xpu_write_file_replace(o->cdi_output, text, len, 0644);
                 if (r < 0) {
                         log_error("cdi generate: cannot write %s: %s (give a file in a directory you can write, "

@@ -457,9 +457,18 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         o->k8s_affinity = true;
                         break;
                 case OPT_OUTPUT:
+                        if (o->cdi_output) {
+                                log_error("--output given twice (\"%s\", then \"%s\"): give one file", o->cdi_output,
+                                          optarg);
+                                return XPU_EXIT_USAGE;
+                        }
                         o->cdi_output = optarg;
                         break;
                 case OPT_FORMAT:
+                        if (o->cdi_format && strcmp(o->cdi_format, optarg) != 0) {
+                                log_error("--format given twice (%s, then %s): give one", o->cdi_format, optarg);
+                                return XPU_EXIT_USAGE;
+                        }
                         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "yaml") != 0) {
                                 log_error("--format: unknown format \"%s\" (use json or yaml)", optarg);
                                 return XPU_EXIT_USAGE;
@@ -468,6 +477,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         break;
                 case OPT_KIND: {
                         char err[512];
+                        if (o->cdi_kind) {
+                                log_error("--kind given twice (%s, then %s): give one", o->cdi_kind, optarg);
+                                return XPU_EXIT_USAGE;
+                        }
                         if (xpu_cdi_kind_check(optarg, err, sizeof err) < 0) {
                                 log_error("%s", err);
                                 return XPU_EXIT_USAGE;
@@ -476,6 +489,10 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         break;
                 }
                 case OPT_HOST_ROOT:
+                        if (o->cdi_host_root) {
+                                log_error("--host-root given twice (%s, then %s): give one", o->cdi_host_root, optarg);
+                                return XPU_EXIT_USAGE;
+                        }
                         if (optarg[0] != '/') {
                                 log_error("--host-root: \"%s\" is not an absolute path (give where the host's / is "
                                           "mounted here, e.g. /host)", optarg);
@@ -550,6 +567,11 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
         }
         if (o->command != XPU_CMD_CDI && (o->cdi_output || o->cdi_format || o->cdi_kind || o->cdi_host_root)) {
                 log_error("--output, --format, --kind and --host-root only go with cdi generate");
+                return XPU_EXIT_USAGE;
+        }
+        if (o->command == XPU_CMD_CDI && o->json) {
+                log_error("cdi generate takes no --json: the spec is JSON unless --format yaml (or an --output "
+                          "named *.yaml) says otherwise");
                 return XPU_EXIT_USAGE;
         }
         if (o->rootfs && o->command != XPU_CMD_INJECT) {

@@ -328,6 +328,14 @@ static int edits_merge(cJSON *to, const cJSON *from) {
 static int device_edits(const struct xpu_device *d, const cJSON *vendor, const struct xpu_cdi_roots *roots,
                         cJSON **ret, char ***warnings) {
         *ret = NULL;
+        /* Its own node (NVIDIA's /dev/nvidiaN, AMD's render node) is what makes it this GPU: without
+         * one the name would give only the vendor's shared nodes. */
+        bool own = false;
+        for (size_t i = 0; i < d->n_nodes; i++)
+                own = own || !d->nodes[i].optional;
+        if (!own)
+                return warn(warnings, "GPU %u (%s): no device node of its own was found (see the probe's warnings); "
+                            "left out", d->index, d->pci_bus_id) < 0 ? -ENOMEM : 0;
         cJSON *e = edits_new();
         if (!e || edits_merge(e, vendor) < 0)
                 goto oom;
@@ -456,8 +464,9 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         for (size_t i = 0; r >= 0 && i < inv->n_devices; i++)
                 r = unshare_names(inv, dev, names, i, warnings);
         if (r >= 0 && given == 0) {
-                xpu_format_error(err, err_size, "no GPU of this host has its device nodes under %s (see the warnings)",
-                                 roots->dev_root);
+                xpu_format_error(err, err_size, "none of this host's %zu GPU(s) could go into the spec (the warnings "
+                                 "above say why for each: a device node missing under %s, the driver version unknown, ...)",
+                                 inv->n_devices, roots->dev_root);
                 r = 0;
                 goto out;
         }

@@ -85,6 +85,34 @@ for k in nvidia.com/gpu amd.com/gpu xpuinit.dev/gpu.x noslash -bad/gpu; do
                 diag "rc $rc" && diag_file "$E2E_TMP/kind.err"
         fi
 done
+for args in "--output a.json --output b.json" "--json" "--format yaml --format json" "--kind a.b/c --kind a.b/d"; do
+        # shellcheck disable=SC2086 # ARGS is a list of words
+        "$XPUINIT_HOST" cdi generate $args --sys-root "$fx" >/dev/null 2>"$E2E_TMP/twice.err"
+        rc=$?
+        if [ "$rc" -eq 2 ] && [ "$(grep -c . "$E2E_TMP/twice.err")" -eq 1 ]; then
+                ok "spec: cdi generate $args refused (exit 2, one line)"
+        else
+                not_ok "spec: cdi generate $args refused (exit 2, one line)"
+                diag "rc $rc" && diag_file "$E2E_TMP/twice.err"
+        fi
+done
+# A file name engines never read from a spec directory: written as asked, with a warning.
+for f in spec.yml spec.YAML spec; do
+        "$XPUINIT_HOST" cdi generate --output "$E2E_TMP/$f" --sys-root "$fx" --dev-root "$E2E_TMP/nvdev" \
+                --driver-root "$drv" >/dev/null 2>"$E2E_TMP/name.err"
+        rc=$?
+        if [ "$rc" -eq 0 ] && [ -s "$E2E_TMP/$f" ] &&
+                grep -q "warning: cdi: $E2E_TMP/$f: container engines read only spec files named \*.json or \*.yaml" "$E2E_TMP/name.err"; then
+                ok "spec: --output $f is written, with a warning that engines do not read such a name"
+        else
+                not_ok "spec: --output $f is written, with a warning that engines do not read such a name"
+                diag "rc $rc" && diag_file "$E2E_TMP/name.err"
+        fi
+done
+"$XPUINIT_HOST" cdi generate --output "$E2E_TMP/spec.yaml" --sys-root "$fx" --dev-root "$E2E_TMP/nvdev" \
+        --driver-root "$drv" >/dev/null 2>"$E2E_TMP/name.err"
+is "$?:$(grep -c warning "$E2E_TMP/name.err")" "0:0" "spec: --output spec.yaml: no warning"
+like "$E2E_TMP/spec.yaml" '^cdiVersion: "0\.5\.0"$' "spec: ... and YAML, from its name"
 "$XPUINIT_HOST" cdi --sys-root "$fx" >/dev/null 2>"$E2E_TMP/verb.err"
 is "$?" 2 "spec: cdi without generate is a usage error"
 "$XPUINIT_HOST" cdi generate --sys-root "$E2E_TMP" >/dev/null 2>"$E2E_TMP/none.err"

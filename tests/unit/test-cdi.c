@@ -215,8 +215,32 @@ START_TEST(test_left_out) {
         ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
         ck_assert_ptr_null(spec);
         ck_assert_uint_eq(xpu_strv_length(w), 2);
-        ck_assert_str_eq(err, "no GPU of this host has its device nodes under / (see the warnings)");
+        ck_assert_str_eq(err, "none of this host's 2 GPU(s) could go into the spec (the warnings above say why for "
+                              "each: a device node missing under /, the driver version unknown, ...)");
         w = xpu_strv_free(w);
+        /* A GPU with no node of its own (an AMD GPU whose render node the probe could not find)
+         * would get only the vendor's shared nodes under its names: left out. */
+        snprintf(inv->devices[0].nodes[0].path, sizeof inv->devices[0].nodes[0].path, "/dev/null");
+        inv->devices[1].n_nodes = 0;
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,all");
+        ck_assert_uint_eq(xpu_strv_length(w), 1);
+        ck_assert_str_eq(w[0], "GPU 1 (0000:11:00.0): no device node of its own was found (see the probe's warnings); "
+                               "left out");
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        spec = NULL;
+        /* Nodes that are all optional are none of its own either. */
+        inv->devices[1].n_nodes = 1;
+        inv->devices[1].nodes[0].optional = true;
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,all");
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        spec = NULL;
+        inv->devices[1].nodes[0].optional = false;
+        snprintf(inv->devices[0].nodes[0].path, sizeof inv->devices[0].nodes[0].path, "/etc/passwd");
+        snprintf(inv->devices[1].nodes[0].path, sizeof inv->devices[1].nodes[0].path, "/etc/passwd");
         /* A vendor node it needs: all of the vendor's GPUs go. */
         snprintf(inv->vendors[XPU_VENDOR_AMD].nodes[0].path, sizeof inv->vendors[0].nodes[0].path, "/dev/xpu-none");
         ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 0);
