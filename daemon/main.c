@@ -191,11 +191,17 @@ static int open_socket_dir(const char *dir) {
                                   "where others could replace the socket; put the socket in a directory of its own "
                                   "that only %s can write, e.g. /run/xpud (mkdir -m 0755 /run/xpud) or d=$(mktemp -d)",
                                   dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner);
-                else
+                else {
+                        /* The fix for this directory: the owner, the mode, or both. */
+                        char fix[PATH_MAX * 2 + 64];
+                        snprintf(fix, sizeof fix, "%s%s%s%s%s", owner_ok ? "" : "chown root ", owner_ok ? "" : dir,
+                                 owner_ok || !(st.st_mode & (S_IWGRP | S_IWOTH)) ? "" : " and ",
+                                 st.st_mode & (S_IWGRP | S_IWOTH) ? "chmod go-w " : "",
+                                 st.st_mode & (S_IWGRP | S_IWOTH) ? dir : "");
                         log_error("refusing the socket's directory %s (owner uid %u, mode %04o): others could replace "
-                                  "the socket; use a directory owned by %s that only its owner can write (chmod "
-                                  "go-w %s), e.g. /run/xpud",
-                                  dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner, dir);
+                                  "the socket; it must be owned by %s and writable by its owner only (%s)",
+                                  dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), owner, fix);
+                }
                 return -EPERM;
         }
         return TAKE_FD(fd);

@@ -763,6 +763,11 @@ chown 65533:65533 "$T/u-other"
 "$XPUD" --socket "$T/u-other/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" --user nobody >"$T/out" 2>"$T/err"
 is "$?" 1 "--user nobody, its socket directory another user's: refused, exit 1"
 like "$T/err" "owner uid 65533.*owned by root or uid 65534 \\(--user nobody\\)" "... naming the owners it accepts"
+like "$T/err" "writable by its owner only \\(chown root $T/u-other\\)\$" "... and the fix for this directory"
+mkdir -m 0775 "$T/u-group"
+"$XPUD" --socket "$T/u-group/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" >"$T/out" 2>"$T/err"
+is "$?" 1 "a group-writable socket directory: refused, exit 1"
+like "$T/err" "mode 0775.*\\(chmod go-w $T/u-group\\)\$" "... the fix is chmod go-w"
 
 # ---- the systemd units ------------------------------------------------------------------------------------
 
