@@ -57,6 +57,7 @@ enum reason_kind {
         R_HW_SLOWDOWN,
         R_POWER,
         R_ECC_STORM,
+        R_PCIE_WIDTH,
         _R_MAX,
 };
 
@@ -88,6 +89,9 @@ static const struct {
                       "the GPU runs at its power limit; check xpu_power_limit_watts and the power supply" },
         [R_ECC_STORM] = { XPUD_HEALTH_DEGRADED,
                           "watch the corrected ECC rate; plan a reset or replacement if it keeps growing" },
+        [R_PCIE_WIDTH] = { XPUD_HEALTH_DEGRADED,
+                           "reseat the GPU (and its riser or cable) at the next maintenance; check `lspci -vv` "
+                           "LnkSta against LnkCap and the slot's wiring" },
 };
 
 bool xpud_text_vcut(char *buf, size_t size, const char *fmt, va_list ap) {
@@ -207,6 +211,11 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
                     (double)grew * 60.0 / dt >= XPUD_ECC_CORRECTED_STORM_PER_MINUTE)
                         reason_add(d, R_ECC_STORM, "corrected ECC errors growing: +%" PRIu64 " in %.0f s", grew, dt);
         }
+
+        if (d->up && !d->stale && !r->lost && (r->have & XPU_READ_PCIE_WIDTH) &&
+            r->pcie_link_width[XPU_LINK_CURRENT] < r->pcie_link_width[XPU_LINK_MAX])
+                reason_add(d, R_PCIE_WIDTH, "PCIe link x%u of x%u (trained narrower than it can be)",
+                           r->pcie_link_width[XPU_LINK_CURRENT], r->pcie_link_width[XPU_LINK_MAX]);
 }
 
 static bool same_partition(const struct xpu_device *a, const struct xpu_device *b) {

@@ -13,6 +13,9 @@
  *   degraded   corrected ECC storm: the volatile corrected count grew by at least
  *              XPUD_ECC_CORRECTED_STORM_MIN since the previous sample, at a rate of at least
  *              XPUD_ECC_CORRECTED_STORM_PER_MINUTE per minute
+ *   degraded   the PCIe link trained narrower than it can be (current_link_width below
+ *              max_link_width: a bad slot, riser or seating); fresh samples only. A lower link
+ *              speed is no reason: GPUs lower it themselves when idle (power saving)
  *   healthy    none of the above
  *
  * Every matching rule adds a reason (worst first, at most XPUD_REASONS_MAX, each at most

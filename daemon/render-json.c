@@ -112,6 +112,20 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                                 ok = push_str(a, xpu_throttle_to_string((enum xpu_throttle)i));
                 ok = add_item(o, "throttle_reasons", a) && ok;
         }
+        static const struct {
+                uint32_t have;
+                const char *key;
+        } links[] = { { XPU_READ_PCIE_WIDTH, "pcie_link_width_lanes" },
+                      { XPU_READ_PCIE_SPEED, "pcie_link_speed_transfers_per_second" } };
+        for (size_t k = 0; ok && k < ELEMENTSOF(links); k++) {
+                if (!(r->have & links[k].have))
+                        continue;
+                cJSON *l = cJSON_CreateObject();
+                for (int e = 0; l && ok && e < _XPU_LINK_END_MAX; e++)
+                        ok = add_u64(l, xpu_link_end_to_string((enum xpu_link_end)e),
+                                     links[k].have == XPU_READ_PCIE_WIDTH ? r->pcie_link_width[e] : r->pcie_link_speed[e]);
+                ok = add_item(o, links[k].key, l) && ok;
+        }
         if (!ok) {
                 cJSON_Delete(o);
                 return NULL;

@@ -301,11 +301,33 @@ static void emit_throttle(struct out *o, const struct xpud_snapshot *s, const st
                            (d->r.throttle >> t) & 1u);
 }
 
+static const struct family fam_pcie_width = {
+        "xpu_pcie_link_width_lanes", "gauge",
+        "PCIe link width, lanes: link=current what the link trained to, link=max the most both ends support."
+};
+static const struct family fam_pcie_speed = {
+        "xpu_pcie_link_speed_transfers_per_second", "gauge",
+        "PCIe link speed per lane, transfers per second: link=current now (GPUs lower it when idle), link=max the most both ends support."
+};
+
+static void emit_pcie_width(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int e = 0; has_values(d) && (d->r.have & XPU_READ_PCIE_WIDTH) && e < _XPU_LINK_END_MAX; e++)
+                sample_u64(o, &fam_pcie_width, d, "link", xpu_link_end_to_string((enum xpu_link_end)e),
+                           d->r.pcie_link_width[e]);
+}
+
+static void emit_pcie_speed(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        for (int e = 0; has_values(d) && (d->r.have & XPU_READ_PCIE_SPEED) && e < _XPU_LINK_END_MAX; e++)
+                sample_u64(o, &fam_pcie_speed, d, "link", xpu_link_end_to_string((enum xpu_link_end)e),
+                           d->r.pcie_link_speed[e]);
+}
+
 /* Device families in output order; NULL entries stand for the scalars[] table. */
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
-        emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,       emit_temp,
-        emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,   emit_throttle,
+        emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
+        emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
+        emit_pcie_width, emit_pcie_speed,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */

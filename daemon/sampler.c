@@ -8,6 +8,8 @@
  *                 isolated helper), merged into the inventory by PCI bus id (names, memory, compute
  *                 capability ...) and mapped to readings (xpu_nvml_device_readings());
  *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly (xpu_amd_readings_read()).
+ * Then, for each device a backend read, its PCIe link from PCI sysfs, the same for every vendor
+ * (xpu_pcie_link_read()).
  * A backend is part of a sample when its vendor's driver is loaded or the fast path lists a
  * device of its vendor.
  *
@@ -32,6 +34,7 @@
 #include <time.h>
 
 #include "amd-readings.h"
+#include "pci-link.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
@@ -266,6 +269,16 @@ static int collect_all(struct xpud_sampler *smp, struct sample *sm, struct xpud_
         return 0;
 }
 
+/* The PCIe link of every device a backend read in this sample: PCI sysfs, the same files for
+ * every vendor (probes/pci-link.h). Returns 0 or -ENOMEM. */
+static int collect_pcie_links(struct xpud_sampler *smp, struct sample *sm) {
+        for (size_t i = 0; i < sm->inv->n_devices; i++)
+                if (sm->fresh[i] && !sm->r[i].lost &&
+                    xpu_pcie_link_read(smp->roots.sys_fd, sm->inv->devices[i].pci_bus_id, sm->inv, &sm->r[i]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
 /* ---- devices ------------------------------------------------------------------------------------- */
 
 /* The device of this sample: fresh readings, else what the previous snapshot had. */
@@ -369,6 +382,8 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         sm.fresh = fresh;
 
         r = collect_all(smp, &sm, s);
+        if (r >= 0)
+                r = collect_pcie_links(smp, &sm);
         if (r < 0)
                 return r;
         /* After the backends: NVML may have told a UUID the fast path did not know. */

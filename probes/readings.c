@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names of the enums of readings.h: the label values of xpu_temperature_celsius{sensor},
- * xpu_clock_hertz{clock} and xpu_throttle_active{reason}, and the JSON keys of /v1/devices. */
+ * xpu_clock_hertz{clock}, xpu_throttle_active{reason} and xpu_pcie_link_*{link}, and the JSON keys
+ * of /v1/devices. */
 #include "readings.h"
 
 #include "base/macro.h"
@@ -25,6 +26,11 @@ static const char *const throttle_names[_XPU_THROTTLE_MAX] = {
         [XPU_THROTTLE_SYNC_BOOST] = "sync_boost",
 };
 
+static const char *const link_end_names[_XPU_LINK_END_MAX] = {
+        [XPU_LINK_CURRENT] = "current",
+        [XPU_LINK_MAX] = "max",
+};
+
 const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s) {
         return (unsigned)s < ELEMENTSOF(temp_sensor_names) ? temp_sensor_names[s] : NULL;
 }
@@ -35,4 +41,8 @@ const char *xpu_clock_to_string(enum xpu_clock c) {
 
 const char *xpu_throttle_to_string(enum xpu_throttle t) {
         return (unsigned)t < ELEMENTSOF(throttle_names) ? throttle_names[t] : NULL;
+}
+
+const char *xpu_link_end_to_string(enum xpu_link_end e) {
+        return (unsigned)e < ELEMENTSOF(link_end_names) ? link_end_names[e] : NULL;
 }

@@ -2,7 +2,8 @@
 /* Live readings of one device, vendor-neutral, in base units (the quantities
  * dcgm-exporter and AMD's device-metrics-exporter report, in Prometheus base units): what xpud
  * samples every --interval and renders as JSON and Prometheus text. Producers: NVML (probes/nvidia-nvml*.c, through the isolated helper) and amdgpu
- * sysfs/hwmon (probes/amd-readings.c, read directly). A reading a device does not report stays
+ * sysfs/hwmon (probes/amd-readings.c, read directly), and for every vendor the PCIe link from PCI
+ * sysfs (probes/pci-link.c). A reading a device does not report stays
  * absent (its bit in `have` clear): never a vendor sentinel, never a guess. */
 #pragma once
 
@@ -41,6 +42,16 @@ enum xpu_throttle {
 /* "power", "thermal", "hw_slowdown", "sync_boost"; NULL when out of range. */
 const char *xpu_throttle_to_string(enum xpu_throttle t);
 
+/* The two ends of a PCIe link figure (label "link" of xpu_pcie_link_*): what the link trained to
+ * now, and the most both sides support. */
+enum xpu_link_end {
+        XPU_LINK_CURRENT = 0, /* sysfs current_link_* (Link Status) */
+        XPU_LINK_MAX,         /* sysfs max_link_* (Link Capabilities) */
+        _XPU_LINK_END_MAX,
+};
+/* "current", "max"; NULL when out of range. */
+const char *xpu_link_end_to_string(enum xpu_link_end e);
+
 /* Bits of xpu_readings.have. */
 enum {
         XPU_READ_UTILIZATION = 1u << 0,        /* utilization_ratio */
@@ -52,6 +63,8 @@ enum {
         XPU_READ_ENERGY = 1u << 6,             /* energy_joules (a counter since driver load) */
         XPU_READ_ECC = 1u << 7,                /* ecc_corrected, ecc_uncorrected (volatile counts) */
         XPU_READ_THROTTLE = 1u << 8,           /* throttle (bits 1u << enum xpu_throttle) */
+        XPU_READ_PCIE_WIDTH = 1u << 9,         /* pcie_link_width[] (both ends) */
+        XPU_READ_PCIE_SPEED = 1u << 10,        /* pcie_link_speed[] (both ends) */
 };
 
 struct xpu_readings {
@@ -70,6 +83,8 @@ struct xpu_readings {
         uint64_t ecc_corrected;                 /* volatile (since driver load) corrected errors */
         uint64_t ecc_uncorrected;               /* volatile uncorrected errors */
         uint32_t throttle;                      /* 1u << enum xpu_throttle: reasons active now */
+        uint32_t pcie_link_width[_XPU_LINK_END_MAX]; /* lanes (sysfs *_link_width, probes/pci-link.h) */
+        uint64_t pcie_link_speed[_XPU_LINK_END_MAX]; /* transfers per second (sysfs *_link_speed) */
         bool lost;                              /* the device fell off the bus / stopped answering */
         char lost_reason[128];                  /* why, when lost: "nvmlDeviceGetPowerUsage: GPU is lost (error 15)" */
 };

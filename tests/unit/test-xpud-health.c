@@ -19,6 +19,7 @@
 #define ACT_HW "check cooling and the power supply"
 #define ACT_POWER "the GPU runs at its power limit"
 #define ACT_STORM "watch the corrected ECC rate"
+#define ACT_PCIE "reseat the GPU (and its riser or cable)"
 #define ACT_UNAVAILABLE                                                                                      \
         "the vendor library was not found: point --driver-root at the host's driver files, or ignore on hosts " \
         "without this vendor"
@@ -51,6 +52,7 @@ static const struct health_case {
         bool backend_down;        /* the device's backend failed, error "helper timed out after 10 s" */
         const char *backend_error; /* ... or this error */
         bool no_backend;
+        uint32_t link_now, link_max; /* PCIe link width, lanes (XPU_READ_PCIE_WIDTH when link_max) */
         enum xpud_health want;
         size_t want_n;
         const char *want_reason;  /* reasons[0] */
@@ -125,6 +127,13 @@ static const struct health_case {
           .want = XPUD_HEALTH_HEALTHY, .want_n = 0, .want_action = "" },
         { "previous sample lost", FRESH, .ecc = true, .corr = 500, .prev = true, .prev_lost = true,
           .want = XPUD_HEALTH_HEALTHY, .want_n = 0, .want_action = "" },
+        { "PCIe link at full width", FRESH, .link_now = 16, .link_max = 16, .want = XPUD_HEALTH_HEALTHY, .want_n = 0,
+          .want_action = "" },
+        { "PCIe link x8 of x16", FRESH, .link_now = 8, .link_max = 16, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
+          .want_reason = "PCIe link x8 of x16 (trained narrower than it can be)", .want_action = ACT_PCIE },
+        { "PCIe link width of a stale sample is not current", STALE, .link_now = 1, .link_max = 16, .backend_down = true,
+          .want = XPUD_HEALTH_DEGRADED, .want_n = 1, .want_reason = "stale sample: nvml: helper timed out after 10 s",
+          .want_action = ACT_STALE },
         { "ECC and thermal: worst first", FRESH, .ecc = true, .unc = 1, .throttle_have = true, .throttle = T_THERMAL,
           .want = XPUD_HEALTH_UNHEALTHY, .want_n = 2, .want_reason = "uncorrected ECC errors: 1", .want_action = ACT_ECC },
         { "five reasons, four kept", FRESH, .ecc = true, .unc = 1, .corr = 1000, .prev = true, .throttle_have = true,
@@ -146,6 +155,11 @@ START_TEST(test_health_rules) {
         d.r.ecc_uncorrected = c->unc;
         d.r.ecc_corrected = c->corr;
         d.r.throttle = c->throttle;
+        if (c->link_max) {
+                d.r.have |= XPU_READ_PCIE_WIDTH;
+                d.r.pcie_link_width[XPU_LINK_CURRENT] = c->link_now;
+                d.r.pcie_link_width[XPU_LINK_MAX] = c->link_max;
+        }
         prev = d;
         prev.sample_time = FX_TIME - (c->prev_dt > 0 ? c->prev_dt : 10);
         prev.up = true;

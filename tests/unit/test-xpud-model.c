@@ -276,6 +276,10 @@ START_TEST(test_devices_json) {
         ck_assert_double_eq(num(d0, "readings.clock_hertz.graphics"), 1980000000.0);
         ck_assert_double_eq(num(d0, "readings.ecc_errors.corrected"), 2);
         ck_assert_double_eq(num(d0, "readings.ecc_errors.uncorrected"), 0);
+        ck_assert_double_eq(num(d0, "readings.pcie_link_width_lanes.current"), 16);
+        ck_assert_double_eq(num(d0, "readings.pcie_link_width_lanes.max"), 16);
+        ck_assert_double_eq(num(d0, "readings.pcie_link_speed_transfers_per_second.current"), 2500000000.0);
+        ck_assert_double_eq(num(d0, "readings.pcie_link_speed_transfers_per_second.max"), 32000000000.0);
         ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(d0, "readings"), "throttle_reasons")), 0);
         const cJSON *h0 = cJSON_GetObjectItem(d0, "health");
         ck_assert_str_eq(str(h0, "state"), "healthy");

@@ -141,6 +141,14 @@ START_TEST(test_fixture_lines) {
                 "xpu_throttle_active{" L1 ",reason=\"thermal\"} 1",
                 "xpu_throttle_active{" L1 ",reason=\"hw_slowdown\"} 0",
                 "xpu_throttle_active{" L1 ",reason=\"sync_boost\"} 0",
+                "# TYPE xpu_pcie_link_width_lanes gauge",
+                "xpu_pcie_link_width_lanes{" L0 ",link=\"current\"} 16",
+                "xpu_pcie_link_width_lanes{" L0 ",link=\"max\"} 16",
+                "xpu_pcie_link_width_lanes{" L3 ",link=\"max\"} 16",
+                "# TYPE xpu_pcie_link_speed_transfers_per_second gauge",
+                "xpu_pcie_link_speed_transfers_per_second{" L0 ",link=\"current\"} 2500000000",
+                "xpu_pcie_link_speed_transfers_per_second{" L0 ",link=\"max\"} 32000000000",
+                "xpu_pcie_link_speed_transfers_per_second{" L3 ",link=\"current\"} 16000000000",
                 "xpud_build_info{version=\"" XPU_VERSION "\"} 1",
                 "xpud_last_collect_timestamp_seconds 1700000000.5",
                 "xpud_collect_duration_seconds 0.042",
@@ -238,8 +246,9 @@ START_TEST(test_unique_grouped) {
         struct xpud_snapshot *s = fx_snapshot();
         _cleanup_free_ char *t = render(s);
         /* 4 info + 4 up + 16 health + 3 timestamps + 3+2+3+3 scalars + 5 temps + 3 power + 2 limits +
-         * 2 energy + 6 clocks + 4 ecc + 8 throttle; daemon: 1 + 1 + 3 + 2 + 2 + 1. */
-        ck_assert_uint_eq(check_exposition(t), 4 + 4 + 16 + 3 + 11 + 5 + 3 + 2 + 2 + 6 + 4 + 8 + 10);
+         * 2 energy + 6 clocks + 4 ecc + 8 throttle + 6 link widths + 6 link speeds; daemon: 1 + 1 + 3
+         * + 2 + 2 + 1. */
+        ck_assert_uint_eq(check_exposition(t), 4 + 4 + 16 + 3 + 11 + 5 + 3 + 2 + 2 + 6 + 4 + 8 + 6 + 6 + 10);
         xpud_snapshot_unref(s);
 
         /* No device, no backend: the daemon's own series only. */

@@ -215,6 +215,79 @@ static void swap_cards(const char *root, unsigned a, unsigned b) {
 
 /* One GPU disappears, then the probe order changes and it comes back: every gpu label and
  * /v1/devices/{index} keeps naming the same UUID, and the devices stay listed in index order. */
+/* Write TEXT into ROOT/sys/bus/pci/devices/BUS/NAME. */
+static void put_pci_attr(const char *root, const char *bus, const char *name, const char *text) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/sys/bus/pci/devices/%s/%s", root, bus, name);
+        FILE *fp = fopen(path, "w");
+        ck_assert_ptr_nonnull(fp);
+        fputs(text, fp);
+        ck_assert_int_eq(fclose(fp), 0);
+}
+
+START_TEST(test_pcie_link) {
+        /* The capture has no link files (they are not in rocm-smi's JSON): a GPU whose link trained
+         * at x8 of x16 is degraded, one at full width with a lowered (idle) speed is not. */
+        struct fixture f = { .root = xpu_test_copy_host("amd-mi100x4") };
+        sampler_new(&f, 10, 5, NULL);
+        struct xpud_snapshot *s = sample(&f);
+        for (size_t i = 0; i < s->n_devices; i++)
+                ck_assert_uint_eq(s->devices[i].r.have & (XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED), 0);
+        const char *m = body(s, XPUD_ROUTE_METRICS);
+        ASSERT_NO_SERIES(m, "xpu_pcie_link_width_lanes");
+        const char *bus0 = s->devices[0].dev.pci_bus_id, *bus1 = s->devices[1].dev.pci_bus_id;
+        char b0[XPU_PCI_BUS_ID_MAX], b1[XPU_PCI_BUS_ID_MAX];
+        snprintf(b0, sizeof b0, "%s", bus0);
+        snprintf(b1, sizeof b1, "%s", bus1);
+        unsigned i1 = s->devices[1].dev.index;
+        xpud_snapshot_unref(s);
+
+        put_pci_attr(f.root, b0, "current_link_width", "16\n");
+        put_pci_attr(f.root, b0, "max_link_width", "16\n");
+        put_pci_attr(f.root, b0, "current_link_speed", "2.5 GT/s PCIe\n");
+        put_pci_attr(f.root, b0, "max_link_speed", "16.0 GT/s PCIe\n");
+        put_pci_attr(f.root, b1, "current_link_width", "8\n");
+        put_pci_attr(f.root, b1, "max_link_width", "16\n");
+        put_pci_attr(f.root, b1, "current_link_speed", "16.0 GT/s PCIe\n");
+        put_pci_attr(f.root, b1, "max_link_speed", "16.0 GT/s PCIe\n");
+        s = sample(&f);
+        const struct xpud_device *d0 = &s->devices[0], *d1 = &s->devices[1];
+        ck_assert_uint_eq(d0->r.have & (XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED),
+                          XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED);
+        ck_assert_uint_eq(d0->r.pcie_link_speed[XPU_LINK_CURRENT], 2500000000ull);
+        ck_assert_int_eq(d0->health, XPUD_HEALTH_HEALTHY);
+        ck_assert_uint_eq(d1->r.pcie_link_width[XPU_LINK_CURRENT], 8);
+        ck_assert_int_eq(d1->health, XPUD_HEALTH_DEGRADED);
+        ck_assert_uint_eq(d1->n_reasons, 1);
+        ck_assert_str_eq(d1->reasons[0], "PCIe link x8 of x16 (trained narrower than it can be)");
+        ck_assert_ptr_nonnull(find_event(s, "health", "healthy -> degraded: PCIe link x8 of x16"));
+        m = body(s, XPUD_ROUTE_METRICS);
+        char prefix[256];
+        snprintf(prefix, sizeof prefix, "xpu_pcie_link_width_lanes{vendor=\"amd\",gpu=\"%u\",", i1);
+        ASSERT_SAMPLE(m, prefix, "8");
+        snprintf(prefix, sizeof prefix, "xpu_pcie_link_speed_transfers_per_second{vendor=\"amd\",gpu=\"%u\",", i1);
+        ASSERT_SAMPLE(m, prefix, "16000000000");
+        for (size_t i = 2; i < s->n_devices; i++) /* the others have no link files: no series, no guess */
+                ck_assert_uint_eq(s->devices[i].r.have & XPU_READ_PCIE_WIDTH, 0);
+        ck_assert_uint_eq(s->inv->n_warnings, 0);
+        xpud_snapshot_unref(s);
+
+        /* An odd file: that pair left out, one warning naming the file, the device still read. */
+        put_pci_attr(f.root, b1, "current_link_width", "sixteen\n");
+        s = sample(&f);
+        d1 = &s->devices[1];
+        ck_assert(d1->up);
+        ck_assert_uint_eq(d1->r.have & (XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED), XPU_READ_PCIE_SPEED);
+        ck_assert_int_eq(d1->health, XPUD_HEALTH_HEALTHY);
+        bool warned = false;
+        for (size_t i = 0; i < s->inv->n_warnings; i++)
+                warned = warned || strstr(s->inv->warnings[i], "current_link_width: \"sixteen\" is not a lane count");
+        ck_assert(warned);
+        xpud_snapshot_unref(s);
+        fixture_done(&f);
+}
+END_TEST
+
 START_TEST(test_stable_index) {
         static const char *const uuid[] = { "GPU-2aba500bd9e889b6", "GPU-0d7c5ae471ffe776", "GPU-8e7767dc4ce4cf3a",
                                             "GPU-fb46471209d2c6e6" }; /* cards 0 to 3 */
@@ -677,6 +750,7 @@ static Suite *sampler_suite(void) {
         TCase *tc = tcase_create("sampler");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_amd_host);
+        tcase_add_test(tc, test_pcie_link);
         tcase_add_test(tc, test_stable_index);
         tcase_add_test(tc, test_nvidia_session_and_readings);
         tcase_add_test(tc, test_nvidia_gpu_lost);

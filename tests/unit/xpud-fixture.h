@@ -63,6 +63,11 @@ static inline void fx_nvidia_readings(struct xpu_readings *r) {
         r->clock_hertz[XPU_CLOCK_MEMORY] = 2619000000ull;
         r->ecc_corrected = 2;
         r->ecc_uncorrected = 0;
+        r->have |= XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED; /* PCI sysfs, x16 Gen5, idle at 2.5 GT/s */
+        r->pcie_link_width[XPU_LINK_CURRENT] = 16;
+        r->pcie_link_width[XPU_LINK_MAX] = 16;
+        r->pcie_link_speed[XPU_LINK_CURRENT] = 2500000000ull;
+        r->pcie_link_speed[XPU_LINK_MAX] = 32000000000ull;
 }
 
 /* amdgpu sysfs/hwmon readings: no ECC, no throttle reasons, no power limit here. */
@@ -79,6 +84,11 @@ static inline void fx_amd_readings(struct xpu_readings *r) {
         r->have_clock = 1u << XPU_CLOCK_GRAPHICS | 1u << XPU_CLOCK_SOC;
         r->clock_hertz[XPU_CLOCK_GRAPHICS] = 1700000000ull;
         r->clock_hertz[XPU_CLOCK_SOC] = 1090000000ull;
+        r->have |= XPU_READ_PCIE_WIDTH | XPU_READ_PCIE_SPEED; /* x16 Gen4 */
+        r->pcie_link_width[XPU_LINK_CURRENT] = 16;
+        r->pcie_link_width[XPU_LINK_MAX] = 16;
+        r->pcie_link_speed[XPU_LINK_CURRENT] = 16000000000ull;
+        r->pcie_link_speed[XPU_LINK_MAX] = 16000000000ull;
 }
 
 static inline struct xpud_snapshot *fx_snapshot(void) {
