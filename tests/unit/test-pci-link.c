@@ -50,21 +50,17 @@ END_TEST
 /* A sys root with the PCI function BUS's link files (NULL: no such file). */
 static char *sys_with_link(const char *bus, const char *cw, const char *mw, const char *cs, const char *ms) {
         char *root = xpu_test_mkdtemp();
-        char dir[512], path[600];
-        snprintf(dir, sizeof dir, "%s/sys/bus/pci/devices/%s", root, bus);
-        char cmd[700];
-        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-        ck_assert_int_eq(system(cmd), 0);
         const char *names[] = { "current_link_width", "max_link_width", "current_link_speed", "max_link_speed" };
         const char *values[] = { cw, mw, cs, ms };
+        char rel[256], text[128];
+        snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/.keep", bus);
+        xpu_test_write(root, rel, "");
         for (size_t i = 0; i < 4; i++) {
                 if (!values[i])
                         continue;
-                snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-                FILE *f = fopen(path, "w");
-                ck_assert_ptr_nonnull(f);
-                fprintf(f, "%s\n", values[i]);
-                ck_assert_int_eq(fclose(f), 0);
+                snprintf(rel, sizeof rel, "sys/bus/pci/devices/%s/%s", bus, names[i]);
+                snprintf(text, sizeof text, "%s\n", values[i]);
+                xpu_test_write(root, rel, text);
         }
         return root;
 }
@@ -85,9 +81,7 @@ static struct xpu_inventory *read_link(const char *root, const char *bus, struct
 }
 
 static void rm_rf(char *root) {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        ck_assert_int_eq(system(cmd), 0);
+        xpu_test_rm_rf(root);
         free(root);
 }
 
