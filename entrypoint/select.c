@@ -47,6 +47,21 @@ static const struct var_rules vendor_rules[_XPU_VENDOR_MAX] = {
                              .unique_id = true },
 };
 
+/* Fully qualified CDI device names ("nvidia.com/gpu=0": kind, '=', device name) that a list entry
+ * may be, the form the NVIDIA Container Toolkit's CDI mode and the DRA drivers pass in
+ * NVIDIA_VISIBLE_DEVICES. The device name is read as that spec generator names devices: its vendor
+ * index, UUID or PCI bus id (nvidia-ctk, amd-ctk), or xpuinit's index for xpuinit's own kind
+ * (`xpuinit cdi generate`), and "all". Each variable takes the kinds of its vendor only. */
+static const struct {
+        const char *kind;
+        int vendor;        /* -1: every vendor */
+        bool global_index; /* the name's number is an xpuinit index */
+} cdi_kinds[] = {
+        { "xpuinit.dev/gpu", -1, true },
+        { "nvidia.com/gpu", XPU_VENDOR_NVIDIA, false },
+        { "amd.com/gpu", XPU_VENDOR_AMD, false },
+};
+
 /* Whole-value keywords (case-insensitive). "" is VOID as well. */
 static const struct {
         const char *word;
@@ -295,6 +310,42 @@ static const char *missing_node(const struct xpu_device *d) {
         return "its device nodes";
 }
 
+/* Is E a qualified CDI device name ("vendor.tld/class=name": a '/' before the first '=')? */
+static bool is_cdi_name(const char *e) {
+        const char *eq = strchr(e, '='), *slash = strchr(e, '/');
+        return eq && slash && slash < eq;
+}
+
+/* Read the qualified CDI name E for variable R: *CR = the rules its device name is read by, *NAME
+ * = the device name. Returns 0, or -EINVAL with ERR naming why (a kind R does not take). */
+static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules *cr, const char **name, char *err,
+                     size_t err_size) {
+        const char *eq = strchr(e, '=');
+        size_t klen = (size_t)(eq - e);
+        for (size_t k = 0; k < ELEMENTSOF(cdi_kinds); k++) {
+                if (strlen(cdi_kinds[k].kind) != klen || strncmp(e, cdi_kinds[k].kind, klen) != 0)
+                        continue;
+                if (r->vendor >= 0 && cdi_kinds[k].vendor != r->vendor)
+                        break;
+                *cr = (struct var_rules){ .name = r->name,
+                                          .vendor = cdi_kinds[k].vendor,
+                                          .global_index = cdi_kinds[k].global_index,
+                                          .unique_id = r->unique_id };
+                *name = eq + 1;
+                return 0;
+        }
+        char kinds[128] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < ELEMENTSOF(cdi_kinds); k++)
+                if (r->vendor < 0 || cdi_kinds[k].vendor == r->vendor)
+                        used += (size_t)snprintf(kinds + used, used < sizeof kinds ? sizeof kinds - used : 0, "%s%s=NAME",
+                                                 used ? ", " : "", cdi_kinds[k].kind);
+        return sel_fail(err, err_size, r, NULL,
+                        "\"%s\": the CDI kind \"%.*s\" is not one %s takes (it takes %s, NAME an index, UUID, PCI "
+                        "bus id or all; a MIG device's kind is not supported yet)",
+                        e, (int)klen, e, r->name, kinds);
+}
+
 /* Select the devices of one list VALUE into SELECTED. */
 static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv, const char *value,
                       bool *selected, char *err, size_t err_size) {
@@ -310,7 +361,28 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                 char *e = xpu_strstrip(p);
                 if (!*e)
                         return sel_fail(err, err_size, r, NULL, "empty entry in \"%s\"", value);
-                for (size_t k = 0; k < ELEMENTSOF(keywords); k++)
+                /* A qualified CDI name: its device name, read by its kind's rules (ER). */
+                const struct var_rules *er = r;
+                struct var_rules cdi_rules;
+                const char *entry = e;
+                if (is_cdi_name(e)) {
+                        int c = cdi_entry(r, entry, &cdi_rules, (const char **)&e, err, err_size);
+                        if (c < 0)
+                                return c;
+                        er = &cdi_rules;
+                        if (strcasecmp(e, "all") == 0) {
+                                for (size_t i = 0; i < inv->n_devices; i++)
+                                        if (in_scope(er, &inv->devices[i]) && xpu_device_available(&inv->devices[i]))
+                                                selected[i] = true;
+                                if (!comma)
+                                        break;
+                                p = comma + 1;
+                                continue;
+                        }
+                        if (!*e)
+                                return sel_fail(err, err_size, r, NULL, "\"%s\": no device name after '='", entry);
+                }
+                for (size_t k = 0; er == r && k < ELEMENTSOF(keywords); k++)
                         if (strcasecmp(e, keywords[k].word) == 0)
                                 return sel_fail(err, err_size, r, NULL,
                                                 "\"%s\" must be the whole value, not one entry of "
@@ -320,16 +392,16 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                         return sel_fail(err, err_size, r, NULL,
                                         "\"%s\": MIG device selection is not supported yet; name "
                                         "the whole GPU (index, UUID or PCI bus id) instead",
-                                        e);
+                                        entry);
                 memset(hit, 0, inv->n_devices * sizeof *hit);
                 bool by_index = false;
                 uint64_t missing_index = 0;
-                int k = match_entry(r, inv, e, hit, &by_index, &missing_index);
+                int k = match_entry(er, inv, e, hit, &by_index, &missing_index);
                 if (k == -ERANGE)
-                        return sel_fail(err, err_size, r, inv, "no %s%sdevice %" PRIu64 " in range \"%s\"",
-                                        r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor)
-                                                       : "",
-                                        r->vendor >= 0 ? " " : "", missing_index, e);
+                        return sel_fail(err, err_size, er, inv, "no %s%sdevice %" PRIu64 " in range \"%s\"",
+                                        er->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)er->vendor)
+                                                        : "",
+                                        er->vendor >= 0 ? " " : "", missing_index, entry);
                 size_t n_hit = 0, n_avail = 0;
                 const struct xpu_device *missing = NULL;
                 for (size_t i = 0; i < inv->n_devices; i++) {
@@ -342,16 +414,16 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                                 missing = &inv->devices[i];
                 }
                 if (k < 0 || n_hit == 0)
-                        return sel_fail(err, err_size, r, inv, "no %s%sdevice \"%s\"",
-                                        r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor)
-                                                       : "",
-                                        r->vendor >= 0 ? " " : "", e);
+                        return sel_fail(err, err_size, er, inv, "no %s%sdevice \"%s\"",
+                                        er->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)er->vendor)
+                                                        : "",
+                                        er->vendor >= 0 ? " " : "", entry);
                 if (missing && (by_index || n_avail == 0)) {
                         struct out o = { .buf = err, .size = err_size };
                         if (err && err_size) {
                                 err[0] = '\0';
-                                out_add(&o, "%s: \"%s\" names ", r->name, e);
-                                describe_device(&o, r, missing, false);
+                                out_add(&o, "%s: \"%s\" names ", r->name, entry);
+                                describe_device(&o, er, missing, false);
                                 out_add(&o, ", which the container runtime did not give to this "
                                             "container (%s is missing); ask the runtime for it or "
                                             "leave it out",

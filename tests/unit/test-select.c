@@ -164,6 +164,22 @@ static const struct {
           "AMD_VISIBLE_DEVICES" },
         { NULL, "0", "none", "0", XPU_REQUEST_LIST, XPU_REQUEST_NONE, "NVIDIA_VISIBLE_DEVICES",
           "AMD_VISIBLE_DEVICES" },
+        /* Qualified CDI names (the toolkit's CDI mode, DRA): the device name as its spec names it. */
+        { NULL, "nvidia.com/gpu=1", NULL, "1,3,4", XPU_REQUEST_LIST, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "nvidia.com/gpu=" UUID_N0 ",nvidia.com/gpu=0000:3b:00.0", NULL, "0,1,3,4", XPU_REQUEST_LIST,
+          XPU_REQUEST_DEFAULT, "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, "nvidia.com/gpu=all", NULL, "0,1,3,4", XPU_REQUEST_LIST, XPU_REQUEST_DEFAULT,
+          "NVIDIA_VISIBLE_DEVICES", "default" },
+        { NULL, NULL, "amd.com/gpu=1", "0,1,4", XPU_REQUEST_DEFAULT, XPU_REQUEST_LIST, "default",
+          "AMD_VISIBLE_DEVICES" },
+        /* In XPU_: xpuinit's own kind names xpuinit indices, a vendor's kind that vendor's. */
+        { "xpuinit.dev/gpu=3,nvidia.com/gpu=1", NULL, NULL, "1,3", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        { "amd.com/gpu=0,xpuinit.dev/gpu=GPU-" UNIQUE_A1, NULL, NULL, "3,4", XPU_REQUEST_LIST, XPU_REQUEST_LIST,
+          "XPU_VISIBLE_DEVICES", "XPU_VISIBLE_DEVICES" },
+        { "amd.com/gpu=all", NULL, NULL, "3,4", XPU_REQUEST_LIST, XPU_REQUEST_LIST, "XPU_VISIBLE_DEVICES",
+          "XPU_VISIBLE_DEVICES" },
 };
 
 START_TEST(test_select_ok) {
@@ -227,6 +243,29 @@ static const struct {
         { NULL, "MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90\": MIG device "
           "selection is not supported yet; name the whole GPU (index, UUID or PCI bus id) instead" },
+        /* Qualified CDI names: a kind the variable does not take, an index that does not exist,
+         * a MIG device, nothing after '='. */
+        { NULL, "amd.com/gpu=0", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"amd.com/gpu=0\": the CDI kind \"amd.com/gpu\" is not one "
+          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id or all; "
+          "a MIG device's kind is not supported yet)" },
+        { NULL, "nvidia.com/mig=0:1", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/mig=0:1\": the CDI kind \"nvidia.com/mig\" is not one "
+          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id or all; "
+          "a MIG device's kind is not supported yet)" },
+        { "vendor.example/x=0", NULL, NULL,
+          "XPU_VISIBLE_DEVICES: \"vendor.example/x=0\": the CDI kind \"vendor.example/x\" is not one "
+          "XPU_VISIBLE_DEVICES takes (it takes xpuinit.dev/gpu=NAME, nvidia.com/gpu=NAME, amd.com/gpu=NAME, NAME an "
+          "index, UUID, PCI bus id or all; a MIG device's kind is not supported yet)" },
+        { NULL, "nvidia.com/gpu=7", NULL, "NVIDIA_VISIBLE_DEVICES: no nvidia device \"nvidia.com/gpu=7\"" ALL_NVIDIA },
+        { NULL, "nvidia.com/gpu=2", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=2\" names 2 (" UUID_N2
+          " 0000:5e:00.0), which the container runtime did not give to this container "
+          "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
+        { NULL, "nvidia.com/gpu=0:1", NULL,
+          "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:1\": MIG device selection is not supported yet; name the "
+          "whole GPU (index, UUID or PCI bus id) instead" },
+        { NULL, "nvidia.com/gpu=", NULL, "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=\": no device name after '='" },
         { "0,,1", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,,1\"" },
         { "0,", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,\"" },
         { "0,all", NULL, NULL,
