@@ -121,9 +121,12 @@ const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *
         char bus[XPU_PCI_BUS_ID_MAX];
         if (xpu_pci_bus_id_normalize(key, bus) < 0)
                 return NULL;
-        for (size_t i = 0; i < s->n_devices; i++)
-                if (strcmp(s->devices[i].dev.pci_bus_id, bus) == 0)
+        /* A partition by its own name (its number as the function, as ROCm SMI spells it). */
+        for (size_t i = 0; i < s->n_devices; i++) {
+                char named[XPU_PCI_BUS_ID_MAX];
+                if (xpu_device_named_bus_id(&s->devices[i].dev, named) && strcmp(named, bus) == 0)
                         return &s->devices[i];
+        }
         return NULL;
 }
 

@@ -117,8 +117,9 @@ int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xp
 /* /v1/devices/KEY: the device whose xpud index, UUID or PCI bus id (any spelling) is KEY, as a
  * JSON object in *OUT (malloc'ed, free()). Returns 0, -ENOENT, or -ENOMEM. */
 int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len);
-/* The device of S whose xpud index (decimal), UUID (any case) or PCI bus id (any spelling
- * xpu_pci_bus_id_normalize() accepts) is KEY, or NULL. */
+/* The device of S whose xpud index (decimal), UUID (any case; the first partition for a UUID the
+ * partitions of a GPU share) or PCI bus id (any spelling xpu_pci_bus_id_normalize() accepts; a
+ * partition's with its number as the function, xpu_device_named_bus_id()) is KEY, or NULL. */
 const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *s, const char *key);
 /* Bodies rendered so far by xpud_snapshot_body() in this process (all snapshots, all routes):
  * tests check that concurrent requests render a body once. */

@@ -104,6 +104,9 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 fprintf(f, "%u  %s:%u  %s  %s  %s", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index,
                         d->pci_bus_id[0] ? d->pci_bus_id : "-", d->name[0] ? d->name : "(name unknown)",
                         d->uuid[0] ? d->uuid : "-");
+                char named[XPU_PCI_BUS_ID_MAX];
+                if ((d->have & XPU_HAVE_PARTITION) && xpu_device_named_bus_id(d, named))
+                        fprintf(f, "  partition %u (%s)", d->partition, named);
                 if (mem[0])
                         fprintf(f, "  %s", mem);
                 if (d->gfx_target[0])

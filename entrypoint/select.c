@@ -291,14 +291,17 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 return 0;
         }
 
-        /* PCI bus id, any spelling ("00000000:1A:00.0", "1a:00.0"), compared as numbers. */
+        /* PCI bus id, any spelling ("00000000:1A:00.0", "1a:00.0"), compared as numbers; a
+         * partition by its number as the function, as ROCm SMI names it ("0000:05:00.2"). */
         struct xpu_pci_bus_id bus, have;
         if (xpu_pci_bus_id_parse(e, &bus) < 0)
                 return -EINVAL;
-        for (size_t i = 0; i < inv->n_devices; i++)
-                if (in_scope(r, &inv->devices[i]) && xpu_pci_bus_id_parse(inv->devices[i].pci_bus_id, &have) == 0 &&
-                    xpu_pci_bus_id_compare(&have, &bus) == 0)
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                char named[XPU_PCI_BUS_ID_MAX];
+                if (in_scope(r, &inv->devices[i]) && xpu_device_named_bus_id(&inv->devices[i], named) &&
+                    xpu_pci_bus_id_parse(named, &have) == 0 && xpu_pci_bus_id_compare(&have, &bus) == 0)
                         hit[i] = true;
+        }
         return 0;
 }
 

@@ -371,13 +371,7 @@ struct names {
 static void names_of(const struct xpu_device *d, struct names *n) {
         snprintf(n->index, sizeof n->index, "%u", d->index);
         snprintf(n->uuid, sizeof n->uuid, "%s", d->uuid);
-        n->bus[0] = '\0';
-        struct xpu_pci_bus_id id;
-        if (d->pci_bus_id[0] && xpu_pci_bus_id_parse(d->pci_bus_id, &id) == 0) {
-                if (d->have & XPU_HAVE_PARTITION)
-                        id.function = d->partition;
-                xpu_pci_bus_id_format(&id, n->bus);
-        }
+        (void)xpu_device_named_bus_id(d, n->bus);
         /* CDI names: letters, digits, '_', '.', ':', '-', starting with a letter or digit. */
         if (n->uuid[0] && !name_ok(n->uuid, strlen(n->uuid), "_.:-"))
                 n->uuid[0] = '\0';

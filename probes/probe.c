@@ -306,6 +306,17 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
         return 0;
 }
 
+bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_ID_MAX]) {
+        struct xpu_pci_bus_id id;
+        out[0] = '\0';
+        if (!dev->pci_bus_id[0] || xpu_pci_bus_id_parse(dev->pci_bus_id, &id) < 0)
+                return false;
+        if (dev->have & XPU_HAVE_PARTITION)
+                id.function = (uint8_t)dev->partition;
+        xpu_pci_bus_id_format(&id, out);
+        return true;
+}
+
 bool xpu_device_available(const struct xpu_device *dev) {
         if (dev->n_nodes == 0)
                 return false; /* no node to open: nothing the runtime could have given */

@@ -272,6 +272,13 @@ size_t xpu_inventory_count(const struct xpu_inventory *inv, enum xpu_vendor vend
 int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, size_t *n, size_t max,
                     const char *path, uint32_t major, uint32_t minor, bool have_major, bool optional);
 
+/* The PCI bus id DEV is named by, into OUT (canonical form): its PCI function's, and for a
+ * partition of an AMD GPU (XPU_HAVE_PARTITION) the same with the partition number as the function,
+ * as ROCm SMI and amd-smi spell a partition ("0000:05:00.2" is partition 2 of the GPU at
+ * 0000:05:00.0; KFD's location_id carries it in the function bits). Returns false (OUT "") when
+ * DEV has no bus id. */
+bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_ID_MAX]);
+
 /* True when DEV has per-device nodes and every non-optional one is present under the dev root:
  * the container runtime gave this device to the container. */
 bool xpu_device_available(const struct xpu_device *dev);

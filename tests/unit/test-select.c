@@ -308,6 +308,45 @@ static const struct {
           " 0000:c2:00.1 not given to this container)" },
 };
 
+START_TEST(test_partition_bus_ids) {
+        /* Four partitions of one MI300X: the bus id of the PCI function with the partition's
+         * number as the function names that partition (as ROCm SMI lists them); the shared UUID
+         * names all four. */
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        for (unsigned i = 0; i < 4; i++) {
+                struct xpu_device d = { .index = i, .vendor = XPU_VENDOR_AMD, .vendor_index = i, .n_nodes = 1,
+                                        .have = XPU_HAVE_PARTITION, .partition = i };
+                snprintf(d.uuid, sizeof d.uuid, "GPU-1234567890abcdef");
+                snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "0000:05:00.0");
+                snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/dri/renderD%u", 128 + i);
+                d.nodes[0].present = true;
+                ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        }
+        static const struct {
+                const char *xpu, *amd, *picked;
+        } cases[] = {
+                { "0000:05:00.2", NULL, "2" }, { NULL, "05:00.3,0000:05:00.1", "1,3" }, { NULL, "0000:05:00.0", "0" },
+                { NULL, "GPU-1234567890abcdef", "0,1,2,3" }, { "amd.com/gpu=0000:05:00.1", NULL, "1" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct xpu_selection *s = sel_ok(inv, cases[i].xpu, NULL, cases[i].amd);
+                ck_assert_str_eq(picked(s), cases[i].picked);
+                xpu_selection_free(s);
+        }
+        char err[1024];
+        sel_err(inv, NULL, NULL, "0000:05:00.4", err, sizeof err);
+        ck_assert_msg(strstr(err, "no amd device \"0000:05:00.4\""), "%s", err);
+        char named[XPU_PCI_BUS_ID_MAX];
+        ck_assert(xpu_device_named_bus_id(&inv->devices[3], named));
+        ck_assert_str_eq(named, "0000:05:00.3");
+        inv->devices[3].pci_bus_id[0] = '\0';
+        ck_assert(!xpu_device_named_bus_id(&inv->devices[3], named));
+        ck_assert_str_eq(named, "");
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_select_errors) {
         struct xpu_inventory *inv = make_inventory(mixed, ELEMENTSOF(mixed));
         char err[2048];
@@ -486,6 +525,7 @@ static Suite *select_suite(void) {
         TCase *tc = tcase_create("select");
         tcase_add_loop_test(tc, test_select_ok, 0, (int)ELEMENTSOF(ok_cases));
         tcase_add_test(tc, test_count);
+        tcase_add_test(tc, test_partition_bus_ids);
         tcase_add_loop_test(tc, test_select_errors, 0, (int)ELEMENTSOF(err_cases));
         tcase_add_test(tc, test_no_devices);
         tcase_add_test(tc, test_range_past_last_device);

@@ -204,6 +204,14 @@ START_TEST(test_find_device) {
                         ck_assert_uint_eq(d->dev.index, (unsigned)cases[i].index);
                 }
         }
+        /* Device 3 as partition 2 of its GPU: named 0000:c2:00.2, no longer 0000:c2:00.0. */
+        s->devices[3].dev.have |= XPU_HAVE_PARTITION;
+        s->devices[3].dev.partition = 2;
+        ck_assert_ptr_null(xpud_snapshot_find_device(s, "0000:c2:00.0"));
+        const struct xpud_device *part = xpud_snapshot_find_device(s, "c2:00.2");
+        ck_assert_ptr_nonnull(part);
+        ck_assert_uint_eq(part->dev.index, 3);
+        s->devices[3].dev.have &= ~(uint32_t)XPU_HAVE_PARTITION;
         char *json = NULL;
         size_t len = 0;
         ck_assert_int_eq(xpud_snapshot_device_json(s, "nope", &json, &len), -ENOENT);
