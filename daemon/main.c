@@ -152,15 +152,44 @@ static int mkdir_parents(char *dir, bool *made) {
         }
 }
 
-/* Is a process listening on the UNIX socket at SA? 1 yes (a full backlog, EAGAIN, counts as yes:
- * the connect does not block), 0 no (ECONNREFUSED: stale), -errno. */
-static int socket_is_live(const struct sockaddr_un *sa) {
+/* Run bind (CONNECT false) or connect of FD to the socket NAME of the directory DIR_FD (the one
+ * open_socket_dir() checked), never through its path: with the directory as the working
+ * directory for the call, so a directory swapped for another after the check (by whoever may
+ * rename it or a parent) is not where the socket goes. xpud has no other thread yet. Returns 0
+ * or -errno. */
+static int socket_call_at(int fd, int dir_fd, const char *name, bool do_connect) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (strlen(name) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, name, strlen(name) + 1);
+        _cleanup_close_ int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (cwd < 0 || fchdir(dir_fd) < 0)
+                return negative_errno();
+        int r = do_connect ? connect(fd, (const struct sockaddr *)&sa, sizeof sa) : bind(fd, (const struct sockaddr *)&sa, sizeof sa);
+        int e = errno;
+        if (fchdir(cwd) < 0)
+                return negative_errno(); /* cannot happen for a directory we were in; never go on elsewhere */
+        errno = e;
+        return r < 0 ? -e : 0;
+}
+
+static int bind_at(int fd, int dir_fd, const char *name) {
+        int r = socket_call_at(fd, dir_fd, name, false);
+        if (r < 0)
+                errno = -r;
+        return r;
+}
+
+/* Is a process listening on the UNIX socket NAME of DIR_FD? 1 yes (a full backlog, EAGAIN, counts
+ * as yes: the connect does not block), 0 no (ECONNREFUSED: stale), -errno. */
+static int socket_is_live_at(int dir_fd, const char *name) {
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
-        if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 || errno == EAGAIN)
+        int r = socket_call_at(fd, dir_fd, name, true);
+        if (r == 0 || r == -EAGAIN)
                 return 1;
-        return errno == ECONNREFUSED ? 0 : negative_errno();
+        return r == -ECONNREFUSED ? 0 : r;
 }
 
 /* Open the socket's directory DIR (O_PATH, not through a symlink) and check that nobody but root
@@ -250,6 +279,14 @@ static int lock_socket(int dir_fd, const char *name, const char *path) {
                 log_error("%s" LOCK_SUFFIX " is not a regular file; remove it or choose another --socket", path);
                 return -EEXIST;
         }
+        /* A hard link to another file (planted where the directory's owner could write) would
+         * have that file truncated below; so would a file someone else made. */
+        if (st.st_nlink != 1 || (st.st_uid != 0 && st.st_uid != geteuid() && !(arg.user_set && st.st_uid == arg.user_uid))) {
+                log_error("%s" LOCK_SUFFIX " has %ju links and owner uid %u: not a lock file xpud made; remove it "
+                          "(no xpud runs on it) or choose another --socket",
+                          path, (uintmax_t)st.st_nlink, (unsigned)st.st_uid);
+                return -EEXIST;
+        }
         for (unsigned attempt = 0;; attempt++) {
                 struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
                 if (fcntl(fd, F_SETLK, &fl) == 0)
@@ -322,7 +359,7 @@ static int bind_unix(const char *path, struct unix_listener *u) {
                         log_error("%s exists and is not a socket; remove it or choose another --socket", path);
                         return -EEXIST;
                 }
-                int live = socket_is_live(&sa);
+                int live = socket_is_live_at(u->dir_fd, u->name);
                 if (live > 0) {
                         log_error("another process is serving %s (xpud running already?); stop it or choose another "
                                   "--socket",
@@ -343,7 +380,7 @@ static int bind_unix(const char *path, struct unix_listener *u) {
         if (fd < 0)
                 return negative_errno();
         mode_t old = umask(0117); /* the socket is born 0660: no window with a wider mode */
-        int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+        int r = bind_at(fd, u->dir_fd, u->name);
         umask(old);
         if (r < 0) {
                 log_error("cannot bind %s: %m", path);

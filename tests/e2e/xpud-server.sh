@@ -768,6 +768,28 @@ mkdir -m 0775 "$T/u-group"
 "$XPUD" --socket "$T/u-group/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" >"$T/out" 2>"$T/err"
 is "$?" 1 "a group-writable socket directory: refused, exit 1"
 like "$T/err" "mode 0775.*\\(chmod go-w $T/u-group\\)\$" "... the fix is chmod go-w"
+# A lock file that is a hard link to another file (its owner could plant one in a directory of
+# its own) is refused, and the other file keeps its content.
+mkdir -m 0755 "$T/u-link"
+chown 65534:65534 "$T/u-link"
+echo secret >"$T/victim"
+ln "$T/victim" "$T/u-link/xpud.sock.lock"
+"$XPUD" --socket "$T/u-link/xpud.sock" --sys-root "$FIXTURE" --dev-root "$T/devroot" --user nobody >"$T/out" 2>"$T/err"
+is "$?" 1 "a lock file with a second link: refused, exit 1"
+like "$T/err" "xpud.sock.lock has 2 links and owner uid 0: not a lock file xpud made" "... naming the links"
+is "$(cat "$T/victim")" "secret" "... and the linked file is untouched"
+# xpud binds and probes the socket in the directory it checked, through its descriptor (not the
+# path, which the directory's owner could swap between check and bind): the socket is there.
+mkdir -m 0755 "$T/u-swap"
+chown 65534:65534 "$T/u-swap"
+if start user-swap "$T/u-swap/xpud.sock" --user nobody; then
+        ok "--user nobody, bound through the checked directory's descriptor: serving"
+else
+        not_ok "--user nobody, bound through the checked directory's descriptor: serving"
+        diag_file "$T/user-swap.log"
+fi
+stop "$XPID"
+is "$XRC" 0 "... SIGTERM exits 0"
 
 # ---- the systemd units ------------------------------------------------------------------------------------
 
