@@ -438,7 +438,7 @@ int xpud_sampler_sample(struct xpud_sampler *smp) {
                 smp->nfd_error = e < 0 ? e : 0;
         }
         if (smp->have_cdi)
-                (void)xpud_cdi_dir_update(&smp->cdi, smp->prev->inv, &smp->roots); /* logs its errors */
+                (void)xpud_cdi_dir_update(&smp->cdi, smp->prev, &smp->roots); /* logs its errors */
         pthread_mutex_unlock(&smp->sample_lock);
         return 0;
 }

@@ -152,11 +152,17 @@ int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots,
                           roots->driver);
                 return 125;
         }
+        /* The host root resolved like the others: through a symlink it would prefix none of them. */
+        char host[PATH_MAX];
+        if (o->cdi_host_root && !realpath(o->cdi_host_root, host)) {
+                log_error("cdi generate: --host-root %s: %m", o->cdi_host_root);
+                return 125;
+        }
         const struct xpu_cdi_roots cr = {
                 .dev_root = dev,
                 .driver_root = driver,
                 .driver_fd = roots->driver_fd,
-                .host_root = o->cdi_host_root,
+                .host_root = o->cdi_host_root ? host : NULL,
         };
         const char *kind = o->cdi_kind ? o->cdi_kind : XPU_CDI_KIND_DEFAULT;
         char err[1024] = "";
@@ -199,7 +205,13 @@ int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots,
         if (o->cdi_output && strcmp(o->cdi_output, "-") != 0) {
                 warn_unread_name(o->cdi_output);
                 r = xpu_write_file_replace(o->cdi_output, text, len, 0644);
-                if (r < 0) {
+                if (r == -EEXIST) {
+                        log_error("cdi generate: %s is there and is not a regular file (a device node, a symlink "
+                                  "such as /dev/stdout, a directory): it is not replaced; give a file name, or - "
+                                  "for standard output",
+                                  o->cdi_output);
+                        status = 125;
+                } else if (r < 0) {
                         log_error("cdi generate: cannot write %s: %s (give a file in a directory you can write, "
                                   "e.g. /etc/cdi/xpuinit.yaml or /var/run/cdi/xpuinit.json)",
                                   o->cdi_output, strerror(-r));

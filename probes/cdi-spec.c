@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/log.h"
@@ -56,6 +57,10 @@ static bool alnum(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+static bool is_letter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 /* S[0..LEN) is a name of alnum and the characters of EXTRA, alnum at both ends. */
 static bool name_ok(const char *s, size_t len, const char *extra) {
         if (len == 0 || !alnum(s[0]) || !alnum(s[len - 1]))
@@ -74,15 +79,16 @@ int xpu_cdi_kind_check(const char *kind, char *err, size_t err_size) {
                 return -EINVAL;
         }
         size_t vlen = (size_t)(slash - kind), clen = strlen(slash + 1);
-        if (vlen > 253 || !name_ok(kind, vlen, ".-_")) {
+        /* CDI's parser (validateVendorName, validateClassName) wants a letter first in both. */
+        if (vlen > 253 || !name_ok(kind, vlen, ".-_") || !is_letter(kind[0])) {
                 xpu_format_error(err, err_size, "--kind \"%s\": the vendor \"%.*s\" must be letters, digits, '.', '-' "
-                                 "and '_', starting and ending with a letter or digit (a domain you own, e.g. "
-                                 "xpuinit.dev)", kind, (int)(vlen > 64 ? 64 : vlen), kind);
+                                 "and '_', starting with a letter and ending with a letter or digit (a domain you "
+                                 "own, e.g. xpuinit.dev)", kind, (int)(vlen > 64 ? 64 : vlen), kind);
                 return -EINVAL;
         }
-        if (clen > 63 || !name_ok(slash + 1, clen, "-_")) {
+        if (clen > 63 || !name_ok(slash + 1, clen, "-_") || !is_letter(slash[1])) {
                 xpu_format_error(err, err_size, "--kind \"%s\": the class \"%.64s\" must be at most 63 letters, digits, "
-                                 "'-' and '_', starting and ending with a letter or digit (a dot in it needs "
+                                 "'-' and '_', starting with a letter and ending with a letter or digit (a dot in it needs "
                                  "cdiVersion 0.6.0, which CDI consumers such as Debian 12's podman reject)",
                                  kind, slash + 1);
                 return -EINVAL;
@@ -150,6 +156,24 @@ static size_t dir_len(const char *dir) {
 static int local_path(const char *root, const char *path, char out[PATH_MAX]) {
         int n = snprintf(out, PATH_MAX, "%.*s%s", (int)dir_len(root), root, path);
         return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
+/* The file PATH of the driver root ROOT_FD (resolved inside it: symlinked directories and files
+ * followed as if the root were "/") as this process names it, with no symlink left: the path the
+ * engine will bind, which must be the file that was checked, not what the lexical PATH means on
+ * the host. From /proc/self/fd of the file opened with O_PATH. Returns 0 or -errno. */
+static int resolved_path(int root_fd, const char *path, char out[PATH_MAX]) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
+        if (fd < 0)
+                return fd;
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, out, PATH_MAX - 1);
+        if (n <= 0 || out[0] != '/')
+                return n < 0 ? negative_errno() : -EIO;
+        out[n] = '\0';
+        static const char deleted[] = " (deleted)";
+        return (size_t)n > sizeof deleted && strcmp(out + n - (sizeof deleted - 1), deleted) == 0 ? -ENOENT : 0;
 }
 
 /* LOCAL (a local_path()) as the host names it: without the host root's prefix when below it. */
@@ -278,7 +302,7 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         for (size_t i = 0; i < files->n; i++) {
                 const struct xpu_driver_file *f = &files->files[i];
                 char lp[PATH_MAX], cp[PATH_MAX];
-                if (local_path(roots->driver_root, f->path, lp) < 0)
+                if (resolved_path(roots->driver_fd, f->path, lp) < 0)
                         continue;
                 snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : "/usr/lib64", f->name);
                 if (mount_add(e, host_view(roots, lp), cp) < 0) {

@@ -421,6 +421,11 @@ int xpu_write_file_replace(const char *path, const void *buf, size_t len, mode_t
         _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return negative_errno();
+        /* Only a regular file is replaced: a device node (/dev/null), a symlink (/dev/stdout) or a
+         * directory at PATH is something else's, which a rename would destroy. */
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+                return -EEXIST;
         /* A fresh dot-file, never one that is there: a FIFO would block the open, a file someone
          * else made would stay theirs. So unlink whatever has the name, then create exclusively,
          * without following a symlink or blocking. */

@@ -189,6 +189,7 @@ int xpu_strlcpy(char *dst, const char *src, size_t size);
  * (NFD's features.d, container engines' CDI directories) see the old content or the new, never
  * half of it. The directory should be writable only by the writer: in one others can write, they
  * could race the unlink with a file of their own, which O_EXCL then refuses (-EEXIST). The
- * dot-file is removed on failure. Returns 0 or -errno (-EINVAL for a PATH without a file name).
- * Silent. */
+ * dot-file is removed on failure. Something at PATH that is not a regular file (a device node, a
+ * symlink such as /dev/stdout, a directory) is never replaced: -EEXIST. Returns 0 or -errno
+ * (-EINVAL for a PATH without a file name). Silent. */
 int xpu_write_file_replace(const char *path, const void *buf, size_t len, mode_t mode);

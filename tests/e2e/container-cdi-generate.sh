@@ -109,6 +109,45 @@ for f in spec.yml spec.YAML spec; do
                 diag "rc $rc" && diag_file "$E2E_TMP/name.err"
         fi
 done
+# A driver root whose library directory is a symlink (absolute, as in a driver container's root):
+# the spec binds the file that was checked inside the root, never the lexical path, which on the
+# host would lead to whatever the symlink names there.
+sdrv=$E2E_TMP/symlinked-driver
+cp -a "$drv" "$sdrv"
+mv "$sdrv/$lib" "$sdrv/moved-libs"
+ln -s /moved-libs "$sdrv/$lib"
+"$XPUINIT_HOST" cdi generate --sys-root "$fx" --dev-root "$E2E_TMP/nvdev" --driver-root "$sdrv" \
+        >"$E2E_TMP/sym.json" 2>"$E2E_TMP/sym.err"
+is "$?" 0 "spec: a driver root with a symlinked library directory: exit 0"
+is "$(jq -r --arg v "$ver" '.devices[] | select(.name == "0") | .containerEdits.mounts[]
+        | select(.containerPath == "/run/nvidia/driver/usr/lib64/libcuda.so." + $v) | .hostPath' "$E2E_TMP/sym.json")" \
+        "$(readlink -f "$sdrv")/moved-libs/libcuda.so.$ver" "spec: ... libcuda's hostPath is the file inside the root, symlinks resolved"
+is "$(jq -r '[.devices[0].containerEdits.mounts[].hostPath | select(startswith("'"$(readlink -f "$sdrv")"'/moved-libs/") | not)] | map(select(test("/lib")))| length' "$E2E_TMP/sym.json")" 0 \
+        "spec: ... and no library hostPath goes through the symlink"
+# --host-root given through a symlink strips the same prefix as the resolved one.
+ln -s "$E2E_TMP" "$E2E_TMP/host-link"
+"$XPUINIT_HOST" cdi generate --sys-root "$fx" --dev-root "$E2E_TMP/host-link/nvdev" --driver-root "$drv" \
+        --host-root "$E2E_TMP/host-link" >"$E2E_TMP/hl.json" 2>"$E2E_TMP/hl.err"
+is "$?" 0 "spec: --host-root through a symlink: exit 0"
+is "$(jq -r '.devices[] | select(.name == "0") | .containerEdits.deviceNodes[] | select(.path == "/dev/nvidia0") | .hostPath' "$E2E_TMP/hl.json")" \
+        "/nvdev/dev/nvidia0" "spec: ... host paths are written without it"
+# Something at FILE that is not a regular file is never replaced (a symlink such as /dev/stdout,
+# a device node such as /dev/null): exit 125, and it is still there, as it was.
+ln -s /proc/self/fd/1 "$E2E_TMP/out-link"
+mknod "$E2E_TMP/out-null" c 1 3
+for f in out-link out-null; do
+        before=$(stat -c '%F %t:%T' "$E2E_TMP/$f")
+        "$XPUINIT_HOST" cdi generate --output "$E2E_TMP/$f" --sys-root "$fx" --dev-root "$E2E_TMP/nvdev" \
+                --driver-root "$drv" >"$E2E_TMP/notreg.out" 2>"$E2E_TMP/notreg.err"
+        rc=$?
+        if [ "$rc" -eq 125 ] && [ "$(stat -c '%F %t:%T' "$E2E_TMP/$f")" = "$before" ] && [ ! -s "$E2E_TMP/notreg.out" ] &&
+                grep -q "is there and is not a regular file" "$E2E_TMP/notreg.err"; then
+                ok "spec: --output onto a $before: refused (exit 125), left as it was"
+        else
+                not_ok "spec: --output onto a $before: refused (exit 125), left as it was"
+                diag "rc $rc, now $(stat -c '%F %t:%T' "$E2E_TMP/$f")" && diag_file "$E2E_TMP/notreg.err"
+        fi
+done
 "$XPUINIT_HOST" cdi generate --output "$E2E_TMP/spec.yaml" --sys-root "$fx" --dev-root "$E2E_TMP/nvdev" \
         --driver-root "$drv" >/dev/null 2>"$E2E_TMP/name.err"
 is "$?:$(grep -c warning "$E2E_TMP/name.err")" "0:0" "spec: --output spec.yaml: no warning"
@@ -222,5 +261,47 @@ kill -TERM "$xpud_pid"
 wait "$xpud_pid"
 is "$?" 0 "xpud: exits 0 on SIGTERM"
 if [ -e "$cdir/xpuinit.json" ]; then not_ok "xpud: the spec is removed at stop"; else ok "xpud: the spec is removed at stop"; fi
+
+# The spec follows the host: a node whose numbers, mode or group change (nvidia-uvm's major is
+# dynamic: a module reload gives a new one) is rewritten; GPUs that leave are not handed out.
+live=$E2E_TMP/live
+cp -a "$fx" "$live" || bail "cannot copy $fx"
+cp -a "$E2E_TMP/nvdev" "$E2E_TMP/livedev"
+"$XPU_BUILD/xpud" --socket "$E2E_TMP/xpud2.sock" --sys-root "$live" --dev-root "$E2E_TMP/livedev" --driver-root "$drv" \
+        --cdi-dir "$cdir" --interval 1 2>"$E2E_TMP/xpud2.log" &
+xpud_pid=$!
+# wait_spec JQ WANT: until jq JQ of the spec prints WANT (10 s); 0 when it did.
+wait_spec() {
+        i=0
+        while [ $i -lt 100 ]; do
+                [ "$(jq -r "$1" "$cdir/xpuinit.json" 2>/dev/null)" = "$2" ] && return 0
+                sleep 0.1
+                i=$((i + 1))
+        done
+        return 1
+}
+uvm='.devices[] | select(.name == "0") | .containerEdits.deviceNodes[] | select(.path == "/dev/nvidia-uvm")'
+wait_spec "$uvm | .major" "$((0x$(stat -c '%t' "$E2E_TMP/livedev/dev/nvidia-uvm")))"
+is "$?" 0 "xpud: --cdi-dir wrote the spec of the live host"
+rm -f "$E2E_TMP/livedev/dev/nvidia-uvm"
+mknod -m 0600 "$E2E_TMP/livedev/dev/nvidia-uvm" c 511 0
+chgrp 44 "$E2E_TMP/livedev/dev/nvidia-uvm"
+wait_spec "$uvm | [.major, .fileMode, .gid] | map(tostring) | join(\" \")" "511 384 44"
+is "$?" 0 "xpud: a new major, mode and group of /dev/nvidia-uvm are in the spec within a few samples"
+mv "$live/proc/driver/nvidia/gpus" "$live/gpus-away"
+i=0
+while [ -e "$cdir/xpuinit.json" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+done
+if [ -e "$cdir/xpuinit.json" ]; then
+        not_ok "xpud: with every GPU gone (held lost), the spec is removed"
+        diag_file "$E2E_TMP/xpud2.log"
+else
+        ok "xpud: with every GPU gone (held lost), the spec is removed"
+fi
+kill -TERM "$xpud_pid"
+wait "$xpud_pid"
+is "$?" 0 "xpud: exits 0 on SIGTERM"
 
 e2e_done

@@ -38,6 +38,11 @@ START_TEST(test_kind) {
                 { "a/b/c", "a CDI kind is VENDOR/CLASS" },
                 { "-x.dev/gpu", "the vendor \"-x.dev\" must be" },
                 { "x.dev/gpu-", "the class \"gpu-\" must be" },
+                /* CDI's parser wants a letter first (a digit first: the whole spec is dropped). */
+                { "1vendor/gpu", "the vendor \"1vendor\" must be letters, digits, '.', '-' and '_', starting with a letter" },
+                { "x.dev/1gpu", "the class \"1gpu\" must be at most 63 letters, digits, '-' and '_', starting with a letter" },
+                { "9/9", "the vendor \"9\" must be" },
+                { "x9.dev/g9", NULL },
                 { "x dev/gpu", "the vendor \"x dev\" must be" },
                 { "x.dev/g\"pu", "the class \"g\"pu\" must be" },
                 { "x.dev/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "at most 63" },
