@@ -77,9 +77,26 @@ static int dechunk(const char *p, const char *end, char **ret, size_t *ret_len) 
         return 0;
 }
 
+/* One answer head and body at BUF..END: *STATUS and the body's start, or -EBADMSG. */
+static int parse_one(const char *buf, const char *end, struct xpud_query_response *ret);
+
 int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_response *ret) {
         *ret = (struct xpud_query_response){ 0 };
         const char *end = buf + len;
+        /* Interim answers (1xx) come before the final one: skip their heads (they have no body). */
+        for (unsigned skipped = 0; skipped < 8; skipped++) {
+                int r = parse_one(buf, end, ret);
+                if (r < 0 || ret->status >= 200 || ret->status == 101)
+                        return r;
+                buf = ret->body; /* parse_one left the interim head's end here */
+                xpud_query_response_done(ret);
+        }
+        return -EBADMSG;
+}
+
+static int parse_one(const char *buf, const char *end, struct xpud_query_response *ret) {
+        *ret = (struct xpud_query_response){ 0 };
+        size_t len = (size_t)(end - buf);
         if (len < 12 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') || buf[8] != ' ')
                 return -EBADMSG;
         int status = 0;
@@ -109,6 +126,10 @@ int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_res
         }
         if (!body)
                 return -EBADMSG;
+        if (status < 200 && status != 101) {
+                *ret = (struct xpud_query_response){ .status = status, .body = body, .body_len = 0 };
+                return 0;
+        }
         char v[64];
         if (header_value(hdr, hdr_end, "Transfer-Encoding", v, sizeof v)) {
                 if (strcasecmp(v, "chunked") != 0)
@@ -118,7 +139,9 @@ int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_res
                 int r = dechunk(body, end, &out, &out_len);
                 if (r < 0)
                         return r;
-                *ret = (struct xpud_query_response){ .status = status, .body = out, .body_len = out_len, .owned = true };
+                *ret = (struct xpud_query_response){
+                        .status = status, .body = out, .body_len = out_len, .owned = true
+                };
                 return 0;
         }
         size_t body_len = (size_t)(end - body);
@@ -127,6 +150,8 @@ int xpud_query_parse_response(const char *buf, size_t len, struct xpud_query_res
                 if (!*v || strspn(v, "0123456789") != strlen(v) || xpu_parse_u64(v, 10, &cl) < 0 || cl > body_len)
                         return -EBADMSG;
                 body_len = (size_t)cl;
+                *ret = (struct xpud_query_response){ .status = status, .body = body, .body_len = body_len };
+                return 0;
         }
         *ret = (struct xpud_query_response){ .status = status, .body = body, .body_len = body_len };
         return 0;
@@ -141,7 +166,16 @@ void xpud_query_response_done(struct xpud_query_response *r) {
 bool xpud_query_is_healthy(const struct xpud_query_response *r) {
         if (r->status < 200 || r->status > 299)
                 return false;
-        cJSON *root = cJSON_ParseWithLength(r->body, r->body_len);
+        if (memchr(r->body, '\0', r->body_len))
+                return false; /* a JSON text has no NUL: what follows one is hidden from the parser */
+        const char *parse_end = NULL;
+        cJSON *root = cJSON_ParseWithLengthOpts(r->body, r->body_len, &parse_end, false);
+        if (root && parse_end)
+                for (const char *p = parse_end; p < r->body + r->body_len; p++)
+                        if (!strchr(" \t\r\n", *p)) {
+                                cJSON_Delete(root);
+                                return false; /* a second value after the first: not one answer */
+                        }
         const cJSON *st = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "status") : NULL;
         bool ok = true;
         if (cJSON_IsString(st))
@@ -171,6 +205,43 @@ static int wait_fd(int fd, short events, long long deadline) {
                 if (r < 0 && errno != EINTR)
                         return -errno;
         }
+}
+
+/* Does BUF (USED bytes so far) hold a final answer whose Content-Length body is all there? Only
+ * the head is scanned (the body is never parsed here), so checking after every read stays cheap.
+ * Interim 1xx heads are stepped over. */
+static bool complete_by_length(const char *buf, size_t used) {
+        const char *p = buf, *end = buf + used;
+        for (unsigned heads = 0; heads < 8; heads++) {
+                if (end - p < 12 || memcmp(p, "HTTP/1.", 7) != 0)
+                        return false;
+                bool interim = p[9] == '1';
+                const char *hdr = memchr(p, '\n', (size_t)(end - p)), *hdr_end = NULL, *body = NULL;
+                for (const char *q = hdr ? hdr + 1 : end; q < end;) {
+                        const char *eol = memchr(q, '\n', (size_t)(end - q));
+                        if (!eol)
+                                break;
+                        if (eol == q || (eol == q + 1 && *q == '\r')) {
+                                hdr_end = q;
+                                body = eol + 1;
+                                break;
+                        }
+                        q = eol + 1;
+                }
+                if (!body)
+                        return false;
+                if (interim) {
+                        p = body;
+                        continue;
+                }
+                char v[64];
+                uint64_t cl;
+                if (header_value(hdr + 1, hdr_end, "Transfer-Encoding", v, sizeof v) ||
+                    !header_value(hdr + 1, hdr_end, "Content-Length", v, sizeof v) || xpu_parse_u64(v, 10, &cl) < 0)
+                        return false;
+                return (uint64_t)(end - body) >= cl;
+        }
+        return false;
 }
 
 /* Send REQ (LEN bytes) on the non-blocking FD and read the whole answer into *RET (NUL-terminated,
@@ -208,6 +279,10 @@ static int exchange(int fd, const char *req, size_t len, long long deadline, cha
                         break;
                 if (n > 0) {
                         used += (size_t)n;
+                        /* A server that keeps the connection open after a complete answer with a
+                         * Content-Length need not be waited for (a chunked one: until it closes). */
+                        if (complete_by_length(buf, used))
+                                break;
                         continue;
                 }
                 if (errno != EAGAIN && errno != EINTR)

@@ -23,8 +23,9 @@ struct xpud_query_response {
         bool owned;
 };
 
-/* Parse the answer BUF (LEN bytes, read until the server closed: the request asks for
- * "Connection: close") into *RET. Framing, in RFC 9112's order: Transfer-Encoding chunked, else
+/* Parse the answer BUF (LEN bytes, read until the server closed, the request asks for
+ * "Connection: close", or until the framing says it is complete) into *RET. Interim 1xx answers
+ * (100 Continue) before the final one are skipped. Framing, in RFC 9112's order: Transfer-Encoding chunked, else
  * Content-Length (the body must be complete), else everything up to the end. Returns 0,
  * -EBADMSG for anything else (no "HTTP/1.x NNN" status line, headers without an end, a bad or
  * short length, a broken chunk), -ENOMEM. */
@@ -33,7 +34,9 @@ void xpud_query_response_done(struct xpud_query_response *r);
 
 /* Whether an answer means "healthy" for `xpud query`'s exit status: a 2xx status and, when the
  * body is a JSON object with a string "status" (/v1/health, /healthz, /readyz), that string is
- * "healthy", "ok" or "ready". Other 2xx bodies (/metrics, /v1/devices) are healthy as answers. */
+ * "healthy", "ok" or "ready". A body with a NUL byte, or a JSON value followed by anything but
+ * white space, is no healthy answer. Other 2xx bodies (/metrics, /v1/devices) are healthy as
+ * answers. */
 bool xpud_query_is_healthy(const struct xpud_query_response *r);
 
 /* GET PATH (an absolute path, e.g. "/v1/health") from the xpud listening on SOCKET_PATH, write

@@ -109,12 +109,19 @@ START_TEST(test_healthy) {
                 { 503, "{\"status\":\"ready\"}", false },
                 { 404, "{\"error\":\"not found\",\"status\":404}", false },
                 { 301, "", false },
+                { 200, "{\"status\":\"healthy\"} \n", true },
+                { 200, "{\"status\":\"healthy\"}{\"status\":\"unhealthy\"}", false }, /* two values */
+                { 200, "{\"status\":\"healthy\"} x", false },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct xpud_query_response r = { .status = cases[i].status, .body = cases[i].body,
                                                  .body_len = strlen(cases[i].body) };
                 ck_assert_msg(xpud_query_is_healthy(&r) == cases[i].healthy, "%d %s", cases[i].status, cases[i].body);
         }
+        /* A NUL hides what follows it from a JSON parser: no healthy answer. */
+        static const char nul[] = "{\"status\":\"healthy\"}\0{\"status\":\"unhealthy\"}";
+        struct xpud_query_response r = { .status = 200, .body = nul, .body_len = sizeof nul - 1 };
+        ck_assert(!xpud_query_is_healthy(&r));
 }
 END_TEST
 
@@ -177,6 +184,9 @@ struct canned {
         pid_t pid;
 };
 
+/* A piece that makes the server hold the connection open until the client closes it. */
+#define HOLD "<hold>"
+
 /* A server on a UNIX socket in a new directory that accepts one connection, reads the request
  * into DIR/request, writes each of PIECES (NULL-terminated) with a pause between, and closes. */
 static void canned_start(struct canned *c, const char *const *pieces) {
@@ -203,6 +213,12 @@ static void canned_start(struct canned *c, const char *const *pieces) {
                 if (f)
                         fclose(f);
                 for (size_t i = 0; pieces[i]; i++) {
+                        if (strcmp(pieces[i], HOLD) == 0) { /* keep the connection until the client closes it */
+                                char b;
+                                while (read(cfd, &b, 1) > 0)
+                                        ;
+                                continue;
+                        }
                         if (write(cfd, pieces[i], strlen(pieces[i])) < 0)
                                 _exit(1);
                         usleep(20000);
@@ -263,6 +279,18 @@ START_TEST(test_exchange) {
         const char *const notfound[] = { "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}", NULL };
         ck_assert_int_eq(query(notfound, "/nope", out, sizeof out, req, sizeof req), 1);
         ck_assert_str_eq(out, "{}\n");
+
+        /* A complete Content-Length answer on a connection the server keeps open: taken at once
+         * (the server waits for our close: waiting for its close would time out, exit 1). */
+        const char *const held[] = { "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"status\":\"healthy\"}", HOLD,
+                                     NULL };
+        ck_assert_int_eq(query(held, "/v1/health", out, sizeof out, req, sizeof req), 0);
+        ck_assert_str_eq(out, "{\"status\":\"healthy\"}\n");
+        /* An interim 100 Continue before the final answer. */
+        const char *const interim[] = { "HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n"
+                                        "{\"status\":\"ok\"}", HOLD, NULL };
+        ck_assert_int_eq(query(interim, "/healthz", out, sizeof out, req, sizeof req), 0);
+        ck_assert_str_eq(out, "{\"status\":\"ok\"}\n");
 
         /* Closed without a word (as xpud does for a peer it refuses before answering). */
         const char *const nothing[] = { NULL };
