@@ -120,6 +120,21 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 for (size_t j = 0; j < d->n_nodes; j++)
                         fprintf(f, "  %s%s", d->nodes[j].path, d->nodes[j].present ? "" : " (absent)");
                 fputc('\n', f);
+                for (size_t m = 0; m < d->n_mig; m++) {
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        fprintf(f, "    MIG %u:%zu  gi %u ci %u  %s", d->vendor_index, m, g->gi, g->ci,
+                                g->uuid[0] ? g->uuid : "-");
+                        if (g->name[0])
+                                fprintf(f, "  %s", g->name);
+                        if (g->have & XPU_MIG_HAVE_MEMORY_TOTAL) {
+                                human_bytes(g->memory_total_bytes, mem, sizeof mem);
+                                fprintf(f, "  %s", mem);
+                        }
+                        if (g->have & XPU_MIG_HAVE_CAPS)
+                                fprintf(f, "  %s%s  %s%s", g->gi_cap.path, g->gi_cap.present ? "" : " (absent)",
+                                        g->ci_cap.path, g->ci_cap.present ? "" : " (absent)");
+                        fputc('\n', f);
+                }
         }
         if (inv->n_devices == 0)
                 fputs("no accelerators found\n", f);

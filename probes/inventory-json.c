@@ -24,6 +24,37 @@ static cJSON *nodes_to_json(const struct xpu_devnode *nodes, size_t n) {
         return a;
 }
 
+/* MIG device I of D: {"index", "name": "<gpu index>:<I>", "gpu_instance_id", "compute_instance_id",
+ * "uuid"?, "product"?, "memory_total_bytes"?, "device_nodes": [the capability nodes]}. */
+static cJSON *mig_to_json(const struct xpu_device *d, size_t i) {
+        const struct xpu_mig_device *m = &d->mig[i];
+        char name[32];
+        snprintf(name, sizeof name, "%u:%zu", d->vendor_index, i);
+        cJSON *o = cJSON_CreateObject();
+        bool ok = o && add_num(o, "index", (double)i) && add_str(o, "name", name) &&
+                  add_num(o, "gpu_instance_id", m->gi) && add_num(o, "compute_instance_id", m->ci) &&
+                  add_str(o, "uuid", m->uuid) && add_str(o, "product", m->name);
+        if (ok && (m->have & XPU_MIG_HAVE_MEMORY_TOTAL))
+                ok = add_num(o, "memory_total_bytes", (double)m->memory_total_bytes);
+        if (ok) {
+                struct xpu_devnode caps[2];
+                size_t n = 0;
+                if (m->have & XPU_MIG_HAVE_CAPS) {
+                        caps[n++] = m->gi_cap;
+                        caps[n++] = m->ci_cap;
+                }
+                cJSON *a = nodes_to_json(caps, n);
+                ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
+                if (!ok)
+                        cJSON_Delete(a);
+        }
+        if (!ok) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
 cJSON *xpu_device_to_json(const struct xpu_device *d) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
@@ -58,8 +89,12 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                 ok = cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled) != NULL;
                 cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
                 ok = a != NULL;
-                for (size_t i = 0; ok && i < d->n_mig && i < XPU_MIG_DEVICES_MAX; i++)
-                        ok = cJSON_AddItemToArray(a, cJSON_CreateString(d->mig_uuids[i]));
+                for (size_t i = 0; ok && i < d->n_mig && i < XPU_MIG_DEVICES_MAX; i++) {
+                        cJSON *m = mig_to_json(d, i);
+                        ok = m && cJSON_AddItemToArray(a, m);
+                        if (!ok)
+                                cJSON_Delete(m);
+                }
         }
         if (ok && (d->have & XPU_HAVE_IRQ))
                 ok = add_num(o, "irq", d->irq);

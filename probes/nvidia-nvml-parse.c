@@ -21,7 +21,11 @@
  *   device.0.brand GeForce
  *   device.0.mig_mode 1                  current MIG mode: 0 or 1
  *   device.0.mig_count 2                 after "mig_mode 1" only; 0..XPU_MIG_DEVICES_MAX; the
- *   device.0.mig.0.uuid MIG-...          list is then complete: mig.M.uuid for every M < count
+ *   device.0.mig.0.uuid MIG-...          list is then complete: mig.M.uuid, .gi and .ci for every
+ *   device.0.mig.0.gi 3                  M < count (GPU and compute instance ids, 0..255)
+ *   device.0.mig.0.ci 0
+ *   device.0.mig.0.memory_total 20937965568  optional: bytes
+ *   device.0.mig.0.name NVIDIA A100-SXM4-80GB MIG 1g.20gb   optional: at most 95 bytes
  *   device.0.util_gpu 35                 percent, 0..100
  *   device.0.util_memory 12              percent, 0..100
  *   device.0.temperature 41              degrees Celsius
@@ -47,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/helper-job.h"
 #include "base/macro.h"
 #include "base/reply.h"
@@ -118,13 +123,35 @@ static int set_mig_field(struct xpu_nvml_device *d, const char *field, const cha
         if (!xpu_startswith(field, "mig."))
                 return -ENOENT;
         const char *s = field + 4, *dot = strchr(s, '.');
-        if (!dot || strcmp(dot, ".uuid") != 0)
+        if (!dot)
                 return -EINVAL;
         int m = parse_index(s, (size_t)(dot - s), (d->have & XPU_NVML_HAVE_MIG_DEVICES) ? d->n_mig : 0);
-        if (m < 0 || d->mig[m].uuid[0] || !xpu_startswith(value, "MIG-") ||
-            xpu_strlcpy(d->mig[m].uuid, value, sizeof(d->mig[m].uuid)) < 0)
+        if (m < 0)
                 return -EINVAL;
-        return 0;
+        struct xpu_nvml_mig *g = &d->mig[m];
+        const char *key = dot + 1;
+        static const char *const keys[] = { "uuid", "gi", "ci", "memory_total", "name" };
+        unsigned bit = 0;
+        for (unsigned k = 0; k < ELEMENTSOF(keys); k++)
+                if (strcmp(key, keys[k]) == 0)
+                        bit = 1u << k;
+        if (!bit || (g->seen & bit))
+                return -EINVAL;
+        g->seen |= (uint8_t)bit;
+        switch (bit) {
+        case XPU_NVML_MIG_SEEN_UUID:
+                return xpu_startswith(value, "MIG-") && xpu_strlcpy(g->uuid, value, sizeof g->uuid) == 0 ? 0 : -EINVAL;
+        case XPU_NVML_MIG_SEEN_GI:
+        case XPU_NVML_MIG_SEEN_CI:
+                if (parse_index(value, strlen(value), 256) < 0)
+                        return -EINVAL;
+                *(bit == XPU_NVML_MIG_SEEN_GI ? &g->gi : &g->ci) = (uint32_t)parse_index(value, strlen(value), 256);
+                return 0;
+        case XPU_NVML_MIG_SEEN_MEMORY:
+                return xpu_parse_u64(value, 10, &g->memory_total_bytes) == 0 && g->memory_total_bytes > 0 ? 0 : -EINVAL;
+        default:
+                return xpu_str_is_text(value) && xpu_strlcpy(g->name, value, sizeof g->name) == 0 ? 0 : -EINVAL;
+        }
 }
 
 /* Store "device.N.FIELD VALUE" into D. Returns 0 or -EINVAL. */
@@ -143,11 +170,20 @@ static int set_device_field(struct xpu_nvml_device *d, const char *field, const 
 /* What the parser requires of a device once the reply has ended: a complete MIG list. Returns 0
  * or -EBADMSG. */
 static int check_device(const struct xpu_nvml_device *d, size_t i, char *err, size_t err_size) {
-        for (size_t m = 0; m < d->n_mig; m++)
-                if (!d->mig[m].uuid[0]) {
-                        snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks MIG device %zu", i, m);
+        const unsigned need = XPU_NVML_MIG_SEEN_UUID | XPU_NVML_MIG_SEEN_GI | XPU_NVML_MIG_SEEN_CI;
+        for (size_t m = 0; m < d->n_mig; m++) {
+                if ((d->mig[m].seen & need) != need) {
+                        snprintf(err, err_size, "garbage from the NVML helper: device %zu lacks MIG device %zu's uuid, "
+                                 "gi or ci", i, m);
                         return -EBADMSG;
                 }
+                for (size_t k = 0; k < m; k++)
+                        if (d->mig[k].gi == d->mig[m].gi && d->mig[k].ci == d->mig[m].ci) {
+                                snprintf(err, err_size, "garbage from the NVML helper: device %zu has two MIG devices "
+                                         "with GPU instance %u and compute instance %u", i, d->mig[m].gi, d->mig[m].ci);
+                                return -EBADMSG;
+                        }
+        }
         return 0;
 }
 
@@ -219,26 +255,62 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
 
 /* ---- merging into the fast-path inventory ---- */
 
-/* MIG mode and devices of ND into DEV: set when DEV has no MIG mode yet, else a different mode is
- * a warning. Returns 0 or -ENOMEM. */
+/* Insert M into DEV's MIG list, kept in (gi, ci) order. Returns the stored copy or NULL when full. */
+static struct xpu_mig_device *mig_insert(struct xpu_device *dev, const struct xpu_mig_device *m) {
+        if (dev->n_mig == XPU_MIG_DEVICES_MAX)
+                return NULL;
+        size_t k = dev->n_mig++;
+        while (k > 0 && (dev->mig[k - 1].gi > m->gi || (dev->mig[k - 1].gi == m->gi && dev->mig[k - 1].ci > m->ci))) {
+                dev->mig[k] = dev->mig[k - 1];
+                k--;
+        }
+        dev->mig[k] = *m;
+        return &dev->mig[k];
+}
+
+/* MIG mode and devices of ND into DEV. The mode: set when DEV has none yet, else a different one
+ * is a warning (and nothing of NVML's MIG list is taken). The devices are matched by GPU and
+ * compute instance id: NVML adds the UUID, name and memory to the one procfs listed (with its
+ * capability nodes), and a MIG device procfs did not list (no capabilities directory in this
+ * mount namespace) is added without nodes. Returns 0 or -ENOMEM. */
 static int merge_mig(struct xpu_inventory *inv, struct xpu_device *dev, const struct xpu_nvml_device *nd) {
         if (!(nd->have & XPU_NVML_HAVE_MIG_MODE))
                 return 0;
-        if (dev->have & XPU_HAVE_MIG_MODE) {
-                if (dev->mig_enabled == nd->mig_enabled)
-                        return 0;
+        if ((dev->have & XPU_HAVE_MIG_MODE) && dev->mig_enabled != nd->mig_enabled) {
                 const char *own = xpu_source_to_string(xpu_device_field_source(dev, XPU_FIELD_MIG));
                 return xpu_inventory_warn(inv, "%s: nvml reports mig \"%s\" but %s has \"%s\"; keeping %s's",
                                           dev->pci_bus_id, nd->mig_enabled ? "enabled" : "disabled", own,
                                           dev->mig_enabled ? "enabled" : "disabled", own);
         }
-        dev->mig_enabled = nd->mig_enabled;
-        dev->n_mig = 0;
-        if (nd->have & XPU_NVML_HAVE_MIG_DEVICES)
-                for (size_t m = 0; m < nd->n_mig && m < XPU_MIG_DEVICES_MAX; m++)
-                        snprintf(dev->mig_uuids[dev->n_mig++], sizeof(dev->mig_uuids[0]), "%s", nd->mig[m].uuid);
-        dev->have |= XPU_HAVE_MIG_MODE;
-        xpu_device_mark(dev, XPU_FIELD_MIG, XPU_SOURCE_NVML);
+        if (!(dev->have & XPU_HAVE_MIG_MODE)) {
+                dev->mig_enabled = nd->mig_enabled;
+                dev->have |= XPU_HAVE_MIG_MODE;
+                xpu_device_mark(dev, XPU_FIELD_MIG, XPU_SOURCE_NVML);
+        }
+        if (!(nd->have & XPU_NVML_HAVE_MIG_DEVICES))
+                return 0;
+        for (size_t k = 0; k < nd->n_mig && k < XPU_MIG_DEVICES_MAX; k++) {
+                const struct xpu_nvml_mig *g = &nd->mig[k];
+                struct xpu_mig_device *m = (struct xpu_mig_device *)xpu_device_find_mig(dev, g->gi, g->ci);
+                if (!m) {
+                        const struct xpu_mig_device add = { .gi = g->gi, .ci = g->ci };
+                        m = mig_insert(dev, &add);
+                        if (!m) {
+                                if (xpu_inventory_warn(inv, "%s: nvml reports more than %d MIG devices; GPU instance "
+                                                            "%u compute instance %u ignored",
+                                                       dev->pci_bus_id, XPU_MIG_DEVICES_MAX, g->gi, g->ci) < 0)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                }
+                xpu_strlcpy(m->uuid, g->uuid, sizeof m->uuid);
+                if (g->name[0])
+                        xpu_strlcpy(m->name, g->name, sizeof m->name);
+                if (g->memory_total_bytes > 0) {
+                        m->memory_total_bytes = g->memory_total_bytes;
+                        m->have |= XPU_MIG_HAVE_MEMORY_TOTAL;
+                }
+        }
         return 0;
 }
 
@@ -367,9 +439,15 @@ static bool mig_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) {
                         cJSON_Delete(o);
                         return false;
                 }
-                ok = cJSON_AddNumberToObject(o, "index", (double)m) && cJSON_AddStringToObject(o, "uuid", d->mig[m].uuid) &&
+                const struct xpu_nvml_mig *g = &d->mig[m];
+                ok = cJSON_AddNumberToObject(o, "index", (double)m) && cJSON_AddStringToObject(o, "uuid", g->uuid) &&
+                     cJSON_AddNumberToObject(o, "gpu_instance_id", g->gi) &&
+                     cJSON_AddNumberToObject(o, "compute_instance_id", g->ci) &&
                      cJSON_AddNumberToObject(o, "parent_index", (double)i) &&
-                     cJSON_AddStringToObject(o, "parent_uuid", d->uuid);
+                     cJSON_AddStringToObject(o, "parent_uuid", d->uuid) &&
+                     (!g->name[0] || cJSON_AddStringToObject(o, "name", g->name)) &&
+                     (!g->memory_total_bytes || cJSON_AddNumberToObject(o, "memory_total_bytes",
+                                                                         (double)g->memory_total_bytes));
         }
         return ok;
 }
@@ -490,7 +568,8 @@ static void rich_print(const void *result, FILE *f) {
                         fprintf(f, "    MIG %s%s\n", d->mig_enabled ? "enabled" : "disabled",
                                 d->mig_enabled && !(d->have & XPU_NVML_HAVE_MIG_DEVICES) ? " (devices not read)" : "");
                 for (size_t m = 0; m < d->n_mig; m++)
-                        fprintf(f, "    MIG %zu %s\n", m, d->mig[m].uuid);
+                        fprintf(f, "    MIG %zu %s gi %u ci %u%s%s\n", m, d->mig[m].uuid, d->mig[m].gi, d->mig[m].ci,
+                                d->mig[m].name[0] ? " " : "", d->mig[m].name);
                 print_readings(d, f);
                 if (d->lost)
                         fprintf(f, "    LOST: %s\n", d->lost_reason);

@@ -78,7 +78,7 @@ typedef const char *(*fn_errstr)(nvml_ret);
 /* Addresses bound by xpu_dl_bind(); called through the typedefs above. */
 struct nvml_api {
         void *init, *shutdown, *driver_version, *cuda_version, *count, *handle, *name, *uuid, *minor, *pci,
-                *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *utilization, *temperature,
+                *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *mig_gi, *mig_ci, *utilization, *temperature,
                 *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *error_string;
 };
 
@@ -215,13 +215,15 @@ static void read_readings(struct dev_read *c) {
         }
 }
 
-/* MIG mode, and when enabled the UUIDs of the MIG devices. The list is sent only when it is
- * complete: a failing MIG call (other than NOT_FOUND for an unused index), a UUID without "MIG-"
- * or more than XPU_MIG_DEVICES_MAX devices leave it out (the mode is still sent). */
+/* MIG mode, and when enabled the MIG devices: UUID, GPU and compute instance ids, and the name
+ * and memory when NVML answers them for the MIG handle. The list is sent only when it is
+ * complete: a failing MIG call (other than NOT_FOUND for an unused index), a UUID without "MIG-",
+ * an id over 255 or more than XPU_MIG_DEVICES_MAX devices leave it out (the mode is still sent). */
 static void read_mig(struct dev_read *c) {
         const struct nvml_api *a = c->a;
         unsigned current = 0, pending = 0, max = 0;
-        char uuids[XPU_MIG_DEVICES_MAX][64], s[96];
+        struct xpu_nvml_mig migs[XPU_MIG_DEVICES_MAX];
+        char s[128];
         size_t n = 0;
 
         if (!dev_can(c, offsetof(struct nvml_api, mig_mode)) ||
@@ -229,6 +231,7 @@ static void read_mig(struct dev_read *c) {
                 return;
         xpu_reply_add(c->r, "device.%u.mig_mode %u\n", c->i, current);
         if (current != NVML_DEVICE_MIG_ENABLE || !dev_can(c, offsetof(struct nvml_api, mig_max)) || !a->mig_handle ||
+            !a->mig_gi || !a->mig_ci ||
             !dev_ok(c, "nvmlDeviceGetMaxMigDeviceCount", CALL(fn_dev_uint, a->mig_max)(c->d, &max)))
                 return;
         for (unsigned k = 0; k < max && k < MIG_INDEX_MAX; k++) {
@@ -236,17 +239,37 @@ static void read_mig(struct dev_read *c) {
                 nvml_ret e = CALL(fn_dev_index, a->mig_handle)(c->d, k, &m);
                 if (e == NVML_NOT_FOUND)
                         continue;
-                if (!dev_ok(c, "nvmlDeviceGetMigDeviceHandleByIndex", e) ||
-                    !dev_ok(c, "nvmlDeviceGetUUID", CALL(fn_dev_str, a->uuid)(m, s, sizeof(s))))
+                if (n == XPU_MIG_DEVICES_MAX || !dev_ok(c, "nvmlDeviceGetMigDeviceHandleByIndex", e))
                         return;
-                if (n == XPU_MIG_DEVICES_MAX || !xpu_helper_clean_string(s, sizeof(s), sizeof(uuids[n]), false) ||
-                    !xpu_startswith(s, "MIG-") || xpu_strlcpy(uuids[n], s, sizeof(uuids[n])) < 0)
+                struct xpu_nvml_mig *g = &migs[n];
+                *g = (struct xpu_nvml_mig){ 0 };
+                if (!dev_ok(c, "nvmlDeviceGetUUID", CALL(fn_dev_str, a->uuid)(m, s, sizeof(s))) ||
+                    !xpu_helper_clean_string(s, sizeof(s), sizeof(g->uuid), false) || !xpu_startswith(s, "MIG-") ||
+                    xpu_strlcpy(g->uuid, s, sizeof(g->uuid)) < 0 ||
+                    !dev_ok(c, "nvmlDeviceGetGpuInstanceId", CALL(fn_dev_uint, a->mig_gi)(m, &g->gi)) ||
+                    !dev_ok(c, "nvmlDeviceGetComputeInstanceId", CALL(fn_dev_uint, a->mig_ci)(m, &g->ci)) ||
+                    g->gi > 255 || g->ci > 255)
                         return;
+                /* Optional: a failure leaves the line out, the list stays complete. */
+                if (CALL(fn_dev_str, a->name)(m, s, sizeof(s)) == NVML_OK &&
+                    xpu_helper_clean_string(s, sizeof(s), sizeof(g->name), true))
+                        xpu_strlcpy(g->name, s, sizeof(g->name));
+                nvml_memory mem = {0};
+                if (a->memory && CALL(fn_dev_ptr, a->memory)(m, &mem) == NVML_OK)
+                        g->memory_total_bytes = mem.total;
                 n++;
         }
         xpu_reply_add(c->r, "device.%u.mig_count %zu\n", c->i, n);
-        for (size_t k = 0; k < n; k++)
-                xpu_reply_add(c->r, "device.%u.mig.%zu.uuid %s\n", c->i, k, uuids[k]);
+        for (size_t k = 0; k < n; k++) {
+                xpu_reply_add(c->r, "device.%u.mig.%zu.uuid %s\n", c->i, k, migs[k].uuid);
+                xpu_reply_add(c->r, "device.%u.mig.%zu.gi %u\n", c->i, k, migs[k].gi);
+                xpu_reply_add(c->r, "device.%u.mig.%zu.ci %u\n", c->i, k, migs[k].ci);
+                if (migs[k].name[0])
+                        xpu_reply_add(c->r, "device.%u.mig.%zu.name %s\n", c->i, k, migs[k].name);
+                if (migs[k].memory_total_bytes)
+                        xpu_reply_add(c->r, "device.%u.mig.%zu.memory_total %llu\n", c->i, k,
+                                      (unsigned long long)migs[k].memory_total_bytes);
+        }
 }
 
 /* The optional per-device facts; a failing optional call just leaves its line out. */
@@ -416,6 +439,8 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 { "nvmlDeviceGetMigMode", NULL, &a.mig_mode, true },
                 { "nvmlDeviceGetMaxMigDeviceCount", NULL, &a.mig_max, true },
                 { "nvmlDeviceGetMigDeviceHandleByIndex", NULL, &a.mig_handle, true },
+                { "nvmlDeviceGetGpuInstanceId", NULL, &a.mig_gi, true },
+                { "nvmlDeviceGetComputeInstanceId", NULL, &a.mig_ci, true },
                 { "nvmlDeviceGetUtilizationRates", NULL, &a.utilization, true },
                 { "nvmlDeviceGetTemperature", NULL, &a.temperature, true },
                 { "nvmlDeviceGetPowerUsage", NULL, &a.power_usage, true },

@@ -49,11 +49,25 @@ enum {
         XPU_NVML_HAVE_CLOCK_EVENTS = 1u << 18,      /* clock_event_reasons */
 };
 
+/* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
+enum {
+        XPU_NVML_MIG_SEEN_UUID = 1u << 0,
+        XPU_NVML_MIG_SEEN_GI = 1u << 1,
+        XPU_NVML_MIG_SEEN_CI = 1u << 2,
+        XPU_NVML_MIG_SEEN_MEMORY = 1u << 3,
+        XPU_NVML_MIG_SEEN_NAME = 1u << 4,
+};
+
 /* One MIG device (a compute instance of a GPU instance) of a GPU in MIG mode. Its parent is the
  * xpu_nvml_device that holds it. */
 struct xpu_nvml_mig {
         char uuid[64]; /* nvmlDeviceGetUUID of the MIG handle: "MIG-<uuid>" (R470+) or the older
                           "MIG-GPU-<uuid>/<gi>/<ci>" */
+        uint32_t gi;   /* nvmlDeviceGetGpuInstanceId of the MIG handle */
+        uint32_t ci;   /* nvmlDeviceGetComputeInstanceId of the MIG handle */
+        char name[96]; /* nvmlDeviceGetName of the MIG handle ("NVIDIA A100-SXM4-80GB MIG 1g.20gb"); "" */
+        uint64_t memory_total_bytes; /* nvmlDeviceGetMemoryInfo total of the MIG handle, bytes; 0 unknown */
+        uint8_t seen;  /* XPU_NVML_MIG_SEEN_* bits: which keys the reply gave (parser use) */
 };
 
 /* One GPU as NVML reports it (NVML index order = PCI bus order, but merge by bus id only).

@@ -9,7 +9,7 @@
  * Device nodes are looked up below the dev root. Devices come out in PCI bus order, which is the
  * order NVML, nvidia-smi and CUDA (CUDA_DEVICE_ORDER=PCI_BUS_ID) use. GPUs the driver excludes
  * ("GPU Excluded: Yes", old "Blacklisted: Yes") are not enumerated by NVML either, so they are
- * skipped (with a warning) and do not take an index. MIG instances are not read here. */
+ * skipped (with a warning) and do not take an index. MIG instances: nvidia-mig.c. */
 #include "nvidia.h"
 
 #include <ctype.h>
@@ -330,6 +330,7 @@ struct probe_state {
         size_t n_devs;
         unsigned dropped; /* entries beyond XPU_NVIDIA_GPUS_MAX */
         uint32_t major_nvidia;
+        int major_caps; /* "nvidia-caps" of /proc/devices, -errno when absent */
         const char *driver_version;
 };
 
@@ -406,7 +407,7 @@ static int probe_gpu(struct probe_state *s, const char *name) {
                 xpu_devnode_add(s->roots, dev.nodes, &dev.n_nodes, XPU_DEVICE_NODES_MAX, node,
                                 s->major_nvidia, dev.minor, true, false);
         }
-        if (read_pci_sysfs(s->roots, inv, &dev) < 0)
+        if (read_pci_sysfs(s->roots, inv, &dev) < 0 || xpu_nvidia_probe_mig(s->roots, inv, &dev, s->major_caps) < 0)
                 return -ENOMEM;
         keep_device(s, &dev);
         return 0;
@@ -495,6 +496,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .buf = buf,
                 .devs = devs,
                 .major_nvidia = (uint32_t)major_nvidia,
+                .major_caps = xpu_proc_devices_major(roots, "nvidia-caps"),
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);

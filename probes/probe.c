@@ -379,3 +379,10 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
         *ret = inv;
         return 0;
 }
+
+const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci) {
+        for (size_t m = 0; dev && m < dev->n_mig; m++)
+                if (dev->mig[m].gi == gi && dev->mig[m].ci == ci)
+                        return &dev->mig[m];
+        return NULL;
+}

@@ -90,14 +90,37 @@ enum {
         XPU_HAVE_PARTITION = 1u << 12,         /* partition (AMD) */
         XPU_HAVE_CARD = 1u << 13,              /* card: N of /sys/class/drm/cardN (AMD) */
         XPU_HAVE_NUM_XCC = 1u << 14,           /* num_xcc (AMD) */
-        XPU_HAVE_MIG_MODE = 1u << 15,          /* mig_enabled, mig_uuids (NVIDIA, NVML only) */
+        XPU_HAVE_MIG_MODE = 1u << 15,          /* mig_enabled (NVIDIA: NVML, or procfs when instances exist) */
 };
 
 /* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
 #define XPU_MIG_DEVICES_MAX 8
 
+/* Bits of xpu_mig_device.have. */
+enum {
+        XPU_MIG_HAVE_MEMORY_TOTAL = 1u << 0, /* memory_total_bytes (NVML) */
+        XPU_MIG_HAVE_CAPS = 1u << 1,         /* gi_cap, ci_cap (procfs) */
+};
+
+/* One MIG device of an NVIDIA GPU in MIG mode: a compute instance (CI) inside a GPU instance (GI).
+ * A workload that is given it needs the parent's /dev/nvidiaN and the two capability nodes, whose
+ * minors the driver lists in /proc/driver/nvidia/capabilities/gpu<minor>/mig/gi<G>/access and
+ * .../gi<G>/ci<C>/access ("DeviceFileMinor: M" → /dev/nvidia-caps/nvidia-capM, major "nvidia-caps"
+ * of /proc/devices). Ordered by (gi, ci), the order NVML's nvmlDeviceGetMigDeviceHandleByIndex
+ * and nvidia-smi number them in; the index in xpu_device.mig[] is the "<gpu>:<mig>" number. */
+struct xpu_mig_device {
+        uint32_t gi;                 /* GPU instance id: G of gi<G> (nvmlDeviceGetGpuInstanceId) */
+        uint32_t ci;                 /* compute instance id: C of ci<C> (nvmlDeviceGetComputeInstanceId) */
+        uint32_t have;               /* XPU_MIG_HAVE_* */
+        char uuid[64];               /* "MIG-<uuid>" from NVML (nvmlDeviceGetUUID of the MIG handle); "" unknown */
+        char name[96];               /* NVML name of the MIG handle ("NVIDIA A100-SXM4-80GB MIG 1g.20gb"); "" */
+        uint64_t memory_total_bytes; /* bytes, nvmlDeviceGetMemoryInfo of the MIG handle */
+        struct xpu_devnode gi_cap;   /* /dev/nvidia-caps/nvidia-cap<M> of the GI's access file */
+        struct xpu_devnode ci_cap;   /* the same for the CI */
+};
+
 /* One accelerator as the workload will see it. Partitions of a partitioned AMD GPU are separate
- * devices; MIG devices of an NVIDIA GPU are not devices of their own here. */
+ * devices; MIG devices of an NVIDIA GPU are listed in their parent (mig[]), selected through it. */
 struct xpu_device {
         unsigned index;        /* xpuinit index: NVIDIA devices first, then AMD, each in vendor order */
         unsigned vendor_index; /* vendor ordinal: NVIDIA = PCI bus order (= NVML/nvidia-smi), AMD = KFD GPU-node order (= HIP) */
@@ -128,8 +151,8 @@ struct xpu_device {
         char gsp_firmware[32];       /* "GPU Firmware:" */
         char compute_capability[16]; /* "9.0"; NVML or CUDA only */
         char brand[32];              /* NVML brand: "GeForce", "Tesla", "NVIDIA"; NVML only */
-        bool mig_enabled;            /* NVML current MIG mode (XPU_HAVE_MIG_MODE) */
-        char mig_uuids[XPU_MIG_DEVICES_MAX][64]; /* "MIG-<uuid>" of the MIG devices, NVML order */
+        bool mig_enabled;            /* current MIG mode (XPU_HAVE_MIG_MODE) */
+        struct xpu_mig_device mig[XPU_MIG_DEVICES_MAX]; /* by (gi, ci) */
         size_t n_mig;
 
         /* AMD (KFD topology node properties, amdgpu sysfs) */
@@ -278,6 +301,9 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
  * 0000:05:00.0; KFD's location_id carries it in the function bits). Returns false (OUT "") when
  * DEV has no bus id. */
 bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_ID_MAX]);
+
+/* The MIG device of DEV with GPU instance GI and compute instance CI, or NULL. */
+const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci);
 
 /* True when DEV has per-device nodes and every non-optional one is present under the dev root:
  * the container runtime gave this device to the container. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: the NVIDIA procfs parsers (probes/nvidia.h) on one text, as the probe hands them
  * a file read from /proc/driver/nvidia: xpu_nvidia_parse_information() (gpus/<bus>/information)
- * and xpu_nvidia_parse_version() (version), the latter also with answer buffers too small for
- * any real version (its -ENOBUFS path). Corpus: tests/fuzz/corpus/nvidia-info/. */
+ * xpu_nvidia_parse_version() (version), the latter also with answer buffers too small for any
+ * real version (its -ENOBUFS path), and xpu_nvidia_parse_cap_minor() (a MIG capability's access
+ * file). Corpus: tests/fuzz/corpus/nvidia-info/. */
 #include "fuzz.h"
 #include "nvidia.h"
 
@@ -20,6 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)xpu_nvidia_parse_version(text, version, sizeof version, flavor, sizeof flavor);
         (void)xpu_nvidia_parse_version(text, small_version, sizeof small_version, small_flavor,
                                        sizeof small_flavor);
+        uint32_t minor = 0;
+        if (xpu_nvidia_parse_cap_minor(text, &minor) == 0 && minor > XPU_NVIDIA_CAP_MINOR_MAX)
+                abort();
         free(text);
         return 0;
 }

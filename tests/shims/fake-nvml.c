@@ -93,6 +93,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *curr
 EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
 EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
                                                         nvmlDevice_t *migDevice);
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
 EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization);
 EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensorType, unsigned int *temp);
 EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
@@ -364,6 +366,14 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int len
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
         char key[64];
+        const struct nvmlDevice_st *mig = mig_handle(device);
+        if (mig) { /* "device.N.mig.M.name" */
+                nvmlReturn_t e = enter("nvmlDeviceGetName", &devices[mig->index]);
+                if (e != NVML_SUCCESS)
+                        return e;
+                snprintf(key, sizeof(key), "device.%u.mig.%d.name", mig->index, mig->mig);
+                return copy_string(name, length, key);
+        }
         nvmlReturn_t r = enter("nvmlDeviceGetName", device);
         if (r != NVML_SUCCESS)
                 return r;
@@ -405,6 +415,21 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor) 
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
         long long total = 0, used = 0;
+        const struct nvmlDevice_st *mig = mig_handle(device);
+        if (mig) { /* "device.N.mig.M.memory_total" */
+                nvmlReturn_t e = enter("nvmlDeviceGetMemoryInfo", &devices[mig->index]);
+                if (e != NVML_SUCCESS)
+                        return e;
+                if (!memory)
+                        return NVML_ERROR_INVALID_ARGUMENT;
+                if (xpu_fake_state_get_long(&total, "device.%u.mig.%d.memory_total", mig->index, mig->mig) < 0 ||
+                    total <= 0)
+                        return NVML_ERROR_NOT_SUPPORTED;
+                memory->total = (unsigned long long)total;
+                memory->used = 0;
+                memory->free = memory->total;
+                return NVML_SUCCESS;
+        }
         nvmlReturn_t r = enter("nvmlDeviceGetMemoryInfo", device);
         if (r != NVML_SUCCESS)
                 return r;
@@ -584,6 +609,33 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
         m->mig = (int)index;
         *migDevice = m;
         return NVML_SUCCESS;
+}
+
+/* "device.N.mig.M.gi" / ".ci" of MIG handle M; absent: GPU instance M + 1 and compute instance 0
+ * (one compute instance per GPU instance, GPU instances numbered from 1 as the driver does). Not a
+ * MIG handle: INVALID_ARGUMENT, as NVML answers for a GPU. */
+static nvmlReturn_t mig_instance_id(const char *function, nvmlDevice_t device, const char *key, unsigned *id) {
+        const struct nvmlDevice_st *mig = mig_handle(device);
+        long long v = 0;
+        if (!mig || !id)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t r = enter(function, &devices[mig->index]);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (xpu_fake_state_get_long(&v, "device.%u.mig.%d.%s", mig->index, mig->mig, key) < 0)
+                v = strcmp(key, "gi") == 0 ? mig->mig + 1 : 0;
+        if (v < 0 || v > UINT_MAX)
+                return NVML_ERROR_UNKNOWN;
+        *id = (unsigned)v;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id) {
+        return mig_instance_id("nvmlDeviceGetGpuInstanceId", device, "gi", id);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id) {
+        return mig_instance_id("nvmlDeviceGetComputeInstanceId", device, "ci", id);
 }
 
 /* "device.N.util_gpu" and "device.N.util_memory", percent; both or NOT_SUPPORTED. */

@@ -281,7 +281,7 @@ START_TEST(test_host_a100_mig) {
         ck_assert_uint_eq(inv->n_warnings, 0);
         ck_assert_str_eq(vi->driver_version, "535.54.03");
         ck_assert_str_eq(vi->driver_flavor, "proprietary");
-        ck_assert_uint_eq(inv->n_devices, 1); /* MIG instances are not devices of their own */
+        ck_assert_uint_eq(inv->n_devices, 1); /* MIG devices are listed in their parent */
         const struct xpu_device *d = &inv->devices[0];
         ck_assert_uint_eq(d->vendor_index, 0);
         ck_assert_str_eq(d->name, "NVIDIA A100-SXM4-80GB");
@@ -295,7 +295,47 @@ START_TEST(test_host_a100_mig) {
         assert_gpu_node(d, 195, 1, false);
         assert_node(vi->nodes, vi->n_nodes, "/dev/nvidia-uvm", 511, 0, false, false);
         assert_node(vi->nodes, vi->n_nodes, "/dev/nvidiactl", 195, 255, false, false);
+        /* The capture's four MIG devices (GI 3..6, CI 0) from capabilities/gpu1 (the minor). */
+        ck_assert_uint_ne(d->have & XPU_HAVE_MIG_MODE, 0);
+        ck_assert(d->mig_enabled);
+        ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
+        ck_assert_uint_eq(d->n_mig, 4);
+        for (unsigned m = 0; m < 4; m++) {
+                const struct xpu_mig_device *g = &d->mig[m];
+                ck_assert_uint_eq(g->gi, 3 + m);
+                ck_assert_uint_eq(g->ci, 0);
+                ck_assert_uint_eq(g->have, XPU_MIG_HAVE_CAPS);
+                ck_assert_str_eq(g->uuid, ""); /* NVML's */
+                assert_node(&g->gi_cap, 1, g->gi_cap.path, 238, 165 + 9 * m, false, false);
+                assert_node(&g->ci_cap, 1, g->ci_cap.path, 238, 166 + 9 * m, false, false);
+                char want[64];
+                snprintf(want, sizeof want, "/dev/nvidia-caps/nvidia-cap%u", 166 + 9 * m);
+                ck_assert_str_eq(g->ci_cap.path, want);
+        }
+        ck_assert_ptr_eq(xpu_device_find_mig(d, 5, 0), &d->mig[2]);
+        ck_assert_ptr_null(xpu_device_find_mig(d, 5, 1));
         xpu_inventory_free(inv);
+}
+END_TEST
+
+/* The access-file parser: the driver's three lines, any case and spacing; a missing, repeated or
+ * bad DeviceFileMinor is refused. */
+START_TEST(test_parse_cap_minor) {
+        uint32_t m = 0;
+        ck_assert_int_eq(xpu_nvidia_parse_cap_minor("DeviceFileMinor: 2\nDeviceFileMode: 292\nDeviceFileModify: 1\n", &m), 0);
+        ck_assert_uint_eq(m, 2);
+        ck_assert_int_eq(xpu_nvidia_parse_cap_minor("devicefilemode: 256\n  DEVICEFILEMINOR :\t 1048575", &m), 0);
+        ck_assert_uint_eq(m, XPU_NVIDIA_CAP_MINOR_MAX);
+        ck_assert_int_eq(xpu_nvidia_parse_cap_minor("DeviceFileMode: 292\n", &m), -ENODATA);
+        ck_assert_int_eq(xpu_nvidia_parse_cap_minor("", &m), -ENODATA);
+        static const char *const bad[] = {
+                "DeviceFileMinor: 1048576\n", "DeviceFileMinor: -1\n",  "DeviceFileMinor: 0x10\n",
+                "DeviceFileMinor:\n",         "DeviceFileMinor: 1 2\n", "DeviceFileMinor: 1\nDeviceFileMinor: 1\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ck_assert_msg(xpu_nvidia_parse_cap_minor(bad[i], &m) == -EINVAL, "accepted %s", bad[i]);
+        ck_assert_uint_eq(m, XPU_NVIDIA_CAP_MINOR_MAX); /* untouched on error */
+        ck_assert_int_eq(xpu_nvidia_parse_cap_minor(NULL, &m), -EINVAL);
 }
 END_TEST
 
@@ -360,6 +400,8 @@ START_TEST(test_devnodes_present) {
         assert_gpu_node(&inv->devices[0], 195, 1, true);
         assert_node(inv->vendors[XPU_VENDOR_NVIDIA].nodes, inv->vendors[XPU_VENDOR_NVIDIA].n_nodes,
                     "/dev/nvidia-modeset", 195, 254, true, true);
+        ck_assert(inv->devices[0].mig[3].gi_cap.present);
+        ck_assert(inv->devices[0].mig[3].ci_cap.present);
         xpu_inventory_free(inv);
         xpu_test_rm_rf(t);
         free(t);
@@ -662,6 +704,83 @@ END_TEST
  * the kernel does ("3f8cfdd", "3e3f8e05"); the inventory, and so `xpuinit probe --json` and xpud's
  * /v1/devices, has them canonical, in numeric bus order (0x03f8cfdd < 0x3e3f8e05, although
  * "3e3f8e05" sorts first as text), with the NUMA node read from the kernel's sysfs name. */
+/* Odd capability trees: a GI without a CI is no MIG device (but MIG is on), a bad access file skips
+ * its instance with a warning naming it, names that are not gi<N>/ci<N> are ignored, more than
+ * XPU_MIG_DEVICES_MAX devices keep the lowest ids, and no nvidia-caps major leaves it unknown. */
+#define CAPS "proc/driver/nvidia/capabilities/gpu0/mig/"
+START_TEST(test_edge_mig) {
+        char *t = edge_host(NULL, "195 nvidia");
+        xpu_test_write(t, GPUS "0000:01:00.0/information", "Device Minor: 0\nBus Location: 0000:01:00.0\n");
+        xpu_test_write(t, CAPS "gi1/access", "DeviceFileMinor: 12\n");
+        xpu_test_write(t, CAPS "gi2/access", "DeviceFileMinor: 21\n");
+        xpu_test_write(t, CAPS "gi2/ci0/access", "DeviceFileMinor: 22\n");
+        xpu_test_write(t, CAPS "gi2/ci1/access", "DeviceFileMinor: x\n");
+        xpu_test_write(t, CAPS "gi2/ci01/access", "DeviceFileMinor: 99\n"); /* not the driver's name */
+        xpu_test_write(t, CAPS "gi2/cix/access", "DeviceFileMinor: 99\n");
+        xpu_test_write(t, CAPS "gi3/access", "DeviceFileMode: 292\n");
+        xpu_test_write(t, CAPS "gi3/ci0/access", "DeviceFileMinor: 31\n");
+        xpu_test_write(t, CAPS "gi10/access", "DeviceFileMinor: 93\n");
+        xpu_test_write(t, CAPS "gi10/ci2/access", "DeviceFileMinor: 96\n");
+        xpu_test_write(t, CAPS "gi999/access", "DeviceFileMinor: 1\n");
+        xpu_test_write(t, CAPS "gi999/ci0/access", "DeviceFileMinor: 2\n");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 1);
+        const struct xpu_device *d = &inv->devices[0];
+        ck_assert(d->mig_enabled);
+        ck_assert_uint_eq(d->n_mig, 2);
+        ck_assert_uint_eq(d->mig[0].gi, 2);
+        ck_assert_uint_eq(d->mig[0].ci, 0);
+        ck_assert_str_eq(d->mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap21");
+        ck_assert(!d->mig[0].gi_cap.have_major); /* no nvidia-caps in /proc/devices */
+        ck_assert_uint_eq(d->mig[1].gi, 10); /* numeric order, not text order */
+        ck_assert_uint_eq(d->mig[1].ci, 2);
+        ck_assert_str_eq(d->mig[1].ci_cap.path, "/dev/nvidia-caps/nvidia-cap96");
+        static const char *const want[] = {
+                "/" CAPS "gi2/ci1/access: bad \"DeviceFileMinor\" line; that MIG device skipped",
+                "/" CAPS "gi3/access: no \"DeviceFileMinor\" line; the MIG devices of GPU instance 3 skipped",
+        };
+        ck_assert_uint_eq(inv->n_warnings, ELEMENTSOF(want));
+        for (size_t w = 0; w < ELEMENTSOF(want); w++)
+                ck_assert_str_eq(inv->warnings[w], want[w]);
+        xpu_inventory_free(inv);
+
+        /* More than XPU_MIG_DEVICES_MAX: the lowest ids are kept, one warning. */
+        for (unsigned g = 11; g < 11 + XPU_MIG_DEVICES_MAX; g++) {
+                char rel[96], text[48];
+                snprintf(rel, sizeof rel, CAPS "gi%u/ci0/access", g);
+                snprintf(text, sizeof text, "DeviceFileMinor: %u\n", 200 + g);
+                xpu_test_write(t, rel, text);
+                snprintf(rel, sizeof rel, CAPS "gi%u/access", g);
+                xpu_test_write(t, rel, text);
+        }
+        xpu_test_write(t, "proc/devices", "Character devices:\n195 nvidia\n237 nvidia-caps\n");
+        inv = probe_dir(t);
+        d = &inv->devices[0];
+        ck_assert_uint_eq(d->n_mig, XPU_MIG_DEVICES_MAX);
+        ck_assert_uint_eq(d->mig[XPU_MIG_DEVICES_MAX - 1].gi, 16);
+        ck_assert(d->mig[0].gi_cap.have_major);
+        ck_assert_uint_eq(d->mig[0].gi_cap.major, 237);
+        ck_assert_str_eq(inv->warnings[inv->n_warnings - 1],
+                         "/proc/driver/nvidia/capabilities/gpu0/mig: more than 8 MIG devices; the 2 with the highest "
+                         "ids ignored");
+        edge_done(t, inv);
+
+        /* A GI directory alone: MIG on, no MIG device; no mig/ directory at all: MIG unknown. */
+        t = edge_host(NULL, "195 nvidia");
+        xpu_test_write(t, GPUS "0000:01:00.0/information", "Device Minor: 0\nBus Location: 0000:01:00.0\n");
+        xpu_test_write(t, "proc/driver/nvidia/capabilities/mig/monitor", "DeviceFileMinor: 2\n");
+        inv = probe_dir(t);
+        ck_assert_uint_eq(inv->devices[0].have & XPU_HAVE_MIG_MODE, 0);
+        xpu_inventory_free(inv);
+        xpu_test_write(t, CAPS "gi1/access", "DeviceFileMinor: 12\n");
+        inv = probe_dir(t);
+        ck_assert(inv->devices[0].mig_enabled);
+        ck_assert_uint_eq(inv->devices[0].n_mig, 0);
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        edge_done(t, inv);
+}
+END_TEST
+
 START_TEST(test_hyperv_host) {
         struct xpu_inventory *inv = xpu_test_probe_host("nvidia-hyperv-t4x2");
         ck_assert_msg(inv->n_warnings == 0, "%s", inv->n_warnings ? inv->warnings[0] : "");
@@ -715,6 +834,8 @@ static Suite *nvidia_suite(void) {
         tcase_add_test(tc, test_parse_information_bad);
         tcase_add_test(tc, test_host_l4_single);
         tcase_add_test(tc, test_host_a100_mig);
+        tcase_add_test(tc, test_parse_cap_minor);
+        tcase_add_test(tc, test_edge_mig);
         tcase_add_test(tc, test_host_rtx2080ti_x8);
         tcase_add_test(tc, test_devnodes_present);
         tcase_add_test(tc, test_nouveau_host);

@@ -57,6 +57,8 @@ struct want {
         double memory_total;
         size_t n_mig;
         int mig_mode; /* -1 unknown */
+        unsigned mig_gi[XPU_MIG_DEVICES_MAX], mig_ci[XPU_MIG_DEVICES_MAX]; /* gpu/compute_instance_id */
+        double mig_memory[XPU_MIG_DEVICES_MAX];                           /* memory_total_bytes, 0 absent */
 };
 
 /* Append "device.K.* ..." lines for W to STATE (LEN used of SIZE). */
@@ -75,9 +77,15 @@ static void add_state(char *state, size_t size, size_t *len, size_t k, const str
                 *len += (size_t)snprintf(state + *len, size - *len, "device.%zu.brand %s\n", k, brand);
         if (w->mig_mode >= 0)
                 *len += (size_t)snprintf(state + *len, size - *len, "device.%zu.mig_mode %d\n", k, w->mig_mode);
-        for (size_t m = 0; m < w->n_mig; m++)
+        for (size_t m = 0; m < w->n_mig; m++) {
                 *len += (size_t)snprintf(state + *len, size - *len,
-                                         "device.%zu.mig.%zu.uuid MIG-%08zx-0000-4000-8000-%012zx\n", k, m, k, m);
+                                         "device.%zu.mig.%zu.uuid MIG-%08zx-0000-4000-8000-%012zx\n"
+                                         "device.%zu.mig.%zu.gi %u\ndevice.%zu.mig.%zu.ci %u\n",
+                                         k, m, k, m, k, m, w->mig_gi[m], k, m, w->mig_ci[m]);
+                if (w->mig_memory[m] > 0)
+                        *len += (size_t)snprintf(state + *len, size - *len, "device.%zu.mig.%zu.memory_total %.0f\n",
+                                                 k, m, w->mig_memory[m]);
+        }
         ck_assert(*len < size);
 }
 
@@ -122,6 +130,17 @@ static size_t check_host(const char *host) {
                 w[i].memory_total = cJSON_IsNumber(mem) ? mem->valuedouble : 0;
                 w[i].mig_mode = !mig ? -1 : strcmp(mig, "Enabled") == 0 ? 1 : 0;
                 w[i].n_mig = cJSON_IsArray(migs) ? (size_t)cJSON_GetArraySize(migs) : 0;
+                ck_assert_uint_le(w[i].n_mig, XPU_MIG_DEVICES_MAX);
+                for (size_t m = 0; m < w[i].n_mig; m++) {
+                        const cJSON *g = cJSON_GetArrayItem(migs, (int)m);
+                        const cJSON *gi = cJSON_GetObjectItemCaseSensitive(g, "gpu_instance_id");
+                        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(g, "compute_instance_id");
+                        const cJSON *gm = cJSON_GetObjectItemCaseSensitive(g, "memory_total_bytes");
+                        ck_assert_msg(cJSON_IsNumber(gi) && cJSON_IsNumber(ci), "%s: MIG device %zu lacks its ids", host, m);
+                        w[i].mig_gi[m] = (unsigned)gi->valuedouble;
+                        w[i].mig_ci[m] = (unsigned)ci->valuedouble;
+                        w[i].mig_memory[m] = cJSON_IsNumber(gm) ? gm->valuedouble : 0;
+                }
                 brands[i] = json_str(d, "brand");
         }
         /* NVML names every GPU; where the capture has no name for one, it has the host's model. */
@@ -186,6 +205,15 @@ static size_t check_host(const char *host) {
                         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
                         ck_assert_int_eq(dev->mig_enabled, w[i].mig_mode == 1);
                         ck_assert_uint_eq(dev->n_mig, w[i].n_mig);
+                        for (size_t m = 0; m < w[i].n_mig; m++) {
+                                char uuid[64];
+                                snprintf(uuid, sizeof uuid, "MIG-%08zx-0000-4000-8000-%012zx", i, m);
+                                ck_assert_uint_eq(dev->mig[m].gi, w[i].mig_gi[m]);
+                                ck_assert_uint_eq(dev->mig[m].ci, w[i].mig_ci[m]);
+                                ck_assert_str_eq(dev->mig[m].uuid, uuid);
+                                if (w[i].mig_memory[m] > 0)
+                                        ck_assert(dev->mig[m].memory_total_bytes == (uint64_t)w[i].mig_memory[m]);
+                        }
                 } else {
                         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
                 }

@@ -22,7 +22,13 @@ static const char full_reply[] = HEAD "device_count 2\n"
                                       "device.0.mig_mode 1\n"
                                       "device.0.mig_count 2\n"
                                       "device.0.mig.1.uuid MIG-bbbbbbbb-0000-4000-8000-000000000002\n"
+                                      "device.0.mig.1.ci 0\n"
+                                      "device.0.mig.1.gi 5\n"
                                       "device.0.mig.0.uuid MIG-aaaaaaaa-0000-4000-8000-000000000001\n"
+                                      "device.0.mig.0.gi 3\n"
+                                      "device.0.mig.0.ci 0\n"
+                                      "device.0.mig.0.name NVIDIA A100-SXM4-80GB MIG 1g.20gb\n"
+                                      "device.0.mig.0.memory_total 20937965568\n"
                                       "device.0.util_gpu 35\n"
                                       "device.0.util_memory 100\n"
                                       "device.0.temperature 27\n"
@@ -56,6 +62,13 @@ START_TEST(test_parse_every_key) {
         ck_assert_uint_eq(d->n_mig, 2);
         ck_assert_str_eq(d->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
         ck_assert_str_eq(d->mig[1].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
+        ck_assert_uint_eq(d->mig[0].gi, 3);
+        ck_assert_uint_eq(d->mig[0].ci, 0);
+        ck_assert_str_eq(d->mig[0].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
+        ck_assert_uint_eq(d->mig[0].memory_total_bytes, 20937965568ull);
+        ck_assert_uint_eq(d->mig[1].gi, 5);
+        ck_assert_str_eq(d->mig[1].name, "");
+        ck_assert_uint_eq(d->mig[1].memory_total_bytes, 0);
         ck_assert_uint_eq(d->utilization_gpu_percent, 35);
         ck_assert_uint_eq(d->utilization_memory_percent, 100);
         ck_assert_uint_eq(d->temperature_celsius, 27);
@@ -122,7 +135,17 @@ START_TEST(test_parse_malformed) {
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.1.uuid MIG-a\nend\n", "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.01.uuid MIG-a\nend\n", "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid GPU-a\nend\n", "line 9" },
-                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.name MIG-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.serial MIG-a\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.gi 256\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.ci 03\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.gi 1\ndevice.0.mig.0.gi 1\nend\n",
+                  "line 10" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.memory_total 0\nend\n", "line 9" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid MIG-a\ndevice.0.mig.0.gi 1\nend\n",
+                  "device 0 lacks MIG device 0's uuid, gi or ci" },
+                { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.0.uuid MIG-a\ndevice.0.mig.0.gi 1\n"
+                      "device.0.mig.0.ci 0\ndevice.0.mig.1.uuid MIG-b\ndevice.0.mig.1.gi 1\ndevice.0.mig.1.ci 0\nend\n",
+                  "device 0 has two MIG devices with GPU instance 1 and compute instance 0" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 1\ndevice.0.mig.0.uuid MIG-a\n"
                       "device.0.mig.0.uuid MIG-b\nend\n",
                   "line 10" },
@@ -132,7 +155,7 @@ START_TEST(test_parse_malformed) {
                       "0123456789012345678901234567890123456789012345678901234567890\nend\n",
                   "line 9" },
                 { DEV "device.0.mig_mode 1\ndevice.0.mig_count 2\ndevice.0.mig.1.uuid MIG-b\nend\n",
-                  "device 0 lacks MIG device 0" },
+                  "device 0 lacks MIG device 0's uuid, gi or ci" },
                 { DEV "device.0.lost\nend\n", "line 7" },
                 { DEV "device.0.utilization 5\nend\n", "line 7" },
         };
@@ -148,23 +171,34 @@ START_TEST(test_parse_malformed) {
 }
 END_TEST
 
-/* MIG mode and devices land on the device with the same bus id, marked as NVML's; a second source
- * disagreeing is a warning and changes nothing. */
+/* The fast path lists the MIG devices with their capability nodes; NVML adds UUIDs, names and
+ * memory to the ones with the same GPU and compute instance ids. A disagreeing mode is a warning
+ * and changes nothing. */
 START_TEST(test_merge_mig) {
         struct xpu_inventory *inv = xpu_test_probe_host("nvidia-a100-mig");
         ck_assert_uint_eq(inv->n_devices, 1);
         struct xpu_device *dev = shim_by_bus(inv, "0000:01:00.0");
-        ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
+        ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
+        ck_assert(dev->mig_enabled);
+        ck_assert_uint_eq(dev->n_mig, 4);
+        ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
         size_t warnings = inv->n_warnings;
 
         struct xpu_nvml_result *r = nvml_parse_ok(full_reply);
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
-        ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
         ck_assert(dev->mig_enabled);
-        ck_assert_uint_eq(dev->n_mig, 2);
-        ck_assert_str_eq(dev->mig_uuids[0], "MIG-aaaaaaaa-0000-4000-8000-000000000001");
-        ck_assert_str_eq(dev->mig_uuids[1], "MIG-bbbbbbbb-0000-4000-8000-000000000002");
-        ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_NVML);
+        ck_assert_uint_eq(dev->n_mig, 4);
+        ck_assert_uint_eq(dev->mig[0].gi, 3);
+        ck_assert_str_eq(dev->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
+        ck_assert_str_eq(dev->mig[0].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
+        ck_assert_uint_eq(dev->mig[0].have, XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL);
+        ck_assert_uint_eq(dev->mig[0].memory_total_bytes, 20937965568ull);
+        ck_assert_str_eq(dev->mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap165");
+        ck_assert_str_eq(dev->mig[1].uuid, ""); /* GI 4: NVML did not list it */
+        ck_assert_uint_eq(dev->mig[2].gi, 5);
+        ck_assert_str_eq(dev->mig[2].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
+        ck_assert_uint_eq(dev->mig[2].have, XPU_MIG_HAVE_CAPS);
+        ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
         /* The fast path's uuid and minor stay; memory used is filled. */
         ck_assert_str_eq(dev->uuid, "GPU-202d648d-7b39-6345-296c-251c4321e21c");
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_UUID), XPU_SOURCE_PROCFS);
@@ -187,15 +221,34 @@ START_TEST(test_merge_mig) {
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
         ck_assert_uint_eq(inv->n_warnings, warnings + 1);
         ck_assert_str_eq(inv->warnings[warnings],
-                         "0000:01:00.0: nvml reports mig \"disabled\" but nvml has \"enabled\"; keeping nvml's");
+                         "0000:01:00.0: nvml reports mig \"disabled\" but procfs has \"enabled\"; keeping procfs's");
         ck_assert(dev->mig_enabled);
-        ck_assert_uint_eq(dev->n_mig, 2);
+        ck_assert_uint_eq(dev->n_mig, 4);
         ck_assert_uint_eq(dev->memory_used_bytes, 911212544ull);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
 
-        /* MIG on but the list unread: the mode is merged, no MIG UUIDs. */
-        inv = xpu_test_probe_host("nvidia-a100-mig");
+        /* No capabilities directory (another mount namespace): NVML's MIG devices are listed
+         * without nodes, in GPU instance order; MIG on without a list gives the mode alone. */
+        char *root = xpu_test_copy_host("nvidia-a100-mig");
+        char caps[PATH_MAX];
+        snprintf(caps, sizeof caps, "%s/proc/driver/nvidia/capabilities", root);
+        xpu_test_rm_rf(caps);
+        inv = xpu_test_probe_backend(&xpu_probe_nvidia, root);
+        dev = shim_by_bus(inv, "0000:01:00.0");
+        ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
+        r = nvml_parse_ok(full_reply);
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
+        ck_assert_uint_eq(dev->n_mig, 2);
+        ck_assert_uint_eq(dev->mig[0].gi, 3);
+        ck_assert_uint_eq(dev->mig[1].gi, 5);
+        ck_assert_uint_eq(dev->mig[1].have, 0);
+        ck_assert_str_eq(dev->mig[1].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
+        ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_NVML);
+        xpu_nvml_result_free(r);
+        xpu_inventory_free(inv);
+
+        inv = xpu_test_probe_backend(&xpu_probe_nvidia, root);
         r = nvml_parse_ok(HEAD "device_count 1\ndevice.0.uuid GPU-202d648d-7b39-6345-296c-251c4321e21c\n"
                                "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"
                                "device.0.mig_mode 1\nend\n");
@@ -206,6 +259,8 @@ START_TEST(test_merge_mig) {
         ck_assert_uint_eq(dev->n_mig, 0);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
+        xpu_test_rm_rf(root);
+        free(root);
 }
 END_TEST
 
@@ -249,8 +304,11 @@ START_TEST(test_rich_views) {
                 "\"cuda_driver_version\":\"12.2\"",
                 "\"memory_used_bytes\":911212544",
                 "\"mig_enabled\":true",
-                "{\"index\":1,\"uuid\":\"MIG-bbbbbbbb-0000-4000-8000-000000000002\",\"parent_index\":0,"
-                "\"parent_uuid\":\"GPU-202d648d-7b39-6345-296c-251c4321e21c\"}",
+                "{\"index\":1,\"uuid\":\"MIG-bbbbbbbb-0000-4000-8000-000000000002\",\"gpu_instance_id\":5,"
+                "\"compute_instance_id\":0,\"parent_index\":0,\"parent_uuid\":\"GPU-202d648d-7b39-6345-296c-251c4321e21c\"}",
+                "\"gpu_instance_id\":3,\"compute_instance_id\":0,\"parent_index\":0,"
+                "\"parent_uuid\":\"GPU-202d648d-7b39-6345-296c-251c4321e21c\",\"name\":\"NVIDIA A100-SXM4-80GB MIG 1g.20gb\","
+                "\"memory_total_bytes\":20937965568}",
                 "\"utilization_gpu_percent\":35",
                 "\"utilization_memory_percent\":100",
                 "\"temperature_celsius\":27",
@@ -278,8 +336,8 @@ START_TEST(test_rich_views) {
                               "  0 0000:01:00.0 GPU-202d648d-7b39-6345-296c-251c4321e21c NVIDIA A100-SXM4-80GB cc 8.0 "
                               "81920 MiB (869 MiB used)\n"
                               "    MIG enabled\n"
-                              "    MIG 0 MIG-aaaaaaaa-0000-4000-8000-000000000001\n"
-                              "    MIG 1 MIG-bbbbbbbb-0000-4000-8000-000000000002\n"
+                              "    MIG 0 MIG-aaaaaaaa-0000-4000-8000-000000000001 gi 3 ci 0 NVIDIA A100-SXM4-80GB MIG 1g.20gb\n"
+                              "    MIG 1 MIG-bbbbbbbb-0000-4000-8000-000000000002 gi 5 ci 0\n"
                               "    gpu 35%; memory 100%; 27 C; 71.2 W; limit 500.0 W; energy 18446744073709.551 kJ; "
                               "SM 1410 MHz; memory clock 1593 MHz; ECC corrected 3; ECC uncorrected 0; "
                               "clock events 0x24\n"

@@ -27,6 +27,10 @@ static const char readings_state[] = "driver_version " DRIVER "\n"
                                      "device.0.mig.0.uuid MIG-11111111-2222-3333-4444-555555555550\n"
                                      "device.0.mig.2.uuid MIG-11111111-2222-3333-4444-555555555552\n"
                                      "device.0.mig.5.uuid MIG-11111111-2222-3333-4444-555555555555\n"
+                                     "device.0.mig.5.gi 9\n"
+                                     "device.0.mig.5.ci 2\n"
+                                     "device.0.mig.2.name NVIDIA A100-SXM4-80GB MIG 1g.20gb\n"
+                                     "device.0.mig.2.memory_total 20937965568\n"
                                      "device.0.util_gpu 35\n"
                                      "device.0.util_memory 12\n"
                                      "device.0.temperature 41\n"
@@ -101,7 +105,17 @@ START_TEST(test_readings_round_trip) {
         ck_assert_uint_ne(dev->have & XPU_HAVE_MEMORY_USED, 0);
         ck_assert(dev->mig_enabled);
         ck_assert_uint_eq(dev->n_mig, 3);
-        ck_assert_str_eq(dev->mig_uuids[2], "MIG-11111111-2222-3333-4444-555555555555");
+        /* By GPU instance: the fake's default ids for 0 and 2 (GI 1 and 3, CI 0), 9/2 as set. */
+        ck_assert_uint_eq(dev->mig[0].gi, 1);
+        ck_assert_uint_eq(dev->mig[1].gi, 3);
+        ck_assert_str_eq(dev->mig[1].uuid, "MIG-11111111-2222-3333-4444-555555555552");
+        ck_assert_str_eq(dev->mig[1].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
+        ck_assert_uint_eq(dev->mig[1].memory_total_bytes, 20937965568ull);
+        ck_assert_uint_eq(dev->mig[1].have, XPU_MIG_HAVE_MEMORY_TOTAL);
+        ck_assert_uint_eq(dev->mig[2].gi, 9);
+        ck_assert_uint_eq(dev->mig[2].ci, 2);
+        ck_assert_str_eq(dev->mig[2].uuid, "MIG-11111111-2222-3333-4444-555555555555");
+        ck_assert_str_eq(dev->mig[2].name, "");
         dev = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(dev->have & (XPU_HAVE_MIG_MODE | XPU_HAVE_MEMORY_USED), 0);
         xpu_inventory_free(inv);
