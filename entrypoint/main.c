@@ -259,6 +259,8 @@ static int context_select(struct context *c) {
                                   xpu_vendor_to_string(v));
                 }
         }
+        if (xpu_selection_env_names_mig_uuid(&env) && (r = context_rich(c, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML))) < 0)
+                return r;
         r = xpu_selection_parse_env(c->inv, &env, &c->sel, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));

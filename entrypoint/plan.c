@@ -232,27 +232,52 @@ static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr
 
 /* ---- environment placeholders ------------------------------------------------------------- */
 
+/* Append ITEM to the comma list *OUT. Returns 0 or -ENOMEM. */
+static int list_append(char **out, const char *item) {
+        char *n = NULL;
+        if (asprintf(&n, "%s%s%s", *out, **out ? "," : "", item) < 0)
+                return -ENOMEM;
+        free(*out);
+        *out = n;
+        return 0;
+}
+
 /* Comma list of the selected devices: UUID when it names exactly one device, else the vendor
- * index (partitions of one AMD GPU share a UUID). */
-static char *visible_ids(const struct xpu_inventory *inv, const struct xpu_plan *p, bool indices_only) {
+ * index (partitions of one AMD GPU share a UUID). A device whose MIG devices were selected is
+ * listed as those MIG devices: NVML's "MIG-<uuid>", else the form CUDA_VISIBLE_DEVICES also takes,
+ * "MIG-<gpu uuid>/<gi>/<ci>" (CUDA programming guide, CUDA_VISIBLE_DEVICES); INDICES_ONLY lists
+ * the vendor index of each device once. */
+static char *visible_ids(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_plan *p,
+                         bool indices_only) {
         _cleanup_free_ char *out = strdup("");
         if (!out)
                 return NULL;
         for (size_t k = 0; k < p->n_devices; k++) {
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
+                uint32_t mig = sel->mig[p->devices[k]];
                 char item[96];
                 size_t same = 0;
                 for (size_t j = 0; j < inv->n_devices && d->uuid[0]; j++)
                         same += strcasecmp(inv->devices[j].uuid, d->uuid) == 0;
+                for (size_t m = 0; !indices_only && m < d->n_mig; m++) {
+                        if (!(mig & (1u << m)))
+                                continue;
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        if (g->uuid[0])
+                                snprintf(item, sizeof item, "%s", g->uuid);
+                        else
+                                snprintf(item, sizeof item, "MIG-%s/%u/%u", d->uuid, g->gi, g->ci);
+                        if (list_append(&out, item) < 0)
+                                return NULL;
+                }
+                if (mig && !indices_only)
+                        continue;
                 if (!indices_only && d->uuid[0] && same == 1)
                         snprintf(item, sizeof item, "%s", d->uuid);
                 else
                         snprintf(item, sizeof item, "%u", d->vendor_index);
-                char *n = NULL;
-                if (asprintf(&n, "%s%s%s", out, k ? "," : "", item) < 0)
+                if (list_append(&out, item) < 0)
                         return NULL;
-                free(out);
-                out = n;
         }
         return TAKE_PTR(out);
 }
@@ -327,6 +352,45 @@ static int add_node_check(struct xpu_plan *p, const struct xpu_devnode *node, in
         op->have_major = node->have_major;
         op->optional = node->optional;
         return add_group_of(p, dev_fd, node->path);
+}
+
+/* What the plan says about the MIG devices of the selection: their capability nodes are checked
+ * like the GPU's own; a GPU in MIG mode given whole gives CUDA none of its MIG devices; CUDA uses
+ * one MIG device per process. Returns 0 or -ENOMEM. */
+static int plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                    int dev_fd) {
+        size_t n_mig = 0;
+        const char *first = NULL;
+        char first_buf[96] = "";
+        for (size_t k = 0; k < p->n_devices; k++) {
+                const struct xpu_device *d = &inv->devices[p->devices[k]];
+                uint32_t mig = sel->mig[p->devices[k]];
+                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled &&
+                    warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
+                            d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
+                            d->n_mig ? "; select them (" : "", d->n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                        return -ENOMEM;
+                for (size_t m = 0; m < d->n_mig; m++) {
+                        if (!(mig & (1u << m)))
+                                continue;
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        if (add_node_check(p, &g->gi_cap, dev_fd) < 0 || add_node_check(p, &g->ci_cap, dev_fd) < 0)
+                                return -ENOMEM;
+                        if (n_mig++ == 0) {
+                                snprintf(first_buf, sizeof first_buf, "%u:%zu", d->vendor_index, m);
+                                first = first_buf;
+                        }
+                        if (!g->uuid[0] && !d->uuid[0] &&
+                            warning(p, "MIG device %u:%zu: neither its UUID nor its GPU's is known; "
+                                       "CUDA_VISIBLE_DEVICES cannot name it", d->vendor_index, m) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (n_mig > 1 && warning(p, "%zu MIG devices selected: CUDA uses one MIG device per process (the first "
+                                    "listed in CUDA_VISIBLE_DEVICES, %s); start one process per MIG device",
+                                 n_mig, first) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 /* ---- files -------------------------------------------------------------------------------- */
@@ -625,6 +689,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         if (add_node_check(p, &d->nodes[j], o->dev_fd) < 0)
                                 goto fail;
         }
+        if (plan_mig(p, inv, sel, o->dev_fd) < 0)
+                goto fail;
 
         /* Files from the driver root, for the capabilities in effect. */
         bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
@@ -696,8 +762,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         }
 
         /* Environment: the profile's edits with placeholders expanded. */
-        ids = visible_ids(inv, p, false);
-        indices = visible_ids(inv, p, true);
+        ids = visible_ids(inv, sel, p, false);
+        indices = visible_ids(inv, sel, p, true);
         if (!ids || !indices)
                 goto fail;
         const char *values[_XPU_PLACEHOLDER_MAX] = {

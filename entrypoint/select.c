@@ -76,6 +76,7 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s) {
         if (!s)
                 return NULL;
         free(s->selected);
+        free(s->mig);
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                 free(s->cdi_libdir[v]);
         free(s);
@@ -148,24 +149,34 @@ static void list_devices(struct out *o, const struct var_rules *r, const struct 
                 out_add(o, "; no %s%sdevices", vendor ? vendor : "", vendor ? " " : "");
 }
 
+/* ERR = "<variable>: <FMT...>" followed by what LIST adds (NULL: nothing). Returns -EINVAL. */
+_printf_(6, 0) static int fail_list(char *err, size_t err_size, const struct var_rules *r,
+                                    const struct xpu_inventory *inv,
+                                    void (*list)(struct out *, const struct var_rules *, const struct xpu_inventory *),
+                                    const char *fmt, va_list ap) {
+        struct out o = { .buf = err, .size = err_size };
+        if (!err || !err_size)
+                return -EINVAL;
+        err[0] = '\0';
+        out_add(&o, "%s: ", r->name);
+        if (o.used < o.size) {
+                int n = vsnprintf(o.buf + o.used, o.size - o.used, fmt, ap);
+                if (n > 0)
+                        o.used += (size_t)n;
+        }
+        if (inv && list)
+                list(&o, r, inv);
+        return -EINVAL;
+}
+
+/* The error line, with the devices of INV (NULL: without) listed. */
 _printf_(5, 6) static int sel_fail(char *err, size_t err_size, const struct var_rules *r,
                                    const struct xpu_inventory *inv, const char *fmt, ...) {
-        struct out o = { .buf = err, .size = err_size };
-        if (err && err_size) {
-                err[0] = '\0';
-                out_add(&o, "%s: ", r->name);
-                va_list ap;
-                va_start(ap, fmt);
-                if (o.used < o.size) {
-                        int n = vsnprintf(o.buf + o.used, o.size - o.used, fmt, ap);
-                        if (n > 0)
-                                o.used += (size_t)n;
-                }
-                va_end(ap);
-                if (inv)
-                        list_devices(&o, r, inv);
-        }
-        return -EINVAL;
+        va_list ap;
+        va_start(ap, fmt);
+        int e = fail_list(err, err_size, r, inv, list_devices, fmt, ap);
+        va_end(ap);
+        return e;
 }
 
 /* ---- entries --------------------------------------------------------------------------------- */
@@ -179,11 +190,159 @@ static bool all_digits(const char *s, size_t len) {
         return true;
 }
 
-static bool is_mig(const char *e) {
-        if (strncasecmp(e, "MIG-", 4) == 0)
-                return true;
+/* First non-optional per-device node that is missing, for the message. */
+static const char *missing_node(const struct xpu_device *d) {
+        for (size_t i = 0; i < d->n_nodes; i++)
+                if (!d->nodes[i].optional && !d->nodes[i].present)
+                        return d->nodes[i].path;
+        return "its device nodes";
+}
+
+/* ---- MIG devices ------------------------------------------------------------------------------ */
+
+/* Where one variable's entries go: whole devices, and MIG devices of a device (select.h). */
+struct sel_out {
+        bool *whole;
+        uint32_t *mig;
+};
+
+/* "; MIG devices: 0:0 (MIG-... gi 3 ci 0), ..." of the in-scope devices, or "; no MIG devices". */
+static void list_migs(struct out *o, const struct var_rules *r, const struct xpu_inventory *inv) {
+        size_t shown = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                for (size_t m = 0; in_scope(r, d) && m < d->n_mig; m++) {
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        out_add(o, "%s%u:%zu (%s%sgi %u ci %u%s)", shown++ ? ", " : "; MIG devices: ",
+                                r->global_index ? d->index : d->vendor_index, m, g->uuid, g->uuid[0] ? " " : "",
+                                g->gi, g->ci, xpu_mig_available(d, m) ? "" : " not given to this container");
+                }
+        }
+        if (shown == 0)
+                out_add(o, "; no MIG devices");
+}
+
+/* The error line, with the MIG devices of INV (NULL: without) listed. */
+_printf_(5, 6) static int mig_fail(char *err, size_t err_size, const struct var_rules *r,
+                                   const struct xpu_inventory *inv, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int e = fail_list(err, err_size, r, inv, list_migs, fmt, ap);
+        va_end(ap);
+        return e;
+}
+
+/* Why device D has no MIG device, for a message. */
+static const char *no_mig_reason(const struct xpu_device *d) {
+        if (!(d->have & XPU_HAVE_MIG_MODE))
+                return "no MIG instance is listed under /proc/driver/nvidia/capabilities";
+        return d->mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
+}
+
+/* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
+ * "MIG-<uuid>" (the NVIDIA Container Toolkit's forms, libnvidia-container src/cli/common.c).
+ * Returns 1 with *DEV_I and *MIG set, 0 when E is no MIG form, -EINVAL with ERR naming why when it
+ * is one but names no MIG device given to this container. */
+static int match_mig(const struct var_rules *r, const struct xpu_inventory *inv, const char *e, const char *entry,
+                     size_t *dev_i, size_t *mig, char *err, size_t err_size) {
         const char *colon = strchr(e, ':');
-        return colon && all_digits(e, (size_t)(colon - e)) && all_digits(colon + 1, strlen(colon + 1));
+        const struct xpu_device *d = NULL;
+        const struct xpu_mig_device *g = NULL;
+
+        if (colon && all_digits(e, (size_t)(colon - e)) && all_digits(colon + 1, strlen(colon + 1))) {
+                char num[24];
+                uint64_t gpu, m;
+                if ((size_t)(colon - e) >= sizeof num)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                memcpy(num, e, (size_t)(colon - e));
+                num[colon - e] = '\0';
+                if (xpu_parse_u64(num, 10, &gpu) < 0 || xpu_parse_u64(colon + 1, 10, &m) < 0)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                for (size_t i = 0; i < inv->n_devices && !d; i++)
+                        if (in_scope(r, &inv->devices[i]) &&
+                            (r->global_index ? inv->devices[i].index : inv->devices[i].vendor_index) == gpu)
+                                d = &inv->devices[i];
+                if (!d)
+                        return sel_fail(err, err_size, r, inv, "\"%s\": no device %" PRIu64, entry, gpu);
+                if (d->n_mig == 0)
+                        return sel_fail(err, err_size, r, NULL, "\"%s\": device %" PRIu64 " has no MIG device (%s); "
+                                        "name the whole device as %" PRIu64, entry, gpu, no_mig_reason(d), gpu);
+                if (m >= d->n_mig)
+                        return mig_fail(err, err_size, r, inv, "\"%s\": device %" PRIu64 " has MIG devices %" PRIu64
+                                        ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, d->n_mig - 1);
+                g = &d->mig[m];
+        } else if (strncasecmp(e, "MIG-GPU-", 8) == 0) {
+                /* "MIG-GPU-<uuid>/<gi>/<ci>": the parent's UUID and the instance ids. */
+                const char *s1 = strchr(e, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+                char parent[64], gi_s[8], ci_s[8];
+                uint64_t gi, ci;
+                size_t plen = s1 ? (size_t)(s1 - e) - 4 : 0, glen = s2 ? (size_t)(s2 - s1 - 1) : 0;
+                if (!s2 || plen >= sizeof parent || glen >= sizeof gi_s || strlen(s2 + 1) >= sizeof ci_s ||
+                    !all_digits(s1 + 1, glen) || !all_digits(s2 + 1, strlen(s2 + 1)))
+                        return mig_fail(err, err_size, r, NULL, "\"%s\": not a MIG device name "
+                                        "(MIG-GPU-<gpu uuid>/<gpu instance>/<compute instance>)", entry);
+                memcpy(parent, e + 4, plen);
+                parent[plen] = '\0';
+                memcpy(gi_s, s1 + 1, glen);
+                gi_s[glen] = '\0';
+                if (xpu_parse_u64(gi_s, 10, &gi) < 0 || xpu_parse_u64(s2 + 1, 10, &ci) < 0 || gi > UINT32_MAX ||
+                    ci > UINT32_MAX)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                for (size_t i = 0; i < inv->n_devices && !d; i++)
+                        if (in_scope(r, &inv->devices[i]) && strcasecmp(inv->devices[i].uuid, parent) == 0)
+                                d = &inv->devices[i];
+                if (!d)
+                        return sel_fail(err, err_size, r, inv, "\"%s\": no device %s", entry, parent);
+                g = xpu_device_find_mig(d, (uint32_t)gi, (uint32_t)ci);
+                if (!g)
+                        return mig_fail(err, err_size, r, inv, "\"%s\": %s has no GPU instance %" PRIu64
+                                        " with compute instance %" PRIu64, entry, parent, gi, ci);
+        } else if (strncasecmp(e, "MIG-", 4) == 0) {
+                bool uuids = false;
+                for (size_t i = 0; i < inv->n_devices && !g; i++) {
+                        const struct xpu_device *c = &inv->devices[i];
+                        for (size_t m = 0; in_scope(r, c) && m < c->n_mig && !g; m++) {
+                                uuids |= c->mig[m].uuid[0] != '\0';
+                                if (strcasecmp(c->mig[m].uuid, e) == 0) {
+                                        d = c;
+                                        g = &c->mig[m];
+                                }
+                        }
+                }
+                if (!g && !uuids) {
+                        const char *note = inv->vendors[XPU_VENDOR_NVIDIA].rich_note;
+                        return mig_fail(err, err_size, r, inv, "\"%s\": MIG UUIDs come from NVML, which %s%s%s; "
+                                        "name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>",
+                                        entry, note[0] ? "could not tell (" : "listed none", note, note[0] ? ")" : "");
+                }
+                if (!g)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+        } else
+                return 0;
+
+        *dev_i = (size_t)(d - inv->devices);
+        *mig = (size_t)(g - d->mig);
+        if (!xpu_mig_available(d, *mig)) {
+                const char *missing = !xpu_device_available(d) ? missing_node(d)
+                                      : !(g->have & XPU_MIG_HAVE_CAPS) ? NULL
+                                      : !g->gi_cap.present ? g->gi_cap.path
+                                                           : g->ci_cap.path;
+                struct out o = { .buf = err, .size = err_size };
+                if (err && err_size) {
+                        err[0] = '\0';
+                        out_add(&o, "%s: \"%s\" names MIG device %u:%zu (GPU instance %u, compute instance %u of %s), ",
+                                r->name, entry, r->global_index ? d->index : d->vendor_index, *mig, g->gi, g->ci,
+                                d->uuid[0] ? d->uuid : d->pci_bus_id);
+                        if (missing)
+                                out_add(&o, "which the container runtime did not give to this container (%s is "
+                                            "missing); ask the runtime for it or leave it out", missing);
+                        else
+                                out_add(&o, "whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/"
+                                            "gpu%u/mig here); mount the host's /proc/driver/nvidia", d->minor);
+                }
+                return -EINVAL;
+        }
+        return 1;
 }
 
 /* Does an in-scope device of VENDOR (-1: any) have index IDX (xpuinit index when GLOBAL, else
@@ -305,14 +464,6 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
         return 0;
 }
 
-/* First non-optional per-device node that is missing, for the message. */
-static const char *missing_node(const struct xpu_device *d) {
-        for (size_t i = 0; i < d->n_nodes; i++)
-                if (!d->nodes[i].optional && !d->nodes[i].present)
-                        return d->nodes[i].path;
-        return "its device nodes";
-}
-
 /* Is E a qualified CDI device name ("vendor.tld/class=name": a '/' before the first '=')? */
 static bool is_cdi_name(const char *e) {
         const char *eq = strchr(e, '='), *slash = strchr(e, '/');
@@ -345,13 +496,27 @@ static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules 
                                                  used ? ", " : "", cdi_kinds[k].kind);
         return sel_fail(err, err_size, r, NULL,
                         "\"%s\": the CDI kind \"%.*s\" is not one %s takes (it takes %s, NAME an index, UUID, PCI "
-                        "bus id or all; a MIG device's kind is not supported yet)",
+                        "bus id, MIG device or all)",
                         e, (int)klen, e, r->name, kinds);
 }
 
-/* Select the devices of one list VALUE into SELECTED. */
+/* Device I as the container runtime gave it: its MIG devices that were given, when it has any,
+ * else the whole device. */
+static void select_given(struct sel_out *out, const struct xpu_inventory *inv, size_t i) {
+        const struct xpu_device *d = &inv->devices[i];
+        uint32_t mask = 0;
+        for (size_t m = 0; m < d->n_mig; m++)
+                if (xpu_mig_available(d, m))
+                        mask |= 1u << m;
+        if (mask)
+                out->mig[i] |= mask;
+        else
+                out->whole[i] = true;
+}
+
+/* Select the devices of one list VALUE into OUT. */
 static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv, const char *value,
-                      bool *selected, char *err, size_t err_size) {
+                      struct sel_out *out, char *err, size_t err_size) {
         _cleanup_free_ char *copy = strdup(value);
         _cleanup_free_ bool *hit = calloc(inv->n_devices + 1, sizeof *hit);
         if (!copy || !hit)
@@ -376,7 +541,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                         if (strcasecmp(e, "all") == 0) {
                                 for (size_t i = 0; i < inv->n_devices; i++)
                                         if (in_scope(er, &inv->devices[i]) && xpu_device_available(&inv->devices[i]))
-                                                selected[i] = true;
+                                                select_given(out, inv, i);
                                 if (!comma)
                                         break;
                                 p = comma + 1;
@@ -391,11 +556,17 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                                                 "\"%s\" must be the whole value, not one entry of "
                                                 "a list (\"%s\")",
                                                 e, value);
-                if (is_mig(e))
-                        return sel_fail(err, err_size, r, NULL,
-                                        "\"%s\": MIG device selection is not supported yet; name "
-                                        "the whole GPU (index, UUID or PCI bus id) instead",
-                                        entry);
+                size_t mig_dev = 0, mig = 0;
+                int mk = match_mig(er, inv, e, entry, &mig_dev, &mig, err, err_size);
+                if (mk < 0)
+                        return mk;
+                if (mk > 0) {
+                        out->mig[mig_dev] |= 1u << mig;
+                        if (!comma)
+                                break;
+                        p = comma + 1;
+                        continue;
+                }
                 memset(hit, 0, inv->n_devices * sizeof *hit);
                 bool by_index = false;
                 uint64_t missing_index = 0;
@@ -437,7 +608,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                 /* Duplicates are fine; partitions the runtime did not give are left out. */
                 for (size_t i = 0; i < inv->n_devices; i++)
                         if (hit[i] && xpu_device_available(&inv->devices[i]))
-                                selected[i] = true;
+                                out->whole[i] = true;
                 if (!comma)
                         break;
                 p = comma + 1;
@@ -447,7 +618,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
 
 /* Classify VALUE (non-NULL) and, for a list, select its devices. */
 static int parse_value(const struct var_rules *r, const struct xpu_inventory *inv, const char *value,
-                       enum xpu_request *ret, bool *selected, char *err, size_t err_size) {
+                       enum xpu_request *ret, struct sel_out *out, char *err, size_t err_size) {
         _cleanup_free_ char *trimmed = strdup(value);
         if (!trimmed)
                 return -ENOMEM;
@@ -462,7 +633,7 @@ static int parse_value(const struct var_rules *r, const struct xpu_inventory *in
                         return 0;
                 }
         *ret = XPU_REQUEST_LIST;
-        return parse_list(r, inv, t, selected, err, err_size);
+        return parse_list(r, inv, t, out, err, err_size);
 }
 
 int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_selection_env *env,
@@ -472,8 +643,11 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                 return -ENOMEM;
         s->n = inv->n_devices;
         s->selected = calloc(s->n + 1, sizeof *s->selected);
-        if (!s->selected)
+        s->mig = calloc(s->n + 1, sizeof *s->mig);
+        _cleanup_free_ bool *whole = calloc(s->n + 1, sizeof *whole);
+        if (!s->selected || !s->mig || !whole)
                 return -ENOMEM;
+        struct sel_out out = { .whole = whole, .mig = s->mig };
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 s->cdi_mark[v] = env->cdi_mark[v];
                 const char *dir = env->cdi_mark[v] ? env->cdi_libdir[v] : NULL;
@@ -483,7 +657,7 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
 
         if (env->xpu_visible) {
                 enum xpu_request req;
-                int r = parse_value(&xpu_rules, inv, env->xpu_visible, &req, s->selected, err, err_size);
+                int r = parse_value(&xpu_rules, inv, env->xpu_visible, &req, &out, err, err_size);
                 if (r < 0)
                         return r;
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
@@ -495,8 +669,8 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                         s->request[v] = XPU_REQUEST_DEFAULT;
                         s->source[v] = "default";
                         if (env->visible[v]) {
-                                int r = parse_value(&vendor_rules[v], inv, env->visible[v], &s->request[v],
-                                                    s->selected, err, err_size);
+                                int r = parse_value(&vendor_rules[v], inv, env->visible[v], &s->request[v], &out,
+                                                    err, err_size);
                                 if (r < 0)
                                         return r;
                                 s->source[v] = vendor_rules[v].name;
@@ -507,12 +681,16 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                                 s->request[v] = XPU_REQUEST_CDI;
                 }
 
-        /* "all", the default and CDI: every device the runtime gave. */
+        /* "all", the default and CDI: every device the runtime gave. A device named whole is
+         * whole, even when one of its MIG devices was named too. */
         for (size_t i = 0; i < inv->n_devices; i++) {
                 enum xpu_request req = s->request[inv->devices[i].vendor];
                 if ((req == XPU_REQUEST_ALL || req == XPU_REQUEST_DEFAULT || req == XPU_REQUEST_CDI) &&
                     xpu_device_available(&inv->devices[i]))
-                        s->selected[i] = true;
+                        select_given(&out, inv, i);
+                if (whole[i])
+                        s->mig[i] = 0;
+                s->selected[i] = whole[i] || s->mig[i];
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -526,6 +704,32 @@ int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible
                 .visible = { [XPU_VENDOR_NVIDIA] = nvidia_visible, [XPU_VENDOR_AMD] = amd_visible },
         };
         return xpu_selection_parse_env(inv, &env, ret, err, err_size);
+}
+
+/* Does the list VALUE have a "MIG-<uuid>" entry? */
+static bool value_names_mig_uuid(const char *value) {
+        for (const char *p = value; p && *p;) {
+                size_t len = strcspn(p, ",");
+                const char *e = p, *end = p + len;
+                const char *eq = memchr(p, '=', len);
+                if (eq)
+                        e = eq + 1;
+                while (e < end && (*e == ' ' || *e == '\t'))
+                        e++;
+                if (end - e >= 4 && strncasecmp(e, "MIG-", 4) == 0 && !(end - e >= 8 && strncasecmp(e, "MIG-GPU-", 8) == 0))
+                        return true;
+                p = *end ? end + 1 : end;
+        }
+        return false;
+}
+
+bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {
+        if (env->xpu_visible)
+                return value_names_mig_uuid(env->xpu_visible);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (value_names_mig_uuid(env->visible[v]))
+                        return true;
+        return false;
 }
 
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

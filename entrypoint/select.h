@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
 
@@ -24,6 +25,9 @@ enum xpu_request {
 
 struct xpu_selection {
         bool *selected; /* one flag per inventory device (inv->n_devices) */
+        uint32_t *mig;  /* one mask per inventory device: bit M = its MIG device M (xpu_device.mig[M]) is
+                         * selected, and then only those (the device's selected flag is set: its own
+                         * nodes are needed too); 0 = the whole device, when selected */
         size_t n;
         enum xpu_request request[_XPU_VENDOR_MAX];
         const char *source[_XPU_VENDOR_MAX];   /* variable that decided, or "default" (static strings) */
@@ -55,7 +59,10 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
  * AMD_VISIBLE_DEVICES (NULL = unset). XPU_VISIBLE_DEVICES, when set, decides for all vendors;
  * entries are xpuinit indices, UUIDs, PCI bus ids (any spelling), or "vendor:index".
  * NVIDIA_VISIBLE_DEVICES: all, none, void/empty, or a list of nvidia-smi indices, GPU-UUIDs and
- * PCI bus ids. AMD_VISIBLE_DEVICES: all, none, a list of indices, ranges "0-3", UUIDs
+ * PCI bus ids. Both take MIG devices as the NVIDIA Container Toolkit names them: "<gpu>:<mig>"
+ * (the GPU's index as the variable reads plain numbers, M of xpu_device.mig[M]), "MIG-<uuid>"
+ * (NVML's UUID) and "MIG-GPU-<gpu uuid>/<gi>/<ci>"; "all", the default and CDI take every MIG
+ * device given (xpu_mig_available()) of a GPU that has any, else the GPU. AMD_VISIBLE_DEVICES: all, none, a list of indices, ranges "0-3", UUIDs
  * ("GPU-<hex>" or the unique id "0x<hex>") and PCI bus ids.
  * "all" and the default select only available devices (xpu_device_available()); an explicit
  * entry naming an unavailable device is an error, and so is a range with an index no device has
@@ -76,6 +83,11 @@ int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible
  * Returns as xpu_selection_parse(). */
 int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_selection_env *env,
                             struct xpu_selection **ret, char *err, size_t err_size);
+
+/* Does a variable of ENV that selection reads (XPU_VISIBLE_DEVICES when set, else the vendors')
+ * name a MIG device by its UUID ("MIG-<uuid>", alone or after a CDI kind's '='; not the
+ * "MIG-GPU-<uuid>/<gi>/<ci>" form)? Only NVML knows those UUIDs: the caller reads it first. */
+bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env);
 
 /* Number of selected devices of VENDOR. */
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

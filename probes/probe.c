@@ -386,3 +386,10 @@ const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, u
                         return &dev->mig[m];
         return NULL;
 }
+
+bool xpu_mig_available(const struct xpu_device *dev, size_t m) {
+        if (!dev || m >= dev->n_mig || !xpu_device_available(dev))
+                return false;
+        const struct xpu_mig_device *g = &dev->mig[m];
+        return (g->have & XPU_MIG_HAVE_CAPS) && g->gi_cap.present && g->ci_cap.present;
+}

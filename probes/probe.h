@@ -302,6 +302,10 @@ int xpu_devnode_add(const struct xpu_roots *roots, struct xpu_devnode *nodes, si
  * DEV has no bus id. */
 bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_ID_MAX]);
 
+/* True when MIG device M of DEV was given to this container: DEV is available
+ * (xpu_device_available()) and both capability nodes of M are known and present. */
+bool xpu_mig_available(const struct xpu_device *dev, size_t m);
+
 /* The MIG device of DEV with GPU instance GI and compute instance CI, or NULL. */
 const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci);
 

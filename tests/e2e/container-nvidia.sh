@@ -29,16 +29,11 @@ state="$E2E_TMP/driver/xpu-fake-state"
 } >"$state.new" && mv "$state.new" "$state"
 cuda_ver=$(sed -n 's/^cuda_version //p' "$state")
 
-# nv_bundle NAME [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on the fixture host with all
-# its device nodes, xpuinit as the process.
+# nv_bundle NAME [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on the fixture host.
 nv_bundle() {
         name=$1
         shift
-        e2e_bundle "$name"
-        e2e_mount_ro "$E2E_BUNDLE" "$fx" /xpu/host
-        e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/driver" /xpu/driver
-        e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
-        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver "$@"
+        e2e_xpuinit_bundle "$name" "$fx" "$E2E_TMP/driver" "$@"
 }
 
 # check_cuda MODE: what every successful NVIDIA run must show.

@@ -474,6 +474,18 @@ e2e_env() {
         done
 }
 
+# e2e_xpuinit_bundle NAME FIXTURE DRIVER_ROOT [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on
+# the fixture host (read-only at /xpu/host) with the driver root (read-only at /xpu/driver) and
+# its fake vendor libraries' state, xpuinit as the process. Device nodes are the caller's.
+e2e_xpuinit_bundle() {
+        e2e_bundle "$1"
+        e2e_mount_ro "$E2E_BUNDLE" "$2" /xpu/host
+        e2e_mount_ro "$E2E_BUNDLE" "$3" /xpu/driver
+        e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/driver/xpu-fake-state
+        shift 3
+        e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/driver "$@"
+}
+
 e2e_mount_ro() {
         e2e_jq "$1" '.mounts += [{destination: $d, type: "bind", source: $s,
                 options: ["rbind", "ro", "nosuid", "nodev"]}]' --arg s "$2" --arg d "$3"

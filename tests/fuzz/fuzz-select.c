@@ -6,8 +6,10 @@
  * unset variable (NULL), so the vendor variables are reached with "<unset>\n0,1\nall".
  *
  * Checked besides memory safety (abort() when broken): selection never widens what the runtime
- * gave (every selected device is available), a success returns one flag per device, a failure
- * returns nothing and one terminated, non-empty error line.
+ * gave (every selected device is available, every selected MIG device too, and only a selected
+ * device has a MIG mask), a success returns one flag per device, a failure returns nothing and
+ * one terminated, non-empty error line. nvidia:1 is in MIG mode with MIG devices 1:0 (GI 1 CI 0,
+ * an NVML UUID), 1:1 (GI 2 CI 0) and 1:2 (GI 2 CI 1, its node not given).
  * Corpus: tests/fuzz/corpus/select/. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +62,23 @@ static struct xpu_inventory *inventory(void) {
                         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/dri/renderD%u",
                                  128 + spec[i].vendor_index);
                 d.nodes[0].present = spec[i].available;
+                if (i == 1) {
+                        static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
+                        d.have |= XPU_HAVE_MIG_MODE;
+                        d.mig_enabled = true;
+                        d.n_mig = 3;
+                        for (size_t m = 0; m < 3; m++) {
+                                struct xpu_mig_device *g = &d.mig[m];
+                                g->gi = ids[m][0];
+                                g->ci = ids[m][1];
+                                g->have = XPU_MIG_HAVE_CAPS;
+                                snprintf(g->gi_cap.path, sizeof g->gi_cap.path, "/dev/nvidia-caps/nvidia-cap%zu", 10 * m);
+                                snprintf(g->ci_cap.path, sizeof g->ci_cap.path, "/dev/nvidia-caps/nvidia-cap%zu", 10 * m + 1);
+                                g->gi_cap.present = true;
+                                g->ci_cap.present = m != 2;
+                        }
+                        snprintf(d.mig[0].uuid, sizeof d.mig[0].uuid, "MIG-5d3e6a10-7c2b-5f41-9e08-3b7d1c2a4f60");
+                }
                 if (!xpu_inventory_add_device(inv, &d))
                         abort();
         }
@@ -97,9 +116,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else {
                 if (!sel || sel->n != inv->n_devices)
                         abort();
-                for (size_t i = 0; i < sel->n; i++)
+                for (size_t i = 0; i < sel->n; i++) {
                         if (sel->selected[i] && !xpu_device_available(&inv->devices[i]))
                                 abort(); /* selection widened what the runtime gave */
+                        if (sel->mig[i] && !sel->selected[i])
+                                abort();
+                        for (size_t m = 0; m < 32; m++)
+                                if ((sel->mig[i] & (1u << m)) && !xpu_mig_available(&inv->devices[i], m))
+                                        abort(); /* a MIG device the runtime did not give */
+                }
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                         if (xpu_selection_count(sel, inv, (enum xpu_vendor)v) > inv->n_devices)
                                 abort();

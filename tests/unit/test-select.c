@@ -238,33 +238,33 @@ static const struct {
           " 0000:c2:00.1), which the container runtime did not give to this container "
           "(/dev/dri/renderD130 is missing); ask the runtime for it or leave it out" },
         { "0:1", NULL, NULL,
-          "XPU_VISIBLE_DEVICES: \"0:1\": MIG device selection is not supported yet; name the whole "
-          "GPU (index, UUID or PCI bus id) instead" },
+          "XPU_VISIBLE_DEVICES: \"0:1\": device 0 has no MIG device (no MIG instance is listed under "
+          "/proc/driver/nvidia/capabilities); name the whole device as 0" },
         { NULL, "MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90", NULL,
-          "NVIDIA_VISIBLE_DEVICES: \"MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90\": MIG device "
-          "selection is not supported yet; name the whole GPU (index, UUID or PCI bus id) instead" },
+          "NVIDIA_VISIBLE_DEVICES: \"MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90\": MIG UUIDs come from NVML, which "
+          "listed none; name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>; no MIG devices" },
         /* Qualified CDI names: a kind the variable does not take, an index that does not exist,
          * a MIG device, nothing after '='. */
         { NULL, "amd.com/gpu=0", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"amd.com/gpu=0\": the CDI kind \"amd.com/gpu\" is not one "
-          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id or all; "
-          "a MIG device's kind is not supported yet)" },
+          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id, MIG device "
+          "or all)" },
         { NULL, "nvidia.com/mig=0:1", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/mig=0:1\": the CDI kind \"nvidia.com/mig\" is not one "
-          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id or all; "
-          "a MIG device's kind is not supported yet)" },
+          "NVIDIA_VISIBLE_DEVICES takes (it takes nvidia.com/gpu=NAME, NAME an index, UUID, PCI bus id, MIG device "
+          "or all)" },
         { "vendor.example/x=0", NULL, NULL,
           "XPU_VISIBLE_DEVICES: \"vendor.example/x=0\": the CDI kind \"vendor.example/x\" is not one "
           "XPU_VISIBLE_DEVICES takes (it takes xpuinit.dev/gpu=NAME, nvidia.com/gpu=NAME, amd.com/gpu=NAME, NAME an "
-          "index, UUID, PCI bus id or all; a MIG device's kind is not supported yet)" },
+          "index, UUID, PCI bus id, MIG device or all)" },
         { NULL, "nvidia.com/gpu=7", NULL, "NVIDIA_VISIBLE_DEVICES: no nvidia device \"nvidia.com/gpu=7\"" ALL_NVIDIA },
         { NULL, "nvidia.com/gpu=2", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=2\" names 2 (" UUID_N2
           " 0000:5e:00.0), which the container runtime did not give to this container "
           "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
         { NULL, "nvidia.com/gpu=0:1", NULL,
-          "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:1\": MIG device selection is not supported yet; name the "
-          "whole GPU (index, UUID or PCI bus id) instead" },
+          "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:1\": device 0 has no MIG device (no MIG instance is listed "
+          "under /proc/driver/nvidia/capabilities); name the whole device as 0" },
         { NULL, "nvidia.com/gpu=", NULL, "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=\": no device name after '='" },
         { "0,,1", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,,1\"" },
         { "0,", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,\"" },
@@ -344,6 +344,146 @@ START_TEST(test_partition_bus_ids) {
         ck_assert(!xpu_device_named_bus_id(&inv->devices[3], named));
         ck_assert_str_eq(named, "");
         xpu_inventory_free(inv);
+}
+END_TEST
+
+/* One NVIDIA GPU in MIG mode (index 0) with MIG devices 0:0 (GI 1 CI 0, NVML UUID), 0:1 (GI 2 CI
+ * 0, no UUID), 0:2 (GI 2 CI 1, its CI node not given), then an AMD GPU (index 1). */
+#define MIG_UUID0 "MIG-5d3e6a10-7c2b-5f41-9e08-3b7d1c2a4f60"
+static struct xpu_inventory *make_mig_inventory(void) {
+        static const struct dev_spec spec[] = {
+                { XPU_VENDOR_NVIDIA, 0, UUID_N0, "0000:1a:00.0", NULL, true },
+                { XPU_VENDOR_AMD, 0, "GPU-" UNIQUE_A0, "0000:c1:00.0", UNIQUE_A0, true },
+        };
+        struct xpu_inventory *inv = make_inventory(spec, ELEMENTSOF(spec));
+        struct xpu_device *d = &inv->devices[0];
+        d->have |= XPU_HAVE_MIG_MODE;
+        d->mig_enabled = true;
+        d->n_mig = 3;
+        static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
+        for (size_t m = 0; m < 3; m++) {
+                struct xpu_mig_device *g = &d->mig[m];
+                g->gi = ids[m][0];
+                g->ci = ids[m][1];
+                g->have = XPU_MIG_HAVE_CAPS;
+                snprintf(g->gi_cap.path, sizeof g->gi_cap.path, "/dev/nvidia-caps/nvidia-cap%u", 3 + 9 * g->gi);
+                snprintf(g->ci_cap.path, sizeof g->ci_cap.path, "/dev/nvidia-caps/nvidia-cap%u", 4 + 9 * g->gi + g->ci);
+                g->gi_cap.present = true;
+                g->ci_cap.present = m != 2;
+        }
+        snprintf(d->mig[0].uuid, sizeof d->mig[0].uuid, "%s", MIG_UUID0);
+        return inv;
+}
+
+static const struct {
+        const char *xpu, *nv;
+        bool whole; /* device 0 selected whole, else by MIG_MASK */
+        uint32_t mig_mask;
+} mig_ok[] = {
+        { NULL, "0:0", false, 0x1 },
+        { NULL, "0:1,0:0", false, 0x3 },
+        { NULL, MIG_UUID0, false, 0x1 },
+        { NULL, "mig-5D3E6A10-7C2B-5F41-9E08-3B7D1C2A4F60", false, 0x1 }, /* any case, as CUDA reads UUIDs */
+        { NULL, "MIG-" UUID_N0 "/2/0", false, 0x2 },
+        { NULL, "nvidia.com/gpu=0:1", false, 0x2 },
+        { NULL, "nvidia.com/gpu=" MIG_UUID0, false, 0x1 },
+        { NULL, "0:0,0", true, 0 },     /* the whole GPU wins */
+        { NULL, "all", false, 0x3 },    /* every MIG device given, not 0:2 */
+        { NULL, NULL, false, 0x3 },     /* the default, likewise */
+        { NULL, "0", true, 0 },         /* whole, as asked (the plan warns) */
+        { "0:1", NULL, false, 0x2 },    /* XPU_: the xpuinit index */
+        { "xpuinit.dev/gpu=0:0", NULL, false, 0x1 },
+        { "all", NULL, false, 0x3 },
+};
+
+START_TEST(test_mig_select) {
+        struct xpu_inventory *inv = make_mig_inventory();
+        struct xpu_selection *s = sel_ok(inv, mig_ok[_i].xpu, mig_ok[_i].nv, NULL);
+        ck_assert_msg(s->selected[0], "case %d: GPU not selected", _i);
+        ck_assert_uint_eq(s->mig[0], mig_ok[_i].mig_mask);
+        ck_assert_uint_eq(s->mig[1], 0);
+        ck_assert_int_eq(xpu_selection_count(s, inv, XPU_VENDOR_NVIDIA), 1);
+        xpu_selection_free(s);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+#define MIG_LIST "; MIG devices: 0:0 (" MIG_UUID0 " gi 1 ci 0), 0:1 (gi 2 ci 0), 0:2 (gi 2 ci 1 not given to this container)"
+static const struct {
+        const char *xpu, *nv;
+        const char *message;
+} mig_err[] = {
+        { NULL, "0:2",
+          "NVIDIA_VISIBLE_DEVICES: \"0:2\" names MIG device 0:2 (GPU instance 2, compute instance 1 of " UUID_N0
+          "), which the container runtime did not give to this container (/dev/nvidia-caps/nvidia-cap23 is missing); "
+          "ask the runtime for it or leave it out" },
+        { NULL, "0:3", "NVIDIA_VISIBLE_DEVICES: \"0:3\": device 0 has MIG devices 0:0 to 0:2" MIG_LIST },
+        { NULL, "7:0", "NVIDIA_VISIBLE_DEVICES: \"7:0\": no device 7; nvidia devices: 0 (" UUID_N0 " 0000:1a:00.0)" },
+        { NULL, "MIG-" UUID_N0 "/9/0",
+          "NVIDIA_VISIBLE_DEVICES: \"MIG-" UUID_N0 "/9/0\": " UUID_N0 " has no GPU instance 9 with compute instance 0"
+          MIG_LIST },
+        { NULL, "MIG-" UUID_N0 "/x/0",
+          "NVIDIA_VISIBLE_DEVICES: \"MIG-" UUID_N0 "/x/0\": not a MIG device name (MIG-GPU-<gpu uuid>/<gpu "
+          "instance>/<compute instance>)" },
+        { NULL, "MIG-GPU-nope/1/0",
+          "NVIDIA_VISIBLE_DEVICES: \"MIG-GPU-nope/1/0\": no device GPU-nope; nvidia devices: 0 (" UUID_N0
+          " 0000:1a:00.0)" },
+        { NULL, "MIG-00000000-0000-4000-8000-000000000000",
+          "NVIDIA_VISIBLE_DEVICES: no MIG device \"MIG-00000000-0000-4000-8000-000000000000\"" MIG_LIST },
+        { NULL, "nvidia.com/gpu=0:9", "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:9\": device 0 has MIG devices 0:0 to "
+          "0:2" MIG_LIST },
+        { "1:0", NULL,
+          "XPU_VISIBLE_DEVICES: \"1:0\": device 1 has no MIG device (no MIG instance is listed under "
+          "/proc/driver/nvidia/capabilities); name the whole device as 1" },
+        { NULL, "99999999999999999999999:0", "NVIDIA_VISIBLE_DEVICES: no MIG device \"99999999999999999999999:0\""
+          MIG_LIST },
+};
+
+START_TEST(test_mig_errors) {
+        struct xpu_inventory *inv = make_mig_inventory();
+        char err[2048];
+        sel_err(inv, mig_err[_i].xpu, mig_err[_i].nv, NULL, err, sizeof err);
+        ck_assert_str_eq(err, mig_err[_i].message);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
+/* MIG devices without capability nodes (listed by NVML only) cannot be given; a GPU in MIG mode
+ * with none of its MIG devices given is taken whole by "all". Which values make the start read
+ * NVML first. */
+START_TEST(test_mig_caps_unknown) {
+        struct xpu_inventory *inv = make_mig_inventory();
+        for (size_t m = 0; m < 3; m++)
+                inv->devices[0].mig[m].have = 0;
+        char err[2048];
+        sel_err(inv, NULL, "0:0", NULL, err, sizeof err);
+        ck_assert_str_eq(err, "NVIDIA_VISIBLE_DEVICES: \"0:0\" names MIG device 0:0 (GPU instance 1, compute instance 0 of "
+                              UUID_N0 "), whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/gpu0/mig "
+                              "here); mount the host's /proc/driver/nvidia");
+        struct xpu_selection *s = sel_ok(inv, NULL, "all", NULL);
+        ck_assert(s->selected[0]);
+        ck_assert_uint_eq(s->mig[0], 0);
+        xpu_selection_free(s);
+        xpu_inventory_free(inv);
+
+        static const struct {
+                const char *xpu, *nv;
+                bool want;
+        } env_cases[] = {
+                { NULL, MIG_UUID0, true },
+                { NULL, "0, " MIG_UUID0, true },
+                { NULL, "nvidia.com/gpu=MIG-x", true },
+                { "mig-x", "0", true },
+                { NULL, "MIG-GPU-x/1/0", false },
+                { NULL, "0:1,GPU-x", false },
+                { "0", MIG_UUID0, false }, /* XPU_VISIBLE_DEVICES decides */
+                { NULL, NULL, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(env_cases); i++) {
+                struct xpu_selection_env env = { .xpu_visible = env_cases[i].xpu };
+                env.visible[XPU_VENDOR_NVIDIA] = env_cases[i].nv;
+                ck_assert_msg(xpu_selection_env_names_mig_uuid(&env) == env_cases[i].want, "case %zu", i);
+        }
 }
 END_TEST
 
@@ -527,6 +667,9 @@ static Suite *select_suite(void) {
         tcase_add_test(tc, test_count);
         tcase_add_test(tc, test_partition_bus_ids);
         tcase_add_loop_test(tc, test_select_errors, 0, (int)ELEMENTSOF(err_cases));
+        tcase_add_loop_test(tc, test_mig_select, 0, (int)ELEMENTSOF(mig_ok));
+        tcase_add_loop_test(tc, test_mig_errors, 0, (int)ELEMENTSOF(mig_err));
+        tcase_add_test(tc, test_mig_caps_unknown);
         tcase_add_test(tc, test_no_devices);
         tcase_add_test(tc, test_range_past_last_device);
         tcase_add_test(tc, test_small_error_buffer);
