@@ -202,6 +202,15 @@ static int load_nvidia_facts(void *userdata) {
         return context_rich(userdata, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML) | XPU_SOURCE_BIT(XPU_SOURCE_CUDA));
 }
 
+/* For `cdi generate`: the MIG devices' UUIDs, names of their own in the spec, only NVML knows;
+ * read it when the fast path found MIG devices (a warning, not a failure, when it cannot). */
+static int cdi_read_mig_uuids(struct context *c) {
+        for (size_t i = 0; i < c->inv->n_devices; i++)
+                if (c->inv->devices[i].n_mig > 0)
+                        return context_rich(c, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML));
+        return 0;
+}
+
 static int context_select(struct context *c) {
         char err[4096]; /* a selection error lists every device */
         err[0] = '\0';
@@ -764,7 +773,9 @@ int main(int argc, char **argv) {
                 status = cmd_audit(&c);
                 break;
         case XPU_CMD_CDI:
-                status = context_probe(&c) != 0 ? EXIT_SETUP : xpu_cdi_generate(&opt, &c.roots, c.inv, stdout);
+                status = context_probe(&c) != 0 || cdi_read_mig_uuids(&c) < 0
+                                 ? EXIT_SETUP
+                                 : xpu_cdi_generate(&opt, &c.roots, c.inv, stdout);
                 break;
         case XPU_CMD_RUN:
         default:

@@ -386,6 +386,37 @@ oom:
         return -ENOMEM;
 }
 
+/* The edits of MIG device M of D: its GPU's (GPU, already built) and the two capability nodes
+ * that open it. *RET is NULL when it cannot be given (its nodes unknown or not character devices
+ * here: one warning). Returns 0 or -ENOMEM. */
+static int mig_edits(const struct xpu_device *d, size_t m, const cJSON *gpu, const struct xpu_cdi_roots *roots,
+                     cJSON **ret, char ***warnings) {
+        const struct xpu_mig_device *g = &d->mig[m];
+        *ret = NULL;
+        if (!(g->have & XPU_MIG_HAVE_CAPS))
+                return warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its capability nodes "
+                            "are unknown (no /proc/driver/nvidia/capabilities); left out", d->index, m, g->gi,
+                            g->ci) < 0 ? -ENOMEM : 0;
+        cJSON *e = cJSON_Duplicate(gpu, true);
+        if (!e)
+                return -ENOMEM;
+        const struct xpu_devnode *caps[] = { &g->gi_cap, &g->ci_cap };
+        for (size_t k = 0; k < ELEMENTSOF(caps); k++) {
+                int r = node_add(e, roots, caps[k]->path);
+                if (r < 0) {
+                        cJSON_Delete(e);
+                        return -ENOMEM;
+                }
+                if (r == 0) {
+                        cJSON_Delete(e);
+                        return warn(warnings, "MIG device %u:%zu: %s is not a character device under %s; left out",
+                                    d->index, m, caps[k]->path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                }
+        }
+        *ret = e;
+        return 0;
+}
+
 /* The names of GPU I: index, UUID, PCI bus id (a partition's with its number as the function).
  * A name another GPU would also get is left empty. */
 struct names {
@@ -460,9 +491,10 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         }
         cJSON *vendor[_XPU_VENDOR_MAX] = { 0 };
         cJSON **dev = calloc(inv->n_devices, sizeof *dev);
+        cJSON **mig = calloc(inv->n_devices * XPU_MIG_DEVICES_MAX, sizeof *mig); /* [i * MAX + m] */
         struct names *names = calloc(inv->n_devices, sizeof *names);
         cJSON *spec = NULL, *all = edits_new();
-        int r = dev && names && all ? 0 : -ENOMEM;
+        int r = dev && mig && names && all ? 0 : -ENOMEM;
         for (int v = 0; r >= 0 && v < _XPU_VENDOR_MAX; v++)
                 if (xpu_inventory_count(inv, (enum xpu_vendor)v) > 0)
                         r = vendor_edits(inv, (enum xpu_vendor)v, roots, &vendor[v], warnings, err, err_size);
@@ -476,6 +508,13 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                         names_of(d, &names[i]);
                         r = edits_merge(all, dev[i]);
                         given++;
+                }
+                /* A GPU's MIG devices: the GPU's edits and their capability nodes. */
+                for (size_t m = 0; r >= 0 && dev[i] && m < d->n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                        cJSON **me = &mig[i * XPU_MIG_DEVICES_MAX + m];
+                        r = mig_edits(d, m, dev[i], roots, me, warnings);
+                        if (r >= 0 && *me)
+                                r = edits_merge(all, *me);
                 }
         }
         /* A name two GPUs share names neither (the UUID of an AMD GPU's partitions). */
@@ -505,6 +544,19 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                 const char *const list[] = { names[i].index, names[i].uuid, names[i].bus };
                 for (size_t k = 0; ok && k < ELEMENTSOF(list); k++)
                         ok = !list[k][0] || device_add(devices, list[k], dev[i]) == 0;
+                /* MIG devices as nvidia-ctk names them: "<gpu>:<mig>" (the GPU's xpuinit index here)
+                 * and NVML's "MIG-<uuid>". */
+                const struct xpu_device *d = &inv->devices[i];
+                for (size_t m = 0; ok && m < d->n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                        const cJSON *me = mig[i * XPU_MIG_DEVICES_MAX + m];
+                        char name[32];
+                        const char *uuid = d->mig[m].uuid;
+                        if (!me)
+                                continue;
+                        snprintf(name, sizeof name, "%u:%zu", d->index, m);
+                        ok = device_add(devices, name, me) == 0 &&
+                             (!uuid[0] || !name_ok(uuid, strlen(uuid), "_.:-") || device_add(devices, uuid, me) == 0);
+                }
         }
         ok = ok && device_add(devices, "all", all) == 0;
         if (ok) {
@@ -516,6 +568,9 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
 out:
         for (size_t i = 0; dev && i < inv->n_devices; i++)
                 cJSON_Delete(dev[i]);
+        for (size_t i = 0; mig && i < inv->n_devices * XPU_MIG_DEVICES_MAX; i++)
+                cJSON_Delete(mig[i]);
+        free(mig);
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                 cJSON_Delete(vendor[v]);
         free(dev);

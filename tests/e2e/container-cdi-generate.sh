@@ -9,6 +9,9 @@
 #            working libcuda.so.1 that is the host driver's file CDI mounted under
 #            /run/nvidia/driver (xpuinit in the image made the soname link); an image that says
 #            NVIDIA_VISIBLE_DEVICES=all still gets only the GPU asked for;
+#   mig:     the A100 in MIG mode: each MIG device named <gpu>:<mig> and MIG-<uuid>, with its GPU's
+#            and its two capability nodes; --device xpuinit.dev/gpu=0:1 and =MIG-<uuid> give the
+#            workload that MIG device's nodes and CUDA_VISIBLE_DEVICES naming it;
 #   amd:     --device xpuinit.dev/gpu=0 and =all from the YAML spec on the 8-GPU MI210 host:
 #            /dev/kfd and the render nodes with their groups (kfd 105, dri 44) in the workload's
 #            supplementary groups, ROCR_VISIBLE_DEVICES for the GPU given;
@@ -303,5 +306,46 @@ fi
 kill -TERM "$xpud_pid"
 wait "$xpud_pid"
 is "$?" 0 "xpud: exits 0 on SIGTERM"
+
+
+# ---- NVIDIA MIG host: MIG devices under nvidia-ctk's names ---------------------------------------------
+e2e_fixture nvidia-a100-mig
+mfx=$E2E_FIXTURE
+mdrv=$E2E_TMP/mig-driver
+e2e_driver_root "$mfx" "$mdrv"
+e2e_dev_root "$mfx" "$E2E_TMP/migdev"
+# The NVML helper runs as nobody (docs/isolation.md): the driver root must be searchable.
+if ! { chmod 0755 "$E2E_TMP" && chmod -R a+rX "$mdrv"; }; then
+        bail "cannot make $mdrv searchable"
+fi
+mgpu=$(e2e_nvidia_uuids "$mfx")
+e2e_mig_state "$mdrv/xpu-fake-state"
+mspecs=$E2E_TMP/cdi-mig
+mkdir -p "$mspecs" || bail "cannot create $mspecs"
+XPU_FAKE_STATE="$mdrv/xpu-fake-state" "$XPUINIT_HOST" cdi generate --sys-root "$mfx" --dev-root "$E2E_TMP/migdev" \
+        --driver-root "$mdrv" --output "$mspecs/xpuinit.json" 2>"$E2E_TMP/mgen.err"
+is "$?" 0 "mig spec: cdi generate exits 0"
+is "$(jq -r '[.devices[].name] | join(",")' "$mspecs/xpuinit.json")" \
+        "0,$mgpu,0000:01:00.0,0:0,MIG-3f0c1a2b-0000-5000-8000-000000000000,0:1,MIG-3f0c1a2b-0000-5000-8000-000000000001,0:2,MIG-3f0c1a2b-0000-5000-8000-000000000002,0:3,MIG-3f0c1a2b-0000-5000-8000-000000000003,all" \
+        "mig spec: the GPU's names, then each MIG device as <gpu>:<mig> and by its NVML UUID, and all"
+is "$(jq -r '.devices[] | select(.name == "0:1") | [.containerEdits.deviceNodes[].path] | join(",")' "$mspecs/xpuinit.json")" \
+        "/dev/nvidiactl,/dev/nvidia-uvm,/dev/nvidia-uvm-tools,/dev/nvidia-modeset,/dev/nvidia1,/dev/nvidia-caps/nvidia-cap174,/dev/nvidia-caps/nvidia-cap175" \
+        "mig spec: 0:1 = the GPU's nodes and GPU instance 4's two capability nodes"
+is "$(jq -r '.devices[] | select(.name == "0:1") | .containerEdits.deviceNodes[] | select(.path == "/dev/nvidia-caps/nvidia-cap175") | "\(.major):\(.minor)"' "$mspecs/xpuinit.json")" \
+        238:175 "mig spec: the CI capability node has the nvidia-caps major"
+if grep -q warning "$E2E_TMP/mgen.err"; then not_ok "mig spec: no warning"; diag_file "$E2E_TMP/mgen.err"; else ok "mig spec: no warning"; fi
+E2E_PODMAN_MOUNTS="-v $mfx:/xpu/host:ro -v $mdrv:/xpu/driver:ro"
+e2e_podman_init "$mspecs"
+e2e_podman_run mig-index xpuinit.dev/gpu=0:1 -- /usr/bin/xpuinit -- /workload --expect-node /dev/nvidia1=195:1 \
+        --expect-node /dev/nvidia-caps/nvidia-cap174=238:174 --expect-node /dev/nvidia-caps/nvidia-cap175=238:175 \
+        --expect-no-node /dev/nvidia-caps/nvidia-cap165
+is "$E2E_RC" 0 "mig =0:1: podman resolved the MIG device, xpuinit ran the workload, every check passed"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "MIG-$mgpu/4/0" "mig =0:1: CUDA_VISIBLE_DEVICES names that MIG device, not the GPU"
+e2e_podman_run mig-uuid xpuinit.dev/gpu=MIG-3f0c1a2b-0000-5000-8000-000000000003 -- /usr/bin/xpuinit -- /workload \
+        --expect-node /dev/nvidia-caps/nvidia-cap193=238:193 --expect-no-node /dev/nvidia-caps/nvidia-cap174
+is "$E2E_RC" 0 "mig =MIG-<uuid>: every check passed"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "MIG-$mgpu/6/0" "mig =MIG-<uuid>: CUDA_VISIBLE_DEVICES names GPU instance 6"
 
 e2e_done

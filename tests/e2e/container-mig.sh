@@ -17,13 +17,7 @@ caps_major=$(e2e_proc_major "$fx" nvidia-caps)
 is "$caps_major" 238 "fixture: nvidia-caps major 238"
 # What only NVML knows: the MIG UUIDs of GPU instances 3..6 (NVML index order).
 state="$E2E_TMP/driver/xpu-fake-state"
-{
-        printf 'device.0.mig_mode 1\n'
-        for m in 0 1 2 3; do
-                printf 'device.0.mig.%d.uuid MIG-3f0c1a2b-0000-5000-8000-00000000000%d\n' "$m" "$m"
-                printf 'device.0.mig.%d.gi %d\ndevice.0.mig.%d.ci 0\n' "$m" $((m + 3)) "$m"
-        done
-} >>"$state"
+e2e_mig_state "$state"
 
 # mig_bundle NAME [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on the fixture host.
 mig_bundle() {

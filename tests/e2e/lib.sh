@@ -474,6 +474,19 @@ e2e_env() {
         done
 }
 
+# e2e_mig_state STATE: append to the fake NVML's STATE what only NVML knows of the nvidia-a100-mig
+# host's MIG devices: MIG mode on, and MIG device M (GPU instance M + 3, compute instance 0) with
+# UUID MIG-3f0c1a2b-0000-5000-8000-00000000000M, for M = 0..3.
+e2e_mig_state() {
+        {
+                printf 'device.0.mig_mode 1\n'
+                for m in 0 1 2 3; do
+                        printf 'device.0.mig.%d.uuid MIG-3f0c1a2b-0000-5000-8000-00000000000%d\n' "$m" "$m"
+                        printf 'device.0.mig.%d.gi %d\ndevice.0.mig.%d.ci 0\n' "$m" $((m + 3)) "$m"
+                done
+        } >>"$1"
+}
+
 # e2e_xpuinit_bundle NAME FIXTURE DRIVER_ROOT [XPUINIT OPTION...] -- WORKLOAD ARG...: a bundle on
 # the fixture host (read-only at /xpu/host) with the driver root (read-only at /xpu/driver) and
 # its fake vendor libraries' state, xpuinit as the process. Device nodes are the caller's.

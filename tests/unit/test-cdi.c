@@ -202,6 +202,48 @@ START_TEST(test_amd_names_and_nodes) {
 }
 END_TEST
 
+/* MIG devices (the naming code does not look at the vendor; AMD keeps driver files out of it):
+ * "<gpu>:<mig>" and the UUID, the GPU's nodes plus the two capability nodes; one whose nodes are
+ * unknown or missing is left out with a warning; a hostile UUID is no name. */
+START_TEST(test_mig_names) {
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_AMD, 1, "/dev/null");
+        const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };
+        struct xpu_device *d = &inv->devices[0];
+        d->n_mig = 5;
+        for (size_t m = 0; m < d->n_mig; m++) {
+                struct xpu_mig_device *g = &d->mig[m];
+                g->gi = (uint32_t)m + 1;
+                g->have = XPU_MIG_HAVE_CAPS;
+                snprintf(g->gi_cap.path, sizeof g->gi_cap.path, "/dev/full");
+                snprintf(g->ci_cap.path, sizeof g->ci_cap.path, m == 2 ? "/dev/xpu-no-such-cap" : "/dev/urandom");
+        }
+        d->mig[3].have = 0;
+        snprintf(d->mig[0].uuid, sizeof d->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000000");
+        snprintf(d->mig[4].uuid, sizeof d->mig[4].uuid, "MIG x\";rm");
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,0:0,"
+                                      "MIG-aaaaaaaa-0000-4000-8000-000000000000,0:1,0:4,all");
+        ck_assert_uint_eq(xpu_strv_length(w), 2);
+        ck_assert_str_eq(w[0], "MIG device 0:2: /dev/xpu-no-such-cap is not a character device under /; left out");
+        ck_assert_str_eq(w[1], "MIG device 0:3 (GPU instance 4, compute instance 0): its capability nodes are unknown "
+                               "(no /proc/driver/nvidia/capabilities); left out");
+        const cJSON *n;
+        char paths[256] = "";
+        size_t len = 0;
+        cJSON_ArrayForEach(n, cJSON_GetObjectItem(device(spec, "0:1"), "deviceNodes"))
+                len += (size_t)snprintf(paths + len, sizeof paths - len, "%s%s", len ? "," : "",
+                                        cJSON_GetObjectItem(n, "path")->valuestring);
+        ck_assert_str_eq(paths, "/dev/zero,/dev/null,/dev/full,/dev/urandom");
+        /* all: the GPU's and every MIG device's nodes, deduplicated */
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(device(spec, "all"), "deviceNodes")), 4);
+        w = xpu_strv_free(w);
+        cJSON_Delete(spec);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 START_TEST(test_left_out) {
         /* A GPU whose own node is missing is left out; with none left there is no spec. */
         struct xpu_inventory *inv = inventory(XPU_VENDOR_AMD, 2, "/dev/null");
@@ -350,6 +392,7 @@ static Suite *cdi_suite(void) {
         tcase_add_test(tc, test_kind);
         tcase_add_test(tc, test_yaml);
         tcase_add_test(tc, test_amd_names_and_nodes);
+        tcase_add_test(tc, test_mig_names);
         tcase_add_test(tc, test_left_out);
         tcase_add_test(tc, test_nvidia_driver_files);
         suite_add_tcase(s, tc);
