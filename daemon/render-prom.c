@@ -322,12 +322,54 @@ static void emit_pcie_speed(struct out *o, const struct xpud_snapshot *s, const 
                            d->r.pcie_link_speed[e]);
 }
 
+static const struct family fam_mig_info = {
+        "xpu_mig_info", "gauge",
+        "MIG device of a GPU in MIG mode (mig = <nvidia-smi index of the GPU>:<MIG index>, as NVIDIA_VISIBLE_DEVICES names it); always 1."
+};
+static const struct family fam_mig_memory = { "xpu_mig_memory_total_bytes", "gauge",
+                                              "Memory of a MIG device, bytes." };
+
+/* MIG devices: listed by the fast path; their UUID, product name and memory are NVML's. */
+static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (size_t m = 0; m < d->dev.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                const struct xpu_mig_device *g = &d->dev.mig[m];
+                char name[32], gi[12], ci[12];
+                snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
+                snprintf(gi, sizeof gi, "%u", g->gi);
+                snprintf(ci, sizeof ci, "%u", g->ci);
+                header(o, &fam_mig_info);
+                fputs(fam_mig_info.name, o->f);
+                fputc('{', o->f);
+                bool first = true;
+                put_device_labels(o->f, &first, d);
+                put_label(o->f, &first, "mig", name);
+                put_label(o->f, &first, "gpu_instance", gi);
+                put_label(o->f, &first, "compute_instance", ci);
+                if (g->uuid[0])
+                        put_label(o->f, &first, "mig_uuid", g->uuid);
+                if (g->name[0])
+                        put_label(o->f, &first, "product", g->name);
+                fputs("} 1\n", o->f);
+        }
+}
+
+static void emit_mig_memory(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (size_t m = 0; has_values(d) && m < d->dev.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                char name[32];
+                snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
+                if (d->dev.mig[m].have & XPU_MIG_HAVE_MEMORY_TOTAL)
+                        sample_u64(o, &fam_mig_memory, d, "mig", name, d->dev.mig[m].memory_total_bytes);
+        }
+}
+
 /* Device families in output order; NULL entries stand for the scalars[] table. */
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
         emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
-        emit_pcie_width, emit_pcie_speed,
+        emit_pcie_width, emit_pcie_speed, emit_mig_info, emit_mig_memory,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */

@@ -42,7 +42,7 @@ check_metrics() {
         is "$helps $types" "$distinct $distinct" "one HELP and one TYPE per metric of the $1 body"
 }
 
-for body in metrics metrics-hostile; do
+for body in metrics metrics-hostile metrics-mig; do
         "$DUMP" --dump "$body" >"$TMP/$body.prom"
         is "$?" 0 "test-xpud-prom --dump $body"
         check_metrics "$body"
@@ -72,7 +72,7 @@ is "$(grep -F "xpu_health_state{$L2,state=\"unhealthy\"}" "$M")" "xpu_health_sta
 like "$TMP/metrics-hostile.prom" '^xpu_info\{.*name="Evil \\"GPU\\" \\\\ name\\nsecond line .* end"' \
         "a hostile device name is escaped in xpu_info"
 
-for body in devices health events version; do
+for body in devices devices-mig health events version; do
         "$DUMP" --dump "$body" >"$TMP/$body.json"
         jq -e . "$TMP/$body.json" >/dev/null 2>&1
         is "$?" 0 "the $body body is JSON"
@@ -80,6 +80,9 @@ done
 is "$(jq -c '[.devices[0].readings.power_watts, .devices[3].readings.temperature_celsius.edge, .devices[2].lost,
         .devices[2].readings, .devices[3].stale]' "$TMP/devices.json")" '[250,41,true,{},true]' \
         "/v1/devices readings in base units; the lost device has none; the stale one is marked"
+is "$(jq -c '.devices[1].mig_devices | map([.name, .gpu_instance_id, .uuid, .memory_total_bytes])' "$TMP/devices-mig.json")" \
+        '[["1:0",1,"MIG-aaaaaaaa-0000-4000-8000-000000000001",20937965568],["1:1",2,null,null]]' \
+        "/v1/devices lists a GPU's MIG devices: name, GPU instance, NVML's UUID and memory where known"
 is "$(jq -c '[.status, [.devices[].state], [.backends[] | [.name, .up]]]' "$TMP/health.json")" \
         '["unhealthy",["healthy","degraded","unhealthy","degraded"],[["nvml",true],["amdgpu_sysfs",false]]]' \
         "/v1/health: worst state, each device's state, each backend"

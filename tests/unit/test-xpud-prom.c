@@ -283,6 +283,41 @@ START_TEST(test_label_escaping) {
 }
 END_TEST
 
+/* The fixture with GPU 1 in MIG mode: MIG devices 1:0 (GI 1 CI 0, NVML UUID, name, memory) and
+ * 1:1 (GI 2 CI 0, fast path only). */
+static void make_mig(struct xpud_snapshot *s) {
+        struct xpu_device *d = &s->devices[1].dev;
+        d->have |= XPU_HAVE_MIG_MODE;
+        d->mig_enabled = true;
+        d->n_mig = 2;
+        d->mig[0] = (struct xpu_mig_device){ .gi = 1, .have = XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL,
+                                             .memory_total_bytes = 20937965568ull };
+        snprintf(d->mig[0].uuid, sizeof d->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
+        snprintf(d->mig[0].name, sizeof d->mig[0].name, "NVIDIA H100 80GB HBM3 MIG 1g.20gb");
+        d->mig[1] = (struct xpu_mig_device){ .gi = 2, .have = XPU_MIG_HAVE_CAPS };
+}
+
+START_TEST(test_mig) {
+        struct xpud_snapshot *s = fx_snapshot();
+        make_mig(s);
+        _cleanup_free_ char *t = render(s);
+        ck_assert_msg(has_line(t, "xpu_mig_info{" L1 ",mig=\"1:0\",gpu_instance=\"1\",compute_instance=\"0\","
+                                  "mig_uuid=\"MIG-aaaaaaaa-0000-4000-8000-000000000001\",product=\"NVIDIA H100 80GB HBM3 MIG "
+                                  "1g.20gb\"} 1"), "%s", t);
+        ck_assert(has_line(t, "xpu_mig_info{" L1 ",mig=\"1:1\",gpu_instance=\"2\",compute_instance=\"0\"} 1"));
+        ck_assert(has_line(t, "xpu_mig_memory_total_bytes{" L1 ",mig=\"1:0\"} 20937965568"));
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_mig_memory_total_bytes{"), 1); /* 1:1: not known */
+        ck_assert(has_line(t, "# TYPE xpu_mig_info gauge"));
+        check_exposition(t);
+        xpud_snapshot_unref(s);
+        /* No MIG device anywhere: neither family. */
+        s = fx_snapshot();
+        _cleanup_free_ char *u = render(s);
+        ck_assert(!strstr(u, "xpu_mig_"));
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
 /* A device that reports nothing: only identity, xpu_up and health; memory size from the inventory
  * of the same sample when the backend did not read it. */
 START_TEST(test_unsupported_omitted) {
@@ -325,6 +360,7 @@ static Suite *prom_suite(void) {
         tcase_add_test(tc, test_unique_grouped);
         tcase_add_test(tc, test_label_escaping);
         tcase_add_test(tc, test_unsupported_omitted);
+        tcase_add_test(tc, test_mig);
         suite_add_tcase(s, tc);
         return s;
 }
@@ -336,6 +372,7 @@ static int dump(const char *what) {
                 enum xpud_route route;
         } routes[] = {
                 { "metrics", XPUD_ROUTE_METRICS }, { "metrics-hostile", XPUD_ROUTE_METRICS },
+                { "metrics-mig", XPUD_ROUTE_METRICS }, { "devices-mig", XPUD_ROUTE_DEVICES },
                 { "devices", XPUD_ROUTE_DEVICES }, { "health", XPUD_ROUTE_HEALTH },
                 { "events", XPUD_ROUTE_EVENTS },   { "version", XPUD_ROUTE_VERSION },
         };
@@ -345,6 +382,8 @@ static int dump(const char *what) {
                 struct xpud_snapshot *s = fx_snapshot();
                 if (strcmp(what, "metrics-hostile") == 0)
                         make_hostile(s);
+                if (strstr(what, "-mig"))
+                        make_mig(s);
                 struct xpud_body b;
                 if (xpud_snapshot_body(s, routes[i].route, &b) < 0)
                         return 1;
