@@ -126,20 +126,35 @@ bool xpud_text_cut(char *buf, size_t size, const char *fmt, ...) {
         return fit;
 }
 
-static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) _printf_(3, 4);
-static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) {
-        enum xpud_health state = reason_table[k].state;
+/* Add a reason of STATE with ACTION (used when it is the worst so far). */
+static void reason_vadd(struct xpud_device *d, enum xpud_health state, const char *action, const char *fmt,
+                        va_list ap) _printf_(4, 0);
+static void reason_vadd(struct xpud_device *d, enum xpud_health state, const char *action, const char *fmt,
+                        va_list ap) {
         if (d->n_reasons == 0 || xpud_health_rank(state) > xpud_health_rank(d->health)) {
                 d->health = state;
-                snprintf(d->action, sizeof d->action, "%s", reason_table[k].action);
+                snprintf(d->action, sizeof d->action, "%s", action);
         }
         if (d->n_reasons >= XPUD_REASONS_MAX)
                 return;
+        xpud_text_vcut(d->reasons[d->n_reasons], sizeof d->reasons[0], fmt, ap);
+        d->n_reasons++;
+}
+
+static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) _printf_(3, 4);
+static void reason_add(struct xpud_device *d, enum reason_kind k, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        xpud_text_vcut(d->reasons[d->n_reasons], sizeof d->reasons[0], fmt, ap);
+        reason_vadd(d, reason_table[k].state, reason_table[k].action, fmt, ap);
         va_end(ap);
-        d->n_reasons++;
+}
+
+static void reason_add_kernel(struct xpud_device *d, const char *fmt, ...) _printf_(2, 3);
+static void reason_add_kernel(struct xpud_device *d, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        reason_vadd(d, d->kernel.health, d->kernel.action, fmt, ap);
+        va_end(ap);
 }
 
 static const char *backend_error(const struct xpud_backend *b) {
@@ -175,6 +190,10 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
                 else
                         reason_add(d, R_ECC_UNCORRECTED, "uncorrected ECC errors: %" PRIu64, r->ecc_uncorrected);
         }
+
+        /* A driver's kernel log event (Xid, amdgpu RAS/reset/ring timeout) the sampler still holds. */
+        if (d->kernel.health == XPUD_HEALTH_DEGRADED || d->kernel.health == XPUD_HEALTH_UNHEALTHY)
+                reason_add_kernel(d, "%s", d->kernel.reason);
 
         if (!have_sample && !r->lost) {
                 if (backend_unavailable(backend))

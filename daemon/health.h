@@ -6,6 +6,9 @@
  *   unhealthy  the device fell off the bus (xpu_readings.lost, set by the backend that read it)
  *   unhealthy  volatile uncorrected ECC count > 0 (the reason says when it grew since the
  *              previous sample)
+ *   unhealthy  or degraded: d->kernel holds a GPU driver's kernel log event of that weight (an
+ *              Xid of NVIDIA's catalogue, an amdgpu RAS error, reset or ring timeout, kmsg.h) of
+ *              the last XPUD_KMSG_HOLD_S seconds; its reason and action are the event's
  *   unknown    no reading yet: never sampled, or its backend failed before a first good sample
  *   degraded   stale: the backend failed this sample and r is the last good one
  *   degraded   thermal throttling (XPU_THROTTLE_THERMAL), hardware slowdown

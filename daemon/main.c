@@ -39,6 +39,7 @@
 #include "base/macro.h"
 #include "base/privilege.h"
 #include "base/seccomp.h"
+#include "kmsg.h"
 #include "query.h"
 #include "xpud-options.h"
 #include "sampler.h"
@@ -707,6 +708,18 @@ static int run(void) {
                 goto out;
         if (arg.cdi_dir && prepare_cdi_dir() < 0)
                 goto out;
+        /* The kernel log before privileges go: /dev/kmsg needs CAP_SYSLOG under dmesg_restrict. */
+        int kmsg_fd = -1;
+        if (arg.kmsg) {
+                kmsg_fd = xpud_kmsg_open_path(arg.kmsg);
+                if (kmsg_fd < 0 && arg.kmsg_set) {
+                        log_error("--kmsg %s: %s", arg.kmsg, strerror(-kmsg_fd));
+                        goto out;
+                }
+                if (kmsg_fd < 0)
+                        log_info("kernel log events off: %s: %s (reading it needs root or CAP_SYSLOG; "
+                                 "--kmsg none silences this)", arg.kmsg, strerror(-kmsg_fd));
+        }
         if (arg.user_set) {
                 /* The socket's directory, when made here, goes to the user, so it can remove the
                  * socket file at exit (through the checked fd: no path, no symlink followed). */
@@ -731,6 +744,8 @@ static int run(void) {
                 .nfd_file = arg.nfd_file,
                 .cdi_dir = arg.cdi_dir,
                 .cdi_host_root = arg.cdi_host_root,
+                .kmsg_fd = kmsg_fd,
+                .kmsg_path = arg.kmsg,
         };
         int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
         if (r < 0) {

@@ -174,6 +174,16 @@ cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_devi
         if (ok && d->sample_time > 0)
                 ok = add_num(o, "sample_time", d->sample_time);
         ok = ok && add_item(o, "readings", readings_to_json(d));
+        if (ok && d->kernel.n_xids > 0) { /* "xid_errors": {"79": 1}: Xids in the kernel log since xpud started */
+                cJSON *x = cJSON_CreateObject();
+                ok = x != NULL;
+                for (size_t i = 0; ok && i < d->kernel.n_xids; i++) {
+                        char key[12];
+                        snprintf(key, sizeof key, "%u", d->kernel.xids[i].xid);
+                        ok = add_num(x, key, (double)d->kernel.xids[i].count);
+                }
+                ok = add_item(o, "xid_errors", x) && ok;
+        }
         if (!ok) {
                 cJSON_Delete(o);
                 return NULL;

@@ -364,12 +364,24 @@ static void emit_mig_memory(struct out *o, const struct xpud_snapshot *s, const 
         }
 }
 
+static const struct family fam_xid = { "xpu_xid_errors_total", "counter",
+                                       "NVIDIA Xid events of the device in the kernel log since xpud started, per Xid." };
+
+static void emit_xid(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (size_t i = 0; i < d->kernel.n_xids && i < XPUD_XIDS_MAX; i++) {
+                char xid[12];
+                snprintf(xid, sizeof xid, "%u", d->kernel.xids[i].xid);
+                sample_u64(o, &fam_xid, d, "xid", xid, d->kernel.xids[i].count);
+        }
+}
+
 /* Device families in output order; NULL entries stand for the scalars[] table. */
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
         emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
-        emit_pcie_width, emit_pcie_speed, emit_mig_info, emit_mig_memory,
+        emit_pcie_width, emit_pcie_speed, emit_mig_info, emit_mig_memory, emit_xid,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */

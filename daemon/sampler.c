@@ -9,7 +9,8 @@
  *                 capability ...) and mapped to readings (xpu_nvml_device_readings());
  *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly (xpu_amd_readings_read()).
  * Then, for each device a backend read, its PCIe link from PCI sysfs, the same for every vendor
- * (xpu_pcie_link_read()).
+ * (xpu_pcie_link_read()), and the kernel log's driver events since the last sample
+ * (kernel-events.h).
  * A backend is part of a sample when its vendor's driver is loaded or the fast path lists a
  * device of its vendor.
  *
@@ -41,6 +42,7 @@
 #include "device-index.h"
 #include "events.h"
 #include "health.h"
+#include "kernel-events.h"
 #include "libs.h"
 #include "cdi-dir.h"
 #include "nfd.h"
@@ -95,6 +97,7 @@ struct xpud_sampler {
         char nvml_bus[XPU_NVML_DEVICES_MAX][XPU_PCI_BUS_ID_MAX]; /* bus id per NVML index, last seen */
         size_t nvml_total;                                        /* NVML's device count then */
         struct xpud_events events;
+        struct xpud_kernel_state kernel; /* the kernel log's driver events */
         struct xpud_index_map indices; /* stable xpud index per device seen */
         struct backend_state state[ELEMENTSOF(backends)];
         struct xpud_snapshot *prev; /* a reference to the last snapshot published */
@@ -401,6 +404,9 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         if (r < 0)
                 return r;
         sort_by_index(s);
+        r = xpud_kernel_update(&smp->kernel, s, &smp->events, sm.now);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < s->n_devices; i++) {
                 struct xpud_device *d = &s->devices[i];
                 xpud_health_evaluate(d, xpud_snapshot_find_same(prev, d),
@@ -480,6 +486,7 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         if (!smp)
                 return -ENOMEM;
         smp->roots.sys_fd = smp->roots.dev_fd = smp->roots.driver_fd = -EBADF;
+        xpud_kernel_init(&smp->kernel, o->kmsg_fd > 0 ? o->kmsg_fd : -1, o->kmsg_path);
         pthread_mutex_init(&smp->sample_lock, NULL);
         pthread_mutex_init(&smp->lock, NULL);
         pthread_condattr_t ca;
@@ -584,6 +591,7 @@ struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
                 pthread_join(smp->thread, NULL);
         smp->nvml = xpu_nvml_session_free(smp->nvml);
         xpud_events_done(&smp->events);
+        xpud_kernel_done(&smp->kernel);
         xpud_index_map_done(&smp->indices);
         if (smp->have_nfd)
                 xpud_nfd_done(&smp->nfd);

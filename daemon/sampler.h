@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpud's sampler: one thread that, every interval, probes the inventory (fast path),
  * reads every device's readings (AMD: amdgpu sysfs/hwmon directly; NVIDIA: NVML through the
- * isolated helper, one NVML session kept between samples), evaluates health, records events,
+ * isolated helper, one NVML session kept between samples) and the GPU drivers' kernel log
+ * events (kernel-events.h), evaluates health, records events,
  * and publishes a new immutable snapshot (snapshot.h). Requests never wait for it. */
 #pragma once
 
@@ -21,6 +22,9 @@ struct xpud_sampler_options {
         const char *cdi_dir;     /* NULL, or the CDI spec directory (--cdi-dir, cdi-dir.h) */
         const char *cdi_host_root; /* --cdi-host-root, NULL: "/" */
         size_t events_max;       /* ring size of /v1/events; 0 = 256 */
+        int kmsg_fd;             /* the kernel log (kmsg.h: xpud_kmsg_open_path()), taken by the
+                                  * sampler; -1: none. 0 is taken as none too (a zeroed struct) */
+        const char *kmsg_path;   /* its path, for messages */
 };
 
 struct xpud_sampler;

@@ -36,6 +36,26 @@ const char *xpud_health_to_string(enum xpud_health h);
 #define XPUD_ERROR_SIZE 320
 #define XPUD_EVENT_MESSAGE_SIZE 448
 
+/* Distinct Xids counted per device (xpu_xid_errors_total); more are counted under the last. */
+#define XPUD_XIDS_MAX 16
+
+/* What the GPU drivers' kernel log said about one device since xpud started (kmsg.h). */
+struct xpud_kernel_events {
+        enum xpud_health health;       /* healthy: nothing held now; degraded or unhealthy: the worst
+                                        * event of the last XPUD_KMSG_HOLD_S seconds */
+        char reason[XPUD_REASON_SIZE]; /* that event: "Xid 79 (GPU has fallen off the bus) at ..." */
+        char action[XPUD_ACTION_SIZE];
+        struct {
+                uint32_t xid;
+                uint64_t count;
+        } xids[XPUD_XIDS_MAX];         /* NVIDIA Xids seen, by first appearance */
+        size_t n_xids;
+};
+
+/* How long a kernel log event keeps its device degraded or unhealthy, seconds: the kernel says
+ * nothing when the fault is gone, so its effect ends an hour after the last such event. */
+#define XPUD_KMSG_HOLD_S 3600.0
+
 /* One device in a snapshot. */
 struct xpud_device {
         struct xpu_device dev;      /* identity from the fast path + rich merge (probe.h) */
@@ -47,6 +67,7 @@ struct xpud_device {
         char reasons[XPUD_REASONS_MAX][XPUD_REASON_SIZE]; /* "fell off the bus: ...", "thermal throttling" */
         size_t n_reasons;
         char action[XPUD_ACTION_SIZE]; /* suggested action for the worst reason; "" when healthy */
+        struct xpud_kernel_events kernel; /* from the kernel log, filled by the sampler */
 };
 
 /* One vendor backend's state (xpud_backend_up{backend}). */
@@ -62,7 +83,9 @@ struct xpud_backend {
 struct xpud_event {
         double time;                /* unix seconds */
         uint64_t seq;               /* increasing, never reused */
-        char kind[24];              /* "device_lost", "device_back", "health", "backend_error", "backend_up" */
+        char kind[24];              /* "device_lost", "device_back", "health", "backend_error", "backend_up";
+                                     * from the kernel log "xid", "amdgpu_reset", "amdgpu_ring_timeout",
+                                     * "amdgpu_ras" */
         char device[64];            /* uuid or pci bus id; "" for daemon-level events */
         char message[XPUD_EVENT_MESSAGE_SIZE]; /* cut with "..." when longer */
 };

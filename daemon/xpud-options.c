@@ -36,6 +36,8 @@ void xpud_options_usage(FILE *f) {
               "                         (e.g. /var/run/cdi); removed when xpud stops\n"
               "  --cdi-host-root DIR    where the host's / is mounted here (a pod: /host); the spec\n"
               "                         names host paths\n"
+              "  --kmsg PATH|none       kernel log to read GPU driver events from (Xid, amdgpu resets\n"
+              "                         and RAS; default /dev/kmsg, skipped with a note when unreadable)\n"
               "  --sys-root DIR         prefix for /sys and /proc reads (default /)\n"
               "  --dev-root DIR         prefix of dev/ device nodes (default /)\n"
               "  --driver-root DIR      host driver files (default: first of /run/nvidia/driver, /host, /)\n"
@@ -234,6 +236,7 @@ enum {
         OPT_USER,
         OPT_VENDOR_TIMEOUT,
         OPT_CDI_DIR,
+        OPT_KMSG,
         OPT_CDI_HOST_ROOT,
         OPT_LOG_LEVEL,
         OPT_VERSION,
@@ -356,6 +359,7 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 { "allow-gid", required_argument, NULL, OPT_ALLOW_GID },
                 { "nfd-file", required_argument, NULL, OPT_NFD_FILE },
                 { "cdi-dir", required_argument, NULL, OPT_CDI_DIR },
+                { "kmsg", required_argument, NULL, OPT_KMSG },
                 { "cdi-host-root", required_argument, NULL, OPT_CDI_HOST_ROOT },
                 { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
                 { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
@@ -372,6 +376,7 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 .socket_path = XPUD_SOCKET_DEFAULT,
                 .interval_s = XPUD_INTERVAL_DEFAULT_S,
                 .vendor_timeout_s = XPUD_VENDOR_TIMEOUT_DEFAULT_S,
+                .kmsg = XPUD_KMSG_DEFAULT,
                 .log_level = -1,
         };
         if (argc > 1 && strcmp(argv[1], "query") == 0) {
@@ -439,6 +444,12 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                         }
                         break;
                 }
+                case OPT_KMSG:
+                        r = set_path(&o.kmsg, optarg, "--kmsg", err, err_size);
+                        o.kmsg_set = true;
+                        if (r == 0 && strcmp(optarg, "none") == 0)
+                                o.kmsg = NULL;
+                        break;
                 case OPT_CDI_DIR:
                 case OPT_CDI_HOST_ROOT: {
                         const char *opt = c == OPT_CDI_DIR ? "--cdi-dir" : "--cdi-host-root";

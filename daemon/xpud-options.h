@@ -43,6 +43,8 @@ struct xpud_options {
         const char *nfd_file;      /* --nfd-file or NULL */
         const char *cdi_dir;       /* --cdi-dir or NULL (absolute) */
         const char *cdi_host_root; /* --cdi-host-root or NULL (absolute) */
+        const char *kmsg;          /* --kmsg: the kernel log (default XPUD_KMSG_DEFAULT), NULL for "none" */
+        bool kmsg_set;             /* --kmsg given: a log that cannot be opened is an error, not a note */
         const char *sys_root;      /* --sys-root or NULL ("/") */
         const char *dev_root;      /* --dev-root or NULL ("/") */
         const char *driver_root;   /* --driver-root or NULL (as xpuinit picks it) */
@@ -53,6 +55,9 @@ struct xpud_options {
         int log_level;             /* enum xpu_log_level from -v/--log-level; -1 = not given */
         const char *query_path;    /* `xpud query [PATH]`: the endpoint (default XPUD_QUERY_DEFAULT) */
 };
+
+/* The kernel log xpud reads driver events from when --kmsg is not given. */
+#define XPUD_KMSG_DEFAULT "/dev/kmsg"
 
 /* The endpoint `xpud query` asks when none is given. */
 #define XPUD_QUERY_DEFAULT "/v1/health"

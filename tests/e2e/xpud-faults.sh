@@ -15,6 +15,9 @@
 #   - the NVML helper hangs (hang.nvmlDeviceGetPowerUsage) and then aborts → backend error,
 #     xpud_backend_up{backend="nvml"} 0, the last good values marked stale in /v1/devices; the
 #     fault removed → backend up again, fresh values;
+#   - the kernel log (--kmsg, a file standing in for /dev/kmsg): an Xid 79 line → gpu 0 unhealthy
+#     with the catalogue's reason and action, an xid event, xpu_xid_errors_total{xid="79"} 1; an
+#     Xid 13 (an application fault) counts but leaves gpu 1 healthy;
 #   - xpud exits 0 on SIGTERM.
 # Every wait polls with a deadline. Needs root (the helper switches to nobody), curl and jq (make
 # deps); missing ones fail loudly. Prints TAP.
@@ -160,8 +163,10 @@ L1="vendor=\"nvidia\",gpu=\"1\",uuid=\"$UUID1\",pci_bus_id=\"0000:1b:00.0\""
 
 # ---- start ---------------------------------------------------------------------------------------
 
+# A stand-in for /dev/kmsg: records appended to it are read at the next sample.
+: >"$T/kmsg"
 "$XPUD" --socket "$SOCK" --sys-root "$HOST" --dev-root "$HOST" --driver-root "$HOST" --interval 1 \
-        --vendor-timeout 2 -v 2>"$T/xpud.log" &
+        --vendor-timeout 2 --kmsg "$T/kmsg" -v 2>"$T/xpud.log" &
 XPID=$!
 if until_true 20 sh -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --unix-socket '$SOCK' http://xpud/readyz)\" = 200 ]"; then
         ok "xpud is ready on the fake host"
@@ -355,6 +360,34 @@ if [ "$inits" -ge 3 ]; then
         ok "a new NVML session after each failure ($inits nvmlInit_v2 in all)"
 else
         not_ok "a new NVML session after each failure ($inits nvmlInit_v2 in all)"
+fi
+
+# ---- kernel log: an Xid 79 makes its GPU unhealthy, an Xid 13 (an application's fault) does not ----------
+
+printf '%s\n' '4,2102,7203114825,-;NVRM: Xid (PCI:0000:1a:00): 79, pid=2563, name=python3, GPU has fallen off the bus.' \
+        '4,2104,7310000002,-;NVRM: Xid (PCI:0000:1b:00): 13, pid=8812, name=train.py, Graphics Exception: ESR 0x505648=0x1000e' \
+        >>"$T/kmsg"
+if until_true 20 jqt "$T/health" '.devices[0].state == "unhealthy"'; then
+        ok "kernel log: Xid 79 for 0000:1a:00 makes gpu 0 unhealthy"
+else
+        not_ok "kernel log: Xid 79 for 0000:1a:00 makes gpu 0 unhealthy"
+        diag_file "$T/health"
+fi
+check "/v1/health: the reason names the Xid and what it means" jqt "$T/health" \
+        '.devices[0].reasons[0] | startswith("Xid 79: GPU has fallen off the bus (kernel log at 7203.114825 s after boot")'
+check "/v1/health: the action is the catalogue's" jqt "$T/health" \
+        '.devices[0].action | startswith("drain the node, reboot it")'
+check "/v1/health: gpu 1 (Xid 13, an application fault) is not made unhealthy" jqt "$T/health" '.devices[1].state == "healthy"'
+check "/v1/events: an xid event for gpu 0" jqt "$T/events" \
+        "[.events[] | select(.kind == \"xid\" and .device == \"$UUID0\" and (.message | startswith(\"gpu 0 (0000:1a:00.0): Xid 79: GPU has fallen off the bus\")))] | length == 1"
+check "/metrics: xpu_xid_errors_total{xid=\"79\"} 1 for gpu 0" sample_line "xpu_xid_errors_total{$L0,xid=\"79\"}" 1
+check "/metrics: xpu_xid_errors_total{xid=\"13\"} 1 for gpu 1" sample_line "xpu_xid_errors_total{$L1,xid=\"13\"}" 1
+check "/v1/devices: xid_errors of gpu 0" jqt "$T/devices" '.devices[0].xid_errors == {"79": 1}'
+printf '%s\n' '4,2105,7310000100,-;NVRM: Xid (PCI:0000:1b:00): 13, pid=8812, name=train.py, Graphics Exception' >>"$T/kmsg"
+if until_true 20 sample_line "xpu_xid_errors_total{$L1,xid=\"13\"}" 2; then
+        ok "kernel log: a second Xid 13 counts 2"
+else
+        not_ok "kernel log: a second Xid 13 counts 2"
 fi
 
 # ---- stop ---------------------------------------------------------------------------------------------

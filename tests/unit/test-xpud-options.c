@@ -47,6 +47,8 @@ START_TEST(test_defaults) {
         ck_assert_int_eq(o.log_level, -1);
         ck_assert_ptr_null(o.cdi_dir);
         ck_assert_ptr_null(o.cdi_host_root);
+        ck_assert_str_eq(o.kmsg, "/dev/kmsg");
+        ck_assert(!o.kmsg_set);
         char *cdi[] = { (char *)"xpud", (char *)"--cdi-dir", (char *)"/var/run/cdi", (char *)"--cdi-host-root=/host", NULL };
         ck_assert_int_eq(xpud_options_parse(4, cdi, &o, err, sizeof err), 0);
         ck_assert_str_eq(o.cdi_dir, "/var/run/cdi");
@@ -171,6 +173,13 @@ START_TEST(test_repeated_and_long) {
         ck_assert_ptr_nonnull(strstr(err, "is longer than 107 bytes (a limit of UNIX sockets); choose a shorter path"));
         ck_assert_int_eq(PARSE(&o, err, "--nfd-file", "labels"), 0);
         ck_assert_str_eq(o.nfd_file, "labels");
+        ck_assert_int_eq(PARSE(&o, err, "--kmsg", "none"), 0);
+        ck_assert_ptr_null(o.kmsg);
+        ck_assert(o.kmsg_set);
+        ck_assert_int_eq(PARSE(&o, err, "--kmsg", "/tmp/kmsg"), 0);
+        ck_assert_str_eq(o.kmsg, "/tmp/kmsg");
+        ck_assert_int_eq(PARSE(&o, err, "--kmsg", ""), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "--kmsg: empty path"));
 }
 END_TEST
 
