@@ -58,6 +58,9 @@ enum reason_kind {
         R_POWER,
         R_ECC_STORM,
         R_PCIE_WIDTH,
+        R_REMAP_FAILED,
+        R_REMAP_PENDING,
+        R_RETIRE_PENDING,
         _R_MAX,
 };
 
@@ -89,6 +92,12 @@ static const struct {
                       "the GPU runs at its power limit; check xpu_power_limit_watts and the power supply" },
         [R_ECC_STORM] = { XPUD_HEALTH_DEGRADED,
                           "watch the corrected ECC rate; plan a reset or replacement if it keeps growing" },
+        [R_REMAP_FAILED] = { XPUD_HEALTH_UNHEALTHY,
+                             "drain this GPU's workloads and replace it: it has no spare memory rows left" },
+        [R_REMAP_PENDING] = { XPUD_HEALTH_DEGRADED,
+                              "drain this GPU's workloads and reset it (nvidia-smi -r) so the remapping takes effect" },
+        [R_RETIRE_PENDING] = { XPUD_HEALTH_DEGRADED,
+                               "drain this GPU's workloads and reload the driver (or reboot) so the retirement takes effect" },
         [R_PCIE_WIDTH] = { XPUD_HEALTH_DEGRADED,
                            "reseat the GPU (and its riser or cable) at the next maintenance; check `lspci -vv` "
                            "LnkSta against LnkCap and the slot's wiring" },
@@ -190,6 +199,19 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
                 else
                         reason_add(d, R_ECC_UNCORRECTED, "uncorrected ECC errors: %" PRIu64, r->ecc_uncorrected);
         }
+
+        /* Memory repair the GPU itself reports (NVML): a failed remap is lasting damage, a pending
+         * remap or retirement waits for a reset. Fresh or stale: the flags persist until then. */
+        if (have_sample && !r->lost && (r->have & XPU_READ_ROW_REMAP)) {
+                if (r->remap_failed)
+                        reason_add(d, R_REMAP_FAILED, "row remapping failed (%u rows remapped for uncorrectable errors)",
+                                   r->remapped_rows[XPU_REPAIR_UNCORRECTABLE]);
+                if (r->remap_pending)
+                        reason_add(d, R_REMAP_PENDING, "row remapping pending: a reset applies it");
+        }
+        if (have_sample && !r->lost && (r->have & XPU_READ_RETIRED_PAGES) && r->retired_pending)
+                reason_add(d, R_RETIRE_PENDING, "page retirement pending (%u double-bit, %u single-bit pages retired)",
+                           r->retired_pages[XPU_REPAIR_UNCORRECTABLE], r->retired_pages[XPU_REPAIR_CORRECTABLE]);
 
         /* A driver's kernel log event (Xid, amdgpu RAS/reset/ring timeout) the sampler still holds. */
         if (d->kernel.health == XPUD_HEALTH_DEGRADED || d->kernel.health == XPUD_HEALTH_UNHEALTHY)

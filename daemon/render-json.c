@@ -105,6 +105,20 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                 ok = e && add_u64(e, "corrected", r->ecc_corrected) && add_u64(e, "uncorrected", r->ecc_uncorrected);
                 ok = add_item(o, "ecc_errors", e) && ok;
         }
+        if (ok && (r->have & XPU_READ_ROW_REMAP)) {
+                cJSON *e = cJSON_CreateObject();
+                ok = e && add_u64(e, "correctable", r->remapped_rows[XPU_REPAIR_CORRECTABLE]) &&
+                     add_u64(e, "uncorrectable", r->remapped_rows[XPU_REPAIR_UNCORRECTABLE]) &&
+                     add_bool(e, "pending", r->remap_pending) && add_bool(e, "failed", r->remap_failed);
+                ok = add_item(o, "remapped_rows", e) && ok;
+        }
+        if (ok && (r->have & XPU_READ_RETIRED_PAGES)) {
+                cJSON *e = cJSON_CreateObject();
+                ok = e && add_u64(e, "correctable", r->retired_pages[XPU_REPAIR_CORRECTABLE]) &&
+                     add_u64(e, "uncorrectable", r->retired_pages[XPU_REPAIR_UNCORRECTABLE]) &&
+                     add_bool(e, "pending", r->retired_pending);
+                ok = add_item(o, "retired_pages", e) && ok;
+        }
         if (ok && (r->have & XPU_READ_THROTTLE)) {
                 cJSON *a = cJSON_CreateArray();
                 for (int i = 0; a && ok && i < _XPU_THROTTLE_MAX; i++)

@@ -364,6 +364,53 @@ static void emit_mig_memory(struct out *o, const struct xpud_snapshot *s, const 
         }
 }
 
+static const struct family fam_remapped = {
+        "xpu_memory_remapped_rows_total", "counter",
+        "Memory rows remapped over the GPU's life, by the errors that caused it (NVIDIA row remapping)."
+};
+static const struct family fam_remap_pending = { "xpu_memory_remap_pending", "gauge",
+                                                 "1 when a row remap waits for the next GPU reset." };
+static const struct family fam_remap_failed = { "xpu_memory_remap_failed", "gauge",
+                                                "1 when a row remap failed (no spare row left)." };
+static const struct family fam_retired = {
+        "xpu_memory_retired_pages_total", "counter",
+        "Memory pages retired over the GPU's life: correctable = repeated single-bit, uncorrectable = double-bit ECC errors."
+};
+static const struct family fam_retired_pending = { "xpu_memory_retired_pages_pending", "gauge",
+                                                   "1 when a page retirement waits for the next driver load." };
+
+static void emit_remap(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (int c = 0; has_values(d) && (d->r.have & XPU_READ_ROW_REMAP) && c < _XPU_REPAIR_MAX; c++)
+                sample_u64(o, &fam_remapped, d, "severity", xpu_repair_cause_to_string((enum xpu_repair_cause)c),
+                           d->r.remapped_rows[c]);
+}
+
+static void emit_remap_flags(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        if (has_values(d) && (d->r.have & XPU_READ_ROW_REMAP))
+                sample_u64(o, &fam_remap_pending, d, NULL, NULL, d->r.remap_pending);
+}
+
+static void emit_remap_failed(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        if (has_values(d) && (d->r.have & XPU_READ_ROW_REMAP))
+                sample_u64(o, &fam_remap_failed, d, NULL, NULL, d->r.remap_failed);
+}
+
+static void emit_retired(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (int c = 0; has_values(d) && (d->r.have & XPU_READ_RETIRED_PAGES) && c < _XPU_REPAIR_MAX; c++)
+                sample_u64(o, &fam_retired, d, "cause", xpu_repair_cause_to_string((enum xpu_repair_cause)c),
+                           d->r.retired_pages[c]);
+}
+
+static void emit_retired_pending(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        if (has_values(d) && (d->r.have & XPU_READ_RETIRED_PAGES))
+                sample_u64(o, &fam_retired_pending, d, NULL, NULL, d->r.retired_pending);
+}
+
 static const struct family fam_xid = { "xpu_xid_errors_total", "counter",
                                        "NVIDIA Xid events of the device in the kernel log since xpud started, per Xid." };
 
@@ -381,7 +428,8 @@ typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, con
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
         emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
-        emit_pcie_width, emit_pcie_speed, emit_mig_info, emit_mig_memory, emit_xid,
+        emit_pcie_width, emit_pcie_speed, emit_remap, emit_remap_flags, emit_remap_failed, emit_retired,
+        emit_retired_pending, emit_mig_info, emit_mig_memory, emit_xid,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */

@@ -37,6 +37,9 @@
  *   device.0.ecc_corrected 0             volatile totals
  *   device.0.ecc_uncorrected 0
  *   device.0.clock_event_reasons 1       NVML's bitmask, decimal
+ *   device.0.remap 0 2 1 0               row remapping: correctable rows, uncorrectable rows, pending
+ *                                        (0/1), failed (0/1)
+ *   device.0.retired 1 0 0               page retirement: single-bit pages, double-bit pages, pending (0/1)
  *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
  *   end
  * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
@@ -154,9 +157,60 @@ static int set_mig_field(struct xpu_nvml_device *d, const char *field, const cha
         }
 }
 
+/* VALUE = N decimal numbers (each at most UINT32_MAX) separated by single spaces, into OUT.
+ * Returns 0 or -EINVAL. */
+static int parse_u32s(const char *value, uint32_t *out, size_t n) {
+        const char *p = value;
+        for (size_t k = 0; k < n; k++) {
+                char num[12];
+                size_t len = strspn(p, "0123456789");
+                uint64_t v;
+                if (len == 0 || len >= sizeof num || (len > 1 && p[0] == '0'))
+                        return -EINVAL;
+                memcpy(num, p, len);
+                num[len] = '\0';
+                if (xpu_parse_u64(num, 10, &v) < 0 || v > UINT32_MAX)
+                        return -EINVAL;
+                out[k] = (uint32_t)v;
+                p += len;
+                if (*p != (k + 1 < n ? ' ' : '\0'))
+                        return -EINVAL;
+                p += k + 1 < n;
+        }
+        return 0;
+}
+
+/* The memory-repair keys "remap" and "retired" (each once, flags 0 or 1). Returns 0, -ENOENT
+ * when FIELD is neither, -EINVAL. */
+static int set_repair_field(struct xpu_nvml_device *d, const char *field, const char *value) {
+        uint32_t v[4];
+        if (strcmp(field, "remap") == 0) {
+                if ((d->have & XPU_NVML_HAVE_REMAP) || parse_u32s(value, v, 4) < 0 || v[2] > 1 || v[3] > 1)
+                        return -EINVAL;
+                d->remap_correctable = v[0];
+                d->remap_uncorrectable = v[1];
+                d->remap_pending = v[2];
+                d->remap_failed = v[3];
+                d->have |= XPU_NVML_HAVE_REMAP;
+                return 0;
+        }
+        if (strcmp(field, "retired") == 0) {
+                if ((d->have & XPU_NVML_HAVE_RETIRED) || parse_u32s(value, v, 3) < 0 || v[2] > 1)
+                        return -EINVAL;
+                d->retired_sbe = v[0];
+                d->retired_dbe = v[1];
+                d->retired_pending = v[2];
+                d->have |= XPU_NVML_HAVE_RETIRED;
+                return 0;
+        }
+        return -ENOENT;
+}
+
 /* Store "device.N.FIELD VALUE" into D. Returns 0 or -EINVAL. */
 static int set_device_field(struct xpu_nvml_device *d, const char *field, const char *value) {
         int e = set_mig_field(d, field, value);
+        if (e == -ENOENT)
+                e = set_repair_field(d, field, value);
         if (e != -ENOENT)
                 return e;
         if (xpu_reply_set_field(d, &d->have, device_fields, ELEMENTSOF(device_fields), field, value) < 0)

@@ -43,6 +43,7 @@ typedef struct { /* nvmlUtilization_t: percent of the last sample period */
 enum {
         NVML_OK = 0,
         NVML_NOT_FOUND = 6,    /* NVML_ERROR_NOT_FOUND: no MIG device at that index */
+        NVML_INSUFFICIENT_SIZE = 7, /* NVML_ERROR_INSUFFICIENT_SIZE: the count is set, the buffer was too small */
         NVML_GPU_IS_LOST = 15, /* NVML_ERROR_GPU_IS_LOST */
 };
 /* Arguments of the readings (nvml.h enums). */
@@ -73,13 +74,16 @@ typedef nvml_ret (*fn_dev_ptr)(nvml_dev, void *);
 typedef nvml_ret (*fn_dev_arg_uint)(nvml_dev, int, unsigned *);
 typedef nvml_ret (*fn_dev_arg2_ull)(nvml_dev, int, int, unsigned long long *);
 typedef nvml_ret (*fn_dev_index)(nvml_dev, unsigned, nvml_dev *);
+typedef nvml_ret (*fn_dev_uint4)(nvml_dev, unsigned *, unsigned *, unsigned *, unsigned *);
+typedef nvml_ret (*fn_dev_pages)(nvml_dev, int, unsigned *, unsigned long long *);
 typedef const char *(*fn_errstr)(nvml_ret);
 
 /* Addresses bound by xpu_dl_bind(); called through the typedefs above. */
 struct nvml_api {
         void *init, *shutdown, *driver_version, *cuda_version, *count, *handle, *name, *uuid, *minor, *pci,
                 *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *mig_gi, *mig_ci, *utilization, *temperature,
-                *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *error_string;
+                *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *remapped_rows, *retired_pages,
+                *retired_pending, *error_string;
 };
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
@@ -272,6 +276,30 @@ static void read_mig(struct dev_read *c) {
         }
 }
 
+/* Memory repair: row remapping (Ampere and later: nvmlDeviceGetRemappedRows) and page retirement
+ * (before: nvmlDeviceGetRetiredPages per cause, asked for the count only with a zero-sized buffer,
+ * and ...PendingStatus). Each set is sent whole or not at all (NOT_SUPPORTED on the other
+ * generation). */
+static void read_memory_repair(struct dev_read *c) {
+        const struct nvml_api *a = c->a;
+        unsigned corr = 0, unc = 0, pending = 0, failed = 0;
+        if (dev_can(c, offsetof(struct nvml_api, remapped_rows)) &&
+            dev_ok(c, "nvmlDeviceGetRemappedRows", CALL(fn_dev_uint4, a->remapped_rows)(c->d, &corr, &unc, &pending, &failed)) &&
+            pending <= 1 && failed <= 1)
+                xpu_reply_add(c->r, "device.%u.remap %u %u %u %u\n", c->i, corr, unc, pending, failed);
+        unsigned count[2] = { 0, 0 };
+        int status = 0;
+        bool ok = dev_can(c, offsetof(struct nvml_api, retired_pages)) &&
+                  dev_can(c, offsetof(struct nvml_api, retired_pending));
+        for (int cause = 0; ok && cause < 2; cause++) { /* NVML_PAGE_RETIREMENT_CAUSE_{MULTIPLE_SINGLE_BIT,DOUBLE_BIT} */
+                nvml_ret e = CALL(fn_dev_pages, a->retired_pages)(c->d, cause, &count[cause], NULL);
+                ok = e == NVML_INSUFFICIENT_SIZE || dev_ok(c, "nvmlDeviceGetRetiredPages", e);
+        }
+        if (ok && dev_ok(c, "nvmlDeviceGetRetiredPagesPendingStatus",
+                         CALL(fn_dev_int, a->retired_pending)(c->d, &status)) && (status == 0 || status == 1))
+                xpu_reply_add(c->r, "device.%u.retired %u %u %d\n", c->i, count[0], count[1], status);
+}
+
 /* The optional per-device facts; a failing optional call just leaves its line out. */
 static void read_device_extras(struct dev_read *c) {
         const struct nvml_api *a = c->a;
@@ -334,6 +362,7 @@ static void read_device_extras(struct dev_read *c) {
         }
 
         read_readings(c);
+        read_memory_repair(c);
 }
 
 /* Device I: handle, the required UUID and name, then the rest. A lost device is reported with
@@ -451,6 +480,9 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 /* renamed in R535; same signature and bits */
                 { "nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons",
                   &a.clock_events, true },
+                { "nvmlDeviceGetRemappedRows", NULL, &a.remapped_rows, true },
+                { "nvmlDeviceGetRetiredPages", NULL, &a.retired_pages, true },
+                { "nvmlDeviceGetRetiredPagesPendingStatus", NULL, &a.retired_pending, true },
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
         int e = xpu_helper_job_load(job, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, r, out_fd, status);

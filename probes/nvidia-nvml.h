@@ -47,6 +47,8 @@ enum {
         XPU_NVML_HAVE_ECC_CORRECTED = 1u << 16,     /* ecc_corrected */
         XPU_NVML_HAVE_ECC_UNCORRECTED = 1u << 17,   /* ecc_uncorrected */
         XPU_NVML_HAVE_CLOCK_EVENTS = 1u << 18,      /* clock_event_reasons */
+        XPU_NVML_HAVE_REMAP = 1u << 19,             /* remap_*: all four (row remapping, Ampere and later) */
+        XPU_NVML_HAVE_RETIRED = 1u << 20,           /* retired_*: all three (page retirement, before Ampere) */
 };
 
 /* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
@@ -104,6 +106,14 @@ struct xpu_nvml_device {
         uint64_t clock_event_reasons;        /* nvmlDeviceGetCurrentClocksEventReasons (or the older
                                                 ...ClocksThrottleReasons): NVML's bitmask, e.g. 0x1 GPU idle,
                                                 0x4 SW power cap, 0x20 SW thermal slowdown */
+        /* Memory repair (the GPU's lifetime counts, kept across driver loads): */
+        uint32_t remap_correctable;          /* nvmlDeviceGetRemappedRows corrRows: rows remapped for correctable errors */
+        uint32_t remap_uncorrectable;        /* ... uncRows: rows remapped for uncorrectable errors */
+        uint32_t remap_pending;              /* ... isPending: 1 = a remap waits for the next GPU reset */
+        uint32_t remap_failed;               /* ... failureOccurred: 1 = a remap failed (no spare row left) */
+        uint32_t retired_sbe;                /* nvmlDeviceGetRetiredPages(MULTIPLE_SINGLE_BIT_ECC_ERRORS) count */
+        uint32_t retired_dbe;                /* nvmlDeviceGetRetiredPages(DOUBLE_BIT_ECC_ERROR) count */
+        uint32_t retired_pending;            /* nvmlDeviceGetRetiredPagesPendingStatus: 1 = retirement waits for a reset */
 
         /* A per-device call answered NVML_ERROR_GPU_IS_LOST (15): the helper stopped querying this
          * device (the fields read before stay, with their bits) and went on with the others. */

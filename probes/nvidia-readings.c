@@ -147,6 +147,21 @@ int xpu_nvml_device_readings_checked(const struct xpu_nvml_device *d, struct xpu
                 r->throttle = xpu_nvml_throttle_from_reasons(d->clock_event_reasons);
                 r->have |= XPU_READ_THROTTLE;
         }
+        /* Memory repair: lifetime counts and flags, taken as NVML gives them (the flags were
+         * checked to be 0 or 1 by the parser). */
+        if (d->have & XPU_NVML_HAVE_REMAP) {
+                r->remapped_rows[XPU_REPAIR_CORRECTABLE] = d->remap_correctable;
+                r->remapped_rows[XPU_REPAIR_UNCORRECTABLE] = d->remap_uncorrectable;
+                r->remap_pending = d->remap_pending != 0;
+                r->remap_failed = d->remap_failed != 0;
+                r->have |= XPU_READ_ROW_REMAP;
+        }
+        if (d->have & XPU_NVML_HAVE_RETIRED) {
+                r->retired_pages[XPU_REPAIR_CORRECTABLE] = d->retired_sbe;
+                r->retired_pages[XPU_REPAIR_UNCORRECTABLE] = d->retired_dbe;
+                r->retired_pending = d->retired_pending != 0;
+                r->have |= XPU_READ_RETIRED_PAGES;
+        }
         return c.oom < 0 ? c.oom : c.left_out;
 }
 

@@ -46,3 +46,8 @@ const char *xpu_throttle_to_string(enum xpu_throttle t) {
 const char *xpu_link_end_to_string(enum xpu_link_end e) {
         return (unsigned)e < ELEMENTSOF(link_end_names) ? link_end_names[e] : NULL;
 }
+
+const char *xpu_repair_cause_to_string(enum xpu_repair_cause c) {
+        static const char *const names[_XPU_REPAIR_MAX] = { "correctable", "uncorrectable" };
+        return (unsigned)c < _XPU_REPAIR_MAX ? names[c] : NULL;
+}

@@ -65,7 +65,18 @@ enum {
         XPU_READ_THROTTLE = 1u << 8,           /* throttle (bits 1u << enum xpu_throttle) */
         XPU_READ_PCIE_WIDTH = 1u << 9,         /* pcie_link_width[] (both ends) */
         XPU_READ_PCIE_SPEED = 1u << 10,        /* pcie_link_speed[] (both ends) */
+        XPU_READ_ROW_REMAP = 1u << 11,         /* remapped_rows[], remap_pending, remap_failed */
+        XPU_READ_RETIRED_PAGES = 1u << 12,     /* retired_pages[], retired_pending */
 };
+
+/* Why memory was repaired (label "severity" of the remapped rows, "cause" of the retired pages). */
+enum xpu_repair_cause {
+        XPU_REPAIR_CORRECTABLE = 0, /* rows remapped for correctable errors; pages retired for repeated single-bit errors */
+        XPU_REPAIR_UNCORRECTABLE,   /* rows remapped for uncorrectable errors; pages retired for a double-bit error */
+        _XPU_REPAIR_MAX,
+};
+/* "correctable", "uncorrectable"; NULL when out of range. */
+const char *xpu_repair_cause_to_string(enum xpu_repair_cause c);
 
 struct xpu_readings {
         uint32_t have;                          /* XPU_READ_* */
@@ -85,6 +96,11 @@ struct xpu_readings {
         uint32_t throttle;                      /* 1u << enum xpu_throttle: reasons active now */
         uint32_t pcie_link_width[_XPU_LINK_END_MAX]; /* lanes (sysfs *_link_width, probes/pci-link.h) */
         uint64_t pcie_link_speed[_XPU_LINK_END_MAX]; /* transfers per second (sysfs *_link_speed) */
+        uint32_t remapped_rows[_XPU_REPAIR_MAX]; /* rows remapped over the GPU's life (NVML, Ampere and later) */
+        bool remap_pending;                     /* a row remap waits for the next GPU reset */
+        bool remap_failed;                      /* a row remap failed: no spare row was left */
+        uint32_t retired_pages[_XPU_REPAIR_MAX]; /* pages retired over the GPU's life (NVML, before Ampere) */
+        bool retired_pending;                   /* a page retirement waits for the next driver load */
         bool lost;                              /* the device fell off the bus / stopped answering */
         char lost_reason[128];                  /* why, when lost: "nvmlDeviceGetPowerUsage: GPU is lost (error 15)" */
 };

@@ -18,6 +18,8 @@
 #   - the kernel log (--kmsg, a file standing in for /dev/kmsg): an Xid 79 line → gpu 0 unhealthy
 #     with the catalogue's reason and action, an xid event, xpu_xid_errors_total{xid="79"} 1; an
 #     Xid 13 (an application fault) counts but leaves gpu 1 healthy;
+#   - NVML memory repair (device.N.remap / retired in the state): remapped rows, a pending remap as a
+#     health reason, retired pages;
 #   - xpud exits 0 on SIGTERM.
 # Every wait polls with a deadline. Needs root (the helper switches to nobody), curl and jq (make
 # deps); missing ones fail loudly. Prints TAP.
@@ -389,6 +391,22 @@ if until_true 20 sample_line "xpu_xid_errors_total{$L1,xid=\"13\"}" 2; then
 else
         not_ok "kernel log: a second Xid 13 counts 2"
 fi
+
+# ---- memory repair from NVML: a pending row remap and retired pages ----------------------------------
+
+set_state "device.0.remap 7 2 1 0" "device.1.retired 5 1 0"
+if until_true 20 sample_line "xpu_memory_remap_pending{$L0}" 1; then
+        ok "NVML row remapping: xpu_memory_remap_pending 1 for gpu 0"
+else
+        not_ok "NVML row remapping: xpu_memory_remap_pending 1 for gpu 0"
+        diag_file "$T/xpud.log"
+fi
+check "/metrics: 2 rows remapped for uncorrectable errors" \
+        sample_line "xpu_memory_remapped_rows_total{$L0,severity=\"uncorrectable\"}" 2
+check "/metrics: 1 page retired for a double-bit error on gpu 1" \
+        sample_line "xpu_memory_retired_pages_total{$L1,cause=\"uncorrectable\"}" 1
+check "/v1/health: the pending remap is a reason of gpu 0" jqt "$T/health" \
+        '[.devices[0].reasons[] | select(. == "row remapping pending: a reset applies it")] | length == 1'
 
 # ---- stop ---------------------------------------------------------------------------------------------
 

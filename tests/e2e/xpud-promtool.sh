@@ -83,6 +83,9 @@ is "$(jq -c '[.devices[0].readings.power_watts, .devices[3].readings.temperature
 is "$(jq -c '.devices[1].mig_devices | map([.name, .gpu_instance_id, .uuid, .memory_total_bytes])' "$TMP/devices-mig.json")" \
         '[["1:0",1,"MIG-aaaaaaaa-0000-4000-8000-000000000001",20937965568],["1:1",2,null,null]]' \
         "/v1/devices lists a GPU's MIG devices: name, GPU instance, NVML's UUID and memory where known"
+is "$(jq -c '[.devices[0].readings.remapped_rows, .devices[1].readings.retired_pages]' "$TMP/devices-mig.json")" \
+        '[{"correctable":7,"uncorrectable":2,"pending":true,"failed":false},{"correctable":5,"uncorrectable":1,"pending":false}]' \
+        "/v1/devices: remapped rows and retired pages with their flags"
 is "$(jq -c '[.status, [.devices[].state], [.backends[] | [.name, .up]]]' "$TMP/health.json")" \
         '["unhealthy",["healthy","degraded","unhealthy","degraded"],[["nvml",true],["amdgpu_sysfs",false]]]' \
         "/v1/health: worst state, each device's state, each backend"

@@ -101,6 +101,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *p
 EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock);
+EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+                                              unsigned int *isPending, unsigned int *failureOccurred);
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, int cause, unsigned int *pageCount,
+                                              unsigned long long *addresses);
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, int *isPending);
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
                                                 unsigned long long *eccCounts);
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
@@ -736,6 +741,64 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int
         if (errorType < 0 || errorType > 1 || counterType < 0 || counterType > 1)
                 return NVML_ERROR_INVALID_ARGUMENT;
         return ull_reading("nvmlDeviceGetTotalEccErrors", device, ecc_keys[errorType][counterType], eccCounts);
+}
+
+/* "device.N.remap C U P F" (rows remapped for correctable and uncorrectable errors, pending,
+ * failed; Ampere and later), else NOT_SUPPORTED as on older GPUs. */
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+                                       unsigned int *isPending, unsigned int *failureOccurred) {
+        char v[64];
+        nvmlReturn_t r = enter("nvmlDeviceGetRemappedRows", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!corrRows || !uncRows || !isPending || !failureOccurred)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_getf(v, sizeof(v), "device.%u.remap", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(v, "%u %u %u %u", corrRows, uncRows, isPending, failureOccurred) != 4)
+                return NVML_ERROR_UNKNOWN;
+        return NVML_SUCCESS;
+}
+
+/* "device.N.retired SBE DBE PENDING" (pages retired for repeated single-bit and for double-bit
+ * errors, pending; before Ampere), else NOT_SUPPORTED. A count query (*pageCount 0) answers
+ * INSUFFICIENT_SIZE with the count when there are pages, as NVML does. */
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, int cause, unsigned int *pageCount,
+                                       unsigned long long *addresses) {
+        char v[64];
+        unsigned n[3];
+        nvmlReturn_t r = enter("nvmlDeviceGetRetiredPages", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!pageCount || cause < 0 || cause > 1)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_getf(v, sizeof(v), "device.%u.retired", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(v, "%u %u %u", &n[0], &n[1], &n[2]) != 3)
+                return NVML_ERROR_UNKNOWN;
+        unsigned have = *pageCount;
+        *pageCount = n[cause];
+        if (have < n[cause])
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        for (unsigned k = 0; addresses && k < n[cause]; k++)
+                addresses[k] = 0x1000ull * (k + 1);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, int *isPending) {
+        char v[64];
+        unsigned n[3];
+        nvmlReturn_t r = enter("nvmlDeviceGetRetiredPagesPendingStatus", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!isPending)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_getf(v, sizeof(v), "device.%u.retired", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (sscanf(v, "%u %u %u", &n[0], &n[1], &n[2]) != 3)
+                return NVML_ERROR_UNKNOWN;
+        *isPending = (int)n[2];
+        return NVML_SUCCESS;
 }
 
 /* "device.N.clock_event_reasons": NVML's bitmask, decimal or 0x hex. */

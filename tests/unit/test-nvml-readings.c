@@ -26,6 +26,8 @@ static const char readings_state[] = "driver_version " DRIVER "\n"
                                      "device.0.mig_max 7\n"
                                      "device.0.mig.0.uuid MIG-11111111-2222-3333-4444-555555555550\n"
                                      "device.0.mig.2.uuid MIG-11111111-2222-3333-4444-555555555552\n"
+                                     "device.0.remap 7 2 1 0\n"
+                                     "device.0.retired 5 1 1\n"
                                      "device.0.mig.5.uuid MIG-11111111-2222-3333-4444-555555555555\n"
                                      "device.0.mig.5.gi 9\n"
                                      "device.0.mig.5.ci 2\n"
@@ -66,8 +68,26 @@ START_TEST(test_readings_round_trip) {
                                            XPU_NVML_HAVE_TEMPERATURE | XPU_NVML_HAVE_POWER_USAGE |
                                            XPU_NVML_HAVE_POWER_LIMIT | XPU_NVML_HAVE_ENERGY | XPU_NVML_HAVE_CLOCK_SM |
                                            XPU_NVML_HAVE_CLOCK_MEMORY | XPU_NVML_HAVE_ECC_CORRECTED |
-                                           XPU_NVML_HAVE_ECC_UNCORRECTED | XPU_NVML_HAVE_CLOCK_EVENTS);
+                                           XPU_NVML_HAVE_ECC_UNCORRECTED | XPU_NVML_HAVE_CLOCK_EVENTS |
+                                           XPU_NVML_HAVE_REMAP | XPU_NVML_HAVE_RETIRED);
         ck_assert_uint_eq(d->memory_total_bytes, 85899345920ull);
+        /* Row remapping and page retirement (one GPU answers both here, to see both paths):
+         * counts and flags as NVML gave them. */
+        ck_assert_uint_eq(d->remap_correctable, 7);
+        ck_assert_uint_eq(d->remap_uncorrectable, 2);
+        ck_assert_uint_eq(d->remap_pending, 1);
+        ck_assert_uint_eq(d->remap_failed, 0);
+        ck_assert_uint_eq(d->retired_sbe, 5);
+        ck_assert_uint_eq(d->retired_dbe, 1);
+        ck_assert_uint_eq(d->retired_pending, 1);
+        struct xpu_readings rd;
+        xpu_nvml_device_readings(d, &rd);
+        ck_assert_uint_ne(rd.have & XPU_READ_ROW_REMAP, 0);
+        ck_assert_uint_eq(rd.remapped_rows[XPU_REPAIR_UNCORRECTABLE], 2);
+        ck_assert(rd.remap_pending && !rd.remap_failed);
+        ck_assert_uint_ne(rd.have & XPU_READ_RETIRED_PAGES, 0);
+        ck_assert_uint_eq(rd.retired_pages[XPU_REPAIR_CORRECTABLE], 5);
+        ck_assert(rd.retired_pending);
         ck_assert_uint_eq(d->memory_used_bytes, 911212544ull);
         ck_assert_str_eq(d->brand, "tesla");
         ck_assert(d->mig_enabled);

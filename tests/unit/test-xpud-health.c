@@ -20,6 +20,9 @@
 #define ACT_POWER "the GPU runs at its power limit"
 #define ACT_STORM "watch the corrected ECC rate"
 #define ACT_PCIE "reseat the GPU (and its riser or cable)"
+#define ACT_REMAP_FAILED "drain this GPU's workloads and replace it"
+#define ACT_REMAP_PENDING "drain this GPU's workloads and reset it (nvidia-smi -r)"
+#define ACT_RETIRE "drain this GPU's workloads and reload the driver"
 #define ACT_UNAVAILABLE                                                                                      \
         "the vendor library was not found: point --driver-root at the host's driver files, or ignore on hosts " \
         "without this vendor"
@@ -53,6 +56,8 @@ static const struct health_case {
         const char *backend_error; /* ... or this error */
         bool no_backend;
         uint32_t link_now, link_max; /* PCIe link width, lanes (XPU_READ_PCIE_WIDTH when link_max) */
+        int remap;                /* 0: none; else XPU_READ_ROW_REMAP with 1 pending, 2 failed, 3 both, 4 neither */
+        int retired;              /* 0: none; 1: XPU_READ_RETIRED_PAGES pending; 2: not pending */
         enum xpud_health want;
         size_t want_n;
         const char *want_reason;  /* reasons[0] */
@@ -134,6 +139,18 @@ static const struct health_case {
         { "PCIe link width of a stale sample is not current", STALE, .link_now = 1, .link_max = 16, .backend_down = true,
           .want = XPUD_HEALTH_DEGRADED, .want_n = 1, .want_reason = "stale sample: nvml: helper timed out after 10 s",
           .want_action = ACT_STALE },
+        { "row remap pending", FRESH, .remap = 1, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
+          .want_reason = "row remapping pending: a reset applies it", .want_action = ACT_REMAP_PENDING },
+        { "row remap failed", FRESH, .remap = 2, .want = XPUD_HEALTH_UNHEALTHY, .want_n = 1,
+          .want_reason = "row remapping failed (2 rows remapped for uncorrectable errors)", .want_action = ACT_REMAP_FAILED },
+        { "row remap failed and pending, stale", STALE, .remap = 3, .backend_down = true, .want = XPUD_HEALTH_UNHEALTHY,
+          .want_n = 3, .want_reason = "row remapping failed (2 rows remapped for uncorrectable errors)",
+          .want_action = ACT_REMAP_FAILED },
+        { "rows remapped, nothing pending", FRESH, .remap = 4, .want = XPUD_HEALTH_HEALTHY, .want_n = 0, .want_action = "" },
+        { "page retirement pending", FRESH, .retired = 1, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
+          .want_reason = "page retirement pending (1 double-bit, 5 single-bit pages retired)", .want_action = ACT_RETIRE },
+        { "pages retired, nothing pending", FRESH, .retired = 2, .want = XPUD_HEALTH_HEALTHY, .want_n = 0,
+          .want_action = "" },
         { "ECC and thermal: worst first", FRESH, .ecc = true, .unc = 1, .throttle_have = true, .throttle = T_THERMAL,
           .want = XPUD_HEALTH_UNHEALTHY, .want_n = 2, .want_reason = "uncorrected ECC errors: 1", .want_action = ACT_ECC },
         { "five reasons, four kept", FRESH, .ecc = true, .unc = 1, .corr = 1000, .prev = true, .throttle_have = true,
@@ -159,6 +176,19 @@ START_TEST(test_health_rules) {
                 d.r.have |= XPU_READ_PCIE_WIDTH;
                 d.r.pcie_link_width[XPU_LINK_CURRENT] = c->link_now;
                 d.r.pcie_link_width[XPU_LINK_MAX] = c->link_max;
+        }
+        if (c->remap) {
+                d.r.have |= XPU_READ_ROW_REMAP;
+                d.r.remapped_rows[XPU_REPAIR_CORRECTABLE] = 7;
+                d.r.remapped_rows[XPU_REPAIR_UNCORRECTABLE] = 2;
+                d.r.remap_pending = c->remap & 1;
+                d.r.remap_failed = c->remap & 2;
+        }
+        if (c->retired) {
+                d.r.have |= XPU_READ_RETIRED_PAGES;
+                d.r.retired_pages[XPU_REPAIR_CORRECTABLE] = 5;
+                d.r.retired_pages[XPU_REPAIR_UNCORRECTABLE] = 1;
+                d.r.retired_pending = c->retired == 1;
         }
         prev = d;
         prev.sample_time = FX_TIME - (c->prev_dt > 0 ? c->prev_dt : 10);

@@ -284,8 +284,17 @@ START_TEST(test_label_escaping) {
 END_TEST
 
 /* The fixture with GPU 1 in MIG mode: MIG devices 1:0 (GI 1 CI 0, NVML UUID, name, memory) and
- * 1:1 (GI 2 CI 0, fast path only). */
+ * 1:1 (GI 2 CI 0, fast path only); and memory repair: GPU 0 with rows remapped (one remap
+ * pending), GPU 1 with pages retired. */
 static void make_mig(struct xpud_snapshot *s) {
+        struct xpu_readings *r0 = &s->devices[0].r, *r1 = &s->devices[1].r;
+        r0->have |= XPU_READ_ROW_REMAP;
+        r0->remapped_rows[XPU_REPAIR_CORRECTABLE] = 7;
+        r0->remapped_rows[XPU_REPAIR_UNCORRECTABLE] = 2;
+        r0->remap_pending = true;
+        r1->have |= XPU_READ_RETIRED_PAGES;
+        r1->retired_pages[XPU_REPAIR_CORRECTABLE] = 5;
+        r1->retired_pages[XPU_REPAIR_UNCORRECTABLE] = 1;
         struct xpu_device *d = &s->devices[1].dev;
         d->have |= XPU_HAVE_MIG_MODE;
         d->mig_enabled = true;
@@ -308,6 +317,13 @@ START_TEST(test_mig) {
         ck_assert(has_line(t, "xpu_mig_memory_total_bytes{" L1 ",mig=\"1:0\"} 20937965568"));
         ck_assert_uint_eq(count_lines_containing(t, "xpu_mig_memory_total_bytes{"), 1); /* 1:1: not known */
         ck_assert(has_line(t, "# TYPE xpu_mig_info gauge"));
+        ck_assert(has_line(t, "xpu_memory_remapped_rows_total{" L0 ",severity=\"correctable\"} 7"));
+        ck_assert(has_line(t, "xpu_memory_remapped_rows_total{" L0 ",severity=\"uncorrectable\"} 2"));
+        ck_assert(has_line(t, "xpu_memory_remap_pending{" L0 "} 1"));
+        ck_assert(has_line(t, "xpu_memory_remap_failed{" L0 "} 0"));
+        ck_assert(has_line(t, "xpu_memory_retired_pages_total{" L1 ",cause=\"uncorrectable\"} 1"));
+        ck_assert(has_line(t, "xpu_memory_retired_pages_pending{" L1 "} 0"));
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_memory_remap_pending{"), 1); /* GPU 1: no remapping */
         check_exposition(t);
         xpud_snapshot_unref(s);
         /* No MIG device anywhere: neither family. */
