@@ -7,7 +7,8 @@
  *   nvml          NVIDIA: one NVML session kept between samples (xpu_nvml_session_read(), the
  *                 isolated helper), merged into the inventory by PCI bus id (names, memory, compute
  *                 capability ...) and mapped to readings (xpu_nvml_device_readings());
- *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly (xpu_amd_readings_read()).
+ *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly, the attributes kept open between
+ *                 samples (xpu_amd_readings_read_cached()).
  * Then, for each device a backend read, its PCIe link from PCI sysfs, the same for every vendor
  * (xpu_pcie_link_read()), and the kernel log's driver events since the last sample
  * (kernel-events.h).
@@ -94,6 +95,7 @@ struct xpud_sampler {
 
         struct xpu_roots roots;
         struct xpu_nvml_session *nvml;
+        struct xpu_amd_cache *amd_cache; /* amdgpu attributes kept open between samples */
         char nvml_bus[XPU_NVML_DEVICES_MAX][XPU_PCI_BUS_ID_MAX]; /* bus id per NVML index, last seen */
         size_t nvml_total;                                        /* NVML's device count then */
         struct xpud_events events;
@@ -199,7 +201,8 @@ static int collect_amdgpu(struct xpud_sampler *smp, struct sample *sm, char *err
                 if (inv->devices[i].vendor != XPU_VENDOR_AMD)
                         continue;
                 char e[256];
-                int r = xpu_amd_readings_read(&smp->roots, &inv->devices[i], inv, &sm->r[i], e, sizeof e);
+                int r = xpu_amd_readings_read_cached(&smp->roots, &inv->devices[i], smp->amd_cache, inv, &sm->r[i], e,
+                                                     sizeof e);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -507,6 +510,8 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         int r = oom ? -ENOMEM : 0;
         if (r == 0)
                 r = xpu_nvml_session_new(&smp->nvml);
+        if (r == 0 && !(smp->amd_cache = xpu_amd_cache_new()))
+                r = -ENOMEM;
         if (r == 0)
                 r = xpud_events_init(&smp->events, o->events_max);
         if (r == 0 && o->nfd_file) {
@@ -590,6 +595,7 @@ struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
         if (started)
                 pthread_join(smp->thread, NULL);
         smp->nvml = xpu_nvml_session_free(smp->nvml);
+        smp->amd_cache = xpu_amd_cache_free(smp->amd_cache);
         xpud_events_done(&smp->events);
         xpud_kernel_done(&smp->kernel);
         xpud_index_map_done(&smp->indices);

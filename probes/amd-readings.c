@@ -8,14 +8,45 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "readings-range.h"
 
 #define CARD_DIR "/sys/class/drm/card%u/device"
+
+/* Attributes one card's cache keeps (about 25 are looked for per card). */
+#define CACHE_ATTRS_MAX 48
+/* Samples between looks for the attributes a card did not have (a driver reload can add some). */
+#define CACHE_RECHECK_SAMPLES 60
+
+/* What one card's reads learned, for the next sample: each attribute's open descriptor (read
+ * again with pread at offset 0, which makes sysfs run the attribute's show() anew) or that it is
+ * absent, and the hwmon directory. Valid while the card's directory is the same (st_dev, st_ino):
+ * another card at that number, an unbound driver or a swapped tree gives a new directory and the
+ * cache starts over. */
+struct card_cache {
+        bool used;
+        unsigned card;
+        dev_t dev;
+        ino_t ino;
+        unsigned age;     /* samples since the absent attributes were looked for */
+        bool hwmon_known; /* hwmon below was looked for */
+        char hwmon[128];
+        struct {
+                char path[160];
+                int fd;      /* -1: absent (ENOENT, ENODATA, EOPNOTSUPP) */
+        } attrs[CACHE_ATTRS_MAX];
+        size_t n;
+};
+
+struct xpu_amd_cache {
+        struct card_cache cards[XPU_AMD_CACHE_CARDS_MAX];
+};
 
 /* One card being read: where, and where its warnings go. */
 struct card_read {
@@ -24,7 +55,108 @@ struct card_read {
         char hwmon[128];         /* dir + "/hwmon/hwmonM", "" when none */
         struct xpu_inventory *inv;
         int oom;                 /* -ENOMEM once a warning could not be stored */
+        struct card_cache *cache; /* NULL: every attribute opened and closed */
 };
+
+static void cache_flush(struct card_cache *cc) {
+        for (size_t i = 0; i < cc->n; i++)
+                if (cc->attrs[i].fd >= 0)
+                        close(cc->attrs[i].fd);
+        cc->n = 0;
+        cc->hwmon_known = false;
+        cc->hwmon[0] = '\0';
+        cc->age = 0;
+}
+
+struct xpu_amd_cache *xpu_amd_cache_new(void) {
+        return calloc(1, sizeof(struct xpu_amd_cache));
+}
+
+struct xpu_amd_cache *xpu_amd_cache_free(struct xpu_amd_cache *cache) {
+        for (size_t i = 0; cache && i < XPU_AMD_CACHE_CARDS_MAX; i++)
+                cache_flush(&cache->cards[i]);
+        free(cache);
+        return NULL;
+}
+
+/* The cache of card CARD whose directory is ST: kept when it is the same directory, started over
+ * when not; NULL when every slot holds another card (then that card is read uncached). */
+static struct card_cache *cache_card(struct xpu_amd_cache *cache, unsigned card, const struct stat *st) {
+        struct card_cache *free_slot = NULL;
+        for (size_t i = 0; cache && i < XPU_AMD_CACHE_CARDS_MAX; i++) {
+                struct card_cache *cc = &cache->cards[i];
+                if (!cc->used) {
+                        free_slot = free_slot ? free_slot : cc;
+                        continue;
+                }
+                if (cc->card != card)
+                        continue;
+                if (cc->dev != st->st_dev || cc->ino != st->st_ino)
+                        cache_flush(cc);
+                else if (++cc->age >= CACHE_RECHECK_SAMPLES) {
+                        /* look again for what was absent, and for the hwmon directory */
+                        size_t k = 0;
+                        for (size_t j = 0; j < cc->n; j++)
+                                if (cc->attrs[j].fd >= 0)
+                                        cc->attrs[k++] = cc->attrs[j];
+                        cc->n = k;
+                        cc->age = 0;
+                        cc->hwmon_known = false;
+                }
+                cc->dev = st->st_dev;
+                cc->ino = st->st_ino;
+                return cc;
+        }
+        if (!free_slot)
+                return NULL;
+        *free_slot = (struct card_cache){ .used = true, .card = card, .dev = st->st_dev, .ino = st->st_ino };
+        return free_slot;
+}
+
+/* Read the attribute PATH into BUF (SIZE bytes) with the semantics of xpu_read_value_in_root(),
+ * through C's cache: the descriptor of an earlier sample is read again at offset 0. Returns the
+ * length, or -errno (-ENOENT for an attribute known to be absent). */
+static ssize_t cached_read(struct card_read *c, const char *path, char *buf, size_t size) {
+        struct card_cache *cc = c->cache;
+        size_t i = 0;
+        while (i < cc->n && strcmp(cc->attrs[i].path, path) != 0)
+                i++;
+        if (i == cc->n) {
+                if (cc->n == CACHE_ATTRS_MAX || strlen(path) >= sizeof cc->attrs[0].path)
+                        return xpu_read_value_in_root(c->fd, path, buf, size);
+                int fd = xpu_open_file_in_root(c->fd, path, NULL);
+                if (fd < 0 && fd != -ENOENT && fd != -ENODATA && fd != -EOPNOTSUPP)
+                        return fd; /* not remembered: looked at again next time */
+                snprintf(cc->attrs[i].path, sizeof cc->attrs[i].path, "%s", path);
+                cc->attrs[i].fd = fd < 0 ? -1 : fd;
+                cc->n++;
+        }
+        if (cc->attrs[i].fd < 0)
+                return -ENOENT;
+        ssize_t n = pread(cc->attrs[i].fd, buf, size - 1, 0);
+        if (n >= 0 && (size_t)n == size - 1) {
+                char extra;
+                ssize_t k = pread(cc->attrs[i].fd, &extra, 1, n);
+                if (k != 0)
+                        n = k < 0 ? -errno : -EFBIG;
+        } else if (n < 0)
+                n = -errno;
+        if (n < 0) {
+                /* gone (ENODEV) or failing: opened again next time; unsupported now: absent */
+                close(cc->attrs[i].fd);
+                cc->attrs[i].fd = -1;
+                if (n != -ENODATA && n != -EOPNOTSUPP)
+                        cc->attrs[i] = cc->attrs[--cc->n];
+                return n;
+        }
+        buf[n] = '\0';
+        if (memchr(buf, '\0', (size_t)n))
+                return -EINVAL;
+        char *t = xpu_strstrip(buf);
+        size_t len = strlen(t);
+        memmove(buf, t, len + 1);
+        return (ssize_t)len;
+}
 
 static void warn(struct card_read *c, const char *fmt, ...) _printf_(2, 3);
 static void warn(struct card_read *c, const char *fmt, ...) {
@@ -52,7 +184,7 @@ static bool text_is_printable(const char *s) {
 static ssize_t read_attr(struct card_read *c, const char *dir, const char *name, char *buf, size_t size) {
         char path[192];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        ssize_t n = xpu_read_value_in_root(c->fd, path, buf, size);
+        ssize_t n = c->cache ? cached_read(c, path, buf, size) : xpu_read_value_in_root(c->fd, path, buf, size);
         if (n > 0 && !text_is_printable(buf)) {
                 warn(c, "%s: not printable text; left out", path);
                 return 0;
@@ -291,7 +423,15 @@ static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
 
 static void read_hwmon(struct card_read *c, struct xpu_readings *r) {
         uint64_t v;
-        find_hwmon(c);
+        if (c->cache && c->cache->hwmon_known) {
+                snprintf(c->hwmon, sizeof c->hwmon, "%s", c->cache->hwmon);
+        } else {
+                find_hwmon(c);
+                if (c->cache) {
+                        snprintf(c->cache->hwmon, sizeof c->cache->hwmon, "%s", c->hwmon);
+                        c->cache->hwmon_known = true;
+                }
+        }
         if (!c->hwmon[0])
                 return;
         read_temperatures(c, r);
@@ -363,6 +503,12 @@ static void read_ras(struct card_read *c, struct xpu_readings *r) {
 
 int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device *dev, struct xpu_inventory *inv,
                           struct xpu_readings *ret, char *err, size_t err_size) {
+        return xpu_amd_readings_read_cached(roots, dev, NULL, inv, ret, err, err_size);
+}
+
+int xpu_amd_readings_read_cached(const struct xpu_roots *roots, const struct xpu_device *dev,
+                                 struct xpu_amd_cache *cache, struct xpu_inventory *inv, struct xpu_readings *ret,
+                                 char *err, size_t err_size) {
         char dummy[1];
         if (!err) {
                 err = dummy;
@@ -383,6 +529,7 @@ int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device
                 snprintf(err, err_size, "%s: %s", c.dir, strerror(e < 0 ? -e : ENOTDIR));
                 return -ENODEV;
         }
+        c.cache = cache_card(cache, dev->card, &st);
 
         struct xpu_readings *r = ret;
         if (read_percent(&c, "gpu_busy_percent", &r->utilization_ratio))

@@ -53,6 +53,24 @@
 int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device *dev, struct xpu_inventory *inv,
                           struct xpu_readings *ret, char *err, size_t err_size);
 
+/* Cards one cache (below) remembers; a card beyond is read uncached. */
+#define XPU_AMD_CACHE_CARDS_MAX 64
+
+/* What xpu_amd_readings_read_cached() keeps between samples: per card, the attributes' open
+ * descriptors (read again with pread at offset 0) and which attributes and hwmon directory the
+ * card has, so a sample costs one path walk per card (its directory, compared by st_dev and
+ * st_ino: a different directory starts that card over) and one pread per attribute. Absent
+ * attributes are looked for again every 60 samples. One thread at a time. */
+struct xpu_amd_cache;
+struct xpu_amd_cache *xpu_amd_cache_new(void); /* NULL on -ENOMEM */
+struct xpu_amd_cache *xpu_amd_cache_free(struct xpu_amd_cache *cache); /* closes everything; NULL-safe */
+
+/* xpu_amd_readings_read() through CACHE (NULL: as xpu_amd_readings_read()): the same readings,
+ * warnings and errors. */
+int xpu_amd_readings_read_cached(const struct xpu_roots *roots, const struct xpu_device *dev,
+                                 struct xpu_amd_cache *cache, struct xpu_inventory *inv, struct xpu_readings *ret,
+                                 char *err, size_t err_size);
+
 /* Parse a pp_dpm_* text: lines "<level>: <number>Mhz" (level digits or a letter such as "S",
  * unit "Mhz"/"MHz" in any case), the current one ending in '*'. *RET_HZ = the first current
  * level's clock in hertz. Returns 0, -ENODATA when no line is marked current, -EINVAL for a line

@@ -7,7 +7,8 @@
  *   sample    xpud_sampler_sample(): what xpud's sampler thread does every --interval (fast-path
  *             inventory, the amdgpu_sysfs backend, health, events, a new snapshot published);
  *             DIR is the sys, dev and driver root (a tests/rocm/mkamdsys.sh tree or a fixture host)
- *   readings  xpu_amd_readings_read() for every AMD device of one inventory probed once: only the
+ *   readings  xpu_amd_readings_read_cached() for every AMD device of one inventory probed once (one
+ *             cache across rounds, as the sampler keeps it): only the
  *             sysfs/hwmon reads and their parsing, as librocm_smi does them after rsmi_init()
  *             (tests/bench/rocmbench.c times the library on the same tree)
  *   render    the /metrics body of the last snapshot rendered from scratch (xpud renders it once
@@ -150,7 +151,8 @@ static int bench_sample(const char *dir, long iter, long warmup, long want, doub
         return ret;
 }
 
-/* Time ITER rounds (after WARMUP) of xpu_amd_readings_read() over every AMD device of DIR. */
+/* Time ITER rounds (after WARMUP) of xpu_amd_readings_read_cached() over every AMD device of DIR,
+ * with one cache for the whole run, as xpud's sampler keeps one. */
 static int bench_readings(const char *dir, long iter, long warmup, long want, double *t) {
         struct xpu_roots roots;
         struct xpu_inventory *inv = NULL;
@@ -170,6 +172,9 @@ static int bench_readings(const char *dir, long iter, long warmup, long want, do
         }
         long n_amd = 0;
         int ret = 0;
+        struct xpu_amd_cache *cache = xpu_amd_cache_new();
+        if (!cache)
+                ret = -ENOMEM;
         for (long i = -warmup; i < iter && ret == 0; i++) {
                 long good = 0;
                 double t0 = bench_now_us();
@@ -177,7 +182,7 @@ static int bench_readings(const char *dir, long iter, long warmup, long want, do
                         struct xpu_readings rd;
                         if (inv->devices[d].vendor != XPU_VENDOR_AMD)
                                 continue;
-                        if (xpu_amd_readings_read(&roots, &inv->devices[d], inv, &rd, err, sizeof err) == 0 &&
+                        if (xpu_amd_readings_read_cached(&roots, &inv->devices[d], cache, inv, &rd, err, sizeof err) == 0 &&
                             rd.have != 0)
                                 good++;
                 }
@@ -195,6 +200,7 @@ static int bench_readings(const char *dir, long iter, long warmup, long want, do
                 struct result res = summarize(t, (size_t)iter);
                 print_result("readings", iter, (size_t)n_amd, &res, -1);
         }
+        xpu_amd_cache_free(cache);
         xpu_inventory_free(inv);
         xpu_roots_close(&roots);
         return ret;

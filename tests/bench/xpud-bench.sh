@@ -421,6 +421,11 @@ w_values=$(field warm values "$T/rocm")
 c_med=$(field cold median_us "$T/rocm")
 c_p90=$(field cold p90_us "$T/rocm")
 collect_live_us=$(awk -v s="${collect_live:-0}" 'BEGIN { printf "%.0f", s * 1e6 }')
+# The AMD readings against warm librocm_smi doing the same reads on the same tree.
+amd_ratio=$(awk -v a="$w_med" -v b="$rd_med" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')
+v=PASS
+awk -v r="$amd_ratio" 'BEGIN { exit !(r >= 4) }' || v=FAIL
+verdict "| $GPUS-GPU AMD readings (\`xpu_amd_readings_read_cached\`) vs warm librocm_smi, median | ≥ 4 × faster | $amd_ratio × ($rd_med µs vs $w_med µs)" "$v"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "== targets"
@@ -504,7 +509,7 @@ dentry caches are warm. Microseconds.
 | what | median µs | p90 µs | notes |
 |---|---|---|---|
 | xpud: one whole sample (\`xpud_sampler_sample\`) | $s_med | $s_p90 | fast-path inventory + amdgpu sysfs readings + health + events + snapshot published, in-process, $SAMPLES samples (\`tests/bench/samplebench.c\`); of this the amdgpu_sysfs backend took $s_backend µs (xpud's own \`xpud_collect_duration_seconds\`; the running daemon reported $collect_live_us µs) |
-| xpud: the sysfs readings alone (\`xpu_amd_readings_read\` × $GPUS) | $rd_med | $rd_p90 | the reads librocm_smi makes below, inventory known |
+| xpud: the sysfs readings alone (\`xpu_amd_readings_read_cached\` × $GPUS, attributes kept open) | $rd_med | $rd_p90 | the reads librocm_smi makes below, inventory known |
 | xpud: render \`/metrics\` of that snapshot | $rn_med | | once per snapshot, at the first request |
 | librocm_smi64 $rsmiv, initialised once, one round of reads | $w_med | $w_p90 | \`tests/bench/rocmbench.c\` in \`tests/rocm/amdsys-run.sh\`: busy, memory busy, VRAM total/used, 3 temperatures, power average and cap, energy, 3 clocks, UMC ECC per GPU; $w_values values answered |
 | librocm_smi64: \`rsmi_init\` + the round + \`rsmi_shut_down\` | $c_med | $c_p90 | what a collector pays that starts the library per sample |
@@ -550,21 +555,20 @@ CPU-second, not one run):
   which libmicrohttpd maps itself, also gave 6.8 MiB after, but about halved the req/s in two
   runs here, so it is not the way.
 - Idle CPU: one sample of $GPUS GPUs every second costs about $idle_per_sample µs of CPU; the
-  target allows 5000 µs per second. \`perf\` shows system-call entry/exit and path look-up
-  (\`__d_lookup_rcu\`) on top: the sampler probes the inventory again every sample, and the AMD
-  readings (\`probes/amd-readings.c\`) open every attribute by its full path from the sys root
-  (\`openat2\` \`RESOLVE_IN_ROOT\`, resolving the \`class/drm/cardN\` and \`device\` links again each
-  time), then \`fstat\`, two \`read\`s and \`close\`, try temperature channels up to 8 (five
-  \`ENOENT\`s per card with 3 sensors) and files the card does not have (DPM clocks, \`power1_cap\`,
-  \`energy1_input\`, RAS) on every sample: about 25 opens and 70 system calls per GPU. librocm_smi,
-  once initialised, opens about 10 files per GPU and is faster per round of reads; started and
-  stopped per sample it is slower than a whole xpud sample, and \`rocm-smi --json\` (a Python
-  process) costs hundreds of milliseconds. What would cut xpud's cost: open each card's
-  \`device\` directory once per sample and read its attributes with \`openat\` relative to it;
-  remember per card which hwmon channels and optional files exist (looking again every few
-  minutes or when the card is re-probed); one \`read\` of a sysfs attribute instead of
-  \`fstat\` + two \`read\`s. On real hardware part of each present attribute's cost is the driver
-  itself (some amdgpu attributes ask the SMU firmware), which a fake tree on ext4 does not show and
+  target allows 5000 µs per second. What is left is mostly the fast-path inventory probed again
+  every sample and the \`/metrics\` body rendered once per snapshot.
+- AMD readings: $amd_ratio × faster than warm librocm_smi for the same reads. The sampler keeps each
+  card's attributes open between samples (\`xpu_amd_readings_read_cached\`): a sample costs one
+  path walk per card (its \`device\` directory, compared by device and inode number, so a card
+  replaced, an unbound driver or a swapped tree starts that card over) and one \`pread\` at offset 0
+  per attribute, which makes sysfs run the attribute's \`show()\` again. Attributes the card does
+  not have (DPM clocks, \`power1_cap\`, \`energy1_input\`, RAS, temperature channels past the
+  last) are remembered as absent and looked for again every 60 samples; before, each sample
+  opened every attribute by its full path (\`openat2\` \`RESOLVE_IN_ROOT\`), \`fstat\`, two
+  \`read\`s and \`close\`, about 70 system calls per GPU. librocm_smi, started and stopped per
+  sample, is slower than a whole xpud sample, and \`rocm-smi --json\` (a Python process) costs
+  hundreds of milliseconds. On real hardware part of each attribute's cost is the driver itself
+  (some amdgpu attributes ask the SMU firmware), which a fake tree on ext4 does not show and
   which librocm_smi pays alike.
 EOF
                 echo "$END_MARK"

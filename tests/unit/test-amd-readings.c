@@ -270,6 +270,77 @@ START_TEST(test_full_card) {
 }
 END_TEST
 
+/* The cache of xpud's sampler: the same readings as uncached; a value rewritten in place is read
+ * again (pread at offset 0); an absent attribute stays absent until the recheck 60 samples later;
+ * a card directory replaced (another inode: a swapped tree, another card) starts over. */
+START_TEST(test_cache) {
+        char *root = xpu_test_mkdtemp();
+        write_full_card(root);
+        struct xpu_device d = card_device(0);
+        struct xpu_roots roots;
+        ck_assert_int_eq(xpu_roots_open(&roots, root, root, root, NULL), 0);
+        struct xpu_amd_cache *cache = xpu_amd_cache_new();
+        ck_assert_ptr_nonnull(cache);
+        struct xpu_inventory *inv = xpu_inventory_new();
+        struct xpu_readings r, u;
+        char err[256], path[PATH_MAX];
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_amd_readings_read(&roots, &d, inv, &u, err, sizeof err), 0);
+        ck_assert_mem_eq(&r, &u, sizeof r);
+        ck_assert_uint_eq(inv->n_warnings, 0);
+
+        /* rewritten in place: the kept descriptor reads the new value */
+        snprintf(path, sizeof path, "%s/" C0 "gpu_busy_percent", root);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("99\n", f);
+        fclose(f);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.utilization_ratio, 0.99);
+
+        /* gone, then back: absent is remembered until the recheck */
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.utilization_ratio, 0.99); /* the open descriptor still reads the unlinked file */
+        xpu_test_write(root, C0 "mem_info_vram_reserved", "1\n"); /* not an attribute the reader asks for */
+        snprintf(path, sizeof path, "%s/" C0 "hwmon/hwmon3/power1_cap", root);
+        ck_assert_int_eq(unlink(path), 0);
+        xpu_amd_cache_free(cache);
+        cache = xpu_amd_cache_new();
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert(!(r.have & XPU_READ_POWER_LIMIT) && !(r.have & XPU_READ_UTILIZATION));
+        xpu_test_write(root, C0 "hwmon/hwmon3/power1_cap", "200000000\n");
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert(!(r.have & XPU_READ_POWER_LIMIT));
+        int samples = 2;
+        while (!(r.have & XPU_READ_POWER_LIMIT) && samples < 100) {
+                ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+                samples++;
+        }
+        ck_assert_int_eq(samples, 61); /* looked for again at the 60th sample after the first */
+        ck_assert_double_eq(r.power_limit_watts, 200);
+
+        /* the card's directory replaced: read from the new one at once */
+        char old[PATH_MAX], moved[PATH_MAX];
+        snprintf(old, sizeof old, "%s/sys/class/drm/card0", root);
+        snprintf(moved, sizeof moved, "%s/card0.old", root);
+        ck_assert_int_eq(rename(old, moved), 0);
+        write_full_card(root);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.utilization_ratio, 0.37);
+        ck_assert_double_eq(r.power_limit_watts, 300);
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        /* gone altogether: the error of the uncached read */
+        xpu_test_rm_rf(old);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), -ENODEV);
+        xpu_amd_cache_free(cache);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&roots);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 START_TEST(test_odd_files) {
         char *root = xpu_test_mkdtemp();
         write_full_card(root);
@@ -394,6 +465,7 @@ static Suite *amd_readings_suite(void) {
         tcase_add_test(tc, test_fixture_mi100);
         tcase_add_test(tc, test_mkamdsys_through_fast_path);
         tcase_add_test(tc, test_full_card);
+        tcase_add_test(tc, test_cache);
         tcase_add_test(tc, test_odd_files);
         tcase_add_test(tc, test_implausible_values);
         suite_add_tcase(s, tc);
