@@ -127,7 +127,7 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
                 int fd = xpu_open_file_in_root(c->fd, path, NULL);
                 if (fd < 0 && fd != -ENOENT && fd != -ENODATA && fd != -EOPNOTSUPP)
                         return fd; /* not remembered: looked at again next time */
-                snprintf(cc->attrs[i].path, sizeof cc->attrs[i].path, "%s", path);
+                memcpy(cc->attrs[i].path, path, strlen(path) + 1); /* fits: checked above */
                 cc->attrs[i].fd = fd < 0 ? -1 : fd;
                 cc->n++;
         }

@@ -95,12 +95,17 @@ static void collect(void *userdata, const struct xpud_kmsg_event *ev) {
 }
 
 /* A scratch directory (*DIR, free and remove it) with PATH = DIR/kmsg, and the fixture's bytes
- * (*LEN of them, free()). */
+ * (*LEN of them and a NUL, free()). */
 static unsigned char *scratch(char **dir, char path[PATH_MAX], size_t *len) {
         *dir = xpu_test_mkdtemp();
         snprintf(path, PATH_MAX, "%s/kmsg", *dir);
-        unsigned char *all = xpu_test_read_fixture("kmsg/xid-amdgpu.kmsg", len);
+        unsigned char *raw = xpu_test_read_fixture("kmsg/xid-amdgpu.kmsg", len);
+        ck_assert_ptr_nonnull(raw);
+        unsigned char *all = malloc(*len + 1); /* a NUL-terminated copy, for the string functions */
         ck_assert_ptr_nonnull(all);
+        memcpy(all, raw, *len);
+        all[*len] = '\0';
+        free(raw);
         return all;
 }
 
