@@ -3,6 +3,7 @@
 #include "kernel-events.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,15 +68,22 @@ struct update {
         bool oom;
 };
 
+/* Count XID; when XPUD_XIDS_MAX - 1 other Xids are counted already, under 0 ("other"), the last
+ * slot, so an Xid's own series never holds another's counts. */
 static void count_xid(struct xpud_kernel_events *k, unsigned xid) {
         for (size_t i = 0; i < k->n_xids; i++)
                 if (k->xids[i].xid == xid) {
                         k->xids[i].count++;
                         return;
                 }
-        if (k->n_xids < XPUD_XIDS_MAX)
-                k->xids[k->n_xids++].xid = xid;
-        k->xids[k->n_xids - 1].count++; /* full: counted under the last Xid kept */
+        if (k->n_xids == XPUD_XIDS_MAX - 1)
+                k->xids[k->n_xids++].xid = 0;
+        if (k->n_xids == XPUD_XIDS_MAX) {
+                k->xids[XPUD_XIDS_MAX - 1].count++;
+                return;
+        }
+        k->xids[k->n_xids].xid = xid;
+        k->xids[k->n_xids++].count = 1;
 }
 
 static void on_event(void *userdata, const struct xpud_kmsg_event *ev) {
@@ -119,9 +127,17 @@ static void on_event(void *userdata, const struct xpud_kmsg_event *ev) {
 
 int xpud_kernel_update(struct xpud_kernel_state *ks, struct xpud_snapshot *s, struct xpud_events *ev, double now) {
         struct update u = { .ks = ks, .s = s, .events = ev, .now = now };
+        uint64_t lost = ks->kmsg.lost;
         int r = xpud_kmsg_poll(&ks->kmsg, on_event, &u);
         if (u.oom)
                 return -ENOMEM;
+        if (ks->kmsg.lost > lost) {
+                xpud_events_add(ev, now, "kmsg_lost", NULL, "%" PRIu64 " kernel log record(s) lost before xpud read "
+                                "them (overwritten by the kernel, or longer than %zu bytes); driver events among them "
+                                "are not seen", ks->kmsg.lost - lost, sizeof ks->kmsg.buf - 1);
+                log_warning("--kmsg %s: %" PRIu64 " record(s) lost before they were read", ks->kmsg.path,
+                            ks->kmsg.lost - lost);
+        }
         if (r < 0 && r != ks->last_error)
                 log_warning("--kmsg %s: %s; trying again at the next sample", ks->kmsg.path, strerror(-r));
         ks->last_error = r < 0 ? r : 0;
@@ -135,11 +151,21 @@ int xpud_kernel_update(struct xpud_kernel_state *ks, struct xpud_snapshot *s, st
         for (size_t k = 0; k < s->n_devices; k++) {
                 struct xpud_device *d = &s->devices[k];
                 d->kernel = (struct xpud_kernel_events){ .health = XPUD_HEALTH_HEALTHY };
-                for (size_t i = 0; i < ks->n_entries; i++)
-                        if (entry_matches(&ks->entries[i], d->dev.pci_bus_id)) {
-                                d->kernel = ks->entries[i].ev;
-                                break;
+                bool first = true;
+                for (size_t i = 0; i < ks->n_entries; i++) {
+                        const struct xpud_kernel_entry *e = &ks->entries[i];
+                        if (!entry_matches(e, d->dev.pci_bus_id))
+                                continue;
+                        /* the Xid counts of the first; the worst held event of all */
+                        if (first)
+                                d->kernel = e->ev;
+                        else if (xpud_health_rank(e->ev.health) > xpud_health_rank(d->kernel.health)) {
+                                d->kernel.health = e->ev.health;
+                                snprintf(d->kernel.reason, sizeof d->kernel.reason, "%s", e->ev.reason);
+                                snprintf(d->kernel.action, sizeof d->kernel.action, "%s", e->ev.action);
                         }
+                        first = false;
+                }
         }
         return 0;
 }

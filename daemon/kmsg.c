@@ -116,18 +116,21 @@ static int parse_xid(const char *msg, size_t len, struct xpud_kmsg_event *ev) {
         memcpy(bus, p, n);
         bus[n] = '\0';
         if (strchr(bus, '.') == NULL)
-                memcpy(bus + n, ".0", 3); /* the Xid names domain:bus:device only */
+                memcpy(bus + n, ".0", 3); /* the Xid names domain:bus:device, no function */
         struct xpu_pci_bus_id id;
         if (xpu_pci_bus_id_parse(bus, &id) < 0)
                 return 0;
+        /* The GPU is the PCI device: a function, where a driver prints one, is not kept (one
+         * state per GPU whichever form its Xids use). */
+        id.function = 0;
         xpu_pci_bus_id_format(&id, ev->bus_id);
-        ev->bus_has_function = strchr(p, '.') != NULL && (size_t)(strchr(p, '.') - p) < n;
+        ev->bus_has_function = false;
         const char *num = p + n + 3;
         char *end = NULL;
         errno = 0;
         unsigned long xid = strtoul(num, &end, 10);
-        if (errno || end == num || !isdigit((unsigned char)*num) || xid > 65535)
-                return 0;
+        if (errno || end == num || !isdigit((unsigned char)*num) || xid == 0 || xid > 65535)
+                return 0; /* NVIDIA numbers Xids from 1 */
         snprintf(ev->kind, sizeof ev->kind, "xid");
         ev->xid = (unsigned)xid;
         const struct xpud_xid_info *info = xpud_xid_lookup(ev->xid);
@@ -155,7 +158,8 @@ static int parse_amdgpu(const char *record, const char *msg, size_t len, struct 
         bool have = false;
         if (strncmp(m, "amdgpu ", 7) == 0) {
                 char id[32];
-                size_t n = strcspn(m + 7, ": ");
+                const char *end = strstr(m + 7, ": "); /* "amdgpu 0000:c1:00.0: ..." */
+                size_t n = end ? (size_t)(end - (m + 7)) : sizeof id;
                 if (n < sizeof id) {
                         memcpy(id, m + 7, n);
                         id[n] = '\0';
@@ -209,7 +213,7 @@ int xpud_kmsg_open_path(const char *path) {
         }
         if (!S_ISCHR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
                 close(fd);
-                return -EINVAL;
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
         }
         return fd;
 }
@@ -265,11 +269,16 @@ static int drain(struct xpud_kmsg *k, bool done, void (*fn)(void *, const struct
 int xpud_kmsg_poll(struct xpud_kmsg *k, void (*fn)(void *userdata, const struct xpud_kmsg_event *ev),
                    void *userdata) {
         int events = 0;
+        size_t total = 0;
         if (k->fd < 0)
                 return 0;
-        for (;;) {
-                if (k->len == sizeof k->buf - 1)
-                        k->len = 0; /* one record longer than the buffer: no kernel writes those; dropped */
+        /* Bounded: a log that never runs dry (a device such as /dev/zero given as --kmsg, or a
+         * flood) is read on at the next sample instead of holding this one. */
+        while (total < XPUD_KMSG_POLL_MAX) {
+                if (k->len == sizeof k->buf - 1) {
+                        k->len = 0; /* one record longer than the buffer: no kernel writes those */
+                        k->lost++;
+                }
                 ssize_t n = read(k->fd, k->buf + k->len, sizeof k->buf - 1 - k->len);
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -283,6 +292,7 @@ int xpud_kmsg_poll(struct xpud_kmsg *k, void (*fn)(void *userdata, const struct 
                         return events > 0 ? events : -errno;
                 if (n == 0)
                         break;
+                total += (size_t)n;
                 k->len += (size_t)n;
                 events += drain(k, false, fn, userdata);
         }

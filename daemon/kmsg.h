@@ -31,7 +31,7 @@ struct xpud_kmsg_event {
         char kind[24];                   /* "xid", "amdgpu_reset", "amdgpu_ring_timeout", "amdgpu_ras" */
         char bus_id[XPU_PCI_BUS_ID_MAX]; /* canonical; an Xid names no function: function 0 */
         bool bus_has_function;           /* false for an Xid (match the device by domain, bus, device) */
-        unsigned xid;                    /* the Xid number (kind "xid"), else 0 */
+        unsigned xid;                    /* the Xid number, 1..65535 (kind "xid"), else 0 */
         enum xpud_kmsg_effect effect;
         char what[160];                  /* "GPU has fallen off the bus" (the catalogue's words) */
         char action[XPUD_ACTION_SIZE];   /* suggested action, "" when none */
@@ -60,7 +60,8 @@ struct xpud_kmsg {
         char path[128];     /* for messages */
         char buf[8192];     /* bytes read and not yet parsed (a file hands out partial records) */
         size_t len;
-        uint64_t lost;      /* records the kernel overwrote before they were read (EPIPE) */
+        uint64_t lost;      /* records lost: overwritten by the kernel before read (EPIPE), or
+                             * longer than the buffer */
 };
 
 /* Open PATH for reading events from now on: /dev/kmsg (a character device) is read from its end,
@@ -73,8 +74,12 @@ int xpud_kmsg_open_path(const char *path);
 void xpud_kmsg_init(struct xpud_kmsg *k, int fd, const char *path);
 void xpud_kmsg_done(struct xpud_kmsg *k);
 
-/* Read every record available now, calling FN for each event (USERDATA passed through). Never
- * blocks. Returns the number of events, or -errno when reading failed (the reader stays usable;
- * EPIPE, records lost, is counted in K->lost and is no error). */
+/* Bytes one xpud_kmsg_poll() reads at most; the rest waits for the next call. */
+#define XPUD_KMSG_POLL_MAX (1u << 20)
+
+/* Read the records available now (at most XPUD_KMSG_POLL_MAX bytes), calling FN for each event
+ * (USERDATA passed through). Never blocks. Returns the number of events, or -errno when reading
+ * failed (the reader stays usable). Records the kernel overwrote before they were read (EPIPE)
+ * and records longer than the buffer are counted in K->lost, no error. */
 int xpud_kmsg_poll(struct xpud_kmsg *k, void (*fn)(void *userdata, const struct xpud_kmsg_event *ev),
                    void *userdata);

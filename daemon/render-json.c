@@ -193,7 +193,10 @@ cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_devi
                 ok = x != NULL;
                 for (size_t i = 0; ok && i < d->kernel.n_xids; i++) {
                         char key[12];
-                        snprintf(key, sizeof key, "%u", d->kernel.xids[i].xid);
+                        if (d->kernel.xids[i].xid)
+                                snprintf(key, sizeof key, "%u", d->kernel.xids[i].xid);
+                        else
+                                snprintf(key, sizeof key, "other");
                         ok = add_num(x, key, (double)d->kernel.xids[i].count);
                 }
                 ok = add_item(o, "xid_errors", x) && ok;

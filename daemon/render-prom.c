@@ -418,7 +418,10 @@ static void emit_xid(struct out *o, const struct xpud_snapshot *s, const struct 
         (void)s;
         for (size_t i = 0; i < d->kernel.n_xids && i < XPUD_XIDS_MAX; i++) {
                 char xid[12];
-                snprintf(xid, sizeof xid, "%u", d->kernel.xids[i].xid);
+                if (d->kernel.xids[i].xid)
+                        snprintf(xid, sizeof xid, "%u", d->kernel.xids[i].xid);
+                else
+                        snprintf(xid, sizeof xid, "other"); /* Xids beyond the table's room */
                 sample_u64(o, &fam_xid, d, "xid", xid, d->kernel.xids[i].count);
         }
 }

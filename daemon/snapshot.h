@@ -36,7 +36,8 @@ const char *xpud_health_to_string(enum xpud_health h);
 #define XPUD_ERROR_SIZE 320
 #define XPUD_EVENT_MESSAGE_SIZE 448
 
-/* Distinct Xids counted per device (xpu_xid_errors_total); more are counted under the last. */
+/* Slots for Xids counted per device (xpu_xid_errors_total): XPUD_XIDS_MAX - 1 Xids of their own,
+ * then "other" for the rest. */
 #define XPUD_XIDS_MAX 16
 
 /* What the GPU drivers' kernel log said about one device since xpud started (kmsg.h). */
@@ -48,7 +49,8 @@ struct xpud_kernel_events {
         struct {
                 uint32_t xid;
                 uint64_t count;
-        } xids[XPUD_XIDS_MAX];         /* NVIDIA Xids seen, by first appearance */
+        } xids[XPUD_XIDS_MAX];         /* NVIDIA Xids seen, by first appearance; when the table
+                                        * is full the last slot is xid 0, "other": every later kind */
         size_t n_xids;
 };
 

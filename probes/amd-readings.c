@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -35,11 +37,13 @@ struct card_cache {
         dev_t dev;
         ino_t ino;
         unsigned age;     /* samples since the absent attributes were looked for */
+        bool stale;       /* a kept attribute failed or was replaced: start over at the next read */
         bool hwmon_known; /* hwmon below was looked for */
         char hwmon[128];
         struct {
                 char path[160];
                 int fd;      /* -1: absent (ENOENT, ENODATA, EOPNOTSUPP) */
+                bool sysfs;  /* on sysfs: its files are never replaced (a gone device answers ENODEV) */
         } attrs[CACHE_ATTRS_MAX];
         size_t n;
 };
@@ -91,8 +95,10 @@ static struct card_cache *cache_card(struct xpu_amd_cache *cache, unsigned card,
                 }
                 if (cc->card != card)
                         continue;
-                if (cc->dev != st->st_dev || cc->ino != st->st_ino)
+                if (cc->dev != st->st_dev || cc->ino != st->st_ino || cc->stale) {
                         cache_flush(cc);
+                        cc->stale = false;
+                }
                 else if (++cc->age >= CACHE_RECHECK_SAMPLES) {
                         /* look again for what was absent, and for the hwmon directory */
                         size_t k = 0;
@@ -129,10 +135,22 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
                         return fd; /* not remembered: looked at again next time */
                 memcpy(cc->attrs[i].path, path, strlen(path) + 1); /* fits: checked above */
                 cc->attrs[i].fd = fd < 0 ? -1 : fd;
+                struct statfs sfs;
+                cc->attrs[i].sysfs = fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == SYSFS_MAGIC;
                 cc->n++;
         }
         if (cc->attrs[i].fd < 0)
                 return -ENOENT;
+        /* A file deleted or replaced by a rename (a tree that is not sysfs: a fixture, a copy;
+         * sysfs attributes stay and answer ENODEV when their device goes) has no link left: read
+         * the path again, and the whole card at the next sample, its hwmon directory included. */
+        struct stat fst;
+        if (!cc->attrs[i].sysfs && fstat(cc->attrs[i].fd, &fst) == 0 && fst.st_nlink == 0) {
+                close(cc->attrs[i].fd);
+                cc->attrs[i] = cc->attrs[--cc->n];
+                cc->stale = true;
+                return xpu_read_value_in_root(c->fd, path, buf, size);
+        }
         ssize_t n = pread(cc->attrs[i].fd, buf, size - 1, 0);
         if (n >= 0 && (size_t)n == size - 1) {
                 char extra;
@@ -142,11 +160,14 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
         } else if (n < 0)
                 n = -errno;
         if (n < 0) {
-                /* gone (ENODEV) or failing: opened again next time; unsupported now: absent */
+                /* unsupported now: absent until the recheck; gone (ENODEV: the driver unbound,
+                 * hwmon renumbered) or failing: the card starts over at the next sample */
                 close(cc->attrs[i].fd);
                 cc->attrs[i].fd = -1;
-                if (n != -ENODATA && n != -EOPNOTSUPP)
+                if (n != -ENODATA && n != -EOPNOTSUPP) {
                         cc->attrs[i] = cc->attrs[--cc->n];
+                        cc->stale = true;
+                }
                 return n;
         }
         buf[n] = '\0';

@@ -561,7 +561,9 @@ CPU-second, not one run):
   card's attributes open between samples (\`xpu_amd_readings_read_cached\`): a sample costs one
   path walk per card (its \`device\` directory, compared by device and inode number, so a card
   replaced, an unbound driver or a swapped tree starts that card over) and one \`pread\` at offset 0
-  per attribute, which makes sysfs run the attribute's \`show()\` again. Attributes the card does
+  per attribute, which makes sysfs run the attribute's \`show()\` again (on this fake tree, which
+  is not sysfs, each kept file is also checked with \`fstat\` for a rename or delete, one system
+  call per attribute that real sysfs does not pay). Attributes the card does
   not have (DPM clocks, \`power1_cap\`, \`energy1_input\`, RAS, temperature channels past the
   last) are remembered as absent and looked for again every 60 samples; before, each sample
   opened every attribute by its full path (\`openat2\` \`RESOLVE_IN_ROOT\`), \`fstat\`, two

@@ -298,10 +298,20 @@ START_TEST(test_cache) {
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
         ck_assert_double_eq(r.utilization_ratio, 0.99);
 
-        /* gone, then back: absent is remembered until the recheck */
+        /* replaced by a rename: the new file is read at once, not the kept descriptor's */
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s/" C0 ".gpu_busy_percent", root);
+        f = fopen(tmp, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("33\n", f);
+        fclose(f);
+        ck_assert_int_eq(rename(tmp, path), 0);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.utilization_ratio, 0.33);
+        /* deleted: the reading is gone at once */
         ck_assert_int_eq(unlink(path), 0);
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
-        ck_assert_double_eq(r.utilization_ratio, 0.99); /* the open descriptor still reads the unlinked file */
+        ck_assert(!(r.have & XPU_READ_UTILIZATION));
         xpu_test_write(root, C0 "mem_info_vram_reserved", "1\n"); /* not an attribute the reader asks for */
         snprintf(path, sizeof path, "%s/" C0 "hwmon/hwmon3/power1_cap", root);
         ck_assert_int_eq(unlink(path), 0);

@@ -61,6 +61,15 @@ START_TEST(test_parse) {
         ck_assert_int_eq(ev.effect, XPUD_KMSG_DEGRADED);
         ck_assert_int_eq(xpud_kmsg_parse("4,9,9,-;amdgpu 0000:03:00.0: amdgpu: GPU reset begin!", &ev), 1);
         ck_assert_str_eq(ev.kind, "amdgpu_reset");
+        ck_assert_str_eq(ev.bus_id, "0000:03:00.0"); /* from the prefix: no DEVICE= line */
+        ck_assert_int_eq(xpud_kmsg_parse("3,9,9,-;amdgpu 0000:1a:00.1: amdgpu: 3 uncorrectable hardware errors "
+                                         "detected in umc block", &ev), 1);
+        ck_assert_str_eq(ev.bus_id, "0000:1a:00.1");
+        ck_assert(ev.bus_has_function);
+        /* An Xid that names the function is the same GPU as one that does not. */
+        ck_assert_int_eq(xpud_kmsg_parse("4,1,2,-;NVRM: Xid (PCI:0000:1a:00.0): 79, fell off", &ev), 1);
+        ck_assert_str_eq(ev.bus_id, "0000:1a:00.0");
+        ck_assert(!ev.bus_has_function);
         /* No bus id anywhere: an event without a device. */
         ck_assert_int_eq(xpud_kmsg_parse("3,9,9,-;[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout", &ev), 1);
         ck_assert_str_eq(ev.bus_id, "");
@@ -72,6 +81,7 @@ START_TEST(test_parse) {
                 "4,1,2,-;NVRM: Xid (PCI:zzzz): 79, x",
                 "4,1,2,-;NVRM: Xid (PCI:0000:1a:00): x79",
                 "4,1,2,-;NVRM: Xid (PCI:0000:1a:00): 99999999, x",
+                "4,1,2,-;NVRM: Xid (PCI:0000:1a:00): 0, zero", /* Xids are numbered from 1 */
                 "4,1,2,-;amdgpu 0000:c1:00.0: amdgpu: SMU is initialized successfully!",
                 "4,1,2,-;usb 1-1: reset high-speed USB device number 2 using xhci_hcd (timeout)",
         };
@@ -136,7 +146,14 @@ START_TEST(test_stream) {
         close(w);
         free(all);
         /* Not a file, FIFO or character device: refused. */
-        ck_assert_int_eq(xpud_kmsg_open_path(dir), -EINVAL);
+        ck_assert_int_eq(xpud_kmsg_open_path(dir), -EISDIR);
+        /* A device that never runs dry: one poll reads a bounded amount and returns. */
+        fd = xpud_kmsg_open_path("/dev/zero");
+        ck_assert_int_ge(fd, 0);
+        xpud_kmsg_init(&k, fd, "/dev/zero");
+        ck_assert_int_eq(xpud_kmsg_poll(&k, collect, log), 0);
+        ck_assert_uint_gt(k.lost, 0); /* no newline in 8 KiB: records too long, counted */
+        xpud_kmsg_done(&k);
         ck_assert_int_eq(xpud_kmsg_open_path("/nonexistent/kmsg"), -ENOENT);
         xpu_test_rm_rf(dir);
         free(dir);
@@ -214,9 +231,23 @@ START_TEST(test_kernel_state) {
         s = fx_snapshot();
         ck_assert_int_eq(xpud_kernel_update(&ks, s, &ev, FX_TIME + 2 * XPUD_KMSG_HOLD_S), 0);
         ck_assert_uint_eq(s->devices[0].kernel.n_xids, XPUD_XIDS_MAX);
-        /* 79 and 15 new Xids fill the table; the last one kept counts itself and the 3 others */
-        ck_assert_uint_eq(s->devices[0].kernel.xids[XPUD_XIDS_MAX - 1].xid, 214);
+        /* 79 and 14 new Xids get slots of their own; the other 4 are counted as "other" (xid 0) */
+        ck_assert_uint_eq(s->devices[0].kernel.xids[XPUD_XIDS_MAX - 2].xid, 213);
+        ck_assert_uint_eq(s->devices[0].kernel.xids[XPUD_XIDS_MAX - 2].count, 1);
+        ck_assert_uint_eq(s->devices[0].kernel.xids[XPUD_XIDS_MAX - 1].xid, 0);
         ck_assert_uint_eq(s->devices[0].kernel.xids[XPUD_XIDS_MAX - 1].count, 4);
+        xpud_snapshot_unref(s);
+
+        /* A record longer than the reader's buffer: lost, and said so in an event. */
+        w = open(path, O_WRONLY | O_APPEND);
+        ck_assert_int_ge(w, 0);
+        ck_assert_int_gt(dprintf(w, "4,1,2,-;%09000d\n", 0), 0);
+        close(w);
+        s = fx_snapshot();
+        ck_assert_int_eq(xpud_kernel_update(&ks, s, &ev, FX_TIME + 2 * XPUD_KMSG_HOLD_S), 0);
+        const struct xpud_event *last = &ev.ring[(ev.head + ev.n - 1) % ev.cap];
+        ck_assert_str_eq(last->kind, "kmsg_lost");
+        ck_assert_msg(strstr(last->message, "1 kernel log record(s) lost"), "%s", last->message);
         xpud_snapshot_unref(s);
 
         /* No kernel log: nothing, and every device's state reset. */
