@@ -232,11 +232,14 @@ _printf_(5, 6) static int mig_fail(char *err, size_t err_size, const struct var_
         return e;
 }
 
-/* Why device D has no MIG device, for a message. */
-static const char *no_mig_reason(const struct xpu_device *d) {
-        if (!(d->have & XPU_HAVE_MIG_MODE))
-                return "no MIG instance is listed under /proc/driver/nvidia/capabilities";
-        return d->mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
+/* Why device D has no MIG device, for a message (BUF: room for it). */
+static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t size) {
+        if (d->have & XPU_HAVE_MIG_MODE)
+                return d->mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
+        const char *v = xpu_vendor_display_name(d->vendor);
+        snprintf(buf, size, "no MIG instance is listed for this %s GPU; NVIDIA's driver lists them under "
+                 "/proc/driver/nvidia/capabilities", v ? v : "");
+        return buf;
 }
 
 /* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
@@ -264,9 +267,11 @@ static int match_mig(const struct var_rules *r, const struct xpu_inventory *inv,
                                 d = &inv->devices[i];
                 if (!d)
                         return sel_fail(err, err_size, r, inv, "\"%s\": no device %" PRIu64, entry, gpu);
+                char why[160];
                 if (d->n_mig == 0)
                         return sel_fail(err, err_size, r, NULL, "\"%s\": device %" PRIu64 " has no MIG device (%s); "
-                                        "name the whole device as %" PRIu64, entry, gpu, no_mig_reason(d), gpu);
+                                        "name the whole device as %" PRIu64, entry, gpu,
+                                        no_mig_reason(d, why, sizeof why), gpu);
                 if (m >= d->n_mig)
                         return mig_fail(err, err_size, r, inv, "\"%s\": device %" PRIu64 " has MIG devices %" PRIu64
                                         ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, d->n_mig - 1);
@@ -313,7 +318,8 @@ static int match_mig(const struct var_rules *r, const struct xpu_inventory *inv,
                         const char *note = inv->vendors[XPU_VENDOR_NVIDIA].rich_note;
                         return mig_fail(err, err_size, r, inv, "\"%s\": MIG UUIDs come from NVML, which %s%s%s; "
                                         "name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>",
-                                        entry, note[0] ? "could not tell (" : "listed none", note, note[0] ? ")" : "");
+                                        entry, note[0] ? "could not tell (" : "gave none here (its MIG calls failed or "
+                                        "there is no MIG device)", note, note[0] ? ")" : "");
                 }
                 if (!g)
                         return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);

@@ -369,7 +369,7 @@ static int device_edits(const struct xpu_device *d, const cJSON *vendor, const s
                         goto oom;
                 if (r == 0 && !d->nodes[i].optional) {
                         cJSON_Delete(e);
-                        return warn(warnings, "GPU %u (%s): %s is not a character device under %s; left out", d->index,
+                        return warn(warnings, "GPU %u (%s): %s is missing or not a character device under %s; left out", d->index,
                                     d->pci_bus_id, d->nodes[i].path, roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }
@@ -409,7 +409,7 @@ static int mig_edits(const struct xpu_device *d, size_t m, const cJSON *gpu, con
                 }
                 if (r == 0) {
                         cJSON_Delete(e);
-                        return warn(warnings, "MIG device %u:%zu: %s is not a character device under %s; left out",
+                        return warn(warnings, "MIG device %u:%zu: %s is missing or not a character device under %s; left out",
                                     d->index, m, caps[k]->path, roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }

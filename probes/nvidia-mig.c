@@ -26,8 +26,6 @@
 
 /* Largest GI/CI id we accept: the driver's are below 16 (A100: GI 1..14, CI 0..7). */
 #define MIG_ID_MAX 255
-/* Entries read from one mig/ or gi<G>/ directory; more is not a driver's directory. */
-#define MIG_DIR_ENTRIES_MAX 64
 
 int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor) {
         bool found = false;
@@ -39,7 +37,7 @@ int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor) {
                 size_t len = strcspn(p, "\n");
                 const char *next = p + len + (p[len] == '\n');
                 if (len > XPU_NVIDIA_LINE_MAX)
-                        return -EINVAL;
+                        return -E2BIG;
                 char line[XPU_NVIDIA_LINE_MAX + 1];
                 memcpy(line, p, len);
                 line[len] = '\0';
@@ -73,8 +71,9 @@ static int parse_id(const char *name, const char *prefix) {
         return (int)v;
 }
 
-/* The ids of the PREFIX<N> directories in DIR (below the sys root), sorted, into IDS (at most
- * MIG_DIR_ENTRIES_MAX). Returns the count, -ENOENT when DIR is absent, or another -errno. */
+/* The ids of the PREFIX<N> directories in DIR (below the sys root), ascending, into IDS (room for
+ * MIG_ID_MAX + 1): every id is collected before any is used, so the lowest are the ones kept.
+ * Returns the count, -ENOENT when DIR is absent, or another -errno. */
 static int list_ids(const struct xpu_roots *roots, const char *dir, const char *prefix, int *ids) {
         int fd = xpu_open_in_root(roots->sys_fd, dir, O_RDONLY | O_DIRECTORY, 0);
         if (fd < 0)
@@ -85,19 +84,17 @@ static int list_ids(const struct xpu_roots *roots, const char *dir, const char *
                 close(fd);
                 return e;
         }
-        int n = 0;
-        for (struct dirent *de; (de = readdir(d)) && n < MIG_DIR_ENTRIES_MAX;) {
+        bool seen[MIG_ID_MAX + 1] = { false };
+        for (struct dirent *de; (de = readdir(d));) {
                 int id = parse_id(de->d_name, prefix);
-                if (id < 0)
-                        continue; /* "access", ".", "..": not an instance */
-                int k = n++;
-                while (k > 0 && ids[k - 1] > id) {
-                        ids[k] = ids[k - 1];
-                        k--;
-                }
-                ids[k] = id;
+                if (id >= 0)
+                        seen[id] = true; /* "access", ".", "..": not an instance */
         }
         closedir(d);
+        int n = 0;
+        for (int id = 0; id <= MIG_ID_MAX; id++)
+                if (seen[id])
+                        ids[n++] = id;
         return n;
 }
 
@@ -113,7 +110,9 @@ static int read_cap(const struct xpu_roots *roots, const char *path, int caps_ma
         uint32_t minor;
         int r = xpu_nvidia_parse_cap_minor(buf, &minor);
         if (r < 0) {
-                *why = r == -ENODATA ? "no \"DeviceFileMinor\" line" : "bad \"DeviceFileMinor\" line";
+                *why = r == -ENODATA ? "no \"DeviceFileMinor\" line"
+                       : r == -E2BIG ? "a line longer than 512 bytes"
+                                     : "bad \"DeviceFileMinor\" line";
                 return r;
         }
         size_t used = 0;
@@ -123,10 +122,41 @@ static int read_cap(const struct xpu_roots *roots, const char *path, int caps_ma
                                caps_major >= 0, false);
 }
 
+/* Capability minors name one instance each: a CI's node is no other CI's and no GI's, and a GI's
+ * node belongs to that GI only. A MIG device whose minors collide (a driver's bug, or a hostile
+ * tree) would hand out another instance's node: dropped, with one warning. Returns 0 or -ENOMEM. */
+static int drop_colliding(struct xpu_inventory *inv, struct xpu_device *dev, const char *dir) {
+        bool bad[XPU_MIG_DEVICES_MAX] = { false };
+        for (size_t a = 0; a < dev->n_mig; a++) {
+                const struct xpu_mig_device *x = &dev->mig[a];
+                bad[a] |= x->gi_cap.minor == x->ci_cap.minor;
+                for (size_t b = 0; b < dev->n_mig; b++) {
+                        const struct xpu_mig_device *y = &dev->mig[b];
+                        if (a == b)
+                                continue;
+                        bad[a] |= x->ci_cap.minor == y->ci_cap.minor || x->ci_cap.minor == y->gi_cap.minor ||
+                                  (x->gi != y->gi && x->gi_cap.minor == y->gi_cap.minor);
+                }
+        }
+        size_t k = 0;
+        for (size_t m = 0; m < dev->n_mig; m++) {
+                if (!bad[m]) {
+                        dev->mig[k++] = dev->mig[m];
+                        continue;
+                }
+                if (xpu_inventory_warn(inv, "%s/gi%u/ci%u/access: capability minors %u and %u are another instance's "
+                                       "too; that MIG device skipped", dir, dev->mig[m].gi, dev->mig[m].ci,
+                                       dev->mig[m].gi_cap.minor, dev->mig[m].ci_cap.minor) < 0)
+                        return -ENOMEM;
+        }
+        dev->n_mig = k;
+        return 0;
+}
+
 int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *inv, struct xpu_device *dev,
                          int caps_major) {
         char dir[96], path[160];
-        int gis[MIG_DIR_ENTRIES_MAX], cis[MIG_DIR_ENTRIES_MAX];
+        int gis[MIG_ID_MAX + 1], cis[MIG_ID_MAX + 1];
         unsigned dropped = 0;
 
         if (!(dev->have & XPU_HAVE_MINOR))
@@ -150,6 +180,12 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
         for (int g = 0; g < n_gi; g++) {
                 struct xpu_devnode gi_cap = { .optional = false };
                 const char *why = "";
+                if (dev->n_mig == XPU_MIG_DEVICES_MAX) { /* full: the rest only counted */
+                        snprintf(path, sizeof path, "%s/gi%d", dir, gis[g]);
+                        int k = list_ids(roots, path, "ci", cis);
+                        dropped += k > 0 ? (unsigned)k : 0;
+                        continue;
+                }
                 snprintf(path, sizeof path, "%s/gi%d/access", dir, gis[g]);
                 if (read_cap(roots, path, caps_major, &gi_cap, buf, &why) < 0) {
                         if (xpu_inventory_warn(inv, "%s: %s; the MIG devices of GPU instance %d skipped", path, why,
@@ -183,8 +219,8 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
                         };
                 }
         }
-        if (dropped > 0)
-                return xpu_inventory_warn(inv, "%s: more than %d MIG devices; the %u with the highest ids ignored", dir,
-                                          XPU_MIG_DEVICES_MAX, dropped);
-        return 0;
+        if (dropped > 0 && xpu_inventory_warn(inv, "%s: more than %d MIG devices; the %u with the highest ids ignored",
+                                              dir, XPU_MIG_DEVICES_MAX, dropped) < 0)
+                return -ENOMEM;
+        return drop_colliding(inv, dev, dir);
 }

@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/escape.h"
 #include "base/helper-job.h"
@@ -357,7 +358,18 @@ static int merge_mig(struct xpu_inventory *inv, struct xpu_device *dev, const st
                                 continue;
                         }
                 }
-                xpu_strlcpy(m->uuid, g->uuid, sizeof m->uuid);
+                /* A MIG UUID names one MIG device: one NVML gives twice names neither. */
+                const char *twice = NULL;
+                for (size_t j = 0; j < nd->n_mig && j < XPU_MIG_DEVICES_MAX && !twice; j++)
+                        if (j != k && strcasecmp(nd->mig[j].uuid, g->uuid) == 0)
+                                twice = g->uuid;
+                if (twice) {
+                        if (xpu_inventory_warn(inv, "%s: nvml reports MIG UUID %s for two MIG devices; it names "
+                                                    "neither (GPU instance %u compute instance %u)",
+                                               dev->pci_bus_id, twice, g->gi, g->ci) < 0)
+                                return -ENOMEM;
+                } else
+                        xpu_strlcpy(m->uuid, g->uuid, sizeof m->uuid);
                 if (g->name[0])
                         xpu_strlcpy(m->name, g->name, sizeof m->name);
                 if (g->memory_total_bytes > 0) {

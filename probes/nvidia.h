@@ -48,8 +48,8 @@ int xpu_nvidia_parse_information(const char *text, struct xpu_device *dev, char 
 /* Parse a MIG capability access file (/proc/driver/nvidia/capabilities/.../access): "Key: value"
  * lines, of which "DeviceFileMinor: M" is read (keys case-insensitive; "DeviceFileMode" and
  * "DeviceFileModify" ignored). Returns 0 with *MINOR = M, -ENODATA when there is no such line,
- * -EINVAL for a value that is not a decimal up to XPU_NVIDIA_CAP_MINOR_MAX, a second such line
- * or a line longer than XPU_NVIDIA_LINE_MAX. */
+ * -EINVAL for a value that is not a decimal up to XPU_NVIDIA_CAP_MINOR_MAX or a second such
+ * line, -E2BIG for a line longer than XPU_NVIDIA_LINE_MAX. */
 int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor);
 
 /* Fill DEV's MIG devices (mig[], n_mig, by GI then CI id) from procfs: the gi<G> directories under
@@ -58,6 +58,7 @@ int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor);
  * negative = unknown). A GI directory sets mig_enabled and XPU_HAVE_MIG_MODE. No directory (MIG
  * off, an older driver) leaves DEV untouched. An unreadable or malformed access file skips that
  * instance with one warning naming the file; more than XPU_MIG_DEVICES_MAX instances keep the
- * lowest ids and warn. Returns 0, or -ENOMEM. */
+ * lowest ids and warn; a MIG device whose capability minors are another instance's too is
+ * skipped with a warning. Returns 0, or -ENOMEM. */
 int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *inv, struct xpu_device *dev,
                          int caps_major);

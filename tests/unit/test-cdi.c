@@ -226,7 +226,7 @@ START_TEST(test_mig_names) {
         ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,0:0,"
                                       "MIG-aaaaaaaa-0000-4000-8000-000000000000,0:1,0:4,all");
         ck_assert_uint_eq(xpu_strv_length(w), 2);
-        ck_assert_str_eq(w[0], "MIG device 0:2: /dev/xpu-no-such-cap is not a character device under /; left out");
+        ck_assert_str_eq(w[0], "MIG device 0:2: /dev/xpu-no-such-cap is missing or not a character device under /; left out");
         ck_assert_str_eq(w[1], "MIG device 0:3 (GPU instance 4, compute instance 0): its capability nodes are unknown "
                                "(no /proc/driver/nvidia/capabilities); left out");
         const cJSON *n;
@@ -254,7 +254,7 @@ START_TEST(test_left_out) {
         ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
         ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,all");
         ck_assert_uint_eq(xpu_strv_length(w), 1);
-        ck_assert_str_eq(w[0], "GPU 1 (0000:11:00.0): /dev/xpu-no-such-node is not a character device under /; left out");
+        ck_assert_str_eq(w[0], "GPU 1 (0000:11:00.0): /dev/xpu-no-such-node is missing or not a character device under /; left out");
         w = xpu_strv_free(w);
         cJSON_Delete(spec);
         /* A regular file is not a node. */

@@ -748,9 +748,10 @@ START_TEST(test_edge_mig) {
         for (unsigned g = 11; g < 11 + XPU_MIG_DEVICES_MAX; g++) {
                 char rel[96], text[48];
                 snprintf(rel, sizeof rel, CAPS "gi%u/ci0/access", g);
-                snprintf(text, sizeof text, "DeviceFileMinor: %u\n", 200 + g);
+                snprintf(text, sizeof text, "DeviceFileMinor: %u\n", 300 + g);
                 xpu_test_write(t, rel, text);
                 snprintf(rel, sizeof rel, CAPS "gi%u/access", g);
+                snprintf(text, sizeof text, "DeviceFileMinor: %u\n", 200 + g);
                 xpu_test_write(t, rel, text);
         }
         xpu_test_write(t, "proc/devices", "Character devices:\n195 nvidia\n237 nvidia-caps\n");
@@ -763,6 +764,48 @@ START_TEST(test_edge_mig) {
         ck_assert_str_eq(inv->warnings[inv->n_warnings - 1],
                          "/proc/driver/nvidia/capabilities/gpu0/mig: more than 8 MIG devices; the 2 with the highest "
                          "ids ignored");
+        edge_done(t, inv);
+
+        /* Minors that name another instance's node: that MIG device is skipped; a line too long
+         * is named as such. The lowest ids are kept however many GI directories there are. */
+        t = edge_host(NULL, "195 nvidia");
+        xpu_test_write(t, GPUS "0000:01:00.0/information", "Device Minor: 0\nBus Location: 0000:01:00.0\n");
+        xpu_test_write(t, CAPS "gi1/access", "DeviceFileMinor: 12\n");
+        xpu_test_write(t, CAPS "gi1/ci0/access", "DeviceFileMinor: 13\n");
+        xpu_test_write(t, CAPS "gi2/access", "DeviceFileMinor: 12\n"); /* gi1's node */
+        xpu_test_write(t, CAPS "gi2/ci0/access", "DeviceFileMinor: 22\n");
+        xpu_test_write(t, CAPS "gi3/access", "DeviceFileMinor: 31\n");
+        xpu_test_write(t, CAPS "gi3/ci0/access", "DeviceFileMinor: 31\n"); /* its own GI's */
+        char longline[700];
+        memset(longline, 'x', sizeof longline - 1);
+        longline[sizeof longline - 1] = '\0';
+        char text[800];
+        snprintf(text, sizeof text, "DeviceFileMinor: 41\n%s\n", longline);
+        xpu_test_write(t, CAPS "gi4/access", text);
+        xpu_test_write(t, CAPS "gi4/ci0/access", "DeviceFileMinor: 42\n");
+        for (unsigned g = 100; g < 180; g++) { /* more GI directories than a driver makes */
+                char rel[96], v[48];
+                snprintf(rel, sizeof rel, CAPS "gi%u/access", g);
+                snprintf(v, sizeof v, "DeviceFileMinor: %u\n", 1000 + 2 * g);
+                xpu_test_write(t, rel, v);
+                snprintf(rel, sizeof rel, CAPS "gi%u/ci0/access", g);
+                snprintf(v, sizeof v, "DeviceFileMinor: %u\n", 1001 + 2 * g);
+                xpu_test_write(t, rel, v);
+        }
+        inv = probe_dir(t);
+        d = &inv->devices[0];
+        /* the 8 lowest (gi1-3, gi100-104; gi4 unreadable), then the colliding gi1, gi2 and gi3 out */
+        ck_assert_uint_eq(d->n_mig, 5);
+        ck_assert_uint_eq(d->mig[0].gi, 100);
+        ck_assert_uint_eq(d->mig[4].gi, 104);
+        bool too_long = false, collide = false, counted = false;
+        for (size_t w = 0; w < inv->n_warnings; w++) {
+                too_long |= strstr(inv->warnings[w], "gi4/access: a line longer than 512 bytes") != NULL;
+                collide |= strstr(inv->warnings[w], "gi2/ci0/access: capability minors 12 and 22 are another") != NULL;
+                counted |= strstr(inv->warnings[w], "more than 8 MIG devices; the 75 with the highest ids ignored") != NULL;
+        }
+        ck_assert_msg(too_long && collide && counted, "%s | %s | %s", inv->n_warnings ? inv->warnings[0] : "",
+                      inv->n_warnings > 1 ? inv->warnings[1] : "", inv->n_warnings > 2 ? inv->warnings[2] : "");
         edge_done(t, inv);
 
         /* A GI directory alone: MIG on, no MIG device; no mig/ directory at all: MIG unknown. */

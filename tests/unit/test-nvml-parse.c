@@ -257,6 +257,25 @@ START_TEST(test_merge_mig) {
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
 
+        /* One UUID for two MIG devices names neither, with a warning for each. */
+        inv = xpu_test_probe_host("nvidia-a100-mig");
+        r = nvml_parse_ok(HEAD "device_count 1\ndevice.0.uuid GPU-202d648d-7b39-6345-296c-251c4321e21c\n"
+                               "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"
+                               "device.0.mig_mode 1\ndevice.0.mig_count 2\n"
+                               "device.0.mig.0.uuid MIG-aaaaaaaa-0000-4000-8000-000000000001\ndevice.0.mig.0.gi 3\n"
+                               "device.0.mig.0.ci 0\ndevice.0.mig.1.uuid MIG-AAAAAAAA-0000-4000-8000-000000000001\n"
+                               "device.0.mig.1.gi 4\ndevice.0.mig.1.ci 0\nend\n");
+        warnings = inv->n_warnings;
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
+        dev = shim_by_bus(inv, "0000:01:00.0");
+        ck_assert_str_eq(dev->mig[0].uuid, "");
+        ck_assert_str_eq(dev->mig[1].uuid, "");
+        ck_assert_uint_eq(inv->n_warnings, warnings + 2);
+        ck_assert_msg(strstr(inv->warnings[warnings], "reports MIG UUID MIG-aaaaaaaa-0000-4000-8000-000000000001 for two"),
+                      "%s", inv->warnings[warnings]);
+        xpu_nvml_result_free(r);
+        xpu_inventory_free(inv);
+
         inv = xpu_test_probe_backend(&xpu_probe_nvidia, root);
         r = nvml_parse_ok(HEAD "device_count 1\ndevice.0.uuid GPU-202d648d-7b39-6345-296c-251c4321e21c\n"
                                "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"

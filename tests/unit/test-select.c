@@ -238,11 +238,12 @@ static const struct {
           " 0000:c2:00.1), which the container runtime did not give to this container "
           "(/dev/dri/renderD130 is missing); ask the runtime for it or leave it out" },
         { "0:1", NULL, NULL,
-          "XPU_VISIBLE_DEVICES: \"0:1\": device 0 has no MIG device (no MIG instance is listed under "
-          "/proc/driver/nvidia/capabilities); name the whole device as 0" },
+          "XPU_VISIBLE_DEVICES: \"0:1\": device 0 has no MIG device (no MIG instance is listed for this NVIDIA GPU; "
+          "NVIDIA's driver lists them under /proc/driver/nvidia/capabilities); name the whole device as 0" },
         { NULL, "MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"MIG-4a7c1b52-9f0e-4d2b-8c31-0e5f6a7b8c90\": MIG UUIDs come from NVML, which "
-          "listed none; name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>; no MIG devices" },
+          "gave none here (its MIG calls failed or there is no MIG device); name the MIG device as <gpu>:<mig> or "
+          "MIG-GPU-<gpu uuid>/<gi>/<ci>; no MIG devices" },
         /* Qualified CDI names: a kind the variable does not take, an index that does not exist,
          * a MIG device, nothing after '='. */
         { NULL, "amd.com/gpu=0", NULL,
@@ -264,7 +265,8 @@ static const struct {
           "(/dev/nvidia2 is missing); ask the runtime for it or leave it out" },
         { NULL, "nvidia.com/gpu=0:1", NULL,
           "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:1\": device 0 has no MIG device (no MIG instance is listed "
-          "under /proc/driver/nvidia/capabilities); name the whole device as 0" },
+          "for this NVIDIA GPU; NVIDIA's driver lists them under /proc/driver/nvidia/capabilities); name the whole "
+          "device as 0" },
         { NULL, "nvidia.com/gpu=", NULL, "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=\": no device name after '='" },
         { "0,,1", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,,1\"" },
         { "0,", NULL, NULL, "XPU_VISIBLE_DEVICES: empty entry in \"0,\"" },
@@ -433,8 +435,8 @@ static const struct {
         { NULL, "nvidia.com/gpu=0:9", "NVIDIA_VISIBLE_DEVICES: \"nvidia.com/gpu=0:9\": device 0 has MIG devices 0:0 to "
           "0:2" MIG_LIST },
         { "1:0", NULL,
-          "XPU_VISIBLE_DEVICES: \"1:0\": device 1 has no MIG device (no MIG instance is listed under "
-          "/proc/driver/nvidia/capabilities); name the whole device as 1" },
+          "XPU_VISIBLE_DEVICES: \"1:0\": device 1 has no MIG device (no MIG instance is listed for this AMD GPU; "
+          "NVIDIA's driver lists them under /proc/driver/nvidia/capabilities); name the whole device as 1" },
         { NULL, "99999999999999999999999:0", "NVIDIA_VISIBLE_DEVICES: no MIG device \"99999999999999999999999:0\""
           MIG_LIST },
 };
