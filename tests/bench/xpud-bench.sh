@@ -422,7 +422,7 @@ c_med=$(field cold median_us "$T/rocm")
 c_p90=$(field cold p90_us "$T/rocm")
 collect_live_us=$(awk -v s="${collect_live:-0}" 'BEGIN { printf "%.0f", s * 1e6 }')
 # The AMD readings against warm librocm_smi doing the same reads on the same tree.
-amd_ratio=$(awk -v a="$w_med" -v b="$rd_med" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')
+amd_ratio=$(awk -v a="$w_med" -v b="$rd_med" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
 v=PASS
 awk -v r="$amd_ratio" 'BEGIN { exit !(r >= 4) }' || v=FAIL
 verdict "| $GPUS-GPU AMD readings (\`xpu_amd_readings_read_cached\`) vs warm librocm_smi, median | ≥ 4 × faster | $amd_ratio × ($rd_med µs vs $w_med µs)" "$v"
