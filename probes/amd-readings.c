@@ -151,15 +151,8 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
                 cc->stale = true;
                 return xpu_read_value_in_root(c->fd, path, buf, size);
         }
-        ssize_t n = pread(cc->attrs[i].fd, buf, size - 1, 0);
-        if (n >= 0 && (size_t)n == size - 1) {
-                char extra;
-                ssize_t k = pread(cc->attrs[i].fd, &extra, 1, n);
-                if (k != 0)
-                        n = k < 0 ? -errno : -EFBIG;
-        } else if (n < 0)
-                n = -errno;
-        if (n < 0) {
+        ssize_t n = xpu_pread_value(cc->attrs[i].fd, buf, size);
+        if (n < 0 && n != -EINVAL) {
                 /* unsupported now: absent until the recheck; gone (ENODEV: the driver unbound,
                  * hwmon renumbered) or failing: the card starts over at the next sample */
                 close(cc->attrs[i].fd);
@@ -168,15 +161,8 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
                         cc->attrs[i] = cc->attrs[--cc->n];
                         cc->stale = true;
                 }
-                return n;
         }
-        buf[n] = '\0';
-        if (memchr(buf, '\0', (size_t)n))
-                return -EINVAL;
-        char *t = xpu_strstrip(buf);
-        size_t len = strlen(t);
-        memmove(buf, t, len + 1);
-        return (ssize_t)len;
+        return n;
 }
 
 static void warn(struct card_read *c, const char *fmt, ...) _printf_(2, 3);

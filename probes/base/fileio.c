@@ -200,19 +200,16 @@ int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret) {
         return TAKE_FD(fd);
 }
 
-ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
+ssize_t xpu_pread_text(int fd, char *buf, size_t size) {
         if (size == 0)
                 return -EINVAL;
-        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
-        if (fd < 0)
-                return fd;
-        ssize_t len = xpu_read_full(fd, buf, size - 1);
+        ssize_t len = xpu_pread_full(fd, buf, size - 1, 0);
         if (len < 0)
                 return len;
         if ((size_t)len == size - 1) {
                 /* Full: fine only if the file ends exactly here. */
                 char extra;
-                ssize_t k = xpu_read_full(fd, &extra, 1);
+                ssize_t k = xpu_pread_full(fd, &extra, 1, (uint64_t)len);
                 if (k != 0)
                         return k < 0 ? k : -EFBIG;
         }
@@ -223,14 +220,31 @@ ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t s
         return len;
 }
 
-ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size) {
-        ssize_t n = xpu_read_file_in_root(root_fd, path, buf, size);
+/* Strip BUF (N >= 0 from a read) in place; N unchanged when negative. Returns the new length. */
+static ssize_t strip_value(char *buf, ssize_t n) {
         if (n < 0)
                 return n;
         char *s = xpu_strstrip(buf);
         size_t len = strlen(s);
         memmove(buf, s, len + 1);
         return (ssize_t)len;
+}
+
+ssize_t xpu_pread_value(int fd, char *buf, size_t size) {
+        return strip_value(buf, xpu_pread_text(fd, buf, size));
+}
+
+ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        if (size == 0)
+                return -EINVAL;
+        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
+        if (fd < 0)
+                return fd;
+        return xpu_pread_text(fd, buf, size);
+}
+
+ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size) {
+        return strip_value(buf, xpu_read_file_in_root(root_fd, path, buf, size));
 }
 
 int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *ret) {

@@ -61,6 +61,14 @@ ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t s
  * newlines). Returns the length after stripping or -errno. */
 ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size);
 
+/* The reading part of xpu_read_file_in_root() on an open FD: the whole file from offset 0 (pread,
+ * so a kept sysfs attribute is read anew each time) into BUF (SIZE bytes, NUL-terminated).
+ * Returns the length, -EFBIG when it does not fit, -EINVAL for an embedded NUL or SIZE 0, or
+ * pread's -errno. */
+ssize_t xpu_pread_text(int fd, char *buf, size_t size);
+/* xpu_pread_text(), then stripped as xpu_read_value_in_root() strips. */
+ssize_t xpu_pread_value(int fd, char *buf, size_t size);
+
 /* fstatat-like: stat PATH below ROOT_FD without following a final symlink when NOFOLLOW.
  * Returns 0 or -errno. */
 int xpu_stat_in_root(int root_fd, const char *path, bool nofollow, struct stat *ret);
