@@ -196,7 +196,7 @@ static void emit_collect_ts(struct out *o, const struct xpud_snapshot *s, const 
 }
 
 /* Scalar readings: one sample per device when its have bit is set. */
-enum scalar_kind { S_DOUBLE, S_U64 };
+enum scalar_kind { S_DOUBLE, S_U64, S_BOOL };
 static const struct scalar {
         struct family fam;
         uint32_t have;           /* XPU_READ_* */
@@ -215,6 +215,12 @@ static const struct scalar {
         { { "xpu_memory_total_bytes", "gauge", "Device memory size, bytes." },
           XPU_READ_MEMORY_TOTAL, S_U64, offsetof(struct xpu_readings, memory_total_bytes),
           XPU_HAVE_MEMORY_TOTAL, offsetof(struct xpu_device, memory_total_bytes) },
+        { { "xpu_memory_remap_pending", "gauge", "1 when a row remap waits for the next GPU reset." },
+          XPU_READ_ROW_REMAP, S_BOOL, offsetof(struct xpu_readings, remap_pending), 0, 0 },
+        { { "xpu_memory_remap_failed", "gauge", "1 when a row remap failed (no spare row left)." },
+          XPU_READ_ROW_REMAP, S_BOOL, offsetof(struct xpu_readings, remap_failed), 0, 0 },
+        { { "xpu_memory_retired_pages_pending", "gauge", "1 when a page retirement waits for the next driver load." },
+          XPU_READ_RETIRED_PAGES, S_BOOL, offsetof(struct xpu_readings, retired_pending), 0, 0 },
 };
 
 static void emit_scalar(struct out *o, const struct scalar *sc, const struct xpud_device *d) {
@@ -234,7 +240,11 @@ static void emit_scalar(struct out *o, const struct scalar *sc, const struct xpu
                 if (xpu_reading_implausible(XPU_READING_BYTES, v, (double)v))
                         return;
         }
-        if (sc->kind == S_DOUBLE) {
+        if (sc->kind == S_BOOL) {
+                bool v;
+                memcpy(&v, src, sizeof v);
+                sample_u64(o, &sc->fam, d, NULL, NULL, v);
+        } else if (sc->kind == S_DOUBLE) {
                 double v;
                 memcpy(&v, src, sizeof v);
                 sample_double(o, &sc->fam, d, NULL, NULL, v);
@@ -368,16 +378,10 @@ static const struct family fam_remapped = {
         "xpu_memory_remapped_rows_total", "counter",
         "Memory rows remapped over the GPU's life, by the errors that caused it (NVIDIA row remapping)."
 };
-static const struct family fam_remap_pending = { "xpu_memory_remap_pending", "gauge",
-                                                 "1 when a row remap waits for the next GPU reset." };
-static const struct family fam_remap_failed = { "xpu_memory_remap_failed", "gauge",
-                                                "1 when a row remap failed (no spare row left)." };
 static const struct family fam_retired = {
         "xpu_memory_retired_pages_total", "counter",
         "Memory pages retired over the GPU's life: correctable = repeated single-bit, uncorrectable = double-bit ECC errors."
 };
-static const struct family fam_retired_pending = { "xpu_memory_retired_pages_pending", "gauge",
-                                                   "1 when a page retirement waits for the next driver load." };
 
 static void emit_remap(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
@@ -386,29 +390,11 @@ static void emit_remap(struct out *o, const struct xpud_snapshot *s, const struc
                            d->r.remapped_rows[c]);
 }
 
-static void emit_remap_flags(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
-        (void)s;
-        if (has_values(d) && (d->r.have & XPU_READ_ROW_REMAP))
-                sample_u64(o, &fam_remap_pending, d, NULL, NULL, d->r.remap_pending);
-}
-
-static void emit_remap_failed(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
-        (void)s;
-        if (has_values(d) && (d->r.have & XPU_READ_ROW_REMAP))
-                sample_u64(o, &fam_remap_failed, d, NULL, NULL, d->r.remap_failed);
-}
-
 static void emit_retired(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
         for (int c = 0; has_values(d) && (d->r.have & XPU_READ_RETIRED_PAGES) && c < _XPU_REPAIR_MAX; c++)
                 sample_u64(o, &fam_retired, d, "cause", xpu_repair_cause_to_string((enum xpu_repair_cause)c),
                            d->r.retired_pages[c]);
-}
-
-static void emit_retired_pending(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
-        (void)s;
-        if (has_values(d) && (d->r.have & XPU_READ_RETIRED_PAGES))
-                sample_u64(o, &fam_retired_pending, d, NULL, NULL, d->r.retired_pending);
 }
 
 static const struct family fam_xid = { "xpu_xid_errors_total", "counter",
@@ -431,8 +417,7 @@ typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, con
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
         emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
-        emit_pcie_width, emit_pcie_speed, emit_remap, emit_remap_flags, emit_remap_failed, emit_retired,
-        emit_retired_pending, emit_mig_info, emit_mig_memory, emit_xid,
+        emit_pcie_width, emit_pcie_speed, emit_remap, emit_retired, emit_mig_info, emit_mig_memory, emit_xid,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */
