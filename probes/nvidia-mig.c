@@ -33,23 +33,18 @@ int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor) {
 
         if (!text || !minor)
                 return -EINVAL;
-        for (const char *p = text; *p;) {
-                size_t len = strcspn(p, "\n");
-                const char *next = p + len + (p[len] == '\n');
-                if (len > XPU_NVIDIA_LINE_MAX)
-                        return -E2BIG;
-                char line[XPU_NVIDIA_LINE_MAX + 1];
-                memcpy(line, p, len);
-                line[len] = '\0';
-                p = next;
-                char *colon = strchr(line, ':');
-                if (!colon)
-                        continue;
-                *colon = '\0';
-                if (strcasecmp(xpu_strstrip(line), "DeviceFileMinor") != 0)
+        char line[XPU_NVIDIA_LINE_MAX + 1], *key, *val;
+        for (const char *p = text;;) {
+                int r = xpu_nvidia_next_key_value(&p, line, &key, &val);
+                if (r <= 0) {
+                        if (r < 0)
+                                return r; /* -E2BIG */
+                        break;
+                }
+                if (!key || strcasecmp(key, "DeviceFileMinor") != 0)
                         continue;
                 uint64_t v;
-                if (found || xpu_parse_u64(xpu_strstrip(colon + 1), 10, &v) < 0 || v > XPU_NVIDIA_CAP_MINOR_MAX)
+                if (found || xpu_parse_u64(val, 10, &v) < 0 || v > XPU_NVIDIA_CAP_MINOR_MAX)
                         return -EINVAL;
                 value = (uint32_t)v;
                 found = true;

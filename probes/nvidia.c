@@ -196,34 +196,46 @@ static int info_store(const struct info_key *k, const char *value, struct xpu_de
         return 0;
 }
 
+int xpu_nvidia_next_key_value(const char **p, char line[XPU_NVIDIA_LINE_MAX + 1], char **key, char **value) {
+        if (!**p)
+                return 0;
+        size_t len = strcspn(*p, "\n");
+        const char *at = *p;
+        *p += len + ((*p)[len] == '\n');
+        *key = *value = NULL;
+        if (len > XPU_NVIDIA_LINE_MAX)
+                return -E2BIG;
+        memcpy(line, at, len);
+        line[len] = '\0';
+        char *colon = strchr(line, ':');
+        if (colon) {
+                *colon = '\0';
+                *key = xpu_strstrip(line);
+                *value = xpu_strstrip(colon + 1);
+        }
+        return 1;
+}
+
 int xpu_nvidia_parse_information(const char *text, struct xpu_device *dev, char *err, size_t errsize) {
         char first[160] = "";
         unsigned bad = 0, recognised = 0, lineno = 0;
 
         if (!text || !dev)
                 return -EINVAL;
-        for (const char *p = text; *p;) {
-                size_t len = strcspn(p, "\n");
-                const char *next = p + len + (p[len] == '\n');
+        char line[XPU_NVIDIA_LINE_MAX + 1], *key, *value;
+        for (const char *p = text;;) {
+                int r = xpu_nvidia_next_key_value(&p, line, &key, &value);
+                if (r == 0)
+                        break;
                 lineno++;
-                if (len > XPU_NVIDIA_LINE_MAX) {
+                if (r == -E2BIG) {
                         if (bad++ == 0)
                                 snprintf(first, sizeof first, "line %u longer than %d bytes", lineno,
                                          XPU_NVIDIA_LINE_MAX);
-                        p = next;
                         continue;
                 }
-                char line[XPU_NVIDIA_LINE_MAX + 1];
-                memcpy(line, p, len);
-                line[len] = '\0';
-                p = next;
-
-                char *colon = strchr(line, ':');
-                if (!colon)
+                if (!key)
                         continue;
-                *colon = '\0';
-                const char *key = xpu_strstrip(line);
-                const char *value = xpu_strstrip(colon + 1);
                 for (size_t i = 0; i < ELEMENTSOF(info_keys); i++) {
                         const struct info_key *k = &info_keys[i];
                         if (strcasecmp(key, k->key) != 0)

@@ -42,6 +42,12 @@ int xpu_nvidia_parse_version(const char *text, char *version, size_t vsize, char
  * at all (empty file). ERR (ERRSIZE bytes, may be NULL/0) is set only on error. */
 int xpu_nvidia_parse_information(const char *text, struct xpu_device *dev, char *err, size_t errsize);
 
+/* The next line of the procfs text at *P (advanced past it), in LINE: *KEY and *VALUE point into
+ * LINE, both stripped, split at the first ':' (*KEY NULL for a line without one). Returns 1, 0 at
+ * the end of the text, -E2BIG for a line longer than XPU_NVIDIA_LINE_MAX (skipped, *KEY NULL).
+ * The one line reader of the "Key: value" files below. */
+int xpu_nvidia_next_key_value(const char **p, char line[XPU_NVIDIA_LINE_MAX + 1], char **key, char **value);
+
 /* Largest minor of an nvidia-caps node we accept (the driver's minors fit in 20 bits). */
 #define XPU_NVIDIA_CAP_MINOR_MAX ((1u << 20) - 1)
 
