@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -25,6 +27,11 @@
 #define CACHE_ATTRS_MAX 48
 /* Samples between looks for the attributes a card did not have (a driver reload can add some). */
 #define CACHE_RECHECK_SAMPLES 60
+/* Directories of kept files watched on a tree that is not sysfs: the card's, hwmon's, ras/. */
+#define CACHE_DIRS_MAX 4
+/* A watched directory changed less than this long ago (seconds) is not trusted to show the
+ * next change in its mtime. */
+#define CACHE_DIR_SETTLE_S 2
 
 /* What one card's reads learned, for the next sample: each attribute's open descriptor (read
  * again with pread at offset 0, which makes sysfs run the attribute's show() anew) or that it is
@@ -46,6 +53,21 @@ struct card_cache {
                 bool sysfs;  /* on sysfs: its files are never replaced (a gone device answers ENODEV) */
         } attrs[CACHE_ATTRS_MAX];
         size_t n;
+        size_t next; /* where the attribute after the last one read usually is: a sample reads
+                      * them in the same order, so the lookup is one comparison */
+        /* Not sysfs (a fixture, a copy): its files can be replaced by a rename, which a kept
+         * descriptor does not see. Such a change also changes the directory's mtime, so the
+         * directories of the kept files are watched and each file's link count is looked at
+         * only when one changed (or changed so recently that a second change within the same
+         * timestamp tick could hide). */
+        bool fake;
+        bool check_links; /* this sample: fstat each kept file for st_nlink 0 */
+        bool dirs_full;   /* a kept file's directory did not fit: check every sample */
+        struct {
+                int fd; /* O_PATH */
+                struct timespec mtime;
+        } dirs[CACHE_DIRS_MAX];
+        size_t n_dirs;
 };
 
 struct xpu_amd_cache {
@@ -66,6 +88,10 @@ static void cache_flush(struct card_cache *cc) {
         for (size_t i = 0; i < cc->n; i++)
                 if (cc->attrs[i].fd >= 0)
                         close(cc->attrs[i].fd);
+        for (size_t i = 0; i < cc->n_dirs; i++)
+                close(cc->dirs[i].fd);
+        cc->n_dirs = 0;
+        cc->fake = cc->dirs_full = false;
         cc->n = 0;
         cc->hwmon_known = false;
         cc->hwmon[0] = '\0';
@@ -111,6 +137,7 @@ static struct card_cache *cache_card(struct xpu_amd_cache *cache, unsigned card,
                 }
                 cc->dev = st->st_dev;
                 cc->ino = st->st_ino;
+                cc->next = 0;
                 return cc;
         }
         if (!free_slot)
@@ -119,14 +146,79 @@ static struct card_cache *cache_card(struct xpu_amd_cache *cache, unsigned card,
         return free_slot;
 }
 
+/* A file of a tree that is not sysfs was kept open: watch its directory (PATH up to its last
+ * '/'), once per directory. */
+static void watch_dir(struct card_read *c, const char *path) {
+        struct card_cache *cc = c->cache;
+        char dir[sizeof cc->attrs[0].path];
+        const char *slash = strrchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : 0;
+        cc->fake = true;
+        if (len == 0 || len >= sizeof dir) {
+                cc->dirs_full = true;
+                return;
+        }
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        int fd = xpu_open_in_root(c->fd, dir, O_PATH | O_DIRECTORY, 0);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                if (fd >= 0)
+                        close(fd);
+                cc->dirs_full = true;
+                return;
+        }
+        for (size_t i = 0; i < cc->n_dirs; i++) {
+                struct stat known;
+                if (fstat(cc->dirs[i].fd, &known) == 0 && known.st_dev == st.st_dev && known.st_ino == st.st_ino) {
+                        close(fd);
+                        return;
+                }
+        }
+        if (cc->n_dirs == CACHE_DIRS_MAX) {
+                close(fd);
+                cc->dirs_full = true;
+                return;
+        }
+        cc->dirs[cc->n_dirs].fd = fd;
+        cc->dirs[cc->n_dirs].mtime = st.st_mtim;
+        cc->n_dirs++;
+}
+
+/* At the start of a sample of a tree that is not sysfs: is a kept file's link count to be looked
+ * at? Yes when a watched directory's mtime moved since the last sample, or is less than
+ * CACHE_DIR_SETTLE_S old, or a directory could not be watched. */
+static bool links_need_check(struct card_cache *cc) {
+        if (!cc->fake)
+                return false;
+        bool check = cc->dirs_full;
+        struct timespec now;
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+                check = true;
+        for (size_t i = 0; i < cc->n_dirs; i++) {
+                struct stat st;
+                if (fstat(cc->dirs[i].fd, &st) < 0) {
+                        check = true;
+                        continue;
+                }
+                if (st.st_mtim.tv_sec != cc->dirs[i].mtime.tv_sec || st.st_mtim.tv_nsec != cc->dirs[i].mtime.tv_nsec ||
+                    now.tv_sec - st.st_mtim.tv_sec < CACHE_DIR_SETTLE_S)
+                        check = true;
+                cc->dirs[i].mtime = st.st_mtim;
+        }
+        return check;
+}
+
 /* Read the attribute PATH into BUF (SIZE bytes) with the semantics of xpu_read_value_in_root(),
  * through C's cache: the descriptor of an earlier sample is read again at offset 0. Returns the
  * length, or -errno (-ENOENT for an attribute known to be absent). */
 static ssize_t cached_read(struct card_read *c, const char *path, char *buf, size_t size) {
         struct card_cache *cc = c->cache;
-        size_t i = 0;
-        while (i < cc->n && strcmp(cc->attrs[i].path, path) != 0)
-                i++;
+        size_t i = cc->next;
+        if (i >= cc->n || strcmp(cc->attrs[i].path, path) != 0)
+                for (i = 0; i < cc->n && strcmp(cc->attrs[i].path, path) != 0;)
+                        i++;
+        cc->next = i + 1;
         if (i == cc->n) {
                 if (cc->n == CACHE_ATTRS_MAX || strlen(path) >= sizeof cc->attrs[0].path)
                         return xpu_read_value_in_root(c->fd, path, buf, size);
@@ -138,6 +230,8 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
                 struct statfs sfs;
                 cc->attrs[i].sysfs = fd >= 0 && fstatfs(fd, &sfs) == 0 && sfs.f_type == SYSFS_MAGIC;
                 cc->n++;
+                if (fd >= 0 && !cc->attrs[i].sysfs)
+                        watch_dir(c, path);
         }
         if (cc->attrs[i].fd < 0)
                 return -ENOENT;
@@ -145,7 +239,7 @@ static ssize_t cached_read(struct card_read *c, const char *path, char *buf, siz
          * sysfs attributes stay and answer ENODEV when their device goes) has no link left: read
          * the path again, and the whole card at the next sample, its hwmon directory included. */
         struct stat fst;
-        if (!cc->attrs[i].sysfs && fstat(cc->attrs[i].fd, &fst) == 0 && fst.st_nlink == 0) {
+        if (cc->check_links && !cc->attrs[i].sysfs && fstat(cc->attrs[i].fd, &fst) == 0 && fst.st_nlink == 0) {
                 close(cc->attrs[i].fd);
                 cc->attrs[i] = cc->attrs[--cc->n];
                 cc->stale = true;
@@ -190,7 +284,12 @@ static bool text_is_printable(const char *s) {
  * stripped and NUL-terminated. */
 static ssize_t read_attr(struct card_read *c, const char *dir, const char *name, char *buf, size_t size) {
         char path[192];
-        snprintf(path, sizeof path, "%s/%s", dir, name);
+        size_t dl = strlen(dir), nl = strlen(name);
+        if (dl + 1 + nl >= sizeof path)
+                return 0; /* longer than any amdgpu attribute path */
+        memcpy(path, dir, dl);
+        path[dl] = '/';
+        memcpy(path + dl + 1, name, nl + 1);
         ssize_t n = c->cache ? cached_read(c, path, buf, size) : xpu_read_value_in_root(c->fd, path, buf, size);
         if (n > 0 && !text_is_printable(buf)) {
                 warn(c, "%s: not printable text; left out", path);
@@ -397,11 +496,15 @@ static const struct {
         { "mem", XPU_TEMP_MEMORY },        /* channel 2: temp3 (HBM/VRAM) */
 };
 
+_Static_assert(XPU_AMD_TEMP_CHANNELS_MAX <= 9, "temperature channel names are built with one digit");
+
 static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
         for (unsigned k = 1; k <= XPU_AMD_TEMP_CHANNELS_MAX; k++) {
                 char name[32], label[64], buf[64];
                 int sensor = -1;
-                snprintf(name, sizeof name, "temp%u_label", k);
+                /* "temp<k>_label", "temp<k>_input": k is one digit (XPU_AMD_TEMP_CHANNELS_MAX) */
+                memcpy(name, "tempK_label", sizeof "tempK_label");
+                name[4] = (char)('0' + k);
                 if (read_attr(c, c->hwmon, name, label, sizeof label) > 0) {
                         for (size_t i = 0; i < ELEMENTSOF(temp_labels); i++)
                                 if (strcmp(label, temp_labels[i].label) == 0)
@@ -410,7 +513,7 @@ static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
                         sensor = (int)temp_labels[k - 1].sensor;
                 if (sensor < 0 || (r->have_temperature & (1u << sensor)))
                         continue; /* a sensor we do not name, or named twice: the first wins */
-                snprintf(name, sizeof name, "temp%u_input", k);
+                memcpy(name + 6, "input", sizeof "input");
                 if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
                         continue;
                 int64_t mc;
@@ -537,6 +640,8 @@ int xpu_amd_readings_read_cached(const struct xpu_roots *roots, const struct xpu
                 return -ENODEV;
         }
         c.cache = cache_card(cache, dev->card, &st);
+        if (c.cache)
+                c.cache->check_links = links_need_check(c.cache);
 
         struct xpu_readings *r = ret;
         if (read_percent(&c, "gpu_busy_percent", &r->utilization_ratio))

@@ -59,11 +59,13 @@ int xpu_amd_readings_read(const struct xpu_roots *roots, const struct xpu_device
 /* What xpu_amd_readings_read_cached() keeps between samples: per card, the attributes' open
  * descriptors (read again with pread at offset 0) and which attributes and hwmon directory the
  * card has, so a sample costs one path walk per card (its directory, compared by st_dev and
- * st_ino: a different directory starts that card over) and one pread per attribute. A kept
- * file that is not on sysfs (a fixture tree) is also checked with fstat: one with no link left,
- * deleted or replaced by a rename, is read by its path again and the card starts over at the
- * next sample, as after any failing read (sysfs attributes are never replaced: a gone device
- * answers ENODEV). Absent
+ * st_ino: a different directory starts that card over) and one pread per attribute. On a tree
+ * that is not sysfs (a fixture, a copy), a file can be replaced by a rename, which a kept
+ * descriptor would not see; such a change moves its directory's mtime, so the directories of the
+ * kept files (the card's, hwmon's, ras/) are watched with one fstat each per sample, and only when
+ * one's mtime moved or is under 2 s old is each kept file checked with fstat: one with no link
+ * left is read by its path again and the card starts over at the next sample, as after any
+ * failing read (sysfs attributes are never replaced: a gone device answers ENODEV). Absent
  * attributes are looked for again every 60 samples. One thread at a time. */
 struct xpu_amd_cache;
 struct xpu_amd_cache *xpu_amd_cache_new(void); /* NULL on -ENOMEM */

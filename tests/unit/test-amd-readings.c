@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "amd-readings.h"
@@ -351,6 +353,77 @@ START_TEST(test_cache) {
 }
 END_TEST
 
+/* Set the mtime of ROOT/REL to an hour ago: a tree at rest, whose kept files the cache then
+ * trusts until the directory changes. */
+static void age_dir(const char *root, const char *rel) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        struct timespec now;
+        ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &now), 0);
+        struct timespec times[2] = { { .tv_sec = now.tv_sec - 3600 }, { .tv_sec = now.tv_sec - 3600 } };
+        ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static void replace_file(const char *root, const char *rel, const char *text) {
+        char path[PATH_MAX], tmp[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        snprintf(tmp, sizeof tmp, "%s.new", path);
+        FILE *f = fopen(tmp, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(text, f);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* A tree that is not sysfs at rest (its directories' mtimes an hour old): the cache reads the kept
+ * files without looking at their link counts, and a file renamed over one, in the card's
+ * directory, in hwmon or in ras/, is still read at the next sample, because the rename moved its
+ * directory's mtime. */
+START_TEST(test_cache_at_rest) {
+        char *root = xpu_test_mkdtemp();
+        write_full_card(root);
+        struct xpu_device d = card_device(0);
+        struct xpu_roots roots;
+        ck_assert_int_eq(xpu_roots_open(&roots, root, root, root, NULL), 0);
+        struct xpu_amd_cache *cache = xpu_amd_cache_new();
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(cache);
+        struct xpu_readings r;
+        char err[256];
+        static const char *const dirs[] = { C0, C0 "hwmon/hwmon3", C0 "ras" };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                age_dir(root, dirs[i]);
+        for (int k = 0; k < 3; k++) {
+                ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+                ck_assert_double_eq(r.utilization_ratio, 0.37);
+        }
+        replace_file(root, C0 "gpu_busy_percent", "12\n");
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.utilization_ratio, 0.12);
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                age_dir(root, dirs[i]);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        replace_file(root, C0 "hwmon/hwmon3/power1_cap", "250000000\n");
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_double_eq(r.power_limit_watts, 250);
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                age_dir(root, dirs[i]);
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        replace_file(root, C0 "ras/umc_err_count", "ue: 4\nce: 9\n");
+        ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
+        ck_assert_uint_eq(r.ecc_uncorrected, 4);
+        ck_assert_uint_eq(r.ecc_corrected, 9);
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        xpu_amd_cache_free(cache);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&roots);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 START_TEST(test_odd_files) {
         char *root = xpu_test_mkdtemp();
         write_full_card(root);
@@ -476,6 +549,7 @@ static Suite *amd_readings_suite(void) {
         tcase_add_test(tc, test_mkamdsys_through_fast_path);
         tcase_add_test(tc, test_full_card);
         tcase_add_test(tc, test_cache);
+        tcase_add_test(tc, test_cache_at_rest);
         tcase_add_test(tc, test_odd_files);
         tcase_add_test(tc, test_implausible_values);
         suite_add_tcase(s, tc);
