@@ -109,11 +109,20 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         struct stat st;
         if (fstat(src, &st) < 0)
                 return negative_errno();
-        if (!S_ISREG(st.st_mode)) {
-                xpu_format_error(err, err_size, "%s in the driver root is not a regular file; refusing to mount it", op->source);
+        /* A file at its own path is of the kind the plan found; a library is a regular file. */
+        static const mode_t kind_types[_XPU_HOST_FILE_MAX] = {
+                [XPU_HOST_FILE_REGULAR] = S_IFREG,
+                [XPU_HOST_FILE_SOCKET] = S_IFSOCK,
+                [XPU_HOST_FILE_DIRECTORY] = S_IFDIR,
+        };
+        const mode_t want = op->host_file && op->host_kind < _XPU_HOST_FILE_MAX ? kind_types[op->host_kind] : S_IFREG;
+        if ((st.st_mode & S_IFMT) != want) {
+                xpu_format_error(err, err_size, "%s in the driver root is not a %s (it changed since the plan?); "
+                                 "refusing to mount it", op->source,
+                                 op->host_file ? xpu_host_file_kind_to_string(op->host_kind) : "regular file");
                 return -EINVAL;
         }
-        if (st.st_size > 0) {
+        if (!op->host_file && st.st_size > 0) {
                 /* A regular file now: reading it cannot block. Only ELF files are driver files (an
                  * empty one discloses nothing: fixture trees use empty stand-ins). */
                 _cleanup_close_ int rfd = xpu_open_in_root(driver_fd, op->source, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
@@ -138,7 +147,14 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                                          strerror(-dfd));
                 return dfd;
         }
-        _cleanup_close_ int dst = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
+        const bool dir = want == S_IFDIR;
+        if (dir && mkdirat(dfd, name, 0755) < 0 && errno != EEXIST) {
+                int r = negative_errno();
+                xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
+                return r;
+        }
+        _cleanup_close_ int dst = dir ? openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                      : openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
         if (dst < 0) {
                 int r = negative_errno();
                 char target[PATH_MAX] = "";
@@ -155,9 +171,9 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         struct stat dst_st;
         if (fstat(dst, &dst_st) < 0)
                 return negative_errno();
-        if (!S_ISREG(dst_st.st_mode)) {
-                xpu_format_error(err, err_size, "%s in the container root is not a regular file; refusing to mount on it",
-                                 op->path);
+        if ((dst_st.st_mode & S_IFMT) != (dir ? S_IFDIR : S_IFREG)) {
+                xpu_format_error(err, err_size, "%s in the container root is not a %s; refusing to mount on it",
+                                 op->path, dir ? "directory" : "regular file");
                 return -EINVAL;
         }
         _cleanup_close_ int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
@@ -166,12 +182,23 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                 xpu_format_error(err, err_size, "clone mount of %s: %s", op->source, strerror(-r));
                 return r;
         }
+        /* A socket or a pipe directory stays writable: clients connect(2) and create pipes (the
+         * toolkit's IPC mounts drop "ro" too); neither runs code. */
+        /* The clone keeps the source mount's flags: a driver root mounted read-only would leave
+         * the pipe directory read-only, so that flag is cleared where the kernel lets us (it does
+         * not when the runtime locked it: then it stays as the runtime made it). */
         struct mount_attr attr = {
-                .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                .attr_set = (want == S_IFREG ? MOUNT_ATTR_RDONLY : MOUNT_ATTR_NOEXEC) | MOUNT_ATTR_NOSUID |
+                            MOUNT_ATTR_NODEV,
+                .attr_clr = want == S_IFREG ? 0 : MOUNT_ATTR_RDONLY,
                 .propagation = MS_PRIVATE,
         };
-        if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0 ||
-            move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+        int set = mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
+        if (set < 0 && errno == EPERM && attr.attr_clr) {
+                attr.attr_clr = 0;
+                set = mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
+        }
+        if (set < 0 || move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
                 int r = negative_errno();
                 xpu_format_error(err, err_size, "bind-mount %s on %s: %s", op->source, op->path, strerror(-r));
                 return r;

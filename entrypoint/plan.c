@@ -67,6 +67,7 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         free(p->device_code);
         xpu_strv_free(p->capabilities);
         xpu_driver_files_free(p->files);
+        xpu_host_files_free(p->host_files);
         free(p->given);
         for (size_t i = 0; i < p->n_ops; i++)
                 free(p->ops[i].content);
@@ -95,16 +96,6 @@ static int push_line(char ***v, size_t *n, const char *fmt, va_list ap) {
         return r;
 }
 
-/* An info line of the plan (why something was chosen). */
-static int note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-static int note(struct xpu_plan *p, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int r = push_line(&p->notes, &p->n_notes, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 /* A problem that does not stop the start. */
 static int warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 static int warning(struct xpu_plan *p, const char *fmt, ...) {
@@ -130,6 +121,18 @@ static struct xpu_op *add_op(struct xpu_plan *p, enum xpu_op_type type, const ch
         return op;
 }
 
+struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
+        return add_op(p, type, path);
+}
+
+int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = push_line(&p->notes, &p->n_notes, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
 static int path_join(char *out, size_t size, const char *dir, const char *name) {
         int n = snprintf(out, size, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] == '/') ? "" : "/", name);
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -137,13 +140,32 @@ static int path_join(char *out, size_t size, const char *dir, const char *name) 
 
 /* ---- capabilities ------------------------------------------------------------------------- */
 
+/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
+static const struct xpu_capability_files *capability_list(const struct xpu_profile *pr, int k, size_t *n) {
+        switch (k) {
+        case 0:
+                *n = pr->n_libraries;
+                return pr->libraries;
+        case 1:
+                *n = pr->n_binaries;
+                return pr->binaries;
+        case 2:
+                *n = pr->n_files;
+                return pr->files;
+        default:
+                *n = 0;
+                return NULL;
+        }
+}
+
 static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
-        for (size_t i = 0; i < pr->n_libraries; i++)
-                if (strcmp(pr->libraries[i].capability, cap) == 0)
-                        return true;
-        for (size_t i = 0; i < pr->n_binaries; i++)
-                if (strcmp(pr->binaries[i].capability, cap) == 0)
-                        return true;
+        size_t n;
+        for (int k = 0; k < 3; k++) {
+                const struct xpu_capability_files *cf = capability_list(pr, k, &n);
+                for (size_t i = 0; i < n; i++)
+                        if (strcmp(cf[i].capability, cap) == 0)
+                                return true;
+        }
         return false;
 }
 
@@ -161,14 +183,16 @@ static void strv_freep(char ***v) {
         xpu_strv_free(*v);
 }
 
-/* Push every capability PR names files for (libraries first, then binaries), once each. */
+/* Push every capability PR names files for (libraries first, then binaries, then files), once
+ * each. */
 static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_profile *pr) {
-        for (size_t i = 0; i < pr->n_libraries; i++)
-                if (push_unique(v, n, pr->libraries[i].capability) < 0)
-                        return -ENOMEM;
-        for (size_t i = 0; i < pr->n_binaries; i++)
-                if (push_unique(v, n, pr->binaries[i].capability) < 0)
-                        return -ENOMEM;
+        size_t m;
+        for (int k = 0; k < 3; k++) {
+                const struct xpu_capability_files *cf = capability_list(pr, k, &m);
+                for (size_t i = 0; i < m; i++)
+                        if (push_unique(v, n, cf[i].capability) < 0)
+                                return -ENOMEM;
+        }
         return 0;
 }
 
@@ -499,16 +523,16 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 if (!(op = add_op(p, XPU_OP_LDCONFIG, ldconfig)))
                         return -ENOMEM;
                 if (o->from_outside
-                            ? note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
+                            ? xpu_plan_note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
                                       "has %s, which never runs from outside)",
                                    LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0
-                            : note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
+                            : xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
                                    ldconfig) < 0)
                         return -ENOMEM;
         } else {
                 if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)
                         return -ENOMEM;
-                if (note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
+                if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
                          p->library_dir) < 0)
                         return -ENOMEM;
         }
@@ -524,16 +548,17 @@ static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
         return 0;
 }
 
-/* Does the profile name any library or binary for the capabilities in effect? */
-static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan *p) {
-        for (size_t c = 0; c < p->n_capabilities; c++) {
-                for (size_t i = 0; i < pr->n_libraries; i++)
-                        if (strcmp(pr->libraries[i].capability, p->capabilities[c]) == 0 && pr->libraries[i].n_names)
-                                return true;
-                for (size_t i = 0; i < pr->n_binaries; i++)
-                        if (strcmp(pr->binaries[i].capability, p->capabilities[c]) == 0 && pr->binaries[i].n_names)
-                                return true;
-        }
+/* Does the profile name any library or binary (LISTS 2), or any of those or a file at its own path
+ * (LISTS 3), for the capabilities in effect? */
+static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan *p, int lists) {
+        size_t n;
+        for (size_t c = 0; c < p->n_capabilities; c++)
+                for (int k = 0; k < lists; k++) {
+                        const struct xpu_capability_files *cf = capability_list(pr, k, &n);
+                        for (size_t i = 0; i < n; i++)
+                                if (strcmp(cf[i].capability, p->capabilities[c]) == 0 && cf[i].n_names)
+                                        return true;
+                }
         return false;
 }
 
@@ -568,7 +593,7 @@ static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, cons
         if (r < 0)
                 return r;
         if (p->n_given == 0)
-                return note(p, "%s is set, but the container has no driver file of version %s where CDI mounts "
+                return xpu_plan_note(p, "%s is set, but the container has no driver file of version %s where CDI mounts "
                                "them; injecting from driver root %s",
                             mark, p->driver_version, o->driver_root) < 0
                                ? -ENOMEM
@@ -586,11 +611,11 @@ static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, cons
         _cleanup_free_ char *paths = xpu_strv_join(path_v, ", "), *links = xpu_strv_join(link_v, ", ");
         if (!paths || !links)
                 return -ENOMEM;
-        if (note(p, "%s: the container's CDI spec already mounted %zu driver file(s) of version %s, not injected "
+        if (xpu_plan_note(p, "%s: the container's CDI spec already mounted %zu driver file(s) of version %s, not injected "
                     "again: %s",
                  mark, p->n_given, p->driver_version, paths) < 0)
                 return -ENOMEM;
-        if (links[0] && note(p, "the image's ld.so.cache does not list %s (no CDI hook ran ldconfig): soname links to "
+        if (links[0] && xpu_plan_note(p, "the image's ld.so.cache does not list %s (no CDI hook ran ldconfig): soname links to "
                                 "the CDI files in %s",
                              links, p->library_dir) < 0)
                 return -ENOMEM;
@@ -645,7 +670,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
 
         if (!pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_CDI) {
                 bool unset = strcmp(sel->source[pr->vendor], "default") == 0;
-                if (note(p, "%s is set%s%s%s: the container was made from %s's CDI spec; the %zu device(s) it was given "
+                if (xpu_plan_note(p, "%s is set%s%s%s: the container was made from %s's CDI spec; the %zu device(s) it was given "
                             "are selected",
                          sel->cdi_mark[pr->vendor], unset ? "" : " and ", unset ? "" : sel->source[pr->vendor],
                          unset ? "" : " is void or empty", xpu_vendor_to_string(pr->vendor), p->n_devices) < 0)
@@ -694,10 +719,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
 
         /* Files from the driver root, for the capabilities in effect. */
         bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !profile_names_files(pr, p)) {
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !profile_names_files(pr, p, 3)) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
-                if (!caps || note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",
+                if (!caps || xpu_plan_note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",
                                   caps, pr->name) < 0)
                         goto fail;
         } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
@@ -713,7 +738,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 r = -ENOENT;
                                 goto fail;
                         }
-                        if (note(p, "driver version %s taken from the library names in %s (no procfs version file)",
+                        if (xpu_plan_note(p, "driver version %s taken from the library names in %s (no procfs version file)",
                                  p->driver_version, o->driver_root) < 0)
                                 goto fail;
                 }
@@ -734,7 +759,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps)
                         goto fail;
-                if (p->files->n == 0) {
+                const bool names_libraries = profile_names_files(pr, p, 2);
+                if (p->files->n == 0 && names_libraries) {
                         xpu_format_error(err, err_size,
                                 "no driver file of version %s in driver root %s for capabilities %s; mount "
                                 "the host driver files and pass --driver-root",
@@ -745,7 +771,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 if (warn_missing_core(p, pr, o->driver_root) < 0)
                         goto fail;
                 for (size_t i = 0; i < p->files->n_skipped; i++)
-                        if (note(p, "skipped %s", p->files->skipped[i]) < 0)
+                        if (xpu_plan_note(p, "skipped %s", p->files->skipped[i]) < 0)
                                 goto fail;
                 const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
                 if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
@@ -756,8 +782,18 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 strerror(-r));
                         goto fail;
                 }
+                r = xpu_plan_host_files(p, pr, o);
+                if (r < 0) {
+                        xpu_format_error(err, err_size, "cannot plan the driver files at their own path (profile "
+                                         "\"%s\" key \"files\"): %s", pr->name, strerror(-r));
+                        goto fail;
+                }
+                if (!names_libraries && p->host_files->n == 0 &&
+                    xpu_plan_note(p, "capabilities %s: none of the files profile \"%s\" names for them is in driver "
+                                     "root %s; none placed", caps, pr->name, o->driver_root) < 0)
+                        goto fail;
         } else if (p->n_capabilities > 0 && void_request) {
-                if (note(p, "%s: void: no driver files injected", sel->source[pr->vendor]) < 0)
+                if (xpu_plan_note(p, "%s: void: no driver files injected", sel->source[pr->vendor]) < 0)
                         goto fail;
         }
 

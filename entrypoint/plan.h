@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/macro.h"
+#include "host-files.h"
 #include "libs.h"
 #include "probe.h"
 #include "profile.h"
@@ -47,6 +49,9 @@ struct xpu_op {
         bool have_major;
         bool optional; /* CHECK_DEVNODE: a missing node is only a warning */
         bool filesystem; /* part of the filesystem plan (`inject --rootfs` applies only these) */
+        bool host_file;  /* BIND: a file placed at its own path (host-files.h), of kind HOST_KIND,
+                          * not a driver library (an ELF file, or an empty stand-in) */
+        enum xpu_host_file_kind host_kind;
 };
 
 /* Where and how the plan is applied; all strings are borrowed. */
@@ -85,6 +90,7 @@ struct xpu_plan {
         char **capabilities; /* capabilities in effect */
         size_t n_capabilities;
         struct xpu_driver_files *files; /* what is injected */
+        struct xpu_host_files *host_files; /* placed at their own path (NULL: none looked for) */
         struct xpu_given_file *given;   /* driver files CDI already put in the container */
         size_t n_given;
         struct xpu_op *ops;
@@ -139,6 +145,20 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
  * the number of files taken (0: *RET NULL), or -ENOMEM. */
 int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_driver_files *files,
                         struct xpu_given_file **ret, size_t *ret_n);
+
+/* For the plan's own files (plan*.c): append an operation of TYPE on PATH (NULL on -ENOMEM or a
+ * path too long), and an info line. */
+struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path);
+int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
+
+/* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
+ * found in the driver root (xpu_host_files_find) and planned at the same path in the container,
+ * after the library directory: the parent directory made, then a bind mount (mount mode: a
+ * regular file read-only, a socket or directory writable, all nosuid and nodev) or a symlink into
+ * the driver root (link mode). A path the container already has as the very same file (same
+ * device and inode: a CDI spec mounted it, or the driver root is the container's root) is left as
+ * it is. Notes say what was placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
+int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_options *o);
 
 /* Where a plan is applied. */
 struct xpu_apply_roots {

@@ -19,6 +19,7 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "base/privilege.h"
+#include "host-files.h"
 #include "profile.h"
 
 #define PROFILE_NAME_MAX 63    /* bytes of a profile name */
@@ -125,6 +126,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         strv_free(p->capabilities, p->n_capabilities);
         capfiles_free(p->libraries, p->n_libraries);
         capfiles_free(p->binaries, p->n_binaries);
+        capfiles_free(p->files, p->n_files);
         strv_free(p->device_nodes, p->n_device_nodes);
         for (size_t i = 0; i < p->n_env; i++) {
                 free(p->env[i].name);
@@ -401,8 +403,8 @@ static int take_strv(const struct pctx *c, const cJSON *j, const char *path, val
         return 0;
 }
 
-/* "libraries" / "binaries": capability -> array of file names. */
-static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
+/* "libraries" / "binaries" / "files": capability -> array of names, each checked by V. */
+static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
                          struct xpu_capability_files **ret, size_t *ret_n) {
         if (!cJSON_IsObject(j))
                 return fail_expected(c, path, "an object mapping capabilities to arrays of names", j);
@@ -433,7 +435,7 @@ static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
                         capfiles_free(cf, i);
                         return -ENOMEM;
                 }
-                r = take_strv(c, item, kp, v_filename, false, &cf[i].names, &cf[i].n_names);
+                r = take_strv(c, item, kp, v, false, &cf[i].names, &cf[i].n_names);
                 if (r < 0) {
                         capfiles_free(cf, i + 1);
                         return r;
@@ -450,7 +452,7 @@ static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        "device_code", NULL,
+        "device_code", "files", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -755,12 +757,17 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                         return r;
         }
         if (GET("libraries")) {
-                r = take_capfiles(&c, GET("libraries"), "libraries", &p->libraries, &p->n_libraries);
+                r = take_capfiles(&c, GET("libraries"), "libraries", v_filename, &p->libraries, &p->n_libraries);
                 if (r < 0)
                         return r;
         }
         if (GET("binaries")) {
-                r = take_capfiles(&c, GET("binaries"), "binaries", &p->binaries, &p->n_binaries);
+                r = take_capfiles(&c, GET("binaries"), "binaries", v_filename, &p->binaries, &p->n_binaries);
+                if (r < 0)
+                        return r;
+        }
+        if (GET("files")) {
+                r = take_capfiles(&c, GET("files"), "files", xpu_host_file_pattern_invalid, &p->files, &p->n_files);
                 if (r < 0)
                         return r;
         }

@@ -95,6 +95,9 @@ struct xpu_profile {
         size_t n_libraries;
         struct xpu_capability_files *binaries; /* per capability, e.g. nvidia-smi for utility */
         size_t n_binaries;
+        struct xpu_capability_files *files; /* per capability: driver-root path patterns placed at
+                                             * the same path in the container (host-files.h) */
+        size_t n_files;
         char **device_nodes; /* vendor-wide nodes to pass ("/dev/nvidiactl", "/dev/kfd") */
         size_t n_device_nodes;
         struct xpu_env_edit *env; /* in file order: set, prepend, append, unset */

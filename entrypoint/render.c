@@ -311,6 +311,8 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                 }
                 if (ok && op->content)
                         ok = cJSON_AddStringToObject(oj, "content", op->content) != NULL;
+                if (ok && op->type == XPU_OP_BIND && op->host_file)
+                        ok = cJSON_AddStringToObject(oj, "kind", xpu_host_file_kind_to_string(op->host_kind)) != NULL;
         }
         for (size_t i = 0; ok && i < p->n_groups; i++) {
                 cJSON *gj = cJSON_CreateObject();
@@ -361,6 +363,9 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                 fprintf(f, "  %s %s", xpu_op_type_to_string(op->type), op->path);
                 if (op->source[0])
                         fprintf(f, " <- %s", op->source);
+                if (op->type == XPU_OP_BIND && op->host_file)
+                        fprintf(f, " (%s%s)", xpu_host_file_kind_to_string(op->host_kind),
+                                op->host_kind == XPU_HOST_FILE_REGULAR ? ", read-only" : ", writable");
                 if (op->target[0])
                         fprintf(f, " -> %s", op->target);
                 if (op->type == XPU_OP_CHECK_DEVNODE) {

@@ -155,7 +155,9 @@ int main(int argc, char **argv) {
                 capfiles(p->libraries, p->n_libraries);
                 printf(",\n        .n_libraries = %zu,\n        .binaries = ", p->n_libraries);
                 capfiles(p->binaries, p->n_binaries);
-                printf(",\n        .n_binaries = %zu,\n        .device_nodes = ", p->n_binaries);
+                printf(",\n        .n_binaries = %zu,\n        .files = ", p->n_binaries);
+                capfiles(p->files, p->n_files);
+                printf(",\n        .n_files = %zu,\n        .device_nodes = ", p->n_files);
                 strv(p->device_nodes, p->n_device_nodes);
                 printf(",\n        .n_device_nodes = %zu,\n        .env = ", p->n_device_nodes);
                 env(p->env, p->n_env);

@@ -260,4 +260,60 @@ is "$E2E_RC" 0 "verbose-default: the driver root found at /host serves the workl
 like "$E2E_ERR" '^xpuinit: info: driver root /host \(the first of /run/nvidia/driver, /host, / that holds driver libraries\)$' \
         "verbose-default: -v names /host and why"
 
+# ---- files at their own path: GSP firmware, the persistenced socket (xpud listens on it), the MPS
+# pipe directory; bound in mount mode, linked in link mode ----------------------------------------
+drv=$E2E_TMP/driver
+fw=/lib/firmware/nvidia/$ver/gsp_tu10x.bin
+mkdir -p "$drv/lib/firmware/nvidia/$ver" "$drv/lib/firmware/nvidia/460.73.01" "$drv/tmp/nvidia-mps" \
+        "$drv/run/nvidia-persistenced" || bail "cannot populate the driver root"
+echo "GSP-firmware-$ver" >"$drv$fw"
+echo "GSP-firmware-460.73.01" >"$drv/lib/firmware/nvidia/460.73.01/gsp_tu10x.bin"
+"$XPU_BUILD/xpud" --socket "$drv/run/nvidia-persistenced/socket" --sys-root "$fx" --dev-root "$fx" \
+        --driver-root "$drv" --interval 60 2>"$E2E_TMP/persistenced.log" &
+listener=$!
+i=0
+while [ ! -S "$drv/run/nvidia-persistenced/socket" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+done
+[ -S "$drv/run/nvidia-persistenced/socket" ] || { diag_file "$E2E_TMP/persistenced.log"; bail "no listener"; }
+hostfiles="/workload --expect-file $fw=GSP-firmware-$ver --expect-connect /run/nvidia-persistenced/socket
+        --list-dir /lib/firmware/nvidia --list-dir /tmp/nvidia-mps --mounts /lib/firmware
+        --mounts /run/nvidia-persistenced --mounts /tmp/nvidia-mps"
+# shellcheck disable=SC2086 # $hostfiles is split into words on purpose
+set -- $hostfiles
+nv_bundle hostfiles --inject mount -- "$@"
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "hostfiles mount: the firmware reads as the driver root's, the persistenced socket answers"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact dir./lib/firmware/nvidia)" "$ver" "hostfiles mount: only the running version's firmware"
+like "$E2E_OUT" "^mount\\.$fw=[^ ]+ ro,nosuid,nodev" "hostfiles mount: the firmware is bound read-only, nosuid, nodev"
+like "$E2E_OUT" '^mount\./run/nvidia-persistenced/socket=[^ ]+ rw,nosuid,nodev,noexec' \
+        "hostfiles mount: the socket is bound writable, nosuid, nodev, noexec"
+like "$E2E_OUT" '^mount\./tmp/nvidia-mps=[^ ]+ rw,nosuid,nodev,noexec' \
+        "hostfiles mount: the MPS directory is bound writable although the driver root is read-only"
+
+# shellcheck disable=SC2086
+set -- $hostfiles
+nv_bundle hostfiles-link -- "$@"
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "hostfiles link: the firmware and the socket are reached through links into the driver root"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+unlike "$E2E_OUT" '^mount\./lib/firmware' "hostfiles link: nothing mounted"
+
+# an image whose firmware directory is a link out of its root: refused, naming the link
+nv_bundle hostfiles-escape --inject mount -- /workload
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_devices "$E2E_BUNDLE" "$fx"
+mkdir -p "$E2E_BUNDLE/rootfs/lib/firmware" && ln -s ../../../../../../../../../tmp "$E2E_BUNDLE/rootfs/lib/firmware/nvidia"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "hostfiles escape: exit 125"
+like "$E2E_ERR" '/lib/firmware/nvidia is a symlink to \.\./.*refusing' "hostfiles escape: the message names the link"
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+rm -rf "$drv/lib/firmware" "$drv/tmp" "$drv/run"
+
 e2e_done

@@ -15,6 +15,8 @@
  *   --expect-unset NAME          the variable is not set
  *   --expect-node PATH[=MAJ:MIN] PATH is a character device (with this number)
  *   --expect-no-node PATH        PATH does not exist
+ *   --expect-file PATH=TEXT      PATH reads as TEXT (its first line, without the newline)
+ *   --expect-connect PATH        connect(2) to the UNIX socket PATH succeeds
  *   --expect-group GID           GID is among the supplementary groups (getgroups)
  *   --expect-uid UID             the real user id
  *   --list-dir DIR               print DIR's entries (dir.DIR=a,b,c sorted, or dir.DIR=missing)
@@ -33,8 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Variables printed even when not asked for: what xpuinit sets or must pass through. */
@@ -386,6 +390,27 @@ int main(int argc, char **argv) {
                         check(ok && (!eq || !strcmp(seen + 2, eq + 1)), desc, seen);
                 } else if (!strcmp(opt, "--expect-no-node")) {
                         check(access(arg, F_OK) < 0, desc, "it exists");
+                } else if (!strcmp(opt, "--expect-file") && eq) {
+                        FILE *in = fopen(name, "re");
+                        snprintf(seen, sizeof(seen), "%s", in ? "" : strerror(errno));
+                        if (in && !fgets(seen, sizeof(seen), in))
+                                seen[0] = '\0';
+                        if (in)
+                                fclose(in);
+                        seen[strcspn(seen, "\n")] = '\0';
+                        check(in && !strcmp(seen, eq + 1), desc, seen);
+                } else if (!strcmp(opt, "--expect-connect")) {
+                        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                        bool ok = fd >= 0 && strlen(arg) < sizeof(sa.sun_path);
+                        if (ok) {
+                                memcpy(sa.sun_path, arg, strlen(arg) + 1);
+                                ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+                        }
+                        snprintf(seen, sizeof(seen), "%s", ok ? "connected" : strerror(errno));
+                        if (fd >= 0)
+                                close(fd);
+                        check(ok, desc, seen);
                 } else if (!strcmp(opt, "--expect-group")) {
                         long gid = -1;
                         check(parse_long(arg, &gid) && has_group(gid), desc, "see groups=");

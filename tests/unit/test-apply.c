@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/strv.h"
@@ -27,10 +29,15 @@ struct fx {
         struct xpu_plan *plan;
 };
 
+/* Called on the host copy before the plan is built (NULL: nothing more). */
+static void (*fx_host_extra)(const char *host);
+
 static void fx_open(struct fx *f, enum xpu_inject_mode mode, const char *caps) {
         memset(f, 0, sizeof *f);
         f->host = xpu_test_copy_host("nvidia-rtx2080ti-x8");
         xpu_test_make_devnodes(f->host);
+        if (fx_host_extra)
+                fx_host_extra(f->host);
         xpu_test_write(f->host, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01", "\177ELF NVML-465\n");
         f->container = xpu_test_mkdtemp();
         const char *which = NULL;
@@ -394,6 +401,117 @@ START_TEST(test_loader_env_check) {
 }
 END_TEST
 
+/* ---- files at their own path --------------------------------------------------------------- */
+
+#define FW "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin"
+#define PERSISTENCED "/run/nvidia-persistenced/socket"
+#define MPS "/tmp/nvidia-mps"
+
+static int listen_fd = -1; /* the persistenced socket of the host copy */
+
+static void host_with_ipc(const char *host) {
+        xpu_test_write(host, FW + 1, "GSP firmware 465\n");
+        xpu_test_write(host, MPS "/control" + 1, "");
+        xpu_test_write(host, PERSISTENCED + 1, "");
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s" PERSISTENCED, host);
+        ck_assert(n > 0 && (size_t)n < sizeof sa.sun_path);
+        ck_assert_int_eq(unlink(sa.sun_path), 0);
+        listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(listen_fd, 0);
+        ck_assert_int_eq(bind(listen_fd, (struct sockaddr *)&sa, sizeof sa), 0);
+        ck_assert_int_eq(listen(listen_fd, 4), 0);
+}
+
+/* connect(2) to the socket at ROOT/REL: 0 or -errno. */
+static int connect_at(const char *root, const char *rel) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s%s", root, rel);
+        ck_assert(n > 0 && (size_t)n < sizeof sa.sun_path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ck_assert_int_ge(fd, 0);
+        int r = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? 0 : -errno;
+        close(fd);
+        return r;
+}
+
+/* Mount mode: firmware bound read-only at its own path, the persistenced socket bound so a client
+ * in the container connects to the host's daemon, the MPS directory bound writable (a pipe made
+ * in the container appears on the host). */
+START_TEST(test_host_files_mount) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        fx_host_extra = host_with_ipc;
+        struct fx f;
+        fx_open(&f, XPU_INJECT_MOUNT, "utility,compute");
+        char err[512] = "";
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0, "%s", err);
+        char path[8192], buf[64] = "";
+        snprintf(path, sizeof path, "%s" FW, f.container);
+        FILE *in = fopen(path, "re");
+        ck_assert_msg(in != NULL, "open %s: %s", path, strerror(errno));
+        ck_assert_ptr_nonnull(fgets(buf, sizeof buf, in));
+        fclose(in);
+        ck_assert_str_eq(buf, "GSP firmware 465\n");
+        ck_assert_int_lt(open(path, O_WRONLY | O_CLOEXEC), 0);
+        ck_assert_int_eq(errno, EROFS);
+        ck_assert_int_eq(connect_at(f.container, PERSISTENCED), 0);
+        int peer = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        ck_assert_int_ge(peer, 0);
+        close(peer);
+        xpu_test_write(f.container, MPS "/pipe0" + 1, "made in the container");
+        snprintf(path, sizeof path, "%s" MPS "/pipe0", f.host);
+        struct stat st;
+        ck_assert_int_eq(stat(path, &st), 0);
+        static const char *const mounts[] = { FW, PERSISTENCED, MPS, "/run/xpuinit" };
+        for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++) {
+                snprintf(path, sizeof path, "%s%s", f.container, mounts[i]);
+                ck_assert_msg(umount2(path, MNT_DETACH) == 0, "umount %s: %s", path, strerror(errno));
+        }
+        close(listen_fd);
+        fx_host_extra = NULL;
+        fx_close(&f);
+}
+END_TEST
+
+/* Link mode: a symlink at each path into the driver root; the socket is reached through it. An
+ * image whose firmware directory is a link out of its root is refused, naming it, with nothing
+ * written outside. */
+START_TEST(test_host_files_link_and_escape) {
+        fx_host_extra = host_with_ipc;
+        struct fx f;
+        fx_open(&f, XPU_INJECT_LINK, "utility,compute");
+        char err[512] = "", buf[4096], want[4096];
+        ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0, "%s", err);
+        read_link(f.container, FW, buf, sizeof buf);
+        snprintf(want, sizeof want, "%s" FW, f.host);
+        ck_assert_str_eq(buf, want);
+        read_link(f.container, MPS, buf, sizeof buf);
+        snprintf(want, sizeof want, "%s" MPS, f.host);
+        ck_assert_str_eq(buf, want);
+        ck_assert_int_eq(connect_at(f.container, PERSISTENCED), 0);
+        fx_close(&f);
+
+        fx_open(&f, XPU_INJECT_LINK, "utility,compute");
+        char *outside = xpu_test_mkdtemp();
+        xpu_test_write(f.container, "lib/firmware/.keep", "");
+        char rel[8192];
+        snprintf(rel, sizeof rel, "../../../../../../../../..%s", outside);
+        xpu_test_symlink(f.container, "lib/firmware/nvidia", rel);
+        ck_assert_int_eq(apply(&f, true, f.container, f.container_fd, err, sizeof err), -EXDEV);
+        ck_assert_msg(strstr(err, "/lib/firmware/nvidia is a symlink to ") && strstr(err, "refusing"), "%s", err);
+        char path[8192];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/465.19.01", outside);
+        ck_assert_int_eq(lstat(path, &st), -1);
+        xpu_test_rm_rf(outside);
+        free(outside);
+        close(listen_fd);
+        fx_host_extra = NULL;
+        fx_close(&f);
+}
+END_TEST
+
 static Suite *apply_suite(void) {
         Suite *s = suite_create("apply");
         TCase *tc = tcase_create("apply");
@@ -406,6 +524,8 @@ static Suite *apply_suite(void) {
         tcase_add_test(tc, test_failure_undoes_mounts);
         tcase_add_test(tc, test_ldconfig_inside_unprivileged);
         tcase_add_test(tc, test_loader_env_check);
+        tcase_add_test(tc, test_host_files_mount);
+        tcase_add_test(tc, test_host_files_link_and_escape);
         suite_add_tcase(s, tc);
         return s;
 }

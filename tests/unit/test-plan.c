@@ -446,6 +446,74 @@ END_TEST
 /* Every file given and the image's ld.so.cache (rebuilt by a CDI hook) lists each soname as that
  * file: nothing at all for the library directory, not even in mount mode; a cache entry that
  * names another file (a stale copy in the image) still gets its link. */
+/* The profile's "files": found in the driver root (the host copy), planned at their own path in a
+ * container root of its own: the parent directory, then a bind of the file's kind (mount mode)
+ * or a link into the driver root (link mode). Where the container root is the driver root they
+ * are the very same files: nothing planned, a note says so. display alone, with no Xorg module in
+ * the driver root, places nothing and still starts. */
+START_TEST(test_host_files) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
+        xpu_test_write(f.root, "lib/firmware/nvidia/460.73.01/gsp_tu10x.bin", "old fw");
+        xpu_test_write(f.root, "tmp/nvidia-mps/control", "");
+        xpu_test_write(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "already in the container"),
+                         "already in the container as the driver root's own file(s): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        xpu_plan_free(p);
+
+        fx_cdi(&f, NULL, NULL, NULL);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *fw = find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(fw);
+        ck_assert(fw->host_file);
+        ck_assert_int_eq(fw->host_kind, XPU_HOST_FILE_REGULAR);
+        ck_assert_str_eq(fw->source, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        const struct xpu_op *dir = find_op(p, XPU_OP_MKDIR, "/lib/firmware/nvidia/465.19.01");
+        ck_assert_ptr_nonnull(dir);
+        ck_assert(dir < fw);
+        const struct xpu_op *mps = find_op(p, XPU_OP_BIND, "/tmp/nvidia-mps");
+        ck_assert_ptr_nonnull(mps);
+        ck_assert_int_eq(mps->host_kind, XPU_HOST_FILE_DIRECTORY);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/tmp"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/share/vulkan/icd.d/nvidia_icd.json"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/460.73.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "at their own path"),
+                         "driver files at their own path (bind mounts from driver root /xpu/driver): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        /* the library binds come first: the tmpfs is read-only before any file at its own path */
+        const struct xpu_op *ro = NULL;
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_REMOUNT_RO)
+                        ro = &p->ops[i];
+        ck_assert_ptr_nonnull(ro);
+        ck_assert(ro < dir);
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *link = find_op(p, XPU_OP_SYMLINK, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(link);
+        ck_assert_str_eq(link->target, "/xpu/driver/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/tmp/nvidia-mps")); /* compute's, not utility's */
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "display", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(note_with(p, "none placed"),
+                         "capabilities display: none of the files profile \"nvidia-cuda\" names for them is in "
+                         "driver root /xpu/driver; none placed");
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_cdi_hook_ran_ldconfig) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
@@ -604,6 +672,7 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_cpu_profile_plain);
         tcase_add_test(tc, test_cdi_given_not_injected_again);
         tcase_add_test(tc, test_cdi_hook_ran_ldconfig);
+        tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_cdi_marks_decide);
         suite_add_tcase(s, tc);
         return s;

@@ -222,6 +222,16 @@ static const struct {
             "\"relaxed\"" } },
         { "{\"name\": \"x\", \"description\": false}",
           { "key \"description\": expected a string, got false" } },
+        { "{\"name\": \"x\", \"files\": {\"utility\": [\"/lib/firmware/../../etc/shadow\"]}}",
+          { "key \"files.utility[0]\": expected an absolute path", "no \".\", \"..\" or empty components",
+            "got \"/lib/firmware/../../etc/shadow\"" } },
+        { "{\"name\": \"x\", \"files\": {\"utility\": [\"/lib/*/gsp.bin\"]}}",
+          { "key \"files.utility[0]\"", "last component only may be a glob", "got \"/lib/*/gsp.bin\"" } },
+        { "{\"name\": \"x\", \"files\": {\"utility\": [\"/lib/${VERSION}/gsp.bin\"]}}",
+          { "key \"files.utility[0]\"", "\"${DRIVER_VERSION}\" as its only placeholder" } },
+        { "{\"name\": \"x\", \"files\": {\"Utility!\": [\"/a\"]}}", { "key \"files.Utility!\"" } },
+        { "{\"name\": \"x\", \"files\": [\"/a\"]}",
+          { "key \"files\": expected an object mapping capabilities to arrays of names" } },
 };
 
 START_TEST(test_parse_errors) {

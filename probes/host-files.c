@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Driver files placed at their own path: see host-files.h. */
+#include "host-files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "base/strv.h"
+
+#define PLACEHOLDER "${DRIVER_VERSION}"
+
+static const char *const kind_names[_XPU_HOST_FILE_MAX] = {
+        [XPU_HOST_FILE_REGULAR] = "file",
+        [XPU_HOST_FILE_SOCKET] = "socket",
+        [XPU_HOST_FILE_DIRECTORY] = "directory",
+};
+
+const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
+        return k < _XPU_HOST_FILE_MAX ? kind_names[k] : "?";
+}
+
+struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f) {
+        if (!f)
+                return NULL;
+        free(f->files);
+        xpu_strv_free(f->skipped);
+        free(f);
+        return NULL;
+}
+
+const char *xpu_host_file_pattern_invalid(const char *s) {
+        static const char *const expected =
+                "an absolute path (at most 2047 bytes, no \".\", \"..\" or empty components, no control "
+                "characters) whose last component only may be a glob, with \"${DRIVER_VERSION}\" as its "
+                "only placeholder";
+        size_t len = strlen(s);
+        if (s[0] != '/' || len < 2 || len >= PATH_MAX / 2 || s[len - 1] == '/')
+                return expected;
+        for (const char *p = s; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        return expected;
+        for (const char *p = strstr(s, "${"); p; p = strstr(p + 1, "${"))
+                if (strncmp(p, PLACEHOLDER, strlen(PLACEHOLDER)) != 0)
+                        return expected;
+        const char *last = strrchr(s, '/') + 1;
+        for (const char *c = s + 1; c <= last; c += strcspn(c, "/") + 1) {
+                size_t n = strcspn(c, "/");
+                if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return expected;
+                if (c != last && strcspn(c, "*?[") < n)
+                        return expected;
+        }
+        return NULL;
+}
+
+/* PATTERN with "${DRIVER_VERSION}" replaced by VERSION, into OUT. -ENAMETOOLONG, -ENOENT when
+ * the pattern needs a version and there is none. */
+static int expand(const char *pattern, const char *version, char *out, size_t size) {
+        size_t o = 0;
+        for (const char *p = pattern; *p;) {
+                const char *put = p;
+                size_t n = 1;
+                if (strncmp(p, PLACEHOLDER, strlen(PLACEHOLDER)) == 0) {
+                        if (!version || !version[0])
+                                return -ENOENT;
+                        put = version;
+                        n = strlen(version);
+                        p += strlen(PLACEHOLDER);
+                } else
+                        p++;
+                if (o + n >= size)
+                        return -ENAMETOOLONG;
+                memcpy(out + o, put, n);
+                o += n;
+        }
+        out[o] = '\0';
+        return 0;
+}
+
+struct finder {
+        int root_fd;
+        struct xpu_host_files *f;
+};
+
+static int skip(struct finder *fi, const char *path, const char *why) {
+        _cleanup_free_ char *line = NULL;
+        if (asprintf(&line, "%s: %s", path, why) < 0)
+                return -ENOMEM;
+        int r = xpu_strv_push(&fi->f->skipped, line);
+        if (r >= 0)
+                fi->f->n_skipped++;
+        return r;
+}
+
+/* Take PATH (found by CAPABILITY) when it resolves inside the root to a kind we place. */
+static int take(struct finder *fi, const char *path, const char *capability) {
+        for (size_t i = 0; i < fi->f->n; i++)
+                if (strcmp(fi->f->files[i].path, path) == 0)
+                        return 0;
+        struct stat st;
+        int r = xpu_stat_in_root(fi->root_fd, path, false, &st);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0; /* absent: optional (a dangling link counts as absent too) */
+        if (r < 0) {
+                char why[128];
+                snprintf(why, sizeof why, "cannot be resolved inside the driver root (%s); not placed", strerror(-r));
+                return skip(fi, path, why);
+        }
+        enum xpu_host_file_kind kind;
+        if (S_ISREG(st.st_mode))
+                kind = XPU_HOST_FILE_REGULAR;
+        else if (S_ISSOCK(st.st_mode))
+                kind = XPU_HOST_FILE_SOCKET;
+        else if (S_ISDIR(st.st_mode))
+                kind = XPU_HOST_FILE_DIRECTORY;
+        else
+                return skip(fi, path, "not a regular file, socket or directory (a FIFO or device); not placed");
+        struct xpu_host_file *n = reallocarray(fi->f->files, fi->f->n + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        fi->f->files = n;
+        struct xpu_host_file *hf = &n[fi->f->n++];
+        memset(hf, 0, sizeof *hf);
+        memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
+        xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
+        hf->kind = kind;
+        return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of PATH's directory that match its last component. */
+static int find_glob(struct finder *fi, const char *path, const char *capability) {
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_MAX];
+        size_t dl = (size_t)(slash - path);
+        memcpy(dir, path, dl);
+        dir[dl] = '\0';
+        const char *glob = slash + 1;
+        int fd = xpu_open_in_root(fi->root_fd, dl ? dir : "/", O_RDONLY | O_DIRECTORY, 0);
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                return 0;
+        if (fd < 0) {
+                char why[128];
+                snprintf(why, sizeof why, "directory cannot be read inside the driver root (%s); not placed",
+                         strerror(-fd));
+                return skip(fi, dl ? dir : "/", why);
+        }
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        /* All matches first, then sorted: which are placed must not depend on readdir order. */
+        char **names = NULL;
+        size_t n = 0;
+        int r = 0;
+        for (struct dirent *de; (de = readdir(d));) {
+                if (fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
+                        continue;
+                if (n == XPU_HOST_FILE_SCAN_MAX) {
+                        r = 1;
+                        break;
+                }
+                char **nn = reallocarray(names, n + 1, sizeof *names);
+                if (!nn || !(nn[n] = strdup(de->d_name))) {
+                        names = nn ? nn : names;
+                        r = -ENOMEM;
+                        break;
+                }
+                names = nn;
+                n++;
+        }
+        if (r == 1) { /* a directory like that is not a driver's: place none of it */
+                char why[160];
+                snprintf(why, sizeof why, "more than %d entries match \"%s\"; none placed", XPU_HOST_FILE_SCAN_MAX,
+                         glob);
+                r = skip(fi, dl ? dir : "/", why);
+                for (size_t i = 0; i < n; i++)
+                        free(names[i]);
+                free(names);
+                return r;
+        }
+        if (n)
+                qsort(names, n, sizeof names[0], cmp_names);
+        for (size_t i = 0; i < n; i++) {
+                char full[PATH_MAX];
+                if (r >= 0 && i < XPU_HOST_FILE_MATCHES_MAX) {
+                        if (snprintf(full, sizeof full, "%s/%s", dir, names[i]) >= (int)sizeof full)
+                                r = skip(fi, dir, "a match's path is too long; not placed");
+                        else
+                                r = take(fi, full, capability);
+                }
+                free(names[i]);
+        }
+        free(names);
+        if (r >= 0 && n > XPU_HOST_FILE_MATCHES_MAX) {
+                char why[160];
+                snprintf(why, sizeof why, "%zu entries match \"%s\"; the first %d by name are placed", n, glob,
+                         XPU_HOST_FILE_MATCHES_MAX);
+                r = skip(fi, dl ? dir : "/", why);
+        }
+        return r;
+}
+
+int xpu_host_files_find(int driver_root_fd, const char *driver_version, const char *const *capabilities,
+                        size_t n_capabilities, const struct xpu_capability_files *files, size_t n_files,
+                        struct xpu_host_files **ret) {
+        if (!ret || (n_capabilities && !capabilities) || (n_files && !files))
+                return -EINVAL;
+        struct finder fi = { .root_fd = driver_root_fd, .f = calloc(1, sizeof(struct xpu_host_files)) };
+        if (!fi.f)
+                return -ENOMEM;
+        int r = 0;
+        for (size_t c = 0; c < n_capabilities && r >= 0; c++)
+                for (size_t i = 0; i < n_files && r >= 0; i++) {
+                        if (strcmp(files[i].capability, capabilities[c]) != 0)
+                                continue;
+                        for (size_t k = 0; k < files[i].n_names && r >= 0; k++) {
+                                const char *pattern = files[i].names[k];
+                                char path[PATH_MAX];
+                                if (xpu_host_file_pattern_invalid(pattern)) {
+                                        r = -EINVAL;
+                                        break;
+                                }
+                                int e = expand(pattern, driver_version, path, sizeof path);
+                                if (e == -ENOENT)
+                                        continue; /* no version known: nothing of it to find */
+                                if (e < 0)
+                                        r = skip(&fi, pattern, "too long once the driver version is put in");
+                                else if (strpbrk(strrchr(path, '/') + 1, "*?["))
+                                        r = find_glob(&fi, path, files[i].capability);
+                                else
+                                        r = take(&fi, path, files[i].capability);
+                        }
+                }
+        if (r < 0) {
+                xpu_host_files_free(fi.f);
+                return r;
+        }
+        *ret = fi.f;
+        return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Driver files that work only at their own path: firmware the kernel or a tool reads by name
+ * (/lib/firmware/nvidia/<version>/gsp_*.bin), daemon sockets a library connects to
+ * (/run/nvidia-persistenced/socket), loader configuration found by directory (the GLVND EGL
+ * vendor file, Vulkan ICD and layer files) and rendezvous directories (the MPS pipe directory).
+ * Found in the driver root and placed at the same path in the container. Silent: returns -errno. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "libs.h"
+
+enum xpu_host_file_kind {
+        XPU_HOST_FILE_REGULAR = 0, /* bound read-only */
+        XPU_HOST_FILE_SOCKET,      /* a UNIX socket: bound writable (connect(2) needs write access) */
+        XPU_HOST_FILE_DIRECTORY,   /* bound writable: clients create their pipes in it */
+        _XPU_HOST_FILE_MAX,
+};
+/* "file", "socket", "directory" */
+const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k);
+
+struct xpu_host_file {
+        char path[PATH_MAX];     /* absolute, as the pattern names it (links not resolved): the same
+                                  * path in the driver root and in the container */
+        char capability[32];     /* capability whose pattern found it */
+        enum xpu_host_file_kind kind;
+};
+
+struct xpu_host_files {
+        struct xpu_host_file *files;
+        size_t n;
+        char **skipped; /* "<path>: <reason>": a match that is a FIFO or device, that cannot be
+                         * resolved inside the root, or beyond the limits below */
+        size_t n_skipped;
+};
+
+/* Matches of one pattern placed, the first by name; more are skipped (a directory of firmware
+ * holds a few). A directory with more than XPU_HOST_FILE_SCAN_MAX matches places none. */
+#define XPU_HOST_FILE_MATCHES_MAX 64
+#define XPU_HOST_FILE_SCAN_MAX 4096
+
+struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f);
+
+/* Is S a valid "files" pattern? An absolute path without "." or ".." components, empty
+ * components or control characters, shorter than PATH_MAX / 2, whose last component only may be
+ * an fnmatch glob (*, ?, [...]) and whose only "${...}" is "${DRIVER_VERSION}". Returns NULL when
+ * valid, else what was expected (for the profile loader's error). */
+const char *xpu_host_file_pattern_invalid(const char *s);
+
+/* Find the files the patterns of CAPABILITIES name in the driver root DRIVER_ROOT_FD. FILES are
+ * the profile's per-capability pattern lists (xpu_host_file_pattern_invalid() holds for each);
+ * "${DRIVER_VERSION}" becomes DRIVER_VERSION ("" leaves patterns with it unmatched). A pattern
+ * without a glob names one path; one with a glob in its last component names the entries of its
+ * directory that match (fnmatch with FNM_PERIOD), in name order. Each is resolved inside the
+ * root (links followed as if the root were "/", never leaving it): a regular file, socket or
+ * directory is listed once, in CAPABILITIES order; a path that does not exist (or whose
+ * directory does not) is no error and not recorded, since these files are optional (a host
+ * without fabricmanager has no socket); anything else is recorded in ->skipped. Reads only.
+ * Returns 0 (free *RET with xpu_host_files_free()), -EINVAL, -ENOMEM. */
+int xpu_host_files_find(int driver_root_fd, const char *driver_version, const char *const *capabilities,
+                        size_t n_capabilities, const struct xpu_capability_files *files, size_t n_files,
+                        struct xpu_host_files **ret);
