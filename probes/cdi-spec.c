@@ -19,6 +19,7 @@
 #include "base/macro.h"
 #include "base/pci.h"
 #include "base/strv.h"
+#include "host-files.h"
 #include "libs.h"
 
 /* What a vendor's GPUs need besides their nodes. */
@@ -28,6 +29,9 @@ struct cdi_vendor {
          * the vendor's user space lives in the image (ROCm). */
         const char *const *libraries;
         const char *const *programs;
+        /* Files found by their path (host-files.h patterns), mounted at the same path below the
+         * driver root, where xpuinit in the image places them. */
+        const char *const *files;
         const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
 };
 
@@ -41,6 +45,25 @@ static const char *const nvidia_programs[] = {
         "nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server",
         NULL,
 };
+static const char *const nvidia_files[] = {
+        /* what the nvidia-cuda profile's "files" name, for every capability at once */
+        "/lib/firmware/nvidia/${DRIVER_VERSION}/gsp*.bin",
+        "/run/nvidia-persistenced/socket",
+        "/run/nvidia-fabricmanager/socket",
+        "/tmp/nvidia-mps",
+        "/usr/share/glvnd/egl_vendor.d/10_nvidia.json",
+        "/etc/glvnd/egl_vendor.d/10_nvidia.json",
+        "/usr/share/egl/egl_external_platform.d/*nvidia*.json",
+        "/usr/share/vulkan/icd.d/nvidia_icd*.json",
+        "/etc/vulkan/icd.d/nvidia_icd*.json",
+        "/usr/share/vulkan/implicit_layer.d/nvidia_layers.json",
+        "/etc/vulkan/implicit_layer.d/nvidia_layers.json",
+        "/usr/lib/xorg/modules/drivers/nvidia_drv.so",
+        "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.${DRIVER_VERSION}",
+        "/usr/lib/nvidia/xorg/nvidia_drv.so",
+        "/usr/lib/nvidia/xorg/libglxserver_nvidia.so.${DRIVER_VERSION}",
+        NULL,
+};
 static const char *const nvidia_env[] = {
         "XPUINIT_DRIVER_ROOT=" XPU_CDI_DRIVER_ROOT,
         /* NVIDIA's runtime hook, where the engine has one, does nothing for "void". */
@@ -49,7 +72,8 @@ static const char *const nvidia_env[] = {
 };
 
 static const struct cdi_vendor cdi_vendors[_XPU_VENDOR_MAX] = {
-        [XPU_VENDOR_NVIDIA] = { .libraries = nvidia_libraries, .programs = nvidia_programs, .env = nvidia_env },
+        [XPU_VENDOR_NVIDIA] = { .libraries = nvidia_libraries, .programs = nvidia_programs, .files = nvidia_files,
+                                .env = nvidia_env },
         [XPU_VENDOR_AMD] = { 0 },
 };
 
@@ -210,7 +234,9 @@ static int node_add(cJSON *edits, const struct xpu_cdi_roots *roots, const char 
         return 1;
 }
 
-static int mount_add(cJSON *edits, const char *host, const char *container) {
+/* A bind mount of HOST on CONTAINER: read-only (a file), or writable and noexec (WRITABLE: a
+ * socket clients connect to, a directory they create pipes in; the toolkit's IPC mounts too). */
+static int mount_add(cJSON *edits, const char *host, const char *container, bool writable) {
         cJSON *mounts = cJSON_GetObjectItemCaseSensitive(edits, "mounts");
         if (has_entry(mounts, "containerPath", container))
                 return 0;
@@ -219,8 +245,10 @@ static int mount_add(cJSON *edits, const char *host, const char *container) {
         bool ok = m && cJSON_AddStringToObject(m, "hostPath", host) &&
                   cJSON_AddStringToObject(m, "containerPath", container) &&
                   (opts = cJSON_AddArrayToObject(m, "options"));
-        static const char *const options[] = { "ro", "nosuid", "nodev", "bind" };
-        for (size_t i = 0; ok && i < ELEMENTSOF(options); i++) {
+        static const char *const ro[] = { "ro", "nosuid", "nodev", "bind", NULL };
+        static const char *const rw[] = { "nosuid", "nodev", "noexec", "bind", NULL };
+        const char *const *options = writable ? rw : ro;
+        for (size_t i = 0; ok && options[i]; i++) {
                 cJSON *o = cJSON_CreateString(options[i]);
                 ok = o && cJSON_AddItemToArray(opts, o);
                 if (!ok)
@@ -244,6 +272,27 @@ static int warn(char ***warnings, const char *fmt, ...) {
 }
 
 /* ---- a vendor's shared edits ----------------------------------------------------------------------- */
+
+/* The files PATTERNS find in the driver root (xpu_host_files_find), each mounted at the same path
+ * below XPU_CDI_DRIVER_ROOT. Returns 0, -ENOMEM (-EINVAL: a bad pattern in the list). */
+static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const char *const *patterns,
+                          const char *version) {
+        struct xpu_capability_files cf = { .capability = (char *)"cdi", .names = (char **)patterns,
+                                           .n_names = xpu_strv_length((char *const *)patterns) };
+        const char *caps[] = { "cdi" };
+        struct xpu_host_files *hf = NULL;
+        int r = xpu_host_files_find(roots->driver_fd, version, caps, 1, &cf, 1, &hf);
+        for (size_t i = 0; r >= 0 && i < hf->n; i++) {
+                char lp[PATH_MAX], cp[PATH_MAX];
+                if (resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
+                        continue;
+                if (snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s", hf->files[i].path) >= (int)sizeof cp)
+                        continue; /* (patterns are shorter than PATH_MAX / 2) */
+                r = mount_add(e, host_view(roots, lp), cp, hf->files[i].kind != XPU_HOST_FILE_REGULAR);
+        }
+        xpu_host_files_free(hf);
+        return r < 0 ? r : 0;
+}
 
 /* The edits every GPU of vendor V gets: its vendor nodes that the dev root has, its env, and the
  * running driver's files. *RET NULL when the vendor's GPUs cannot be given (a node it needs is
@@ -305,13 +354,17 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 if (resolved_path(roots->driver_fd, f->path, lp) < 0)
                         continue;
                 snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : "/usr/lib64", f->name);
-                if (mount_add(e, host_view(roots, lp), cp) < 0) {
+                if (mount_add(e, host_view(roots, lp), cp, false) < 0) {
                         xpu_driver_files_free(files);
                         goto oom;
                 }
                 n_libs += !f->is_binary;
         }
         xpu_driver_files_free(files);
+        if (cv->files && (r = host_files_add(e, roots, cv->files, vi->driver_version)) < 0) {
+                cJSON_Delete(e);
+                return r;
+        }
         if (n_libs == 0 && warn(warnings, "%s: no library of driver %s under the driver root %s: the spec gives the "
                                 "device nodes only (point --driver-root at the host's driver files)",
                                 name, vi->driver_version, roots->driver_root) < 0)

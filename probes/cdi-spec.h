@@ -19,7 +19,9 @@
  * xpuinit in the image adds it to the workload's groups); for a vendor whose user-mode driver
  * must come from the host (NVIDIA), the running driver version's files mounted read-only under
  * the first driver root xpuinit looks in (/run/nvidia/driver: libraries in usr/lib64, programs in
- * usr/bin) with XPUINIT_DRIVER_ROOT naming it and NVIDIA_VISIBLE_DEVICES=void keeping NVIDIA's own
+ * usr/bin; the files found by their path, host-files.h: GSP firmware, the persistenced and
+ * fabricmanager sockets and the MPS pipe directory (these two writable, noexec), the EGL/Vulkan ICD
+ * and layer files, the Xorg modules, at their own path below it) with XPUINIT_DRIVER_ROOT naming it and NVIDIA_VISIBLE_DEVICES=void keeping NVIDIA's own
  * runtime hook out. The loader part (soname links, library path) is xpuinit's, in the image. The
  * spec's own edits: XPU_VISIBLE_DEVICES=all, so xpuinit selects exactly the devices the engine
  * gave, whatever the image's NVIDIA_VISIBLE_DEVICES says. */

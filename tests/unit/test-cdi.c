@@ -386,6 +386,47 @@ START_TEST(test_nvidia_driver_files) {
 }
 END_TEST
 
+/* Files found by their path (firmware of the running version, the MPS pipe directory, the
+ * Vulkan ICD) are mounted at the same path below /run/nvidia/driver: files read-only, the
+ * directory writable and noexec; another version's firmware is not. */
+START_TEST(test_nvidia_host_files) {
+        char *root = xpu_test_mkdtemp();
+        xpu_test_write(root, "usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "");
+        xpu_test_write(root, "lib/firmware/nvidia/550.54.15/gsp_ga10x.bin", "fw");
+        xpu_test_write(root, "lib/firmware/nvidia/535.1.1/gsp_ga10x.bin", "old fw");
+        xpu_test_write(root, "tmp/nvidia-mps/control", "");
+        xpu_test_write(root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
+        int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
+        const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = root, .driver_fd = fd };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_msg(w == NULL, "%s", w ? w[0] : "");
+        char got[8192] = "";
+        size_t n = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(device(spec, "0"), "mounts")) {
+                char *opts = cJSON_PrintUnformatted(cJSON_GetObjectItem(m, "options"));
+                n += (size_t)snprintf(got + n, sizeof got - n, "%s %s\n",
+                                      cJSON_GetObjectItem(m, "containerPath")->valuestring, opts);
+                free(opts);
+        }
+        ck_assert_str_eq(got, "/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15 [\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
+                              "/run/nvidia/driver/lib/firmware/nvidia/550.54.15/gsp_ga10x.bin "
+                              "[\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
+                              "/run/nvidia/driver/tmp/nvidia-mps [\"nosuid\",\"nodev\",\"noexec\",\"bind\"]\n"
+                              "/run/nvidia/driver/usr/share/vulkan/icd.d/nvidia_icd.json "
+                              "[\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n");
+        cJSON_Delete(spec);
+        close(fd);
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *cdi_suite(void) {
         Suite *s = suite_create("cdi");
         TCase *tc = tcase_create("spec");
@@ -395,6 +436,7 @@ static Suite *cdi_suite(void) {
         tcase_add_test(tc, test_mig_names);
         tcase_add_test(tc, test_left_out);
         tcase_add_test(tc, test_nvidia_driver_files);
+        tcase_add_test(tc, test_nvidia_host_files);
         suite_add_tcase(s, tc);
         return s;
 }
