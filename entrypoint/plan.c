@@ -37,15 +37,6 @@ static const char *const op_names[_XPU_OP_MAX] = {
         [XPU_OP_CHECK_DEVNODE] = "check-device-node",
 };
 
-/* Where the image's ldconfig may live, in the order glibc distributions use. */
-static const char *const ldconfig_paths[] = {
-        "/sbin/ldconfig.real", /* Ubuntu's real binary behind a wrapper script */
-        "/sbin/ldconfig",
-        "/usr/sbin/ldconfig",
-};
-
-#define LDSO_CONF_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
-
 const char *xpu_inject_mode_to_string(enum xpu_inject_mode m) {
         return (unsigned)m < _XPU_INJECT_MAX ? inject_names[m] : NULL;
 }
@@ -133,10 +124,6 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
         return r;
 }
 
-static int path_join(char *out, size_t size, const char *dir, const char *name) {
-        int n = snprintf(out, size, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] == '/') ? "" : "/", name);
-        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
 
 /* ---- capabilities ------------------------------------------------------------------------- */
 
@@ -334,14 +321,6 @@ static int apply_env_edits(struct xpu_plan *p, const struct xpu_profile *pr,
         return 0;
 }
 
-static int env_prepend_path(char ***env, const char *name, const char *dir) {
-        const char *old = xpu_env_get(*env, name);
-        _cleanup_free_ char *v = NULL;
-        if (asprintf(&v, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
-                return -ENOMEM;
-        return xpu_env_set(env, name, v);
-}
-
 /* ---- device nodes and groups -------------------------------------------------------------- */
 
 static int add_group_of(struct xpu_plan *p, int dev_fd, const char *path) {
@@ -419,135 +398,6 @@ static int plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const s
 
 /* ---- files -------------------------------------------------------------------------------- */
 
-static bool container_has_file(int container_fd, const char *path) {
-        struct stat st;
-        return container_fd >= 0 && xpu_stat_in_root(container_fd, path, false, &st) == 0 &&
-               S_ISREG(st.st_mode);
-}
-
-/* The library directory: the injected files (bind mounts or links), their soname links, and soname
- * links to the files CDI gave that the image's loader would not find; then the loader and PATH. */
-static int plan_files(struct xpu_plan *p, const struct xpu_plan_options *o) {
-        /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
-        const bool mount = p->inject == XPU_INJECT_MOUNT && p->files->n > 0;
-        bool have_bins = false;
-        for (size_t i = 0; i < p->files->n; i++)
-                have_bins |= p->files->files[i].is_binary;
-
-        char base[PATH_MAX], bindir[PATH_MAX];
-        if (xpu_strlcpy(base, p->library_dir, sizeof base) < 0)
-                return -ENAMETOOLONG;
-        char *slash = strrchr(base, '/');
-        if (!slash || slash == base)
-                return -EINVAL;
-        *slash = '\0'; /* "/run/xpuinit" holds lib/ and bin/ */
-        if (path_join(bindir, sizeof bindir, base, "bin") < 0)
-                return -ENAMETOOLONG;
-
-        struct xpu_op *op;
-        if (mount) {
-                if (!(op = add_op(p, XPU_OP_MKDIR, base)))
-                        return -ENOMEM;
-                op->mode = 0755;
-                if (!(op = add_op(p, XPU_OP_TMPFS, base)))
-                        return -ENOMEM;
-                op->mode = 0755;
-        }
-        if (!(op = add_op(p, XPU_OP_MKDIR, p->library_dir)))
-                return -ENOMEM;
-        op->mode = 0755;
-        if (have_bins) {
-                if (!(op = add_op(p, XPU_OP_MKDIR, bindir)))
-                        return -ENOMEM;
-                op->mode = 0755;
-        }
-        for (size_t i = 0; i < p->files->n; i++) {
-                const struct xpu_driver_file *f = &p->files->files[i];
-                char dst[PATH_MAX];
-                if (path_join(dst, sizeof dst, f->is_binary ? bindir : p->library_dir, f->name) < 0)
-                        return -ENAMETOOLONG;
-                if (mount) {
-                        if (!(op = add_op(p, XPU_OP_BIND, dst)))
-                                return -ENOMEM;
-                        if (xpu_strlcpy(op->source, f->path, sizeof op->source) < 0)
-                                return -ENAMETOOLONG;
-                } else {
-                        if (!(op = add_op(p, XPU_OP_SYMLINK, dst)))
-                                return -ENOMEM;
-                        if (path_join(op->target, sizeof op->target, o->driver_root, f->path + (f->path[0] == '/')) < 0)
-                                return -ENAMETOOLONG;
-                }
-                /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
-                /* (libs.c only hands out plain file names; a '/' would leave the directory.) */
-                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0 && !strchr(f->soname, '/')) {
-                        char link[PATH_MAX];
-                        if (path_join(link, sizeof link, p->library_dir, f->soname) < 0)
-                                return -ENAMETOOLONG;
-                        if (!(op = add_op(p, XPU_OP_SYMLINK, link)))
-                                return -ENOMEM;
-                        xpu_strlcpy(op->target, f->name, sizeof op->target);
-                }
-        }
-        for (size_t i = 0; i < p->n_given; i++) {
-                const struct xpu_given_file *g = &p->given[i];
-                char link[PATH_MAX];
-                if (!g->link)
-                        continue;
-                if (path_join(link, sizeof link, p->library_dir, g->soname) < 0)
-                        return -ENAMETOOLONG;
-                if (!(op = add_op(p, XPU_OP_SYMLINK, link)))
-                        return -ENOMEM;
-                if (xpu_strlcpy(op->target, g->path, sizeof op->target) < 0) /* a path in the container */
-                        return -ENAMETOOLONG;
-        }
-        if (mount && !(op = add_op(p, XPU_OP_REMOUNT_RO, base)))
-                return -ENOMEM;
-
-        /* Loader: an ld.so.conf.d drop-in plus ldconfig when the image has both, else
-         * LD_LIBRARY_PATH. */
-        const char *ldconfig = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !ldconfig; i++)
-                if (container_has_file(o->container_fd, ldconfig_paths[i]))
-                        ldconfig = ldconfig_paths[i];
-        if (ldconfig && container_has_file(o->container_fd, "/etc/ld.so.conf")) {
-                if (!(op = add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
-                        return -ENOMEM;
-                op->mode = 0755;
-                if (!(op = add_op(p, XPU_OP_WRITE_FILE, LDSO_CONF_DROPIN)))
-                        return -ENOMEM;
-                op->mode = 0644;
-                if (asprintf(&op->content, "# written by xpuinit: host driver libraries\n%s\n", p->library_dir) < 0) {
-                        op->content = NULL;
-                        return -ENOMEM;
-                }
-                if (!(op = add_op(p, XPU_OP_LDCONFIG, ldconfig)))
-                        return -ENOMEM;
-                if (o->from_outside
-                            ? xpu_plan_note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
-                                      "has %s, which never runs from outside)",
-                                   LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0
-                            : xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
-                                   ldconfig) < 0)
-                        return -ENOMEM;
-        } else {
-                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)
-                        return -ENOMEM;
-                if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
-                         p->library_dir) < 0)
-                        return -ENOMEM;
-        }
-        if (have_bins) {
-                const char *old = xpu_env_get(p->env, "PATH");
-                _cleanup_free_ char *v = NULL;
-                if (asprintf(&v, "%s:%s", old ? old : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                             bindir) < 0)
-                        return -ENOMEM;
-                if (xpu_env_set(&p->env, "PATH", v) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
 /* Does the profile name any library or binary (LISTS 2), or any of those or a file at its own path
  * (LISTS 3), for the capabilities in effect? */
 static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan *p, int lists) {
@@ -620,16 +470,6 @@ static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, cons
                              links, p->library_dir) < 0)
                 return -ENOMEM;
         return 0;
-}
-
-/* Is there anything for the library directory: a file to inject, or a link to a CDI file? */
-static bool plan_files_needed(const struct xpu_plan *p) {
-        if (p->files->n > 0)
-                return true;
-        for (size_t i = 0; i < p->n_given; i++)
-                if (p->given[i].link)
-                        return true;
-        return false;
 }
 
 /* ---- build -------------------------------------------------------------------------------- */
@@ -776,7 +616,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
                 if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
                         goto fail;
-                r = plan_files_needed(p) ? plan_files(p, o) : 0;
+                r = xpu_plan_library_dir_needed(p) ? xpu_plan_library_dir(p, o) : 0;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
                                 strerror(-r));

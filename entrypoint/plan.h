@@ -151,6 +151,15 @@ int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_dri
 struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path);
 int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 
+/* The library directory (plan-libdir.c): mkdir (and in mount mode a private tmpfs on its parent,
+ * made read-only once populated), a bind mount or symlink per driver file of P->files, soname
+ * links, the profile's library_links, soname links to the files CDI gave that the image's loader
+ * would not find, then the loader: an ld.so.conf.d drop-in and the image's ldconfig, else
+ * LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file to inject or a CDI file
+ * to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory without a parent). */
+int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o);
+bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
+
 /* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
  * found in the driver root (xpu_host_files_find) and planned at the same path in the container,
  * after the library directory: the parent directory made, then a bind mount (mount mode: a

@@ -127,6 +127,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         capfiles_free(p->libraries, p->n_libraries);
         capfiles_free(p->binaries, p->n_binaries);
         capfiles_free(p->files, p->n_files);
+        strv_free(p->library_links, 2 * p->n_library_links);
         strv_free(p->device_nodes, p->n_device_nodes);
         for (size_t i = 0; i < p->n_env; i++) {
                 free(p->env[i].name);
@@ -447,12 +448,40 @@ static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path,
         return 0;
 }
 
+/* "library_links": link name -> library base name, both file names. */
+static int take_links(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+        if (!cJSON_IsObject(j))
+                return fail_expected(c, "library_links", "an object mapping link names to library base names", j);
+        int r = check_keys(c, j, "library_links", NULL);
+        size_t n = (size_t)cJSON_GetArraySize(j);
+        if (r < 0 || n == 0)
+                return r;
+        if (!(p->library_links = calloc(2 * n, sizeof(char *))))
+                return -ENOMEM;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, j) {
+                char kp[KEY_PATH_MAX];
+                key_join(kp, "library_links", item->string);
+                const char *why = v_filename(item->string);
+                if (why || strpbrk(item->string, "*?["))
+                        return fail(c, "key \"%s\": expected a file name without '/', spaces or glob characters as "
+                                    "the key", kp);
+                if (!(p->library_links[2 * p->n_library_links] = strdup(item->string)))
+                        return -ENOMEM;
+                r = take_string(c, item, kp, v_filename, &p->library_links[2 * p->n_library_links + 1]);
+                p->n_library_links++; /* (freed by the caller whatever happens) */
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* ---- sections --------------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        "device_code", "files", NULL,
+        "device_code", "files", "library_links", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -766,6 +795,8 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 if (r < 0)
                         return r;
         }
+        if (GET("library_links") && (r = take_links(&c, GET("library_links"), p)) < 0)
+                return r;
         if (GET("files")) {
                 r = take_capfiles(&c, GET("files"), "files", xpu_host_file_pattern_invalid, &p->files, &p->n_files);
                 if (r < 0)

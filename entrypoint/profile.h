@@ -98,6 +98,10 @@ struct xpu_profile {
         struct xpu_capability_files *files; /* per capability: driver-root path patterns placed at
                                              * the same path in the container (host-files.h) */
         size_t n_files;
+        /* "library_links": extra links in the library directory, pairs (link name, library base
+         * name): "libGLX_indirect.so.0" -> the injected "libGLX_nvidia.so.<version>". */
+        char **library_links; /* 2 * n_library_links entries */
+        size_t n_library_links;
         char **device_nodes; /* vendor-wide nodes to pass ("/dev/nvidiactl", "/dev/kfd") */
         size_t n_device_nodes;
         struct xpu_env_edit *env; /* in file order: set, prepend, append, unset */

@@ -157,7 +157,9 @@ int main(int argc, char **argv) {
                 capfiles(p->binaries, p->n_binaries);
                 printf(",\n        .n_binaries = %zu,\n        .files = ", p->n_binaries);
                 capfiles(p->files, p->n_files);
-                printf(",\n        .n_files = %zu,\n        .device_nodes = ", p->n_files);
+                printf(",\n        .n_files = %zu,\n        .library_links = ", p->n_files);
+                strv(p->library_links, 2 * p->n_library_links);
+                printf(",\n        .n_library_links = %zu,\n        .device_nodes = ", p->n_library_links);
                 strv(p->device_nodes, p->n_device_nodes);
                 printf(",\n        .n_device_nodes = %zu,\n        .env = ", p->n_device_nodes);
                 env(p->env, p->n_env);

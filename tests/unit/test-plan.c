@@ -514,6 +514,26 @@ START_TEST(test_host_files) {
 }
 END_TEST
 
+/* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
+ * nothing without it. */
+START_TEST(test_library_links) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.465.19.01", "");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "libGLX_nvidia.so.465.19.01");
+        xpu_plan_free(p);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0"));
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_cdi_hook_ran_ldconfig) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
@@ -673,6 +693,7 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_cdi_given_not_injected_again);
         tcase_add_test(tc, test_cdi_hook_ran_ldconfig);
         tcase_add_test(tc, test_host_files);
+        tcase_add_test(tc, test_library_links);
         tcase_add_test(tc, test_cdi_marks_decide);
         suite_add_tcase(s, tc);
         return s;

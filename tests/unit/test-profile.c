@@ -230,6 +230,12 @@ static const struct {
         { "{\"name\": \"x\", \"files\": {\"utility\": [\"/lib/${VERSION}/gsp.bin\"]}}",
           { "key \"files.utility[0]\"", "\"${DRIVER_VERSION}\" as its only placeholder" } },
         { "{\"name\": \"x\", \"files\": {\"Utility!\": [\"/a\"]}}", { "key \"files.Utility!\"" } },
+        { "{\"name\": \"x\", \"library_links\": {\"libGLX_*.so.0\": \"libGLX_nvidia.so\"}}",
+          { "key \"library_links.libGLX_*.so.0\": expected a file name without '/', spaces or glob characters" } },
+        { "{\"name\": \"x\", \"library_links\": {\"libGLX_indirect.so.0\": \"../libc.so\"}}",
+          { "key \"library_links.libGLX_indirect.so.0\": expected a file name or glob without '/'" } },
+        { "{\"name\": \"x\", \"library_links\": [\"a\"]}",
+          { "key \"library_links\": expected an object mapping link names to library base names" } },
         { "{\"name\": \"x\", \"files\": [\"/a\"]}",
           { "key \"files\": expected an object mapping capabilities to arrays of names" } },
 };

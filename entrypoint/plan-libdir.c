@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan's library directory (/run/xpuinit/lib): the injected driver files, their soname and
+ * library links, the links to files CDI gave, and how the loader is pointed at it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "plan.h"
+
+static const struct xpu_op *find_op_path(const struct xpu_plan *p, const char *path) {
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (strcmp(p->ops[i].path, path) == 0)
+                        return &p->ops[i];
+        return NULL;
+}
+
+/* Where the image's ldconfig may live, in the order glibc distributions use. */
+static const char *const ldconfig_paths[] = {
+        "/sbin/ldconfig.real", /* Ubuntu's real binary behind a wrapper script */
+        "/sbin/ldconfig",
+        "/usr/sbin/ldconfig",
+};
+
+#define LDSO_CONF_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
+
+static int path_join(char *out, size_t size, const char *dir, const char *name) {
+        int n = snprintf(out, size, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] == '/') ? "" : "/", name);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int env_prepend_path(char ***env, const char *name, const char *dir) {
+        const char *old = xpu_env_get(*env, name);
+        _cleanup_free_ char *v = NULL;
+        if (asprintf(&v, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
+                return -ENOMEM;
+        return xpu_env_set(env, name, v);
+}
+
+static bool container_has_file(int container_fd, const char *path) {
+        struct stat st;
+        return container_fd >= 0 && xpu_stat_in_root(container_fd, path, false, &st) == 0 &&
+               S_ISREG(st.st_mode);
+}
+
+/* The profile's library_links: LINK -> the injected library of that base (libGLX_indirect.so.0 ->
+ * libGLX_nvidia.so.<version>, as the toolkit makes it), or the file CDI gave; none when neither
+ * is there, or when LINK is already a name in the directory (a soname link). */
+static int plan_library_links(struct xpu_plan *p) {
+        for (size_t k = 0; k < p->profile->n_library_links; k++) {
+                const char *link = p->profile->library_links[2 * k], *lib = p->profile->library_links[2 * k + 1];
+                size_t len = strlen(lib);
+                const char *target = NULL;
+                for (size_t i = 0; i < p->files->n && !target; i++)
+                        if (!p->files->files[i].is_binary && strncmp(p->files->files[i].name, lib, len) == 0 &&
+                            p->files->files[i].name[len] == '.')
+                                target = p->files->files[i].name;
+                for (size_t i = 0; i < p->n_given && !target; i++)
+                        if (!p->given[i].is_binary && strncmp(p->given[i].name, lib, len) == 0 &&
+                            p->given[i].name[len] == '.')
+                                target = p->given[i].path;
+                char path[PATH_MAX];
+                if (!target || path_join(path, sizeof path, p->library_dir, link) < 0)
+                        continue;
+                if (find_op_path(p, path)) {
+                        if (xpu_plan_note(p, "library link %s not made: %s already has that name", link,
+                                          p->library_dir) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                struct xpu_op *op = xpu_plan_add_op(p, XPU_OP_SYMLINK, path);
+                if (!op || xpu_strlcpy(op->target, target, sizeof op->target) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The library directory: the injected files (bind mounts or links), their soname links, and soname
+ * links to the files CDI gave that the image's loader would not find; then the loader and PATH. */
+int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
+        /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
+        const bool mount = p->inject == XPU_INJECT_MOUNT && p->files->n > 0;
+        bool have_bins = false;
+        for (size_t i = 0; i < p->files->n; i++)
+                have_bins |= p->files->files[i].is_binary;
+
+        char base[PATH_MAX], bindir[PATH_MAX];
+        if (xpu_strlcpy(base, p->library_dir, sizeof base) < 0)
+                return -ENAMETOOLONG;
+        char *slash = strrchr(base, '/');
+        if (!slash || slash == base)
+                return -EINVAL;
+        *slash = '\0'; /* "/run/xpuinit" holds lib/ and bin/ */
+        if (path_join(bindir, sizeof bindir, base, "bin") < 0)
+                return -ENAMETOOLONG;
+
+        struct xpu_op *op;
+        if (mount) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, base)))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_TMPFS, base)))
+                        return -ENOMEM;
+                op->mode = 0755;
+        }
+        if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, p->library_dir)))
+                return -ENOMEM;
+        op->mode = 0755;
+        if (have_bins) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, bindir)))
+                        return -ENOMEM;
+                op->mode = 0755;
+        }
+        for (size_t i = 0; i < p->files->n; i++) {
+                const struct xpu_driver_file *f = &p->files->files[i];
+                char dst[PATH_MAX];
+                if (path_join(dst, sizeof dst, f->is_binary ? bindir : p->library_dir, f->name) < 0)
+                        return -ENAMETOOLONG;
+                if (mount) {
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_BIND, dst)))
+                                return -ENOMEM;
+                        if (xpu_strlcpy(op->source, f->path, sizeof op->source) < 0)
+                                return -ENAMETOOLONG;
+                } else {
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, dst)))
+                                return -ENOMEM;
+                        if (path_join(op->target, sizeof op->target, o->driver_root, f->path + (f->path[0] == '/')) < 0)
+                                return -ENAMETOOLONG;
+                }
+                /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
+                /* (libs.c only hands out plain file names; a '/' would leave the directory.) */
+                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0 && !strchr(f->soname, '/')) {
+                        char link[PATH_MAX];
+                        if (path_join(link, sizeof link, p->library_dir, f->soname) < 0)
+                                return -ENAMETOOLONG;
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, link)))
+                                return -ENOMEM;
+                        xpu_strlcpy(op->target, f->name, sizeof op->target);
+                }
+        }
+        for (size_t i = 0; i < p->n_given; i++) {
+                const struct xpu_given_file *g = &p->given[i];
+                char link[PATH_MAX];
+                if (!g->link)
+                        continue;
+                if (path_join(link, sizeof link, p->library_dir, g->soname) < 0)
+                        return -ENAMETOOLONG;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, link)))
+                        return -ENOMEM;
+                if (xpu_strlcpy(op->target, g->path, sizeof op->target) < 0) /* a path in the container */
+                        return -ENAMETOOLONG;
+        }
+        int r = plan_library_links(p);
+        if (r < 0)
+                return r;
+        if (mount && !(op = xpu_plan_add_op(p, XPU_OP_REMOUNT_RO, base)))
+                return -ENOMEM;
+
+        /* Loader: an ld.so.conf.d drop-in plus ldconfig when the image has both, else
+         * LD_LIBRARY_PATH. */
+        const char *ldconfig = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !ldconfig; i++)
+                if (container_has_file(o->container_fd, ldconfig_paths[i]))
+                        ldconfig = ldconfig_paths[i];
+        if (ldconfig && container_has_file(o->container_fd, "/etc/ld.so.conf")) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_WRITE_FILE, LDSO_CONF_DROPIN)))
+                        return -ENOMEM;
+                op->mode = 0644;
+                if (asprintf(&op->content, "# written by xpuinit: host driver libraries\n%s\n", p->library_dir) < 0) {
+                        op->content = NULL;
+                        return -ENOMEM;
+                }
+                if (!(op = xpu_plan_add_op(p, XPU_OP_LDCONFIG, ldconfig)))
+                        return -ENOMEM;
+                if (o->from_outside
+                            ? xpu_plan_note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
+                                      "has %s, which never runs from outside)",
+                                   LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0
+                            : xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
+                                   ldconfig) < 0)
+                        return -ENOMEM;
+        } else {
+                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)
+                        return -ENOMEM;
+                if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
+                         p->library_dir) < 0)
+                        return -ENOMEM;
+        }
+        if (have_bins) {
+                const char *old = xpu_env_get(p->env, "PATH");
+                _cleanup_free_ char *v = NULL;
+                if (asprintf(&v, "%s:%s", old ? old : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                             bindir) < 0)
+                        return -ENOMEM;
+                if (xpu_env_set(&p->env, "PATH", v) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Is there anything for the library directory: a file to inject, or a link to a CDI file? */
+bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
+        if (p->files->n > 0)
+                return true;
+        for (size_t i = 0; i < p->n_given; i++)
+                if (p->given[i].link)
+                        return true;
+        return false;
+}
+
