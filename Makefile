@@ -108,10 +108,10 @@ $(LIBPROBE): $(PROBE_OBJS)
 # Built-in profiles (docs/profiles.md) are compiled at build time: profile-cgen parses profiles/*.json
 # with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data.
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
-$(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(LIBPROBE)
+$(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
 
 $(PROFILES_GEN): $(PROFILE_JSON) $(PROFILE_CGEN)
 	@mkdir -p $(@D)

@@ -21,11 +21,9 @@
 #include "base/privilege.h"
 #include "host-files.h"
 #include "profile.h"
+#include "profile-json.h"
 
 #define PROFILE_NAME_MAX 63    /* bytes of a profile name */
-#define KEY_PATH_MAX 256       /* bytes of a key path in messages */
-#define GOT_MAX 96             /* bytes of the "got ..." part of messages */
-#define STRING_VALUE_MAX 4096  /* bytes of any string value (descriptions, env values, argv) */
 #define MIN_DEVICES_MAX 1024   /* match.min_devices upper bound */
 #define PRIORITY_MAX 10000     /* priority range is 0..PRIORITY_MAX */
 
@@ -98,24 +96,6 @@ int xpu_env_expand(const char *value, const char *const values[_XPU_PLACEHOLDER_
 
 /* ---- freeing -------------------------------------------------------------------------------- */
 
-static void strv_free(char **v, size_t n) {
-        if (!v)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
-static void capfiles_free(struct xpu_capability_files *c, size_t n) {
-        if (!c)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(c[i].capability);
-                strv_free(c[i].names, c[i].n_names);
-        }
-        free(c);
-}
-
 struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         if (!p || p->builtin) /* built-ins are static data (builtin-profiles.h) */
                 return NULL;
@@ -123,19 +103,19 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         free(p->description);
         free(p->origin);
         free(p->require);
-        strv_free(p->capabilities, p->n_capabilities);
-        capfiles_free(p->libraries, p->n_libraries);
-        capfiles_free(p->binaries, p->n_binaries);
-        capfiles_free(p->files, p->n_files);
-        strv_free(p->library_links, 2 * p->n_library_links);
-        strv_free(p->device_nodes, p->n_device_nodes);
+        xpu_pj_strv_free(p->capabilities, p->n_capabilities);
+        xpu_pj_capfiles_free(p->libraries, p->n_libraries);
+        xpu_pj_capfiles_free(p->binaries, p->n_binaries);
+        xpu_pj_capfiles_free(p->files, p->n_files);
+        xpu_pj_strv_free(p->library_links, 2 * p->n_library_links);
+        xpu_pj_strv_free(p->device_nodes, p->n_device_nodes);
         for (size_t i = 0; i < p->n_env; i++) {
                 free(p->env[i].name);
                 free(p->env[i].value);
         }
         free(p->env);
-        strv_free(p->command, p->n_command);
-        strv_free(p->keep_capabilities, p->n_keep_capabilities);
+        xpu_pj_strv_free(p->command, p->n_command);
+        xpu_pj_strv_free(p->keep_capabilities, p->n_keep_capabilities);
         free(p->seccomp);
         free(p);
         return NULL;
@@ -149,333 +129,6 @@ static void cjson_deletep(cJSON **j) {
         cJSON_Delete(*j);
 }
 
-/* ---- parse context and messages ------------------------------------------------------------- */
-
-struct pctx {
-        const char *origin;
-        char *err;
-        size_t err_size;
-};
-
-/* Write "<origin>: <message>" and return -EINVAL. */
-_printf_(2, 3) static int fail(const struct pctx *c, const char *fmt, ...) {
-        if (c->err && c->err_size > 0) {
-                int n = snprintf(c->err, c->err_size, "%s: ", c->origin);
-                if (n >= 0 && (size_t)n < c->err_size) {
-                        va_list ap;
-                        va_start(ap, fmt);
-                        vsnprintf(c->err + n, c->err_size - (size_t)n, fmt, ap);
-                        va_end(ap);
-                }
-        }
-        return -EINVAL;
-}
-
-/* Short description of a JSON value for "got ..." ("\"intel\"", "a number (-1)", "an array"). */
-static const char *describe(const cJSON *j, char buf[GOT_MAX]) {
-        if (cJSON_IsString(j)) {
-                const char *s = j->valuestring;
-                if (strlen(s) > 40)
-                        snprintf(buf, GOT_MAX, "\"%.40s...\"", s);
-                else
-                        snprintf(buf, GOT_MAX, "\"%s\"", s);
-        } else if (cJSON_IsNumber(j))
-                snprintf(buf, GOT_MAX, "a number (%g)", j->valuedouble);
-        else if (cJSON_IsBool(j))
-                snprintf(buf, GOT_MAX, "%s", cJSON_IsTrue(j) ? "true" : "false");
-        else if (cJSON_IsNull(j))
-                snprintf(buf, GOT_MAX, "null");
-        else if (cJSON_IsArray(j))
-                snprintf(buf, GOT_MAX, "an array");
-        else if (cJSON_IsObject(j))
-                snprintf(buf, GOT_MAX, "an object");
-        else
-                snprintf(buf, GOT_MAX, "an invalid value");
-        return buf;
-}
-
-static int fail_expected(const struct pctx *c, const char *path, const char *expected,
-                         const cJSON *got) {
-        char g[GOT_MAX];
-        return fail(c, "key \"%s\": expected %s, got %s", path, expected, describe(got, g));
-}
-
-/* Key paths longer than KEY_PATH_MAX are cut (messages only). */
-/* Key paths are built for every key parsed, so they are joined by hand: snprintf here was a
- * measurable part of xpuinit's start-up. Both truncate at KEY_PATH_MAX - 1. */
-static size_t key_append(char out[KEY_PATH_MAX], size_t len, const char *s) {
-        size_t n = strlen(s);
-        if (n > KEY_PATH_MAX - 1 - len)
-                n = KEY_PATH_MAX - 1 - len;
-        memcpy(out + len, s, n);
-        out[len + n] = '\0';
-        return len + n;
-}
-
-static void key_join(char out[KEY_PATH_MAX], const char *parent, const char *child) {
-        size_t len = 0;
-        out[0] = '\0';
-        if (parent && *parent) {
-                len = key_append(out, len, parent);
-                len = key_append(out, len, ".");
-        }
-        key_append(out, len, child);
-}
-
-static void key_index(char out[KEY_PATH_MAX], const char *parent, size_t i) {
-        char num[24];
-        size_t d = sizeof num - 1;
-        num[d] = '\0';
-        do {
-                num[--d] = (char)('0' + i % 10);
-                i /= 10;
-        } while (i && d > 0);
-        out[0] = '\0';
-        size_t len = key_append(out, 0, parent);
-        len = key_append(out, len, "[");
-        len = key_append(out, len, num + d);
-        key_append(out, len, "]");
-}
-
-/* Every key of OBJ must appear once and (when ALLOWED is not NULL) be listed in ALLOWED
- * (NULL-terminated). PATH is OBJ's own key path ("" for the top level). */
-static int check_keys(const struct pctx *c, const cJSON *obj, const char *path,
-                      const char *const *allowed) {
-        const cJSON *item;
-        cJSON_ArrayForEach(item, obj) {
-                char kp[KEY_PATH_MAX];
-                key_join(kp, path, item->string);
-                if (allowed) {
-                        bool ok = false;
-                        for (const char *const *a = allowed; *a; a++)
-                                if (strcmp(*a, item->string) == 0)
-                                        ok = true;
-                        if (!ok) {
-                                char list[256] = "";
-                                size_t used = 0;
-                                for (const char *const *a = allowed; *a; a++) {
-                                        int n = snprintf(list + used, sizeof list - used, "%s%s",
-                                                         used ? ", " : "", *a);
-                                        if (n < 0 || (size_t)n >= sizeof list - used)
-                                                break;
-                                        used += (size_t)n;
-                                }
-                                return fail(c, "unknown key \"%s\"; expected one of %s", kp, list);
-                        }
-                }
-                for (const cJSON *prev = obj->child; prev != item; prev = prev->next)
-                        if (strcmp(prev->string, item->string) == 0)
-                                return fail(c, "key \"%s\" appears twice", kp);
-        }
-        return 0;
-}
-
-/* ---- value validators: NULL when S is fine, else what was expected -------------------------- */
-
-typedef const char *(*validator_t)(const char *s);
-
-static bool is_ident(const char *s, bool lower_only) {
-        if (!*s || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') ||
-                     (!lower_only && s[0] >= 'A' && s[0] <= 'Z')))
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-                      (!lower_only && *p >= 'A' && *p <= 'Z')))
-                        return false;
-        return true;
-}
-
-static bool has_control(const char *s) {
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                if (*p < 0x20 || *p == 0x7f)
-                        return true;
-        return false;
-}
-
-static const char *v_any(const char *s) {
-        return strlen(s) < STRING_VALUE_MAX ? NULL : "a string shorter than 4096 bytes";
-}
-
-static const char *v_capability(const char *s) {
-        /* Fits xpu_driver_file.capability[32]. */
-        return is_ident(s, true) && s[0] != '_' && strlen(s) < 32
-                       ? NULL
-                       : "a capability name (lower-case letters, digits, '_'; at most 31 bytes)";
-}
-
-static const char *v_filename(const char *s) {
-        return *s && strlen(s) < 256 && !strchr(s, '/') && strcmp(s, ".") != 0 &&
-                               strcmp(s, "..") != 0 && !has_control(s) && !strchr(s, ' ')
-                       ? NULL
-                       : "a file name or glob without '/' or spaces (at most 255 bytes)";
-}
-
-static const char *v_devnode(const char *s) {
-        static const char *const expected =
-                "an absolute path under /dev/ without \".\" or \"..\" components (at most 63 bytes)";
-        if (!xpu_startswith(s, "/dev/") || strlen(s) >= 64 || has_control(s) || strstr(s, "//") ||
-            strstr(s, "/./") || strstr(s, "/../") || s[strlen(s) - 1] == '/')
-                return expected;
-        const char *last = strrchr(s, '/');
-        if (strcmp(last, "/.") == 0 || strcmp(last, "/..") == 0)
-                return expected;
-        return NULL;
-}
-
-static const char *v_envname(const char *s) {
-        return is_ident(s, false) && strlen(s) < 256
-                       ? NULL
-                       : "a variable name ([A-Za-z_][A-Za-z0-9_]*, at most 255 bytes)";
-}
-
-/* A capability name as linux/capability.h spells it, CAP_ prefix required, any case
- * (xpu_capability_from_name() keeps the one table of names, probes/base/privilege.c). */
-static const char *v_linux_cap(const char *s) {
-        if (strncasecmp(s, "CAP_", 4) == 0 && xpu_capability_from_name(s) >= 0)
-                return NULL;
-        return "a Linux capability name (CAP_CHOWN to CAP_CHECKPOINT_RESTORE in linux/capability.h, "
-               "any case)";
-}
-
-static const char *v_argv(const char *s) {
-        return strlen(s) < STRING_VALUE_MAX && !has_control(s) ? NULL
-                                                               : "an argument without control "
-                                                                 "characters (at most 4095 bytes)";
-}
-
-/* ---- typed getters ---------------------------------------------------------------------------- */
-
-/* A string item, checked by V; *RET is a new copy. */
-static int take_string(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
-                       char **ret) {
-        if (!cJSON_IsString(j))
-                return fail_expected(c, path, "a string", j);
-        const char *why = v ? v(j->valuestring) : NULL;
-        if (why)
-                return fail_expected(c, path, why, j);
-        char *s = strdup(j->valuestring);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
-}
-
-/* An integral number in [MIN, MAX]. */
-static int take_int(const struct pctx *c, const cJSON *j, const char *path, int min, int max,
-                    int *ret) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "an integer from %d to %d", min, max);
-        if (!cJSON_IsNumber(j))
-                return fail_expected(c, path, expected, j);
-        double d = j->valuedouble;
-        if (!(d >= (double)min && d <= (double)max) || (double)(int)d != d)
-                return fail_expected(c, path, expected, j);
-        *ret = (int)d;
-        return 0;
-}
-
-/* An array of strings, each checked by V. With NULL_TERMINATED the vector gets a trailing NULL. */
-static int take_strv(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
-                     bool null_terminated, char ***ret, size_t *ret_n) {
-        if (!cJSON_IsArray(j))
-                return fail_expected(c, path, "an array of strings", j);
-        size_t n = (size_t)cJSON_GetArraySize(j);
-        char **strv = calloc(n + 1, sizeof *strv);
-        if (!strv)
-                return -ENOMEM;
-        size_t i = 0;
-        const cJSON *item;
-        cJSON_ArrayForEach(item, j) {
-                char kp[KEY_PATH_MAX];
-                key_index(kp, path, i);
-                int r = take_string(c, item, kp, v, &strv[i]);
-                if (r < 0) {
-                        strv_free(strv, i);
-                        return r;
-                }
-                i++;
-        }
-        if (!null_terminated && n == 0) {
-                free(strv);
-                strv = NULL;
-        }
-        *ret = strv;
-        *ret_n = n;
-        return 0;
-}
-
-/* "libraries" / "binaries" / "files": capability -> array of names, each checked by V. */
-static int take_capfiles(const struct pctx *c, const cJSON *j, const char *path, validator_t v,
-                         struct xpu_capability_files **ret, size_t *ret_n) {
-        if (!cJSON_IsObject(j))
-                return fail_expected(c, path, "an object mapping capabilities to arrays of names", j);
-        int r = check_keys(c, j, path, NULL);
-        if (r < 0)
-                return r;
-        size_t n = (size_t)cJSON_GetArraySize(j);
-        if (n == 0) {
-                *ret = NULL;
-                *ret_n = 0;
-                return 0;
-        }
-        struct xpu_capability_files *cf = calloc(n, sizeof *cf);
-        if (!cf)
-                return -ENOMEM;
-        size_t i = 0;
-        const cJSON *item;
-        cJSON_ArrayForEach(item, j) {
-                char kp[KEY_PATH_MAX];
-                key_join(kp, path, item->string);
-                const char *why = v_capability(item->string);
-                if (why) {
-                        capfiles_free(cf, i);
-                        return fail(c, "key \"%s\": expected %s as the key", kp, why);
-                }
-                cf[i].capability = strdup(item->string);
-                if (!cf[i].capability) {
-                        capfiles_free(cf, i);
-                        return -ENOMEM;
-                }
-                r = take_strv(c, item, kp, v, false, &cf[i].names, &cf[i].n_names);
-                if (r < 0) {
-                        capfiles_free(cf, i + 1);
-                        return r;
-                }
-                i++;
-        }
-        *ret = cf;
-        *ret_n = n;
-        return 0;
-}
-
-/* "library_links": link name -> library base name, both file names. */
-static int take_links(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
-        if (!cJSON_IsObject(j))
-                return fail_expected(c, "library_links", "an object mapping link names to library base names", j);
-        int r = check_keys(c, j, "library_links", NULL);
-        size_t n = (size_t)cJSON_GetArraySize(j);
-        if (r < 0 || n == 0)
-                return r;
-        if (!(p->library_links = calloc(2 * n, sizeof(char *))))
-                return -ENOMEM;
-        const cJSON *item;
-        cJSON_ArrayForEach(item, j) {
-                char kp[KEY_PATH_MAX];
-                key_join(kp, "library_links", item->string);
-                const char *why = v_filename(item->string);
-                if (why || strpbrk(item->string, "*?["))
-                        return fail(c, "key \"%s\": expected a file name without '/', spaces or glob characters as "
-                                    "the key", kp);
-                if (!(p->library_links[2 * p->n_library_links] = strdup(item->string)))
-                        return -ENOMEM;
-                r = take_string(c, item, kp, v_filename, &p->library_links[2 * p->n_library_links + 1]);
-                p->n_library_links++; /* (freed by the caller whatever happens) */
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
 /* ---- sections --------------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {
@@ -487,33 +140,33 @@ static const char *const match_keys[] = { "vendor", "min_devices", "require", NU
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
 static const char *const command_keys[] = { "replace", "prefix", NULL };
 
-static int parse_name(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_name(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         static const char *const expected =
                 "a profile name of letters, digits, '.', '_' and '-' (1 to 63 bytes, not starting "
                 "with '.' or '-')";
         if (!j)
-                return fail(c, "key \"name\" is missing; expected %s", expected);
+                return xpu_pj_fail(c, "key \"name\" is missing; expected %s", expected);
         if (!cJSON_IsString(j))
-                return fail_expected(c, "name", expected, j);
+                return xpu_pj_fail_expected(c, "name", expected, j);
         const char *s = j->valuestring;
         bool ok = *s && strlen(s) <= PROFILE_NAME_MAX && s[0] != '.' && s[0] != '-';
         for (const char *q = s; ok && *q; q++)
                 ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
                      (*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-';
         if (!ok)
-                return fail_expected(c, "name", expected, j);
+                return xpu_pj_fail_expected(c, "name", expected, j);
         p->name = strdup(s);
         return p->name ? 0 : -ENOMEM;
 }
 
-static int parse_match(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_match(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         p->match_any = true;
         p->min_devices = 1;
         if (!j)
                 return 0;
         if (!cJSON_IsObject(j))
-                return fail_expected(c, "match", "an object", j);
-        int r = check_keys(c, j, "match", match_keys);
+                return xpu_pj_fail_expected(c, "match", "an object", j);
+        int r = xpu_pj_check_keys(c, j, "match", match_keys);
         if (r < 0)
                 return r;
 
@@ -528,7 +181,7 @@ static int parse_match(const struct pctx *c, const cJSON *j, struct xpu_profile 
                 int v = cJSON_IsString(vendor) ? xpu_vendor_from_string(vendor->valuestring)
                                                : -EINVAL;
                 if (v < 0)
-                        return fail_expected(c, "match.vendor", expected, vendor);
+                        return xpu_pj_fail_expected(c, "match.vendor", expected, vendor);
                 p->match_any = false;
                 p->vendor = (enum xpu_vendor)v;
         }
@@ -536,10 +189,10 @@ static int parse_match(const struct pctx *c, const cJSON *j, struct xpu_profile 
         const cJSON *min = cJSON_GetObjectItemCaseSensitive(j, "min_devices");
         if (min) {
                 if (!vendor)
-                        return fail(c, "key \"match.min_devices\": needs \"match.vendor\" (a "
+                        return xpu_pj_fail(c, "key \"match.min_devices\": needs \"match.vendor\" (a "
                                        "device count of no vendor in particular)");
                 int v = 0;
-                r = take_int(c, min, "match.min_devices", 1, MIN_DEVICES_MAX, &v);
+                r = xpu_pj_take_int(c, min, "match.min_devices", 1, MIN_DEVICES_MAX, &v);
                 if (r < 0)
                         return r;
                 p->min_devices = (unsigned)v;
@@ -548,9 +201,9 @@ static int parse_match(const struct pctx *c, const cJSON *j, struct xpu_profile 
         const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "require");
         if (req) {
                 if (!cJSON_IsString(req) || !*req->valuestring)
-                        return fail_expected(c, "match.require",
+                        return xpu_pj_fail_expected(c, "match.require",
                                              "a non-empty requirement expression string", req);
-                r = take_string(c, req, "match.require", v_any, &p->require);
+                r = xpu_pj_take_string(c, req, "match.require", xpu_pj_v_any, &p->require);
                 if (r < 0)
                         return r;
         }
@@ -575,12 +228,12 @@ static int env_add(struct xpu_profile *p, enum xpu_env_op op, const char *name, 
         return 0;
 }
 
-static int check_env_value(const struct pctx *c, const cJSON *j, const char *path) {
+static int check_env_value(const struct xpu_pctx *c, const cJSON *j, const char *path) {
         if (!cJSON_IsString(j))
-                return fail_expected(c, path, "a string", j);
-        const char *why = v_any(j->valuestring);
+                return xpu_pj_fail_expected(c, path, "a string", j);
+        const char *why = xpu_pj_v_any(j->valuestring);
         if (why)
-                return fail_expected(c, path, why, j);
+                return xpu_pj_fail_expected(c, path, why, j);
         size_t len = 0, bad = 0;
         if (expand_walk(j->valuestring, NULL, NULL, &len, &bad) < 0) {
                 char list[160] = "";
@@ -595,39 +248,39 @@ static int check_env_value(const struct pctx *c, const cJSON *j, const char *pat
                 const char *next = strstr(at + 2, "${");
                 if (!at[n] || (next && next < at + n)) {
                         size_t m = next && next < at + n ? (size_t)(next - at) : n;
-                        return fail(c, "key \"%s\": unterminated placeholder \"%.*s%s\" (missing })",
+                        return xpu_pj_fail(c, "key \"%s\": unterminated placeholder \"%.*s%s\" (missing })",
                                     path, (int)(m > 40 ? 40 : m), at, m > 40 ? "..." : "");
                 }
-                return fail(c, "key \"%s\": unknown placeholder \"%.*s%s\"; expected one of %s", path,
+                return xpu_pj_fail(c, "key \"%s\": unknown placeholder \"%.*s%s\"; expected one of %s", path,
                             (int)(n > 40 ? 40 : n), at, at[n] == '}' && n <= 40 ? "}" : "", list);
         }
         return 0;
 }
 
-static int parse_env(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_env(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         static const enum xpu_env_op ops[] = { XPU_ENV_SET, XPU_ENV_PREPEND, XPU_ENV_APPEND };
         if (!j)
                 return 0;
         if (!cJSON_IsObject(j))
-                return fail_expected(c, "env", "an object", j);
-        int r = check_keys(c, j, "env", env_keys);
+                return xpu_pj_fail_expected(c, "env", "an object", j);
+        int r = xpu_pj_check_keys(c, j, "env", env_keys);
         if (r < 0)
                 return r;
         /* Sections in file order, entries in file order. */
         const cJSON *sec;
         cJSON_ArrayForEach(sec, j) {
                 char sp[KEY_PATH_MAX];
-                key_join(sp, "env", sec->string);
+                xpu_pj_key_join(sp, "env", sec->string);
                 const cJSON *item;
                 if (strcmp(sec->string, "unset") == 0) {
                         if (!cJSON_IsArray(sec))
-                                return fail_expected(c, sp, "an array of variable names", sec);
+                                return xpu_pj_fail_expected(c, sp, "an array of variable names", sec);
                         size_t i = 0;
                         cJSON_ArrayForEach(item, sec) {
                                 char kp[KEY_PATH_MAX];
-                                key_index(kp, sp, i++);
-                                if (!cJSON_IsString(item) || v_envname(item->valuestring))
-                                        return fail_expected(c, kp, v_envname(""), item);
+                                xpu_pj_key_index(kp, sp, i++);
+                                if (!cJSON_IsString(item) || xpu_pj_v_envname(item->valuestring))
+                                        return xpu_pj_fail_expected(c, kp, xpu_pj_v_envname(""), item);
                                 r = env_add(p, XPU_ENV_UNSET, item->valuestring, NULL);
                                 if (r < 0)
                                         return r;
@@ -639,16 +292,16 @@ static int parse_env(const struct pctx *c, const cJSON *j, struct xpu_profile *p
                         if (strcmp(sec->string, env_keys[k]) == 0)
                                 op = ops[k];
                 if (!cJSON_IsObject(sec))
-                        return fail_expected(c, sp, "an object of NAME: value", sec);
-                r = check_keys(c, sec, sp, NULL);
+                        return xpu_pj_fail_expected(c, sp, "an object of NAME: value", sec);
+                r = xpu_pj_check_keys(c, sec, sp, NULL);
                 if (r < 0)
                         return r;
                 cJSON_ArrayForEach(item, sec) {
                         char kp[KEY_PATH_MAX];
-                        key_join(kp, sp, item->string);
-                        const char *why = v_envname(item->string);
+                        xpu_pj_key_join(kp, sp, item->string);
+                        const char *why = xpu_pj_v_envname(item->string);
                         if (why)
-                                return fail(c, "key \"%s\": expected %s as the key", kp, why);
+                                return xpu_pj_fail(c, "key \"%s\": expected %s as the key", kp, why);
                         r = check_env_value(c, item, kp);
                         if (r < 0)
                                 return r;
@@ -660,48 +313,48 @@ static int parse_env(const struct pctx *c, const cJSON *j, struct xpu_profile *p
         return 0;
 }
 
-static int parse_command(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_command(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         if (!j)
                 return 0;
         if (!cJSON_IsObject(j))
-                return fail_expected(c, "command", "an object with \"replace\" or \"prefix\"", j);
-        int r = check_keys(c, j, "command", command_keys);
+                return xpu_pj_fail_expected(c, "command", "an object with \"replace\" or \"prefix\"", j);
+        int r = xpu_pj_check_keys(c, j, "command", command_keys);
         if (r < 0)
                 return r;
         if (cJSON_GetArraySize(j) != 1)
-                return fail(c, "key \"command\": expected exactly one of \"replace\", \"prefix\"");
+                return xpu_pj_fail(c, "key \"command\": expected exactly one of \"replace\", \"prefix\"");
         const cJSON *argv = j->child;
         char kp[KEY_PATH_MAX];
-        key_join(kp, "command", argv->string);
+        xpu_pj_key_join(kp, "command", argv->string);
         if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) == 0 || !cJSON_IsString(argv->child) ||
             !*argv->child->valuestring)
-                return fail_expected(c, kp, "a non-empty array of strings whose first is not empty",
+                return xpu_pj_fail_expected(c, kp, "a non-empty array of strings whose first is not empty",
                                      argv);
         p->command_mode = strcmp(argv->string, "replace") == 0 ? XPU_COMMAND_REPLACE
                                                                : XPU_COMMAND_PREFIX;
-        return take_strv(c, argv, kp, v_argv, true, &p->command, &p->n_command);
+        return xpu_pj_take_strv(c, argv, kp, xpu_pj_v_argv, true, &p->command, &p->n_command);
 }
 
-static int parse_seccomp(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_seccomp(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         static const char *const expected = "\"default\", \"strict\" or an absolute file path";
         if (!j)
                 return 0;
         if (!cJSON_IsString(j))
-                return fail_expected(c, "seccomp", expected, j);
+                return xpu_pj_fail_expected(c, "seccomp", expected, j);
         const char *s = j->valuestring;
         if (strcmp(s, "default") != 0 && strcmp(s, "strict") != 0 &&
-            !(s[0] == '/' && strlen(s) < PATH_MAX && !has_control(s)))
-                return fail_expected(c, "seccomp", expected, j);
+            !(s[0] == '/' && strlen(s) < PATH_MAX && !xpu_pj_has_control(s)))
+                return xpu_pj_fail_expected(c, "seccomp", expected, j);
         p->seccomp = strdup(s);
         return p->seccomp ? 0 : -ENOMEM;
 }
 
-static int parse_device_code(const struct pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_device_code(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         int m = cJSON_IsString(j) ? xpu_device_code_mode_from_string(j->valuestring) : -EINVAL;
         if (!j)
                 return 0;
         if (m < 0)
-                return fail_expected(c, "device_code", "\"enforce\", \"apply\", \"warn\" or \"off\"", j);
+                return xpu_pj_fail_expected(c, "device_code", "\"enforce\", \"apply\", \"warn\" or \"off\"", j);
         p->device_code = (enum xpu_device_code_mode)m;
         p->device_code_set = true;
         return 0;
@@ -722,10 +375,10 @@ static void line_col(const char *text, const char *at, unsigned *line, unsigned 
 
 int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile **ret, char *err,
                       size_t err_size) {
-        const struct pctx c = { .origin = origin ? origin : "profile", .err = err, .err_size = err_size };
+        const struct xpu_pctx c = { .origin = origin ? origin : "profile", .err = err, .err_size = err_size };
         /* JSON white space only: say so rather than "invalid JSON at line 1, column 1". */
         if (json[strspn(json, " \t\r\n")] == '\0')
-                return fail(&c, "empty file: a profile is a JSON object");
+                return xpu_pj_fail(&c, "empty file: a profile is a JSON object");
         /* cJSON decodes "\u0000" into a NUL that silently cuts the string ("nvidia-cuda\u0000x"
          * would become "nvidia-cuda"): refuse it. A "\" before the escape's own backslash makes it
          * literal text, so count the backslashes in front. */
@@ -736,7 +389,7 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 if (bs % 2 == 1) {
                         unsigned line, col;
                         line_col(json, q - 1, &line, &col);
-                        return fail(&c, "\\u0000 at line %u, column %u: profile strings may not contain NUL", line,
+                        return xpu_pj_fail(&c, "\\u0000 at line %u, column %u: profile strings may not contain NUL", line,
                                     col);
                 }
         }
@@ -745,13 +398,13 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         if (!root) {
                 unsigned line, col;
                 line_col(json, end ? end : json, &line, &col);
-                return fail(&c, "invalid JSON at line %u, column %u", line, col);
+                return xpu_pj_fail(&c, "invalid JSON at line %u, column %u", line, col);
         }
         if (!cJSON_IsObject(root)) {
                 char g[GOT_MAX];
-                return fail(&c, "expected a JSON object at the top level, got %s", describe(root, g));
+                return xpu_pj_fail(&c, "expected a JSON object at the top level, got %s", xpu_pj_describe(root, g));
         }
-        int r = check_keys(&c, root, "", top_keys);
+        int r = xpu_pj_check_keys(&c, root, "", top_keys);
         if (r < 0)
                 return r;
 
@@ -767,12 +420,12 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         if (r < 0)
                 return r;
         if (GET("description")) {
-                r = take_string(&c, GET("description"), "description", v_any, &p->description);
+                r = xpu_pj_take_string(&c, GET("description"), "description", xpu_pj_v_any, &p->description);
                 if (r < 0)
                         return r;
         }
         if (GET("priority")) {
-                r = take_int(&c, GET("priority"), "priority", 0, PRIORITY_MAX, &p->priority);
+                r = xpu_pj_take_int(&c, GET("priority"), "priority", 0, PRIORITY_MAX, &p->priority);
                 if (r < 0)
                         return r;
         }
@@ -780,30 +433,30 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         if (r < 0)
                 return r;
         if (GET("capabilities")) {
-                r = take_strv(&c, GET("capabilities"), "capabilities", v_capability, false,
+                r = xpu_pj_take_strv(&c, GET("capabilities"), "capabilities", xpu_pj_v_capability, false,
                               &p->capabilities, &p->n_capabilities);
                 if (r < 0)
                         return r;
         }
         if (GET("libraries")) {
-                r = take_capfiles(&c, GET("libraries"), "libraries", v_filename, &p->libraries, &p->n_libraries);
+                r = xpu_pj_take_capfiles(&c, GET("libraries"), "libraries", xpu_pj_v_filename, &p->libraries, &p->n_libraries);
                 if (r < 0)
                         return r;
         }
         if (GET("binaries")) {
-                r = take_capfiles(&c, GET("binaries"), "binaries", v_filename, &p->binaries, &p->n_binaries);
+                r = xpu_pj_take_capfiles(&c, GET("binaries"), "binaries", xpu_pj_v_filename, &p->binaries, &p->n_binaries);
                 if (r < 0)
                         return r;
         }
-        if (GET("library_links") && (r = take_links(&c, GET("library_links"), p)) < 0)
+        if (GET("library_links") && (r = xpu_pj_take_links(&c, GET("library_links"), p)) < 0)
                 return r;
         if (GET("files")) {
-                r = take_capfiles(&c, GET("files"), "files", xpu_host_file_pattern_invalid, &p->files, &p->n_files);
+                r = xpu_pj_take_capfiles(&c, GET("files"), "files", xpu_host_file_pattern_invalid, &p->files, &p->n_files);
                 if (r < 0)
                         return r;
         }
         if (GET("device_nodes")) {
-                r = take_strv(&c, GET("device_nodes"), "device_nodes", v_devnode, false,
+                r = xpu_pj_take_strv(&c, GET("device_nodes"), "device_nodes", xpu_pj_v_devnode, false,
                               &p->device_nodes, &p->n_device_nodes);
                 if (r < 0)
                         return r;
@@ -815,7 +468,7 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         if (r < 0)
                 return r;
         if (GET("keep_capabilities")) {
-                r = take_strv(&c, GET("keep_capabilities"), "keep_capabilities", v_linux_cap, false,
+                r = xpu_pj_take_strv(&c, GET("keep_capabilities"), "keep_capabilities", xpu_pj_v_linux_cap, false,
                               &p->keep_capabilities, &p->n_keep_capabilities);
                 if (r < 0)
                         return r;
