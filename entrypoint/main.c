@@ -307,6 +307,24 @@ static void plan_freep(struct xpu_plan **p) {
         xpu_plan_free(*p);
 }
 
+/* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
+ * libraries: read them only when the image has a newer forward-compatibility build, so no other
+ * start pays for it. */
+static int forward_compat_facts(struct context *c) {
+        const struct xpu_profile *pr = c->profile;
+        char version[64];
+        if (pr->match_any || !pr->forward_compat_require ||
+            xpu_forward_compat_find(pr, c->container_fd, version, sizeof version) <= 0 ||
+            !xpu_forward_compat_newer(version, c->inv->vendors[pr->vendor].driver_version))
+                return 0;
+        struct xpu_require *req = NULL;
+        if (xpu_require_parse(pr->forward_compat_require, &req, NULL, 0) < 0)
+                return 0; /* (checked when the profile was loaded) */
+        uint32_t sources = xpu_require_sources(req);
+        xpu_require_free(req);
+        return sources ? context_rich(c, 0, sources) : 0;
+}
+
 static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
@@ -330,9 +348,12 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,
         };
+        int r = forward_compat_facts(c);
+        if (r < 0)
+                return r;
         char err[1024];
         err[0] = '\0';
-        int r = xpu_plan_build(c->inv, c->sel, c->profile, &o, ret, err, sizeof err);
+        r = xpu_plan_build(c->inv, c->sel, c->profile, &o, ret, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;

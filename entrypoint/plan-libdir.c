@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's library directory (/run/xpuinit/lib): the injected driver files, their soname and
  * library links, the links to files CDI gave, and how the loader is pointed at it. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "base/macro.h"
 #include "base/strv.h"
 #include "plan.h"
+#include "require.h"
 
 static const struct xpu_op *find_op_path(const struct xpu_plan *p, const char *path) {
         for (size_t i = 0; i < p->n_ops; i++)
@@ -173,7 +176,10 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 if (!(op = xpu_plan_add_op(p, XPU_OP_WRITE_FILE, LDSO_CONF_DROPIN)))
                         return -ENOMEM;
                 op->mode = 0644;
-                if (asprintf(&op->content, "# written by xpuinit: host driver libraries\n%s\n", p->library_dir) < 0) {
+                const bool fc = p->forward_compat_dir[0];
+                if (asprintf(&op->content, "# written by xpuinit: %shost driver libraries\n%s%s%s\n",
+                             fc ? "the image's forward-compatibility libraries first, then the " : "",
+                             fc ? p->forward_compat_dir : "", fc ? "\n" : "", p->library_dir) < 0) {
                         op->content = NULL;
                         return -ENOMEM;
                 }
@@ -187,7 +193,8 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                                    ldconfig) < 0)
                         return -ENOMEM;
         } else {
-                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0)
+                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0 ||
+                    (p->forward_compat_dir[0] && env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->forward_compat_dir) < 0))
                         return -ENOMEM;
                 if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
                          p->library_dir) < 0)
@@ -215,3 +222,69 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
         return false;
 }
 
+
+/* ---- forward compatibility -------------------------------------------------------------------- */
+
+int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size) {
+        if (!pr->forward_compat_dir || container_fd < 0)
+                return 0;
+        int fd = xpu_open_in_root(container_fd, pr->forward_compat_dir, O_RDONLY | O_DIRECTORY, 0);
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                return 0;
+        if (fd < 0)
+                return fd;
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        const size_t len = strlen(pr->forward_compat_library);
+        char best[64] = "";
+        for (struct dirent *de; (de = readdir(d));) {
+                const char *v = de->d_name + len + 1;
+                if (strncmp(de->d_name, pr->forward_compat_library, len) != 0 || de->d_name[len] != '.' ||
+                    !xpu_is_driver_version(v) || strlen(v) >= sizeof best ||
+                    (best[0] && xpu_version_cmp(v, best) <= 0))
+                        continue;
+                struct stat st;
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                        memcpy(best, v, strlen(v) + 1);
+        }
+        if (!best[0])
+                return 0;
+        return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
+}
+
+bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
+        return xpu_is_driver_version(compat_version) && xpu_is_driver_version(host_version) &&
+               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
+}
+
+int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                            const struct xpu_profile *pr, const struct xpu_plan_options *o) {
+        char version[64];
+        int r = xpu_forward_compat_find(pr, o->container_fd, version, sizeof version);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0; /* none in the image (or unreadable: the host's, as always) */
+        const char *dir = pr->forward_compat_dir, *lib = pr->forward_compat_library;
+        if (!xpu_forward_compat_newer(version, p->driver_version))
+                return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is not of a newer driver branch "
+                                        "than the running driver %s; the host's libraries are used",
+                                     dir, lib, version, p->driver_version);
+        char why[1024] = "no requirement";
+        if (pr->forward_compat_require) {
+                r = xpu_require_eval(pr->forward_compat_require, inv, sel->selected, pr->vendor, why, sizeof why);
+                if (r == -ENOMEM)
+                        return r;
+                if (r <= 0)
+                        return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is newer than the running "
+                                                "driver %s, but the profile's forward_compat.require is not met (%s); "
+                                                "the host's libraries are used",
+                                             dir, lib, version, p->driver_version, why);
+        }
+        if (xpu_strlcpy(p->forward_compat_dir, dir, sizeof p->forward_compat_dir) < 0)
+                return 0;
+        return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is newer than the running driver %s "
+                                "(%s): the loader finds %s before %s",
+                             dir, lib, version, p->driver_version, why, dir, p->library_dir);
+}

@@ -616,6 +616,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
                 if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
                         goto fail;
+                if ((r = xpu_plan_forward_compat(p, inv, sel, pr, o)) < 0)
+                        goto fail;
                 r = xpu_plan_library_dir_needed(p) ? xpu_plan_library_dir(p, o) : 0;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,

@@ -102,6 +102,8 @@ struct xpu_plan {
         char **argv; /* final argv (NULL-terminated) */
         size_t *devices; /* inventory indices of the selected devices, in order */
         size_t n_devices;
+        char forward_compat_dir[PATH_MAX]; /* the profile's forward_compat directory when the loader
+                                            * prefers it to the library directory; "" otherwise */
         char **notes; /* info lines: why things were chosen */
         size_t n_notes;
         char **warnings; /* problems that do not stop the start (a core library missing) */
@@ -159,6 +161,25 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
  * to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory without a parent). */
 int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o);
 bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
+
+/* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's
+ * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.
+ * /usr/local/cuda/compat/libcuda.so.575.57.08. Writes the version into VERSION. Returns 1 when
+ * found, 0 when the profile has no forward_compat or the image has no such file, -errno. */
+int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size);
+
+/* Is the image's forward-compatibility build (xpu_forward_compat_find) of a newer driver branch
+ * (first version component) than HOST_VERSION, the running driver? Then the profile's
+ * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
+bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);
+
+/* Decide whether the loader prefers the image's forward-compatibility directory (plan-libdir.c):
+ * yes when it holds a newer branch of the profile's library than the running driver and the
+ * profile's forward_compat.require holds for the selected devices (strictly: an unknown fact,
+ * a brand NVML did not report, fails). Sets P->forward_compat_dir and adds one note saying which
+ * was chosen and why. Returns 0, -ENOMEM. */
+int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                            const struct xpu_profile *pr, const struct xpu_plan_options *o);
 
 /* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
  * found in the driver root (xpu_host_files_find) and planned at the same path in the container,

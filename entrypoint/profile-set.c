@@ -237,15 +237,22 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
                         r = xpu_profile_parse(text, origin, &p, err, err_size);
                         if (r < 0)
                                 return r;
-                        /* match.require is checked here, not in profile.c, which profile-cgen links
-                         * alone: a bad expression is an error of its file, like any bad key. */
-                        if (p->require) {
+                        /* The requirement expressions are checked here, not in profile.c, which
+                         * profile-cgen links alone: a bad one is an error of its file, like any bad
+                         * key. */
+                        const struct {
+                                const char *key, *expr;
+                        } reqs[] = { { "match.require", p->require },
+                                     { "forward_compat.require", p->forward_compat_require } };
+                        for (size_t k = 0; k < ELEMENTSOF(reqs); k++) {
+                                if (!reqs[k].expr)
+                                        continue;
                                 _cleanup_(xpu_require_freep) struct xpu_require *req = NULL;
                                 char rerr[512] = "";
-                                r = xpu_require_parse(p->require, &req, rerr, sizeof rerr);
+                                r = xpu_require_parse(reqs[k].expr, &req, rerr, sizeof rerr);
                                 if (r < 0) {
                                         if (err && err_size)
-                                                snprintf(err, err_size, "%s: key \"match.require\": %s", origin,
+                                                snprintf(err, err_size, "%s: key \"%s\": %s", origin, reqs[k].key,
                                                          rerr[0] ? rerr : strerror(-r));
                                         return r;
                                 }

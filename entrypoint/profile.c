@@ -117,6 +117,9 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         xpu_pj_strv_free(p->command, p->n_command);
         xpu_pj_strv_free(p->keep_capabilities, p->n_keep_capabilities);
         free(p->seccomp);
+        free(p->forward_compat_dir);
+        free(p->forward_compat_library);
+        free(p->forward_compat_require);
         free(p);
         return NULL;
 }
@@ -134,7 +137,7 @@ static void cjson_deletep(cJSON **j) {
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        "device_code", "files", "library_links", NULL,
+        "device_code", "files", "library_links", "forward_compat", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -349,6 +352,45 @@ static int parse_seccomp(const struct xpu_pctx *c, const cJSON *j, struct xpu_pr
         return p->seccomp ? 0 : -ENOMEM;
 }
 
+/* "forward_compat": {"dir": absolute path, "library": base name, "require": expression}. */
+static const char *v_compat_dir(const char *s) {
+        return xpu_host_file_pattern_invalid(s) || strpbrk(s, "*?[$")
+                       ? "an absolute directory path without \".\", \"..\", empty components, globs or "
+                         "placeholders"
+                       : NULL;
+}
+
+static const char *v_library_base(const char *s) {
+        return xpu_pj_v_filename(s) || strpbrk(s, "*?[") || !strstr(s, ".so")
+                       ? "a library base name such as \"libcuda.so\" (no '/', spaces or globs)"
+                       : NULL;
+}
+
+static int parse_forward_compat(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
+        static const char *const keys[] = { "dir", "library", "require", NULL };
+        if (!j)
+                return 0;
+        if (!cJSON_IsObject(j))
+                return xpu_pj_fail_expected(c, "forward_compat", "an object with \"dir\", \"library\" and "
+                                            "optionally \"require\"", j);
+        int r = xpu_pj_check_keys(c, j, "forward_compat", keys);
+        if (r < 0)
+                return r;
+        const cJSON *dir = cJSON_GetObjectItemCaseSensitive(j, "dir");
+        const cJSON *lib = cJSON_GetObjectItemCaseSensitive(j, "library");
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(j, "require");
+        if (!dir || !lib)
+                return xpu_pj_fail(c, "key \"forward_compat.%s\" is missing; expected %s", dir ? "library" : "dir",
+                                   dir ? "a library base name such as \"libcuda.so\""
+                                       : "the image's directory of newer driver libraries");
+        r = xpu_pj_take_string(c, dir, "forward_compat.dir", v_compat_dir, &p->forward_compat_dir);
+        if (r == 0)
+                r = xpu_pj_take_string(c, lib, "forward_compat.library", v_library_base, &p->forward_compat_library);
+        if (r == 0 && req)
+                r = xpu_pj_take_string(c, req, "forward_compat.require", xpu_pj_v_any, &p->forward_compat_require);
+        return r;
+}
+
 static int parse_device_code(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
         int m = cJSON_IsString(j) ? xpu_device_code_mode_from_string(j->valuestring) : -EINVAL;
         if (!j)
@@ -477,6 +519,8 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         r = parse_seccomp(&c, GET("seccomp"), p);
         if (r == 0)
                 r = parse_device_code(&c, GET("device_code"), p);
+        if (r == 0)
+                r = parse_forward_compat(&c, GET("forward_compat"), p);
         if (r < 0)
                 return r;
 #undef GET

@@ -120,6 +120,14 @@ struct xpu_profile {
          * device_code_set false: the key is absent (enforce). */
         enum xpu_device_code_mode device_code;
         bool device_code_set;
+        /* "forward_compat": a directory in the image with a newer user-mode driver (CUDA's
+         * cuda-compat package) that the loader is to prefer when FORWARD_COMPAT_LIBRARY there
+         * ("libcuda.so" -> libcuda.so.<version>) is of a newer driver branch than the host's and
+         * FORWARD_COMPAT_REQUIRE (NULL: none; validated by the set loader, require.h) holds for
+         * the selected devices. All NULL when the key is absent. */
+        char *forward_compat_dir;
+        char *forward_compat_library;
+        char *forward_compat_require;
 };
 
 /* A loaded set of profiles in selection order: descending priority, then name, with "cpu" always

@@ -166,8 +166,7 @@ static bool is_dotted(const char *s) {
         return true;
 }
 
-/* Compare two dotted numbers (both is_dotted()): <0, 0, >0. A missing component is 0. */
-static int version_cmp(const char *a, const char *b) {
+int xpu_version_cmp(const char *a, const char *b) {
         while (*a || *b) {
                 uint64_t x = 0, y = 0;
                 if (*a && take_component(&a, &x) < 0)
@@ -389,7 +388,7 @@ static int fact_cmp(const struct factor *f, const char *fact) {
         case KIND_EXACT:
                 return strcmp(fact, f->value);
         case KIND_VERSION:
-                return version_cmp(fact, f->value);
+                return xpu_version_cmp(fact, f->value);
         case KIND_BYTES:
         default:
                 return 0; /* numbers are compared by the caller */

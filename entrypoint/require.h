@@ -45,6 +45,11 @@ struct xpu_require *xpu_require_free(struct xpu_require *r);
  * case ("" for no requirement). Valid while R lives. */
 const char *xpu_require_to_string(const struct xpu_require *r);
 
+/* Compare two dotted numbers ("550.90.07", "12.4"): <0, 0, >0; a missing component is 0. Only for
+ * strings of digits and dots (as xpu_is_driver_version() or a parsed requirement has them): a
+ * component that does not parse compares as equal. */
+int xpu_version_cmp(const char *a, const char *b);
+
 /* The rich sources (bits 1u << enum xpu_source) whose facts R needs: cuda and arch → NVML and the
  * CUDA driver API, brand → NVML; 0 when the fast path knows everything R asks. */
 uint32_t xpu_require_sources(const struct xpu_require *r);

@@ -171,8 +171,13 @@ int main(int argc, char **argv) {
                 printf(",\n        .n_keep_capabilities = %zu,\n        .keep_capabilities_set = %s,\n        .seccomp = ",
                        p->n_keep_capabilities, p->keep_capabilities_set ? "true" : "false");
                 str(p->seccomp);
-                printf(",\n        .device_code = %d,\n        .device_code_set = %s", (int)p->device_code,
-                       p->device_code_set ? "true" : "false");
+                printf(",\n        .device_code = %d,\n        .device_code_set = %s,\n        .forward_compat_dir = ",
+                       (int)p->device_code, p->device_code_set ? "true" : "false");
+                str(p->forward_compat_dir);
+                fputs(",\n        .forward_compat_library = ", stdout);
+                str(p->forward_compat_library);
+                fputs(",\n        .forward_compat_require = ", stdout);
+                str(p->forward_compat_require);
                 puts(",\n};\n");
                 xpu_profile_free(p);
                 free(text);

@@ -316,4 +316,36 @@ kill "$listener" 2>/dev/null
 wait "$listener" 2>/dev/null
 rm -rf "$drv/lib/firmware" "$drv/tmp" "$drv/run"
 
+# ---- CUDA forward compatibility: the image carries cuda-compat (libcuda of a newer branch than the
+# host's 465) in /usr/local/cuda/compat; the loader finds it first on a data center GPU only ----------
+# compat_bundle NAME: a bundle whose image has the fake libcuda as libcuda.so.999.1.1 in the compat dir.
+compat_bundle() {
+        nv_bundle "$1" -v -- /workload --expect-cuda-count 8 --print-env LD_LIBRARY_PATH
+        cdir=$E2E_BUNDLE/rootfs/usr/local/cuda/compat
+        if ! { mkdir -p "$cdir" && cp "$drv/$lib/libcuda.so.$ver" "$cdir/libcuda.so.999.1.1" &&
+                ln -s libcuda.so.999.1.1 "$cdir/libcuda.so.1"; }; then
+                bail "cannot make the compat directory"
+        fi
+        e2e_devices "$E2E_BUNDLE" "$fx"
+}
+cp "$state" "$state.geforce"
+sed 's/^\(device\.[0-9]*\.brand\) 5$/\1 Tesla/' "$state.geforce" >"$state"
+compat_bundle compat-tesla
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "compat tesla: the workload ran"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact cuda.path)" /usr/local/cuda/compat/libcuda.so.1 \
+        "compat tesla: dlopen(libcuda.so.1) finds the image's forward-compatibility libcuda first"
+is "$(e2e_fact env.LD_LIBRARY_PATH)" /usr/local/cuda/compat:/run/xpuinit/lib \
+        "compat tesla: LD_LIBRARY_PATH lists the compat directory, then the host's libraries"
+like "$E2E_ERR" 'forward compatibility: the image.s /usr/local/cuda/compat/libcuda\.so\.999\.1\.1 is newer than the running driver 465\.19\.01 \(requirement "brand=tesla brand=nvidia" met\)' \
+        "compat tesla: the start says which was chosen and why (NVML read for the brand)"
+mv "$state.geforce" "$state"
+compat_bundle compat-geforce
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "compat geforce: the workload ran"
+is "$(e2e_fact cuda.path)" /run/xpuinit/lib/libcuda.so.1 "compat geforce: the host's libcuda, not the image's compat one"
+like "$E2E_ERR" 'forward_compat\.require is not met .*brand geforce.*the host.s libraries are used' \
+        "compat geforce: the start says why the compat libraries are not used"
+
 e2e_done

@@ -12,87 +12,7 @@
 #include "libs-images.h"
 #include "plan.h"
 #include "testlib.h"
-
-struct fx {
-        char *root;
-        struct xpu_roots roots;
-        struct xpu_inventory *inv;
-        struct xpu_profile_set *profiles;
-        struct xpu_selection *sel;
-        int container_fd;
-        char *container; /* a container root of its own (fx_cdi), else NULL: the host copy is it */
-};
-
-/* A temporary copy of fixture HOST with its device nodes, probed; the copy is also the
- * container root (no ldconfig in it). */
-static void fx_open(struct fx *f, const char *host, const char *xpu_visible, const char *nvidia_visible) {
-        memset(f, 0, sizeof *f);
-        f->root = xpu_test_copy_host(host);
-        xpu_test_make_devnodes(f->root);
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&f->roots, f->root, f->root, f->root, &which), 0);
-        ck_assert_int_eq(xpu_inventory_probe(&f->roots, &f->inv), 0);
-        char err[512] = "";
-        ck_assert_msg(xpu_profile_set_load(NULL, &f->profiles, err, sizeof err) == 0, "%s", err);
-        ck_assert_msg(xpu_selection_parse(f->inv, xpu_visible, nvidia_visible, NULL, &f->sel, err, sizeof err) == 0,
-                      "%s", err);
-        f->container_fd = xpu_open_root(f->root);
-        ck_assert_int_ge(f->container_fd, 0);
-}
-
-static void fx_close(struct fx *f) {
-        close(f->container_fd);
-        if (f->container) {
-                xpu_test_rm_rf(f->container);
-                free(f->container);
-        }
-        xpu_selection_free(f->sel);
-        xpu_profile_set_free(f->profiles);
-        xpu_inventory_free(f->inv);
-        xpu_roots_close(&f->roots);
-        xpu_test_rm_rf(f->root);
-        free(f->root);
-}
-
-static bool fx_outside;          /* the next fx_plan is for inject --rootfs */
-static const char *fx_caps_var; /* the variable the next fx_plan's capabilities came from */
-
-static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
-                   struct xpu_plan **ret, char *err, size_t err_size) {
-        const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
-        ck_assert_ptr_nonnull(pr);
-        char *envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"KEEP=1", NULL };
-        struct xpu_plan_options o = {
-                .inject = mode,
-                .can_mount = false,
-                .driver_root = "/xpu/driver",
-                .driver_fd = f->roots.driver_fd,
-                .container_fd = f->container_fd,
-                .dev_fd = f->roots.dev_fd,
-                .capabilities_env = caps,
-                .capabilities_var = fx_caps_var,
-                .envp = envp,
-                .argv = argv,
-                .from_outside = fx_outside,
-        };
-        return xpu_plan_build(f->inv, f->sel, pr, &o, ret, err, err_size);
-}
-
-static const struct xpu_op *find_op(const struct xpu_plan *p, enum xpu_op_type t, const char *path) {
-        for (size_t i = 0; i < p->n_ops; i++)
-                if (p->ops[i].type == t && strcmp(p->ops[i].path, path) == 0)
-                        return &p->ops[i];
-        return NULL;
-}
-
-static size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
-        size_t n = 0;
-        for (size_t i = 0; i < p->n_ops; i++)
-                n += p->ops[i].type == t;
-        return n;
-}
-
-static char *const workload[] = { (char *)"/workload", (char *)"--flag", (char *)"", NULL };
+#include "plan-fx.h"
 
 /* The loader note names the ldconfig that will run: the image's inside the container, the host's
  * `ldconfig -X -r` for inject --rootfs (the image's never runs from outside). */
@@ -362,30 +282,6 @@ END_TEST
 /* Make F's selection the one of a CDI-made container (NVIDIA_VISIBLE_DEVICES=NV_VISIBLE,
  * XPU_VISIBLE_DEVICES=XPU_VISIBLE, the mark NVIDIA_CTK_LIBCUDA_DIR=LIBDIR_MARK when not NULL) and
  * give it a container root of its own, empty but for what the test writes there. */
-static void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible, const char *libdir_mark) {
-        xpu_selection_free(f->sel);
-        f->sel = NULL;
-        const struct xpu_selection_env env = {
-                .xpu_visible = xpu_visible,
-                .visible = { [XPU_VENDOR_NVIDIA] = nv_visible },
-                .cdi_mark = { [XPU_VENDOR_NVIDIA] = libdir_mark ? "NVIDIA_CTK_LIBCUDA_DIR" : NULL },
-                .cdi_libdir = { [XPU_VENDOR_NVIDIA] = libdir_mark },
-        };
-        char err[512] = "";
-        ck_assert_msg(xpu_selection_parse_env(f->inv, &env, &f->sel, err, sizeof err) == 0, "%s", err);
-        f->container = xpu_test_mkdtemp();
-        close(f->container_fd);
-        f->container_fd = xpu_open_root(f->container);
-        ck_assert_int_ge(f->container_fd, 0);
-}
-
-static const char *note_with(const struct xpu_plan *p, const char *needle) {
-        for (size_t i = 0; i < p->n_notes; i++)
-                if (strstr(p->notes[i], needle))
-                        return p->notes[i];
-        return "";
-}
-
 /* No CDI hook ran: libnvidia-ml (in a loader directory) and libnvidia-cfg (in the mark's
  * directory) are in the container already and not injected again, but their sonames get links
  * in /run/xpuinit/lib, which the loader is pointed at; libnvidia-compiler, which CDI did not
@@ -446,94 +342,6 @@ END_TEST
 /* Every file given and the image's ld.so.cache (rebuilt by a CDI hook) lists each soname as that
  * file: nothing at all for the library directory, not even in mount mode; a cache entry that
  * names another file (a stale copy in the image) still gets its link. */
-/* The profile's "files": found in the driver root (the host copy), planned at their own path in a
- * container root of its own: the parent directory, then a bind of the file's kind (mount mode)
- * or a link into the driver root (link mode). Where the container root is the driver root they
- * are the very same files: nothing planned, a note says so. display alone, with no Xorg module in
- * the driver root, places nothing and still starts. */
-START_TEST(test_host_files) {
-        struct fx f;
-        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
-        xpu_test_write(f.root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
-        xpu_test_write(f.root, "lib/firmware/nvidia/460.73.01/gsp_tu10x.bin", "old fw");
-        xpu_test_write(f.root, "tmp/nvidia-mps/control", "");
-        xpu_test_write(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
-        struct xpu_plan *p = NULL;
-        char err[512] = "";
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
-        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin"));
-        ck_assert_str_eq(note_with(p, "already in the container"),
-                         "already in the container as the driver root's own file(s): "
-                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
-                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
-        xpu_plan_free(p);
-
-        fx_cdi(&f, NULL, NULL, NULL);
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
-        const struct xpu_op *fw = find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
-        ck_assert_ptr_nonnull(fw);
-        ck_assert(fw->host_file);
-        ck_assert_int_eq(fw->host_kind, XPU_HOST_FILE_REGULAR);
-        ck_assert_str_eq(fw->source, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
-        const struct xpu_op *dir = find_op(p, XPU_OP_MKDIR, "/lib/firmware/nvidia/465.19.01");
-        ck_assert_ptr_nonnull(dir);
-        ck_assert(dir < fw);
-        const struct xpu_op *mps = find_op(p, XPU_OP_BIND, "/tmp/nvidia-mps");
-        ck_assert_ptr_nonnull(mps);
-        ck_assert_int_eq(mps->host_kind, XPU_HOST_FILE_DIRECTORY);
-        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/tmp"));
-        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/share/vulkan/icd.d/nvidia_icd.json"));
-        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/460.73.01/gsp_tu10x.bin"));
-        ck_assert_str_eq(note_with(p, "at their own path"),
-                         "driver files at their own path (bind mounts from driver root /xpu/driver): "
-                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
-                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
-        /* the library binds come first: the tmpfs is read-only before any file at its own path */
-        const struct xpu_op *ro = NULL;
-        for (size_t i = 0; i < p->n_ops; i++)
-                if (p->ops[i].type == XPU_OP_REMOUNT_RO)
-                        ro = &p->ops[i];
-        ck_assert_ptr_nonnull(ro);
-        ck_assert(ro < dir);
-        xpu_plan_free(p);
-
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
-        const struct xpu_op *link = find_op(p, XPU_OP_SYMLINK, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
-        ck_assert_ptr_nonnull(link);
-        ck_assert_str_eq(link->target, "/xpu/driver/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
-        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/tmp/nvidia-mps")); /* compute's, not utility's */
-        xpu_plan_free(p);
-
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "display", workload, &p, err, sizeof err) == 0, "%s", err);
-        ck_assert_str_eq(note_with(p, "none placed"),
-                         "capabilities display: none of the files profile \"nvidia-cuda\" names for them is in "
-                         "driver root /xpu/driver; none placed");
-        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0);
-        xpu_plan_free(p);
-        fx_close(&f);
-}
-END_TEST
-
-/* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
- * nothing without it. */
-START_TEST(test_library_links) {
-        struct fx f;
-        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
-        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.465.19.01", "");
-        struct xpu_plan *p = NULL;
-        char err[512] = "";
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
-        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0");
-        ck_assert_ptr_nonnull(op);
-        ck_assert_str_eq(op->target, "libGLX_nvidia.so.465.19.01");
-        xpu_plan_free(p);
-        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
-        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0"));
-        xpu_plan_free(p);
-        fx_close(&f);
-}
-END_TEST
-
 START_TEST(test_cdi_hook_ran_ldconfig) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
@@ -692,8 +500,6 @@ static Suite *plan_suite(void) {
         tcase_add_test(tc, test_cpu_profile_plain);
         tcase_add_test(tc, test_cdi_given_not_injected_again);
         tcase_add_test(tc, test_cdi_hook_ran_ldconfig);
-        tcase_add_test(tc, test_host_files);
-        tcase_add_test(tc, test_library_links);
         tcase_add_test(tc, test_cdi_marks_decide);
         suite_add_tcase(s, tc);
         return s;

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plan: the driver files at their own path, the profile's library links, and CUDA forward
+ * compatibility (which of the image's compat libraries and the host's the loader finds first). */
+#include "base/strv.h"
+#include "plan-fx.h"
+
+/* The profile's "files": found in the driver root (the host copy), planned at their own path in a
+ * container root of its own: the parent directory, then a bind of the file's kind (mount mode)
+ * or a link into the driver root (link mode). Where the container root is the driver root they
+ * are the very same files: nothing planned, a note says so. display alone, with no Xorg module in
+ * the driver root, places nothing and still starts. */
+START_TEST(test_host_files) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
+        xpu_test_write(f.root, "lib/firmware/nvidia/460.73.01/gsp_tu10x.bin", "old fw");
+        xpu_test_write(f.root, "tmp/nvidia-mps/control", "");
+        xpu_test_write(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "already in the container"),
+                         "already in the container as the driver root's own file(s): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        xpu_plan_free(p);
+
+        fx_cdi(&f, NULL, NULL, NULL);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *fw = find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(fw);
+        ck_assert(fw->host_file);
+        ck_assert_int_eq(fw->host_kind, XPU_HOST_FILE_REGULAR);
+        ck_assert_str_eq(fw->source, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        const struct xpu_op *dir = find_op(p, XPU_OP_MKDIR, "/lib/firmware/nvidia/465.19.01");
+        ck_assert_ptr_nonnull(dir);
+        ck_assert(dir < fw);
+        const struct xpu_op *mps = find_op(p, XPU_OP_BIND, "/tmp/nvidia-mps");
+        ck_assert_ptr_nonnull(mps);
+        ck_assert_int_eq(mps->host_kind, XPU_HOST_FILE_DIRECTORY);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/tmp"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/share/vulkan/icd.d/nvidia_icd.json"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/460.73.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "at their own path"),
+                         "driver files at their own path (bind mounts from driver root /xpu/driver): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        /* the library binds come first: the tmpfs is read-only before any file at its own path */
+        const struct xpu_op *ro = NULL;
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_REMOUNT_RO)
+                        ro = &p->ops[i];
+        ck_assert_ptr_nonnull(ro);
+        ck_assert(ro < dir);
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *link = find_op(p, XPU_OP_SYMLINK, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(link);
+        ck_assert_str_eq(link->target, "/xpu/driver/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/tmp/nvidia-mps")); /* compute's, not utility's */
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "display", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(note_with(p, "none placed"),
+                         "capabilities display: none of the files profile \"nvidia-cuda\" names for them is in "
+                         "driver root /xpu/driver; none placed");
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
+ * nothing without it. */
+START_TEST(test_library_links) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.465.19.01", "");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "libGLX_nvidia.so.465.19.01");
+        xpu_plan_free(p);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libGLX_indirect.so.0"));
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+#define COMPAT "usr/local/cuda/compat"
+
+/* Every selected device of F reports BRAND (as NVML would). */
+static void set_brand(struct fx *f, const char *brand) {
+        for (size_t i = 0; i < f->inv->n_devices; i++)
+                snprintf(f->inv->devices[i].brand, sizeof f->inv->devices[i].brand, "%s", brand);
+}
+
+/* Forward compatibility: the image's /usr/local/cuda/compat holds libcuda of a newer branch (575)
+ * than the host's driver (465.19.01). With brands NVML did not report (the fast path) or a
+ * GeForce the host's libraries are used; on a data center GPU the loader finds the compat
+ * directory first: LD_LIBRARY_PATH (no ldconfig in the image), or the drop-in's first line. A
+ * compat build of the host's own branch or an older one is not used. The note says which and
+ * why. */
+START_TEST(test_forward_compat) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.container, COMPAT "/libcuda.so.470.223.02", "");
+        xpu_test_write(f.container, COMPAT "/libcuda.so.575.57.08", "");
+        xpu_test_write(f.container, COMPAT "/libcuda.so.999", "");         /* not a driver version */
+        xpu_test_symlink(f.container, COMPAT "/libcuda.so.1", "libcuda.so.575.57.08");
+        char version[64];
+        const struct xpu_profile *pr = xpu_profile_set_find(f.profiles, "nvidia-cuda");
+        ck_assert_int_eq(xpu_forward_compat_find(pr, f.container_fd, version, sizeof version), 1);
+        ck_assert_str_eq(version, "575.57.08");
+        ck_assert(xpu_forward_compat_newer("575.57.08", "465.19.01"));
+        ck_assert(!xpu_forward_compat_newer("465.89.02", "465.19.01"));
+        ck_assert(!xpu_forward_compat_newer("575.57.08", ""));
+
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->forward_compat_dir, "");
+        ck_assert_str_eq(note_with(p, "forward compatibility"),
+                         "forward compatibility: the image's /usr/local/cuda/compat/libcuda.so.575.57.08 is newer "
+                         "than the running driver 465.19.01, but the profile's forward_compat.require is not met "
+                         "(requirement \"brand=tesla brand=nvidia\" not met: no alternative met; first: brand=tesla "
+                         "but nvidia:0 brand unknown (needs the rich probe)); the host's libraries are used");
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib");
+        xpu_plan_free(p);
+
+        set_brand(&f, "geforce");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->forward_compat_dir, "");
+        ck_assert_ptr_nonnull(strstr(note_with(p, "forward compatibility"), "brand geforce"));
+        xpu_plan_free(p);
+
+        set_brand(&f, "tesla");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->forward_compat_dir, "/usr/local/cuda/compat");
+        ck_assert_str_eq(note_with(p, "forward compatibility"),
+                         "forward compatibility: the image's /usr/local/cuda/compat/libcuda.so.575.57.08 is newer "
+                         "than the running driver 465.19.01 (requirement \"brand=tesla brand=nvidia\" met): the "
+                         "loader finds /usr/local/cuda/compat before /run/xpuinit/lib");
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/local/cuda/compat:/run/xpuinit/lib");
+        xpu_plan_free(p);
+
+        /* an image with ldconfig: the drop-in lists the compat directory first */
+        xpu_test_write(f.container, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(f.container, "sbin/ldconfig", "#!/bin/sh\n");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *op = find_op(p, XPU_OP_WRITE_FILE, "/etc/ld.so.conf.d/000-xpuinit.conf");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->content, "# written by xpuinit: the image's forward-compatibility libraries first, then "
+                                      "the host driver libraries\n/usr/local/cuda/compat\n/run/xpuinit/lib\n");
+        xpu_plan_free(p);
+
+        /* only the host's own branch in the image: not used */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/" COMPAT "/libcuda.so.575.57.08", f.container);
+        ck_assert_int_eq(unlink(path), 0);
+        snprintf(path, sizeof path, "%s/" COMPAT "/libcuda.so.470.223.02", f.container);
+        ck_assert_int_eq(unlink(path), 0);
+        xpu_test_write(f.container, COMPAT "/libcuda.so.465.89.02", "");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->forward_compat_dir, "");
+        ck_assert_str_eq(note_with(p, "forward compatibility"),
+                         "forward compatibility: the image's /usr/local/cuda/compat/libcuda.so.465.89.02 is not of a "
+                         "newer driver branch than the running driver 465.19.01; the host's libraries are used");
+        xpu_plan_free(p);
+
+        /* a directory without it (or none): nothing to say */
+        snprintf(path, sizeof path, "%s/" COMPAT "/libcuda.so.465.89.02", f.container);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(xpu_forward_compat_find(pr, f.container_fd, version, sizeof version), 0);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "compute", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(note_with(p, "forward compatibility"), "");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("plan-files");
+        TCase *tc = tcase_create("plan-files");
+        tcase_add_test(tc, test_host_files);
+        tcase_add_test(tc, test_library_links);
+        tcase_add_test(tc, test_forward_compat);
+        suite_add_tcase(s, tc);
+        return xpu_test_run(s);
+}
