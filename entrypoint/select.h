@@ -53,6 +53,12 @@ struct xpu_selection_env {
                                                   * directory (NVIDIA_CTK_LIBCUDA_DIR), else NULL */
 };
 
+/* Fill ENV from the environment (secure_getenv): XPU_VISIBLE_DEVICES; for each vendor whose
+ * driver INV found, its own variable (NVIDIA_VISIBLE_DEVICES, AMD_VISIBLE_DEVICES; on a host
+ * without that driver it is ignored, logged at info level, so one image for both vendors may set
+ * both) and its CDI mark. The values are borrowed from the environment. */
+void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selection_env *env);
+
 struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
 
 /* Build the selection for INV from the values of XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and
