@@ -396,6 +396,41 @@ static int plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const s
         return 0;
 }
 
+/* The host-wide MIG capabilities asked for (NVIDIA_MIG_CONFIG_DEVICES / _MONITOR_DEVICES=all):
+ * their nodes checked like every other, or an error when the host has none to give. */
+static int plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
+                         int dev_fd, char *err, size_t err_size) {
+        const struct {
+                bool wanted;
+                const struct xpu_devnode *node;
+                const char *what, *file;
+        } caps[] = {
+                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "config" },
+                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "monitor" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+                if (!caps[i].wanted)
+                        continue;
+                if (p->n_devices == 0) {
+                        if (xpu_plan_note(p, "the MIG %s capability was asked for, but no GPU is selected: not given",
+                                          caps[i].what) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (!caps[i].node || !caps[i].node->path[0]) {
+                        xpu_format_error(err, err_size, "the MIG %s capability was asked for (NVIDIA_MIG_%s_DEVICES=all), "
+                                         "but this host offers none (no /proc/driver/nvidia/capabilities/mig/%s): it "
+                                         "needs a MIG-capable GPU and driver; unset the variable",
+                                         caps[i].what, i == 0 ? "CONFIG" : "MONITOR", caps[i].file);
+                        return -ENOENT;
+                }
+                if (add_node_check(p, caps[i].node, dev_fd) < 0 ||
+                    xpu_plan_note(p, "the MIG %s capability is given: %s", caps[i].what, caps[i].node->path) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* ---- files -------------------------------------------------------------------------------- */
 
 /* Does the profile name any library or binary (LISTS 2), or any of those or a file at its own path
@@ -556,6 +591,9 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         }
         if (plan_mig(p, inv, sel, o->dev_fd) < 0)
                 goto fail;
+        if ((r = plan_mig_caps(p, vi, sel, o->dev_fd, err, err_size)) < 0)
+                goto fail;
+        r = -ENOMEM;
 
         /* Files from the driver root, for the capabilities in effect. */
         bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;

@@ -28,7 +28,11 @@ void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selectio
                  * no variable at all, and AMD_VISIBLE_DEVICES unset takes the given nodes anyway. */
                 { XPU_VENDOR_AMD, "AMD_VISIBLE_DEVICES", "DRA_RESOURCE_DRIVER_NAME", "gpu.amd.com", false },
         };
-        *env = (struct xpu_selection_env){ .xpu_visible = secure_getenv("XPU_VISIBLE_DEVICES") };
+        *env = (struct xpu_selection_env){
+                .xpu_visible = secure_getenv("XPU_VISIBLE_DEVICES"),
+                .mig_config = secure_getenv("NVIDIA_MIG_CONFIG_DEVICES"),
+                .mig_monitor = secure_getenv("NVIDIA_MIG_MONITOR_DEVICES"),
+        };
         for (size_t i = 0; i < ELEMENTSOF(vendor_vars); i++) {
                 enum xpu_vendor v = vendor_vars[i].vendor;
                 const char *value = secure_getenv(vendor_vars[i].name);

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "base/macro.h"
 #include "select.h"
 
@@ -659,6 +660,25 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                 const char *dir = env->cdi_mark[v] ? env->cdi_libdir[v] : NULL;
                 if (dir && dir[0] == '/' && !(s->cdi_libdir[v] = strdup(dir)))
                         return -ENOMEM;
+        }
+
+        /* The toolkit takes "all" only for these (its docs: "Possible values: all"). */
+        const struct {
+                const char *name, *value;
+                bool *out;
+        } mig_caps[] = { { "NVIDIA_MIG_CONFIG_DEVICES", env->mig_config, &s->mig_config },
+                         { "NVIDIA_MIG_MONITOR_DEVICES", env->mig_monitor, &s->mig_monitor } };
+        for (size_t i = 0; i < ELEMENTSOF(mig_caps); i++) {
+                const char *v = mig_caps[i].value;
+                if (!v || !*v)
+                        continue;
+                if (strcmp(v, "all") != 0) {
+                        xpu_format_error(err, err_size, "%s=\"%.64s\": only \"all\" is supported (the host-wide MIG "
+                                         "%s capability, as the NVIDIA Container Toolkit has it); unset it to leave "
+                                         "it out", mig_caps[i].name, v, i == 0 ? "config" : "monitor");
+                        return -EINVAL;
+                }
+                *mig_caps[i].out = true;
         }
 
         if (env->xpu_visible) {

@@ -38,6 +38,9 @@ struct xpu_selection {
         char *cdi_libdir[_XPU_VENDOR_MAX];     /* where the mark says CDI put the vendor's driver
                                                 * libraries (an absolute path in the container,
                                                 * malloc'ed), NULL when it does not say */
+        /* NVIDIA_MIG_CONFIG_DEVICES=all, NVIDIA_MIG_MONITOR_DEVICES=all: the host-wide MIG config
+         * and monitor capability nodes are wanted too (xpu_vendor_info.mig_config_cap, ...) */
+        bool mig_config, mig_monitor;
 };
 
 /* What the environment says, for xpu_selection_parse_env(). Strings are borrowed. */
@@ -51,6 +54,8 @@ struct xpu_selection_env {
         const char *cdi_mark[_XPU_VENDOR_MAX];
         const char *cdi_libdir[_XPU_VENDOR_MAX]; /* the mark's value when it names the library
                                                   * directory (NVIDIA_CTK_LIBCUDA_DIR), else NULL */
+        const char *mig_config;  /* NVIDIA_MIG_CONFIG_DEVICES: NULL/"" = no, "all" = yes, else an error */
+        const char *mig_monitor; /* NVIDIA_MIG_MONITOR_DEVICES, the same */
 };
 
 /* Fill ENV from the environment (secure_getenv): XPU_VISIBLE_DEVICES; for each vendor whose

@@ -219,3 +219,26 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
                 return -ENOMEM;
         return drop_colliding(inv, dev, dir);
 }
+
+int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major) {
+        struct xpu_vendor_info *vi = &inv->vendors[XPU_VENDOR_NVIDIA];
+        const char *const files[] = { PROC_CAPS "/mig/config", PROC_CAPS "/mig/monitor" };
+        struct xpu_devnode *const nodes[] = { &vi->mig_config_cap, &vi->mig_monitor_cap };
+        _cleanup_free_ char *buf = malloc(XPU_READ_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                struct xpu_devnode found = { .optional = false };
+                const char *why = "";
+                int r = read_cap(roots, files[i], caps_major, &found, buf, &why);
+                if (r == -ENOENT || r == -ENOTDIR)
+                        continue; /* no MIG support in this driver or GPU */
+                if (r < 0) {
+                        if (xpu_inventory_warn(inv, "%s: %s; that MIG capability is not offered", files[i], why) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                *nodes[i] = found;
+        }
+        return 0;
+}

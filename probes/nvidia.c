@@ -512,6 +512,8 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);
+        if (r == 0)
+                r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps);
         if (r < 0)
                 return r;
 

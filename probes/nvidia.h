@@ -68,3 +68,9 @@ int xpu_nvidia_parse_cap_minor(const char *text, uint32_t *minor);
  * skipped with a warning. Returns 0, or -ENOMEM. */
 int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *inv, struct xpu_device *dev,
                          int caps_major);
+
+/* The host-wide MIG capabilities into INV's NVIDIA vendor info (mig_config_cap,
+ * mig_monitor_cap): the nodes the DeviceFileMinor of /proc/driver/nvidia/capabilities/mig/config
+ * and .../monitor name, major CAPS_MAJOR (negative: unknown). Absent files leave them empty; a
+ * malformed one is left out with a warning naming it. Returns 0, or -ENOMEM. */
+int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);

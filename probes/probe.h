@@ -186,6 +186,11 @@ struct xpu_vendor_info {
         uint32_t rich_ok;    /* rich backends (1u << enum xpu_source) that answered and were merged */
         struct xpu_devnode nodes[XPU_VENDOR_NODES_MAX]; /* nvidiactl, nvidia-uvm, ...; /dev/kfd */
         size_t n_nodes;
+        /* NVIDIA: the host-wide MIG capability nodes, given only on request
+         * (NVIDIA_MIG_CONFIG_DEVICES, NVIDIA_MIG_MONITOR_DEVICES): configure MIG (create and
+         * destroy instances) and read every MIG device's aggregate data. From the DeviceFileMinor
+         * of /proc/driver/nvidia/capabilities/mig/config and .../monitor; path "" when absent. */
+        struct xpu_devnode mig_config_cap, mig_monitor_cap;
         char looked_for[256]; /* what was looked for, shown when nothing was found */
 };
 

@@ -109,4 +109,26 @@ is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" "$gpu" "whole: CUDA_VISIBLE_DEVICES is
 like "$E2E_ERR" "warning: GPU 0 \\($gpu\\) is in MIG mode and given whole: CUDA sees none of its MIG devices" \
         "whole: the start warns that CUDA sees none of its MIG devices"
 
+# ---- NVIDIA_MIG_MONITOR_DEVICES=all: the host-wide monitor capability node too; without the node
+# the start stops before anything changes; a value other than "all" is refused -------------------
+mig_bundle monitor -- /workload --expect-node /dev/nvidia-caps/nvidia-cap2=238:2
+e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=0:1 NVIDIA_MIG_MONITOR_DEVICES=all
+give_one_mig
+e2e_device "$E2E_BUNDLE" /dev/nvidia-caps/nvidia-cap2 238 2
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "monitor: NVIDIA_MIG_MONITOR_DEVICES=all with the node given starts the workload"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+mig_bundle monitor-missing -- /workload
+e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=0:1 NVIDIA_MIG_MONITOR_DEVICES=all
+give_one_mig
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "monitor-missing: exit 125"
+like "$E2E_ERR" '/dev/nvidia-caps/nvidia-cap2' "monitor-missing: the message names the missing capability node"
+mig_bundle config-bad -- /workload
+e2e_env "$E2E_BUNDLE" NVIDIA_MIG_CONFIG_DEVICES=0
+give_one_mig
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "config-bad: NVIDIA_MIG_CONFIG_DEVICES=0 exits 125"
+like "$E2E_ERR" 'NVIDIA_MIG_CONFIG_DEVICES="0": only "all" is supported' "config-bad: the message says only all"
+
 e2e_done

@@ -24,7 +24,7 @@ struct fx {
 
 /* A temporary copy of fixture HOST with its device nodes, probed; the copy is also the
  * container root (no ldconfig in it). */
-static void fx_open(struct fx *f, const char *host, const char *xpu_visible, const char *nvidia_visible) {
+static inline void fx_open(struct fx *f, const char *host, const char *xpu_visible, const char *nvidia_visible) {
         memset(f, 0, sizeof *f);
         f->root = xpu_test_copy_host(host);
         xpu_test_make_devnodes(f->root);
@@ -39,7 +39,7 @@ static void fx_open(struct fx *f, const char *host, const char *xpu_visible, con
         ck_assert_int_ge(f->container_fd, 0);
 }
 
-static void fx_close(struct fx *f) {
+static inline void fx_close(struct fx *f) {
         close(f->container_fd);
         if (f->container) {
                 xpu_test_rm_rf(f->container);
@@ -56,7 +56,7 @@ static void fx_close(struct fx *f) {
 static bool fx_outside;          /* the next fx_plan is for inject --rootfs */
 static const char *fx_caps_var; /* the variable the next fx_plan's capabilities came from */
 
-static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
+static inline int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
                    struct xpu_plan **ret, char *err, size_t err_size) {
         const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
         ck_assert_ptr_nonnull(pr);
@@ -77,14 +77,14 @@ static int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, ch
         return xpu_plan_build(f->inv, f->sel, pr, &o, ret, err, err_size);
 }
 
-static const struct xpu_op *find_op(const struct xpu_plan *p, enum xpu_op_type t, const char *path) {
+static inline const struct xpu_op *find_op(const struct xpu_plan *p, enum xpu_op_type t, const char *path) {
         for (size_t i = 0; i < p->n_ops; i++)
                 if (p->ops[i].type == t && strcmp(p->ops[i].path, path) == 0)
                         return &p->ops[i];
         return NULL;
 }
 
-static size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
+static inline size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
         size_t n = 0;
         for (size_t i = 0; i < p->n_ops; i++)
                 n += p->ops[i].type == t;
@@ -93,7 +93,7 @@ static size_t count_ops(const struct xpu_plan *p, enum xpu_op_type t) {
 
 static char *const workload[] = { (char *)"/workload", (char *)"--flag", (char *)"", NULL };
 
-static void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible, const char *libdir_mark) {
+static inline void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible, const char *libdir_mark) {
         xpu_selection_free(f->sel);
         f->sel = NULL;
         const struct xpu_selection_env env = {
@@ -110,7 +110,7 @@ static void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_visible
         ck_assert_int_ge(f->container_fd, 0);
 }
 
-static const char *note_with(const struct xpu_plan *p, const char *needle) {
+static inline const char *note_with(const struct xpu_plan *p, const char *needle) {
         for (size_t i = 0; i < p->n_notes; i++)
                 if (strstr(p->notes[i], needle))
                         return p->notes[i];
