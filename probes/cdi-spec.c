@@ -58,6 +58,8 @@ static const char *const nvidia_files[] = {
         "/etc/vulkan/icd.d/nvidia_icd*.json",
         "/usr/share/vulkan/implicit_layer.d/nvidia_layers.json",
         "/etc/vulkan/implicit_layer.d/nvidia_layers.json",
+        "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.${DRIVER_VERSION}",
+        "/usr/lib64/vdpau/libvdpau_nvidia.so.${DRIVER_VERSION}",
         "/usr/lib/xorg/modules/drivers/nvidia_drv.so",
         "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.${DRIVER_VERSION}",
         "/usr/lib/nvidia/xorg/nvidia_drv.so",

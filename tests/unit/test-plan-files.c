@@ -62,6 +62,12 @@ START_TEST(test_host_files) {
         ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/tmp/nvidia-mps")); /* compute's, not utility's */
         xpu_plan_free(p);
 
+        /* video: the VDPAU driver where libvdpau looks for it, not in the library directory */
+        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.465.19.01", "");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "video", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.465.19.01"));
+        xpu_plan_free(p);
+
         ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "display", workload, &p, err, sizeof err) == 0, "%s", err);
         ck_assert_str_eq(note_with(p, "none placed"),
                          "capabilities display: none of the files profile \"nvidia-cuda\" names for them is in "
