@@ -84,9 +84,44 @@ static int plan_library_links(struct xpu_plan *p) {
 
 /* The library directory: the injected files (bind mounts or links), their soname links, and soname
  * links to the files CDI gave that the image's loader would not find; then the loader and PATH. */
+/* FILES into DIR (binaries into BINDIR): a read-only bind mount (MOUNT) or a symlink into the
+ * driver root each, and each library's soname link beside it. */
+static int plan_dir_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_driver_files *files,
+                          bool mount, const char *dir, const char *bindir) {
+        struct xpu_op *op;
+        for (size_t i = 0; files && i < files->n; i++) {
+                const struct xpu_driver_file *f = &files->files[i];
+                char dst[PATH_MAX];
+                if (path_join(dst, sizeof dst, f->is_binary ? bindir : dir, f->name) < 0)
+                        return -ENAMETOOLONG;
+                if (mount) {
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_BIND, dst)))
+                                return -ENOMEM;
+                        if (xpu_strlcpy(op->source, f->path, sizeof op->source) < 0)
+                                return -ENAMETOOLONG;
+                } else {
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, dst)))
+                                return -ENOMEM;
+                        if (path_join(op->target, sizeof op->target, o->driver_root, f->path + (f->path[0] == '/')) < 0)
+                                return -ENAMETOOLONG;
+                }
+                /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
+                /* (libs.c only hands out plain file names; a '/' would leave the directory.) */
+                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0 && !strchr(f->soname, '/')) {
+                        char link[PATH_MAX];
+                        if (path_join(link, sizeof link, dir, f->soname) < 0)
+                                return -ENAMETOOLONG;
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, link)))
+                                return -ENOMEM;
+                        xpu_strlcpy(op->target, f->name, sizeof op->target);
+                }
+        }
+        return 0;
+}
+
 int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
         /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
-        const bool mount = p->inject == XPU_INJECT_MOUNT && p->files->n > 0;
+        const bool mount = p->inject == XPU_INJECT_MOUNT && (p->files->n > 0 || (p->files32 && p->files32->n > 0));
         bool have_bins = false;
         for (size_t i = 0; i < p->files->n; i++)
                 have_bins |= p->files->files[i].is_binary;
@@ -118,32 +153,15 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                         return -ENOMEM;
                 op->mode = 0755;
         }
-        for (size_t i = 0; i < p->files->n; i++) {
-                const struct xpu_driver_file *f = &p->files->files[i];
-                char dst[PATH_MAX];
-                if (path_join(dst, sizeof dst, f->is_binary ? bindir : p->library_dir, f->name) < 0)
-                        return -ENAMETOOLONG;
-                if (mount) {
-                        if (!(op = xpu_plan_add_op(p, XPU_OP_BIND, dst)))
-                                return -ENOMEM;
-                        if (xpu_strlcpy(op->source, f->path, sizeof op->source) < 0)
-                                return -ENAMETOOLONG;
-                } else {
-                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, dst)))
-                                return -ENOMEM;
-                        if (path_join(op->target, sizeof op->target, o->driver_root, f->path + (f->path[0] == '/')) < 0)
-                                return -ENAMETOOLONG;
-                }
-                /* soname link (libcuda.so.1 -> libcuda.so.550.90.07) */
-                /* (libs.c only hands out plain file names; a '/' would leave the directory.) */
-                if (!f->is_binary && f->soname[0] && strcmp(f->soname, f->name) != 0 && !strchr(f->soname, '/')) {
-                        char link[PATH_MAX];
-                        if (path_join(link, sizeof link, p->library_dir, f->soname) < 0)
-                                return -ENAMETOOLONG;
-                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, link)))
-                                return -ENOMEM;
-                        xpu_strlcpy(op->target, f->name, sizeof op->target);
-                }
+        int r = plan_dir_files(p, o, p->files, mount, p->library_dir, bindir);
+        if (r < 0)
+                return r;
+        if (p->lib32_dir[0]) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, p->lib32_dir)))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if ((r = plan_dir_files(p, o, p->files32, mount, p->lib32_dir, bindir)) < 0)
+                        return r;
         }
         for (size_t i = 0; i < p->n_given; i++) {
                 const struct xpu_given_file *g = &p->given[i];
@@ -157,8 +175,7 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 if (xpu_strlcpy(op->target, g->path, sizeof op->target) < 0) /* a path in the container */
                         return -ENAMETOOLONG;
         }
-        int r = plan_library_links(p);
-        if (r < 0)
+        if ((r = plan_library_links(p)) < 0)
                 return r;
         if (mount && !(op = xpu_plan_add_op(p, XPU_OP_REMOUNT_RO, base)))
                 return -ENOMEM;
@@ -176,10 +193,11 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 if (!(op = xpu_plan_add_op(p, XPU_OP_WRITE_FILE, LDSO_CONF_DROPIN)))
                         return -ENOMEM;
                 op->mode = 0644;
-                const bool fc = p->forward_compat_dir[0];
-                if (asprintf(&op->content, "# written by xpuinit: %shost driver libraries\n%s%s%s\n",
+                const bool fc = p->forward_compat_dir[0], l32 = p->lib32_dir[0];
+                if (asprintf(&op->content, "# written by xpuinit: %shost driver libraries%s\n%s%s%s%s%s\n",
                              fc ? "the image's forward-compatibility libraries first, then the " : "",
-                             fc ? p->forward_compat_dir : "", fc ? "\n" : "", p->library_dir) < 0) {
+                             l32 ? " (64-bit, then 32-bit)" : "", fc ? p->forward_compat_dir : "", fc ? "\n" : "",
+                             p->library_dir, l32 ? "\n" : "", p->lib32_dir) < 0) {
                         op->content = NULL;
                         return -ENOMEM;
                 }
@@ -193,7 +211,9 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                                    ldconfig) < 0)
                         return -ENOMEM;
         } else {
-                if (env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0 ||
+                /* (the loader skips a library of the other ELF class and goes on) */
+                if ((p->lib32_dir[0] && env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->lib32_dir) < 0) ||
+                    env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0 ||
                     (p->forward_compat_dir[0] && env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->forward_compat_dir) < 0))
                         return -ENOMEM;
                 if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
@@ -214,7 +234,7 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
 
 /* Is there anything for the library directory: a file to inject, or a link to a CDI file? */
 bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
-        if (p->files->n > 0)
+        if (p->files->n > 0 || (p->files32 && p->files32->n > 0))
                 return true;
         for (size_t i = 0; i < p->n_given; i++)
                 if (p->given[i].link)

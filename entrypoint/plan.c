@@ -59,6 +59,7 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p) {
         xpu_strv_free(p->capabilities);
         xpu_driver_files_free(p->files);
         xpu_host_files_free(p->host_files);
+        xpu_driver_files_free(p->files32);
         free(p->given);
         for (size_t i = 0; i < p->n_ops; i++)
                 free(p->ops[i].content);
@@ -146,6 +147,8 @@ static const struct xpu_capability_files *capability_list(const struct xpu_profi
 }
 
 static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
+        if (pr->capability_32bit && strcmp(pr->capability_32bit, cap) == 0)
+                return true;
         size_t n;
         for (int k = 0; k < 3; k++) {
                 const struct xpu_capability_files *cf = capability_list(pr, k, &n);
@@ -180,7 +183,7 @@ static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_prof
                         if (push_unique(v, n, cf[i].capability) < 0)
                                 return -ENOMEM;
         }
-        return 0;
+        return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
 }
 
 /* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default.
@@ -470,6 +473,37 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
         return 0;
 }
 
+/* The profile's capability_32bit in effect: the 32-bit copies of the other capabilities'
+ * libraries, for LIB32_DIR (library_dir + "32"). Returns 0, -ELOOP (a refused driver root, ERR),
+ * -ENOMEM, -EINVAL. */
+static int plan_files32(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                        char *err, size_t err_size) {
+        bool wanted = false;
+        for (size_t c = 0; pr->capability_32bit && c < p->n_capabilities; c++)
+                wanted |= strcmp(p->capabilities[c], pr->capability_32bit) == 0;
+        if (!wanted)
+                return 0;
+        int r = xpu_driver_files_find32(o->driver_fd, p->driver_version, (const char *const *)p->capabilities,
+                                        p->n_capabilities, pr->libraries, pr->n_libraries, &p->files32);
+        if (r < 0)
+                return r;
+        if (p->files32->refused) {
+                xpu_format_error(err, err_size, "%s", p->files32->refused);
+                return -ELOOP;
+        }
+        for (size_t i = 0; i < p->files32->n_skipped; i++)
+                if (xpu_plan_note(p, "skipped (32-bit) %s", p->files32->skipped[i]) < 0)
+                        return -ENOMEM;
+        if (p->files32->n == 0)
+                return warning(p, "capability %s: no 32-bit library of version %s in driver root %s; 32-bit "
+                                  "programs will not find the driver", pr->capability_32bit, p->driver_version,
+                               o->driver_root) < 0 ? -ENOMEM : 0;
+        if (snprintf(p->lib32_dir, sizeof p->lib32_dir, "%s32", p->library_dir) >= (int)sizeof p->lib32_dir)
+                return -ENAMETOOLONG;
+        return xpu_plan_note(p, "capability %s: %zu 32-bit librar%s in %s", pr->capability_32bit, p->files32->n,
+                             p->files32->n == 1 ? "y" : "ies", p->lib32_dir) < 0 ? -ENOMEM : 0;
+}
+
 /* Driver files the container's CDI spec (its mark: MARK) already mounted are not injected again
  * (xpu_plan_take_given); notes say which, and which sonames get a link because no CDI hook made
  * the image's loader find them. Returns 0 or -ENOMEM. */
@@ -646,8 +680,9 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         r = -ENOENT;
                         goto fail;
                 }
-                if (warn_missing_core(p, pr, o->driver_root) < 0)
+                if (warn_missing_core(p, pr, o->driver_root) < 0 || (r = plan_files32(p, pr, o, err, err_size)) < 0)
                         goto fail;
+                r = -ENOMEM;
                 for (size_t i = 0; i < p->files->n_skipped; i++)
                         if (xpu_plan_note(p, "skipped %s", p->files->skipped[i]) < 0)
                                 goto fail;

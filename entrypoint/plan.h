@@ -91,6 +91,9 @@ struct xpu_plan {
         size_t n_capabilities;
         struct xpu_driver_files *files; /* what is injected */
         struct xpu_host_files *host_files; /* placed at their own path (NULL: none looked for) */
+        struct xpu_driver_files *files32;  /* 32-bit copies (the profile's capability_32bit), NULL: none
+                                            * asked for */
+        char lib32_dir[PATH_MAX];          /* where they go: library_dir + "32"; "" when none */
         struct xpu_given_file *given;   /* driver files CDI already put in the container */
         size_t n_given;
         struct xpu_op *ops;

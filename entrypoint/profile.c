@@ -120,6 +120,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         free(p->forward_compat_dir);
         free(p->forward_compat_library);
         free(p->forward_compat_require);
+        free(p->capability_32bit);
         free(p);
         return NULL;
 }
@@ -137,7 +138,7 @@ static void cjson_deletep(cJSON **j) {
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        "device_code", "files", "library_links", "forward_compat", NULL,
+        "device_code", "files", "library_links", "forward_compat", "capability_32bit", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -491,6 +492,10 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                         return r;
         }
         if (GET("library_links") && (r = xpu_pj_take_links(&c, GET("library_links"), p)) < 0)
+                return r;
+        if (GET("capability_32bit") &&
+            (r = xpu_pj_take_string(&c, GET("capability_32bit"), "capability_32bit", xpu_pj_v_capability,
+                                    &p->capability_32bit)) < 0)
                 return r;
         if (GET("files")) {
                 r = xpu_pj_take_capfiles(&c, GET("files"), "files", xpu_host_file_pattern_invalid, &p->files, &p->n_files);

@@ -102,6 +102,10 @@ struct xpu_profile {
          * name): "libGLX_indirect.so.0" -> the injected "libGLX_nvidia.so.<version>". */
         char **library_links; /* 2 * n_library_links entries */
         size_t n_library_links;
+        /* "capability_32bit": the capability ("compat32") that asks for the 32-bit copies of the
+         * other capabilities' libraries (xpu_driver_files_find32), injected into the library
+         * directory's 32-bit sibling; NULL when absent */
+        char *capability_32bit;
         char **device_nodes; /* vendor-wide nodes to pass ("/dev/nvidiactl", "/dev/kfd") */
         size_t n_device_nodes;
         struct xpu_env_edit *env; /* in file order: set, prepend, append, unset */

@@ -178,6 +178,8 @@ int main(int argc, char **argv) {
                 str(p->forward_compat_library);
                 fputs(",\n        .forward_compat_require = ", stdout);
                 str(p->forward_compat_require);
+                fputs(",\n        .capability_32bit = ", stdout);
+                str(p->capability_32bit);
                 puts(",\n};\n");
                 xpu_profile_free(p);
                 free(text);

@@ -363,6 +363,27 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 n_libs += !f->is_binary;
         }
         xpu_driver_files_free(files);
+        /* the 32-bit copies (compat32), where xpuinit's 32-bit search looks */
+        struct xpu_driver_files *files32 = NULL;
+        if ((r = xpu_driver_files_find32(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &files32)) < 0) {
+                cJSON_Delete(e);
+                return r;
+        }
+        if (files32->refused && warn(warnings, "%s: the 32-bit libraries are left out: %s", name, files32->refused) < 0) {
+                xpu_driver_files_free(files32);
+                goto oom;
+        }
+        for (size_t i = 0; !files32->refused && i < files32->n; i++) {
+                char lp[PATH_MAX], cp[PATH_MAX];
+                if (resolved_path(roots->driver_fd, files32->files[i].path, lp) < 0)
+                        continue;
+                snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "/usr/lib32/%s", files32->files[i].name);
+                if (mount_add(e, host_view(roots, lp), cp, false) < 0) {
+                        xpu_driver_files_free(files32);
+                        goto oom;
+                }
+        }
+        xpu_driver_files_free(files32);
         if (cv->files && (r = host_files_add(e, roots, cv->files, vi->driver_version)) < 0) {
                 cJSON_Delete(e);
                 return r;

@@ -49,6 +49,27 @@ const char *const xpu_library_dirs[] = {
         NULL,
 };
 
+/* Where one search looks: the native libraries, or the 32-bit copies of compat32. */
+struct search {
+        const char *const *dirs; /* library directories, in order */
+        int32_t cache_flags;     /* ld.so.cache entries with these flags */
+        int elf_class;           /* ELFCLASS32/64 a non-empty file must have; 0: any ELF */
+};
+static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0 };
+#if defined(__x86_64__) && !defined(__ILP32__)
+/* i386 copies on x86-64: FLAG_ELF_LIBC6 without an architecture byte (glibc ldconfig.h). */
+static const char *const lib32_dirs[] = {
+        "/usr/lib32",              /* Arch, Debian's lib32 packages */
+        "/usr/lib/i386-linux-gnu", /* Debian, Ubuntu multiarch */
+        "/lib32",
+        "/lib/i386-linux-gnu",
+        "/usr/lib",                /* Fedora, RHEL, SUSE: 32-bit libraries are in /usr/lib */
+        NULL,
+};
+static const struct search compat32_search = { lib32_dirs, 0x0003, 1 /* ELFCLASS32 */ };
+#define HAVE_COMPAT32 1
+#endif
+
 /* Where binaries (nvidia-smi, ...) are looked for, in order. */
 static const char *const binary_dirs[] = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL};
 
@@ -248,11 +269,12 @@ struct cache_collect {
         size_t n_patterns;
         struct strv *values;
         int error;
+        int32_t flags;
 };
 
 static void cache_collect_cb(const struct xpu_ldcache_entry *e, void *userdata) {
         struct cache_collect *c = userdata;
-        if (c->error < 0 || e->flags != XPU_LDCACHE_FLAGS || e->value[0] != '/')
+        if (c->error < 0 || e->flags != c->flags || e->value[0] != '/')
                 return;
         if (!base_matches(path_basename(e->value), c->patterns, c->n_patterns))
                 return;
@@ -266,8 +288,8 @@ static void cache_collect_cb(const struct xpu_ldcache_entry *e, void *userdata) 
  * entries of xpu_library_dirs, sorted by name within each directory. */
 /* REFUSED (may be NULL): on a directory over XPU_LIBDIR_ENTRIES_MAX entries, the line saying so
  * (malloc'ed); the return is then -E2BIG. */
-static int collect_candidates(int root_fd, char *const *patterns, size_t n_patterns, struct strv *ret,
-                              char **refused) {
+static int collect_candidates(int root_fd, const struct search *search, char *const *patterns, size_t n_patterns,
+                              struct strv *ret, char **refused) {
         _cleanup_free_ unsigned char *cache = NULL;
         struct strv values = {0};
         size_t cache_size = 0;
@@ -275,7 +297,7 @@ static int collect_candidates(int root_fd, char *const *patterns, size_t n_patte
 
         /* A missing or malformed cache is not an error: the directories follow. */
         if (xpu_ldcache_read(root_fd, LDCACHE_SIZE_MAX, &cache, &cache_size) == 0) {
-                struct cache_collect c = {patterns, n_patterns, &values, 0};
+                struct cache_collect c = {patterns, n_patterns, &values, 0, search->cache_flags};
                 if (xpu_ldcache_parse_entries(cache, cache_size, cache_collect_cb, &c) >= 0 && c.error < 0)
                         r = c.error;
         }
@@ -289,7 +311,7 @@ static int collect_candidates(int root_fd, char *const *patterns, size_t n_patte
         }
         strv_done(&values);
 
-        for (const char *const *dir = xpu_library_dirs; r >= 0 && *dir; dir++) {
+        for (const char *const *dir = search->dirs; r >= 0 && *dir; dir++) {
                 int dfd = xpu_open_in_root(root_fd, *dir, O_RDONLY | O_DIRECTORY, 0);
                 if (dfd < 0)
                         continue;
@@ -333,6 +355,7 @@ static int collect_candidates(int root_fd, char *const *patterns, size_t n_patte
 struct finder {
         int root_fd;
         const char *version;
+        int elf_class; /* the search's (struct search) */
         struct xpu_driver_files *out;
         size_t cap_files, cap_skipped;
         struct file_id {
@@ -402,7 +425,9 @@ static int finder_refuse(struct finder *f, const char *path, const char *resolve
 /* 1 when RESOLVED (a regular file whose stat is ST) is empty or starts with the ELF magic, 0 when
  * not, -errno. Opened O_NONBLOCK | O_NOFOLLOW and compared with ST, so a file swapped for a FIFO
  * or a link in between is not read. An empty file discloses nothing (fixture trees use them). */
-static int check_elf(int root_fd, const char *resolved, const struct stat *st) {
+/* 1 when RESOLVED (ST) is an ELF file (of ELF_CLASS, 1 = 32-bit, 2 = 64-bit, when not 0) or empty
+ * (a fixture's stand-in), 0 when not, -errno. */
+static int check_elf(int root_fd, const char *resolved, const struct stat *st, int elf_class) {
         if (st->st_size == 0)
                 return 1;
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, resolved, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
@@ -413,7 +438,11 @@ static int check_elf(int root_fd, const char *resolved, const struct stat *st) {
                 return negative_errno();
         if (now.st_dev != st->st_dev || now.st_ino != st->st_ino || !S_ISREG(now.st_mode))
                 return 0;
-        return xpu_fd_is_elf(fd);
+        int r = xpu_fd_is_elf(fd);
+        unsigned char cls;
+        if (r <= 0 || elf_class == 0)
+                return r;
+        return pread(fd, &cls, 1, 4 /* EI_CLASS */) == 1 && cls == elf_class;
 }
 
 static const char *file_type(mode_t mode) {
@@ -533,9 +562,11 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
                 return finder_refuse(f, path, file.path, file_type(st.st_mode));
         if (finder_has(f, name, false, &st))
                 return 0;
-        r = check_elf(f->root_fd, file.path, &st);
+        r = check_elf(f->root_fd, file.path, &st, f->elf_class);
         if (r < 0)
                 return r;
+        if (r == 0 && f->elf_class)
+                return finder_skip(f, path, "not a 32-bit ELF file");
         if (r == 0)
                 return finder_refuse(f, path, file.path, "a file without the ELF magic");
         if (xpu_strlcpy(file.name, name, sizeof file.name) < 0 ||
@@ -612,24 +643,26 @@ static bool version_valid(const char *v) {
         return n > 0 && n < 64 && strspn(v, "0123456789.") == n && v[0] != '.';
 }
 
-int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
-                          const char *const *capabilities, size_t n_capabilities,
-                          const struct xpu_capability_files *libraries, size_t n_libraries,
-                          const struct xpu_capability_files *binaries, size_t n_binaries,
-                          struct xpu_driver_files **ret) {
+static int files_find(const struct search *search, int driver_root_fd, const char *driver_version,
+                      const char *const *capabilities, size_t n_capabilities,
+                      const struct xpu_capability_files *libraries, size_t n_libraries,
+                      const struct xpu_capability_files *binaries, size_t n_binaries,
+                      struct xpu_driver_files **ret) {
         if (!driver_version || !version_valid(driver_version) || (n_capabilities && !capabilities) || !ret)
                 return -EINVAL;
         struct xpu_driver_files *out = calloc(1, sizeof *out);
         if (!out)
                 return -ENOMEM;
-        struct finder f = {.root_fd = driver_root_fd, .version = driver_version, .out = out};
+        struct finder f = {.root_fd = driver_root_fd, .version = driver_version, .elf_class = search->elf_class,
+                           .out = out};
         int r = 0;
         for (size_t c = 0; r >= 0 && c < n_capabilities; c++) {
                 size_t first = out->n;
                 const struct xpu_capability_files *lib = find_capability(libraries, n_libraries, capabilities[c]);
                 if (lib && lib->n_names) {
                         struct strv cands = {0};
-                        r = collect_candidates(driver_root_fd, lib->names, lib->n_names, &cands, &out->refused);
+                        r = collect_candidates(driver_root_fd, search, lib->names, lib->n_names, &cands,
+                                               &out->refused);
                         for (size_t i = 0; r >= 0 && i < cands.n; i++)
                                 r = consider_library(&f, cands.v[i], lib);
                         strv_done(&cands);
@@ -652,13 +685,36 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
         return 0;
 }
 
+int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
+                          const char *const *capabilities, size_t n_capabilities,
+                          const struct xpu_capability_files *libraries, size_t n_libraries,
+                          const struct xpu_capability_files *binaries, size_t n_binaries,
+                          struct xpu_driver_files **ret) {
+        return files_find(&native_search, driver_root_fd, driver_version, capabilities, n_capabilities, libraries,
+                          n_libraries, binaries, n_binaries, ret);
+}
+
+int xpu_driver_files_find32(int driver_root_fd, const char *driver_version, const char *const *capabilities,
+                            size_t n_capabilities, const struct xpu_capability_files *libraries,
+                            size_t n_libraries, struct xpu_driver_files **ret) {
+#ifdef HAVE_COMPAT32
+        return files_find(&compat32_search, driver_root_fd, driver_version, capabilities, n_capabilities, libraries,
+                          n_libraries, NULL, 0, ret);
+#else
+        (void)driver_root_fd, (void)capabilities, (void)n_capabilities, (void)libraries, (void)n_libraries;
+        if (!driver_version || !version_valid(driver_version) || !ret)
+                return -EINVAL;
+        return (*ret = calloc(1, sizeof **ret)) ? 0 : -ENOMEM;
+#endif
+}
+
 int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size) {
         /* The CDI generator's order: libcuda first, NVML when the host has no CUDA driver. */
         static const char *const sources[] = {"libcuda.so", "libnvidia-ml.so"};
         for (size_t s = 0; s < ELEMENTSOF(sources); s++) {
                 struct strv cands = {0};
                 char *const pattern[] = {(char *)sources[s]};
-                int r = collect_candidates(driver_root_fd, pattern, 1, &cands, NULL);
+                int r = collect_candidates(driver_root_fd, &native_search, pattern, 1, &cands, NULL);
                 for (size_t i = 0; r >= 0 && i < cands.n; i++) {
                         char resolved[PATH_MAX];
                         struct stat st;

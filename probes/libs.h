@@ -85,6 +85,16 @@ int xpu_driver_files_find(int driver_root_fd, const char *driver_version,
                           const struct xpu_capability_files *binaries, size_t n_binaries,
                           struct xpu_driver_files **ret);
 
+/* The 32-bit copies of the libraries (the toolkit's compat32): as xpu_driver_files_find() for
+ * LIBRARIES only, searching the driver root's ld.so.cache entries of i386 libraries (flags
+ * 0x0003) and /usr/lib32, /usr/lib/i386-linux-gnu, /lib32, /lib/i386-linux-gnu, /usr/lib (where
+ * Fedora keeps them), taking only 32-bit ELF files (EI_CLASS ELFCLASS32; empty stand-ins too); a
+ * 64-bit file of the right name there is skipped with a note. On builds for other architectures
+ * than x86-64: none found. Returns 0, -EINVAL, -ENOMEM. */
+int xpu_driver_files_find32(int driver_root_fd, const char *driver_version, const char *const *capabilities,
+                            size_t n_capabilities, const struct xpu_capability_files *libraries,
+                            size_t n_libraries, struct xpu_driver_files **ret);
+
 /* True for a driver version as the files' suffixes carry it: digits separated by single dots,
  * at least one dot ("550.90.07"). */
 bool xpu_is_driver_version(const char *s);

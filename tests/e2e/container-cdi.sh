@@ -8,7 +8,7 @@
 #   cdi:       the NVIDIA profile with the one GPU CDI gave; libcuda.so.1 loads, and it is the
 #              file CDI mounted (a soname link in /run/xpuinit/lib), not a second copy;
 #   plan:      `xpuinit plan --json` says so (notes; no link or bind of the versioned files);
-#   caps:      NVIDIA_DRIVER_CAPABILITIES with the toolkit's compat32 and display: one warning,
+#   caps:      NVIDIA_DRIVER_CAPABILITIES with compat32 (no 32-bit copies here), display and a typo: two warnings,
 #              the start goes on;
 #   void/none: the same container without the mark (NVIDIA_VISIBLE_DEVICES=void alone, or none)
 #              gets the cpu profile and no libcuda.
@@ -104,14 +104,16 @@ is "$(jq -r '.notes[] | select(contains("already mounted"))' "$E2E_OUT")" \
         "plan: a note names the files CDI mounted"
 
 # ---- NVIDIA_DRIVER_CAPABILITIES with values the toolkit accepts and the profile does not know ------
-pm_run caps nvidia.com/gpu=0 -e NVIDIA_DRIVER_CAPABILITIES=compute,compat32,utility,display -- \
+pm_run caps nvidia.com/gpu=0 -e NVIDIA_DRIVER_CAPABILITIES=compute,compat32,utility,display,warp -- \
         /usr/bin/xpuinit -- /workload --expect-cuda-count 8
-is "$E2E_RC" 0 "caps: compat32 among the capabilities does not stop the start"
+is "$E2E_RC" 0 "caps: compat32 and an unknown word among the capabilities do not stop the start"
 [ "$E2E_RC" -eq 0 ] || e2e_show
-is "$(grep -c "warning" "$E2E_ERR")" 1 "caps: exactly one warning"
-[ "$(grep -c "warning" "$E2E_ERR")" -eq 1 ] || diag_file "$E2E_ERR"
-like "$E2E_ERR" '^xpuinit: warning: NVIDIA_DRIVER_CAPABILITIES: ignoring "compat32": profile "nvidia-cuda" has no driver files for it' \
+is "$(grep -c "warning" "$E2E_ERR")" 2 "caps: exactly two warnings"
+[ "$(grep -c "warning" "$E2E_ERR")" -eq 2 ] || diag_file "$E2E_ERR"
+like "$E2E_ERR" '^xpuinit: warning: NVIDIA_DRIVER_CAPABILITIES: ignoring "warp": profile "nvidia-cuda" has no driver files for it' \
         "caps: the warning names the ignored value and the profile"
+like "$E2E_ERR" '^xpuinit: warning: capability compat32: no 32-bit library of version .* 32-bit programs will not find the driver' \
+        "caps: compat32 on a driver root without 32-bit copies warns"
 is "$(e2e_fact cuda.realpath)" "$cdidir/libcuda.so.$ver" "caps: libcuda.so.1 still loads (CDI's file)"
 
 # ---- controls: no CDI mark ---------------------------------------------------------------------------

@@ -348,4 +348,20 @@ is "$(e2e_fact cuda.path)" /run/xpuinit/lib/libcuda.so.1 "compat geforce: the ho
 like "$E2E_ERR" 'forward_compat\.require is not met .*brand geforce.*the host.s libraries are used' \
         "compat geforce: the start says why the compat libraries are not used"
 
+# ---- compat32: the 32-bit copies in /run/xpuinit/lib32 (a 32-bit ELF stand-in), bound in mount mode --
+mkdir -p "$drv/usr/lib/i386-linux-gnu" || bail "cannot make the i386 directory"
+printf '\177ELF\001\001\001 32-bit libcuda stand-in\n' >"$drv/usr/lib/i386-linux-gnu/libcuda.so.$ver"
+nv_bundle compat32 --inject mount -- /workload --expect-cuda-count 8 --list-dir /run/xpuinit/lib32 \
+        --mounts /run/xpuinit/lib32 --print-env LD_LIBRARY_PATH
+e2e_env "$E2E_BUNDLE" NVIDIA_DRIVER_CAPABILITIES=utility,compute,compat32
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "compat32: the 64-bit workload still finds the 64-bit libcuda first"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(e2e_fact dir./run/xpuinit/lib32)" "libcuda.so.1,libcuda.so.$ver" "compat32: /run/xpuinit/lib32 holds the 32-bit libcuda and its soname link"
+like "$E2E_OUT" "^mount\\./run/xpuinit/lib32/libcuda\\.so\\.$ver=[^ ]+ ro,nosuid,nodev" "compat32: bound read-only"
+is "$(e2e_fact env.LD_LIBRARY_PATH)" /run/xpuinit/lib:/run/xpuinit/lib32 "compat32: the loader searches lib, then lib32"
+rm -rf "$drv/usr/lib/i386-linux-gnu"
+
 e2e_done

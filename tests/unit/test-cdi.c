@@ -388,7 +388,8 @@ END_TEST
 
 /* Files found by their path (firmware of the running version, the MPS pipe directory, the
  * Vulkan ICD) are mounted at the same path below /run/nvidia/driver: files read-only, the
- * directory writable and noexec; another version's firmware is not. */
+ * directory writable and noexec; another version's firmware is not. The 32-bit copies of the
+ * libraries go to /run/nvidia/driver/usr/lib32, where xpuinit's compat32 search looks. */
 START_TEST(test_nvidia_host_files) {
         char *root = xpu_test_mkdtemp();
         xpu_test_write(root, "usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "");
@@ -396,6 +397,7 @@ START_TEST(test_nvidia_host_files) {
         xpu_test_write(root, "lib/firmware/nvidia/535.1.1/gsp_ga10x.bin", "old fw");
         xpu_test_write(root, "tmp/nvidia-mps/control", "");
         xpu_test_write(root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
+        xpu_test_write(root, "usr/lib/i386-linux-gnu/libcuda.so.550.54.15", "\177ELF\001\001\001");
         int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         ck_assert_int_ge(fd, 0);
         struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
@@ -414,6 +416,7 @@ START_TEST(test_nvidia_host_files) {
                 free(opts);
         }
         ck_assert_str_eq(got, "/run/nvidia/driver/usr/lib64/libcuda.so.550.54.15 [\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
+                              "/run/nvidia/driver/usr/lib32/libcuda.so.550.54.15 [\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
                               "/run/nvidia/driver/lib/firmware/nvidia/550.54.15/gsp_ga10x.bin "
                               "[\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
                               "/run/nvidia/driver/tmp/nvidia-mps [\"nosuid\",\"nodev\",\"noexec\",\"bind\"]\n"

@@ -191,12 +191,66 @@ START_TEST(test_forward_compat) {
 }
 END_TEST
 
+/* compat32: the 32-bit copies of the other capabilities' libraries (i386 directories, 32-bit ELF
+ * only) in /run/xpuinit/lib32, which the loader searches after /run/xpuinit/lib; a 64-bit file of
+ * the name there is skipped, said so; none at all is a warning. */
+START_TEST(test_compat32) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libcuda.so.465.19.01", "\177ELF\001\001\001 32-bit libcuda");
+        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libnvidia-ml.so.465.19.01", "\177ELF\002\001\001 64-bit");
+        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libnvidia-ptxjitcompiler.so.460.73.01", "\177ELF\001\001\001");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compute,compat32", workload, &p, err, sizeof err) == 0, "%s",
+                      err);
+        ck_assert_str_eq(p->lib32_dir, "/run/xpuinit/lib32");
+        ck_assert_uint_eq(p->files32->n, 1);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/run/xpuinit/lib32"));
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libcuda.so.465.19.01");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/xpu/driver/usr/lib/i386-linux-gnu/libcuda.so.465.19.01");
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libcuda.so.1"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libnvidia-ml.so.465.19.01"));
+        ck_assert_str_eq(note_with(p, "skipped (32-bit)"),
+                         "skipped (32-bit) /usr/lib/i386-linux-gnu/libnvidia-ml.so.465.19.01: not a 32-bit ELF file");
+        ck_assert_ptr_nonnull(strstr(note_with(p, "older/other"), "libnvidia-ptxjitcompiler.so.460.73.01"));
+        ck_assert_str_eq(note_with(p, "capability compat32"),
+                         "capability compat32: 1 32-bit library in /run/xpuinit/lib32");
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib:/run/xpuinit/lib32");
+        /* the 64-bit directory keeps its own files */
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01"));
+        xpu_plan_free(p);
+
+        /* mount mode: bound into the same private tmpfs, before it is made read-only */
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,compat32", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *bind = find_op(p, XPU_OP_BIND, "/run/xpuinit/lib32/libcuda.so.465.19.01");
+        ck_assert_ptr_nonnull(bind);
+        ck_assert_str_eq(bind->source, "/usr/lib/i386-linux-gnu/libcuda.so.465.19.01");
+        const struct xpu_op *ro = find_op(p, XPU_OP_REMOUNT_RO, "/run/xpuinit");
+        ck_assert_ptr_nonnull(ro);
+        ck_assert(bind < ro);
+        xpu_plan_free(p);
+
+        /* no 32-bit copy of what the capabilities ask: a warning, the start goes on */
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compat32", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->lib32_dir, "");
+        ck_assert_uint_eq(p->n_warnings, 1);
+        ck_assert_str_eq(p->warnings[0], "capability compat32: no 32-bit library of version 465.19.01 in driver root "
+                                         "/xpu/driver; 32-bit programs will not find the driver");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("plan-files");
         TCase *tc = tcase_create("plan-files");
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_library_links);
         tcase_add_test(tc, test_forward_compat);
+        tcase_add_test(tc, test_compat32);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
 }
