@@ -153,8 +153,18 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                 xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
                 return r;
         }
-        _cleanup_close_ int dst = dir ? openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                                      : openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
+        /* What is there is looked at through O_PATH, never opened: the image could have put a
+         * device node or FIFO at the path. Only a missing file is created (O_EXCL). */
+        int dst0 = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (dst0 < 0 && errno == ENOENT && !dir)
+                dst0 = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
+        struct stat lst;
+        if (dst0 >= 0 && fstat(dst0, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+                close(dst0);
+                dst0 = -1;
+                errno = ELOOP;
+        }
+        _cleanup_close_ int dst = dst0;
         if (dst < 0) {
                 int r = negative_errno();
                 char target[PATH_MAX] = "";
@@ -172,8 +182,14 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         if (fstat(dst, &dst_st) < 0)
                 return negative_errno();
         if ((dst_st.st_mode & S_IFMT) != (dir ? S_IFDIR : S_IFREG)) {
-                xpu_format_error(err, err_size, "%s in the container root is not a %s; refusing to mount on it",
-                                 op->path, dir ? "directory" : "regular file");
+                xpu_format_error(err, err_size, "%s in the container root is %s, not a %s; refusing to mount on it: "
+                                 "remove it from the image", op->path,
+                                 S_ISCHR(dst_st.st_mode) || S_ISBLK(dst_st.st_mode) ? "a device node"
+                                 : S_ISFIFO(dst_st.st_mode)                         ? "a FIFO"
+                                 : S_ISSOCK(dst_st.st_mode)                         ? "a socket"
+                                 : S_ISDIR(dst_st.st_mode)                          ? "a directory"
+                                                                                    : "a regular file",
+                                 dir ? "directory" : "regular file");
                 return -EINVAL;
         }
         _cleanup_close_ int tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
@@ -184,20 +200,15 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         }
         /* A socket or a pipe directory stays writable: clients connect(2) and create pipes (the
          * toolkit's IPC mounts drop "ro" too); neither runs code. */
-        /* The clone keeps the source mount's flags: a driver root mounted read-only would leave
-         * the pipe directory read-only, so that flag is cleared where the kernel lets us (it does
-         * not when the runtime locked it: then it stays as the runtime made it). */
+        /* A socket or a pipe directory is not made read-only (clients connect(2) and use the
+         * pipes; the toolkit's IPC mounts drop "ro" too) but never more writable than the driver
+         * root's own mount: the clone keeps its flags, and nothing clears them. */
         struct mount_attr attr = {
                 .attr_set = (want == S_IFREG ? MOUNT_ATTR_RDONLY : MOUNT_ATTR_NOEXEC) | MOUNT_ATTR_NOSUID |
                             MOUNT_ATTR_NODEV,
-                .attr_clr = want == S_IFREG ? 0 : MOUNT_ATTR_RDONLY,
                 .propagation = MS_PRIVATE,
         };
         int set = mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
-        if (set < 0 && errno == EPERM && attr.attr_clr) {
-                attr.attr_clr = 0;
-                set = mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
-        }
         if (set < 0 || move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
                 int r = negative_errno();
                 xpu_format_error(err, err_size, "bind-mount %s on %s: %s", op->source, op->path, strerror(-r));
@@ -425,18 +436,26 @@ static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xp
         return 0;
 }
 
-/* Undo the tmpfs of a failed apply (it carries the bind mounts): detach it through the
- * descriptor of its directory, so the path is not resolved again. Best effort; says what stays. */
-static void undo_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
-        _cleanup_close_ int fd = xpu_open_beneath(root_fd, op->path, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0, NULL);
+/* Undo a mount of a failed apply (the tmpfs, which carries the library binds, or a file placed at
+ * its own path): detach it through the descriptor of its mount point, so the path is not resolved
+ * again. Best effort; says what stays. */
+static void undo_mount(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+        /* the parent beneath the root, then the mount point itself (beneath-resolution stops at a
+         * mount on the final component) */
+        char name[NAME_MAX + 1];
+        _cleanup_close_ int dfd = xpu_open_parent_beneath(root_fd, op->path, O_RDONLY, name, sizeof name, NULL);
+        _cleanup_close_ int fd = dfd < 0 ? dfd : openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd >= 0 && fd < 0)
+                fd = negative_errno();
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
         if (fd >= 0 && umount2(proc, MNT_DETACH) == 0)
                 return;
         size_t len = strlen(err);
-        snprintf(err + len, err_size - len, "; the tmpfs on %s could not be removed (%s): unmount it by hand",
+        snprintf(err + len, err_size - len, "; the mount on %s could not be removed (%s): unmount it by hand",
                  op->path, fd < 0 ? strerror(-fd) : strerror(errno));
 }
+
 
 int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots, bool filesystem_only, char *err,
                    size_t err_size) {
@@ -527,8 +546,13 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                                                          ? " (a component may be a symlink whose target is not "
                                                            "inside the root)"
                                                          : "");
+                        /* files placed at their own path so far, then the tmpfs */
+                        for (size_t k = i; k-- > 0;)
+                                if (p->ops[k].type == XPU_OP_BIND && p->ops[k].host_file &&
+                                    (!filesystem_only || p->ops[k].filesystem))
+                                        undo_mount(container_fd, &p->ops[k], err, err_size);
                         if (mounted)
-                                undo_tmpfs(container_fd, mounted, err, err_size);
+                                undo_mount(container_fd, mounted, err, err_size);
                         return r;
                 }
                 if (op->type == XPU_OP_TMPFS)

@@ -433,7 +433,7 @@ static int run(struct context *c) {
         err[0] = '\0';
         /* Mounts go into a mount namespace of our own (propagation: host to us only), so nothing
          * leaks to the host or the runtime's namespace, and they vanish with the workload. */
-        if (p->inject == XPU_INJECT_MOUNT && p->files && p->files->n > 0) {
+        if (xpu_plan_mounts(p)) {
                 if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
                         log_error("cannot make a private mount namespace for the injected files: %s; use --inject "
                                   "link",

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's files at their own path (firmware, sockets, loader configuration): see
  * xpu_plan_host_files() in plan.h. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/strv.h"
@@ -17,6 +20,25 @@ static bool already_there(const struct xpu_plan_options *o, const char *path) {
         return o->container_fd >= 0 && xpu_stat_in_root(o->driver_fd, path, false, &host) == 0 &&
                xpu_stat_in_root(o->container_fd, path, false, &here) == 0 && host.st_dev == here.st_dev &&
                host.st_ino == here.st_ino;
+}
+
+/* Does the container root hold PATH as a directory with entries (other than . and ..)? */
+static bool image_dir_has_entries(int container_fd, const char *path) {
+        if (container_fd < 0)
+                return false;
+        int fd = xpu_open_in_root(container_fd, path, O_RDONLY | O_DIRECTORY, 0);
+        if (fd < 0)
+                return false;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return true; /* cannot tell: do not hide it */
+        }
+        bool any = false;
+        for (struct dirent *de; !any && (de = readdir(d));)
+                any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return any;
 }
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */
@@ -42,14 +64,20 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const 
         size_t n_placed = 0, n_present = 0;
         for (size_t i = 0; i < p->host_files->n; i++) {
                 const struct xpu_host_file *f = &p->host_files->files[i];
-                if (tree[0] && in_tree(f->path, tree)) {
-                        if (xpu_plan_note(p, "skipped %s: inside %s, which xpuinit's library directory owns",
-                                          f->path, tree) < 0)
+                if (tree[0] && (in_tree(f->path, tree) || in_tree(tree, f->path))) {
+                        if (xpu_plan_note(p, "skipped %s: it %s %s, which xpuinit's library directory owns", f->path,
+                                          in_tree(f->path, tree) ? "is inside" : "would cover", tree) < 0)
                                 return -ENOMEM;
                         continue;
                 }
                 if (already_there(o, f->path)) {
                         present[n_present++] = (char *)f->path;
+                        continue;
+                }
+                if (f->kind == XPU_HOST_FILE_DIRECTORY && image_dir_has_entries(o->container_fd, f->path)) {
+                        if (xpu_plan_note(p, "skipped %s: the image has a directory with files there, which a "
+                                             "mount would hide", f->path) < 0)
+                                return -ENOMEM;
                         continue;
                 }
                 char parent[PATH_MAX];
@@ -68,12 +96,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const 
                                 return -ENOMEM;
                         op->host_file = true;
                         op->host_kind = f->kind;
-                        memcpy(op->source, f->path, strlen(f->path) + 1);
+                        memcpy(op->source, f->resolved, strlen(f->resolved) + 1);
                 } else {
                         if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, f->path)))
                                 return -ENOMEM;
                         int n = snprintf(op->target, sizeof op->target, "%s%s",
-                                         strcmp(o->driver_root, "/") == 0 ? "" : o->driver_root, f->path);
+                                         strcmp(o->driver_root, "/") == 0 ? "" : o->driver_root, f->resolved);
                         if (n < 0 || (size_t)n >= sizeof op->target)
                                 return -ENAMETOOLONG;
                 }

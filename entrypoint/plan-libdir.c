@@ -203,21 +203,28 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
                 }
                 if (!(op = xpu_plan_add_op(p, XPU_OP_LDCONFIG, ldconfig)))
                         return -ENOMEM;
+                char dirs[3 * PATH_MAX + 8];
+                snprintf(dirs, sizeof dirs, "%s%s%s%s%s", fc ? p->forward_compat_dir : "", fc ? ", " : "",
+                         p->library_dir, l32 ? ", " : "", p->lib32_dir);
                 if (o->from_outside
                             ? xpu_plan_note(p, "loader: %s lists %s; the host's ldconfig -X -r rebuilds the cache (the image "
                                       "has %s, which never runs from outside)",
-                                   LDSO_CONF_DROPIN, p->library_dir, ldconfig) < 0
-                            : xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, p->library_dir,
+                                   LDSO_CONF_DROPIN, dirs, ldconfig) < 0
+                            : xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", LDSO_CONF_DROPIN, dirs,
                                    ldconfig) < 0)
                         return -ENOMEM;
         } else {
+                const char *old_llp = xpu_env_get(p->env, "LD_LIBRARY_PATH");
+                const size_t old_len = old_llp && *old_llp ? strlen(old_llp) + 1 : 0; /* with its ':' */
                 /* (the loader skips a library of the other ELF class and goes on) */
                 if ((p->lib32_dir[0] && env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->lib32_dir) < 0) ||
                     env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->library_dir) < 0 ||
                     (p->forward_compat_dir[0] && env_prepend_path(&p->env, "LD_LIBRARY_PATH", p->forward_compat_dir) < 0))
                         return -ENOMEM;
-                if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and /etc/ld.so.conf)",
-                         p->library_dir) < 0)
+                const char *llp = xpu_env_get(p->env, "LD_LIBRARY_PATH");
+                size_t ours = strlen(llp) - old_len;
+                if (xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %.*s (the image has no ldconfig and "
+                                     "/etc/ld.so.conf)", (int)ours, llp) < 0)
                         return -ENOMEM;
         }
         if (have_bins) {
@@ -245,6 +252,17 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
 
 /* ---- forward compatibility -------------------------------------------------------------------- */
 
+/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
+ * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
+static bool plain_version(const char *v) {
+        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
+                return false;
+        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
+                if (strcspn(c, ".") > 9)
+                        return false;
+        return true;
+}
+
 int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size) {
         if (!pr->forward_compat_dir || container_fd < 0)
                 return 0;
@@ -263,7 +281,7 @@ int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char
         for (struct dirent *de; (de = readdir(d));) {
                 const char *v = de->d_name + len + 1;
                 if (strncmp(de->d_name, pr->forward_compat_library, len) != 0 || de->d_name[len] != '.' ||
-                    !xpu_is_driver_version(v) || strlen(v) >= sizeof best ||
+                    !plain_version(v) || strlen(v) >= sizeof best ||
                     (best[0] && xpu_version_cmp(v, best) <= 0))
                         continue;
                 struct stat st;
@@ -276,12 +294,25 @@ int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char
 }
 
 bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return xpu_is_driver_version(compat_version) && xpu_is_driver_version(host_version) &&
+        return plain_version(compat_version) && plain_version(host_version) &&
                strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
 }
 
 int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
                             const struct xpu_profile *pr, const struct xpu_plan_options *o) {
+        /* Only when the plan gives the workload the host's build of that library (compute for
+         * libcuda): with no library directory, or without that library, there is no order to set. */
+        const size_t len = pr->forward_compat_library ? strlen(pr->forward_compat_library) : 0;
+        bool ours = false;
+        for (size_t i = 0; len && p->files && i < p->files->n && !ours; i++)
+                ours = !p->files->files[i].is_binary &&
+                       strncmp(p->files->files[i].name, pr->forward_compat_library, len) == 0 &&
+                       p->files->files[i].name[len] == '.';
+        for (size_t i = 0; len && i < p->n_given && !ours; i++)
+                ours = !p->given[i].is_binary && strncmp(p->given[i].name, pr->forward_compat_library, len) == 0 &&
+                       p->given[i].name[len] == '.';
+        if (!ours)
+                return 0;
         char version[64];
         int r = xpu_forward_compat_find(pr, o->container_fd, version, sizeof version);
         if (r <= 0)

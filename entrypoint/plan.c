@@ -113,6 +113,13 @@ static struct xpu_op *add_op(struct xpu_plan *p, enum xpu_op_type type, const ch
         return op;
 }
 
+bool xpu_plan_mounts(const struct xpu_plan *p) {
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_BIND || p->ops[i].type == XPU_OP_TMPFS)
+                        return true;
+        return false;
+}
+
 struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
         return add_op(p, type, path);
 }
@@ -422,8 +429,9 @@ static int plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, c
                 }
                 if (!caps[i].node || !caps[i].node->path[0]) {
                         xpu_format_error(err, err_size, "the MIG %s capability was asked for (NVIDIA_MIG_%s_DEVICES=all), "
-                                         "but this host offers none (no /proc/driver/nvidia/capabilities/mig/%s): it "
-                                         "needs a MIG-capable GPU and driver; unset the variable",
+                                         "but this host offers none (no usable /proc/driver/nvidia/capabilities/mig/%s: "
+                                         "missing, or refused with a probe warning): it needs a MIG-capable GPU and "
+                                         "driver; unset the variable",
                                          caps[i].what, i == 0 ? "CONFIG" : "MONITOR", caps[i].file);
                         return -ENOENT;
                 }

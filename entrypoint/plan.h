@@ -132,6 +132,10 @@ struct xpu_plan {
 
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
 
+/* Does P mount anything (a tmpfs, a bind of a library or of a file at its own path)? Then the
+ * start applies it in a mount namespace of its own. */
+bool xpu_plan_mounts(const struct xpu_plan *p);
+
 /* Build the plan. Pure: reads the driver root, dev root and container root (stat, readdir) but
  * changes nothing. Returns 0, or -errno with ERR holding one line naming the cause and the fix
  * (unknown capability, no driver version, missing library directory ...). */

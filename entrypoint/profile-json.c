@@ -348,6 +348,9 @@ int xpu_pj_take_links(const struct xpu_pctx *c, const cJSON *j, struct xpu_profi
                 p->n_library_links++; /* (freed by the caller whatever happens) */
                 if (r < 0)
                         return r;
+                if (strpbrk(p->library_links[2 * p->n_library_links - 1], "*?["))
+                        return xpu_pj_fail_expected(c, kp, "a library base name without glob characters "
+                                                    "(\"libGLX_nvidia.so\")", item);
         }
         return 0;
 }

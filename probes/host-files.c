@@ -95,10 +95,41 @@ static int skip(struct finder *fi, const char *path, const char *why) {
         _cleanup_free_ char *line = NULL;
         if (asprintf(&line, "%s: %s", path, why) < 0)
                 return -ENOMEM;
+        for (size_t i = 0; i < fi->f->n_skipped; i++)
+                if (strcmp(fi->f->skipped[i], line) == 0)
+                        return 0; /* (a pattern two capabilities share) */
         int r = xpu_strv_push(&fi->f->skipped, line);
         if (r >= 0)
                 fi->f->n_skipped++;
         return r;
+}
+
+/* PATH resolved inside ROOT_FD with every link followed, as a path inside the root: the kernel's
+ * own resolution (openat2 RESOLVE_IN_ROOT), read back from /proc/self/fd, minus the root's own
+ * path. A link target made from it names the file that was checked, whatever absolute links the
+ * path crossed (resolved against the container's root instead, those would name the image's
+ * files). Returns 0, -errno, -EXDEV when the file is not below the root's path. */
+static int full_path_in_root(int root_fd, const char *path, char out[PATH_MAX], struct stat *st) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, st) < 0)
+                return negative_errno();
+        char link[64], root[PATH_MAX], file[PATH_MAX];
+        ssize_t nr, nf;
+        snprintf(link, sizeof link, "/proc/self/fd/%d", root_fd);
+        if ((nr = readlink(link, root, sizeof root - 1)) <= 0)
+                return nr < 0 ? negative_errno() : -EIO;
+        root[nr] = '\0';
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        if ((nf = readlink(link, file, sizeof file - 1)) <= 0)
+                return nf < 0 ? negative_errno() : -EIO;
+        file[nf] = '\0';
+        if (strcmp(root, "/") == 0)
+                return xpu_strlcpy(out, file, PATH_MAX);
+        if (strncmp(file, root, (size_t)nr) != 0 || file[nr] != '/')
+                return -EXDEV;
+        return xpu_strlcpy(out, file + nr, PATH_MAX);
 }
 
 /* Take PATH (found by CAPABILITY) when it resolves inside the root to a kind we place. */
@@ -107,7 +138,8 @@ static int take(struct finder *fi, const char *path, const char *capability) {
                 if (strcmp(fi->f->files[i].path, path) == 0)
                         return 0;
         struct stat st;
-        int r = xpu_stat_in_root(fi->root_fd, path, false, &st);
+        char resolved[PATH_MAX];
+        int r = full_path_in_root(fi->root_fd, path, resolved, &st);
         if (r == -ENOENT || r == -ENOTDIR)
                 return 0; /* absent: optional (a dangling link counts as absent too) */
         if (r < 0) {
@@ -124,6 +156,24 @@ static int take(struct finder *fi, const char *path, const char *capability) {
                 kind = XPU_HOST_FILE_DIRECTORY;
         else
                 return skip(fi, path, "not a regular file, socket or directory (a FIFO or device); not placed");
+        /* Only what every user of the driver root may already use: a file others may read, a
+         * socket others may connect to, a directory others may write (the MPS pipe directory).
+         * A profile comes with the image, and the image must not reach more of the host than any
+         * local user does (the host's /etc/shadow, /root or a daemon's 0660 socket). */
+        static const mode_t need[_XPU_HOST_FILE_MAX] = {
+                [XPU_HOST_FILE_REGULAR] = S_IROTH,
+                [XPU_HOST_FILE_SOCKET] = S_IWOTH,
+                [XPU_HOST_FILE_DIRECTORY] = S_IROTH | S_IWOTH | S_IXOTH,
+        };
+        if ((st.st_mode & need[kind]) != need[kind]) {
+                char why[160];
+                snprintf(why, sizeof why, "mode %04o: not %s by every user, so not for a container; not placed",
+                         (unsigned)(st.st_mode & 07777),
+                         kind == XPU_HOST_FILE_REGULAR  ? "readable"
+                         : kind == XPU_HOST_FILE_SOCKET ? "connectable"
+                                                        : "readable, writable and searchable");
+                return skip(fi, path, why);
+        }
         struct xpu_host_file *n = reallocarray(fi->f->files, fi->f->n + 1, sizeof *n);
         if (!n)
                 return -ENOMEM;
@@ -131,6 +181,7 @@ static int take(struct finder *fi, const char *path, const char *capability) {
         struct xpu_host_file *hf = &n[fi->f->n++];
         memset(hf, 0, sizeof *hf);
         memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
+        memcpy(hf->resolved, resolved, strlen(resolved) + 1);
         xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
         hf->kind = kind;
         return 0;
@@ -166,9 +217,23 @@ static int find_glob(struct finder *fi, const char *path, const char *capability
         char **names = NULL;
         size_t n = 0;
         int r = 0;
+        size_t entries = 0;
+        bool odd_name = false;
         for (struct dirent *de; (de = readdir(d));) {
-                if (fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
+                if (++entries > XPU_LIBDIR_ENTRIES_MAX) {
+                        r = 1; /* a directory like that is not a driver's */
+                        break;
+                }
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+                    fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
                         continue;
+                bool control = false;
+                for (const char *c = de->d_name; *c && !control; c++)
+                        control = (unsigned char)*c < 0x20 || *c == 0x7f;
+                if (control) { /* never printed: it could forge lines of the plan */
+                        odd_name = true;
+                        continue;
+                }
                 if (n == XPU_HOST_FILE_SCAN_MAX) {
                         r = 1;
                         break;
@@ -182,16 +247,21 @@ static int find_glob(struct finder *fi, const char *path, const char *capability
                 names = nn;
                 n++;
         }
-        if (r == 1) { /* a directory like that is not a driver's: place none of it */
+        if (r == 1) { /* not a driver's directory: none of it */
                 char why[160];
-                snprintf(why, sizeof why, "more than %d entries match \"%s\"; none placed", XPU_HOST_FILE_SCAN_MAX,
-                         glob);
+                if (entries > XPU_LIBDIR_ENTRIES_MAX)
+                        snprintf(why, sizeof why, "more than %d entries; none placed", XPU_LIBDIR_ENTRIES_MAX);
+                else
+                        snprintf(why, sizeof why, "more than %d entries match \"%s\"; none placed",
+                                 XPU_HOST_FILE_SCAN_MAX, glob);
                 r = skip(fi, dl ? dir : "/", why);
                 for (size_t i = 0; i < n; i++)
                         free(names[i]);
                 free(names);
                 return r;
         }
+        if (r >= 0 && odd_name)
+                r = skip(fi, dl ? dir : "/", "a matching name holds control characters; that entry not placed");
         if (n)
                 qsort(names, n, sizeof names[0], cmp_names);
         for (size_t i = 0; i < n; i++) {

@@ -23,6 +23,8 @@ const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k);
 struct xpu_host_file {
         char path[PATH_MAX];     /* absolute, as the pattern names it (links not resolved): the same
                                   * path in the driver root and in the container */
+        char resolved[PATH_MAX]; /* the file itself inside the driver root, every link followed
+                                  * there (the bind source and the link target) */
         char capability[32];     /* capability whose pattern found it */
         enum xpu_host_file_kind kind;
 };

@@ -54,8 +54,13 @@ struct search {
         const char *const *dirs; /* library directories, in order */
         int32_t cache_flags;     /* ld.so.cache entries with these flags */
         int elf_class;           /* ELFCLASS32/64 a non-empty file must have; 0: any ELF */
+        int other_class;         /* the class skipped when ELF_CLASS is 0 (a 32-bit copy in /usr/lib) */
 };
-static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0 };
+#if defined(__x86_64__) && !defined(__ILP32__)
+static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0, 1 /* ELFCLASS32 */ };
+#else
+static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0, 0 };
+#endif
 #if defined(__x86_64__) && !defined(__ILP32__)
 /* i386 copies on x86-64: FLAG_ELF_LIBC6 without an architecture byte (glibc ldconfig.h). */
 static const char *const lib32_dirs[] = {
@@ -66,7 +71,7 @@ static const char *const lib32_dirs[] = {
         "/usr/lib",                /* Fedora, RHEL, SUSE: 32-bit libraries are in /usr/lib */
         NULL,
 };
-static const struct search compat32_search = { lib32_dirs, 0x0003, 1 /* ELFCLASS32 */ };
+static const struct search compat32_search = { lib32_dirs, 0x0003, 1 /* ELFCLASS32 */, 0 };
 #define HAVE_COMPAT32 1
 #endif
 
@@ -355,7 +360,7 @@ static int collect_candidates(int root_fd, const struct search *search, char *co
 struct finder {
         int root_fd;
         const char *version;
-        int elf_class; /* the search's (struct search) */
+        int elf_class, other_class; /* the search's (struct search) */
         struct xpu_driver_files *out;
         size_t cap_files, cap_skipped;
         struct file_id {
@@ -426,8 +431,9 @@ static int finder_refuse(struct finder *f, const char *path, const char *resolve
  * not, -errno. Opened O_NONBLOCK | O_NOFOLLOW and compared with ST, so a file swapped for a FIFO
  * or a link in between is not read. An empty file discloses nothing (fixture trees use them). */
 /* 1 when RESOLVED (ST) is an ELF file (of ELF_CLASS, 1 = 32-bit, 2 = 64-bit, when not 0) or empty
- * (a fixture's stand-in), 0 when not, -errno. */
-static int check_elf(int root_fd, const char *resolved, const struct stat *st, int elf_class) {
+ * (a fixture's stand-in); 2 when ELF_CLASS is 0 and it is a whole ELF file of OTHER_CLASS (a
+ * 32-bit copy the native search must not take); 0 when not ELF (or not of ELF_CLASS), -errno. */
+static int check_elf(int root_fd, const char *resolved, const struct stat *st, int elf_class, int other_class) {
         if (st->st_size == 0)
                 return 1;
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, resolved, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0);
@@ -440,9 +446,12 @@ static int check_elf(int root_fd, const char *resolved, const struct stat *st, i
                 return 0;
         int r = xpu_fd_is_elf(fd);
         unsigned char cls;
+        if (r > 0 && elf_class == 0 && other_class)
+                return pread(fd, &cls, 1, 4 /* EI_CLASS */) == 1 && cls == other_class && now.st_size >= 52 ? 2 : 1;
         if (r <= 0 || elf_class == 0)
                 return r;
-        return pread(fd, &cls, 1, 4 /* EI_CLASS */) == 1 && cls == elf_class;
+        /* at least a whole ELF32 header (52 bytes, elf.h Elf32_Ehdr) of that class */
+        return now.st_size >= 52 && pread(fd, &cls, 1, 4 /* EI_CLASS */) == 1 && cls == elf_class;
 }
 
 static const char *file_type(mode_t mode) {
@@ -562,9 +571,11 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
                 return finder_refuse(f, path, file.path, file_type(st.st_mode));
         if (finder_has(f, name, false, &st))
                 return 0;
-        r = check_elf(f->root_fd, file.path, &st, f->elf_class);
+        r = check_elf(f->root_fd, file.path, &st, f->elf_class, f->other_class);
         if (r < 0)
                 return r;
+        if (r == 2)
+                return finder_skip(f, path, "a 32-bit ELF file (compat32 takes those)");
         if (r == 0 && f->elf_class)
                 return finder_skip(f, path, "not a 32-bit ELF file");
         if (r == 0)
@@ -654,7 +665,7 @@ static int files_find(const struct search *search, int driver_root_fd, const cha
         if (!out)
                 return -ENOMEM;
         struct finder f = {.root_fd = driver_root_fd, .version = driver_version, .elf_class = search->elf_class,
-                           .out = out};
+                           .other_class = search->other_class, .out = out};
         int r = 0;
         for (size_t c = 0; r >= 0 && c < n_capabilities; c++) {
                 size_t first = out->n;

@@ -63,7 +63,9 @@ extern const char *const xpu_library_dirs[];
  * executable regular files.
  *
  * Every candidate is resolved inside the root (symlinks followed as if the root were "/", never
- * leaving it); only regular files are taken, and only ELF ones (or empty ones). A name of the
+ * leaving it); only regular files are taken, and only ELF ones (or empty ones); on x86-64 a
+ * 32-bit ELF file (EI_CLASS, a whole header long) is skipped with a note, since /usr/lib holds
+ * Fedora's 32-bit copies (xpu_driver_files_find32 takes those). A name of the
  * running version that lands on a FIFO, device, socket or directory, or on a non-empty file without
  * the ELF magic, stops the search: ->refused says which (docs/safe-paths.md). Recorded in ->skipped
  * as "<path>: <reason>": a matching name whose resolution fails (dangling, escapes to a file

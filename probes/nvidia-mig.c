@@ -238,6 +238,20 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
                                 return -ENOMEM;
                         continue;
                 }
+                /* a minor that names another capability would hand that one out */
+                bool taken = i == 1 && vi->mig_config_cap.path[0] && vi->mig_config_cap.minor == found.minor;
+                for (size_t d = 0; d < inv->n_devices && !taken; d++)
+                        for (size_t m = 0; m < inv->devices[d].n_mig && !taken; m++)
+                                taken = inv->devices[d].mig[m].gi_cap.minor == found.minor ||
+                                        inv->devices[d].mig[m].ci_cap.minor == found.minor;
+                if (taken) {
+                        if (xpu_inventory_warn(inv, "%s: DeviceFileMinor %u is another capability's too; that MIG "
+                                                    "capability is not offered", files[i], found.minor) < 0)
+                                return -ENOMEM;
+                        if (i == 1 && vi->mig_config_cap.minor == found.minor)
+                                vi->mig_config_cap = (struct xpu_devnode){ .optional = false };
+                        continue;
+                }
                 *nodes[i] = found;
         }
         return 0;

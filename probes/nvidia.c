@@ -512,8 +512,6 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);
-        if (r == 0)
-                r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps);
         if (r < 0)
                 return r;
 
@@ -540,6 +538,9 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 if (!xpu_inventory_add_device(inv, &s.devs[i]))
                         return -ENOMEM;
         }
+        /* after the GPUs: their MIG capability minors are checked against these */
+        if ((r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps)) < 0)
+                return r;
         if (s.n_devs == 0)
                 snprintf(vi->looked_for, sizeof vi->looked_for,
                          "%s under %.100s: driver loaded, no usable GPU listed", LOOKED_FOR, roots->sys);

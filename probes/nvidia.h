@@ -72,5 +72,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
 /* The host-wide MIG capabilities into INV's NVIDIA vendor info (mig_config_cap,
  * mig_monitor_cap): the nodes the DeviceFileMinor of /proc/driver/nvidia/capabilities/mig/config
  * and .../monitor name, major CAPS_MAJOR (negative: unknown). Absent files leave them empty; a
- * malformed one is left out with a warning naming it. Returns 0, or -ENOMEM. */
+ * malformed one, or one whose minor is another capability's (the other one, or a MIG device's of
+ * INV's GPUs, so call it after they are in INV), is left out with a warning naming it. Returns 0,
+ * or -ENOMEM. */
 int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);

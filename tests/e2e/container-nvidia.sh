@@ -277,6 +277,9 @@ while [ ! -S "$drv/run/nvidia-persistenced/socket" ] && [ $i -lt 100 ]; do
         i=$((i + 1))
 done
 [ -S "$drv/run/nvidia-persistenced/socket" ] || { diag_file "$E2E_TMP/persistenced.log"; bail "no listener"; }
+# persistenced's socket and the MPS pipe directory are every user's (xpuinit places nothing less)
+chmod 0777 "$drv/run/nvidia-persistenced/socket" || bail "chmod"
+chmod 1777 "$drv/tmp/nvidia-mps" || bail "chmod"
 hostfiles="/workload --expect-file $fw=GSP-firmware-$ver --expect-connect /run/nvidia-persistenced/socket
         --list-dir /lib/firmware/nvidia --list-dir /tmp/nvidia-mps --mounts /lib/firmware
         --mounts /run/nvidia-persistenced --mounts /tmp/nvidia-mps"
@@ -290,10 +293,10 @@ is "$E2E_RC" 0 "hostfiles mount: the firmware reads as the driver root's, the pe
 [ "$E2E_RC" -eq 0 ] || e2e_show
 is "$(e2e_fact dir./lib/firmware/nvidia)" "$ver" "hostfiles mount: only the running version's firmware"
 like "$E2E_OUT" "^mount\\.$fw=[^ ]+ ro,nosuid,nodev" "hostfiles mount: the firmware is bound read-only, nosuid, nodev"
-like "$E2E_OUT" '^mount\./run/nvidia-persistenced/socket=[^ ]+ rw,nosuid,nodev,noexec' \
-        "hostfiles mount: the socket is bound writable, nosuid, nodev, noexec"
-like "$E2E_OUT" '^mount\./tmp/nvidia-mps=[^ ]+ rw,nosuid,nodev,noexec' \
-        "hostfiles mount: the MPS directory is bound writable although the driver root is read-only"
+like "$E2E_OUT" '^mount\./run/nvidia-persistenced/socket=[^ ]+ ro,nosuid,nodev,noexec' \
+        "hostfiles mount: the socket is bound nosuid, nodev, noexec, no more writable than the read-only driver root (connect works)"
+like "$E2E_OUT" '^mount\./tmp/nvidia-mps=[^ ]+ ro,nosuid,nodev,noexec' \
+        "hostfiles mount: the MPS directory is no more writable than the read-only driver root"
 
 # shellcheck disable=SC2086
 set -- $hostfiles
@@ -350,7 +353,7 @@ like "$E2E_ERR" 'forward_compat\.require is not met .*brand geforce.*the host.s 
 
 # ---- compat32: the 32-bit copies in /run/xpuinit/lib32 (a 32-bit ELF stand-in), bound in mount mode --
 mkdir -p "$drv/usr/lib/i386-linux-gnu" || bail "cannot make the i386 directory"
-printf '\177ELF\001\001\001 32-bit libcuda stand-in\n' >"$drv/usr/lib/i386-linux-gnu/libcuda.so.$ver"
+printf '\177ELF\001\001\001 32-bit libcuda stand-in, a whole ELF32 header long: 52 bytes and more\n' >"$drv/usr/lib/i386-linux-gnu/libcuda.so.$ver"
 nv_bundle compat32 --inject mount -- /workload --expect-cuda-count 8 --list-dir /run/xpuinit/lib32 \
         --mounts /run/xpuinit/lib32 --print-env LD_LIBRARY_PATH
 e2e_env "$E2E_BUNDLE" NVIDIA_DRIVER_CAPABILITIES=utility,compute,compat32

@@ -412,6 +412,9 @@ static int listen_fd = -1; /* the persistenced socket of the host copy */
 static void host_with_ipc(const char *host) {
         xpu_test_write(host, FW + 1, "GSP firmware 465\n");
         xpu_test_write(host, MPS "/control" + 1, "");
+        char dir[8192];
+        snprintf(dir, sizeof dir, "%s" MPS, host);
+        ck_assert_int_eq(chmod(dir, 01777), 0);
         xpu_test_write(host, PERSISTENCED + 1, "");
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s" PERSISTENCED, host);
@@ -421,6 +424,7 @@ static void host_with_ipc(const char *host) {
         ck_assert_int_ge(listen_fd, 0);
         ck_assert_int_eq(bind(listen_fd, (struct sockaddr *)&sa, sizeof sa), 0);
         ck_assert_int_eq(listen(listen_fd, 4), 0);
+        ck_assert_int_eq(chmod(sa.sun_path, 0777), 0);
 }
 
 /* connect(2) to the socket at ROOT/REL: 0 or -errno. */
@@ -512,6 +516,56 @@ START_TEST(test_host_files_link_and_escape) {
 }
 END_TEST
 
+/* The image put a device node (here /dev/null's 1:3) where the firmware goes: refused by its
+ * type, never opened. */
+START_TEST(test_host_files_device_in_image) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        fx_host_extra = host_with_ipc;
+        struct fx f;
+        fx_open(&f, XPU_INJECT_MOUNT, "utility");
+        xpu_test_write(f.container, FW + 1, "");
+        char path[8192], err[512] = "";
+        snprintf(path, sizeof path, "%s" FW, f.container);
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);
+        ck_assert_int_lt(apply(&f, true, f.container, f.container_fd, err, sizeof err), 0);
+        ck_assert_str_eq(err, FW " in the container root is a device node, not a regular file; refusing to mount "
+                              "on it: remove it from the image");
+        snprintf(path, sizeof path, "%s/run/xpuinit", f.container);
+        umount2(path, MNT_DETACH); /* (the failed apply may have left its tmpfs: the test's tree) */
+        close(listen_fd);
+        fx_host_extra = NULL;
+        fx_close(&f);
+}
+END_TEST
+
+/* A later step fails (the image has a file where the MPS directory goes): the firmware already
+ * bound at its own path is taken back with the tmpfs, so a failed start leaves no mount. */
+START_TEST(test_host_files_undone_on_failure) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        fx_host_extra = host_with_ipc;
+        struct fx f;
+        fx_open(&f, XPU_INJECT_MOUNT, "utility,compute");
+        xpu_test_write(f.container, MPS + 1, "a file, not a directory");
+        char err[512] = "", path[8192], buf[64] = "";
+        ck_assert_int_lt(apply(&f, true, f.container, f.container_fd, err, sizeof err), 0);
+        ck_assert_msg(strstr(err, MPS " in the container root is a regular file, not a directory") && !strstr(err, "could not be removed"), "%s", err);
+        snprintf(path, sizeof path, "%s" FW, f.container);
+        FILE *in = fopen(path, "re");
+        ck_assert_ptr_nonnull(in);
+        ck_assert_ptr_null(fgets(buf, sizeof buf, in)); /* the empty mount point, not the firmware */
+        fclose(in);
+        snprintf(path, sizeof path, "%s/run/xpuinit/lib", f.container);
+        struct stat st;
+        ck_assert_int_lt(stat(path, &st), 0); /* the tmpfs is gone too */
+        close(listen_fd);
+        fx_host_extra = NULL;
+        fx_close(&f);
+}
+END_TEST
+
 static Suite *apply_suite(void) {
         Suite *s = suite_create("apply");
         TCase *tc = tcase_create("apply");
@@ -526,6 +580,8 @@ static Suite *apply_suite(void) {
         tcase_add_test(tc, test_loader_env_check);
         tcase_add_test(tc, test_host_files_mount);
         tcase_add_test(tc, test_host_files_link_and_escape);
+        tcase_add_test(tc, test_host_files_device_in_image);
+        tcase_add_test(tc, test_host_files_undone_on_failure);
         suite_add_tcase(s, tc);
         return s;
 }

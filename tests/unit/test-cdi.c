@@ -396,8 +396,11 @@ START_TEST(test_nvidia_host_files) {
         xpu_test_write(root, "lib/firmware/nvidia/550.54.15/gsp_ga10x.bin", "fw");
         xpu_test_write(root, "lib/firmware/nvidia/535.1.1/gsp_ga10x.bin", "old fw");
         xpu_test_write(root, "tmp/nvidia-mps/control", "");
+        char mps[PATH_MAX];
+        snprintf(mps, sizeof mps, "%s/tmp/nvidia-mps", root);
+        ck_assert_int_eq(chmod(mps, 01777), 0);
         xpu_test_write(root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
-        xpu_test_write(root, "usr/lib/i386-linux-gnu/libcuda.so.550.54.15", "\177ELF\001\001\001");
+        xpu_test_write(root, "usr/lib/i386-linux-gnu/libcuda.so.550.54.15", "\177ELF\001\001\001 a whole ELF32 header long: 52 bytes, and more.");
         int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         ck_assert_int_ge(fd, 0);
         struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");

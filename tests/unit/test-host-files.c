@@ -56,6 +56,7 @@ static void make_socket(const char *root, const char *rel) {
         ck_assert_int_ge(fd, 0);
         ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
         close(fd);
+        ck_assert_int_eq(chmod(path, 0777), 0); /* persistenced's: anyone may connect */
 }
 
 static const struct xpu_host_file *find(const struct xpu_host_files *f, const char *path) {
@@ -78,11 +79,12 @@ static char *names_graphics[] = {
         (char *)"/usr/share/vulkan/icd.d/nvidia_icd*.json",
         (char *)"/usr/share/glvnd/egl_vendor.d/10_nvidia.json",
         (char *)"/etc/many/*.json",
+        (char *)"/etc/many2/secret.json",
 };
 static const struct xpu_capability_files files[] = {
         { (char *)"utility", names_utility, 3 },
         { (char *)"compute", names_compute, 2 },
-        { (char *)"graphics", names_graphics, 3 },
+        { (char *)"graphics", names_graphics, 4 },
 };
 
 START_TEST(test_find) {
@@ -98,6 +100,12 @@ START_TEST(test_find) {
         snprintf(path, sizeof path, "%s/run/nvidia-fabricmanager/socket", root);
         ck_assert_int_eq(mkfifo(path, 0600), 0); /* never opened: a FIFO could block */
         xpu_test_write(root, "tmp/nvidia-mps/control", "");
+        snprintf(path, sizeof path, "%s/tmp/nvidia-mps", root);
+        ck_assert_int_eq(chmod(path, 01777), 0); /* the MPS pipe directory: every user's */
+        /* what not every user may use is not for a container: 0600, 0660, 0755 */
+        xpu_test_write(root, "etc/many2/secret.json", "");
+        snprintf(path, sizeof path, "%s/etc/many2/secret.json", root);
+        ck_assert_int_eq(chmod(path, 0600), 0);
         xpu_test_write(root, "etc/vulkan/real_icd.json", "{}");
         xpu_test_symlink(root, "usr/share/vulkan/icd.d/nvidia_icd.json", "/etc/vulkan/real_icd.json");
         /* a link that would leave the root lands inside it, where there is nothing */
@@ -131,14 +139,18 @@ START_TEST(test_find) {
         const struct xpu_host_file *icd = find(f, "/usr/share/vulkan/icd.d/nvidia_icd.json");
         ck_assert_ptr_nonnull(icd);
         ck_assert_int_eq(icd->kind, XPU_HOST_FILE_REGULAR);
+        ck_assert_str_eq(icd->resolved, "/etc/vulkan/real_icd.json"); /* the link's target, inside the root */
+        ck_assert_str_eq(mps->resolved, "/tmp/nvidia-mps");
         ck_assert_ptr_null(find(f, "/usr/share/glvnd/egl_vendor.d/10_nvidia.json"));
         ck_assert_ptr_null(find(f, "/lib/firmware/nvidia/465.19.01/.gsp_hidden.bin"));
         ck_assert_ptr_nonnull(find(f, "/etc/many/f063.json"));
         ck_assert_ptr_null(find(f, "/etc/many/f064.json"));
-        ck_assert_uint_eq(f->n_skipped, 2);
+        ck_assert_uint_eq(f->n_skipped, 3);
         ck_assert_str_eq(f->skipped[0], "/run/nvidia-fabricmanager/socket: not a regular file, socket or directory "
                                         "(a FIFO or device); not placed");
         ck_assert_str_eq(f->skipped[1], "/etc/many: 67 entries match \"*.json\"; the first 64 by name are placed");
+        ck_assert_str_eq(f->skipped[2], "/etc/many2/secret.json: mode 0600: not readable by every user, so not for a "
+                                        "container; not placed");
         xpu_host_files_free(f);
 
         /* only compute: its own patterns; no driver version: the versioned pattern finds nothing */

@@ -30,6 +30,36 @@ START_TEST(test_probe) {
 }
 END_TEST
 
+/* A config or monitor file naming a minor that is already a MIG device's (GPU instance 4's access
+ * node, nvidia-cap174) or the other capability's is refused with a warning, never handed out. */
+START_TEST(test_probe_colliding_minors) {
+        char *root = xpu_test_copy_host("nvidia-a100-mig");
+        xpu_test_write(root, "proc/driver/nvidia/capabilities/mig/config", "DeviceFileMinor: 174\nDeviceFileMode: 256\n");
+        xpu_test_write(root, "proc/driver/nvidia/capabilities/mig/monitor", "DeviceFileMinor: 174\nDeviceFileMode: 292\n");
+        struct xpu_roots roots;
+        ck_assert_int_eq(xpu_roots_open(&roots, root, root, root, NULL), 0);
+        struct xpu_inventory *inv = NULL;
+        ck_assert_int_eq(xpu_inventory_probe(&roots, &inv), 0);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].mig_config_cap.path, "");
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].mig_monitor_cap.path, "");
+        size_t n = 0;
+        for (size_t i = 0; i < inv->n_warnings; i++)
+                n += strstr(inv->warnings[i], "DeviceFileMinor 174 is another capability's too") != NULL;
+        ck_assert_uint_eq(n, 2);
+        xpu_inventory_free(inv);
+        /* config and monitor naming one minor: neither is offered */
+        xpu_test_write(root, "proc/driver/nvidia/capabilities/mig/config", "DeviceFileMinor: 7\n");
+        xpu_test_write(root, "proc/driver/nvidia/capabilities/mig/monitor", "DeviceFileMinor: 7\n");
+        ck_assert_int_eq(xpu_inventory_probe(&roots, &inv), 0);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].mig_config_cap.path, "");
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].mig_monitor_cap.path, "");
+        xpu_inventory_free(inv);
+        xpu_roots_close(&roots);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 START_TEST(test_selection_values) {
         struct fx f;
         fx_open(&f, "nvidia-a100-mig", NULL, NULL);
@@ -75,8 +105,8 @@ START_TEST(test_plan) {
         ck_assert_int_eq(fx_mig_env(&f, "all", NULL, err, sizeof err), 0);
         ck_assert_int_eq(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err), -ENOENT);
         ck_assert_str_eq(err, "the MIG config capability was asked for (NVIDIA_MIG_CONFIG_DEVICES=all), but this host "
-                              "offers none (no /proc/driver/nvidia/capabilities/mig/config): it needs a MIG-capable GPU "
-                              "and driver; unset the variable");
+                              "offers none (no usable /proc/driver/nvidia/capabilities/mig/config: missing, or refused "
+                              "with a probe warning): it needs a MIG-capable GPU and driver; unset the variable");
         fx_close(&f);
 }
 END_TEST
@@ -85,6 +115,7 @@ int main(void) {
         Suite *s = suite_create("mig-caps");
         TCase *tc = tcase_create("mig-caps");
         tcase_add_test(tc, test_probe);
+        tcase_add_test(tc, test_probe_colliding_minors);
         tcase_add_test(tc, test_selection_values);
         tcase_add_test(tc, test_plan);
         suite_add_tcase(s, tc);

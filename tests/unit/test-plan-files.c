@@ -15,6 +15,9 @@ START_TEST(test_host_files) {
         xpu_test_write(f.root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
         xpu_test_write(f.root, "lib/firmware/nvidia/460.73.01/gsp_tu10x.bin", "old fw");
         xpu_test_write(f.root, "tmp/nvidia-mps/control", "");
+        char mps_dir[PATH_MAX];
+        snprintf(mps_dir, sizeof mps_dir, "%s/tmp/nvidia-mps", f.root);
+        ck_assert_int_eq(chmod(mps_dir, 01777), 0);
         xpu_test_write(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
         struct xpu_plan *p = NULL;
         char err[512] = "";
@@ -98,6 +101,56 @@ START_TEST(test_library_links) {
 }
 END_TEST
 
+/* A profile of the image that names directories it should not: /run (which would cover the
+ * library directory's tree) and /etc (the image's own, with files); and a file reached through an
+ * absolute link in the driver root, whose link-mode target is the file itself, so the kernel
+ * never resolves that link against the container's root. */
+START_TEST(test_host_files_hostile_profile) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.root, "etc/host-config", "host");
+        xpu_test_write(f.root, "run/something", "");
+        xpu_test_write(f.root, "opt/real/icd.json", "{}");
+        xpu_test_symlink(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "/opt/real/icd.json");
+        xpu_test_write(f.container, "etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+        /* (world-writable, so the mode rule lets them through and the rules below are what stop them) */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/run", f.root);
+        ck_assert_int_eq(chmod(path, 01777), 0);
+        snprintf(path, sizeof path, "%s/etc", f.root);
+        ck_assert_int_eq(chmod(path, 01777), 0);
+        xpu_test_write(f.container, "opt/real/icd.json", "{\"image\": \"not the driver's\"}");
+        struct xpu_profile *pr = NULL;
+        char err[512] = "";
+        ck_assert_msg(xpu_profile_parse("{\"name\": \"h\", \"match\": {\"vendor\": \"nvidia\"}, "
+                                        "\"libraries\": {\"utility\": [\"libnvidia-ml.so\"]}, "
+                                        "\"files\": {\"utility\": [\"/run\", \"/etc\", "
+                                        "\"/usr/share/vulkan/icd.d/nvidia_icd.json\"]}}",
+                                        "test.json", &pr, err, sizeof err) == 0, "%s", err);
+        char *envp[] = { NULL };
+        struct xpu_plan_options o = {
+                .inject = XPU_INJECT_LINK, .driver_root = "/xpu/driver", .driver_fd = f.roots.driver_fd,
+                .container_fd = f.container_fd, .dev_fd = f.roots.dev_fd, .capabilities_env = "utility",
+                .envp = envp, .argv = workload,
+        };
+        struct xpu_plan *p = NULL;
+        ck_assert_msg(xpu_plan_build(f.inv, f.sel, pr, &o, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/etc"));
+        ck_assert_str_eq(note_with(p, "skipped /run"),
+                         "skipped /run: it would cover /run/xpuinit, which xpuinit's library directory owns");
+        ck_assert_str_eq(note_with(p, "skipped /etc"),
+                         "skipped /etc: the image has a directory with files there, which a mount would hide");
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/xpu/driver/opt/real/icd.json");
+        xpu_plan_free(p);
+        xpu_profile_free(pr);
+        fx_close(&f);
+}
+END_TEST
+
 #define COMPAT "usr/local/cuda/compat"
 
 /* Every selected device of F reports BRAND (as NVML would). */
@@ -116,9 +169,12 @@ START_TEST(test_forward_compat) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
         fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/libcuda.so.465.19.01", ""); /* the host's libcuda */
         xpu_test_write(f.container, COMPAT "/libcuda.so.470.223.02", "");
         xpu_test_write(f.container, COMPAT "/libcuda.so.575.57.08", "");
         xpu_test_write(f.container, COMPAT "/libcuda.so.999", "");         /* not a driver version */
+        xpu_test_write(f.container, COMPAT "/libcuda.so.0999.1", "");      /* a leading zero */
+        xpu_test_write(f.container, COMPAT "/libcuda.so.123456789012345678901234567890.1", ""); /* too long */
         xpu_test_symlink(f.container, COMPAT "/libcuda.so.1", "libcuda.so.575.57.08");
         char version[64];
         const struct xpu_profile *pr = xpu_profile_set_find(f.profiles, "nvidia-cuda");
@@ -127,6 +183,8 @@ START_TEST(test_forward_compat) {
         ck_assert(xpu_forward_compat_newer("575.57.08", "465.19.01"));
         ck_assert(!xpu_forward_compat_newer("465.89.02", "465.19.01"));
         ck_assert(!xpu_forward_compat_newer("575.57.08", ""));
+        ck_assert(!xpu_forward_compat_newer("123456789012345678901234567890.1", "465.19.01"));
+        ck_assert(!xpu_forward_compat_newer("0999.1", "465.19.01"));
 
         struct xpu_plan *p = NULL;
         char err[512] = "";
@@ -154,6 +212,16 @@ START_TEST(test_forward_compat) {
                          "than the running driver 465.19.01 (requirement \"brand=tesla brand=nvidia\" met): the "
                          "loader finds /usr/local/cuda/compat before /run/xpuinit/lib");
         ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/local/cuda/compat:/run/xpuinit/lib");
+        ck_assert_str_eq(note_with(p, "loader:"), "loader: LD_LIBRARY_PATH starts with "
+                                                  "/usr/local/cuda/compat:/run/xpuinit/lib (the image has no ldconfig "
+                                                  "and /etc/ld.so.conf)");
+        xpu_plan_free(p);
+
+        /* utility alone injects no libcuda: no order to set, nothing said */
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->forward_compat_dir, "");
+        ck_assert_str_eq(note_with(p, "forward compatibility"), "");
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib");
         xpu_plan_free(p);
 
         /* an image with ldconfig: the drop-in lists the compat directory first */
@@ -164,6 +232,9 @@ START_TEST(test_forward_compat) {
         ck_assert_ptr_nonnull(op);
         ck_assert_str_eq(op->content, "# written by xpuinit: the image's forward-compatibility libraries first, then "
                                       "the host driver libraries\n/usr/local/cuda/compat\n/run/xpuinit/lib\n");
+        ck_assert_str_eq(note_with(p, "loader:"), "loader: /etc/ld.so.conf.d/000-xpuinit.conf lists "
+                                                  "/usr/local/cuda/compat, /run/xpuinit/lib; /sbin/ldconfig rebuilds "
+                                                  "the cache");
         xpu_plan_free(p);
 
         /* only the host's own branch in the image: not used */
@@ -198,27 +269,38 @@ START_TEST(test_compat32) {
         struct fx f;
         fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
         fx_cdi(&f, NULL, NULL, NULL);
-        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libcuda.so.465.19.01", "\177ELF\001\001\001 32-bit libcuda");
+        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libcuda.so.465.19.01", "\177ELF\001\001\001 32-bit libcuda, a whole ELF32 header long: 52 bytes.....");
         xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libnvidia-ml.so.465.19.01", "\177ELF\002\001\001 64-bit");
         xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libnvidia-ptxjitcompiler.so.460.73.01", "\177ELF\001\001\001");
+        xpu_test_write(f.root, "usr/lib/i386-linux-gnu/libnvidia-cfg.so.465.19.01", "\177ELF\001"); /* truncated */
+        /* Fedora's layout: 32-bit copies in /usr/lib, which the 64-bit search reads too */
+        xpu_test_write(f.root, "usr/lib/libnvidia-nscq.so.465.19.01",
+                       "\177ELF\001\001\001 32-bit nscq, a whole ELF32 header long: 52 bytes.....");
         struct xpu_plan *p = NULL;
         char err[512] = "";
         ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compute,compat32", workload, &p, err, sizeof err) == 0, "%s",
                       err);
         ck_assert_str_eq(p->lib32_dir, "/run/xpuinit/lib32");
-        ck_assert_uint_eq(p->files32->n, 1);
+        ck_assert_uint_eq(p->files32->n, 2);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libnvidia-nscq.so.465.19.01"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-nscq.so.465.19.01"));
+        ck_assert_str_eq(note_with(p, "libnvidia-nscq.so.465.19.01: a 32"),
+                         "skipped /usr/lib/libnvidia-nscq.so.465.19.01: a 32-bit ELF file (compat32 takes those)");
         ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/run/xpuinit/lib32"));
         const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libcuda.so.465.19.01");
         ck_assert_ptr_nonnull(op);
         ck_assert_str_eq(op->target, "/xpu/driver/usr/lib/i386-linux-gnu/libcuda.so.465.19.01");
         ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libcuda.so.1"));
         ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libnvidia-ml.so.465.19.01"));
-        ck_assert_str_eq(note_with(p, "skipped (32-bit)"),
+        ck_assert_str_eq(note_with(p, "libnvidia-ml.so.465.19.01: not"),
                          "skipped (32-bit) /usr/lib/i386-linux-gnu/libnvidia-ml.so.465.19.01: not a 32-bit ELF file");
         ck_assert_ptr_nonnull(strstr(note_with(p, "older/other"), "libnvidia-ptxjitcompiler.so.460.73.01"));
         ck_assert_str_eq(note_with(p, "capability compat32"),
-                         "capability compat32: 1 32-bit library in /run/xpuinit/lib32");
+                         "capability compat32: 2 32-bit libraries in /run/xpuinit/lib32");
         ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/run/xpuinit/lib:/run/xpuinit/lib32");
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib32/libnvidia-cfg.so.465.19.01"));
+        ck_assert_str_eq(note_with(p, "libnvidia-cfg.so.465.19.01: not"),
+                         "skipped (32-bit) /usr/lib/i386-linux-gnu/libnvidia-cfg.so.465.19.01: not a 32-bit ELF file");
         /* the 64-bit directory keeps its own files */
         ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/run/xpuinit/lib/libnvidia-ml.so.465.19.01"));
         xpu_plan_free(p);
@@ -234,10 +316,13 @@ START_TEST(test_compat32) {
         xpu_plan_free(p);
 
         /* no 32-bit copy of what the capabilities ask: a warning, the start goes on */
+        char nscq[PATH_MAX];
+        snprintf(nscq, sizeof nscq, "%s/usr/lib/libnvidia-nscq.so.465.19.01", f.root);
+        ck_assert_int_eq(unlink(nscq), 0);
         ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility,compat32", workload, &p, err, sizeof err) == 0, "%s", err);
         ck_assert_str_eq(p->lib32_dir, "");
-        ck_assert_uint_eq(p->n_warnings, 1);
-        ck_assert_str_eq(p->warnings[0], "capability compat32: no 32-bit library of version 465.19.01 in driver root "
+        ck_assert_uint_ge(p->n_warnings, 1);
+        ck_assert_str_eq(p->warnings[p->n_warnings - 1], "capability compat32: no 32-bit library of version 465.19.01 in driver root "
                                          "/xpu/driver; 32-bit programs will not find the driver");
         xpu_plan_free(p);
         fx_close(&f);
@@ -249,6 +334,7 @@ int main(void) {
         TCase *tc = tcase_create("plan-files");
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_library_links);
+        tcase_add_test(tc, test_host_files_hostile_profile);
         tcase_add_test(tc, test_forward_compat);
         tcase_add_test(tc, test_compat32);
         suite_add_tcase(s, tc);

@@ -234,6 +234,8 @@ static const struct {
           { "key \"library_links.libGLX_*.so.0\": expected a file name without '/', spaces or glob characters" } },
         { "{\"name\": \"x\", \"library_links\": {\"libGLX_indirect.so.0\": \"../libc.so\"}}",
           { "key \"library_links.libGLX_indirect.so.0\": expected a file name or glob without '/'" } },
+        { "{\"name\": \"x\", \"library_links\": {\"libA.so.0\": \"libnvidia-*.so\"}}",
+          { "key \"library_links.libA.so.0\": expected a library base name without glob characters" } },
         { "{\"name\": \"x\", \"library_links\": [\"a\"]}",
           { "key \"library_links\": expected an object mapping link names to library base names" } },
         { "{\"name\": \"x\", \"files\": [\"/a\"]}",
