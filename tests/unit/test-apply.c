@@ -439,15 +439,27 @@ static int connect_at(const char *root, const char *rel) {
         return r;
 }
 
+/* A private mount namespace and F on a host copy with the firmware, the persistenced socket and
+ * the MPS directory (host_with_ipc), planned in mount mode for CAPS. */
+static void host_files_open(struct fx *f, const char *caps) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        fx_host_extra = host_with_ipc;
+        fx_open(f, XPU_INJECT_MOUNT, caps);
+}
+
+static void host_files_close(struct fx *f) {
+        close(listen_fd);
+        fx_host_extra = NULL;
+        fx_close(f);
+}
+
 /* Mount mode: firmware bound read-only at its own path, the persistenced socket bound so a client
  * in the container connects to the host's daemon, the MPS directory bound writable (a pipe made
  * in the container appears on the host). */
 START_TEST(test_host_files_mount) {
-        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
-        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-        fx_host_extra = host_with_ipc;
-        struct fx f;
-        fx_open(&f, XPU_INJECT_MOUNT, "utility,compute");
+struct fx f;
+        host_files_open(&f, "utility,compute");
         char err[512] = "";
         ck_assert_msg(apply(&f, true, f.container, f.container_fd, err, sizeof err) == 0, "%s", err);
         char path[8192], buf[64] = "";
@@ -472,9 +484,7 @@ START_TEST(test_host_files_mount) {
                 snprintf(path, sizeof path, "%s%s", f.container, mounts[i]);
                 ck_assert_msg(umount2(path, MNT_DETACH) == 0, "umount %s: %s", path, strerror(errno));
         }
-        close(listen_fd);
-        fx_host_extra = NULL;
-        fx_close(&f);
+        host_files_close(&f);
 }
 END_TEST
 
@@ -510,20 +520,15 @@ START_TEST(test_host_files_link_and_escape) {
         ck_assert_int_eq(lstat(path, &st), -1);
         xpu_test_rm_rf(outside);
         free(outside);
-        close(listen_fd);
-        fx_host_extra = NULL;
-        fx_close(&f);
+        host_files_close(&f);
 }
 END_TEST
 
 /* The image put a device node (here /dev/null's 1:3) where the firmware goes: refused by its
  * type, never opened. */
 START_TEST(test_host_files_device_in_image) {
-        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
-        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-        fx_host_extra = host_with_ipc;
-        struct fx f;
-        fx_open(&f, XPU_INJECT_MOUNT, "utility");
+struct fx f;
+        host_files_open(&f, "utility");
         xpu_test_write(f.container, FW + 1, "");
         char path[8192], err[512] = "";
         snprintf(path, sizeof path, "%s" FW, f.container);
@@ -534,20 +539,15 @@ START_TEST(test_host_files_device_in_image) {
                               "on it: remove it from the image");
         snprintf(path, sizeof path, "%s/run/xpuinit", f.container);
         umount2(path, MNT_DETACH); /* (the failed apply may have left its tmpfs: the test's tree) */
-        close(listen_fd);
-        fx_host_extra = NULL;
-        fx_close(&f);
+        host_files_close(&f);
 }
 END_TEST
 
 /* A later step fails (the image has a file where the MPS directory goes): the firmware already
  * bound at its own path is taken back with the tmpfs, so a failed start leaves no mount. */
 START_TEST(test_host_files_undone_on_failure) {
-        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
-        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-        fx_host_extra = host_with_ipc;
-        struct fx f;
-        fx_open(&f, XPU_INJECT_MOUNT, "utility,compute");
+struct fx f;
+        host_files_open(&f, "utility,compute");
         xpu_test_write(f.container, MPS + 1, "a file, not a directory");
         char err[512] = "", path[8192], buf[64] = "";
         ck_assert_int_lt(apply(&f, true, f.container, f.container_fd, err, sizeof err), 0);
@@ -560,9 +560,7 @@ START_TEST(test_host_files_undone_on_failure) {
         snprintf(path, sizeof path, "%s/run/xpuinit/lib", f.container);
         struct stat st;
         ck_assert_int_lt(stat(path, &st), 0); /* the tmpfs is gone too */
-        close(listen_fd);
-        fx_host_extra = NULL;
-        fx_close(&f);
+        host_files_close(&f);
 }
 END_TEST
 
