@@ -14,12 +14,11 @@
 #include "base/strv.h"
 #include "plan.h"
 
-/* Does the container root already hold PATH as the driver root's very file? */
-static bool already_there(const struct xpu_plan_options *o, const char *path) {
-        struct stat host, here;
-        return o->container_fd >= 0 && xpu_stat_in_root(o->driver_fd, path, false, &host) == 0 &&
-               xpu_stat_in_root(o->container_fd, path, false, &here) == 0 && host.st_dev == here.st_dev &&
-               host.st_ino == here.st_ino;
+/* Does the container root already hold F's path as the driver root's very file? */
+static bool already_there(const struct xpu_plan_options *o, const struct xpu_host_file *f) {
+        struct stat here;
+        return o->container_fd >= 0 && xpu_stat_in_root(o->container_fd, f->path, false, &here) == 0 &&
+               here.st_dev == f->dev && here.st_ino == f->ino;
 }
 
 /* Does the container root hold PATH as a directory with entries (other than . and ..)? */
@@ -70,7 +69,7 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const 
                                 return -ENOMEM;
                         continue;
                 }
-                if (already_there(o, f->path)) {
+                if (already_there(o, f)) {
                         present[n_present++] = (char *)f->path;
                         continue;
                 }

@@ -15,6 +15,22 @@
 #include "plan.h"
 #include "require.h"
 
+/* Is NAME a file of the library BASE (LEN bytes): "<base>." and its version? */
+static bool is_library_of(const char *name, const char *base, size_t len) {
+        return strncmp(name, base, len) == 0 && name[len] == '.';
+}
+
+const char *xpu_plan_library(const struct xpu_plan *p, const char *base) {
+        const size_t len = strlen(base);
+        for (size_t i = 0; p->files && i < p->files->n; i++)
+                if (!p->files->files[i].is_binary && is_library_of(p->files->files[i].name, base, len))
+                        return p->files->files[i].name;
+        for (size_t i = 0; i < p->n_given; i++)
+                if (!p->given[i].is_binary && is_library_of(p->given[i].name, base, len))
+                        return p->given[i].path;
+        return NULL;
+}
+
 static const struct xpu_op *find_op_path(const struct xpu_plan *p, const char *path) {
         for (size_t i = 0; i < p->n_ops; i++)
                 if (strcmp(p->ops[i].path, path) == 0)
@@ -55,17 +71,8 @@ static bool container_has_file(int container_fd, const char *path) {
  * is there, or when LINK is already a name in the directory (a soname link). */
 static int plan_library_links(struct xpu_plan *p) {
         for (size_t k = 0; k < p->profile->n_library_links; k++) {
-                const char *link = p->profile->library_links[2 * k], *lib = p->profile->library_links[2 * k + 1];
-                size_t len = strlen(lib);
-                const char *target = NULL;
-                for (size_t i = 0; i < p->files->n && !target; i++)
-                        if (!p->files->files[i].is_binary && strncmp(p->files->files[i].name, lib, len) == 0 &&
-                            p->files->files[i].name[len] == '.')
-                                target = p->files->files[i].name;
-                for (size_t i = 0; i < p->n_given && !target; i++)
-                        if (!p->given[i].is_binary && strncmp(p->given[i].name, lib, len) == 0 &&
-                            p->given[i].name[len] == '.')
-                                target = p->given[i].path;
+                const char *link = p->profile->library_links[2 * k];
+                const char *target = xpu_plan_library(p, p->profile->library_links[2 * k + 1]);
                 char path[PATH_MAX];
                 if (!target || path_join(path, sizeof path, p->library_dir, link) < 0)
                         continue;
@@ -302,16 +309,7 @@ int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv,
                             const struct xpu_profile *pr, const struct xpu_plan_options *o) {
         /* Only when the plan gives the workload the host's build of that library (compute for
          * libcuda): with no library directory, or without that library, there is no order to set. */
-        const size_t len = pr->forward_compat_library ? strlen(pr->forward_compat_library) : 0;
-        bool ours = false;
-        for (size_t i = 0; len && p->files && i < p->files->n && !ours; i++)
-                ours = !p->files->files[i].is_binary &&
-                       strncmp(p->files->files[i].name, pr->forward_compat_library, len) == 0 &&
-                       p->files->files[i].name[len] == '.';
-        for (size_t i = 0; len && i < p->n_given && !ours; i++)
-                ours = !p->given[i].is_binary && strncmp(p->given[i].name, pr->forward_compat_library, len) == 0 &&
-                       p->given[i].name[len] == '.';
-        if (!ours)
+        if (!pr->forward_compat_library || !xpu_plan_library(p, pr->forward_compat_library))
                 return 0;
         char version[64];
         int r = xpu_forward_compat_find(pr, o->container_fd, version, sizeof version);

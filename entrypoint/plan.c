@@ -413,10 +413,10 @@ static int plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, c
         const struct {
                 bool wanted;
                 const struct xpu_devnode *node;
-                const char *what, *file;
+                const char *what, *var;
         } caps[] = {
-                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "config" },
-                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "monitor" },
+                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "NVIDIA_MIG_CONFIG_DEVICES" },
+                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "NVIDIA_MIG_MONITOR_DEVICES" },
         };
         for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
                 if (!caps[i].wanted)
@@ -428,11 +428,11 @@ static int plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, c
                         continue;
                 }
                 if (!caps[i].node || !caps[i].node->path[0]) {
-                        xpu_format_error(err, err_size, "the MIG %s capability was asked for (NVIDIA_MIG_%s_DEVICES=all), "
+                        xpu_format_error(err, err_size, "the MIG %s capability was asked for (%s=all), "
                                          "but this host offers none (no usable /proc/driver/nvidia/capabilities/mig/%s: "
                                          "missing, or refused with a probe warning): it needs a MIG-capable GPU and "
                                          "driver; unset the variable",
-                                         caps[i].what, i == 0 ? "CONFIG" : "MONITOR", caps[i].file);
+                                         caps[i].what, caps[i].var, caps[i].what);
                         return -ENOENT;
                 }
                 if (add_node_check(p, caps[i].node, dev_fd) < 0 ||
@@ -468,12 +468,7 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
                         if (strcmp(cf->capability, p->capabilities[c]) != 0 || cf->n_names == 0 ||
                             strpbrk(cf->names[0], "*?["))
                                 continue;
-                        size_t len = strlen(cf->names[0]);
-                        bool found = false;
-                        for (size_t f = 0; f < p->files->n && !found; f++)
-                                found = strncmp(p->files->files[f].name, cf->names[0], len) == 0 &&
-                                        p->files->files[f].name[len] == '.';
-                        if (!found && warning(p, "%s (core library of capability %s) of version %s is not in driver "
+                        if (!xpu_plan_library(p, cf->names[0]) && warning(p, "%s (core library of capability %s) of version %s is not in driver "
                                                  "root %s; workloads that need it will fail",
                                               cf->names[0], cf->capability, p->driver_version, driver_root) < 0)
                                 return -ENOMEM;

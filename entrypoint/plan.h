@@ -167,6 +167,11 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
  * LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file to inject or a CDI file
  * to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory without a parent). */
 int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o);
+
+/* The library of base name BASE ("libcuda.so") the plan gives the workload: the name of the
+ * injected file ("libcuda.so.550.90.07") or, for one a CDI spec gave, its path in the container;
+ * NULL when neither (plan-libdir.c). */
+const char *xpu_plan_library(const struct xpu_plan *p, const char *base);
 bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
 
 /* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's

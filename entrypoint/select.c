@@ -664,10 +664,10 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
 
         /* The toolkit takes "all" only for these (its docs: "Possible values: all"). */
         const struct {
-                const char *name, *value;
+                const char *name, *what, *value;
                 bool *out;
-        } mig_caps[] = { { "NVIDIA_MIG_CONFIG_DEVICES", env->mig_config, &s->mig_config },
-                         { "NVIDIA_MIG_MONITOR_DEVICES", env->mig_monitor, &s->mig_monitor } };
+        } mig_caps[] = { { "NVIDIA_MIG_CONFIG_DEVICES", "config", env->mig_config, &s->mig_config },
+                         { "NVIDIA_MIG_MONITOR_DEVICES", "monitor", env->mig_monitor, &s->mig_monitor } };
         for (size_t i = 0; i < ELEMENTSOF(mig_caps); i++) {
                 const char *v = mig_caps[i].value;
                 if (!v || !*v)
@@ -675,7 +675,7 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                 if (strcmp(v, "all") != 0) {
                         xpu_format_error(err, err_size, "%s=\"%.64s\": only \"all\" is supported (the host-wide MIG "
                                          "%s capability, as the NVIDIA Container Toolkit has it); unset it to leave "
-                                         "it out", mig_caps[i].name, v, i == 0 ? "config" : "monitor");
+                                         "it out", mig_caps[i].name, v, mig_caps[i].what);
                         return -EINVAL;
                 }
                 *mig_caps[i].out = true;

@@ -192,12 +192,12 @@ static int resolved_path(int root_fd, const char *path, char out[PATH_MAX]) {
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
         if (fd < 0)
                 return fd;
-        char link[64];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, out, PATH_MAX - 1);
-        if (n <= 0 || out[0] != '/')
-                return n < 0 ? negative_errno() : -EIO;
-        out[n] = '\0';
+        int r = xpu_fd_path(fd, out, PATH_MAX);
+        if (r < 0)
+                return r;
+        if (out[0] != '/')
+                return -EIO;
+        size_t n = strlen(out);
         static const char deleted[] = " (deleted)";
         return (size_t)n > sizeof deleted && strcmp(out + n - (sizeof deleted - 1), deleted) == 0 ? -ENOENT : 0;
 }
@@ -275,6 +275,25 @@ static int warn(char ***warnings, const char *fmt, ...) {
 
 /* ---- a vendor's shared edits ----------------------------------------------------------------------- */
 
+/* FILES (found in the driver root) mounted read-only below XPU_CDI_DRIVER_ROOT: libraries in
+ * LIBDIR, programs in /usr/bin, each by the path of the file itself (resolved_path). *N_LIBS
+ * (may be NULL) counts the libraries. Returns 0 or -ENOMEM. */
+static int mount_driver_files(cJSON *e, const struct xpu_cdi_roots *roots, const struct xpu_driver_files *files,
+                              const char *libdir, size_t *n_libs) {
+        for (size_t i = 0; i < files->n; i++) {
+                const struct xpu_driver_file *f = &files->files[i];
+                char lp[PATH_MAX], cp[PATH_MAX];
+                if (resolved_path(roots->driver_fd, f->path, lp) < 0)
+                        continue;
+                snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : libdir, f->name);
+                if (mount_add(e, host_view(roots, lp), cp, false) < 0)
+                        return -ENOMEM;
+                if (n_libs)
+                        *n_libs += !f->is_binary;
+        }
+        return 0;
+}
+
 /* The files PATTERNS find in the driver root (xpu_host_files_find), each mounted at the same path
  * below XPU_CDI_DRIVER_ROOT. Returns 0, -ENOMEM (-EINVAL: a bad pattern in the list). */
 static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const char *const *patterns,
@@ -350,40 +369,23 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 return -EIO;
         }
         size_t n_libs = 0;
-        for (size_t i = 0; i < files->n; i++) {
-                const struct xpu_driver_file *f = &files->files[i];
-                char lp[PATH_MAX], cp[PATH_MAX];
-                if (resolved_path(roots->driver_fd, f->path, lp) < 0)
-                        continue;
-                snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : "/usr/lib64", f->name);
-                if (mount_add(e, host_view(roots, lp), cp, false) < 0) {
-                        xpu_driver_files_free(files);
-                        goto oom;
-                }
-                n_libs += !f->is_binary;
-        }
+        r = mount_driver_files(e, roots, files, "/usr/lib64", &n_libs);
         xpu_driver_files_free(files);
+        if (r < 0)
+                goto oom;
         /* the 32-bit copies (compat32), where xpuinit's 32-bit search looks */
         struct xpu_driver_files *files32 = NULL;
         if ((r = xpu_driver_files_find32(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &files32)) < 0) {
                 cJSON_Delete(e);
                 return r;
         }
-        if (files32->refused && warn(warnings, "%s: the 32-bit libraries are left out: %s", name, files32->refused) < 0) {
-                xpu_driver_files_free(files32);
-                goto oom;
-        }
-        for (size_t i = 0; !files32->refused && i < files32->n; i++) {
-                char lp[PATH_MAX], cp[PATH_MAX];
-                if (resolved_path(roots->driver_fd, files32->files[i].path, lp) < 0)
-                        continue;
-                snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "/usr/lib32/%s", files32->files[i].name);
-                if (mount_add(e, host_view(roots, lp), cp, false) < 0) {
-                        xpu_driver_files_free(files32);
-                        goto oom;
-                }
-        }
+        if (files32->refused)
+                r = warn(warnings, "%s: the 32-bit libraries are left out: %s", name, files32->refused);
+        else
+                r = mount_driver_files(e, roots, files32, "/usr/lib32", NULL);
         xpu_driver_files_free(files32);
+        if (r < 0)
+                goto oom;
         if (cv->files && (r = host_files_add(e, roots, cv->files, vi->driver_version)) < 0) {
                 cJSON_Delete(e);
                 return r;

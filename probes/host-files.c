@@ -104,32 +104,17 @@ static int skip(struct finder *fi, const char *path, const char *why) {
         return r;
 }
 
-/* PATH resolved inside ROOT_FD with every link followed, as a path inside the root: the kernel's
- * own resolution (openat2 RESOLVE_IN_ROOT), read back from /proc/self/fd, minus the root's own
- * path. A link target made from it names the file that was checked, whatever absolute links the
- * path crossed (resolved against the container's root instead, those would name the image's
- * files). Returns 0, -errno, -EXDEV when the file is not below the root's path. */
+/* PATH resolved inside ROOT_FD with every link followed, as a path inside the root (the kernel's
+ * own resolution, xpu_fd_path_in_root): a link target made from it names the file that was
+ * checked, whatever absolute links the path crossed (resolved against the container's root
+ * instead, those would name the image's files). Returns 0, -errno, -EXDEV. */
 static int full_path_in_root(int root_fd, const char *path, char out[PATH_MAX], struct stat *st) {
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
         if (fd < 0)
                 return fd;
         if (fstat(fd, st) < 0)
                 return negative_errno();
-        char link[64], root[PATH_MAX], file[PATH_MAX];
-        ssize_t nr, nf;
-        snprintf(link, sizeof link, "/proc/self/fd/%d", root_fd);
-        if ((nr = readlink(link, root, sizeof root - 1)) <= 0)
-                return nr < 0 ? negative_errno() : -EIO;
-        root[nr] = '\0';
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        if ((nf = readlink(link, file, sizeof file - 1)) <= 0)
-                return nf < 0 ? negative_errno() : -EIO;
-        file[nf] = '\0';
-        if (strcmp(root, "/") == 0)
-                return xpu_strlcpy(out, file, PATH_MAX);
-        if (strncmp(file, root, (size_t)nr) != 0 || file[nr] != '/')
-                return -EXDEV;
-        return xpu_strlcpy(out, file + nr, PATH_MAX);
+        return xpu_fd_path_in_root(root_fd, fd, out, PATH_MAX);
 }
 
 /* Take PATH (found by CAPABILITY) when it resolves inside the root to a kind we place. */
@@ -184,6 +169,8 @@ static int take(struct finder *fi, const char *path, const char *capability) {
         memcpy(hf->resolved, resolved, strlen(resolved) + 1);
         xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
         hf->kind = kind;
+        hf->dev = st.st_dev;
+        hf->ino = st.st_ino;
         return 0;
 }
 

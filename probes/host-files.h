@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "libs.h"
 
@@ -27,6 +28,8 @@ struct xpu_host_file {
                                   * there (the bind source and the link target) */
         char capability[32];     /* capability whose pattern found it */
         enum xpu_host_file_kind kind;
+        dev_t dev;               /* the file's st_dev and st_ino, when it was found */
+        ino_t ino;
 };
 
 struct xpu_host_files {

@@ -44,20 +44,6 @@ static void append(char *buf, size_t size, const char *sep, const char *s) {
         snprintf(buf + len, size - len, "%s%s", len > 0 ? sep : "", s);
 }
 
-/* readlink() of the magic link /proc/self/fd/FD: the path of what FD refers to, in the
- * process's own view of the file system. */
-static int fd_path(int fd, char *buf, size_t size) {
-        char link[64];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, buf, size);
-        if (n < 0)
-                return negative_errno();
-        if ((size_t)n >= size)
-                return -ENAMETOOLONG;
-        buf[n] = '\0';
-        return 0;
-}
-
 static const char *basename_of(const char *path) {
         const char *slash = strrchr(path, '/');
         return slash ? slash + 1 : path;
@@ -191,14 +177,11 @@ static int fd_with_fresh_name(int fd, char *name, size_t size) {
 /* The path inside the root of the file FD refers to: FD's host path with ROOT_FD's host path
  * taken off the front. Falls back to CANDIDATE's directory joined with the file's name. */
 static int path_in_root(int root_fd, int fd, const char *candidate, char *buf, size_t size) {
-        char root[PATH_MAX], file[PATH_MAX];
-        if (fd_path(fd, file, sizeof file) < 0)
+        char file[PATH_MAX];
+        if (xpu_fd_path_in_root(root_fd, fd, buf, size) == 0)
+                return 0;
+        if (xpu_fd_path(fd, file, sizeof file) < 0)
                 return xpu_strlcpy(buf, candidate, size);
-        if (fd_path(root_fd, root, sizeof root) == 0) {
-                size_t rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
-                if (strncmp(file, root, rlen) == 0 && file[rlen] == '/')
-                        return xpu_strlcpy(buf, file + rlen, size);
-        }
         const char *slash = strrchr(candidate, '/');
         int dlen = slash ? (int)(slash - candidate) : 0;
         int n = snprintf(buf, size, "%.*s/%s", dlen, candidate, basename_of(file));
@@ -346,7 +329,7 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
                         append(searched, sizeof searched, ", ", xpu_library_dirs[i]);
                 for (size_t i = 0; extra_dirs && extra_dirs[i]; i++)
                         append(searched, sizeof searched, ", ", extra_dirs[i]);
-                if (fd_path(driver_root_fd, root, sizeof root) < 0)
+                if (xpu_fd_path(driver_root_fd, root, sizeof root) < 0)
                         xpu_strlcpy(root, "the driver root", sizeof root);
                 return set_err(-ENOENT, err, err_size, "not available: %s not found in %s: %s%s%s", names, root,
                                searched, rf.text[0] ? "; found but not usable: " : "", rf.text);

@@ -304,6 +304,31 @@ int xpu_open_parent_in_root(int root_fd, const char *path, int flags, char *name
         return dir ? xpu_open_in_root(root_fd, dir, flags | O_DIRECTORY, 0) : r;
 }
 
+int xpu_fd_path(int fd, char *buf, size_t size) {
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, buf, size);
+        if (n < 0)
+                return negative_errno();
+        if ((size_t)n >= size)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        return 0;
+}
+
+int xpu_fd_path_in_root(int root_fd, int fd, char *buf, size_t size) {
+        char root[PATH_MAX], file[PATH_MAX];
+        int r = xpu_fd_path(fd, file, sizeof file);
+        if (r == 0)
+                r = xpu_fd_path(root_fd, root, sizeof root);
+        if (r < 0)
+                return r;
+        size_t rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
+        if (strncmp(file, root, rlen) != 0 || file[rlen] != '/')
+                return -EXDEV;
+        return xpu_strlcpy(buf, file + rlen, size);
+}
+
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size) {
         char name[NAME_MAX + 1];
         _cleanup_close_ int dfd = xpu_open_parent_in_root(root_fd, path, O_PATH, name, sizeof name);

@@ -96,6 +96,17 @@ const char *xpu_path_split_parent(const char *path, char *buf, size_t size, char
  * Returns the length or -errno (-EINVAL when PATH is not a symlink, -ENAMETOOLONG). */
 ssize_t xpu_readlink_in_root(int root_fd, const char *path, char *buf, size_t size);
 
+/* The path of what FD refers to in this process's view of the file system: readlink() of the
+ * magic link /proc/self/fd/FD into BUF (SIZE bytes, NUL-terminated). Returns 0, -ENAMETOOLONG,
+ * -errno. */
+int xpu_fd_path(int fd, char *buf, size_t size);
+
+/* The path inside the root ROOT_FD of what FD refers to: FD's path (xpu_fd_path) with ROOT_FD's
+ * taken off the front (all of it when ROOT_FD is "/"). So every link the kernel followed to open
+ * FD, absolute ones included, is resolved. Returns 0, -EXDEV when FD is not below ROOT_FD's path,
+ * -ENAMETOOLONG, -errno. */
+int xpu_fd_path_in_root(int root_fd, int fd, char *buf, size_t size);
+
 /* ---- write targets: RESOLVE_BENEATH semantics, refusals explained ------------------------- */
 
 /* Why a write target was refused (docs/safe-paths.md). Reads keep RESOLVE_IN_ROOT (a driver root

@@ -353,15 +353,18 @@ START_TEST(test_cache) {
 }
 END_TEST
 
-/* Set the mtime of ROOT/REL to an hour ago: a tree at rest, whose kept files the cache then
- * trusts until the directory changes. */
-static void age_dir(const char *root, const char *rel) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", root, rel);
+/* Set the mtime of card 0's directory, its hwmon and ras/ under ROOT to an hour ago: a tree at
+ * rest, whose kept files the cache then trusts until a directory changes. */
+static void age_card_dirs(const char *root) {
+        static const char *const dirs[] = { C0, C0 "hwmon/hwmon3", C0 "ras" };
         struct timespec now;
         ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &now), 0);
         struct timespec times[2] = { { .tv_sec = now.tv_sec - 3600 }, { .tv_sec = now.tv_sec - 3600 } };
-        ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char path[PATH_MAX];
+                snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+                ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+        }
 }
 
 static void replace_file(const char *root, const char *rel, const char *text) {
@@ -390,9 +393,7 @@ START_TEST(test_cache_at_rest) {
         ck_assert_ptr_nonnull(cache);
         struct xpu_readings r;
         char err[256];
-        static const char *const dirs[] = { C0, C0 "hwmon/hwmon3", C0 "ras" };
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                age_dir(root, dirs[i]);
+        age_card_dirs(root);
         for (int k = 0; k < 3; k++) {
                 ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
                 ck_assert_double_eq(r.utilization_ratio, 0.37);
@@ -401,15 +402,13 @@ START_TEST(test_cache_at_rest) {
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
         ck_assert_double_eq(r.utilization_ratio, 0.12);
 
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                age_dir(root, dirs[i]);
+        age_card_dirs(root);
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
         replace_file(root, C0 "hwmon/hwmon3/power1_cap", "250000000\n");
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
         ck_assert_double_eq(r.power_limit_watts, 250);
 
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                age_dir(root, dirs[i]);
+        age_card_dirs(root);
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
         replace_file(root, C0 "ras/umc_err_count", "ue: 4\nce: 9\n");
         ck_assert_int_eq(xpu_amd_readings_read_cached(&roots, &d, cache, inv, &r, err, sizeof err), 0);
