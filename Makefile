@@ -64,7 +64,7 @@ ALL_CFLAGS = $(CFLAGS_COMMON) $(CJSON_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS_COMMON) $(LDFLAGS)
 
 # ---- probes/: libxpuprobe.a, linked by both programs --------------------------------------
-PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/devcode/*.c probes/*.c))
+PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/sandbox/*.c probes/devcode/*.c probes/nvidia/*.c probes/amd/*.c probes/intel/*.c probes/*.c))
 PROBE_OBJS := $(PROBE_SRCS:%.c=$(BUILD)/%.o)
 LIBPROBE := $(BUILD)/libxpuprobe.a
 
@@ -127,12 +127,12 @@ $(PROFILES_OBJ): $(PROFILES_GEN)
 # writes the BPF as static data, which seccomp.o includes (-DXPU_SECCOMP_BUILTIN).
 SECCOMP_CGEN := $(BUILD)/gen/seccomp-cgen
 SECCOMP_GEN := $(BUILD)/gen/builtin-seccomp.inc
-$(BUILD)/gen/seccomp-compile.o: probes/base/seccomp.c
+$(BUILD)/gen/seccomp-compile.o: probes/sandbox/seccomp.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (no built-in filters)"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-SECCOMP_CGEN_OBJS := $(BUILD)/gen/seccomp-compile.o $(filter-out $(BUILD)/probes/base/seccomp.o,$(PROBE_OBJS))
+SECCOMP_CGEN_OBJS := $(BUILD)/gen/seccomp-compile.o $(filter-out $(BUILD)/probes/sandbox/seccomp.o,$(PROBE_OBJS))
 $(SECCOMP_CGEN): packaging/seccomp-cgen.c $(SECCOMP_CGEN_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SECCOMP_CGEN_OBJS) $(CJSON_LIBS) $(SECURITY_LIBS)
@@ -141,7 +141,7 @@ $(SECCOMP_GEN): $(SECCOMP_CGEN)
 	@echo "  GEN     $@"
 	$(Q)$(SECCOMP_CGEN) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/probes/base/seccomp.o: probes/base/seccomp.c $(SECCOMP_GEN)
+$(BUILD)/probes/sandbox/seccomp.o: probes/sandbox/seccomp.c $(SECCOMP_GEN)
 	@echo "  CC      $< (built-in filters)"
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(BUILD)/gen -DXPU_SECCOMP_BUILTIN -c -o $@ $<
 

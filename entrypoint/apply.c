@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "base/privilege.h"
-#include "base/seccomp.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "plan.h"
 
 #ifndef MOUNT_ATTR_RDONLY

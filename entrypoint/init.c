@@ -32,7 +32,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
-#include "base/privilege.h"
+#include "sandbox/privilege.h"
 #include "base/signals.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"

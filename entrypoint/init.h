@@ -13,7 +13,7 @@ struct xpu_supervise_options {
          * Returns 0 or -errno; a failure makes the child exit 125 after printing the error. */
         int (*child_setup)(void *userdata);
         void *userdata;
-        /* Applied right before execve, after CHILD_SETUP (probes/base/privilege.h; prepared by
+        /* Applied right before execve, after CHILD_SETUP (probes/sandbox/privilege.h; prepared by
          * the caller: xpu_privilege_prepare). NULL: the workload keeps xpuinit's privilege.
          * Its fd and parent-death fields are set here: every fd above 2 is closed except the
          * socket-activation fds (LISTEN_FDS) and the report pipe. A failure makes the child exit

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "base/privilege.h"
-#include "base/seccomp.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "base/signals.h"
 #include "base/strv.h"
 #include "audit.h"
@@ -154,8 +154,8 @@ static int context_probe(struct context *c) {
 static void log_rich(const struct context *c, uint32_t sources, size_t before) {
         for (size_t i = before; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
-        for (size_t i = 0; xpu_rich_backends[i]; i++) {
-                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+        const struct xpu_rich_ops *ops;
+        for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++) {
                 const struct xpu_rich_report *rep = &c->reports[ops->source];
                 if (!(sources & XPU_SOURCE_BIT(ops->source)))
                         continue;
@@ -399,7 +399,7 @@ static int reopen_roots(struct context *c) {
  *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups, privileges.c)
  *      without --user; with --user they are the workload's only supplementary groups (step 3c);
  *   3. in the workload's process, right before execve (init.c launch_exec calls
- *      xpu_privilege_apply, probes/base/privilege.c, one function with a comment per step):
+ *      xpu_privilege_apply, probes/sandbox/privilege.c, one function with a comment per step):
  *      a. bounding set (supervised: narrowed here once, and inherited), b. PR_SET_KEEPCAPS,
  *      c. setgroups, d. setresgid, e. setresuid, f. capset (permitted/effective/inheritable),
  *      g. ambient set, h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter
@@ -586,9 +586,10 @@ static int cmd_probe(struct context *c) {
                 return EXIT_SETUP;
         uint32_t rich = opt.sources & XPU_SOURCES_RICH;
         if (!(opt.sources & XPU_SOURCES_FAST) && rich && !(rich & (rich - 1))) {
-                for (size_t i = 0; xpu_rich_backends[i]; i++)
-                        if (rich == XPU_SOURCE_BIT(xpu_rich_backends[i]->source))
-                                return probe_one_source(c, xpu_rich_backends[i]);
+                const struct xpu_rich_ops *ops;
+                for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++)
+                        if (rich == XPU_SOURCE_BIT(ops->source))
+                                return probe_one_source(c, ops);
         }
         if (context_rich(c, rich, 0) < 0)
                 return EXIT_SETUP;

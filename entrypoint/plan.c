@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 
 #include "base/log.h"
-#include "base/privilege.h"
-#include "base/seccomp.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "base/strv.h"
 
 #define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"

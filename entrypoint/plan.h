@@ -232,7 +232,7 @@ int xpu_loader_env_check(char *const *envp, char *err, size_t err_size);
  * Returns 0 when the namespaces differ, -1 with ERR set otherwise. */
 int xpu_inject_mount_ns_check(char *err, size_t err_size);
 
-struct xpu_seccomp_program; /* probes/base/seccomp.h */
+struct xpu_seccomp_program; /* probes/sandbox/seccomp.h */
 /* After the privilege planning (P->cap_explicit, P->cap_keep) and the filter's build: add one
  * warning to P for each capability of an explicit keep_capabilities list whose main system calls
  * FILTER denies (xpu_capability_denied_calls: CAP_SYS_ADMIN and mount/unshare/setns,

@@ -14,7 +14,7 @@
 
 #include "base/log.h"
 #include "base/macro.h"
-#include "base/privilege.h"
+#include "sandbox/privilege.h"
 
 int xpu_plan_privilege(const struct xpu_profile *pr, bool user_set, uid_t uid, gid_t gid, struct xpu_plan *p) {
         p->user_set = user_set;

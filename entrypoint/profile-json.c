@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "base/fileio.h"
-#include "base/privilege.h"
+#include "sandbox/privilege.h"
 #include "host-files.h"
 
 void xpu_pj_strv_free(char **v, size_t n) {
@@ -205,7 +205,7 @@ const char *xpu_pj_v_envname(const char *s) {
 }
 
 /* A capability name as linux/capability.h spells it, CAP_ prefix required, any case
- * (xpu_capability_from_name() keeps the one table of names, probes/base/privilege.c). */
+ * (xpu_capability_from_name() keeps the one table of names, probes/sandbox/privilege.c). */
 const char *xpu_pj_v_linux_cap(const char *s) {
         if (strncasecmp(s, "CAP_", 4) == 0 && xpu_capability_from_name(s) >= 0)
                 return NULL;

@@ -18,7 +18,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
-#include "base/privilege.h"
+#include "sandbox/privilege.h"
 #include "host-files.h"
 #include "profile.h"
 #include "profile-json.h"

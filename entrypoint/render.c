@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/privilege.h"
+#include "sandbox/privilege.h"
 #include "base/strv.h"
 #include "inventory-json.h"
 
@@ -138,8 +138,8 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
         }
         if (inv->n_devices == 0)
                 fputs("no accelerators found\n", f);
-        for (size_t i = 0; reports && xpu_rich_backends[i]; i++) {
-                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+        const struct xpu_rich_ops *ops;
+        for (size_t i = 0; reports && (ops = xpu_rich_backend_at(i)); i++) {
                 const struct xpu_rich_report *r = &reports[ops->source];
                 if (!(sources & (1u << ops->source)))
                         continue;

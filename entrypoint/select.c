@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Device selection: XPU_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES
- * with the vendor tools' meanings, and the vendors' CDI marks (select.h). Sources for the vendor rules:
- * the NVIDIA Container Toolkit's docs/ and internal/config/image/ (NVIDIA_VISIBLE_DEVICES) and
- * ROCm/container-toolkit's internal/oci/oci.go (amd-container-runtime, AMD_VISIBLE_DEVICES).
+/* Device selection: XPU_VISIBLE_DEVICES, else each vendor's own variable with the vendor tools'
+ * meanings, and the vendors' CDI marks (select.h). The vendor rules and their sources are in each
+ * vendor's descriptor (xpu_vendor_ops.visibility, probes/<vendor>/).
  *
  * Selection narrows what the container runtime gave: "all" and the default take only devices
  * whose nodes are present (xpu_device_available()); an explicit entry that names a device the
@@ -39,29 +38,32 @@ static const struct var_rules xpu_rules = {
         .unique_id = true,
 };
 
-/* The vendor's own variable, used when XPU_VISIBLE_DEVICES is unset. */
-static const struct var_rules vendor_rules[_XPU_VENDOR_MAX] = {
-        [XPU_VENDOR_NVIDIA] = { .name = "NVIDIA_VISIBLE_DEVICES", .vendor = XPU_VENDOR_NVIDIA },
-        [XPU_VENDOR_AMD] = { .name = "AMD_VISIBLE_DEVICES",
-                             .vendor = XPU_VENDOR_AMD,
-                             .ranges = true,
-                             .unique_id = true },
-};
+/* The vendor's own variable, used when XPU_VISIBLE_DEVICES is unset: its rules are the vendor's
+ * (xpu_vendor_ops.visibility). */
+static struct var_rules vendor_rules(enum xpu_vendor v) {
+        const struct xpu_vendor_visibility *vis = &xpu_vendors[v]->visibility;
+        return (struct var_rules){
+                .name = vis->variable, .vendor = (int)v, .ranges = vis->ranges, .unique_id = vis->unique_id
+        };
+}
 
 /* Fully qualified CDI device names ("nvidia.com/gpu=0": kind, '=', device name) that a list entry
  * may be, the form the NVIDIA Container Toolkit's CDI mode and the DRA drivers pass in
  * NVIDIA_VISIBLE_DEVICES. The device name is read as that spec generator names devices: its vendor
  * index, UUID or PCI bus id (nvidia-ctk, amd-ctk), or xpuinit's index for xpuinit's own kind
- * (`xpuinit cdi generate`), and "all". Each variable takes the kinds of its vendor only. */
-static const struct {
+ * (`xpuinit cdi generate`), and "all". Each variable takes the kinds of its vendor only. Kind K
+ * is xpuinit's for K = _XPU_VENDOR_MAX, else vendor K's (xpu_vendor_visibility.cdi_kind). */
+struct cdi_kind {
         const char *kind;
         int vendor;        /* -1: every vendor */
         bool global_index; /* the name's number is an xpuinit index */
-} cdi_kinds[] = {
-        { "xpuinit.dev/gpu", -1, true },
-        { "nvidia.com/gpu", XPU_VENDOR_NVIDIA, false },
-        { "amd.com/gpu", XPU_VENDOR_AMD, false },
 };
+
+static struct cdi_kind cdi_kind_at(size_t k) {
+        if (k >= _XPU_VENDOR_MAX)
+                return (struct cdi_kind){ "xpuinit.dev/gpu", -1, true };
+        return (struct cdi_kind){ xpu_vendors[k]->visibility.cdi_kind, (int)k, false };
+}
 
 /* Whole-value keywords (case-insensitive). "" is VOID as well. */
 static const struct {
@@ -483,24 +485,27 @@ static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules 
                      size_t err_size) {
         const char *eq = strchr(e, '=');
         size_t klen = (size_t)(eq - e);
-        for (size_t k = 0; k < ELEMENTSOF(cdi_kinds); k++) {
-                if (strlen(cdi_kinds[k].kind) != klen || strncmp(e, cdi_kinds[k].kind, klen) != 0)
+        for (size_t k = 0; k <= _XPU_VENDOR_MAX; k++) {
+                struct cdi_kind ck = cdi_kind_at(k == 0 ? _XPU_VENDOR_MAX : k - 1); /* xpuinit's first */
+                if (!ck.kind || strlen(ck.kind) != klen || strncmp(e, ck.kind, klen) != 0)
                         continue;
-                if (r->vendor >= 0 && cdi_kinds[k].vendor != r->vendor)
+                if (r->vendor >= 0 && ck.vendor != r->vendor)
                         break;
                 *cr = (struct var_rules){ .name = r->name,
-                                          .vendor = cdi_kinds[k].vendor,
-                                          .global_index = cdi_kinds[k].global_index,
+                                          .vendor = ck.vendor,
+                                          .global_index = ck.global_index,
                                           .unique_id = r->unique_id };
                 *name = eq + 1;
                 return 0;
         }
-        char kinds[128] = "";
+        char kinds[160] = "";
         size_t used = 0;
-        for (size_t k = 0; k < ELEMENTSOF(cdi_kinds); k++)
-                if (r->vendor < 0 || cdi_kinds[k].vendor == r->vendor)
+        for (size_t k = 0; k <= _XPU_VENDOR_MAX; k++) {
+                struct cdi_kind ck = cdi_kind_at(k == 0 ? _XPU_VENDOR_MAX : k - 1);
+                if (ck.kind && (r->vendor < 0 || ck.vendor == r->vendor))
                         used += (size_t)snprintf(kinds + used, used < sizeof kinds ? sizeof kinds - used : 0, "%s%s=NAME",
-                                                 used ? ", " : "", cdi_kinds[k].kind);
+                                                 used ? ", " : "", ck.kind);
+        }
         return sel_fail(err, err_size, r, NULL,
                         "\"%s\": the CDI kind \"%.*s\" is not one %s takes (it takes %s, NAME an index, UUID, PCI "
                         "bus id, MIG device or all)",
@@ -695,11 +700,11 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                         s->request[v] = XPU_REQUEST_DEFAULT;
                         s->source[v] = "default";
                         if (env->visible[v]) {
-                                int r = parse_value(&vendor_rules[v], inv, env->visible[v], &s->request[v], &out,
-                                                    err, err_size);
+                                struct var_rules vr = vendor_rules((enum xpu_vendor)v);
+                                int r = parse_value(&vr, inv, env->visible[v], &s->request[v], &out, err, err_size);
                                 if (r < 0)
                                         return r;
-                                s->source[v] = vendor_rules[v].name;
+                                s->source[v] = vr.name;
                         }
                         /* The vendor's CDI spec said "void" (or nothing) to keep the toolkit's hook
                          * out; the devices themselves came with the spec. */
@@ -723,12 +728,11 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
 }
 
 int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
-                        const char *nvidia_visible, const char *amd_visible,
-                        struct xpu_selection **ret, char *err, size_t err_size) {
-        const struct xpu_selection_env env = {
-                .xpu_visible = xpu_visible,
-                .visible = { [XPU_VENDOR_NVIDIA] = nvidia_visible, [XPU_VENDOR_AMD] = amd_visible },
-        };
+                        const char *const visible[_XPU_VENDOR_MAX], struct xpu_selection **ret, char *err,
+                        size_t err_size) {
+        struct xpu_selection_env env = { .xpu_visible = xpu_visible };
+        for (int v = 0; visible && v < _XPU_VENDOR_MAX; v++)
+                env.visible[v] = visible[v];
         return xpu_selection_parse_env(inv, &env, ret, err, err_size);
 }
 

@@ -66,8 +66,9 @@ void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selectio
 
 struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
 
-/* Build the selection for INV from the values of XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and
- * AMD_VISIBLE_DEVICES (NULL = unset). XPU_VISIBLE_DEVICES, when set, decides for all vendors;
+/* Build the selection for INV from the values of XPU_VISIBLE_DEVICES and of each vendor's own
+ * variable (VISIBLE[vendor], xpu_vendor_visibility.variable: NVIDIA_VISIBLE_DEVICES,
+ * AMD_VISIBLE_DEVICES; VISIBLE NULL or an entry NULL = unset). XPU_VISIBLE_DEVICES, when set, decides for all vendors;
  * entries are xpuinit indices, UUIDs, PCI bus ids (any spelling), or "vendor:index".
  * NVIDIA_VISIBLE_DEVICES: all, none, void/empty, or a list of nvidia-smi indices, GPU-UUIDs and
  * PCI bus ids. Both take MIG devices as the NVIDIA Container Toolkit names them: "<gpu>:<mig>"
@@ -81,8 +82,8 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s);
  * naming the variable, the bad entry and the devices that exist, e.g.
  * "XPU_VISIBLE_DEVICES: no device \"7\"; devices: 0 (nvidia:0 GPU-... 0000:1a:00.0), ...". */
 int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible,
-                        const char *nvidia_visible, const char *amd_visible,
-                        struct xpu_selection **ret, char *err, size_t err_size);
+                        const char *const visible[_XPU_VENDOR_MAX], struct xpu_selection **ret, char *err,
+                        size_t err_size);
 
 /* xpu_selection_parse() with the CDI marks of ENV. For a vendor whose mark is set, its variable
  * unset, "void" or empty (what NVIDIA's CDI specs set: NVIDIA_VISIBLE_DEVICES=void, to keep the

@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "base/isolate.h"
+#include "sandbox/isolate.h"
 #include "base/log.h"
 #include "base/signals.h"
 #include "apply-undo.h"

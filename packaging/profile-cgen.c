@@ -5,6 +5,7 @@
  * for its built-ins (nothing on the start-up path a GPU-less host does not need).
  *   profile-cgen FILE.json... > builtin-profiles.c */
 #include <errno.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,13 @@ static const char *const command_modes[] = {
         [XPU_COMMAND_PREFIX] = "XPU_COMMAND_PREFIX",
 };
 
-static const char *const vendors[] = {
-        [XPU_VENDOR_NVIDIA] = "XPU_VENDOR_NVIDIA",
-        [XPU_VENDOR_AMD] = "XPU_VENDOR_AMD",
-};
+/* "XPU_VENDOR_NVIDIA": the enum constant of V, spelled from the vendor's name. */
+static void print_vendor(enum xpu_vendor v) {
+        printf("        .vendor = XPU_VENDOR_");
+        for (const char *c = xpu_vendor_to_string(v); *c; c++)
+                putchar(toupper((unsigned char)*c));
+        printf(",\n");
+}
 
 /* A writable static string: (char[]){"..."}; NULL stays NULL. Octal escapes for anything but
  * plain printable ASCII, so no hex escape can swallow a following digit. */
@@ -146,7 +150,7 @@ int main(int argc, char **argv) {
                 printf(",\n        .builtin = true,\n        .priority = %d,\n        .match_any = %s,\n", p->priority,
                        p->match_any ? "true" : "false");
                 if (!p->match_any)
-                        printf("        .vendor = %s,\n", vendors[p->vendor]);
+                        print_vendor(p->vendor);
                 printf("        .min_devices = %u,\n        .require = ", p->min_devices);
                 str(p->require);
                 fputs(",\n        .capabilities = ", stdout);

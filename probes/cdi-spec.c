@@ -22,62 +22,6 @@
 #include "host-files.h"
 #include "libs.h"
 
-/* What a vendor's GPUs need besides their nodes. */
-struct cdi_vendor {
-        /* The user-mode driver files that must match the host's kernel module: globs of
-         * "<base>.so" matched against "<base>.so.<driver version>" (libs.h), and programs. NULL:
-         * the vendor's user space lives in the image (ROCm). */
-        const char *const *libraries;
-        const char *const *programs;
-        /* Files found by their path (host-files.h patterns), mounted at the same path below the
-         * driver root, where xpuinit in the image places them. */
-        const char *const *files;
-        const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
-};
-
-static const char *const nvidia_libraries[] = {
-        /* The running driver's libraries: libcuda, libcudadebugger, every libnv* (libnvidia-ml,
-         * libnvidia-ptxjitcompiler, libnvcuvid, libnvoptix, ...) and the GL/EGL/Vulkan vendor
-         * libraries named *_nvidia (libGLX_nvidia, libEGL_nvidia, libvdpau_nvidia, ...). */
-        "libcuda.so", "libcudadebugger.so", "libnv*.so", "lib*_nvidia.so", NULL,
-};
-static const char *const nvidia_programs[] = {
-        "nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control", "nvidia-cuda-mps-server",
-        NULL,
-};
-static const char *const nvidia_files[] = {
-        /* what the nvidia-cuda profile's "files" name, for every capability at once */
-        "/lib/firmware/nvidia/${DRIVER_VERSION}/gsp*.bin",
-        "/run/nvidia-persistenced/socket",
-        "/run/nvidia-fabricmanager/socket",
-        "/tmp/nvidia-mps",
-        "/usr/share/glvnd/egl_vendor.d/10_nvidia.json",
-        "/etc/glvnd/egl_vendor.d/10_nvidia.json",
-        "/usr/share/egl/egl_external_platform.d/*nvidia*.json",
-        "/usr/share/vulkan/icd.d/nvidia_icd*.json",
-        "/etc/vulkan/icd.d/nvidia_icd*.json",
-        "/usr/share/vulkan/implicit_layer.d/nvidia_layers.json",
-        "/etc/vulkan/implicit_layer.d/nvidia_layers.json",
-        "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.${DRIVER_VERSION}",
-        "/usr/lib64/vdpau/libvdpau_nvidia.so.${DRIVER_VERSION}",
-        "/usr/lib/xorg/modules/drivers/nvidia_drv.so",
-        "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.${DRIVER_VERSION}",
-        "/usr/lib/nvidia/xorg/nvidia_drv.so",
-        "/usr/lib/nvidia/xorg/libglxserver_nvidia.so.${DRIVER_VERSION}",
-        NULL,
-};
-static const char *const nvidia_env[] = {
-        "XPUINIT_DRIVER_ROOT=" XPU_CDI_DRIVER_ROOT,
-        /* NVIDIA's runtime hook, where the engine has one, does nothing for "void". */
-        "NVIDIA_VISIBLE_DEVICES=void",
-        NULL,
-};
-
-static const struct cdi_vendor cdi_vendors[_XPU_VENDOR_MAX] = {
-        [XPU_VENDOR_NVIDIA] = { .libraries = nvidia_libraries, .programs = nvidia_programs, .files = nvidia_files,
-                                .env = nvidia_env },
-        [XPU_VENDOR_AMD] = { 0 },
-};
 
 static bool alnum(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -320,7 +264,8 @@ static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const cha
  * missing: the warning says which). Returns 0, -ENOMEM, -EIO (refused driver root, ERR). */
 static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
                         cJSON **ret, char ***warnings, char *err, size_t err_size) {
-        const struct cdi_vendor *cv = &cdi_vendors[v];
+        static const struct xpu_vendor_cdi none;
+        const struct xpu_vendor_cdi *cv = xpu_vendors[v]->cdi ? xpu_vendors[v]->cdi : &none;
         const struct xpu_vendor_info *vi = &inv->vendors[v];
         const char *name = xpu_vendor_to_string(v);
         *ret = NULL;

@@ -73,7 +73,11 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                 ok = add_num(o, "memory_total_bytes", (double)d->memory_total_bytes);
         if (ok && (d->have & XPU_HAVE_MEMORY_USED))
                 ok = add_num(o, "memory_used_bytes", (double)d->memory_used_bytes);
-        ok = ok && add_str(o, "driver_version", d->driver_version);
+        ok = ok && add_str(o, "driver_version", d->driver_version) && add_str(o, "kernel_driver", d->kernel_driver);
+        if (ok && d->integrated)
+                ok = cJSON_AddBoolToObject(o, "integrated", true) != NULL;
+        if (ok && (d->have & XPU_HAVE_TILES))
+                ok = add_num(o, "tile_count", d->tile_count);
         if (ok) {
                 cJSON *a = nodes_to_json(d->nodes, d->n_nodes);
                 ok = a && cJSON_AddItemToObject(o, "device_nodes", a);

@@ -14,17 +14,6 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-const struct xpu_probe_ops *const xpu_probe_backends[] = {
-        &xpu_probe_nvidia, /* NVIDIA first: its index order is PCI bus order */
-        &xpu_probe_amd,    /* then AMD in KFD node order */
-        NULL,
-};
-
-static const char *const vendor_names[_XPU_VENDOR_MAX] = {
-        [XPU_VENDOR_NVIDIA] = "nvidia",
-        [XPU_VENDOR_AMD] = "amd",
-};
-
 static const char *const source_names[_XPU_SOURCE_MAX] = {
         [XPU_SOURCE_PROCFS] = "procfs",
         [XPU_SOURCE_SYSFS] = "sysfs",
@@ -46,22 +35,16 @@ static const char *const field_names[_XPU_FIELD_MAX] = {
 };
 
 const char *xpu_vendor_to_string(enum xpu_vendor v) {
-        return (unsigned)v < _XPU_VENDOR_MAX ? vendor_names[v] : NULL;
+        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v]->name : NULL;
 }
 
-/* The vendors' own spelling of their names, for messages. */
-static const char *const vendor_display_names[_XPU_VENDOR_MAX] = {
-        [XPU_VENDOR_NVIDIA] = "NVIDIA",
-        [XPU_VENDOR_AMD] = "AMD",
-};
-
 const char *xpu_vendor_display_name(enum xpu_vendor v) {
-        return (unsigned)v < _XPU_VENDOR_MAX ? vendor_display_names[v] : NULL;
+        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v]->display_name : NULL;
 }
 
 int xpu_vendor_from_string(const char *s) {
         for (int v = 0; s && v < _XPU_VENDOR_MAX; v++)
-                if (strcasecmp(s, vendor_names[v]) == 0)
+                if (strcasecmp(s, xpu_vendors[v]->name) == 0)
                         return v;
         return -EINVAL;
 }
@@ -367,8 +350,8 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
         if (strcmp(roots->sys, "/") == 0 && uname(&u) == 0)
                 xpu_strlcpy(inv->kernel, u.release, sizeof inv->kernel);
 
-        for (size_t b = 0; xpu_probe_backends[b]; b++) {
-                int r = xpu_probe_backends[b]->probe(roots, inv);
+        for (size_t b = 0; b < _XPU_VENDOR_MAX; b++) {
+                int r = xpu_vendors[b]->probe(roots, inv);
                 if (r < 0) {
                         xpu_inventory_free(inv);
                         return r;

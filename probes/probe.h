@@ -19,12 +19,13 @@
 enum xpu_vendor {
         XPU_VENDOR_NVIDIA = 0,
         XPU_VENDOR_AMD,
+        XPU_VENDOR_INTEL,
         _XPU_VENDOR_MAX,
 };
 
-/* "nvidia", "amd"; NULL for an out-of-range value. */
+/* "nvidia", "amd", "intel" (xpu_vendor_ops.name); NULL for an out-of-range value. */
 const char *xpu_vendor_to_string(enum xpu_vendor v);
-/* "NVIDIA", "AMD": the name as the vendor spells it, for messages; NULL out of range. */
+/* "NVIDIA", "AMD", "Intel": the name as the vendor spells it, for messages; NULL out of range. */
 const char *xpu_vendor_display_name(enum xpu_vendor v);
 /* Inverse of xpu_vendor_to_string() (case-insensitive). Returns the vendor or -EINVAL. */
 int xpu_vendor_from_string(const char *s);
@@ -82,15 +83,16 @@ enum {
         XPU_HAVE_MINOR = 1u << 4,              /* minor (NVIDIA) */
         XPU_HAVE_IRQ = 1u << 5,                /* irq (NVIDIA) */
         XPU_HAVE_EXCLUDED = 1u << 6,           /* excluded (NVIDIA) */
-        XPU_HAVE_RENDER_MINOR = 1u << 7,       /* render_minor (AMD) */
+        XPU_HAVE_RENDER_MINOR = 1u << 7,       /* render_minor (AMD, Intel) */
         XPU_HAVE_KFD_GPU_ID = 1u << 8,         /* kfd_gpu_id (AMD) */
         XPU_HAVE_KFD_NODE = 1u << 9,           /* kfd_node (AMD) */
         XPU_HAVE_GFX_TARGET_VERSION = 1u << 10, /* gfx_target_version and gfx_target (AMD) */
         XPU_HAVE_SIMD_COUNT = 1u << 11,        /* simd_count, compute_units (AMD) */
         XPU_HAVE_PARTITION = 1u << 12,         /* partition (AMD) */
-        XPU_HAVE_CARD = 1u << 13,              /* card: N of /sys/class/drm/cardN (AMD) */
+        XPU_HAVE_CARD = 1u << 13,              /* card: N of /sys/class/drm/cardN (AMD, Intel) */
         XPU_HAVE_NUM_XCC = 1u << 14,           /* num_xcc (AMD) */
         XPU_HAVE_MIG_MODE = 1u << 15,          /* mig_enabled (NVIDIA: NVML, or procfs when instances exist) */
+        XPU_HAVE_TILES = 1u << 16,             /* tile_count (Intel) */
 };
 
 /* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
@@ -136,8 +138,10 @@ struct xpu_device {
         uint64_t memory_total_bytes;         /* bytes */
         uint64_t memory_used_bytes;          /* bytes */
         int32_t numa_node;                   /* -1 when the platform has no NUMA affinity */
-        uint16_t pci_vendor_id;              /* 0x10de, 0x1002 */
+        uint16_t pci_vendor_id;              /* 0x10de, 0x1002, 0x8086 */
         uint16_t pci_device_id;
+        char kernel_driver[16];              /* the kernel driver bound to it: "i915", "xe"; "" unknown */
+        bool integrated;                     /* part of the CPU package (Intel 0000:00:02.x); false unknown */
 
         struct xpu_devnode nodes[XPU_DEVICE_NODES_MAX]; /* per-device nodes (/dev/nvidiaN, renderD) */
         size_t n_nodes;
@@ -168,7 +172,11 @@ struct xpu_device {
         uint32_t partition;          /* partition number within its PCI device (location_id function bits) */
         char partition_mode[24];     /* "cpx_nps4": the card's current_compute_partition and
                                       * current_memory_partition (MI300 and later), lower-case; "" without */
-        uint32_t card;               /* N of /sys/class/drm/cardN */
+        uint32_t card;               /* N of /sys/class/drm/cardN (AMD, Intel) */
+
+        /* Intel (i915 and xe sysfs) */
+        uint32_t tile_count;         /* tiles (Level Zero sub-devices): xe device/tile*, i915 gt/gt* on
+                                      * multi-tile parts; 1 when the driver shows none */
 
         /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else
          * 1 + the enum xpu_source of the rich backend that filled it. */
@@ -219,21 +227,60 @@ int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const 
                    const char **ret_which);
 void xpu_roots_close(struct xpu_roots *r);
 
-/* A vendor backend. */
-struct xpu_probe_ops {
+struct xpu_rich_ops; /* rich.h */
+
+/* How a vendor's own visibility variable is read (entrypoint/select.c applies the rules) and the
+ * marks its CDI specs leave in a container. Plain data: the vendor's conventions, no code. */
+struct xpu_vendor_visibility {
+        const char *variable; /* "NVIDIA_VISIBLE_DEVICES"; read when XPU_VISIBLE_DEVICES is unset */
+        bool ranges;          /* entries may be ranges "0-3" (amd-container-runtime) */
+        bool unique_id;       /* "0x<hex>" names a device by xpu_device.unique_id (AMD KFD) */
+        const char *cdi_kind; /* the kind of the vendor's CDI specs: "nvidia.com/gpu" */
+        /* The variable a spec of the vendor's CDI generator sets beside the devices and driver
+         * files it gives (select.h), the value it must have (NULL: any non-empty one), and whether
+         * that value is where CDI mounted the driver libraries. NULL: the vendor sets none. */
+        const char *cdi_mark;
+        const char *cdi_mark_value;
+        bool cdi_mark_is_libdir;
+};
+
+/* What a vendor's GPUs need in a CDI spec besides their nodes (cdi-spec.h). */
+struct xpu_vendor_cdi {
+        /* The user-mode driver files that must match the host's kernel module: globs of
+         * "<base>.so" matched against "<base>.so.<driver version>" (libs.h), and programs. NULL:
+         * the vendor's user space lives in the image (ROCm, oneAPI). */
+        const char *const *libraries;
+        const char *const *programs;
+        /* Files found by their path (host-files.h patterns), mounted at the same path below the
+         * driver root, where xpuinit in the image places them. */
+        const char *const *files;
+        const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
+};
+
+/* One vendor: everything the vendor-neutral code needs to know about it, in one place
+ * (probes/<vendor>/). xpu_vendors[] is the only list of vendors in the program. */
+struct xpu_vendor_ops {
         enum xpu_vendor vendor;
-        const char *name;
+        const char *name;         /* "nvidia": JSON values, labels, "vendor:index" entries */
+        const char *display_name; /* "NVIDIA": the vendor's own spelling, for messages */
+        struct xpu_vendor_visibility visibility;
         /* Fast path: procfs, sysfs and dev only; no dynamic loading. Appends this vendor's devices
          * (vendor_index set, index left to the caller) and fills inv->vendors[vendor]. A bad or
          * unreadable file skips that device or field with one xpu_inventory_warn() naming the
          * file; probing goes on. Returns 0, or -ENOMEM. */
         int (*probe)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+        /* The rich-path backends (rich.h) that read this vendor's library, in merge order,
+         * NULL-terminated; NULL when the vendor has none. */
+        const struct xpu_rich_ops *const *rich;
+        const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
 };
 
-extern const struct xpu_probe_ops xpu_probe_nvidia;
-extern const struct xpu_probe_ops xpu_probe_amd;
-/* All backends in index order (NVIDIA, AMD), NULL-terminated. */
-extern const struct xpu_probe_ops *const xpu_probe_backends[];
+extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
+extern const struct xpu_vendor_ops xpu_vendor_amd;    /* probes/amd/amd.c */
+extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
+/* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and
+ * the order of xpuinit indices (probes/vendors.c). */
+extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
 
 /* Run every backend and number the devices. *RET is owned by the caller (xpu_inventory_free()).
  * Returns 0 or -ENOMEM; device-level problems become warnings, never errors. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Plausibility of live readings: what NVML and amdgpu sysfs hand over is checked before
  * it becomes a struct xpu_readings field, so a vendor's "not available" value or a physically
- * impossible one is never served as a reading. Used by probes/nvidia-readings.c and
- * probes/amd-readings.c (each drops the value and adds one inventory warning naming its source)
+ * impossible one is never served as a reading. Used by probes/nvidia/nvidia-readings.c and
+ * probes/amd/amd-readings.c (each drops the value and adds one inventory warning naming its source)
  * and by xpud's renderers for the inventory's memory figures. Pure: no I/O, no logging.
  *
  * Two checks, in this order:

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Live readings of one device, vendor-neutral, in base units (the quantities
  * dcgm-exporter and AMD's device-metrics-exporter report, in Prometheus base units): what xpud
- * samples every --interval and renders as JSON and Prometheus text. Producers: NVML (probes/nvidia-nvml*.c, through the isolated helper) and amdgpu
- * sysfs/hwmon (probes/amd-readings.c, read directly), and for every vendor the PCIe link from PCI
+ * samples every --interval and renders as JSON and Prometheus text. Producers: NVML (probes/nvidia/nvidia-nvml*.c, through the isolated helper) and amdgpu
+ * sysfs/hwmon (probes/amd/amd-readings.c, read directly), and for every vendor the PCIe link from PCI
  * sysfs (probes/pci-link.c). A reading a device does not report stays
  * absent (its bit in `have` clear): never a vendor sentinel, never a guess. */
 #pragma once

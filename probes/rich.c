@@ -8,21 +8,19 @@
 
 #include "base/macro.h"
 
-extern const struct xpu_rich_ops xpu_rich_nvml;
-extern const struct xpu_rich_ops xpu_rich_cuda;
-extern const struct xpu_rich_ops xpu_rich_rocm_smi;
-
-const struct xpu_rich_ops *const xpu_rich_backends[] = {
-        &xpu_rich_nvml,     /* NVML first: the fullest view of an NVIDIA GPU */
-        &xpu_rich_cuda,     /* then what an image's CUDA runtime will see */
-        &xpu_rich_rocm_smi, /* AMD */
-        NULL,
-};
+const struct xpu_rich_ops *xpu_rich_backend_at(size_t i) {
+        for (size_t v = 0; v < _XPU_VENDOR_MAX; v++)
+                for (size_t k = 0; xpu_vendors[v]->rich && xpu_vendors[v]->rich[k]; k++)
+                        if (i-- == 0)
+                                return xpu_vendors[v]->rich[k];
+        return NULL;
+}
 
 const struct xpu_rich_ops *xpu_rich_backend(enum xpu_source source) {
-        for (size_t i = 0; xpu_rich_backends[i]; i++)
-                if (xpu_rich_backends[i]->source == source)
-                        return xpu_rich_backends[i];
+        const struct xpu_rich_ops *ops;
+        for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++)
+                if (ops->source == source)
+                        return ops;
         return NULL;
 }
 
@@ -47,8 +45,8 @@ int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots,
 static int probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, bool alternatives,
                  unsigned timeout_ms, struct xpu_rich_report *reports, void **keep) {
         const char *answered[_XPU_VENDOR_MAX] = { NULL }; /* per vendor: the backend that answered */
-        for (size_t i = 0; xpu_rich_backends[i]; i++) {
-                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+        const struct xpu_rich_ops *ops;
+        for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++) {
                 if (!(sources & (1u << ops->source)))
                         continue;
                 struct xpu_rich_report rep = { .source = ops->source };
@@ -104,8 +102,8 @@ int xpu_rich_probe_first(const struct xpu_roots *roots, struct xpu_inventory *in
 cJSON *xpu_rich_reports_to_json(const struct xpu_rich_report *reports, uint32_t sources) {
         cJSON *root = cJSON_CreateObject();
         bool ok = root != NULL;
-        for (size_t i = 0; ok && xpu_rich_backends[i]; i++) {
-                const struct xpu_rich_ops *ops = xpu_rich_backends[i];
+        const struct xpu_rich_ops *ops;
+        for (size_t i = 0; ok && (ops = xpu_rich_backend_at(i)); i++) {
                 if (!(sources & (1u << ops->source)))
                         continue;
                 const struct xpu_rich_report *r = &reports[ops->source];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The rich path: what the vendors' own libraries (NVML, the CUDA driver API, ROCm SMI)
  * say about the devices the fast path found. Vendor-neutral: each library is one backend in
- * xpu_rich_backends[], implemented in probes/<vendor>-<library>.c; nothing here knows a vendor.
+ * its vendor's xpu_vendor_ops.rich (probe.h), implemented in probes/<vendor>/; nothing here knows a vendor.
  *
  * Flow: xpu_rich_probe() runs, for each backend whose vendor's kernel driver is loaded, its read()
  * (the library runs only inside an xpu_isolate_run() helper: unprivileged, clean environment,
@@ -55,9 +55,10 @@ struct xpu_rich_ops {
         void (*free)(void *result); /* NULL-safe */
 };
 
-/* Backends in merge order (NVML, CUDA driver API, ROCm SMI), NULL-terminated. A fact already set
- * by an earlier backend is kept; a later one that disagrees adds a warning. */
-extern const struct xpu_rich_ops *const xpu_rich_backends[];
+/* The I-th backend in merge order (each vendor's xpu_vendor_ops.rich, vendors in xpu_vendors[]
+ * order: NVML, CUDA driver API, ROCm SMI), NULL past the last. A fact already set by an earlier
+ * backend is kept; a later one that disagrees adds a warning. */
+const struct xpu_rich_ops *xpu_rich_backend_at(size_t i);
 
 /* The backend of SOURCE, or NULL (procfs and sysfs are the fast path, not rich backends). */
 const struct xpu_rich_ops *xpu_rich_backend(enum xpu_source source);
@@ -78,7 +79,7 @@ int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots,
                   unsigned timeout_ms, void **ret, struct xpu_rich_report *rep);
 
 /* Run the backends whose bit (1u << enum xpu_source) is in SOURCES against ROOTS and merge their
- * results into INV, in xpu_rich_backends[] order. Backends whose vendor's driver is not loaded are
+ * results into INV, in xpu_rich_backend_at() order. Backends whose vendor's driver is not loaded are
  * skipped. A backend's error becomes one inventory warning ("nvml: <message>; keeping the procfs
  * inventory") and a report; REPORTS (may be NULL) gets one entry per rich source, indexed by enum
  * xpu_source (entries of procfs and sysfs untouched). When KEEP (may be NULL) is given, each

@@ -5,7 +5,7 @@
  *
  *   amdsys-run.sh TREE -- rocmbench [-n ITERATIONS] [-w WARMUP] [-c COLD] [-d DEVICES] [-l LIBRARY]
  *
- * Per device, the calls that give what xpud reads from amdgpu sysfs (probes/amd-readings.h):
+ * Per device, the calls that give what xpud reads from amdgpu sysfs (probes/amd/amd-readings.h):
  * rsmi_dev_busy_percent_get, rsmi_dev_memory_busy_percent_get, rsmi_dev_memory_total_get and
  * rsmi_dev_memory_usage_get (VRAM), rsmi_dev_temp_metric_get (edge, junction, memory; current),
  * rsmi_dev_power_ave_get, rsmi_dev_power_cap_get, rsmi_dev_energy_count_get,

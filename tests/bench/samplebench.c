@@ -32,7 +32,7 @@
 
 #include "stats.h"
 
-#include "amd-readings.h"
+#include "amd/amd-readings.h"
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/seccomp.h"
+#include "sandbox/seccomp.h"
 
 #define VARIANTS_MAX 8
 

@@ -90,11 +90,11 @@ while read -r p; do
 done <"$T/tree"
 is "$missing" "" "every path docs/architecture.md's source tree names exists"
 unlisted=
-for d in probes/ probes/base/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
+for d in probes/ probes/base/ probes/sandbox/ probes/nvidia/ probes/amd/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
         grep -qx "$d" "$T/tree" || unlisted="$unlisted $d"
 done
 is "$unlisted" "" "docs/architecture.md's source tree lists every directory of the source"
-for f in "$SRC"/entrypoint/*.c "$SRC"/daemon/*.c "$SRC"/probes/*.c "$SRC"/probes/base/*.c "$SRC"/packaging/*.c; do
+for f in "$SRC"/entrypoint/*.c "$SRC"/daemon/*.c "$SRC"/probes/*.c "$SRC"/probes/*/*.c "$SRC"/packaging/*.c; do
         rel=${f#"$SRC"/}
         grep -qx "$rel" "$T/tree" || unlisted="$unlisted $rel"
 done

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the AMD sysfs text parsers (probes/amd.h) on one text, as the probe hands them a
+/* Fuzz target: the AMD sysfs text parsers (probes/amd/amd.h) on one text, as the probe hands them a
  * file read from /sys: xpu_amd_parse_properties() (KFD nodes/N/properties and mem_banks/M/
  * properties), then the decoders the probe applies to what it found (xpu_amd_gfx_target() on
  * gfx_target_version, xpu_amd_location_decode() on domain and location_id), and on the same text
  * xpu_amd_parse_dev() (kfd/dev "MAJ:MIN") and xpu_amd_parse_unique_id() (device/unique_id).
  * Corpus: tests/fuzz/corpus/amd-properties/. */
-#include "amd.h"
+#include "amd/amd.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

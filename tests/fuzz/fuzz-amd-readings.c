@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the parsers of the AMD live readings (probes/amd-readings.h) on one text, as the
+/* Fuzz target: the parsers of the AMD live readings (probes/amd/amd-readings.h) on one text, as the
  * sampler hands them a file read from amdgpu sysfs: xpu_amd_parse_dpm_current() (pp_dpm_sclk,
  * pp_dpm_mclk, pp_dpm_socclk) and xpu_amd_parse_ras_count() (ras/umc_err_count), with their
  * contracts checked: a current clock is a whole number of MHz below 10^9 MHz, outputs are written
  * only on success. Corpus: tests/fuzz/corpus/amd-readings/. */
 #include <errno.h>
 
-#include "amd-readings.h"
+#include "amd/amd-readings.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the parent's parser of the CUDA helper's reply (probes/nvidia-cuda.h,
+/* Fuzz target: the parent's parser of the CUDA helper's reply (probes/nvidia/nvidia-cuda.h,
  * xpu_cuda_parse_reply(), with and without an error buffer) and, for a reply it accepts, the
  * merge into a small fixed inventory (two NVIDIA GPUs by bus id, one in MIG mode) and the
  * backend's JSON view. Corpus: tests/fuzz/corpus/cuda-reply/. */
 #include <cJSON.h>
 
 #include "fuzz.h"
-#include "nvidia-cuda.h"
+#include "nvidia/nvidia-cuda.h"
 #include "rich.h"
 
 static void merge_into_fixed_inventory(const struct xpu_cuda_result *r) {

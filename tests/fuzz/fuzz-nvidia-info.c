@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the NVIDIA procfs parsers (probes/nvidia.h) on one text, as the probe hands them
+/* Fuzz target: the NVIDIA procfs parsers (probes/nvidia/nvidia.h) on one text, as the probe hands them
  * a file read from /proc/driver/nvidia: xpu_nvidia_parse_information() (gpus/<bus>/information)
  * xpu_nvidia_parse_version() (version), the latter also with answer buffers too small for any
  * real version (its -ENOBUFS path), and xpu_nvidia_parse_cap_minor() (a MIG capability's access
  * file). Corpus: tests/fuzz/corpus/nvidia-info/. */
 #include "fuzz.h"
-#include "nvidia.h"
+#include "nvidia/nvidia.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_strndup(data, size);

@@ -75,7 +75,7 @@ static void setup(void) {
                         abort();
         }
         char err[256];
-        if (xpu_selection_parse(inv, NULL, NULL, NULL, &sel, err, sizeof err) < 0)
+        if (xpu_selection_parse(inv, NULL, NULL, &sel, err, sizeof err) < 0)
                 abort();
 }
 

@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const struct xpu_inventory *inv = inventory();
         struct xpu_selection *sel = NULL;
         char err[512] = "";
-        if (xpu_selection_parse(inv, value[0], value[1], value[2], &sel, err, sizeof err) < 0) {
+        if (xpu_selection_parse(inv, value[0], (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = value[1], [XPU_VENDOR_AMD] = value[2] }, &sel, err, sizeof err) < 0) {
                 if (sel || err[0] == '\0' || strnlen(err, sizeof err) == sizeof err)
                         abort();
         } else {

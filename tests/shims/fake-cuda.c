@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fake CUDA driver API library (libcuda.so.1) for tests: the entry points a workload (and
- * probes/nvidia-cuda.c) calls to find its GPUs, answering from the state file described in
+ * probes/nvidia/nvidia-cuda.c) calls to find its GPUs, answering from the state file described in
  * state.h. No NVIDIA header is used; the few types, result codes and attribute numbers below
  * follow the CUDA driver API's published values.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fake ROCm SMI library (librocm_smi64.so.1) for the unit tests of the ROCm SMI helper
- * (probes/amd-rocm-smi.c): the entry points it binds, answering from the state file of state.h
+ * (probes/amd/amd-rocm-smi.c): the entry points it binds, answering from the state file of state.h
  * (beside the library in a test's driver root). The real library against a fake /sys is
  * tests/e2e/rocm-smi.sh; this one lets a test choose answers the real one gives only on odd
  * hardware. No ROCm header is used; the types follow rocm_smi.h.

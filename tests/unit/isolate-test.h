@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
-#include "base/isolate.h"
+#include "sandbox/isolate.h"
 #include "testlib.h"
 
 /* Pids the helper reports to the test outside the reply (the reply is lost on failure):

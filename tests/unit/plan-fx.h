@@ -33,7 +33,7 @@ static inline void fx_open(struct fx *f, const char *host, const char *xpu_visib
         ck_assert_int_eq(xpu_inventory_probe(&f->roots, &f->inv), 0);
         char err[512] = "";
         ck_assert_msg(xpu_profile_set_load(NULL, &f->profiles, err, sizeof err) == 0, "%s", err);
-        ck_assert_msg(xpu_selection_parse(f->inv, xpu_visible, nvidia_visible, NULL, &f->sel, err, sizeof err) == 0,
+        ck_assert_msg(xpu_selection_parse(f->inv, xpu_visible, (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = nvidia_visible }, &f->sel, err, sizeof err) == 0,
                       "%s", err);
         f->container_fd = xpu_open_root(f->root);
         ck_assert_int_ge(f->container_fd, 0);

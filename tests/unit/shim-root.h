@@ -19,8 +19,8 @@
 
 #include "base/fileio.h"
 #include "libs.h"
-#include "nvidia-cuda.h"
-#include "nvidia-nvml.h"
+#include "nvidia/nvidia-cuda.h"
+#include "nvidia/nvidia-nvml.h"
 #include "testlib.h"
 
 /* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/amd-readings.c: AMD live readings from amdgpu sysfs/hwmon with their units, on the
+/* probes/amd/amd-readings.c: AMD live readings from amdgpu sysfs/hwmon with their units, on the
  * amd-mi100x4 fixture host (values from its SOURCE.md capture), on trees written by
  * tests/rocm/mkamdsys.sh and read through the whole AMD fast path, and on hand-made cards that
  * have every file (labels, pp_dpm_*, ras, energy), only power1_input, several hwmon directories,
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "amd-readings.h"
+#include "amd/amd-readings.h"
 #include "testlib.h"
 
 /* ---- parsers ---------------------------------------------------------------------------------- */
@@ -167,7 +167,7 @@ START_TEST(test_mkamdsys_through_fast_path) {
                                      "--power", "250000000,95000000", "--vram-used", "1073741824,2147483648",
                                      NULL };
         mkamdsys(argv);
-        struct xpu_inventory *fast = xpu_test_probe_backend(&xpu_probe_amd, out);
+        struct xpu_inventory *fast = xpu_test_probe_backend(&xpu_vendor_amd, out);
         ck_assert_uint_eq(fast->n_devices, 2);
         static const struct {
                 double busy, edge, power;

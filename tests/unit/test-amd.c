@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/amd.c: KFD topology + amdgpu sysfs parsers and the AMD fast path against fixture hosts.
+/* probes/amd/amd.c: KFD topology + amdgpu sysfs parsers and the AMD fast path against fixture hosts.
  * Values come from each host's expected.json (tests/fixtures/hosts/amd-*) and, for the synthetic
  * amd-edge-* hosts, from tests/fixtures/README.md. */
 #include <errno.h>
@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "amd.h"
+#include "amd/amd.h"
 #include "testlib.h"
 
 static struct xpu_inventory *probe_dir(const char *dir) {
-        return xpu_test_probe_backend(&xpu_probe_amd, dir);
+        return xpu_test_probe_backend(&xpu_vendor_amd, dir);
 }
 
 static struct xpu_inventory *probe_host(const char *name) {
@@ -561,7 +561,7 @@ START_TEST(test_denied_node_skipped_quietly) {
         bool was_root = geteuid() == 0;
         if (was_root)
                 ck_assert_int_eq(seteuid(65534), 0);
-        int rc = xpu_probe_amd.probe(&r, inv);
+        int rc = xpu_vendor_amd.probe(&r, inv);
         if (was_root)
                 ck_assert_int_eq(seteuid(0), 0);
         xpu_roots_close(&r);

@@ -45,7 +45,7 @@ static void fx_open(struct fx *f, enum xpu_inject_mode mode, const char *caps) {
         ck_assert_int_eq(xpu_inventory_probe(&f->roots, &f->inv), 0);
         char err[512] = "";
         ck_assert_int_eq(xpu_profile_set_load(NULL, &f->profiles, err, sizeof err), 0);
-        ck_assert_int_eq(xpu_selection_parse(f->inv, NULL, NULL, NULL, &f->sel, err, sizeof err), 0);
+        ck_assert_int_eq(xpu_selection_parse(f->inv, NULL, NULL, &f->sel, err, sizeof err), 0);
         f->container_fd = xpu_open_root(f->container);
         ck_assert_int_ge(f->container_fd, 0);
         char *envp[] = { NULL };

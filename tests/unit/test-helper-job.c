@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
-#include "base/helper-job.h"
+#include "sandbox/helper-job.h"
 #include "testlib.h"
 
 static int never_called(void *job, int out_fd) {

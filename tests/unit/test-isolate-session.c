@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Long-lived isolated helpers (probes/base/isolate-session.c) and the NVML session built on them
- * (xpu_nvml_session_* in probes/nvidia-nvml.c): several requests served by one helper
+/* Long-lived isolated helpers (probes/sandbox/isolate-session.c) and the NVML session built on them
+ * (xpu_nvml_session_* in probes/nvidia/nvidia-nvml.c): several requests served by one helper
  * pid; a hang, an abort, a bad frame or bytes nobody asked for end the session with the right
  * error and leave no process behind; the fake NVML sees nvmlInit_v2 once across several reads and
  * nvmlShutdown at the end; a hang or abort in the middle of a session costs that read only (the

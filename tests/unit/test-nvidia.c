@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NVIDIA fast path (probes/nvidia.c): version and information parsers, the procfs probe on the
+/* NVIDIA fast path (probes/nvidia/nvidia.c): version and information parsers, the procfs probe on the
  * fixture hosts (oracle: each fixture's expected.json), and synthetic edge-case trees. */
 #include <errno.h>
 #include <limits.h>
@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 
 #include "inventory-json.h"
-#include "nvidia.h"
+#include "nvidia/nvidia.h"
 #include "testlib.h"
 
 #define GPUS "/proc/driver/nvidia/gpus/"
 
 static struct xpu_inventory *probe_dir(const char *dir) {
-        return xpu_test_probe_backend(&xpu_probe_nvidia, dir);
+        return xpu_test_probe_backend(&xpu_vendor_nvidia, dir);
 }
 
 static struct xpu_inventory *probe_host(const char *name) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/nvidia-nvml-parse.c without a helper: the reply parser on every key of the wire format
+/* probes/nvidia/nvidia-nvml-parse.c without a helper: the reply parser on every key of the wire format
  * (MIG, memory used, readings, lost) and malformed values, the merge rules (MIG, memory used,
  * minor cross-check, lost devices) and the rich backend's JSON and text views. */
 #include <cJSON.h>
@@ -243,7 +243,7 @@ START_TEST(test_merge_mig) {
         char caps[PATH_MAX];
         snprintf(caps, sizeof caps, "%s/proc/driver/nvidia/capabilities", root);
         xpu_test_rm_rf(caps);
-        inv = xpu_test_probe_backend(&xpu_probe_nvidia, root);
+        inv = xpu_test_probe_backend(&xpu_vendor_nvidia, root);
         dev = shim_by_bus(inv, "0000:01:00.0");
         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
         r = nvml_parse_ok(full_reply);
@@ -276,7 +276,7 @@ START_TEST(test_merge_mig) {
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
 
-        inv = xpu_test_probe_backend(&xpu_probe_nvidia, root);
+        inv = xpu_test_probe_backend(&xpu_vendor_nvidia, root);
         r = nvml_parse_ok(HEAD "device_count 1\ndevice.0.uuid GPU-202d648d-7b39-6345-296c-251c4321e21c\n"
                                "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"
                                "device.0.mig_mode 1\nend\n");

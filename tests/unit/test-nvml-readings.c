@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/nvidia-nvml.c through the real isolated helper and the fake NVML (tests/shims/): MIG
+/* probes/nvidia/nvidia-nvml.c through the real isolated helper and the fake NVML (tests/shims/): MIG
  * devices and the live readings round trip with their units, a GeForce-like board answering
  * NOT_SUPPORTED, a GPU lost among four, and per-device failure modes (an error code on one
  * device's call, a call that hangs on one device, one that aborts). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probes/base/privilege.c: the privileged sequence, checked from inside real children. Each case
+/* probes/sandbox/privilege.c: the privileged sequence, checked from inside real children. Each case
  * forks; the child applies a struct xpu_privilege and execs /bin/sh, which prints the lines of
  * /proc/self/status (CapInh/CapPrm/CapEff/CapBnd/CapAmb, NoNewPrivs, Seccomp, Uid, Gid, Groups)
  * into a file the test then compares with exact values. Needs root with the capabilities of a
@@ -20,8 +20,8 @@
 
 #include "base/log.h"
 #include "base/macro.h"
-#include "base/privilege.h"
-#include "base/seccomp.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "entrypoint/init.h"
 #include "entrypoint/options.h"
 #include "entrypoint/plan.h"

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amd-rocm-smi.h"
-#include "nvidia-cuda.h"
-#include "nvidia-nvml.h"
+#include "amd/amd-rocm-smi.h"
+#include "nvidia/nvidia-cuda.h"
+#include "nvidia/nvidia-nvml.h"
 #include "testlib.h"
 
 #define UUID_1A "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* probes/readings-range.c (the plausibility bounds of live readings) and their use in
- * probes/nvidia-readings.c: NVML's "not available" values (UINT32_MAX, UINT64_MAX) and impossible
+ * probes/nvidia/nvidia-readings.c: NVML's "not available" values (UINT32_MAX, UINT64_MAX) and impossible
  * values are left out of struct xpu_readings with one inventory warning naming the device and the
  * NVML call; plausible values, the bounds themselves included, are kept. (The amdgpu side is in
  * test-amd-readings.c.) */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvidia-nvml.h"
+#include "nvidia/nvidia-nvml.h"
 #include "readings-range.h"
 #include "testlib.h"
 

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/reply.h"
+#include "sandbox/reply.h"
 #include "testlib.h"
 
 /* Parse the one-line reply TEXT; the return of the first xpu_reply_next() and ERR. */

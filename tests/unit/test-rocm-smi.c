@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "amd-rocm-smi.h"
+#include "amd/amd-rocm-smi.h"
 #include "base/fileio.h"
 #include "rich.h"
 #include "shim-root.h"

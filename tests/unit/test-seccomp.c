@@ -29,8 +29,8 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
-#include "base/seccomp-internal.h"
-#include "base/seccomp.h"
+#include "sandbox/seccomp-internal.h"
+#include "sandbox/seccomp.h"
 #include "testlib.h"
 
 /* ---- libseccomp calls counted (interposed: the static archive's references bind here) ---- */

@@ -81,7 +81,7 @@ static struct xpu_selection *sel_ok(const struct xpu_inventory *inv, const char 
                                     const char *nv, const char *amd) {
         struct xpu_selection *s = NULL;
         char err[1024] = "";
-        int r = xpu_selection_parse(inv, xpu, nv, amd, &s, err, sizeof err);
+        int r = xpu_selection_parse(inv, xpu, (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = nv, [XPU_VENDOR_AMD] = amd }, &s, err, sizeof err);
         ck_assert_msg(r == 0, "selection failed: %s", err);
         ck_assert_ptr_nonnull(s);
         ck_assert_uint_eq(s->n, inv->n_devices);
@@ -92,7 +92,7 @@ static void sel_err(const struct xpu_inventory *inv, const char *xpu, const char
                     const char *amd, char *err, size_t size) {
         struct xpu_selection *s = NULL;
         err[0] = '\0';
-        ck_assert_int_eq(xpu_selection_parse(inv, xpu, nv, amd, &s, err, size), -EINVAL);
+        ck_assert_int_eq(xpu_selection_parse(inv, xpu, (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = nv, [XPU_VENDOR_AMD] = amd }, &s, err, size), -EINVAL);
         ck_assert_ptr_null(s);
         ck_assert_msg(strchr(err, '\n') == NULL, "not one line: %s", err);
 }
@@ -657,7 +657,7 @@ START_TEST(test_small_error_buffer) {
         ck_assert_str_eq(err, "XPU_VISIBLE_DEVICES: no");
         /* A NULL buffer is allowed. */
         struct xpu_selection *s = NULL;
-        ck_assert_int_eq(xpu_selection_parse(inv, "7", NULL, NULL, &s, NULL, 0), -EINVAL);
+        ck_assert_int_eq(xpu_selection_parse(inv, "7", NULL, &s, NULL, 0), -EINVAL);
         xpu_inventory_free(inv);
 }
 END_TEST

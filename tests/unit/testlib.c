@@ -45,7 +45,7 @@ struct xpu_inventory *xpu_test_probe_host(const char *name) {
         return inv;
 }
 
-struct xpu_inventory *xpu_test_probe_backend(const struct xpu_probe_ops *backend, const char *dir) {
+struct xpu_inventory *xpu_test_probe_backend(const struct xpu_vendor_ops *backend, const char *dir) {
         struct xpu_roots r;
         const char *which = NULL;
         ck_assert_int_eq(xpu_roots_open(&r, dir, dir, dir, &which), 0);

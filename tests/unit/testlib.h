@@ -15,7 +15,7 @@ void xpu_test_open_host(struct xpu_roots *r, const char *name);
 struct xpu_inventory *xpu_test_probe_host(const char *name);
 
 /* Run only BACKEND against DIR (sys, dev and driver root all = DIR); asserts success. */
-struct xpu_inventory *xpu_test_probe_backend(const struct xpu_probe_ops *backend, const char *dir);
+struct xpu_inventory *xpu_test_probe_backend(const struct xpu_vendor_ops *backend, const char *dir);
 
 /* A fresh temporary directory (free with xpu_test_rm_rf + free). */
 char *xpu_test_mkdtemp(void);
