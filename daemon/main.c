@@ -37,8 +37,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
-#include "base/privilege.h"
-#include "base/seccomp.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "kmsg.h"
 #include "query.h"
 #include "xpud-options.h"
@@ -502,7 +502,7 @@ static int drop_privileges(void) {
 }
 
 /* Capabilities xpud keeps when it still runs as uid 0 after binding (no --user): what its vendor
- * helper needs (probes/base/isolate.h: a helper started as root switches to nobody and is
+ * helper needs (probes/sandbox/isolate.h: a helper started as root switches to nobody and is
  * SIGKILLed by its parent at the end). Everything else goes, the bounding set included; with
  * --user (or started unprivileged) nothing is kept. */
 static const int root_helper_caps[] = {
@@ -523,7 +523,7 @@ static int count_threads(void) {
 }
 
 /* Harden this process after binding and --user, as xpuinit hardens a workload:
- * through xpu_privilege_apply() (the fixed order of probes/base/privilege.h, ids unchanged):
+ * through xpu_privilege_apply() (the fixed order of probes/sandbox/privilege.h, ids unchanged):
  * bounding set emptied (when CAP_SETPCAP allows; otherwise it stays, unreachable under
  * no_new_privs), permitted = effective = root_helper_caps when still uid 0, else empty;
  * inheritable and ambient empty; PR_SET_NO_NEW_PRIVS; FILTER ("xpud", docs/seccomp.md) loaded.

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "amd-readings.h"
+#include "amd/amd-readings.h"
 #include "pci-link.h"
 #include "base/fileio.h"
 #include "base/log.h"
@@ -47,7 +47,7 @@
 #include "libs.h"
 #include "cdi-dir.h"
 #include "nfd.h"
-#include "nvidia-nvml.h"
+#include "nvidia/nvidia-nvml.h"
 
 /* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };

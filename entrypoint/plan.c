@@ -715,7 +715,14 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         goto fail;
         }
 
-        /* Environment: the profile's edits with placeholders expanded. */
+        /* Environment: the vendor runtime's own mask renumbered for the devices given (select.h),
+         * then the profile's edits with placeholders expanded. */
+        const char *mask = pr->match_any ? NULL : sel->workload_env[pr->vendor];
+        const char *mask_var = pr->match_any ? NULL : xpu_vendors[pr->vendor]->visibility.variable;
+        if (mask && !*mask)
+                xpu_env_unset(p->env, mask_var);
+        else if (mask && xpu_env_set(&p->env, mask_var, mask) < 0)
+                goto fail;
         ids = visible_ids(inv, sel, p, false);
         indices = visible_ids(inv, sel, p, true);
         if (!ids || !indices)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The selection's variables from the environment: see xpu_selection_env_read() in select.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "select.h"
@@ -34,4 +36,48 @@ void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selectio
                                   xpu_vendor_to_string((enum xpu_vendor)v));
                 }
         }
+}
+
+int xpu_selection_translate(const struct xpu_inventory *inv, enum xpu_vendor v, const char *value, char **ret_list,
+                            char *err, size_t err_size) {
+        const struct xpu_vendor_visibility *vis = &xpu_vendors[v]->visibility;
+        *ret_list = NULL;
+        if (!vis->translate)
+                return 0;
+        _cleanup_free_ char *list = malloc(XPU_SELECTION_LIST_MAX);
+        if (!list)
+                return -ENOMEM;
+        int r = vis->translate(inv, value, list, XPU_SELECTION_LIST_MAX, err, err_size);
+        if (r < 0)
+                return r;
+        *ret_list = TAKE_PTR(list);
+        return 0;
+}
+
+int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selection *s, const char *const *visible,
+                             char *err, size_t err_size) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_visibility *vis = &xpu_vendors[v]->visibility;
+                if (!vis->mask || (!visible[v] && xpu_selection_count(s, inv, (enum xpu_vendor)v) == 0))
+                        continue;
+                char *out = malloc(XPU_SELECTION_LIST_MAX);
+                if (!out)
+                        return -ENOMEM;
+                int r = vis->mask(inv, s->selected, out, XPU_SELECTION_LIST_MAX, err, err_size);
+                if (r == -ENOBUFS)
+                        xpu_format_error(err, err_size, "%s: the selection does not fit in %d bytes", vis->variable,
+                                         XPU_SELECTION_LIST_MAX);
+                if (r < 0) {
+                        free(out);
+                        return r == -ENOBUFS ? -EINVAL : r;
+                }
+                /* the default that nobody asked to narrow needs no variable */
+                if (!*out && !visible[v]) {
+                        free(out);
+                        continue;
+                }
+                free(s->workload_env[v]);
+                s->workload_env[v] = out;
+        }
+        return 0;
 }

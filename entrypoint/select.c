@@ -80,8 +80,10 @@ struct xpu_selection *xpu_selection_free(struct xpu_selection *s) {
                 return NULL;
         free(s->selected);
         free(s->mig);
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 free(s->cdi_libdir[v]);
+                free(s->workload_env[v]);
+        }
         free(s);
         return NULL;
 }
@@ -701,7 +703,13 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                         s->source[v] = "default";
                         if (env->visible[v]) {
                                 struct var_rules vr = vendor_rules((enum xpu_vendor)v);
-                                int r = parse_value(&vr, inv, env->visible[v], &s->request[v], &out, err, err_size);
+                                _cleanup_free_ char *list = NULL;
+                                int r = xpu_selection_translate(inv, (enum xpu_vendor)v, env->visible[v], &list, err,
+                                                                err_size);
+                                if (r < 0)
+                                        return r;
+                                r = parse_value(&vr, inv, list ? list : env->visible[v], &s->request[v], &out, err,
+                                                err_size);
                                 if (r < 0)
                                         return r;
                                 s->source[v] = vr.name;
@@ -723,6 +731,10 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                         s->mig[i] = 0;
                 s->selected[i] = whole[i] || s->mig[i];
         }
+        /* the vendor runtime's own mask says what XPU_VISIBLE_DEVICES chose, in its numbers */
+        int r = env->xpu_visible ? xpu_selection_write_back(inv, s, env->visible, err, err_size) : 0;
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(s);
         return 0;
 }

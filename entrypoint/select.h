@@ -41,6 +41,10 @@ struct xpu_selection {
         /* NVIDIA_MIG_CONFIG_DEVICES=all, NVIDIA_MIG_MONITOR_DEVICES=all: the host-wide MIG config
          * and monitor capability nodes are wanted too (xpu_vendor_info.mig_config_cap, ...) */
         bool mig_config, mig_monitor;
+        /* The value the vendor's variable (xpu_vendor_visibility.variable) must have in the
+         * workload when XPU_VISIBLE_DEVICES decided and the variable is the vendor runtime's own
+         * selection (ZE_AFFINITY_MASK; "" = unset it); NULL: leave the variable as it is. Malloc'ed. */
+        char *workload_env[_XPU_VENDOR_MAX];
 };
 
 /* What the environment says, for xpu_selection_parse_env(). Strings are borrowed. */
@@ -100,6 +104,22 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
  * name a MIG device by its UUID ("MIG-<uuid>", alone or after a CDI kind's '='; not the
  * "MIG-GPU-<uuid>/<gi>/<ci>" form)? Only NVML knows those UUIDs: the caller reads it first. */
 bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env);
+
+/* Longest list a vendor's translate or mask hook may write (xpu_vendor_visibility). */
+#define XPU_SELECTION_LIST_MAX 8192
+
+/* VALUE of vendor V's variable in the list the vendor rules read, when the vendor translates it
+ * (xpu_vendor_visibility.translate: *RET_LIST malloc'ed); *RET_LIST NULL when it does not.
+ * Returns 0, -ENOMEM, or -EINVAL with ERR. */
+int xpu_selection_translate(const struct xpu_inventory *inv, enum xpu_vendor v, const char *value, char **ret_list,
+                            char *err, size_t err_size);
+
+/* After XPU_VISIBLE_DEVICES decided: for each vendor with a mask hook (xpu_vendor_visibility.mask)
+ * that has selected devices or whose variable VISIBLE[v] was set, S->workload_env[v] = the value
+ * that selects them in the vendor runtime's numbering ("" unsets a variable the image set that
+ * is not needed). Returns 0, -ENOMEM, or -EINVAL with ERR. */
+int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selection *s, const char *const *visible,
+                             char *err, size_t err_size);
 
 /* Number of selected devices of VENDOR. */
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

@@ -242,6 +242,16 @@ struct xpu_vendor_visibility {
         const char *cdi_mark;
         const char *cdi_mark_value;
         bool cdi_mark_is_libdir;
+        /* A variable whose numbers are the vendor runtime's own (Level Zero's ZE_AFFINITY_MASK,
+         * read in the hierarchy the workload uses): TRANSLATE turns VALUE into the list the rules
+         * above read (vendor indices, into LIST); MASK writes the value that selects SELECTED (one
+         * flag per inventory device) when another variable decided ("" = every given device:
+         * unset it). Both return 0, -ENOMEM, -ENOBUFS or -EINVAL with ERR. NULL: the value is the
+         * list, and nothing is written back. */
+        int (*translate)(const struct xpu_inventory *inv, const char *value, char *list, size_t list_size, char *err,
+                         size_t err_size);
+        int (*mask)(const struct xpu_inventory *inv, const bool *selected, char *out, size_t size, char *err,
+                    size_t err_size);
 };
 
 /* What a vendor's GPUs need in a CDI spec besides their nodes (cdi-spec.h). */

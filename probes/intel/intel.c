@@ -220,9 +220,11 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
         .vendor = XPU_VENDOR_INTEL,
         .name = "intel",
         .display_name = "Intel",
-        /* Intel's CDI specs (the GPU plugin's intel.cdi.k8s.io/gpu, cdi-specs-generator's
-         * intel.com/gpu) name devices "cardN", numbers that change between boots, and set no
-         * variable: no CDI kind is read for Intel. */
-        .visibility = { 0 },
+        /* Level Zero's ZE_AFFINITY_MASK, translated (intel-levelzero.c) because its numbers depend
+         * on the hierarchy, and written for the workload when XPU_VISIBLE_DEVICES decided. Intel's CDI specs (the GPU plugin's intel.cdi.k8s.io/gpu,
+         * cdi-specs-generator's intel.com/gpu) name devices "cardN", numbers that change between
+         * boots, and set no variable: no CDI kind is read for Intel. */
+        .visibility = { .variable = "ZE_AFFINITY_MASK", .translate = xpu_intel_affinity_translate,
+                        .mask = xpu_intel_affinity_mask },
         .probe = intel_probe,
 };

@@ -90,7 +90,7 @@ while read -r p; do
 done <"$T/tree"
 is "$missing" "" "every path docs/architecture.md's source tree names exists"
 unlisted=
-for d in probes/ probes/base/ probes/sandbox/ probes/nvidia/ probes/amd/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
+for d in probes/ probes/base/ probes/sandbox/ probes/nvidia/ probes/amd/ probes/intel/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
         grep -qx "$d" "$T/tree" || unlisted="$unlisted $d"
 done
 is "$unlisted" "" "docs/architecture.md's source tree lists every directory of the source"
