@@ -61,6 +61,7 @@ enum reason_kind {
         R_REMAP_FAILED,
         R_REMAP_PENDING,
         R_RETIRE_PENDING,
+        R_ERROR_STATE,
         _R_MAX,
 };
 
@@ -98,6 +99,9 @@ static const struct {
                               "drain this GPU's workloads and reset it (nvidia-smi -r) so the remapping takes effect" },
         [R_RETIRE_PENDING] = { XPUD_HEALTH_DEGRADED,
                                "drain this GPU's workloads and reload the driver (or reboot) so the retirement takes effect" },
+        [R_ERROR_STATE] = { XPUD_HEALTH_DEGRADED,
+                             "the GPU hung and the driver reset it: read the error state (root) for the cause, then "
+                             "clear it by writing to the file" },
         [R_PCIE_WIDTH] = { XPUD_HEALTH_DEGRADED,
                            "reseat the GPU (and its riser or cable) at the next maintenance; check `lspci -vv` "
                            "LnkSta against LnkCap and the slot's wiring" },
@@ -212,6 +216,8 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
         if (have_sample && !r->lost && (r->have & XPU_READ_RETIRED_PAGES) && r->retired_pending)
                 reason_add(d, R_RETIRE_PENDING, "page retirement pending (%u double-bit, %u single-bit pages retired)",
                            r->retired_pages[XPU_REPAIR_UNCORRECTABLE], r->retired_pages[XPU_REPAIR_CORRECTABLE]);
+        if (have_sample && !r->lost && (r->have & XPU_READ_ERROR_STATE) && r->error_state)
+                reason_add(d, R_ERROR_STATE, "the driver holds a GPU error state (/sys/class/drm/card%u/error)", d->dev.card);
 
         /* A driver's kernel log event (Xid, amdgpu RAS/reset/ring timeout) the sampler still holds. */
         if (d->kernel.health == XPUD_HEALTH_DEGRADED || d->kernel.health == XPUD_HEALTH_UNHEALTHY)

@@ -7,7 +7,8 @@
  *   unhealthy  volatile uncorrected ECC count > 0 (the reason says when it grew since the
  *              previous sample)
  *   unhealthy  NVML's row remapping failed (xpu_readings.remap_failed: no spare row left)
- *   degraded   a row remap or page retirement is pending (it takes effect at the next reset)
+ *   degraded   a row remap or page retirement is pending (it takes effect at the next reset);
+ *              the driver holds a GPU error state (i915: the GPU hung and was reset)
  *   unhealthy  or degraded: d->kernel holds a GPU driver's kernel log event of that weight (an
  *              Xid of NVIDIA's catalogue, an amdgpu RAS error, reset or ring timeout, kmsg.h) of
  *              the last XPUD_KMSG_HOLD_S seconds; its reason and action are the event's

@@ -3,12 +3,10 @@
  * inventory, then each vendor backend's readings, health against the previous snapshot, the
  * events of the change, and a new snapshot for the store.
  *
- * Backends, one per vendor (a table: no vendor branch below), each timed on its own:
- *   nvml          NVIDIA: one NVML session kept between samples (xpu_nvml_session_read(), the
- *                 isolated helper), merged into the inventory by PCI bus id (names, memory, compute
- *                 capability ...) and mapped to readings (xpu_nvml_device_readings());
- *   amdgpu_sysfs  AMD: amdgpu sysfs and hwmon read directly, the attributes kept open between
- *                 samples (xpu_amd_readings_read_cached()).
+ * Backends, one per vendor that has one (xpu_vendor_ops.readings of probe.h, in xpu_vendors[]
+ * order: no vendor branch below), each timed on its own: NVIDIA's "nvml" (one NVML session kept
+ * between samples, its facts merged into the sample's inventory), AMD's "amdgpu_sysfs" and
+ * Intel's "intel_sysfs" (sysfs and hwmon read directly, attributes kept open between samples).
  * Then, for each device a backend read, its PCIe link from PCI sysfs, the same for every vendor
  * (xpu_pcie_link_read()), and the kernel log's driver events since the last sample
  * (kernel-events.h).
@@ -35,7 +33,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "amd/amd-readings.h"
 #include "pci-link.h"
 #include "base/fileio.h"
 #include "base/log.h"
@@ -47,7 +44,6 @@
 #include "libs.h"
 #include "cdi-dir.h"
 #include "nfd.h"
-#include "nvidia/nvidia-nvml.h"
 
 /* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
@@ -62,27 +58,12 @@ struct sample {
         bool *fresh;            /* per inventory device: R holds this sample's readings */
 };
 
-/* A vendor backend: collects the readings of its vendor's devices into SM (sets fresh[i]);
- * returns 0, or -errno with ERR (the backend is down for this sample). -ENOMEM is fatal. */
-struct backend_ops {
-        const char *name; /* xpud_backend_up{backend} */
-        enum xpu_vendor vendor;
-        int (*collect)(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
-};
-
 /* A backend's state across samples. */
 struct backend_state {
+        void *ops_state; /* the vendor's readings state (xpu_readings_ops.open) */
         uint64_t errors_total;
         bool was_down; /* its last collection failed: logged once per outage */
         bool had_good; /* one collection succeeded since start: there are readings to keep */
-};
-
-static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
-static int collect_amdgpu(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size);
-
-static const struct backend_ops backends[] = {
-        { "nvml", XPU_VENDOR_NVIDIA, collect_nvml },
-        { "amdgpu_sysfs", XPU_VENDOR_AMD, collect_amdgpu },
 };
 
 struct xpud_sampler {
@@ -94,14 +75,10 @@ struct xpud_sampler {
         void *userdata;
 
         struct xpu_roots roots;
-        struct xpu_nvml_session *nvml;
-        struct xpu_amd_cache *amd_cache; /* amdgpu attributes kept open between samples */
-        char nvml_bus[XPU_NVML_DEVICES_MAX][XPU_PCI_BUS_ID_MAX]; /* bus id per NVML index, last seen */
-        size_t nvml_total;                                        /* NVML's device count then */
         struct xpud_events events;
         struct xpud_kernel_state kernel; /* the kernel log's driver events */
         struct xpud_index_map indices; /* stable xpud index per device seen */
-        struct backend_state state[ELEMENTSOF(backends)];
+        struct backend_state state[_XPU_VENDOR_MAX]; /* per vendor with a readings backend */
         struct xpud_snapshot *prev; /* a reference to the last snapshot published */
         uint64_t seq;
         bool have_nfd;
@@ -133,124 +110,37 @@ static double monotonic_s(void) {
 
 /* ---- backends ------------------------------------------------------------------------------------ */
 
-/* A GPU that fell off the bus may answer nothing, not even its PCI bus id, so the result cannot
- * name it. NVML numbers its devices once per nvmlInit, in PCI bus order, so such a
- * device is named by what its index had before: the bus id that NVML index gave in an earlier
- * read while NVML listed as many devices as now (remembered across sessions), else the bus id of
- * the fast path's NVIDIA device at that position when both list the same number of devices. Only
- * lost devices are named this way; every other fact is matched by the bus id NVML gives. */
-static void nvml_name_lost(struct xpud_sampler *smp, struct xpu_nvml_result *res, const struct xpu_inventory *inv) {
-        if (res->total != smp->nvml_total) {
-                memset(smp->nvml_bus, 0, sizeof smp->nvml_bus);
-                smp->nvml_total = res->total;
-        }
-        size_t fast = 0;
-        for (size_t i = 0; i < inv->n_devices; i++)
-                fast += inv->devices[i].vendor == XPU_VENDOR_NVIDIA;
-        for (size_t k = 0; k < res->n && k < ELEMENTSOF(smp->nvml_bus); k++) {
-                struct xpu_nvml_device *nd = &res->devices[k];
-                if (nd->pci_bus_id[0]) {
-                        snprintf(smp->nvml_bus[k], sizeof smp->nvml_bus[k], "%s", nd->pci_bus_id);
-                        continue;
-                }
-                if (!nd->lost)
-                        continue;
-                if (smp->nvml_bus[k][0]) {
-                        snprintf(nd->pci_bus_id, sizeof nd->pci_bus_id, "%s", smp->nvml_bus[k]);
-                        continue;
-                }
-                for (size_t i = 0; fast == res->total && i < inv->n_devices; i++)
-                        if (inv->devices[i].vendor == XPU_VENDOR_NVIDIA && inv->devices[i].vendor_index == k)
-                                snprintf(nd->pci_bus_id, sizeof nd->pci_bus_id, "%s", inv->devices[i].pci_bus_id);
-        }
+/* Is vendor V's backend part of this sample? Its driver is loaded or a device of it is listed. */
+static bool backend_active(enum xpu_vendor v, const struct xpu_inventory *inv) {
+        return inv->vendors[v].driver_loaded || xpu_inventory_count(inv, v) > 0;
 }
 
-static int collect_nvml(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size) {
-        struct xpu_inventory *inv = sm->inv;
-        struct xpu_nvml_result *res = NULL;
-        int r = xpu_nvml_session_read(smp->nvml, smp->roots.driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version,
-                                      smp->vendor_timeout_s * 1000u, &res, err, err_size);
-        if (r < 0)
-                return r == -ENOMEM ? -EIO : r; /* a failed read is the backend's error, never fatal */
-        nvml_name_lost(smp, res, inv);
-        /* Identity facts (names, memory, compute capability, UUIDs) into this sample's inventory. */
-        r = xpu_nvml_merge(inv, res);
-        if (r < 0) {
-                xpu_nvml_result_free(res);
-                return r;
-        }
-        for (size_t i = 0; i < inv->n_devices; i++) {
-                const struct xpu_device *d = &inv->devices[i];
-                if (d->vendor != XPU_VENDOR_NVIDIA || !d->pci_bus_id[0])
-                        continue;
-                for (size_t k = 0; k < res->n; k++)
-                        if (strcmp(res->devices[k].pci_bus_id, d->pci_bus_id) == 0) {
-                                (void)xpu_nvml_device_readings_checked(&res->devices[k], inv, &sm->r[i]);
-                                sm->fresh[i] = true;
-                                break;
-                        }
-        }
-        xpu_nvml_result_free(res);
-        return 0;
-}
-
-static int collect_amdgpu(struct xpud_sampler *smp, struct sample *sm, char *err, size_t err_size) {
-        struct xpu_inventory *inv = sm->inv;
-        int ret = 0;
-        for (size_t i = 0; i < inv->n_devices; i++) {
-                if (inv->devices[i].vendor != XPU_VENDOR_AMD)
-                        continue;
-                char e[256];
-                int r = xpu_amd_readings_read_cached(&smp->roots, &inv->devices[i], smp->amd_cache, inv, &sm->r[i], e,
-                                                     sizeof e);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        if (ret == 0) /* the first device that failed names the error */
-                                snprintf(err, err_size, "%s", e);
-                        ret = r;
-                        continue;
-                }
-                sm->fresh[i] = true;
-        }
-        return ret;
-}
-
-/* Is backend B part of this sample? Its vendor's driver is loaded or a device of it is listed. */
-static bool backend_active(const struct backend_ops *b, const struct xpu_inventory *inv) {
-        if (inv->vendors[b->vendor].driver_loaded)
-                return true;
-        for (size_t i = 0; i < inv->n_devices; i++)
-                if (inv->devices[i].vendor == b->vendor)
-                        return true;
-        return false;
-}
-
-/* The backend (name) that reads VENDOR's devices. */
+/* The backend (name) that reads VENDOR's devices; NULL when it has none. */
 static const char *backend_of(enum xpu_vendor vendor) {
-        for (size_t i = 0; i < ELEMENTSOF(backends); i++)
-                if (backends[i].vendor == vendor)
-                        return backends[i].name;
-        return NULL;
+        const struct xpu_readings_ops *ops = (unsigned)vendor < _XPU_VENDOR_MAX ? xpu_vendors[vendor]->readings : NULL;
+        return ops ? ops->name : NULL;
 }
 
 /* Run every active backend; fill S->backends. Returns 0 or -ENOMEM. */
 static int collect_all(struct xpud_sampler *smp, struct sample *sm, struct xpud_snapshot *s) {
-        s->backends = calloc(ELEMENTSOF(backends), sizeof *s->backends);
+        s->backends = calloc(_XPU_VENDOR_MAX, sizeof *s->backends);
         if (!s->backends)
                 return -ENOMEM;
-        for (size_t k = 0; k < ELEMENTSOF(backends); k++) {
-                const struct backend_ops *b = &backends[k];
-                if (!backend_active(b, sm->inv)) {
-                        if (b->vendor == XPU_VENDOR_NVIDIA)
-                                xpu_nvml_session_stop(smp->nvml); /* the driver went away: unload NVML */
+        for (size_t k = 0; k < _XPU_VENDOR_MAX; k++) {
+                const struct xpu_readings_ops *b = xpu_vendors[k]->readings;
+                struct backend_state *st = &smp->state[k];
+                if (!b)
+                        continue;
+                if (!backend_active((enum xpu_vendor)k, sm->inv)) {
+                        if (b->stop) /* the driver went away: let go of its library */
+                                b->stop(st->ops_state);
                         continue;
                 }
                 struct xpud_backend *out = &s->backends[s->n_backends++];
-                struct backend_state *st = &smp->state[k];
                 char err[sizeof out->error] = "";
                 double t0 = monotonic_s();
-                int r = b->collect(smp, sm, err, sizeof err);
+                int r = b->collect(st->ops_state, &smp->roots, smp->vendor_timeout_s * 1000u, sm->inv, sm->r, sm->fresh,
+                                   err, sizeof err);
                 out->collect_seconds = monotonic_s() - t0;
                 if (r == -ENOMEM)
                         return r;
@@ -508,10 +398,9 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         smp->cb = cb;
         smp->userdata = userdata;
         int r = oom ? -ENOMEM : 0;
-        if (r == 0)
-                r = xpu_nvml_session_new(&smp->nvml);
-        if (r == 0 && !(smp->amd_cache = xpu_amd_cache_new()))
-                r = -ENOMEM;
+        for (size_t k = 0; r == 0 && k < _XPU_VENDOR_MAX; k++)
+                if (xpu_vendors[k]->readings)
+                        r = xpu_vendors[k]->readings->open(&smp->state[k].ops_state);
         if (r == 0)
                 r = xpud_events_init(&smp->events, o->events_max);
         if (r == 0 && o->nfd_file) {
@@ -565,10 +454,13 @@ static void *sampler_main(void *arg) {
                         next = now;
         }
         pthread_mutex_unlock(&smp->lock);
-        /* End the NVML helper here: one started by this thread gets its parent-death SIGKILL as
-         * soon as the thread exits, before it could shut NVML down. */
+        /* End the vendor library helpers (NVML's session) here: one started by this thread gets
+         * its parent-death SIGKILL as soon as the thread exits, before it could shut the library
+         * down. */
         pthread_mutex_lock(&smp->sample_lock);
-        xpu_nvml_session_stop(smp->nvml);
+        for (size_t k = 0; k < _XPU_VENDOR_MAX; k++)
+                if (xpu_vendors[k]->readings && xpu_vendors[k]->readings->stop)
+                        xpu_vendors[k]->readings->stop(smp->state[k].ops_state);
         pthread_mutex_unlock(&smp->sample_lock);
         return NULL;
 }
@@ -594,8 +486,9 @@ struct xpud_sampler *xpud_sampler_free(struct xpud_sampler *smp) {
         pthread_mutex_unlock(&smp->lock);
         if (started)
                 pthread_join(smp->thread, NULL);
-        smp->nvml = xpu_nvml_session_free(smp->nvml);
-        smp->amd_cache = xpu_amd_cache_free(smp->amd_cache);
+        for (size_t k = 0; k < _XPU_VENDOR_MAX; k++)
+                if (xpu_vendors[k]->readings)
+                        xpu_vendors[k]->readings->close(smp->state[k].ops_state);
         xpud_events_done(&smp->events);
         xpud_kernel_done(&smp->kernel);
         xpud_index_map_done(&smp->indices);

@@ -228,6 +228,26 @@ int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const 
 void xpu_roots_close(struct xpu_roots *r);
 
 struct xpu_rich_ops; /* rich.h */
+struct xpu_readings;  /* readings.h */
+
+/* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
+ * open sysfs files) and one collection per sample. */
+struct xpu_readings_ops {
+        const char *name; /* the backend's name: "nvml", "amdgpu_sysfs" (xpud_backend_up{backend}) */
+        /* New state into *RET. Returns 0 or -ENOMEM. */
+        int (*open)(void **ret);
+        /* Read this vendor's devices of INV: R[i] and FRESH[i] = true for each inventory device i
+         * read (R and FRESH have one slot per inventory device); a library's identity facts may be
+         * merged into INV (names, memory). TIMEOUT_MS bounds a vendor library's helper. Returns 0,
+         * -ENOMEM (the sample fails), or another -errno with ERR one line (the backend is down for
+         * this sample; what it read is kept). */
+        int (*collect)(void *state, const struct xpu_roots *roots, unsigned timeout_ms, struct xpu_inventory *inv,
+                       struct xpu_readings *r, bool *fresh, char *err, size_t err_size);
+        /* Let go of what holds the driver (a library helper): its driver went away, or the sampler
+         * thread ends. NULL when there is nothing to let go of; the state stays usable. */
+        void (*stop)(void *state);
+        void (*close)(void *state); /* NULL-safe */
+};
 
 /* How a vendor's own visibility variable is read (entrypoint/select.c applies the rules) and the
  * marks its CDI specs leave in a container. Plain data: the vendor's conventions, no code. */
@@ -283,6 +303,7 @@ struct xpu_vendor_ops {
          * NULL-terminated; NULL when the vendor has none. */
         const struct xpu_rich_ops *const *rich;
         const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
+        const struct xpu_readings_ops *readings; /* NULL: xpud reads none (the device has health only) */
 };
 
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */

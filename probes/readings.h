@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Live readings of one device, vendor-neutral, in base units (the quantities
  * dcgm-exporter and AMD's device-metrics-exporter report, in Prometheus base units): what xpud
- * samples every --interval and renders as JSON and Prometheus text. Producers: NVML (probes/nvidia/nvidia-nvml*.c, through the isolated helper) and amdgpu
- * sysfs/hwmon (probes/amd/amd-readings.c, read directly), and for every vendor the PCIe link from PCI
- * sysfs (probes/pci-link.c). A reading a device does not report stays
- * absent (its bit in `have` clear): never a vendor sentinel, never a guess. */
+ * samples every --interval and renders as JSON and Prometheus text. Producers: each vendor's
+ * readings backend (xpu_readings_ops of probe.h): NVML through the isolated helper
+ * (probes/nvidia/), amdgpu and i915/xe sysfs and hwmon read directly (probes/amd/,
+ * probes/intel/); and for every vendor the PCIe link from PCI sysfs (probes/pci-link.c). A
+ * reading a device does not report stays absent (its bit in `have` clear): never a vendor
+ * sentinel, never a guess. */
 #pragma once
 
 #include <stdbool.h>
@@ -67,6 +69,7 @@ enum {
         XPU_READ_PCIE_SPEED = 1u << 10,        /* pcie_link_speed[] (both ends) */
         XPU_READ_ROW_REMAP = 1u << 11,         /* remapped_rows[], remap_pending, remap_failed */
         XPU_READ_RETIRED_PAGES = 1u << 12,     /* retired_pages[], retired_pending */
+        XPU_READ_ERROR_STATE = 1u << 13,       /* error_state */
 };
 
 /* Why memory was repaired (label "severity" of the remapped rows, "cause" of the retired pages). */
@@ -101,6 +104,8 @@ struct xpu_readings {
         bool remap_failed;                      /* a row remap failed: no spare row was left */
         uint32_t retired_pages[_XPU_REPAIR_MAX]; /* pages retired over the GPU's life (NVML, before Ampere) */
         bool retired_pending;                   /* a page retirement waits for the next driver load */
+        bool error_state;                       /* the driver keeps a GPU error state: the GPU hung and was
+                                                 * reset since the state was last cleared (i915 cardN/error) */
         bool lost;                              /* the device fell off the bus / stopped answering */
         char lost_reason[128];                  /* why, when lost: "nvmlDeviceGetPowerUsage: GPU is lost (error 15)" */
 };

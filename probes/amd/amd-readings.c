@@ -660,3 +660,41 @@ int xpu_amd_readings_read_cached(const struct xpu_roots *roots, const struct xpu
         read_hwmon(&c, r);
         return c.oom;
 }
+
+/* ---- xpud's backend "amdgpu_sysfs" (xpu_readings_ops of probe.h) ------------------------------- */
+
+static int amdgpu_open(void **ret) {
+        return (*ret = xpu_amd_cache_new()) ? 0 : -ENOMEM;
+}
+
+static int amdgpu_collect(void *state, const struct xpu_roots *roots, unsigned timeout_ms, struct xpu_inventory *inv,
+                          struct xpu_readings *r, bool *fresh, char *err, size_t err_size) {
+        int ret = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                if (inv->devices[i].vendor != XPU_VENDOR_AMD)
+                        continue;
+                char e[256];
+                int k = xpu_amd_readings_read_cached(roots, &inv->devices[i], state, inv, &r[i], e, sizeof e);
+                if (k == -ENOMEM)
+                        return k;
+                if (k < 0) {
+                        if (ret == 0) /* the first device that failed names the error */
+                                snprintf(err, err_size, "%s", e);
+                        ret = k;
+                        continue;
+                }
+                fresh[i] = true;
+        }
+        return ret;
+}
+
+static void amdgpu_close(void *state) {
+        xpu_amd_cache_free(state);
+}
+
+const struct xpu_readings_ops xpu_readings_amdgpu = {
+        .name = "amdgpu_sysfs",
+        .open = amdgpu_open,
+        .collect = amdgpu_collect,
+        .close = amdgpu_close,
+};

@@ -16,6 +16,7 @@
  * KFD answers EPERM for a GPU the reader's device cgroup denies: that node is skipped quietly,
  * as HIP does. */
 #include "amd/amd.h"
+#include "amd/amd-readings.h"
 #include "amd/amd-rocm-smi.h"
 #include "drm.h"
 #include "rich.h"
@@ -598,4 +599,5 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
                         .cdi_mark_value = "gpu.amd.com" },
         .probe = amd_probe,
         .rich = amd_rich,
+        .readings = &xpu_readings_amdgpu,
 };

@@ -227,4 +227,5 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
         .visibility = { .variable = "ZE_AFFINITY_MASK", .translate = xpu_intel_affinity_translate,
                         .mask = xpu_intel_affinity_mask },
         .probe = intel_probe,
+        .readings = &xpu_readings_intel,
 };

@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Intel GPUs (i915 and xe kernel drivers): the fast path is xpu_vendor_intel (probe.h), from
- * sysfs only (probes/intel/intel.c says which files). Nothing here logs. */
+ * sysfs only (probes/intel/intel.c says which files). Nothing here logs.
+ *
+ * xpud's readings (xpu_readings_intel, backend "intel_sysfs", intel-readings.c), below
+ * /sys/class/drm/cardN, each absent when its file is:
+ *   device/tile0/gt0/freq0/act_freq   xe: actual GPU frequency of the first GT, MHz
+ *   gt/gt0/rps_act_freq_mhz           i915: the same (gt_act_freq_mhz on older kernels)
+ *   device/hwmon/hwmonK/              the one whose name is the driver's ("i915", "xe"):
+ *     energy1_input                   card energy, microjoules (power: its rise per second)
+ *     power1_max                      sustained power limit (PL1), microwatts; 0 = none
+ *     temp2_input, temp3_input        xe: package and VRAM temperature, millidegrees Celsius
+ *   error                             i915: "No error state collected", or a GPU error state
+ *                                     (the GPU hung and was reset); root-only
+ * (Documentation/ABI/testing/sysfs-driver-intel-{i915,xe}-hwmon, xe_gt_freq.c, i915_sysfs.c.) */
 #pragma once
 
 #include "probe.h"
@@ -23,3 +35,7 @@ int xpu_intel_affinity_translate(const struct xpu_inventory *inv, const char *va
  * Returns 0, -ENOMEM, -ENOBUFS, or -EINVAL with ERR (an unknown ZE_FLAT_DEVICE_HIERARCHY). */
 int xpu_intel_affinity_mask(const struct xpu_inventory *inv, const bool *selected, char *out, size_t size,
                             char *err, size_t err_size);
+
+struct xpu_readings_ops;
+/* xpud's Intel readings backend "intel_sysfs" (probe.h), the files above. */
+extern const struct xpu_readings_ops xpu_readings_intel;

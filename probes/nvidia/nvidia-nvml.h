@@ -300,3 +300,6 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
  * "ecc_uncorrected_volatile", "clock_event_reasons"} (those NVML answered), "lost"?, "lost_reason"?}]}
  * ("?": only when known), print = the same as text lines. */
 extern const struct xpu_rich_ops xpu_rich_nvml;
+
+/* xpud's NVIDIA readings backend "nvml" (probe.h; probes/nvidia/nvidia-sampling.c). */
+extern const struct xpu_readings_ops xpu_readings_nvml;

@@ -618,4 +618,5 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .probe = nvidia_probe,
         .rich = nvidia_rich,
         .cdi = &nvidia_cdi,
+        .readings = &xpu_readings_nvml,
 };

@@ -294,14 +294,15 @@ static int load_err(const char *dir, char *err, size_t size) {
 
 START_TEST(test_builtins) {
         struct xpu_profile_set *s = load_ok(NULL);
-        ck_assert_uint_eq(s->n, 3);
-        /* Priority 100 twice: ties by name; cpu last. */
+        ck_assert_uint_eq(s->n, 4);
+        /* Priority 100 three times: ties by name; cpu last. */
         ck_assert_str_eq(s->profiles[0]->name, "amd-rocm");
-        ck_assert_str_eq(s->profiles[1]->name, "nvidia-cuda");
-        ck_assert_str_eq(s->profiles[2]->name, "cpu");
+        ck_assert_str_eq(s->profiles[1]->name, "intel-oneapi");
+        ck_assert_str_eq(s->profiles[2]->name, "nvidia-cuda");
+        ck_assert_str_eq(s->profiles[3]->name, "cpu");
 
         const struct xpu_profile *n = xpu_profile_set_find(s, "nvidia-cuda");
-        ck_assert_ptr_eq(n, s->profiles[1]);
+        ck_assert_ptr_eq(n, s->profiles[2]);
         ck_assert_str_eq(n->origin, "built-in nvidia-cuda.json");
         ck_assert(n->builtin);
         ck_assert_int_eq(n->priority, 100);
@@ -345,19 +346,29 @@ START_TEST(test_builtins) {
         ck_assert_str_eq(a->env[0].name, "ROCR_VISIBLE_DEVICES");
         ck_assert_str_eq(a->env[0].value, "${XPU_VISIBLE_IDS}");
 
+        const struct xpu_profile *i = xpu_profile_set_find(s, "intel-oneapi");
+        ck_assert_int_eq(i->vendor, XPU_VENDOR_INTEL);
+        ck_assert_int_eq(i->priority, 100);
+        ck_assert_uint_eq(i->n_libraries, 0);
+        ck_assert_uint_eq(i->n_device_nodes, 0);
+        ck_assert_uint_eq(i->n_env, 1);
+        ck_assert_str_eq(i->env[0].name, "ZE_ENABLE_PCI_ID_DEVICE_ORDER");
+        ck_assert_str_eq(i->env[0].value, "1");
+
         const struct xpu_profile *c = xpu_profile_set_find(s, "cpu");
         ck_assert(c->match_any);
         ck_assert_int_eq(c->priority, 0);
         ck_assert_uint_eq(c->n_env, 0);
         ck_assert_uint_eq(c->n_device_nodes, 0);
         ck_assert_ptr_null(xpu_profile_set_find(s, "intel"));
+        ck_assert_ptr_null(xpu_profile_set_find(s, "oneapi"));
         xpu_profile_set_free(s);
 }
 END_TEST
 
 START_TEST(test_missing_dir_is_fine) {
         struct xpu_profile_set *s = load_ok("/nonexistent/xpuinit/profiles.d");
-        ck_assert_uint_eq(s->n, 3);
+        ck_assert_uint_eq(s->n, 4);
         xpu_profile_set_free(s);
 }
 END_TEST
@@ -372,20 +383,21 @@ START_TEST(test_dir_override_and_add) {
         xpu_test_write(t, ".hidden.json", "{broken");
         xpu_test_write(t, "old.json.bak", "{broken");
         struct xpu_profile_set *s = load_ok(t);
-        ck_assert_uint_eq(s->n, 4);
+        ck_assert_uint_eq(s->n, 5);
         ck_assert_str_eq(s->profiles[0]->name, "amd-rocm");
-        ck_assert_str_eq(s->profiles[1]->name, "zeta");
-        ck_assert_str_eq(s->profiles[2]->name, "nvidia-cuda");
-        ck_assert_str_eq(s->profiles[3]->name, "cpu"); /* last despite priority 9000 */
-        const struct xpu_profile *n = s->profiles[2];
+        ck_assert_str_eq(s->profiles[1]->name, "intel-oneapi");
+        ck_assert_str_eq(s->profiles[2]->name, "zeta");
+        ck_assert_str_eq(s->profiles[3]->name, "nvidia-cuda");
+        ck_assert_str_eq(s->profiles[4]->name, "cpu"); /* last despite priority 9000 */
+        const struct xpu_profile *n = s->profiles[3];
         ck_assert(!n->builtin);
         ck_assert_int_eq(n->priority, 5);
         ck_assert_uint_eq(n->n_libraries, 0);
         char want[4096];
         snprintf(want, sizeof want, "%s/10-nvidia.json", t);
         ck_assert_str_eq(n->origin, want);
-        ck_assert_int_eq(s->profiles[3]->priority, 9000);
-        ck_assert(!s->profiles[3]->builtin);
+        ck_assert_int_eq(s->profiles[4]->priority, 9000);
+        ck_assert(!s->profiles[4]->builtin);
         xpu_profile_set_free(s);
         xpu_test_rm_rf(t);
         free(t);

@@ -22,83 +22,11 @@
 #include "nfd.h"
 #include "sampler.h"
 #include "shim-root.h"
+#include "xpud-sampler-fx.h"
 
 #define DRIVER "465.19.01"
 #define UUID0 "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31"
 #define UUID1 "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe"
-
-struct fixture {
-        char *root;
-        char calls[PATH_MAX];
-        struct xpud_store store;
-        struct xpud_sampler *smp;
-};
-
-/* ---- helpers ------------------------------------------------------------------------------------- */
-
-static struct xpud_sampler *sampler_new(struct fixture *f, unsigned interval_s, unsigned timeout_s, const char *nfd) {
-        struct xpud_sampler_options o = {
-                .sys_root = f->root,
-                .dev_root = f->root,
-                .driver_root = f->root,
-                .interval_s = interval_s,
-                .vendor_timeout_s = timeout_s,
-                .nfd_file = nfd,
-        };
-        xpud_store_init(&f->store);
-        ck_assert_int_eq(xpud_sampler_new(&o, &f->store, NULL, NULL, &f->smp), 0);
-        return f->smp;
-}
-
-static void fixture_done(struct fixture *f) {
-        f->smp = xpud_sampler_free(f->smp);
-        xpud_store_done(&f->store);
-        shim_drop_root(f->root);
-}
-
-/* Take a sample and return the current snapshot (a reference: xpud_snapshot_unref()). */
-static struct xpud_snapshot *sample(struct fixture *f) {
-        ck_assert_int_eq(xpud_sampler_sample(f->smp), 0);
-        struct xpud_snapshot *s = xpud_store_acquire(&f->store);
-        ck_assert_ptr_nonnull(s);
-        return s;
-}
-
-static const char *body(struct xpud_snapshot *s, enum xpud_route route) {
-        struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
-        return b.data;
-}
-
-/* METRICS has the line PREFIX... VALUE (the whole line starts with PREFIX and ends in " VALUE"). */
-static bool has_sample(const char *metrics, const char *prefix, const char *value) {
-        for (const char *p = metrics; p && *p;) {
-                const char *nl = strchr(p, '\n');
-                size_t len = nl ? (size_t)(nl - p) : strlen(p);
-                char line[1024];
-                snprintf(line, sizeof line, "%.*s", (int)len, p);
-                if (xpu_startswith(line, prefix)) {
-                        size_t vl = strlen(value), ll = strlen(line);
-                        if (ll > vl && line[ll - vl - 1] == ' ' && strcmp(line + ll - vl, value) == 0)
-                                return true;
-                }
-                p = nl ? nl + 1 : NULL;
-        }
-        return false;
-}
-
-#define ASSERT_SAMPLE(m, prefix, value) ck_assert_msg(has_sample(m, prefix, value), "no %s... %s in:\n%s", prefix, value, m)
-#define ASSERT_NO_SERIES(m, prefix) ck_assert_msg(!has_prefix_line(m, prefix), "%s... present in:\n%s", prefix, m)
-
-static bool has_prefix_line(const char *metrics, const char *prefix) {
-        for (const char *p = metrics; p && *p;) {
-                if (xpu_startswith(p, prefix))
-                        return true;
-                p = strchr(p, '\n');
-                p = p ? p + 1 : NULL;
-        }
-        return false;
-}
 
 static const struct xpud_event *find_event(const struct xpud_snapshot *s, const char *kind, const char *needle) {
         for (size_t i = 0; i < s->n_events; i++)
