@@ -107,38 +107,6 @@ static const struct {
                            "LnkSta against LnkCap and the slot's wiring" },
 };
 
-bool xpud_text_vcut(char *buf, size_t size, const char *fmt, va_list ap) {
-        static const char ellipsis[] = "...";
-        if (!buf || size == 0)
-                return false;
-        int n = vsnprintf(buf, size, fmt, ap);
-        if (n < 0) {
-                buf[0] = '\0';
-                return false;
-        }
-        if ((size_t)n < size)
-                return true;
-        if (size < sizeof ellipsis) { /* no room for the mark: an empty text rather than a torn one */
-                buf[0] = '\0';
-                return false;
-        }
-        /* Keep room for "...", then step back over UTF-8 continuation bytes (10xxxxxx) so the
-         * cut falls before a character, never inside one. */
-        size_t end = size - sizeof ellipsis;
-        while (end > 0 && ((unsigned char)buf[end] & 0xc0) == 0x80)
-                end--;
-        memcpy(buf + end, ellipsis, sizeof ellipsis);
-        return false;
-}
-
-bool xpud_text_cut(char *buf, size_t size, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        bool fit = xpud_text_vcut(buf, size, fmt, ap);
-        va_end(ap);
-        return fit;
-}
-
 /* Add a reason of STATE with ACTION (used when it is the worst so far). */
 static void reason_vadd(struct xpud_device *d, enum xpud_health state, const char *action, const char *fmt,
                         va_list ap) _printf_(4, 0);

@@ -37,6 +37,7 @@
 
 #include "base/macro.h"
 #include "snapshot.h"
+#include "text.h"
 
 /* Corrected-ECC storm: growth of the volatile corrected count between two samples of at least
  * this many errors ... */
@@ -65,12 +66,8 @@ bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b);
  * device. */
 const struct xpud_device *xpud_snapshot_find_same(const struct xpud_snapshot *prev, const struct xpud_device *d);
 
-/* Format FMT into BUF (SIZE bytes, SIZE >= 4) like snprintf(), but when the text does not fit,
- * cut it at a UTF-8 character boundary (never inside a multi-byte sequence) and end it with "...",
- * so a cut text is visibly cut and still valid UTF-8 when its input was. Returns true when the
- * whole text fit, false when it was cut. Used for health reasons and event messages. */
-bool xpud_text_cut(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-bool xpud_text_vcut(char *buf, size_t size, const char *fmt, va_list ap) _printf_(3, 0);
+/* xpud_text_cut(), xpud_text_vcut(): text.h. */
+
 
 /* The backend of S named NAME ("nvml"), or NULL. */
 const struct xpud_backend *xpud_snapshot_find_backend(const struct xpud_snapshot *s, const char *name);

@@ -13,9 +13,9 @@
 #include "health.h"
 #include "inventory-json.h"
 #include "readings-range.h"
-#include "render-prom.h"
+#include "text.h"
 
-/* Numbers are written by the formatter of /metrics (xpud_prom_format_double(): integers as
+/* Numbers are written by the formatter /metrics uses too (xpud_format_double(), text.h: integers as
  * integers, others in the shortest text that reads back as the same double), as raw JSON text:
  * cJSON's own printing keeps 15 digits when they come within a relative epsilon, so a time or an
  * energy could read back as another double than /metrics shows. NaN and infinities, which JSON
@@ -24,7 +24,7 @@ static bool add_num(cJSON *o, const char *k, double v) {
         char buf[40];
         if (!isfinite(v))
                 return cJSON_AddNullToObject(o, k) != NULL;
-        return cJSON_AddRawToObject(o, k, xpud_prom_format_double(v, buf, sizeof buf)) != NULL;
+        return cJSON_AddRawToObject(o, k, xpud_format_double(v, buf, sizeof buf)) != NULL;
 }
 
 /* Counts and byte sizes exactly, in decimal (a double would round those above 2^53). */

@@ -15,27 +15,7 @@
 #include "base/macro.h"
 #include "health.h"
 #include "readings-range.h"
-
-const char *xpud_prom_format_double(double v, char *buf, size_t size) {
-        if (isnan(v)) {
-                snprintf(buf, size, "NaN");
-                return buf;
-        }
-        if (isinf(v)) {
-                snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
-                return buf;
-        }
-        if (v == trunc(v) && fabs(v) < 9007199254740992.0) { /* 2^53: every integer is exact */
-                snprintf(buf, size, "%.0f", v == 0 ? 0.0 : v);  /* no "-0" */
-                return buf;
-        }
-        for (int prec = 1; prec <= 17; prec++) {
-                snprintf(buf, size, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                        break;
-        }
-        return buf;
-}
+#include "text.h"
 
 /* The output and the family being written. */
 struct out {
@@ -122,7 +102,7 @@ static void sample(struct out *o, const struct family *fam, const struct xpud_de
 static void sample_double(struct out *o, const struct family *fam, const struct xpud_device *d, const char *label,
                           const char *label_value, double v) {
         char buf[40];
-        sample(o, fam, d, label, label_value, xpud_prom_format_double(v, buf, sizeof buf));
+        sample(o, fam, d, label, label_value, xpud_format_double(v, buf, sizeof buf));
 }
 
 static void sample_u64(struct out *o, const struct family *fam, const struct xpud_device *d, const char *label,

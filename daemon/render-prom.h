@@ -19,9 +19,3 @@
  * the NUL), or -ENOMEM. */
 int xpud_render_prom(const struct xpud_snapshot *s, char **ret, size_t *ret_len);
 
-/* xpud's one number formatter: /metrics sample values and every number of the /v1 JSON bodies
- * (render-json.c), so a time or a reading reads the same on both. Into BUF (32 bytes are always
- * enough): integral
- * values below 2^53 in magnitude as integers ("250", "41", "0"), others in the shortest %g form
- * that reads back as the same double ("0.875", "1.5e-07"), "NaN", "+Inf", "-Inf". Returns BUF. */
-const char *xpud_prom_format_double(double v, char *buf, size_t size);

@@ -117,7 +117,8 @@ static bool backend_active(enum xpu_vendor v, const struct xpu_inventory *inv) {
 
 /* The backend (name) that reads VENDOR's devices; NULL when it has none. */
 static const char *backend_of(enum xpu_vendor vendor) {
-        const struct xpu_readings_ops *ops = (unsigned)vendor < _XPU_VENDOR_MAX ? xpu_vendors[vendor]->readings : NULL;
+        const struct xpu_vendor_ops *vo = xpu_vendor(vendor);
+        const struct xpu_readings_ops *ops = vo ? vo->readings : NULL;
         return ops ? ops->name : NULL;
 }
 

@@ -495,8 +495,8 @@ static int run(struct context *c) {
         /* One filter serves both when the workload's is the supervisor's ("default", the usual
          * case): xpuinit loads it right before the workload is started, and the workload inherits
          * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
-         * compilation and a walk of the program for every system call number (its cache), which
-         * made two loads the largest part of a start (docs/performance.md). Any other filter is
+         * compilation and a walk of the program for every system call number (its cache): the
+         * most expensive step of a start, not to be paid twice. Any other filter is
          * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
          * the supervisor's denials would narrow a list that allows more (ptrace for a debugger). */
         const struct xpu_seccomp_program *shared = !opt.exec && xpu_seccomp_same(filter, self_filter) ? filter : NULL;

@@ -2,6 +2,7 @@
 /* plan: inventory + selection + profile → ordered list of typed operations, environment and
  * argv. Makes no changes (reads only: driver root, dev root, container root). */
 #include "plan.h"
+#include "plan-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,9 +89,7 @@ static int push_line(char ***v, size_t *n, const char *fmt, va_list ap) {
         return r;
 }
 
-/* A problem that does not stop the start. */
-static int warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-static int warning(struct xpu_plan *p, const char *fmt, ...) {
+int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         int r = push_line(&p->warnings, &p->n_warnings, fmt, ap);
@@ -98,7 +97,7 @@ static int warning(struct xpu_plan *p, const char *fmt, ...) {
         return r;
 }
 
-static struct xpu_op *add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
+struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
         struct xpu_op *n = reallocarray(p->ops, p->n_ops + 1, sizeof *n);
         if (!n)
                 return NULL;
@@ -120,10 +119,6 @@ bool xpu_plan_mounts(const struct xpu_plan *p) {
         return false;
 }
 
-struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
-        return add_op(p, type, path);
-}
-
 int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
@@ -133,315 +128,6 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
 }
 
 
-/* ---- capabilities ------------------------------------------------------------------------- */
-
-/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
-static const struct xpu_capability_files *capability_list(const struct xpu_profile *pr, int k, size_t *n) {
-        switch (k) {
-        case 0:
-                *n = pr->n_libraries;
-                return pr->libraries;
-        case 1:
-                *n = pr->n_binaries;
-                return pr->binaries;
-        case 2:
-                *n = pr->n_files;
-                return pr->files;
-        default:
-                *n = 0;
-                return NULL;
-        }
-}
-
-static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
-        if (pr->capability_32bit && strcmp(pr->capability_32bit, cap) == 0)
-                return true;
-        size_t n;
-        for (int k = 0; k < 3; k++) {
-                const struct xpu_capability_files *cf = capability_list(pr, k, &n);
-                for (size_t i = 0; i < n; i++)
-                        if (strcmp(cf[i].capability, cap) == 0)
-                                return true;
-        }
-        return false;
-}
-
-static int push_unique(char ***v, size_t *n, const char *s) {
-        for (size_t i = 0; i < *n; i++)
-                if (strcmp((*v)[i], s) == 0)
-                        return 0;
-        int r = xpu_strv_push(v, s);
-        if (r >= 0)
-                (*n)++;
-        return r;
-}
-
-static void strv_freep(char ***v) {
-        xpu_strv_free(*v);
-}
-
-/* Push every capability PR names files for (libraries first, then binaries, then files), once
- * each. */
-static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_profile *pr) {
-        size_t m;
-        for (int k = 0; k < 3; k++) {
-                const struct xpu_capability_files *cf = capability_list(pr, k, &m);
-                for (size_t i = 0; i < m; i++)
-                        if (push_unique(v, n, cf[i].capability) < 0)
-                                return -ENOMEM;
-        }
-        return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
-}
-
-/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default.
- * A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo) never stops
- * the start: the capabilities it knows are injected and one plan warning names the ignored words,
- * VAR (the variable that gave ENV) and what the profile knows. */
-static int resolve_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env, const char *var,
-                                char *err, size_t err_size) {
-        if (pr->n_libraries == 0 && pr->n_binaries == 0)
-                return 0; /* the profile injects no files: capabilities mean nothing to it */
-        if (!env || !env[strspn(env, " \t")]) { /* unset, empty or blank: the profile's default */
-                for (size_t i = 0; i < pr->n_capabilities; i++)
-                        if (push_unique(&p->capabilities, &p->n_capabilities, pr->capabilities[i]) < 0)
-                                return -ENOMEM;
-                return 0;
-        }
-        if (!var)
-                var = "NVIDIA_DRIVER_CAPABILITIES";
-        _cleanup_free_ char *copy = strdup(env);
-        _cleanup_(strv_freep) char **ignored = calloc(1, sizeof(char *));
-        size_t n_ignored = 0, n_words = 0;
-        if (!copy || !ignored)
-                return -ENOMEM;
-        char *save = NULL;
-        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                tok = xpu_strstrip(tok);
-                if (!*tok)
-                        continue;
-                n_words++;
-                int r = strcmp(tok, "all") == 0 ? push_profile_capabilities(&p->capabilities, &p->n_capabilities, pr)
-                        : profile_knows_capability(pr, tok) ? push_unique(&p->capabilities, &p->n_capabilities, tok)
-                                                              : push_unique(&ignored, &n_ignored, tok);
-                if (r < 0)
-                        return -ENOMEM;
-        }
-        if (n_words == 0) { /* ",,," names nothing: never inject nothing silently */
-                xpu_format_error(err, err_size,
-                                 "%s=\"%s\" names no capability; use a list such as \"utility,compute\", \"all\", "
-                                 "or leave it unset",
-                                 var, env);
-                return -EINVAL;
-        }
-        if (n_ignored == 0)
-                return 0;
-        _cleanup_(strv_freep) char **known = calloc(1, sizeof(char *));
-        size_t n_known = 0;
-        if (!known || push_profile_capabilities(&known, &n_known, pr) < 0)
-                return -ENOMEM;
-        _cleanup_free_ char *ign = xpu_strv_join(ignored, ",");
-        _cleanup_free_ char *kn = xpu_strv_join(known, ", ");
-        _cleanup_free_ char *eff = xpu_strv_join(p->capabilities, ",");
-        if (!ign || !kn || !eff)
-                return -ENOMEM;
-        return warning(p, "%s: ignoring \"%s\": profile \"%s\" has no driver files for %s (it knows %s, and all); %s%s",
-                       var, ign, pr->name, n_ignored == 1 ? "it" : "them", kn,
-                       p->n_capabilities ? "injecting " : "no driver files are injected", eff) < 0
-                       ? -ENOMEM
-                       : 0;
-}
-
-/* ---- environment placeholders ------------------------------------------------------------- */
-
-/* Append ITEM to the comma list *OUT. Returns 0 or -ENOMEM. */
-static int list_append(char **out, const char *item) {
-        char *n = NULL;
-        if (asprintf(&n, "%s%s%s", *out, **out ? "," : "", item) < 0)
-                return -ENOMEM;
-        free(*out);
-        *out = n;
-        return 0;
-}
-
-/* Comma list of the selected devices: UUID when it names exactly one device, else the vendor
- * index (partitions of one AMD GPU share a UUID). A device whose MIG devices were selected is
- * listed as those MIG devices: NVML's "MIG-<uuid>", else the form CUDA_VISIBLE_DEVICES also takes,
- * "MIG-<gpu uuid>/<gi>/<ci>" (CUDA programming guide, CUDA_VISIBLE_DEVICES); INDICES_ONLY lists
- * the vendor index of each device once. */
-static char *visible_ids(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_plan *p,
-                         bool indices_only) {
-        _cleanup_free_ char *out = strdup("");
-        if (!out)
-                return NULL;
-        for (size_t k = 0; k < p->n_devices; k++) {
-                const struct xpu_device *d = &inv->devices[p->devices[k]];
-                uint32_t mig = sel->mig[p->devices[k]];
-                char item[96];
-                size_t same = 0;
-                for (size_t j = 0; j < inv->n_devices && d->uuid[0]; j++)
-                        same += strcasecmp(inv->devices[j].uuid, d->uuid) == 0;
-                for (size_t m = 0; !indices_only && m < d->n_mig; m++) {
-                        if (!(mig & (1u << m)))
-                                continue;
-                        const struct xpu_mig_device *g = &d->mig[m];
-                        if (g->uuid[0])
-                                snprintf(item, sizeof item, "%s", g->uuid);
-                        else
-                                snprintf(item, sizeof item, "MIG-%s/%u/%u", d->uuid, g->gi, g->ci);
-                        if (list_append(&out, item) < 0)
-                                return NULL;
-                }
-                if (mig && !indices_only)
-                        continue;
-                if (!indices_only && d->uuid[0] && same == 1)
-                        snprintf(item, sizeof item, "%s", d->uuid);
-                else
-                        snprintf(item, sizeof item, "%u", d->vendor_index);
-                if (list_append(&out, item) < 0)
-                        return NULL;
-        }
-        return TAKE_PTR(out);
-}
-
-/* The profile's environment edits, with the placeholders of profile.h expanded from VALUES. */
-static int apply_env_edits(struct xpu_plan *p, const struct xpu_profile *pr,
-                           const char *const values[_XPU_PLACEHOLDER_MAX]) {
-        for (size_t i = 0; i < pr->n_env; i++) {
-                const struct xpu_env_edit *e = &pr->env[i];
-                if (e->op == XPU_ENV_UNSET) {
-                        xpu_env_unset(p->env, e->name);
-                        continue;
-                }
-                _cleanup_free_ char *v = NULL;
-                int r = xpu_env_expand(e->value ? e->value : "", values, &v);
-                if (r < 0)
-                        return r;
-                const char *old = xpu_env_get(p->env, e->name);
-                _cleanup_free_ char *joined = NULL;
-                if (e->op == XPU_ENV_PREPEND && old && *old) {
-                        if (asprintf(&joined, "%s:%s", v, old) < 0)
-                                return -ENOMEM;
-                } else if (e->op == XPU_ENV_APPEND && old && *old) {
-                        if (asprintf(&joined, "%s:%s", old, v) < 0)
-                                return -ENOMEM;
-                }
-                if (xpu_env_set(&p->env, e->name, joined ? joined : v) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-/* ---- device nodes and groups -------------------------------------------------------------- */
-
-static int add_group_of(struct xpu_plan *p, int dev_fd, const char *path) {
-        struct stat st;
-        if (dev_fd < 0 || xpu_stat_in_root(dev_fd, path, false, &st) < 0)
-                return 0; /* the check op reports a missing node */
-        if (st.st_gid == 0)
-                return 0; /* never hand out the root group */
-        for (size_t i = 0; i < p->n_groups; i++)
-                if (p->groups[i] == st.st_gid)
-                        return 0;
-        gid_t *n = reallocarray(p->groups, p->n_groups + 1, sizeof *n);
-        if (!n)
-                return -ENOMEM;
-        p->groups = n;
-        n[p->n_groups] = st.st_gid;
-        if (xpu_strv_push(&p->groups_from, path) < 0)
-                return -ENOMEM;
-        p->n_groups++;
-        return 0;
-}
-
-static int add_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int dev_fd) {
-        for (size_t i = 0; i < p->n_ops; i++)
-                if (p->ops[i].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[i].path, node->path) == 0)
-                        return 0;
-        struct xpu_op *op = add_op(p, XPU_OP_CHECK_DEVNODE, node->path);
-        if (!op)
-                return -ENOMEM;
-        op->major = node->major;
-        op->minor = node->minor;
-        op->have_major = node->have_major;
-        op->optional = node->optional;
-        return add_group_of(p, dev_fd, node->path);
-}
-
-/* What the plan says about the MIG devices of the selection: their capability nodes are checked
- * like the GPU's own; a GPU in MIG mode given whole gives CUDA none of its MIG devices; CUDA uses
- * one MIG device per process. Returns 0 or -ENOMEM. */
-static int plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                    int dev_fd) {
-        size_t n_mig = 0;
-        const char *first = NULL;
-        char first_buf[96] = "";
-        for (size_t k = 0; k < p->n_devices; k++) {
-                const struct xpu_device *d = &inv->devices[p->devices[k]];
-                uint32_t mig = sel->mig[p->devices[k]];
-                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled &&
-                    warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
-                            d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
-                            d->n_mig ? "; select them (" : "", d->n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
-                        return -ENOMEM;
-                for (size_t m = 0; m < d->n_mig; m++) {
-                        if (!(mig & (1u << m)))
-                                continue;
-                        const struct xpu_mig_device *g = &d->mig[m];
-                        if (add_node_check(p, &g->gi_cap, dev_fd) < 0 || add_node_check(p, &g->ci_cap, dev_fd) < 0)
-                                return -ENOMEM;
-                        if (n_mig++ == 0) {
-                                snprintf(first_buf, sizeof first_buf, "%u:%zu", d->vendor_index, m);
-                                first = first_buf;
-                        }
-                        if (!g->uuid[0] && !d->uuid[0] &&
-                            warning(p, "MIG device %u:%zu: neither its UUID nor its GPU's is known; "
-                                       "CUDA_VISIBLE_DEVICES cannot name it", d->vendor_index, m) < 0)
-                                return -ENOMEM;
-                }
-        }
-        if (n_mig > 1 && warning(p, "%zu MIG devices selected: CUDA uses one MIG device per process (the first "
-                                    "listed in CUDA_VISIBLE_DEVICES, %s); start one process per MIG device",
-                                 n_mig, first) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-/* The host-wide MIG capabilities asked for (NVIDIA_MIG_CONFIG_DEVICES / _MONITOR_DEVICES=all):
- * their nodes checked like every other, or an error when the host has none to give. */
-static int plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
-                         int dev_fd, char *err, size_t err_size) {
-        const struct {
-                bool wanted;
-                const struct xpu_devnode *node;
-                const char *what, *var;
-        } caps[] = {
-                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "NVIDIA_MIG_CONFIG_DEVICES" },
-                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "NVIDIA_MIG_MONITOR_DEVICES" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
-                if (!caps[i].wanted)
-                        continue;
-                if (p->n_devices == 0) {
-                        if (xpu_plan_note(p, "the MIG %s capability was asked for, but no GPU is selected: not given",
-                                          caps[i].what) < 0)
-                                return -ENOMEM;
-                        continue;
-                }
-                if (!caps[i].node || !caps[i].node->path[0]) {
-                        xpu_format_error(err, err_size, "the MIG %s capability was asked for (%s=all), "
-                                         "but this host offers none (no usable /proc/driver/nvidia/capabilities/mig/%s: "
-                                         "missing, or refused with a probe warning): it needs a MIG-capable GPU and "
-                                         "driver; unset the variable",
-                                         caps[i].what, caps[i].var, caps[i].what);
-                        return -ENOENT;
-                }
-                if (add_node_check(p, caps[i].node, dev_fd) < 0 ||
-                    xpu_plan_note(p, "the MIG %s capability is given: %s", caps[i].what, caps[i].node->path) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
 /* ---- files -------------------------------------------------------------------------------- */
 
 /* Does the profile name any library or binary (LISTS 2), or any of those or a file at its own path
@@ -450,7 +136,7 @@ static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_p
         size_t n;
         for (size_t c = 0; c < p->n_capabilities; c++)
                 for (int k = 0; k < lists; k++) {
-                        const struct xpu_capability_files *cf = capability_list(pr, k, &n);
+                        const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &n);
                         for (size_t i = 0; i < n; i++)
                                 if (strcmp(cf[i].capability, p->capabilities[c]) == 0 && cf[i].n_names)
                                         return true;
@@ -468,7 +154,7 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
                         if (strcmp(cf->capability, p->capabilities[c]) != 0 || cf->n_names == 0 ||
                             strpbrk(cf->names[0], "*?["))
                                 continue;
-                        if (!xpu_plan_library(p, cf->names[0]) && warning(p, "%s (core library of capability %s) of version %s is not in driver "
+                        if (!xpu_plan_library(p, cf->names[0]) && xpu_plan_warning(p, "%s (core library of capability %s) of version %s is not in driver "
                                                  "root %s; workloads that need it will fail",
                                               cf->names[0], cf->capability, p->driver_version, driver_root) < 0)
                                 return -ENOMEM;
@@ -498,7 +184,7 @@ static int plan_files32(struct xpu_plan *p, const struct xpu_profile *pr, const 
                 if (xpu_plan_note(p, "skipped (32-bit) %s", p->files32->skipped[i]) < 0)
                         return -ENOMEM;
         if (p->files32->n == 0)
-                return warning(p, "capability %s: no 32-bit library of version %s in driver root %s; 32-bit "
+                return xpu_plan_warning(p, "capability %s: no 32-bit library of version %s in driver root %s; 32-bit "
                                   "programs will not find the driver", pr->capability_32bit, p->driver_version,
                                o->driver_root) < 0 ? -ENOMEM : 0;
         if (snprintf(p->lib32_dir, sizeof p->lib32_dir, "%s32", p->library_dir) >= (int)sizeof p->lib32_dir)
@@ -594,7 +280,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (p->inject == XPU_INJECT_AUTO)
                 p->inject = o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK;
 
-        r = resolve_capabilities(p, pr, o->capabilities_env, o->capabilities_var, err, err_size);
+        r = xpu_plan_capabilities(p, pr, o->capabilities_env, o->capabilities_var, err, err_size);
         if (r < 0)
                 goto fail;
 
@@ -617,18 +303,18 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         xpu_strlcpy(probe_node.path, pr->device_nodes[i], sizeof probe_node.path);
                         probe_node.optional = true; /* the probe does not know it: check if present */
                 }
-                if (add_node_check(p, &probe_node, o->dev_fd) < 0)
+                if (xpu_plan_node_check(p, &probe_node, o->dev_fd) < 0)
                         goto fail;
         }
         for (size_t k = 0; k < p->n_devices; k++) {
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
                 for (size_t j = 0; j < d->n_nodes; j++)
-                        if (add_node_check(p, &d->nodes[j], o->dev_fd) < 0)
+                        if (xpu_plan_node_check(p, &d->nodes[j], o->dev_fd) < 0)
                                 goto fail;
         }
-        if (plan_mig(p, inv, sel, o->dev_fd) < 0)
+        if (xpu_plan_mig(p, inv, sel, o->dev_fd) < 0)
                 goto fail;
-        if ((r = plan_mig_caps(p, vi, sel, o->dev_fd, err, err_size)) < 0)
+        if ((r = xpu_plan_mig_caps(p, vi, sel, o->dev_fd, err, err_size)) < 0)
                 goto fail;
         r = -ENOMEM;
 
@@ -723,8 +409,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 xpu_env_unset(p->env, mask_var);
         else if (mask && xpu_env_set(&p->env, mask_var, mask) < 0)
                 goto fail;
-        ids = visible_ids(inv, sel, p, false);
-        indices = visible_ids(inv, sel, p, true);
+        ids = xpu_plan_visible_ids(inv, sel, p, false);
+        indices = xpu_plan_visible_ids(inv, sel, p, true);
         if (!ids || !indices)
                 goto fail;
         const char *values[_XPU_PLACEHOLDER_MAX] = {
@@ -733,7 +419,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 [XPU_PLACEHOLDER_DRIVER_VERSION] = p->driver_version,
                 [XPU_PLACEHOLDER_LIBRARY_DIR] = p->library_dir,
         };
-        if (apply_env_edits(p, pr, values) < 0)
+        if (xpu_plan_env_edits(p, pr, values) < 0)
                 goto fail;
 
         /* argv */
@@ -762,7 +448,7 @@ int xpu_plan_warn_seccomp(struct xpu_plan *p, const struct xpu_seccomp_program *
                 if (!(p->cap_keep & XPU_CAP_BIT(cap)) ||
                     xpu_capability_denied_calls(cap, filter, calls, sizeof calls) == 0)
                         continue;
-                if (warning(p, "keep_capabilities %s: the seccomp filter \"%s\" denies %s, what the capability is "
+                if (xpu_plan_warning(p, "keep_capabilities %s: the seccomp filter \"%s\" denies %s, what the capability is "
                             "for, so the workload cannot use it; use a JSON allow list that includes them, e.g. "
                             "[\"@strict\", \"%.*s\"] (docs/seccomp.md)",
                             xpu_capability_to_name(cap), xpu_seccomp_name(filter), calls,

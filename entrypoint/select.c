@@ -18,17 +18,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "select-internal.h"
 #include "select.h"
-
-/* How one variable's list entries are read. */
-struct var_rules {
-        const char *name;   /* the variable */
-        int vendor;         /* -1: every vendor (XPU_); else only that vendor's devices */
-        bool global_index;  /* a plain number is an xpuinit index (else the vendor index) */
-        bool vendor_prefix; /* "nvidia:1" */
-        bool ranges;        /* "0-3" (amd-container-runtime) */
-        bool unique_id;     /* "0x<hex>": AMD KFD unique_id (amd-container-runtime) */
-};
 
 static const struct var_rules xpu_rules = {
         .name = "XPU_VISIBLE_DEVICES",
@@ -94,13 +85,7 @@ static void xpu_selection_freep(struct xpu_selection **s) {
 
 /* ---- messages -------------------------------------------------------------------------------- */
 
-struct out {
-        char *buf;
-        size_t size;
-        size_t used;
-};
-
-_printf_(2, 3) static void out_add(struct out *o, const char *fmt, ...) {
+void xpu_sel_out_add(struct out *o, const char *fmt, ...) {
         if (!o->buf || o->size == 0 || o->used >= o->size)
                 return;
         va_list ap;
@@ -111,7 +96,7 @@ _printf_(2, 3) static void out_add(struct out *o, const char *fmt, ...) {
                 o->used += (size_t)n;
 }
 
-static bool in_scope(const struct var_rules *r, const struct xpu_device *d) {
+bool xpu_sel_in_scope(const struct var_rules *r, const struct xpu_device *d) {
         return r->vendor < 0 || (int)d->vendor == r->vendor;
 }
 
@@ -120,21 +105,21 @@ static bool in_scope(const struct var_rules *r, const struct xpu_device *d) {
 static void describe_device(struct out *o, const struct var_rules *r, const struct xpu_device *d,
                             bool mark_unavailable) {
         if (r->global_index)
-                out_add(o, "%u (%s:%u", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index);
+                xpu_sel_out_add(o, "%u (%s:%u", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index);
         else
-                out_add(o, "%u (", d->vendor_index);
+                xpu_sel_out_add(o, "%u (", d->vendor_index);
         const char *sep = r->global_index ? " " : "";
         if (d->uuid[0]) {
-                out_add(o, "%s%s", sep, d->uuid);
+                xpu_sel_out_add(o, "%s%s", sep, d->uuid);
                 sep = " ";
         }
         if (d->pci_bus_id[0]) {
-                out_add(o, "%s%s", sep, d->pci_bus_id);
+                xpu_sel_out_add(o, "%s%s", sep, d->pci_bus_id);
                 sep = " ";
         }
         if (mark_unavailable && !xpu_device_available(d))
-                out_add(o, "%snot given to this container", sep);
-        out_add(o, ")");
+                xpu_sel_out_add(o, "%snot given to this container", sep);
+        xpu_sel_out_add(o, ")");
 }
 
 /* "; devices: 0 (...), 1 (...)" or "; no devices". */
@@ -142,28 +127,26 @@ static void list_devices(struct out *o, const struct var_rules *r, const struct 
         const char *vendor = r->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)r->vendor) : NULL;
         size_t shown = 0;
         for (size_t i = 0; i < inv->n_devices; i++) {
-                if (!in_scope(r, &inv->devices[i]))
+                if (!xpu_sel_in_scope(r, &inv->devices[i]))
                         continue;
                 if (shown++ == 0)
-                        out_add(o, "; %s%sdevices: ", vendor ? vendor : "", vendor ? " " : "");
+                        xpu_sel_out_add(o, "; %s%sdevices: ", vendor ? vendor : "", vendor ? " " : "");
                 else
-                        out_add(o, ", ");
+                        xpu_sel_out_add(o, ", ");
                 describe_device(o, r, &inv->devices[i], true);
         }
         if (shown == 0)
-                out_add(o, "; no %s%sdevices", vendor ? vendor : "", vendor ? " " : "");
+                xpu_sel_out_add(o, "; no %s%sdevices", vendor ? vendor : "", vendor ? " " : "");
 }
 
-/* ERR = "<variable>: <FMT...>" followed by what LIST adds (NULL: nothing). Returns -EINVAL. */
-_printf_(6, 0) static int fail_list(char *err, size_t err_size, const struct var_rules *r,
-                                    const struct xpu_inventory *inv,
-                                    void (*list)(struct out *, const struct var_rules *, const struct xpu_inventory *),
-                                    const char *fmt, va_list ap) {
+int xpu_sel_fail_list(char *err, size_t err_size, const struct var_rules *r, const struct xpu_inventory *inv,
+                      void (*list)(struct out *, const struct var_rules *, const struct xpu_inventory *),
+                      const char *fmt, va_list ap) {
         struct out o = { .buf = err, .size = err_size };
         if (!err || !err_size)
                 return -EINVAL;
         err[0] = '\0';
-        out_add(&o, "%s: ", r->name);
+        xpu_sel_out_add(&o, "%s: ", r->name);
         if (o.used < o.size) {
                 int n = vsnprintf(o.buf + o.used, o.size - o.used, fmt, ap);
                 if (n > 0)
@@ -174,19 +157,18 @@ _printf_(6, 0) static int fail_list(char *err, size_t err_size, const struct var
         return -EINVAL;
 }
 
-/* The error line, with the devices of INV (NULL: without) listed. */
-_printf_(5, 6) static int sel_fail(char *err, size_t err_size, const struct var_rules *r,
-                                   const struct xpu_inventory *inv, const char *fmt, ...) {
+int xpu_sel_fail(char *err, size_t err_size, const struct var_rules *r, const struct xpu_inventory *inv,
+                 const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int e = fail_list(err, err_size, r, inv, list_devices, fmt, ap);
+        int e = xpu_sel_fail_list(err, err_size, r, inv, list_devices, fmt, ap);
         va_end(ap);
         return e;
 }
 
 /* ---- entries --------------------------------------------------------------------------------- */
 
-static bool all_digits(const char *s, size_t len) {
+bool xpu_sel_all_digits(const char *s, size_t len) {
         if (len == 0)
                 return false;
         for (size_t i = 0; i < len; i++)
@@ -195,169 +177,13 @@ static bool all_digits(const char *s, size_t len) {
         return true;
 }
 
-/* First non-optional per-device node that is missing, for the message. */
-static const char *missing_node(const struct xpu_device *d) {
+const char *xpu_sel_missing_node(const struct xpu_device *d) {
         for (size_t i = 0; i < d->n_nodes; i++)
                 if (!d->nodes[i].optional && !d->nodes[i].present)
                         return d->nodes[i].path;
         return "its device nodes";
 }
 
-/* ---- MIG devices ------------------------------------------------------------------------------ */
-
-/* Where one variable's entries go: whole devices, and MIG devices of a device (select.h). */
-struct sel_out {
-        bool *whole;
-        uint32_t *mig;
-};
-
-/* "; MIG devices: 0:0 (MIG-... gi 3 ci 0), ..." of the in-scope devices, or "; no MIG devices". */
-static void list_migs(struct out *o, const struct var_rules *r, const struct xpu_inventory *inv) {
-        size_t shown = 0;
-        for (size_t i = 0; i < inv->n_devices; i++) {
-                const struct xpu_device *d = &inv->devices[i];
-                for (size_t m = 0; in_scope(r, d) && m < d->n_mig; m++) {
-                        const struct xpu_mig_device *g = &d->mig[m];
-                        out_add(o, "%s%u:%zu (%s%sgi %u ci %u%s)", shown++ ? ", " : "; MIG devices: ",
-                                r->global_index ? d->index : d->vendor_index, m, g->uuid, g->uuid[0] ? " " : "",
-                                g->gi, g->ci, xpu_mig_available(d, m) ? "" : " not given to this container");
-                }
-        }
-        if (shown == 0)
-                out_add(o, "; no MIG devices");
-}
-
-/* The error line, with the MIG devices of INV (NULL: without) listed. */
-_printf_(5, 6) static int mig_fail(char *err, size_t err_size, const struct var_rules *r,
-                                   const struct xpu_inventory *inv, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int e = fail_list(err, err_size, r, inv, list_migs, fmt, ap);
-        va_end(ap);
-        return e;
-}
-
-/* Why device D has no MIG device, for a message (BUF: room for it). */
-static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t size) {
-        if (d->have & XPU_HAVE_MIG_MODE)
-                return d->mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
-        const char *v = xpu_vendor_display_name(d->vendor);
-        snprintf(buf, size, "no MIG instance is listed for this %s GPU; NVIDIA's driver lists them under "
-                 "/proc/driver/nvidia/capabilities", v ? v : "");
-        return buf;
-}
-
-/* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
- * "MIG-<uuid>" (the NVIDIA Container Toolkit's forms, libnvidia-container src/cli/common.c).
- * Returns 1 with *DEV_I and *MIG set, 0 when E is no MIG form, -EINVAL with ERR naming why when it
- * is one but names no MIG device given to this container. */
-static int match_mig(const struct var_rules *r, const struct xpu_inventory *inv, const char *e, const char *entry,
-                     size_t *dev_i, size_t *mig, char *err, size_t err_size) {
-        const char *colon = strchr(e, ':');
-        const struct xpu_device *d = NULL;
-        const struct xpu_mig_device *g = NULL;
-
-        if (colon && all_digits(e, (size_t)(colon - e)) && all_digits(colon + 1, strlen(colon + 1))) {
-                char num[24];
-                uint64_t gpu, m;
-                if ((size_t)(colon - e) >= sizeof num)
-                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
-                memcpy(num, e, (size_t)(colon - e));
-                num[colon - e] = '\0';
-                if (xpu_parse_u64(num, 10, &gpu) < 0 || xpu_parse_u64(colon + 1, 10, &m) < 0)
-                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
-                for (size_t i = 0; i < inv->n_devices && !d; i++)
-                        if (in_scope(r, &inv->devices[i]) &&
-                            (r->global_index ? inv->devices[i].index : inv->devices[i].vendor_index) == gpu)
-                                d = &inv->devices[i];
-                if (!d)
-                        return sel_fail(err, err_size, r, inv, "\"%s\": no device %" PRIu64, entry, gpu);
-                char why[160];
-                if (d->n_mig == 0)
-                        return sel_fail(err, err_size, r, NULL, "\"%s\": device %" PRIu64 " has no MIG device (%s); "
-                                        "name the whole device as %" PRIu64, entry, gpu,
-                                        no_mig_reason(d, why, sizeof why), gpu);
-                if (m >= d->n_mig)
-                        return mig_fail(err, err_size, r, inv, "\"%s\": device %" PRIu64 " has MIG devices %" PRIu64
-                                        ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, d->n_mig - 1);
-                g = &d->mig[m];
-        } else if (strncasecmp(e, "MIG-GPU-", 8) == 0) {
-                /* "MIG-GPU-<uuid>/<gi>/<ci>": the parent's UUID and the instance ids. */
-                const char *s1 = strchr(e, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
-                char parent[64], gi_s[8], ci_s[8];
-                uint64_t gi, ci;
-                size_t plen = s1 ? (size_t)(s1 - e) - 4 : 0, glen = s2 ? (size_t)(s2 - s1 - 1) : 0;
-                if (!s2 || plen >= sizeof parent || glen >= sizeof gi_s || strlen(s2 + 1) >= sizeof ci_s ||
-                    !all_digits(s1 + 1, glen) || !all_digits(s2 + 1, strlen(s2 + 1)))
-                        return mig_fail(err, err_size, r, NULL, "\"%s\": not a MIG device name "
-                                        "(MIG-GPU-<gpu uuid>/<gpu instance>/<compute instance>)", entry);
-                memcpy(parent, e + 4, plen);
-                parent[plen] = '\0';
-                memcpy(gi_s, s1 + 1, glen);
-                gi_s[glen] = '\0';
-                if (xpu_parse_u64(gi_s, 10, &gi) < 0 || xpu_parse_u64(s2 + 1, 10, &ci) < 0 || gi > UINT32_MAX ||
-                    ci > UINT32_MAX)
-                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
-                for (size_t i = 0; i < inv->n_devices && !d; i++)
-                        if (in_scope(r, &inv->devices[i]) && strcasecmp(inv->devices[i].uuid, parent) == 0)
-                                d = &inv->devices[i];
-                if (!d)
-                        return sel_fail(err, err_size, r, inv, "\"%s\": no device %s", entry, parent);
-                g = xpu_device_find_mig(d, (uint32_t)gi, (uint32_t)ci);
-                if (!g)
-                        return mig_fail(err, err_size, r, inv, "\"%s\": %s has no GPU instance %" PRIu64
-                                        " with compute instance %" PRIu64, entry, parent, gi, ci);
-        } else if (strncasecmp(e, "MIG-", 4) == 0) {
-                bool uuids = false;
-                for (size_t i = 0; i < inv->n_devices && !g; i++) {
-                        const struct xpu_device *c = &inv->devices[i];
-                        for (size_t m = 0; in_scope(r, c) && m < c->n_mig && !g; m++) {
-                                uuids |= c->mig[m].uuid[0] != '\0';
-                                if (strcasecmp(c->mig[m].uuid, e) == 0) {
-                                        d = c;
-                                        g = &c->mig[m];
-                                }
-                        }
-                }
-                if (!g && !uuids) {
-                        const char *note = inv->vendors[XPU_VENDOR_NVIDIA].rich_note;
-                        return mig_fail(err, err_size, r, inv, "\"%s\": MIG UUIDs come from NVML, which %s%s%s; "
-                                        "name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>",
-                                        entry, note[0] ? "could not tell (" : "gave none here (its MIG calls failed or "
-                                        "there is no MIG device)", note, note[0] ? ")" : "");
-                }
-                if (!g)
-                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
-        } else
-                return 0;
-
-        *dev_i = (size_t)(d - inv->devices);
-        *mig = (size_t)(g - d->mig);
-        if (!xpu_mig_available(d, *mig)) {
-                const char *missing = !xpu_device_available(d) ? missing_node(d)
-                                      : !(g->have & XPU_MIG_HAVE_CAPS) ? NULL
-                                      : !g->gi_cap.present ? g->gi_cap.path
-                                                           : g->ci_cap.path;
-                struct out o = { .buf = err, .size = err_size };
-                if (err && err_size) {
-                        err[0] = '\0';
-                        out_add(&o, "%s: \"%s\" names MIG device %u:%zu (GPU instance %u, compute instance %u of %s), ",
-                                r->name, entry, r->global_index ? d->index : d->vendor_index, *mig, g->gi, g->ci,
-                                d->uuid[0] ? d->uuid : d->pci_bus_id);
-                        if (missing)
-                                out_add(&o, "which the container runtime did not give to this container (%s is "
-                                            "missing); ask the runtime for it or leave it out", missing);
-                        else
-                                out_add(&o, "whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/"
-                                            "gpu%u/mig here); mount the host's /proc/driver/nvidia", d->minor);
-                }
-                return -EINVAL;
-        }
-        return 1;
-}
-
-/* Does an in-scope device of VENDOR (-1: any) have index IDX (xpuinit index when GLOBAL, else
- * the vendor index)? */
 static bool index_exists(const struct xpu_inventory *inv, int vendor, bool global, uint64_t idx) {
         for (size_t i = 0; i < inv->n_devices; i++) {
                 const struct xpu_device *d = &inv->devices[i];
@@ -389,7 +215,7 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 prefix[colon - e] = '\0';
                 int v = xpu_vendor_from_string(prefix);
                 if (v >= 0) {
-                        if (!all_digits(colon + 1, strlen(colon + 1)))
+                        if (!xpu_sel_all_digits(colon + 1, strlen(colon + 1)))
                                 return -EINVAL;
                         vendor = v;
                         num = colon + 1;
@@ -398,8 +224,8 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
 
         /* Plain index, vendor:index, or a range "a-b". */
         const char *dash = r->ranges && num == e ? strchr(e, '-') : NULL;
-        if (all_digits(num, strlen(num)) ||
-            (dash && all_digits(e, (size_t)(dash - e)) && all_digits(dash + 1, strlen(dash + 1)))) {
+        if (xpu_sel_all_digits(num, strlen(num)) ||
+            (dash && xpu_sel_all_digits(e, (size_t)(dash - e)) && xpu_sel_all_digits(dash + 1, strlen(dash + 1)))) {
                 if (dash) {
                         char first[24];
                         if ((size_t)(dash - e) >= sizeof first)
@@ -442,7 +268,7 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
         /* UUID ("GPU-..."), any case. A GPU-level id names every partition of that GPU. */
         if (strncasecmp(e, "GPU-", 4) == 0) {
                 for (size_t i = 0; i < inv->n_devices; i++)
-                        if (in_scope(r, &inv->devices[i]) &&
+                        if (xpu_sel_in_scope(r, &inv->devices[i]) &&
                             strcasecmp(inv->devices[i].uuid, e) == 0)
                                 hit[i] = true;
                 return 0;
@@ -454,7 +280,7 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                         return -EINVAL;
                 for (size_t i = 0; i < inv->n_devices; i++) {
                         const struct xpu_device *d = &inv->devices[i];
-                        if (in_scope(r, d) && d->unique_id[0] &&
+                        if (xpu_sel_in_scope(r, d) && d->unique_id[0] &&
                             xpu_parse_u64(d->unique_id, 16, &b) == 0 && a == b)
                                 hit[i] = true;
                 }
@@ -468,7 +294,7 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 return -EINVAL;
         for (size_t i = 0; i < inv->n_devices; i++) {
                 char named[XPU_PCI_BUS_ID_MAX];
-                if (in_scope(r, &inv->devices[i]) && xpu_device_named_bus_id(&inv->devices[i], named) &&
+                if (xpu_sel_in_scope(r, &inv->devices[i]) && xpu_device_named_bus_id(&inv->devices[i], named) &&
                     xpu_pci_bus_id_parse(named, &have) == 0 && xpu_pci_bus_id_compare(&have, &bus) == 0)
                         hit[i] = true;
         }
@@ -508,7 +334,7 @@ static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules 
                         used += (size_t)snprintf(kinds + used, used < sizeof kinds ? sizeof kinds - used : 0, "%s%s=NAME",
                                                  used ? ", " : "", ck.kind);
         }
-        return sel_fail(err, err_size, r, NULL,
+        return xpu_sel_fail(err, err_size, r, NULL,
                         "\"%s\": the CDI kind \"%.*s\" is not one %s takes (it takes %s, NAME an index, UUID, PCI "
                         "bus id, MIG device or all)",
                         e, (int)klen, e, r->name, kinds);
@@ -542,7 +368,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                         *comma = '\0';
                 char *e = xpu_strstrip(p);
                 if (!*e)
-                        return sel_fail(err, err_size, r, NULL, "empty entry in \"%s\"", value);
+                        return xpu_sel_fail(err, err_size, r, NULL, "empty entry in \"%s\"", value);
                 /* A qualified CDI name: its device name, read by its kind's rules (ER). */
                 const struct var_rules *er = r;
                 struct var_rules cdi_rules;
@@ -554,7 +380,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                         er = &cdi_rules;
                         if (strcasecmp(e, "all") == 0) {
                                 for (size_t i = 0; i < inv->n_devices; i++)
-                                        if (in_scope(er, &inv->devices[i]) && xpu_device_available(&inv->devices[i]))
+                                        if (xpu_sel_in_scope(er, &inv->devices[i]) && xpu_device_available(&inv->devices[i]))
                                                 select_given(out, inv, i);
                                 if (!comma)
                                         break;
@@ -562,16 +388,16 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                                 continue;
                         }
                         if (!*e)
-                                return sel_fail(err, err_size, r, NULL, "\"%s\": no device name after '='", entry);
+                                return xpu_sel_fail(err, err_size, r, NULL, "\"%s\": no device name after '='", entry);
                 }
                 for (size_t k = 0; er == r && k < ELEMENTSOF(keywords); k++)
                         if (strcasecmp(e, keywords[k].word) == 0)
-                                return sel_fail(err, err_size, r, NULL,
+                                return xpu_sel_fail(err, err_size, r, NULL,
                                                 "\"%s\" must be the whole value, not one entry of "
                                                 "a list (\"%s\")",
                                                 e, value);
                 size_t mig_dev = 0, mig = 0;
-                int mk = match_mig(er, inv, e, entry, &mig_dev, &mig, err, err_size);
+                int mk = xpu_sel_match_mig(er, inv, e, entry, &mig_dev, &mig, err, err_size);
                 if (mk < 0)
                         return mk;
                 if (mk > 0) {
@@ -586,7 +412,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                 uint64_t missing_index = 0;
                 int k = match_entry(er, inv, e, hit, &by_index, &missing_index);
                 if (k == -ERANGE)
-                        return sel_fail(err, err_size, er, inv, "no %s%sdevice %" PRIu64 " in range \"%s\"",
+                        return xpu_sel_fail(err, err_size, er, inv, "no %s%sdevice %" PRIu64 " in range \"%s\"",
                                         er->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)er->vendor)
                                                         : "",
                                         er->vendor >= 0 ? " " : "", missing_index, entry);
@@ -602,7 +428,7 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                                 missing = &inv->devices[i];
                 }
                 if (k < 0 || n_hit == 0)
-                        return sel_fail(err, err_size, er, inv, "no %s%sdevice \"%s\"",
+                        return xpu_sel_fail(err, err_size, er, inv, "no %s%sdevice \"%s\"",
                                         er->vendor >= 0 ? xpu_vendor_to_string((enum xpu_vendor)er->vendor)
                                                         : "",
                                         er->vendor >= 0 ? " " : "", entry);
@@ -610,12 +436,12 @@ static int parse_list(const struct var_rules *r, const struct xpu_inventory *inv
                         struct out o = { .buf = err, .size = err_size };
                         if (err && err_size) {
                                 err[0] = '\0';
-                                out_add(&o, "%s: \"%s\" names ", r->name, entry);
+                                xpu_sel_out_add(&o, "%s: \"%s\" names ", r->name, entry);
                                 describe_device(&o, er, missing, false);
-                                out_add(&o, ", which the container runtime did not give to this "
+                                xpu_sel_out_add(&o, ", which the container runtime did not give to this "
                                             "container (%s is missing); ask the runtime for it or "
                                             "leave it out",
-                                        missing_node(missing));
+                                        xpu_sel_missing_node(missing));
                         }
                         return -EINVAL;
                 }
@@ -746,32 +572,6 @@ int xpu_selection_parse(const struct xpu_inventory *inv, const char *xpu_visible
         for (int v = 0; visible && v < _XPU_VENDOR_MAX; v++)
                 env.visible[v] = visible[v];
         return xpu_selection_parse_env(inv, &env, ret, err, err_size);
-}
-
-/* Does the list VALUE have a "MIG-<uuid>" entry? */
-static bool value_names_mig_uuid(const char *value) {
-        for (const char *p = value; p && *p;) {
-                size_t len = strcspn(p, ",");
-                const char *e = p, *end = p + len;
-                const char *eq = memchr(p, '=', len);
-                if (eq)
-                        e = eq + 1;
-                while (e < end && (*e == ' ' || *e == '\t'))
-                        e++;
-                if (end - e >= 4 && strncasecmp(e, "MIG-", 4) == 0 && !(end - e >= 8 && strncasecmp(e, "MIG-GPU-", 8) == 0))
-                        return true;
-                p = *end ? end + 1 : end;
-        }
-        return false;
-}
-
-bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {
-        if (env->xpu_visible)
-                return value_names_mig_uuid(env->xpu_visible);
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (value_names_mig_uuid(env->visible[v]))
-                        return true;
-        return false;
 }
 
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,

@@ -19,23 +19,18 @@ size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *de
                 max = XPU_DEVICE_CODE_TARGETS_MAX;
         for (size_t i = 0; i < total; i++) {
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
+                const struct xpu_vendor_ops *vo = xpu_vendor(d->vendor);
+                if (!vo || !vo->code_vendor)
+                        continue; /* no device code of this vendor is judged */
                 struct xpu_code_target cur;
-                char spec[64];
-                spec[0] = '\0';
-                if (d->vendor == XPU_VENDOR_NVIDIA) {
-                        xpu_strlcpy(spec, d->compute_capability, sizeof spec); /* "9.0": a --for spelling */
-                } else if (d->vendor == XPU_VENDOR_AMD && (d->have & XPU_HAVE_GFX_TARGET_VERSION)) {
-                        xpu_strlcpy(spec, d->gfx_target, sizeof spec);
-                }
+                char spec[64] = "";
+                if (vo->code_target)
+                        vo->code_target(d, spec, sizeof spec);
                 if (!spec[0] || xpu_code_target_parse(spec, &cur) < 0) {
                         /* Its vendor is still known: "nothing for this vendor" can be judged. */
                         (*unknown)++;
-                        cur = (struct xpu_code_target){
-                                .vendor = d->vendor == XPU_VENDOR_NVIDIA ? XPU_CODE_VENDOR_NVIDIA : XPU_CODE_VENDOR_AMD,
-                                .unknown = true,
-                        };
-                        snprintf(cur.name, sizeof cur.name, "%s (%s unknown)", xpu_vendor_to_string(d->vendor),
-                                 d->vendor == XPU_VENDOR_NVIDIA ? "compute capability" : "gfx target");
+                        cur = (struct xpu_code_target){ .vendor = vo->code_vendor, .unknown = true };
+                        snprintf(cur.name, sizeof cur.name, "%s (%s unknown)", vo->name, vo->code_target_name);
                 }
                 size_t k = 0;
                 while (k < nt && strcmp(t[k].name, cur.name) != 0)
@@ -60,16 +55,8 @@ size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *de
 }
 
 const char *xpu_device_partition(const struct xpu_device *d) {
-        switch (d->vendor) {
-        case XPU_VENDOR_NVIDIA:
-                if (!(d->have & XPU_HAVE_MIG_MODE))
-                        return NULL;
-                return d->mig_enabled ? "mig" : "none";
-        case XPU_VENDOR_AMD:
-                if (d->partition_mode[0])
-                        return d->partition_mode;
-                return (d->have & XPU_HAVE_PARTITION) ? NULL : "none";
-        default:
+        const struct xpu_vendor_ops *vo = xpu_vendor(d->vendor);
+        if (!vo)
                 return NULL;
-        }
+        return vo->partition ? vo->partition(d) : "none";
 }

@@ -111,9 +111,10 @@ static void card_bus_id(int fd, uint32_t n, char out[XPU_PCI_BUS_ID_MAX]) {
 }
 
 size_t xpu_drm_cards_scan(int root_fd, uint16_t pci_vendor, bool (*driver_ok)(const char *driver),
-                          struct xpu_drm_card *cards, size_t max) {
+                          struct xpu_drm_card *cards, size_t max, bool *ret_more) {
         uint32_t nums[XPU_DRM_CARDS_MAX];
-        int n = xpu_sysfs_list_numbered(root_fd, XPU_DRM_CLASS, "card", nums, max < ELEMENTSOF(nums) ? max : ELEMENTSOF(nums), NULL);
+        int n = xpu_sysfs_list_numbered(root_fd, XPU_DRM_CLASS, "card", nums, max < ELEMENTSOF(nums) ? max : ELEMENTSOF(nums),
+                                        ret_more);
         size_t k = 0;
         for (int i = 0; i < n; i++) {
                 char buf[PATH_MAX], path[96];

@@ -39,9 +39,10 @@ int xpu_sysfs_list_numbered(int root_fd, const char *path, const char *prefix, u
 
 /* The cards whose device/vendor is PCI_VENDOR, in card order, into CARDS (MAX slots). A card
  * whose driver link cannot be read is kept with driver ""; DRIVER_OK (NULL: any) decides about
- * a card whose driver is known. Returns the count. */
+ * a card whose driver is known. *RET_MORE (may be NULL): more cards than MAX (or than
+ * XPU_DRM_CARDS_MAX) were there, the lowest-numbered kept. Returns the count. */
 size_t xpu_drm_cards_scan(int root_fd, uint16_t pci_vendor, bool (*driver_ok)(const char *driver),
-                          struct xpu_drm_card *cards, size_t max);
+                          struct xpu_drm_card *cards, size_t max, bool *ret_more);
 
 /* The render minor M of card N: the renderDM entry of cardN/device/drm/ (never 128 + N: card and
  * render minors are given out independently). Returns 0, or -ENOENT when the card has none. */

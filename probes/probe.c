@@ -35,11 +35,13 @@ static const char *const field_names[_XPU_FIELD_MAX] = {
 };
 
 const char *xpu_vendor_to_string(enum xpu_vendor v) {
-        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v]->name : NULL;
+        const struct xpu_vendor_ops *vo = xpu_vendor(v);
+        return vo ? vo->name : NULL;
 }
 
 const char *xpu_vendor_display_name(enum xpu_vendor v) {
-        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v]->display_name : NULL;
+        const struct xpu_vendor_ops *vo = xpu_vendor(v);
+        return vo ? vo->display_name : NULL;
 }
 
 int xpu_vendor_from_string(const char *s) {

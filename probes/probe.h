@@ -304,6 +304,15 @@ struct xpu_vendor_ops {
         const struct xpu_rich_ops *const *rich;
         const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
         const struct xpu_readings_ops *readings; /* NULL: xpud reads none (the device has health only) */
+        /* Device code (probes/devcode/): the vendor's XPU_CODE_VENDOR_* bit (0: the audit judges no
+         * device code of its GPUs), what its kinds of GPU are called ("compute capability"), and
+         * D's kind as an audit --for spelling into SPEC ("9.0", "gfx90a"; "" when unknown). */
+        unsigned code_vendor;
+        const char *code_target_name;
+        void (*code_target)(const struct xpu_device *d, char *spec, size_t size);
+        /* How D is partitioned, as a label value ("mig", "cpx_nps4", "none"); NULL when not known
+         * (device-targets.h). NULL: the vendor's GPUs are never partitioned (always "none"). */
+        const char *(*partition)(const struct xpu_device *d);
 };
 
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
@@ -312,6 +321,8 @@ extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and
  * the order of xpuinit indices (probes/vendors.c). */
 extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
+/* The descriptor of V, NULL when V is out of range. */
+const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v);
 
 /* Run every backend and number the devices. *RET is owned by the caller (xpu_inventory_free()).
  * Returns 0 or -ENOMEM; device-level problems become warnings, never errors. */

@@ -8,3 +8,7 @@ const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX] = {
         [XPU_VENDOR_AMD] = &xpu_vendor_amd,       /* then AMD in KFD node order */
         [XPU_VENDOR_INTEL] = &xpu_vendor_intel,   /* then Intel in PCI bus order */
 };
+
+const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v) {
+        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v] : NULL;
+}

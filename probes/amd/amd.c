@@ -18,6 +18,7 @@
 #include "amd/amd.h"
 #include "amd/amd-readings.h"
 #include "amd/amd-rocm-smi.h"
+#include "devcode/libraries.h"
 #include "drm.h"
 #include "rich.h"
 
@@ -533,7 +534,7 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
                 else if (xpu_inventory_warn(inv, AMDGPU_VERSION ": not printable text; driver version left out") < 0)
                         return -ENOMEM;
         }
-        p->n_cards = xpu_drm_cards_scan(p->fd, AMD_PCI_VENDOR, amdgpu_driver, p->cards, ELEMENTSOF(p->cards));
+        p->n_cards = xpu_drm_cards_scan(p->fd, AMD_PCI_VENDOR, amdgpu_driver, p->cards, ELEMENTSOF(p->cards), NULL);
 
         int kfd = kfd_probe(p);
         if (kfd < 0)
@@ -581,6 +582,17 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
         return 0;
 }
 
+static void amd_code_target(const struct xpu_device *d, char *spec, size_t size) {
+        if (d->have & XPU_HAVE_GFX_TARGET_VERSION)
+                xpu_strlcpy(spec, d->gfx_target, size);
+}
+
+static const char *amd_partition(const struct xpu_device *d) {
+        if (d->partition_mode[0])
+                return d->partition_mode;
+        return (d->have & XPU_HAVE_PARTITION) ? NULL : "none";
+}
+
 static const struct xpu_rich_ops *const amd_rich[] = { &xpu_rich_rocm_smi, NULL };
 
 const struct xpu_vendor_ops xpu_vendor_amd = {
@@ -600,4 +612,8 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .probe = amd_probe,
         .rich = amd_rich,
         .readings = &xpu_readings_amdgpu,
+        .code_vendor = XPU_CODE_VENDOR_AMD,
+        .code_target_name = "gfx target",
+        .code_target = amd_code_target,
+        .partition = amd_partition,
 };

@@ -161,8 +161,10 @@ int xpu_tmpfs_origin(int fd, uint64_t mnt_id, const char *mountinfo, const char 
         }
         bool birth_rule = !xpu_startswith(init_stat, "/proc/") || xpu_proc_self_is(getpid());
         if (!birth_rule && inside) {
-                snprintf(ret->detail, sizeof ret->detail, "/proc is another PID namespace's, so PID 1's start "
-                                                          "says nothing of this container");
+                /* through a call: an inlined copy stores the text in pieces, which reads to
+                 * lintian's spelling check as broken words */
+                xpu_strlcpy(ret->detail, "/proc is another PID namespace's, so PID 1's start says nothing of this "
+                                         "container", sizeof ret->detail);
                 return 0;
         }
         struct statx stx;

@@ -30,6 +30,7 @@
 #include "drm.h"
 
 #define INTEL_PCI_VENDOR 0x8086u
+#define XPU_INTEL_VRAM_MAX (1ull << 50) /* bytes: 1 PiB, readings-range.h */
 #define LOOKED_FOR XPU_DRM_CLASS "/card*/device (vendor 0x8086, i915 or xe)"
 
 struct intel_probe {
@@ -43,13 +44,17 @@ static bool intel_driver(const char *driver) {
 }
 
 /* Read card N's file LEAF ("device/class", "lmem_total_bytes") as an unsigned number in BASE (0:
- * "0x" hex or decimal). Returns 0, -ENOENT (absent or unreadable: quiet), -EINVAL (warned) or
- * -ENOMEM. */
+ * "0x" hex or decimal). Returns 0, -ENOENT (absent, or unreadable for want of permission:
+ * quiet), -EINVAL (there but no number: too long, not a regular file, garbage; warned) or -ENOMEM. */
 static int card_u64(struct intel_probe *p, uint32_t n, const char *leaf, int base, uint64_t *ret) {
         char path[160], buf[64];
         snprintf(path, sizeof path, XPU_DRM_CLASS "/card%u/%s", n, leaf);
-        if (xpu_read_value_in_root(p->fd, path, buf, sizeof buf) < 0)
+        ssize_t r = xpu_read_value_in_root(p->fd, path, buf, sizeof buf);
+        if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -ENODEV)
                 return -ENOENT;
+        if (r < 0)
+                return xpu_inventory_warn(p->inv, "%s: unreadable (%s); left out", path, strerror((int)-r)) < 0 ? -ENOMEM
+                                                                                                         : -EINVAL;
         if (base == 0)
                 base = xpu_startswith(buf, "0x") ? 16 : 10;
         if (xpu_parse_u64(buf, base, ret) == 0)
@@ -59,7 +64,7 @@ static int card_u64(struct intel_probe *p, uint32_t n, const char *leaf, int bas
 
 /* Data Center GPU Max (Ponte Vecchio): the i915 parts whose GTs are tiles (pciids.h INTEL_PVC_IDS).
  * On every other i915 part a second GT is the media GT of the same tile (Meteor Lake and later). */
-static bool pvc_device(uint16_t id) {
+bool xpu_intel_is_pvc(uint16_t id) {
         return id == 0x0b69 || id == 0x0b6e || (id >= 0x0bd0 && id <= 0x0bdb) || id == 0x0be0 || id == 0x0be1 ||
                id == 0x0be5;
 }
@@ -69,12 +74,20 @@ static bool pvc_device(uint16_t id) {
  * has the card's lmem_total_bytes. Returns 0 or -ENOMEM. */
 static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c, struct xpu_device *d) {
         char path[160];
-        uint32_t nums[64];
-        bool xe = strcmp(c->driver, "xe") == 0;
+        uint32_t nums[XPU_INTEL_TILES_MAX];
+        bool xe = strcmp(c->driver, "xe") == 0, more = false;
         snprintf(path, sizeof path, XPU_DRM_CLASS "/card%u/%s", c->n, xe ? "device" : "gt");
-        int n = xpu_sysfs_list_numbered(p->fd, path, xe ? "tile" : "gt", nums, ELEMENTSOF(nums), NULL);
+        int n = xpu_sysfs_list_numbered(p->fd, path, xe ? "tile" : "gt", nums, ELEMENTSOF(nums), &more);
         d->tile_count = 1;
-        if (n > 1 && (xe || ((d->have & XPU_HAVE_PCI_IDS) && pvc_device(d->pci_device_id))))
+        if (more)
+                /* no such part exists: the Level Zero numbering would be a guess */
+                return xpu_inventory_warn(p->inv, "%s: more than %u %s directories; tile count left out", path,
+                                          XPU_INTEL_TILES_MAX, xe ? "tile" : "gt");
+        if (n > 1 && !xe && !(d->have & XPU_HAVE_PCI_IDS))
+                /* a second GT is a tile on PVC, a media GT elsewhere: the device id tells */
+                return xpu_inventory_warn(p->inv, "%s: %d GT directories but no device id to tell tiles from media "
+                                          "GTs; tile count left out", path, n);
+        if (n > 1 && (xe || xpu_intel_is_pvc(d->pci_device_id)))
                 d->tile_count = (uint32_t)n;
         d->have |= XPU_HAVE_TILES;
 
@@ -92,9 +105,11 @@ static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c
                 snprintf(leaf, sizeof leaf, "device/tile%u/physical_vram_size_bytes", nums[i]);
                 if ((r = card_u64(p, c->n, leaf, 0, &v)) == -ENOMEM)
                         return r;
-                if (r < 0) /* a tile without the file: the total is not known */
+                if (r < 0 || v == 0) /* a tile without the figure: the total is not known */
                         return 0;
-                sum += v;
+                if (__builtin_add_overflow(sum, v, &sum) || sum > XPU_INTEL_VRAM_MAX)
+                        return xpu_inventory_warn(p->inv, XPU_DRM_CLASS "/card%u/device/tile*/physical_vram_size_bytes: "
+                                                  "the tiles' sum is no memory size; left out", c->n);
         }
         if (xe && n > 0 && sum > 0) {
                 d->memory_total_bytes = sum;
@@ -131,21 +146,26 @@ static int card_device(struct intel_probe *p, const struct xpu_drm_card *c, unsi
         if ((r = card_u64(p, c->n, "device/device", 16, &v)) == 0 && v <= UINT16_MAX) {
                 d.pci_device_id = (uint16_t)v;
                 d.have |= XPU_HAVE_PCI_IDS;
-        } else if (r == -ENOMEM)
-                return r;
+        } else if (r == -ENOMEM || (r == 0 && xpu_inventory_warn(p->inv, XPU_DRM_CLASS "/card%u/device/device: 0x%llx "
+                                                                 "is no PCI device id; left out", c->n,
+                                                                 (unsigned long long)v) < 0))
+                return -ENOMEM;
         struct xpu_pci_bus_id id;
         d.integrated = xpu_pci_bus_id_parse(d.pci_bus_id, &id) == 0 && id.domain == 0 && id.bus == 0 &&
                        id.device == 2;
         int64_t numa;
         char path[96], buf[32];
         snprintf(path, sizeof path, XPU_DRM_CLASS "/card%u/device/numa_node", c->n);
-        if (xpu_read_value_in_root(p->fd, path, buf, sizeof buf) >= 0) {
+        ssize_t k = xpu_read_value_in_root(p->fd, path, buf, sizeof buf);
+        if (k >= 0) {
                 if (xpu_parse_i64(buf, 10, &numa) == 0 && numa >= -1 && numa <= INT32_MAX) {
                         d.numa_node = (int32_t)numa;
                         d.have |= XPU_HAVE_NUMA_NODE;
                 } else if (xpu_inventory_warn(p->inv, "%s: \"%s\" is not a NUMA node; left out", path, buf) < 0)
                         return -ENOMEM;
-        }
+        } else if (k != -ENOENT && k != -EACCES &&
+                   xpu_inventory_warn(p->inv, "%s: unreadable (%s); left out", path, strerror((int)-k)) < 0)
+                return -ENOMEM;
         if ((r = tiles_memory_read(p, c, &d)) < 0)
                 return r;
         /* The render node is what compute needs; the card node is for display and media tools, and
@@ -179,17 +199,24 @@ static int cmp_bus_id(const void *a, const void *b) {
         return xpu_pci_bus_id_compare(&ix, &iy);
 }
 
-/* Version of an out-of-tree (DKMS) i915 or xe into VI; in-tree modules have none. */
-static void driver_facts(struct intel_probe *p, const char *driver, struct xpu_vendor_info *vi) {
+/* Version of an out-of-tree (DKMS) i915 or xe into VI; in-tree modules have none. Returns 0 or
+ * -ENOMEM. */
+static int driver_facts(struct intel_probe *p, const char *driver, struct xpu_vendor_info *vi) {
         char path[64];
         struct stat st;
         snprintf(path, sizeof path, "/sys/module/%s", driver);
         if (xpu_stat_in_root(p->fd, path, false, &st) < 0 || !S_ISDIR(st.st_mode))
-                return;
+                return 0;
         vi->driver_loaded = true;
         snprintf(path, sizeof path, "/sys/module/%s/version", driver);
-        if (!vi->driver_version[0] && xpu_read_value_in_root(p->fd, path, vi->driver_version, sizeof vi->driver_version) < 0)
+        if (vi->driver_version[0] || xpu_read_value_in_root(p->fd, path, vi->driver_version, sizeof vi->driver_version) < 0) {
+                return 0;
+        }
+        if (!xpu_str_is_printable(vi->driver_version)) {
                 vi->driver_version[0] = '\0';
+                return xpu_inventory_warn(p->inv, "%s: not printable text; driver version left out", path);
+        }
+        return 0;
 }
 
 static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
@@ -198,15 +225,26 @@ static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv)
         _cleanup_free_ struct xpu_drm_card *cards = calloc(XPU_DRM_CARDS_MAX, sizeof *cards);
         if (!cards)
                 return -ENOMEM;
-        size_t n = xpu_drm_cards_scan(p.fd, INTEL_PCI_VENDOR, intel_driver, cards, XPU_DRM_CARDS_MAX);
+        bool more = false;
+        size_t n = xpu_drm_cards_scan(p.fd, INTEL_PCI_VENDOR, intel_driver, cards, XPU_DRM_CARDS_MAX, &more);
+        if (more && xpu_inventory_warn(inv, XPU_DRM_CLASS ": more than %d DRM cards; only the first %d read",
+                                       XPU_DRM_CARDS_MAX, XPU_DRM_CARDS_MAX) < 0)
+                return -ENOMEM;
         qsort(cards, n, sizeof *cards, cmp_bus_id);
-        driver_facts(&p, "i915", vi);
-        driver_facts(&p, "xe", vi);
+        if (driver_facts(&p, "i915", vi) < 0 || driver_facts(&p, "xe", vi) < 0)
+                return -ENOMEM;
         size_t before = inv->n_devices;
         for (size_t i = 0; i < n; i++) {
                 /* An Intel PCI function is a DRM card only while i915 or xe drives it, even where
                  * the capture lacks the driver link. */
                 vi->driver_loaded = true;
+                /* one PCI function, two cards (a link to another card's device): the first only */
+                if (i > 0 && cards[i].bus_id[0] && strcmp(cards[i].bus_id, cards[i - 1].bus_id) == 0) {
+                        if (xpu_inventory_warn(inv, XPU_DRM_CLASS "/card%u/device: the same PCI device (%s) as card%u; "
+                                               "left out", cards[i].n, cards[i].bus_id, cards[i - 1].n) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
                 int r = card_device(&p, &cards[i], (unsigned)(inv->n_devices - before));
                 if (r < 0 && r != -EINVAL)
                         return r;

@@ -15,14 +15,27 @@
  * (Documentation/ABI/testing/sysfs-driver-intel-{i915,xe}-hwmon, xe_gt_freq.c, i915_sysfs.c.) */
 #pragma once
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "probe.h"
 
+/* Most tiles one GPU is taken to have (a Max 1550 has 2); a card listing more has no tile count. */
+#define XPU_INTEL_TILES_MAX 16u
+
+/* Is ID (PCI device id) a Data Center GPU Max (Ponte Vecchio, pciids.h INTEL_PVC_IDS)? Its GTs are
+ * tiles, and it is the part on which Level Zero's default hierarchy is FLAT. */
+bool xpu_intel_is_pvc(uint16_t id);
+
 /* Level Zero's ZE_AFFINITY_MASK=VALUE as the Intel GPUs it selects. Its numbers are Level Zero's
- * inside this container: the given GPUs (xpu_device_available()) in vendor order, in the
- * hierarchy ZE_FLAT_DEVICE_HIERARCHY (read from the environment; unset = FLAT) names:
+ * inside this container: the given GPUs (xpu_device_available()) with a render node in vendor
+ * order, in the hierarchy ZE_FLAT_DEVICE_HIERARCHY (read from the environment, exact spelling;
+ * unset: FLAT when a given GPU is a Data Center GPU Max, else COMPOSITE, the runtime's default)
+ * names:
  *   FLAT, COMBINED  "D": the D-th tile across the given GPUs (tile_count each)
  *   COMPOSITE       "D": given GPU D whole; "D.S": tile S of it
- * LIST gets the GPUs named, whole, as vendor indices ("0,2"; "all" for a blank VALUE): the list
+ * LIST gets the GPUs named, whole, as vendor indices ("0,2"; "all" for a blank VALUE or
+ * "default"; empty entries name nothing): the list
  * the vendor visibility rules read. Returns 0, -ENOMEM, or -EINVAL with ERR naming the variable,
  * the entry and what exists ("ZE_AFFINITY_MASK=\"5\": no device 5 in the FLAT hierarchy: the
  * Intel GPUs here have 4 tiles, devices 0 to 3"). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML reader, parent side: the strict parser of the helper's reply, the merge into the
- * fast-path inventory and the rich-path backend (rich.h). See nvidia-nvml.h; the helper that
- * writes the reply is nvidia-nvml.c.
+ * fast-path inventory and the result's JSON and text views. See nvidia-nvml.h; the helper that
+ * writes the reply, and the rich-path backend (rich.h) that calls this side, are nvidia-nvml.c.
  *
  * Wire format of the helper's reply (probes/sandbox/reply.h: one "key value" per line, values
  * printable ASCII, last line "end"):
@@ -59,7 +59,6 @@
 #include "sandbox/helper-job.h"
 #include "base/macro.h"
 #include "sandbox/reply.h"
-#include "rich.h"
 
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
         free(r);
@@ -442,23 +441,8 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
         return matched;
 }
 
-/* ---- the rich-path backend (rich.h) ---- */
+/* ---- the library's own view: JSON and text (the rich-path backend, nvidia-nvml.c) ---- */
 
-static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
-                     char *err, size_t err_size) {
-        struct xpu_nvml_result *r = NULL;
-        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
-                              err_size);
-        if (e >= 0)
-                *ret = r;
-        return e;
-}
-
-static int rich_merge(struct xpu_inventory *inv, const void *result) {
-        return xpu_nvml_merge(inv, result);
-}
-
-/* The readings of D that NVML answered, keys with their units. */
 static cJSON *readings_to_json(const struct xpu_nvml_device *d) {
         const struct {
                 uint32_t bit;
@@ -548,8 +532,7 @@ static bool device_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) 
         return ok;
 }
 
-static cJSON *rich_to_json(const void *result) {
-        const struct xpu_nvml_result *r = result;
+cJSON *xpu_nvml_result_to_json(const struct xpu_nvml_result *r) {
         cJSON *o = cJSON_CreateObject();
         cJSON *devs = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
         bool ok = devs && cJSON_AddStringToObject(o, "source", "nvml") &&
@@ -610,8 +593,7 @@ static void print_readings(const struct xpu_nvml_device *d, FILE *f) {
                 fputc('\n', f);
 }
 
-static void rich_print(const void *result, FILE *f) {
-        const struct xpu_nvml_result *r = result;
+void xpu_nvml_result_print(const struct xpu_nvml_result *r, FILE *f) {
         fprintf(f, "nvml: %s, driver %s", r->library, r->driver_version[0] ? r->driver_version : "?");
         if (r->cuda_driver_version[0])
                 fprintf(f, ", CUDA %s", r->cuda_driver_version);
@@ -641,18 +623,3 @@ static void rich_print(const void *result, FILE *f) {
                         fprintf(f, "    LOST: %s\n", d->lost_reason);
         }
 }
-
-static void rich_free(void *result) {
-        xpu_nvml_result_free(result);
-}
-
-const struct xpu_rich_ops xpu_rich_nvml = {
-        .vendor = XPU_VENDOR_NVIDIA,
-        .source = XPU_SOURCE_NVML,
-        .library = "libnvidia-ml.so.1",
-        .read = rich_read,
-        .merge = rich_merge,
-        .to_json = rich_to_json,
-        .print = rich_print,
-        .free = rich_free,
-};

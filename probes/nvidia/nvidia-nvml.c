@@ -20,6 +20,7 @@
 #include "base/macro.h"
 #include "sandbox/reply.h"
 #include "libs.h"
+#include "rich.h"
 
 typedef int nvml_ret;
 typedef void *nvml_dev;
@@ -699,3 +700,42 @@ struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s) {
         free(s);
         return NULL;
 }
+
+/* ---- the rich-path backend (rich.h) ---- */
+
+static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
+                     char *err, size_t err_size) {
+        struct xpu_nvml_result *r = NULL;
+        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
+                              err_size);
+        if (e >= 0)
+                *ret = r;
+        return e;
+}
+
+static int rich_merge(struct xpu_inventory *inv, const void *result) {
+        return xpu_nvml_merge(inv, result);
+}
+
+static cJSON *rich_to_json(const void *result) {
+        return xpu_nvml_result_to_json(result);
+}
+
+static void rich_print(const void *result, FILE *f) {
+        xpu_nvml_result_print(result, f);
+}
+
+static void rich_free(void *result) {
+        xpu_nvml_result_free(result);
+}
+
+const struct xpu_rich_ops xpu_rich_nvml = {
+        .vendor = XPU_VENDOR_NVIDIA,
+        .source = XPU_SOURCE_NVML,
+        .library = "libnvidia-ml.so.1",
+        .read = rich_read,
+        .merge = rich_merge,
+        .to_json = rich_to_json,
+        .print = rich_print,
+        .free = rich_free,
+};

@@ -13,7 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <cJSON.h>
 
 #include "base/fileio.h"
 #include "probe.h"
@@ -300,6 +303,11 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
  * "ecc_uncorrected_volatile", "clock_event_reasons"} (those NVML answered), "lost"?, "lost_reason"?}]}
  * ("?": only when known), print = the same as text lines. */
 extern const struct xpu_rich_ops xpu_rich_nvml;
+
+/* R as the backend's JSON view (xpuinit probe --source nvml --json; NULL on -ENOMEM) and as text
+ * lines (nvidia-nvml-parse.c). */
+cJSON *xpu_nvml_result_to_json(const struct xpu_nvml_result *r);
+void xpu_nvml_result_print(const struct xpu_nvml_result *r, FILE *f);
 
 /* xpud's NVIDIA readings backend "nvml" (probe.h; probes/nvidia/nvidia-sampling.c). */
 extern const struct xpu_readings_ops xpu_readings_nvml;

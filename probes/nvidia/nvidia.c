@@ -14,6 +14,7 @@
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
 #include "cdi-spec.h"
+#include "devcode/libraries.h"
 #include "rich.h"
 
 #include <ctype.h>
@@ -597,6 +598,16 @@ static const struct xpu_vendor_cdi nvidia_cdi = {
         .libraries = nvidia_libraries, .programs = nvidia_programs, .files = nvidia_files, .env = nvidia_env
 };
 
+static void nvidia_code_target(const struct xpu_device *d, char *spec, size_t size) {
+        xpu_strlcpy(spec, d->compute_capability, size); /* "9.0": a --for spelling */
+}
+
+static const char *nvidia_partition(const struct xpu_device *d) {
+        if (!(d->have & XPU_HAVE_MIG_MODE))
+                return NULL;
+        return d->mig_enabled ? "mig" : "none";
+}
+
 static const struct xpu_rich_ops *const nvidia_rich[] = {
         &xpu_rich_nvml, /* NVML first: the fullest view of an NVIDIA GPU */
         &xpu_rich_cuda, /* then what an image's CUDA runtime will see */
@@ -619,4 +630,8 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .rich = nvidia_rich,
         .cdi = &nvidia_cdi,
         .readings = &xpu_readings_nvml,
+        .code_vendor = XPU_CODE_VENDOR_NVIDIA,
+        .code_target_name = "compute capability",
+        .code_target = nvidia_code_target,
+        .partition = nvidia_partition,
 };

@@ -79,9 +79,9 @@ int xpu_capability_current(uint64_t *effective, uint64_t *permitted, uint64_t *b
         if (permitted)
                 *permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
         if (bounding) {
-                /* /proc/thread-self/status "CapBnd:" is one read; a PR_CAPBSET_READ per capability (41
-                 * calls, each through the LSM hooks of prctl) cost more on every start
-                 * (docs/performance.md). The calls remain for a process without /proc. */
+                /* /proc/thread-self/status "CapBnd:" is one read, where a PR_CAPBSET_READ per
+                 * capability is 41 calls, each through the LSM hooks of prctl. The calls remain for
+                 * a process without /proc. */
                 if (xpu_proc_status_mask("/proc/thread-self/status", "CapBnd", bounding) == 0)
                         return 0;
                 *bounding = 0;
@@ -277,8 +277,8 @@ int xpu_capability_bounding_drop(uint64_t keep, uint64_t now) {
         /* One PR_CAPBSET_DROP per capability not kept that is still in the set (each drop
          * allocates and commits new credentials, even for one already gone; EINVAL above the
          * kernel's last); PR_CAPBSET_READ only when a drop is refused (EPERM without
-         * CAP_SETPCAP, even above the last), to accept what is already gone. A read before every
-         * drop cost 41 more system calls per start (docs/performance.md). */
+         * CAP_SETPCAP, even above the last), to accept what is already gone: a read before every
+         * drop would double the calls. */
         for (int c = 0; c < 64; c++) {
                 if ((keep & XPU_CAP_BIT(c)) || !(now & XPU_CAP_BIT(c)))
                         continue; /* kept (never above the last: a subset of what was read), or gone */

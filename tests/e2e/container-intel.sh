@@ -61,7 +61,9 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 0 "ze: ZE_AFFINITY_MASK=4,5 runs, the mask unchanged"
 [ "$E2E_RC" -eq 0 ] || e2e_show
 host="$E2E_TMP/host"
-cp -R "$fx" "$host" && chmod -R u+w "$host" && e2e_dev_root "$fx" "$host" || bail "cannot make a dev root"
+if ! cp -R "$fx" "$host" || ! chmod -R u+w "$host" || ! e2e_dev_root "$fx" "$host"; then
+        bail "cannot make a dev root"
+fi
 ZE_AFFINITY_MASK=4,5 "$XPU_BUILD/xpuinit" --sys-root "$host" --dev-root "$host" --driver-root "$host" plan --json \
         >"$E2E_TMP/plan.json" 2>"$E2E_TMP/plan.err"
 is "$(jq -r '[.devices[].pci_bus_id] | join(",")' "$E2E_TMP/plan.json")" "0000:6c:00.0" \

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: the device-selection parser, xpu_selection_parse() (entrypoint/select.h), against
  * a fixed synthetic inventory. The input is split at NUL or newline bytes into the values of
- * XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES and AMD_VISIBLE_DEVICES, in that order (the third
- * value runs to the end of the input); a missing value, or one that is exactly "<unset>", is an
- * unset variable (NULL), so the vendor variables are reached with "<unset>\n0,1\nall".
+ * XPU_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES, AMD_VISIBLE_DEVICES and ZE_AFFINITY_MASK, in that
+ * order (the last value runs to the end of the input); a missing value, or one that is exactly
+ * "<unset>", is an unset variable (NULL), so the vendor variables are reached with
+ * "<unset>\n0,1\nall". Two Intel GPUs (two tiles and one; the second has no render node given)
+ * take ZE_AFFINITY_MASK in the default hierarchy.
  *
  * Checked besides memory safety (abort() when broken): selection never widens what the runtime
  * gave (every selected device is available, every selected MIG device too, and only a selected
@@ -17,7 +19,7 @@
 #include "fuzz.h"
 #include "select.h"
 
-#define N_VARS 3
+#define N_VARS 4
 #define UNSET "<unset>"
 
 /* index, vendor, vendor index, UUID, PCI bus id, unique id (AMD), available (node present).
@@ -35,6 +37,8 @@ static const struct {
         {XPU_VENDOR_AMD, 0, "GPU-ef2c1799a1f3e2ed", "0000:c1:00.0", "ef2c1799a1f3e2ed", true},
         {XPU_VENDOR_AMD, 1, "GPU-0123456789abcdef", "0000:c2:00.0", "0123456789abcdef", true},
         {XPU_VENDOR_AMD, 2, "GPU-0123456789abcdef", "0000:c2:00.1", "0123456789abcdef", false},
+        {XPU_VENDOR_INTEL, 0, "", "0000:18:00.0", NULL, true},
+        {XPU_VENDOR_INTEL, 1, "", "0000:42:00.0", NULL, false},
 };
 
 /* The inventory, built on the first call and kept for the whole run. */
@@ -62,6 +66,11 @@ static struct xpu_inventory *inventory(void) {
                         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/dri/renderD%u",
                                  128 + spec[i].vendor_index);
                 d.nodes[0].present = spec[i].available;
+                if (spec[i].vendor == XPU_VENDOR_INTEL) {
+                        d.have |= XPU_HAVE_TILES | XPU_HAVE_RENDER_MINOR;
+                        d.tile_count = 2 - spec[i].vendor_index;
+                        d.render_minor = 128 + spec[i].vendor_index;
+                }
                 if (i == 1) {
                         static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
                         d.have |= XPU_HAVE_MIG_MODE;
@@ -90,9 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!text)
                 return 0;
 
-        /* Split in place: the first two values end at a NUL or newline, the third takes the rest
-         * (up to a NUL, as an environment value would). */
-        const char *value[N_VARS] = {NULL, NULL, NULL};
+        /* Split in place: the first values end at a NUL or newline, the last takes the rest (up to
+         * a NUL, as an environment value would). */
+        const char *value[N_VARS] = {NULL, NULL, NULL, NULL};
         char *p = text, *end = text + size;
         for (size_t v = 0; v < N_VARS && p <= end; v++) {
                 value[v] = p;
@@ -110,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const struct xpu_inventory *inv = inventory();
         struct xpu_selection *sel = NULL;
         char err[512] = "";
-        if (xpu_selection_parse(inv, value[0], (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = value[1], [XPU_VENDOR_AMD] = value[2] }, &sel, err, sizeof err) < 0) {
+        if (xpu_selection_parse(inv, value[0], (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_NVIDIA] = value[1], [XPU_VENDOR_AMD] = value[2], [XPU_VENDOR_INTEL] = value[3] }, &sel, err, sizeof err) < 0) {
                 if (sel || err[0] == '\0' || strnlen(err, sizeof err) == sizeof err)
                         abort();
         } else {

@@ -9,6 +9,7 @@
 
 #include <cJSON.h>
 
+#include "base/macro.h"
 #include "inventory-json.h"
 #include "intel/intel.h"
 #include "testlib.h"
@@ -208,6 +209,50 @@ START_TEST(test_skipped_and_odd_cards) {
 }
 END_TEST
 
+/* Files a capture would never hold, each named in one warning: a second card on the same PCI
+ * device, a device id above 16 bits, a value too long for any number, a driver version with
+ * control characters, a VRAM sum that overflows, GT directories without a device id. */
+START_TEST(test_hostile_values) {
+        char *t = xpu_test_mkdtemp();
+        write_card(t, 0, "0000:03:00.0", "0x56a0", "0x030000", "i915", 128);
+        write_card(t, 1, "0000:03:00.0", "0x56a0", "0x030000", "i915", 129);
+        write_card(t, 2, "0000:04:00.0", "0x10bd6", "0x038000", "i915", 130);
+        xpu_test_write(t, "sys/class/drm/card2/gt/gt0/id", "0\n");
+        xpu_test_write(t, "sys/class/drm/card2/gt/gt1/id", "1\n");
+        char longv[200];
+        memset(longv, '7', sizeof longv - 1);
+        longv[sizeof longv - 1] = '\0';
+        write_card(t, 3, "0000:05:00.0", "0xe20b", "0x030000", "xe", 131);
+        xpu_test_write(t, "sys/class/drm/card3/device/numa_node", longv);
+        xpu_test_write(t, "sys/class/drm/card3/device/tile0/physical_vram_size_bytes", "18446744073709551615\n");
+        xpu_test_write(t, "sys/class/drm/card3/device/tile1/physical_vram_size_bytes", "2\n");
+        xpu_test_write(t, "sys/module/i915/version", "\x1b[31mred\x07\n");
+        struct xpu_inventory *inv = probe_dir(t);
+        ck_assert_uint_eq(inv->n_devices, 3);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_INTEL].driver_version, "");
+        const char *want[] = {
+                "card1/device: the same PCI device (0000:03:00.0) as card0; left out",
+                "card2/device/device: 0x10bd6 is no PCI device id; left out",
+                "card2/gt: 2 GT directories but no device id to tell tiles from media GTs; tile count left out",
+                "card3/device/numa_node: unreadable",
+                "card3/device/tile*/physical_vram_size_bytes: the tiles' sum is no memory size; left out",
+                "/sys/module/i915/version: not printable text; driver version left out",
+        };
+        ck_assert_uint_eq(inv->n_warnings, ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                bool found = false;
+                for (size_t k = 0; k < inv->n_warnings; k++)
+                        found |= strstr(inv->warnings[k], want[i]) != NULL;
+                ck_assert_msg(found, "no warning \"%s\"", want[i]);
+        }
+        ck_assert(!(inv->devices[1].have & XPU_HAVE_TILES));
+        ck_assert(!(inv->devices[2].have & XPU_HAVE_MEMORY_TOTAL));
+        xpu_inventory_free(inv);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 /* No Intel card, no module: nothing found, driver not loaded, and the note says what was looked for. */
 START_TEST(test_no_intel_gpu) {
         struct xpu_inventory *inv = probe_dir(xpu_test_host("amd-vega10"));
@@ -228,6 +273,7 @@ static Suite *intel_suite(void) {
         tc = tcase_create("edge");
         tcase_add_test(tc, test_tiles_and_memory);
         tcase_add_test(tc, test_skipped_and_odd_cards);
+        tcase_add_test(tc, test_hostile_values);
         tcase_add_test(tc, test_no_intel_gpu);
         suite_add_tcase(s, tc);
         return s;

@@ -41,6 +41,7 @@ static void setup(void) {
         setup_host(NULL);
 }
 
+
 static void teardown(void) {
         xpu_inventory_free(inv);
         inv = NULL;
@@ -102,9 +103,29 @@ START_TEST(test_flat) {
 END_TEST
 
 START_TEST(test_composite) {
-        setenv("ZE_FLAT_DEVICE_HIERARCHY", "composite", 1);
+        setenv("ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE", 1);
         ck_assert_str_eq(pick(NULL, "4.1,0", NULL), "0,4");
         ck_assert_str_eq(pick(NULL, "5", NULL), "5");
+        ck_assert_str_eq(pick(NULL, ",1,,2,", NULL), "1,2"); /* empty entries name nothing */
+        ck_assert_str_eq(pick(NULL, "default", NULL), "0,1,2,3,4,5"); /* the runtime's "no filter" */
+}
+END_TEST
+
+/* Unset, the hierarchy is the compute runtime's default for the product: FLAT on Data Center GPU
+ * Max (this host), COMPOSITE on others (an Arc B580: "0.0" is its one tile). */
+START_TEST(test_default_hierarchy) {
+        ck_assert_str_eq(pick(NULL, "1", NULL), "0"); /* FLAT: tile 1 of GPU 0 */
+        teardown();
+        host = xpu_test_copy_host("intel-arc-b580-xe");
+        xpu_test_make_devnodes(host);
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, host, host, host, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        xpu_roots_close(&r);
+        ck_assert_str_eq(pick(NULL, "0.0", NULL), "0");
+        pick_err("1", "ZE_AFFINITY_MASK=\"1\": no device 1: 1 Intel GPUs are given (COMPOSITE hierarchy: one device "
+                      "per GPU)");
 }
 END_TEST
 
@@ -119,9 +140,22 @@ START_TEST(test_errors) {
         pick_err("0.2", "ZE_AFFINITY_MASK=\"0.2\": GPU 0 has no tile 2 (it has 2)");
         pick_err("6", "ZE_AFFINITY_MASK=\"6\": no device 6: 6 Intel GPUs are given (COMPOSITE hierarchy: one device "
                       "per GPU)");
-        setenv("ZE_FLAT_DEVICE_HIERARCHY", "TREE", 1);
-        pick_err("0", "ZE_FLAT_DEVICE_HIERARCHY=\"TREE\": expected FLAT, COMPOSITE or COMBINED (Level Zero's "
-                      "hierarchies; unset means FLAT)");
+        /* the runtime compares with strcmp: another spelling would be ignored, so it is refused */
+        setenv("ZE_FLAT_DEVICE_HIERARCHY", "composite", 1);
+        pick_err("0", "ZE_FLAT_DEVICE_HIERARCHY=\"composite\": Level Zero takes FLAT, COMPOSITE or COMBINED, spelled so "
+                      "(it would ignore this value and use its default)");
+        setenv("ZE_FLAT_DEVICE_HIERARCHY", "FLAT", 1);
+        pick_err("123456", "ZE_AFFINITY_MASK=\"123456\": no device 123456 in the FLAT hierarchy: the Intel GPUs given "
+                           "have 12 tiles, devices 0 to 11");
+        char big[40000];
+        memset(big, '1', sizeof big - 1);
+        big[sizeof big - 1] = '\0';
+        char err[512] = "";
+        struct xpu_selection *sel = NULL;
+        ck_assert_int_eq(xpu_selection_parse(inv, NULL, (const char *const[_XPU_VENDOR_MAX]){ [XPU_VENDOR_INTEL] = big },
+                                             &sel, err, sizeof err),
+                         -EINVAL);
+        ck_assert_msg(strstr(err, "is not a device (D) or a tile of one (D.S)"), "the reason is cut off: %s", err);
 }
 END_TEST
 
@@ -144,8 +178,9 @@ START_TEST(test_write_back) {
 }
 END_TEST
 
-/* Level Zero in the container numbers only the GPUs it was given: with card0 and card2 gone,
- * FLAT device 0 is the second GPU's first tile, and write-back counts the same way. */
+/* Level Zero in the container numbers only the GPUs it was given, and of those only the ones with
+ * a render node: with card0 and card2 gone, FLAT device 0 is the second GPU's first tile, and
+ * write-back counts the same way. */
 START_TEST(test_given_numbering) {
         teardown();
         setup_host((const int[]){ 0, 2, -1 });
@@ -156,6 +191,46 @@ START_TEST(test_given_numbering) {
         const char *mask;
         ck_assert_str_eq(pick("intel:4", NULL, &mask), "4");
         ck_assert_str_eq(mask, "4,5");
+        /* a GPU whose render node is gone (its card node is still given) is not Level Zero's */
+        teardown();
+        host = xpu_test_copy_host("intel-max1550-x6-aurora");
+        xpu_test_make_devnodes(host);
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/sys/class/drm/card0/device/drm/renderD128", host);
+        xpu_test_rm_rf(path);
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, host, host, host, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        xpu_roots_close(&r);
+        ck_assert_str_eq(pick(NULL, "0", NULL), "1");
+        ck_assert_str_eq(pick("intel:1", NULL, &mask), "1");
+        ck_assert_str_eq(mask, "0,1");
+}
+END_TEST
+
+/* A GPU whose tile count is not known (more tile directories than any part has) stops a mask:
+ * its numbers cannot be read. */
+START_TEST(test_unknown_tiles) {
+        teardown();
+        host = xpu_test_copy_host("intel-arc-b580-xe");
+        xpu_test_make_devnodes(host);
+        for (int t = 0; t <= 16; t++) {
+                char rel[96];
+                snprintf(rel, sizeof rel, "sys/class/drm/card0/device/tile%d/id", t);
+                xpu_test_write(host, rel, "0\n");
+        }
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, host, host, host, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        xpu_roots_close(&r);
+        ck_assert(!(inv->devices[0].have & XPU_HAVE_TILES));
+        ck_assert_uint_eq(inv->n_warnings, 1);
+        ck_assert_ptr_nonnull(strstr(inv->warnings[0], "more than 16 tile directories; tile count left out"));
+        pick_err("0", "ZE_AFFINITY_MASK: the tile count of Intel GPU 0 (0000:03:00.0) is not known (see xpuinit "
+                      "probe's warnings), so Level Zero's numbers cannot be read; select with XPU_VISIBLE_DEVICES and "
+                      "ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE");
 }
 END_TEST
 
@@ -168,6 +243,8 @@ static Suite *select_intel_suite(void) {
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_write_back);
         tcase_add_test(tc, test_given_numbering);
+        tcase_add_test(tc, test_default_hierarchy);
+        tcase_add_test(tc, test_unknown_tiles);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -80,7 +80,7 @@ START_TEST(test_format_double) {
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char buf[40];
-                ck_assert_str_eq(xpud_prom_format_double(cases[i].v, buf, sizeof buf), cases[i].want);
+                ck_assert_str_eq(xpud_format_double(cases[i].v, buf, sizeof buf), cases[i].want);
                 if (isfinite(cases[i].v))
                         ck_assert(strtod(buf, NULL) == cases[i].v); /* round trip */
         }

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan's device nodes: each checked against the host's, its group added to the workload's,
+ * and the MIG devices' and host-wide MIG capabilities' nodes: plan-internal.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "plan-internal.h"
+#include "plan.h"
+
+static int add_group_of(struct xpu_plan *p, int dev_fd, const char *path) {
+        struct stat st;
+        if (dev_fd < 0 || xpu_stat_in_root(dev_fd, path, false, &st) < 0)
+                return 0; /* the check op reports a missing node */
+        if (st.st_gid == 0)
+                return 0; /* never hand out the root group */
+        for (size_t i = 0; i < p->n_groups; i++)
+                if (p->groups[i] == st.st_gid)
+                        return 0;
+        gid_t *n = reallocarray(p->groups, p->n_groups + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        p->groups = n;
+        n[p->n_groups] = st.st_gid;
+        if (xpu_strv_push(&p->groups_from, path) < 0)
+                return -ENOMEM;
+        p->n_groups++;
+        return 0;
+}
+
+int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int dev_fd) {
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[i].path, node->path) == 0)
+                        return 0;
+        struct xpu_op *op = xpu_plan_add_op(p, XPU_OP_CHECK_DEVNODE, node->path);
+        if (!op)
+                return -ENOMEM;
+        op->major = node->major;
+        op->minor = node->minor;
+        op->have_major = node->have_major;
+        op->optional = node->optional;
+        return add_group_of(p, dev_fd, node->path);
+}
+
+/* What the plan says about the MIG devices of the selection: their capability nodes are checked
+ * like the GPU's own; a GPU in MIG mode given whole gives CUDA none of its MIG devices; CUDA uses
+ * one MIG device per process. Returns 0 or -ENOMEM. */
+int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel, int dev_fd) {
+        size_t n_mig = 0;
+        const char *first = NULL;
+        char first_buf[96] = "";
+        for (size_t k = 0; k < p->n_devices; k++) {
+                const struct xpu_device *d = &inv->devices[p->devices[k]];
+                uint32_t mig = sel->mig[p->devices[k]];
+                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled &&
+                    xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
+                            d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
+                            d->n_mig ? "; select them (" : "", d->n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                        return -ENOMEM;
+                for (size_t m = 0; m < d->n_mig; m++) {
+                        if (!(mig & (1u << m)))
+                                continue;
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        if (xpu_plan_node_check(p, &g->gi_cap, dev_fd) < 0 || xpu_plan_node_check(p, &g->ci_cap, dev_fd) < 0)
+                                return -ENOMEM;
+                        if (n_mig++ == 0) {
+                                snprintf(first_buf, sizeof first_buf, "%u:%zu", d->vendor_index, m);
+                                first = first_buf;
+                        }
+                        if (!g->uuid[0] && !d->uuid[0] &&
+                            xpu_plan_warning(p, "MIG device %u:%zu: neither its UUID nor its GPU's is known; "
+                                       "CUDA_VISIBLE_DEVICES cannot name it", d->vendor_index, m) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (n_mig > 1 && xpu_plan_warning(p, "%zu MIG devices selected: CUDA uses one MIG device per process (the first "
+                                    "listed in CUDA_VISIBLE_DEVICES, %s); start one process per MIG device",
+                                 n_mig, first) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The host-wide MIG capabilities asked for (NVIDIA_MIG_CONFIG_DEVICES / _MONITOR_DEVICES=all):
+ * their nodes checked like every other, or an error when the host has none to give. */
+int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
+                      int dev_fd, char *err, size_t err_size) {
+        const struct {
+                bool wanted;
+                const struct xpu_devnode *node;
+                const char *what, *var;
+        } caps[] = {
+                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "NVIDIA_MIG_CONFIG_DEVICES" },
+                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "NVIDIA_MIG_MONITOR_DEVICES" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+                if (!caps[i].wanted)
+                        continue;
+                if (p->n_devices == 0) {
+                        if (xpu_plan_note(p, "the MIG %s capability was asked for, but no GPU is selected: not given",
+                                          caps[i].what) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (!caps[i].node || !caps[i].node->path[0]) {
+                        xpu_format_error(err, err_size, "the MIG %s capability was asked for (%s=all), "
+                                         "but this host offers none (no usable /proc/driver/nvidia/capabilities/mig/%s: "
+                                         "missing, or refused with a probe warning): it needs a MIG-capable GPU and "
+                                         "driver; unset the variable",
+                                         caps[i].what, caps[i].var, caps[i].what);
+                        return -ENOENT;
+                }
+                if (xpu_plan_node_check(p, caps[i].node, dev_fd) < 0 ||
+                    xpu_plan_note(p, "the MIG %s capability is given: %s", caps[i].what, caps[i].node->path) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* MIG devices in selection entries, the NVIDIA Container Toolkit's forms (select.h): matched,
+ * listed in messages, and looked for before NVML is read. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "select-internal.h"
+#include "select.h"
+
+/* "; MIG devices: 0:0 (MIG-... gi 3 ci 0), ..." of the in-scope devices, or "; no MIG devices". */
+static void list_migs(struct out *o, const struct var_rules *r, const struct xpu_inventory *inv) {
+        size_t shown = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                for (size_t m = 0; xpu_sel_in_scope(r, d) && m < d->n_mig; m++) {
+                        const struct xpu_mig_device *g = &d->mig[m];
+                        xpu_sel_out_add(o, "%s%u:%zu (%s%sgi %u ci %u%s)", shown++ ? ", " : "; MIG devices: ",
+                                r->global_index ? d->index : d->vendor_index, m, g->uuid, g->uuid[0] ? " " : "",
+                                g->gi, g->ci, xpu_mig_available(d, m) ? "" : " not given to this container");
+                }
+        }
+        if (shown == 0)
+                xpu_sel_out_add(o, "; no MIG devices");
+}
+
+/* The error line, with the MIG devices of INV (NULL: without) listed. */
+_printf_(5, 6) static int mig_fail(char *err, size_t err_size, const struct var_rules *r,
+                                   const struct xpu_inventory *inv, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int e = xpu_sel_fail_list(err, err_size, r, inv, list_migs, fmt, ap);
+        va_end(ap);
+        return e;
+}
+
+/* Why device D has no MIG device, for a message (BUF: room for it). */
+static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t size) {
+        if (d->have & XPU_HAVE_MIG_MODE)
+                return d->mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
+        const char *v = xpu_vendor_display_name(d->vendor);
+        snprintf(buf, size, "no MIG instance is listed for this %s GPU; NVIDIA's driver lists them under "
+                 "/proc/driver/nvidia/capabilities", v ? v : "");
+        return buf;
+}
+
+/* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
+ * "MIG-<uuid>" (the NVIDIA Container Toolkit's forms, libnvidia-container src/cli/common.c).
+ * Returns 1 with *DEV_I and *MIG set, 0 when E is no MIG form, -EINVAL with ERR naming why when it
+ * is one but names no MIG device given to this container. */
+int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv, const char *e, const char *entry,
+                     size_t *dev_i, size_t *mig, char *err, size_t err_size) {
+        const char *colon = strchr(e, ':');
+        const struct xpu_device *d = NULL;
+        const struct xpu_mig_device *g = NULL;
+
+        if (colon && xpu_sel_all_digits(e, (size_t)(colon - e)) && xpu_sel_all_digits(colon + 1, strlen(colon + 1))) {
+                char num[24];
+                uint64_t gpu, m;
+                if ((size_t)(colon - e) >= sizeof num)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                memcpy(num, e, (size_t)(colon - e));
+                num[colon - e] = '\0';
+                if (xpu_parse_u64(num, 10, &gpu) < 0 || xpu_parse_u64(colon + 1, 10, &m) < 0)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                for (size_t i = 0; i < inv->n_devices && !d; i++)
+                        if (xpu_sel_in_scope(r, &inv->devices[i]) &&
+                            (r->global_index ? inv->devices[i].index : inv->devices[i].vendor_index) == gpu)
+                                d = &inv->devices[i];
+                if (!d)
+                        return xpu_sel_fail(err, err_size, r, inv, "\"%s\": no device %" PRIu64, entry, gpu);
+                char why[160];
+                if (d->n_mig == 0)
+                        return xpu_sel_fail(err, err_size, r, NULL, "\"%s\": device %" PRIu64 " has no MIG device (%s); "
+                                        "name the whole device as %" PRIu64, entry, gpu,
+                                        no_mig_reason(d, why, sizeof why), gpu);
+                if (m >= d->n_mig)
+                        return mig_fail(err, err_size, r, inv, "\"%s\": device %" PRIu64 " has MIG devices %" PRIu64
+                                        ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, d->n_mig - 1);
+                g = &d->mig[m];
+        } else if (strncasecmp(e, "MIG-GPU-", 8) == 0) {
+                /* "MIG-GPU-<uuid>/<gi>/<ci>": the parent's UUID and the instance ids. */
+                const char *s1 = strchr(e, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+                char parent[64], gi_s[8], ci_s[8];
+                uint64_t gi, ci;
+                size_t plen = s1 ? (size_t)(s1 - e) - 4 : 0, glen = s2 ? (size_t)(s2 - s1 - 1) : 0;
+                if (!s2 || plen >= sizeof parent || glen >= sizeof gi_s || strlen(s2 + 1) >= sizeof ci_s ||
+                    !xpu_sel_all_digits(s1 + 1, glen) || !xpu_sel_all_digits(s2 + 1, strlen(s2 + 1)))
+                        return mig_fail(err, err_size, r, NULL, "\"%s\": not a MIG device name "
+                                        "(MIG-GPU-<gpu uuid>/<gpu instance>/<compute instance>)", entry);
+                memcpy(parent, e + 4, plen);
+                parent[plen] = '\0';
+                memcpy(gi_s, s1 + 1, glen);
+                gi_s[glen] = '\0';
+                if (xpu_parse_u64(gi_s, 10, &gi) < 0 || xpu_parse_u64(s2 + 1, 10, &ci) < 0 || gi > UINT32_MAX ||
+                    ci > UINT32_MAX)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+                for (size_t i = 0; i < inv->n_devices && !d; i++)
+                        if (xpu_sel_in_scope(r, &inv->devices[i]) && strcasecmp(inv->devices[i].uuid, parent) == 0)
+                                d = &inv->devices[i];
+                if (!d)
+                        return xpu_sel_fail(err, err_size, r, inv, "\"%s\": no device %s", entry, parent);
+                g = xpu_device_find_mig(d, (uint32_t)gi, (uint32_t)ci);
+                if (!g)
+                        return mig_fail(err, err_size, r, inv, "\"%s\": %s has no GPU instance %" PRIu64
+                                        " with compute instance %" PRIu64, entry, parent, gi, ci);
+        } else if (strncasecmp(e, "MIG-", 4) == 0) {
+                bool uuids = false;
+                for (size_t i = 0; i < inv->n_devices && !g; i++) {
+                        const struct xpu_device *c = &inv->devices[i];
+                        for (size_t m = 0; xpu_sel_in_scope(r, c) && m < c->n_mig && !g; m++) {
+                                uuids |= c->mig[m].uuid[0] != '\0';
+                                if (strcasecmp(c->mig[m].uuid, e) == 0) {
+                                        d = c;
+                                        g = &c->mig[m];
+                                }
+                        }
+                }
+                if (!g && !uuids) {
+                        const char *note = inv->vendors[XPU_VENDOR_NVIDIA].rich_note;
+                        return mig_fail(err, err_size, r, inv, "\"%s\": MIG UUIDs come from NVML, which %s%s%s; "
+                                        "name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>",
+                                        entry, note[0] ? "could not tell (" : "gave none here (its MIG calls failed or "
+                                        "there is no MIG device)", note, note[0] ? ")" : "");
+                }
+                if (!g)
+                        return mig_fail(err, err_size, r, inv, "no MIG device \"%s\"", entry);
+        } else
+                return 0;
+
+        *dev_i = (size_t)(d - inv->devices);
+        *mig = (size_t)(g - d->mig);
+        if (!xpu_mig_available(d, *mig)) {
+                const char *missing = !xpu_device_available(d) ? xpu_sel_missing_node(d)
+                                      : !(g->have & XPU_MIG_HAVE_CAPS) ? NULL
+                                      : !g->gi_cap.present ? g->gi_cap.path
+                                                           : g->ci_cap.path;
+                struct out o = { .buf = err, .size = err_size };
+                if (err && err_size) {
+                        err[0] = '\0';
+                        xpu_sel_out_add(&o, "%s: \"%s\" names MIG device %u:%zu (GPU instance %u, compute instance %u of %s), ",
+                                r->name, entry, r->global_index ? d->index : d->vendor_index, *mig, g->gi, g->ci,
+                                d->uuid[0] ? d->uuid : d->pci_bus_id);
+                        if (missing)
+                                xpu_sel_out_add(&o, "which the container runtime did not give to this container (%s is "
+                                            "missing); ask the runtime for it or leave it out", missing);
+                        else
+                                xpu_sel_out_add(&o, "whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/"
+                                            "gpu%u/mig here); mount the host's /proc/driver/nvidia", d->minor);
+                }
+                return -EINVAL;
+        }
+        return 1;
+}
+
+/* Does an in-scope device of VENDOR (-1: any) have index IDX (xpuinit index when GLOBAL, else
+ * the vendor index)? */
+/* Does the list VALUE have a "MIG-<uuid>" entry? */
+static bool value_names_mig_uuid(const char *value) {
+        for (const char *p = value; p && *p;) {
+                size_t len = strcspn(p, ",");
+                const char *e = p, *end = p + len;
+                const char *eq = memchr(p, '=', len);
+                if (eq)
+                        e = eq + 1;
+                while (e < end && (*e == ' ' || *e == '\t'))
+                        e++;
+                if (end - e >= 4 && strncasecmp(e, "MIG-", 4) == 0 && !(end - e >= 8 && strncasecmp(e, "MIG-GPU-", 8) == 0))
+                        return true;
+                p = *end ? end + 1 : end;
+        }
+        return false;
+}
+
+bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {
+        if (env->xpu_visible)
+                return value_names_mig_uuid(env->xpu_visible);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (value_names_mig_uuid(env->visible[v]))
+                        return true;
+        return false;
+}
