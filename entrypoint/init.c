@@ -34,21 +34,11 @@
 #include "base/log.h"
 #include "sandbox/privilege.h"
 #include "base/signals.h"
+#include "base/strv.h"
 #include "base/macro.h"
 #include "entrypoint/init.h"
+#include "entrypoint/init-exec.h"
 #include "entrypoint/init-procs.h"
-
-/* PATH used when the workload's environment has none (the same as Debian's login default and
- * the OCI runtime spec's examples). */
-#define XPU_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-/* Exit statuses (docs/supervision.md, "Exit status"). */
-enum {
-        XPU_STATUS_SETUP = 125,     /* the child could not be set up */
-        XPU_STATUS_NOEXEC = 126,    /* found but not executable */
-        XPU_STATUS_NOTFOUND = 127,  /* not found */
-        XPU_STATUS_SIGNAL_BASE = 128, /* + signal number */
-};
 
 /* Why the child failed before its exec, sent to the supervisor over a CLOEXEC pipe (EOF on the
  * pipe means the exec succeeded). */
@@ -80,15 +70,6 @@ struct launch {
         const struct xpu_supervise_options *o;
 };
 
-/* Value of NAME in ENVP, or NULL. */
-static const char *env_get(char *const envp[], const char *name) {
-        size_t n = strlen(name);
-        for (size_t i = 0; envp && envp[i]; i++)
-                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-                        return envp[i] + n + 1;
-        return NULL;
-}
-
 /* Copy ENVP into L->envp (the pointer array only; free it) and find the socket-activation fds
  * (sd_listen_fds(3)): they are ours to pass on when LISTEN_FDS is set and LISTEN_PID names this
  * process; LISTEN_PID is then rewritten to the child's pid in the child. Returns 0 or -ENOMEM. */
@@ -108,7 +89,7 @@ static int launch_init(struct launch *l, char *const argv[], char *const envp[],
                         l->listen_pid_index = (int)i;
         }
 
-        const char *fds = env_get(envp, "LISTEN_FDS"), *pid = env_get(envp, "LISTEN_PID");
+        const char *fds = xpu_env_get(envp, "LISTEN_FDS"), *pid = xpu_env_get(envp, "LISTEN_PID");
         uint64_t nfds = 0, lpid = 0;
         if (fds && pid && xpu_parse_u64(fds, 10, &nfds) == 0 && xpu_parse_u64(pid, 10, &lpid) == 0 &&
             lpid == (uint64_t)l->parent && nfds < INT_MAX - 3)
@@ -156,89 +137,6 @@ static void signals_reset(void) {
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* execve ARGV[0] with ENVP; without a '/' in it, try each directory of ENVP's PATH (default
- * XPU_DEFAULT_PATH; an empty entry is the current directory) like execvpe(3), except that a file
- * without a #! line is an error (ENOEXEC), not a shell script. Returns only on failure: -ENOENT
- * when nothing was found, -EACCES when only non-executable candidates were found, else the
- * -errno of the first candidate that failed otherwise. */
-static int exec_search(char *const argv[], char *const envp[]) {
-        const char *file = argv[0];
-        if (!file || !*file)
-                return -ENOENT;
-        if (strchr(file, '/')) {
-                execve(file, argv, envp);
-                return negative_errno();
-        }
-        const char *path = env_get(envp, "PATH");
-        if (!path)
-                path = XPU_DEFAULT_PATH;
-        bool denied = false;
-        for (const char *p = path;;) {
-                const char *end = strchrnul(p, ':');
-                char buf[PATH_MAX]; /* longer candidates cannot exist: skipped */
-                int n = end == p ? snprintf(buf, sizeof(buf), "%s", file)
-                                 : snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p, file);
-                if (n > 0 && (size_t)n < sizeof(buf)) {
-                        execve(buf, argv, envp);
-                        switch (errno) {
-                        case ENOENT: case ENOTDIR: case ESTALE: case ENODEV: case ETIMEDOUT:
-                        case ENAMETOOLONG: case ELOOP:
-                                break; /* not here: next directory */
-                        case EACCES:
-                                denied = true; /* remember, but a later one may work */
-                                break;
-                        default:
-                                return negative_errno();
-                        }
-                }
-                if (!*end)
-                        break;
-                p = end + 1;
-        }
-        return denied ? -EACCES : -ENOENT;
-}
-
-/* Hints for failed execs, after the errno's own text. */
-static const struct {
-        int err;
-        const char *hint;
-} xpu_exec_hints[] = {
-        { EACCES, "not executable: check its mode, that it is not a directory, and that its "
-                  "filesystem is not mounted noexec" },
-        { ENOEXEC, "not a binary for this machine and no #! line" },
-        { ETXTBSY, "the file is open for writing" },
-        { E2BIG, "argument list and environment too large" },
-};
-
-/* Log the one error line for a child that failed at STAGE with errno ERR (positive) and return
- * the status xpuinit exits with: 125 (setup), 127 (not found), 126 (any other exec failure). */
-static int report_failure(char *const argv[], char *const envp[], int stage, int err, const char *step) {
-        const char *name = argv[0] ? argv[0] : "";
-        if (stage == CHILD_STAGE_SETUP) {
-                log_error("cannot set up the workload \"%s\": %s%s%s", name, step ? step : "", step ? ": " : "",
-                          strerror(err));
-                return XPU_STATUS_SETUP;
-        }
-        if (err == ENOENT && !strchr(name, '/')) {
-                const char *path = env_get(envp, "PATH");
-                log_error("cannot run \"%s\": not found in PATH (%s); check the command name", name,
-                          path ? path : XPU_DEFAULT_PATH);
-                return XPU_STATUS_NOTFOUND;
-        }
-        if (err == ENOENT) {
-                log_error("cannot run \"%s\": %s (or its #! interpreter or ELF loader is missing)",
-                          name, strerror(err));
-                return XPU_STATUS_NOTFOUND;
-        }
-        const char *hint = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(xpu_exec_hints); i++)
-                if (xpu_exec_hints[i].err == err)
-                        hint = xpu_exec_hints[i].hint;
-        log_error("cannot run \"%s\": %s%s%s", name, strerror(err), hint ? "; " : "",
-                  hint ? hint : "");
-        return XPU_STATUS_NOEXEC;
-}
-
 /* Set PR_SET_PDEATHSIG and close the race with a parent that died before it took effect. */
 static void pdeathsig_arm(const struct launch *l) {
         if (!l->pdeathsig)
@@ -280,7 +178,7 @@ static int launch_exec(struct launch *l, int *ret_stage, const char **ret_step) 
                         return -r;
                 }
         }
-        int r = exec_search(l->argv, l->envp);
+        int r = xpu_exec_search(l->argv, l->envp);
         *ret_stage = CHILD_STAGE_EXEC;
         return -r;
 }
@@ -741,7 +639,7 @@ int xpu_supervise(char *const argv[], char *const envp[], const struct xpu_super
         int status = status_from_wait(s.wait_status);
         struct child_report rep;
         if (read(report_rd, &rep, sizeof(rep)) == (ssize_t)sizeof(rep))
-                status = report_failure(argv, l.envp, rep.stage, rep.err, rep.step);
+                status = xpu_exec_report(argv, l.envp, rep.stage == CHILD_STAGE_SETUP, rep.err, rep.step);
 
         /* Leave the caller as we found it; signals that came too late are dropped. */
         struct signalfd_siginfo si;
@@ -762,5 +660,5 @@ int xpu_exec_workload(char *const argv[], char *const envp[], const struct xpu_s
         int stage = 0;
         const char *step = NULL;
         int err = launch_exec(&l, &stage, &step);
-        return report_failure(argv, l.envp, stage, err, step);
+        return xpu_exec_report(argv, l.envp, stage == CHILD_STAGE_SETUP, err, step);
 }
