@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Requirement expressions (require.h): a silent parser into terms of factors, and a check of the
- * factors against the inventory that says, on failure, what was required and what the host has. */
+/* Requirement expressions (require.h), the checks: the factors of a parsed expression
+ * (require-parse.c) against the inventory, saying, on failure, what was required and what the
+ * host has. */
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -13,345 +14,8 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/strv.h"
+#include "require-internal.h"
 #include "require.h"
-
-enum key {
-        KEY_VENDOR = 0,
-        KEY_DRIVER,
-        KEY_CUDA,
-        KEY_ARCH,
-        KEY_BRAND,
-        KEY_ROCM,
-        KEY_GFX,
-        KEY_MEMORY,
-        _KEY_MAX,
-};
-
-/* How a key's values are written and compared. */
-enum kind {
-        KIND_NAME,    /* = and != only, case-insensitive: [A-Za-z0-9._-]+ */
-        KIND_EXACT,   /* = and != only, exact: [A-Za-z0-9._-]+ */
-        KIND_VERSION, /* every operator, dotted numbers */
-        KIND_BYTES,   /* every operator, an unsigned decimal number */
-};
-
-static const struct {
-        const char *name;
-        enum kind kind;
-        bool per_device; /* checked on every selected device of the vendor */
-        uint32_t sources; /* the rich sources (bits of enum xpu_source) that report this fact */
-} keys[_KEY_MAX] = {
-        [KEY_VENDOR] = { "vendor", KIND_NAME, false, 0 }, /* the chosen profile's vendor */
-        [KEY_DRIVER] = { "driver", KIND_VERSION, false, 0 },
-        [KEY_CUDA] = { "cuda", KIND_VERSION, false, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
-        /* compute capability */
-        [KEY_ARCH] = { "arch", KIND_VERSION, true, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
-        [KEY_BRAND] = { "brand", KIND_NAME, true, 1u << XPU_SOURCE_NVML }, /* NVML brand: tesla, geforce, ... */
-        [KEY_ROCM] = { "rocm", KIND_VERSION, false, 0 },
-        [KEY_GFX] = { "gfx", KIND_EXACT, true, 0 },       /* gfx target: gfx90a */
-        /* bytes; sysfs has it for AMD, NVIDIA's procfs does not */
-        [KEY_MEMORY] = { "memory", KIND_BYTES, true, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
-};
-
-enum op { OP_EQ = 0, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, _OP_MAX };
-
-static const char *const op_names[_OP_MAX] = {
-        [OP_EQ] = "=", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">", [OP_GE] = ">=",
-};
-
-#define OPS_EXPECTED "one of = != < <= > >="
-#define KEYS_EXPECTED "one of vendor, driver, cuda, arch, brand, rocm, gfx, memory"
-#define FACTOR_TEXT_MAX (8 + 2 + XPU_REQUIRE_VALUE_MAX + 1) /* key, operator, value, NUL */
-#define SHOW_MAX 80                                         /* bytes of user text quoted in an error */
-
-struct factor {
-        enum key key;
-        enum op op;
-        char value[XPU_REQUIRE_VALUE_MAX + 1];
-        uint64_t bytes;              /* KIND_BYTES */
-        char text[FACTOR_TEXT_MAX]; /* "driver>=465", key in lower case */
-};
-
-struct term {
-        size_t first; /* index into factors */
-        size_t n;
-};
-
-struct xpu_require {
-        struct factor *factors;
-        size_t n_factors;
-        size_t cap_factors; /* allocated */
-        struct term terms[XPU_REQUIRE_TERMS_MAX];
-        size_t n_terms;
-        char *text; /* normal form */
-};
-
-struct xpu_require *xpu_require_free(struct xpu_require *r) {
-        if (r) {
-                free(r->factors);
-                free(r->text);
-                free(r);
-        }
-        return NULL;
-}
-
-static void xpu_require_freep(struct xpu_require **r) {
-        xpu_require_free(*r);
-}
-
-const char *xpu_require_to_string(const struct xpu_require *r) {
-        return r && r->text ? r->text : "";
-}
-
-/* ---- parsing ---------------------------------------------------------------------------------- */
-
-static bool is_space(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static bool is_alpha(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(char c) {
-        return c >= '0' && c <= '9';
-}
-
-/* S[0..LEN) for an error message: at most SHOW_MAX bytes ("..." after), anything but printable
- * ASCII shown as '?'. */
-static const char *show(char *buf, size_t size, const char *s, size_t len) {
-        size_t n = 0;
-        for (size_t i = 0; i < len && i < SHOW_MAX && n + 1 < size; i++) {
-                unsigned char c = (unsigned char)s[i];
-                buf[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-        }
-        buf[n] = '\0';
-        if (len > SHOW_MAX && n + 4 <= size)
-                memcpy(buf + n, "...", 4);
-        return buf;
-}
-
-/* One component of a dotted number at *S (digits), advanced past it and its '.'. Returns 0 and
- * the value, -EINVAL when *S does not start with a digit, -ERANGE above UINT64_MAX. */
-static int take_component(const char **s, uint64_t *ret) {
-        const char *p = *s;
-        if (!is_digit(*p))
-                return -EINVAL;
-        uint64_t v = 0;
-        for (; is_digit(*p); p++) {
-                uint64_t d = (uint64_t)(*p - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        if (*p == '.') {
-                p++;
-                if (!is_digit(*p))
-                        return -EINVAL; /* "12." or "12..1" */
-        }
-        *s = p;
-        *ret = v;
-        return 0;
-}
-
-/* True when S is a dotted number: digits ('.' digits)*, each component within 64 bits. */
-static bool is_dotted(const char *s) {
-        if (!*s)
-                return false;
-        while (*s) {
-                uint64_t v;
-                if (take_component(&s, &v) < 0)
-                        return false;
-        }
-        return true;
-}
-
-int xpu_version_cmp(const char *a, const char *b) {
-        while (*a || *b) {
-                uint64_t x = 0, y = 0;
-                if (*a && take_component(&a, &x) < 0)
-                        return 0; /* not reached for checked input */
-                if (*b && take_component(&b, &y) < 0)
-                        return 0;
-                if (x != y)
-                        return x < y ? -1 : 1;
-        }
-        return 0;
-}
-
-static bool is_name(const char *s) {
-        if (!*s)
-                return false;
-        for (; *s; s++)
-                if (!is_alpha(*s) && !is_digit(*s) && *s != '.' && *s != '_' && *s != '-')
-                        return false;
-        return true;
-}
-
-_printf_(5, 6) static int parse_fail(char *err, size_t err_size, const char *s, size_t len, const char *fmt, ...) {
-        if (err && err_size) {
-                char shown[SHOW_MAX + 4];
-                char what[256];
-                va_list ap;
-                va_start(ap, fmt);
-                vsnprintf(what, sizeof what, fmt, ap);
-                va_end(ap);
-                snprintf(err, err_size, "requirement \"%s\": %s", show(shown, sizeof shown, s, len), what);
-        }
-        return -EINVAL;
-}
-
-/* Parse the factor S[0..LEN) into F. */
-static int parse_factor(const char *s, size_t len, struct factor *f, char *err, size_t err_size) {
-        char shown[SHOW_MAX + 4];
-        size_t k = 0;
-        while (k < len && is_alpha(s[k]))
-                k++;
-        if (k == 0)
-                return parse_fail(err, err_size, s, len, "expected KEY OP VALUE, e.g. cuda>=12.2");
-        int key = -1;
-        for (int i = 0; i < _KEY_MAX && key < 0; i++)
-                if (strlen(keys[i].name) == k && strncasecmp(s, keys[i].name, k) == 0)
-                        key = i;
-        if (key < 0)
-                return parse_fail(err, err_size, s, len, "unknown key \"%s\"; expected %s",
-                                  show(shown, sizeof shown, s, k), KEYS_EXPECTED);
-        size_t o = k;
-        while (o < len && strchr("=!<>", s[o]))
-                o++;
-        if (o == k)
-                return parse_fail(err, err_size, s, len, "expected an operator after \"%s\", %s", keys[key].name,
-                                  OPS_EXPECTED);
-        int op = -1;
-        for (int i = 0; i < _OP_MAX && op < 0; i++)
-                if (strlen(op_names[i]) == o - k && strncmp(s + k, op_names[i], o - k) == 0)
-                        op = i;
-        if (op < 0)
-                return parse_fail(err, err_size, s, len, "unknown operator \"%s\"; expected %s",
-                                  show(shown, sizeof shown, s + k, o - k), OPS_EXPECTED);
-        if (o == len)
-                return parse_fail(err, err_size, s, len, "no value after \"%s\"", op_names[op]);
-        if (len - o > XPU_REQUIRE_VALUE_MAX)
-                return parse_fail(err, err_size, s, len, "value longer than %d bytes",
-                                  XPU_REQUIRE_VALUE_MAX);
-        *f = (struct factor){ .key = (enum key)key, .op = (enum op)op };
-        memcpy(f->value, s + o, len - o);
-        f->value[len - o] = '\0';
-        const char *v = show(shown, sizeof shown, f->value, len - o);
-        switch (keys[key].kind) {
-        case KIND_NAME:
-        case KIND_EXACT:
-                if (op != OP_EQ && op != OP_NE)
-                        return parse_fail(err, err_size, s, len, "%s compares only with = or !=", keys[key].name);
-                if (!is_name(f->value))
-                        return parse_fail(err, err_size, s, len,
-                                          "\"%s\" is not a name (letters, digits, '.', '_', '-')", v);
-                break;
-        case KIND_VERSION:
-                if (!is_dotted(f->value))
-                        return parse_fail(err, err_size, s, len, "\"%s\" is not a dotted number (e.g. 12.2)", v);
-                break;
-        case KIND_BYTES: {
-                bool digits = true;
-                for (const char *q = f->value; *q; q++)
-                        digits = digits && is_digit(*q);
-                if (!digits || xpu_parse_u64(f->value, 10, &f->bytes) < 0)
-                        return parse_fail(err, err_size, s, len,
-                                          "\"%s\" is not a number of bytes (plain decimal, no suffix)", v);
-                break;
-        }
-        default:
-                return -EINVAL;
-        }
-        snprintf(f->text, sizeof f->text, "%s%s%s", keys[key].name, op_names[op], f->value);
-        return 0;
-}
-
-/* Parse the term S[0..LEN) (no white space in it) into R. */
-static int parse_term(struct xpu_require *r, const char *s, size_t len, char *err, size_t err_size) {
-        struct term *t = &r->terms[r->n_terms];
-        *t = (struct term){ .first = r->n_factors };
-        for (size_t at = 0;;) {
-                size_t end = at;
-                while (end < len && s[end] != ',')
-                        end++;
-                if (end == at)
-                        return parse_fail(err, err_size, s, len,
-                                          "empty factor (a comma at either end, or two in a row)");
-                if (t->n == XPU_REQUIRE_FACTORS_MAX)
-                        return parse_fail(err, err_size, s, len, "more than %d factors (separated by commas)",
-                                          XPU_REQUIRE_FACTORS_MAX);
-                if (r->n_factors == r->cap_factors) {
-                        size_t cap = r->cap_factors ? 2 * r->cap_factors : 8; /* <= 2 * 64 * 64 */
-                        struct factor *v = realloc(r->factors, cap * sizeof *v);
-                        if (!v)
-                                return -ENOMEM;
-                        r->factors = v;
-                        r->cap_factors = cap;
-                }
-                int k = parse_factor(s + at, end - at, &r->factors[r->n_factors], err, err_size);
-                if (k < 0)
-                        return k;
-                r->n_factors++;
-                t->n++;
-                if (end == len)
-                        break;
-                at = end + 1;
-        }
-        r->n_terms++;
-        return 0;
-}
-
-/* The normal form: factors' text, "," within a term, " " between terms. */
-static int build_text(struct xpu_require *r) {
-        size_t size = 1;
-        for (size_t i = 0; i < r->n_factors; i++)
-                size += strlen(r->factors[i].text) + 1;
-        r->text = malloc(size);
-        if (!r->text)
-                return -ENOMEM;
-        size_t n = 0;
-        for (size_t t = 0; t < r->n_terms; t++)
-                for (size_t i = 0; i < r->terms[t].n; i++) {
-                        const char *sep = i ? "," : t ? " " : "";
-                        n += (size_t)snprintf(r->text + n, size - n, "%s%s", sep,
-                                              r->factors[r->terms[t].first + i].text);
-                }
-        r->text[n] = '\0';
-        return 0;
-}
-
-int xpu_require_parse(const char *expr, struct xpu_require **ret, char *err, size_t err_size) {
-        if (!expr || !ret)
-                return -EINVAL;
-        _cleanup_(xpu_require_freep) struct xpu_require *r = calloc(1, sizeof *r);
-        if (!r)
-                return -ENOMEM;
-        for (const char *p = expr;;) {
-                while (is_space(*p))
-                        p++;
-                if (!*p)
-                        break;
-                const char *start = p;
-                while (*p && !is_space(*p))
-                        p++;
-                if (r->n_terms == XPU_REQUIRE_TERMS_MAX) {
-                        if (err && err_size)
-                                snprintf(err, err_size,
-                                         "requirement: more than %d alternatives (terms separated by spaces)",
-                                         XPU_REQUIRE_TERMS_MAX);
-                        return -EINVAL;
-                }
-                int k = parse_term(r, start, (size_t)(p - start), err, err_size);
-                if (k < 0)
-                        return k;
-        }
-        int k = build_text(r);
-        if (k < 0)
-                return k;
-        *ret = TAKE_PTR(r);
-        return 0;
-}
 
 /* ---- checking --------------------------------------------------------------------------------- */
 
@@ -382,7 +46,7 @@ static bool op_holds(enum op op, int cmp) {
 
 /* Compare the fact FACT (a string of F's kind) with F's value. */
 static int fact_cmp(const struct factor *f, const char *fact) {
-        switch (keys[f->key].kind) {
+        switch (xpu_require_keys[f->key].kind) {
         case KIND_NAME:
                 return strcasecmp(fact, f->value);
         case KIND_EXACT:
@@ -399,7 +63,7 @@ static int fact_cmp(const struct factor *f, const char *fact) {
  * end of "<factor> but ...". *KNOWN says whether the host reported the fact. */
 static bool check_version_fact(const struct factor *f, const char *fact, const char *what, const char *extra,
                                char *found, size_t size, bool *known) {
-        if (!is_dotted(fact)) {
+        if (!xpu_require_is_dotted(fact)) {
                 *known = false;
                 snprintf(found, size, "host %s \"%s\" is not a dotted number", what, fact);
                 return false;
@@ -497,7 +161,7 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
                                  rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
-                if (!is_dotted(d->compute_capability)) {
+                if (!xpu_require_is_dotted(d->compute_capability)) {
                         snprintf(found, size, "%s compute capability \"%s\" is not a dotted number", name,
                                  d->compute_capability);
                         return false;
@@ -545,7 +209,7 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
 }
 
 static bool check_factor(const struct factor *f, const struct host *h, char *found, size_t size, bool *known) {
-        if (!keys[f->key].per_device)
+        if (!xpu_require_keys[f->key].per_device)
                 return check_host_factor(f, h, found, size, known);
         for (size_t i = 0; h->selected && i < h->inv->n_devices; i++) {
                 const struct xpu_device *d = &h->inv->devices[i];
@@ -649,7 +313,7 @@ int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bo
 uint32_t xpu_require_sources(const struct xpu_require *r) {
         uint32_t s = 0;
         for (size_t i = 0; r && i < r->n_factors; i++)
-                s |= keys[r->factors[i].key].sources;
+                s |= xpu_require_keys[r->factors[i].key].sources;
         return s;
 }
 
