@@ -20,6 +20,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "libs-internal.h"
 
 /* The build architecture: Debian multiarch triplet and the ld.so.cache flags of its libraries
  * (FLAG_ELF_LIBC6 = 0x03 | the FLAG_<ARCH>_LIB64 byte from glibc's ldconfig.h). */
@@ -49,13 +50,6 @@ const char *const xpu_library_dirs[] = {
         NULL,
 };
 
-/* Where one search looks: the native libraries, or the 32-bit copies of compat32. */
-struct search {
-        const char *const *dirs; /* library directories, in order */
-        int32_t cache_flags;     /* ld.so.cache entries with these flags */
-        int elf_class;           /* ELFCLASS32/64 a non-empty file must have; 0: any ELF */
-        int other_class;         /* the class skipped when ELF_CLASS is 0 (a 32-bit copy in /usr/lib) */
-};
 #if defined(__x86_64__) && !defined(__ILP32__)
 static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0, 1 /* ELFCLASS32 */ };
 #else
@@ -78,11 +72,6 @@ static const struct search compat32_search = { lib32_dirs, 0x0003, 1 /* ELFCLASS
 /* Where binaries (nvidia-smi, ...) are looked for, in order. */
 static const char *const binary_dirs[] = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL};
 
-/* Largest ld.so.cache read, in bytes (a full desktop's cache is ~100 KiB). */
-#define LDCACHE_SIZE_MAX (16u << 20)
-/* Symlinks followed when resolving one path inside the root (the kernel's limit). */
-#define SYMLINK_MAX 40
-
 int32_t xpu_ldcache_native_flags(void) {
         return XPU_LDCACHE_FLAGS;
 }
@@ -103,256 +92,6 @@ int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_s
         *ret = TAKE_PTR(b);
         *ret_size = (size_t)len;
         return 0;
-}
-
-/* ---- paths inside the driver root -------------------------------------------------------- */
-
-/* Normalise PATH lexically into an absolute path inside a root: empty and "." components go,
- * ".." drops the previous component and stops at "/" (as RESOLVE_IN_ROOT does). */
-static int path_normalize(const char *path, char *out, size_t size) {
-        size_t len = 0;
-        if (size < 2)
-                return -ENAMETOOLONG;
-        out[0] = '\0';
-        for (const char *p = path; *p;) {
-                while (*p == '/')
-                        p++;
-                if (!*p)
-                        break;
-                const char *end = strchrnul(p, '/');
-                size_t n = (size_t)(end - p);
-                if (n == 2 && p[0] == '.' && p[1] == '.') {
-                        char *slash = memrchr(out, '/', len);
-                        len = slash ? (size_t)(slash - out) : 0;
-                        out[len] = '\0';
-                } else if (!(n == 1 && p[0] == '.')) {
-                        if (len + 1 + n + 1 > size)
-                                return -ENAMETOOLONG;
-                        out[len++] = '/';
-                        memcpy(out + len, p, n);
-                        len += n;
-                        out[len] = '\0';
-                }
-                p = end;
-        }
-        if (len == 0)
-                memcpy(out, "/", 2);
-        return 0;
-}
-
-static const char *path_basename(const char *path) {
-        const char *slash = strrchr(path, '/');
-        return slash ? slash + 1 : path;
-}
-
-/* Follow the symlinks of PATH's final component inside ROOT_FD: OUT gets the in-root path of
- * the file it ends on, *ST that file's stat. The result is checked against the kernel's own
- * resolution (openat2 RESOLVE_IN_ROOT of PATH names the same inode), so the host outside the
- * root is never looked at. Returns 0, -ENOENT (dangling), -ELOOP, -EXDEV (the lexical and the
- * kernel's resolution differ), -errno. */
-static int resolve_in_root(int root_fd, const char *path, char *out, size_t size, struct stat *st) {
-        char cur[PATH_MAX], target[PATH_MAX], join[PATH_MAX * 2];
-        struct stat kernel;
-        int r = path_normalize(path, cur, sizeof cur);
-        if (r < 0)
-                return r;
-        for (unsigned i = 0;; i++) {
-                r = xpu_stat_in_root(root_fd, cur, true, st);
-                if (r < 0)
-                        return r;
-                if (!S_ISLNK(st->st_mode))
-                        break;
-                if (i >= SYMLINK_MAX)
-                        return -ELOOP;
-                ssize_t n = xpu_readlink_in_root(root_fd, cur, target, sizeof target);
-                if (n < 0)
-                        return (int)n;
-                if (target[0] == '/')
-                        snprintf(join, sizeof join, "%s", target);
-                else
-                        snprintf(join, sizeof join, "%.*s/%s", (int)(path_basename(cur) - cur), cur,
-                                 target);
-                r = path_normalize(join, cur, sizeof cur);
-                if (r < 0)
-                        return r;
-        }
-        r = xpu_stat_in_root(root_fd, path, false, &kernel);
-        if (r < 0)
-                return r;
-        if (kernel.st_dev != st->st_dev || kernel.st_ino != st->st_ino)
-                return -EXDEV;
-        return xpu_strlcpy(out, cur, size);
-}
-
-/* ---- candidates: what the cache and the library directories offer ------------------------ */
-
-struct strv {
-        char **v;
-        size_t n, cap;
-};
-
-static void strv_done(struct strv *s) {
-        for (size_t i = 0; i < s->n; i++)
-                free(s->v[i]);
-        free(s->v);
-        *s = (struct strv){0};
-}
-
-static int strv_push(struct strv *s, const char *str) {
-        if (s->n == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 16;
-                char **v = reallocarray(s->v, cap, sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-                s->v = v;
-                s->cap = cap;
-        }
-        s->v[s->n] = strdup(str);
-        if (!s->v[s->n])
-                return -ENOMEM;
-        s->n++;
-        return 0;
-}
-
-static bool strv_contains(const struct strv *s, const char *str) {
-        for (size_t i = 0; i < s->n; i++)
-                if (strcmp(s->v[i], str) == 0)
-                        return true;
-        return false;
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Length of NAME's "<base>.so" part: up to the last ".so" that ends NAME or is followed by
- * '.'; 0 when there is none. "libcuda.so.550.90.07" -> 10 ("libcuda.so"). */
-static size_t so_base_len(const char *name) {
-        size_t best = 0;
-        for (const char *p = strstr(name, ".so"); p; p = strstr(p + 1, ".so"))
-                if (p[3] == '\0' || p[3] == '.')
-                        best = (size_t)(p - name) + 3;
-        return best;
-}
-
-/* The suffix after "<base>.so.", "" when there is none. */
-static const char *so_suffix(const char *name, size_t base_len) {
-        return name[base_len] == '.' ? name + base_len + 1 : "";
-}
-
-bool xpu_is_driver_version(const char *s) {
-        bool dot = false;
-        if (!s || !*s)
-                return false;
-        for (const char *p = s; *p; p++) {
-                if (*p == '.') {
-                        if (p == s || p[1] == '\0' || p[1] == '.')
-                                return false;
-                        dot = true;
-                } else if (*p < '0' || *p > '9')
-                        return false;
-        }
-        return dot;
-}
-
-/* True when NAME's "<base>.so" part matches one of PATTERNS (fnmatch globs). */
-static bool base_matches(const char *name, char *const *patterns, size_t n_patterns) {
-        char base[NAME_MAX + 1];
-        size_t len = so_base_len(name);
-        if (len == 0 || len >= sizeof base)
-                return false;
-        memcpy(base, name, len);
-        base[len] = '\0';
-        for (size_t i = 0; i < n_patterns; i++)
-                if (patterns[i] && fnmatch(patterns[i], base, 0) == 0)
-                        return true;
-        return false;
-}
-
-struct cache_collect {
-        char *const *patterns;
-        size_t n_patterns;
-        struct strv *values;
-        int error;
-        int32_t flags;
-};
-
-static void cache_collect_cb(const struct xpu_ldcache_entry *e, void *userdata) {
-        struct cache_collect *c = userdata;
-        if (c->error < 0 || e->flags != c->flags || e->value[0] != '/')
-                return;
-        if (!base_matches(path_basename(e->value), c->patterns, c->n_patterns))
-                return;
-        int r = strv_push(c->values, e->value);
-        if (r < 0)
-                c->error = r;
-}
-
-/* Paths in the driver root whose "<base>.so" matches PATTERNS, in search order: what the
- * root's ld.so.cache lists (resolved inside the root: the cache names soname links), then the
- * entries of xpu_library_dirs, sorted by name within each directory. */
-/* REFUSED (may be NULL): on a directory over XPU_LIBDIR_ENTRIES_MAX entries, the line saying so
- * (malloc'ed); the return is then -E2BIG. */
-static int collect_candidates(int root_fd, const struct search *search, char *const *patterns, size_t n_patterns,
-                              struct strv *ret, char **refused) {
-        _cleanup_free_ unsigned char *cache = NULL;
-        struct strv values = {0};
-        size_t cache_size = 0;
-        int r = 0;
-
-        /* A missing or malformed cache is not an error: the directories follow. */
-        if (xpu_ldcache_read(root_fd, LDCACHE_SIZE_MAX, &cache, &cache_size) == 0) {
-                struct cache_collect c = {patterns, n_patterns, &values, 0, search->cache_flags};
-                if (xpu_ldcache_parse_entries(cache, cache_size, cache_collect_cb, &c) >= 0 && c.error < 0)
-                        r = c.error;
-        }
-        for (size_t i = 0; r >= 0 && i < values.n; i++) {
-                char resolved[PATH_MAX];
-                struct stat st;
-                if (resolve_in_root(root_fd, values.v[i], resolved, sizeof resolved, &st) < 0)
-                        continue;
-                if (!strv_contains(ret, resolved))
-                        r = strv_push(ret, resolved);
-        }
-        strv_done(&values);
-
-        for (const char *const *dir = search->dirs; r >= 0 && *dir; dir++) {
-                int dfd = xpu_open_in_root(root_fd, *dir, O_RDONLY | O_DIRECTORY, 0);
-                if (dfd < 0)
-                        continue;
-                _cleanup_closedir_ DIR *d = fdopendir(dfd);
-                if (!d) {
-                        close(dfd);
-                        continue;
-                }
-                struct strv names = {0};
-                struct dirent *de;
-                size_t entries = 0;
-                while (r >= 0 && (de = readdir(d))) {
-                        if (++entries > XPU_LIBDIR_ENTRIES_MAX) {
-                                if (refused && asprintf(refused,
-                                                        "driver root directory %s has more than %d entries; refusing "
-                                                        "to read it (a broken or hostile driver root): point "
-                                                        "--driver-root at the host's driver files",
-                                                        *dir, XPU_LIBDIR_ENTRIES_MAX) < 0)
-                                        *refused = NULL;
-                                r = -E2BIG;
-                                break;
-                        }
-                        if (de->d_name[0] != '.' && base_matches(de->d_name, patterns, n_patterns))
-                                r = strv_push(&names, de->d_name);
-                }
-                if (names.n)
-                        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-                for (size_t i = 0; r >= 0 && i < names.n; i++) {
-                        char path[PATH_MAX];
-                        if (snprintf(path, sizeof path, "%s/%s", *dir, names.v[i]) >= (int)sizeof path)
-                                continue;
-                        r = strv_push(ret, path);
-                }
-                strv_done(&names);
-        }
-        return r;
 }
 
 /* ---- the finder -------------------------------------------------------------------------- */
@@ -522,7 +261,7 @@ static void library_soname(int root_fd, const char *path, const struct stat *st,
                 return;
 
         char dir[PATH_MAX], best[NAME_MAX + 1] = "";
-        snprintf(dir, sizeof dir, "%.*s", (int)(path_basename(path) - path), path);
+        snprintf(dir, sizeof dir, "%.*s", (int)(xpu_libs_path_basename(path) - path), path);
         int dfd = xpu_open_in_root(root_fd, dir, O_RDONLY | O_DIRECTORY, 0);
         _cleanup_closedir_ DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
         if (dfd >= 0 && !d)
@@ -538,7 +277,7 @@ static void library_soname(int root_fd, const char *path, const struct stat *st,
                 if (k <= 0)
                         continue;
                 target[k] = '\0';
-                if (strcmp(path_basename(target), name) == 0 && (!best[0] || strcmp(n, best) < 0))
+                if (strcmp(xpu_libs_path_basename(target), name) == 0 && (!best[0] || strcmp(n, best) < 0))
                         snprintf(best, sizeof best, "%s", n);
         }
         if (best[0])
@@ -548,11 +287,11 @@ static void library_soname(int root_fd, const char *path, const struct stat *st,
 }
 
 static int consider_library(struct finder *f, const char *path, const struct xpu_capability_files *lib) {
-        const char *name = path_basename(path);
-        size_t base_len = so_base_len(name);
-        if (base_len == 0 || !base_matches(name, lib->names, lib->n_names))
+        const char *name = xpu_libs_path_basename(path);
+        size_t base_len = xpu_libs_so_base_len(name);
+        if (base_len == 0 || !xpu_libs_base_matches(name, lib->names, lib->n_names))
                 return 0;
-        const char *suffix = so_suffix(name, base_len);
+        const char *suffix = xpu_libs_so_suffix(name, base_len);
         struct stat st;
         if (strcmp(suffix, f->version) != 0) {
                 if (xpu_is_driver_version(suffix) && xpu_stat_in_root(f->root_fd, path, true, &st) == 0 &&
@@ -564,7 +303,7 @@ static int consider_library(struct finder *f, const char *path, const struct xpu
         if (finder_has(f, name, false, NULL))
                 return 0;
         struct xpu_driver_file file = {.is_binary = false};
-        int r = resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
+        int r = xpu_libs_resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
         if (r < 0)
                 return finder_skip(f, path, "cannot be resolved inside the driver root: %s", strerror(-r));
         if (!S_ISREG(st.st_mode))
@@ -595,7 +334,7 @@ static int consider_binary(struct finder *f, const char *name, const char *capab
                 struct xpu_driver_file file = {.is_binary = true};
                 struct stat st;
                 snprintf(path, sizeof path, "%s/%s", *dir, name);
-                int r = resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
+                int r = xpu_libs_resolve_in_root(f->root_fd, path, file.path, sizeof file.path, &st);
                 /* Not there at all: try the next directory. A link that is there but leads
                  * nowhere inside the root is worth a note. */
                 if ((r == -ENOENT || r == -ENOTDIR) && xpu_stat_in_root(f->root_fd, path, true, &st) < 0)
@@ -671,12 +410,12 @@ static int files_find(const struct search *search, int driver_root_fd, const cha
                 size_t first = out->n;
                 const struct xpu_capability_files *lib = find_capability(libraries, n_libraries, capabilities[c]);
                 if (lib && lib->n_names) {
-                        struct strv cands = {0};
-                        r = collect_candidates(driver_root_fd, search, lib->names, lib->n_names, &cands,
+                        struct xpu_libs_strv cands = {0};
+                        r = xpu_libs_collect_candidates(driver_root_fd, search, lib->names, lib->n_names, &cands,
                                                &out->refused);
                         for (size_t i = 0; r >= 0 && i < cands.n; i++)
                                 r = consider_library(&f, cands.v[i], lib);
-                        strv_done(&cands);
+                        xpu_libs_strv_done(&cands);
                 }
                 const struct xpu_capability_files *bin = find_capability(binaries, n_binaries, capabilities[c]);
                 for (size_t i = 0; r >= 0 && bin && i < bin->n_names; i++)
@@ -723,25 +462,25 @@ int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size
         /* The CDI generator's order: libcuda first, NVML when the host has no CUDA driver. */
         static const char *const sources[] = {"libcuda.so", "libnvidia-ml.so"};
         for (size_t s = 0; s < ELEMENTSOF(sources); s++) {
-                struct strv cands = {0};
+                struct xpu_libs_strv cands = {0};
                 char *const pattern[] = {(char *)sources[s]};
-                int r = collect_candidates(driver_root_fd, &native_search, pattern, 1, &cands, NULL);
+                int r = xpu_libs_collect_candidates(driver_root_fd, &native_search, pattern, 1, &cands, NULL);
                 for (size_t i = 0; r >= 0 && i < cands.n; i++) {
                         char resolved[PATH_MAX];
                         struct stat st;
-                        if (resolve_in_root(driver_root_fd, cands.v[i], resolved, sizeof resolved, &st) < 0 ||
+                        if (xpu_libs_resolve_in_root(driver_root_fd, cands.v[i], resolved, sizeof resolved, &st) < 0 ||
                             !S_ISREG(st.st_mode))
                                 continue;
-                        const char *name = path_basename(resolved);
-                        size_t len = so_base_len(name);
+                        const char *name = xpu_libs_path_basename(resolved);
+                        size_t len = xpu_libs_so_base_len(name);
                         if (len != strlen(sources[s]) || strncmp(name, sources[s], len) != 0 ||
-                            !xpu_is_driver_version(so_suffix(name, len)))
+                            !xpu_is_driver_version(xpu_libs_so_suffix(name, len)))
                                 continue;
-                        r = xpu_strlcpy(buf, so_suffix(name, len), size);
-                        strv_done(&cands);
+                        r = xpu_strlcpy(buf, xpu_libs_so_suffix(name, len), size);
+                        xpu_libs_strv_done(&cands);
                         return r;
                 }
-                strv_done(&cands);
+                xpu_libs_strv_done(&cands);
                 if (r < 0)
                         return r;
         }
