@@ -366,3 +366,15 @@ int xpud_render_json(const struct xpud_snapshot *s, enum xpud_route route, char 
         cJSON_Delete(o);
         return r;
 }
+
+int xpud_render_device_json(const struct xpud_snapshot *s, const char *key, char **ret, size_t *ret_len) {
+        const struct xpud_device *d = xpud_snapshot_find_device(s, key);
+        if (!d)
+                return -ENOENT;
+        cJSON *o = xpud_device_to_json(s, d);
+        if (!o)
+                return -ENOMEM;
+        int r = xpud_json_print(o, ret, ret_len);
+        cJSON_Delete(o);
+        return r;
+}

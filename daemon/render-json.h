@@ -33,6 +33,12 @@
  * *RET (malloc'ed, NUL-terminated, free()) and *RET_LEN, -EINVAL for another route, or -ENOMEM. */
 int xpud_render_json(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len);
 
+/* /v1/devices/KEY: the device of S whose xpud index, UUID or PCI bus id (any spelling;
+ * xpud_snapshot_find_device()) is KEY, as one object (xpud_device_to_json()) printed as above.
+ * Rendered on each request, not cached: the keys are unbounded. Returns 0 with *RET and *RET_LEN
+ * as above, -ENOENT for no such device, or -ENOMEM. */
+int xpud_render_device_json(const struct xpud_snapshot *s, const char *key, char **ret, size_t *ret_len);
+
 /* The /v1/devices object of D (xpu_device_to_json() plus the fields above). NULL on -ENOMEM. */
 cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_device *d);
 

@@ -20,8 +20,32 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "render-json.h"
+#include "render-prom.h"
 
 #define CONTENT_TYPE_JSON XPUD_CONTENT_TYPE_JSON
+
+/* ---- bodies ------------------------------------------------------------------------------------ */
+
+/* /metrics: xpud_render_prom() has one body per snapshot and no route. */
+static int render_prom(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
+        return xpud_render_prom(s, ret, ret_len);
+}
+
+/* The renderer of each cached route, by enum xpud_route. */
+static const struct xpud_renderer renderers[_XPUD_ROUTE_CACHED_MAX] = {
+        [XPUD_ROUTE_METRICS] = { render_prom, XPUD_CONTENT_TYPE_PROM },
+        [XPUD_ROUTE_DEVICES] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_HEALTH] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_EVENTS] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_VERSION] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+};
+
+int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out) {
+        if ((unsigned)route >= ELEMENTSOF(renderers))
+                return -EINVAL;
+        return xpud_snapshot_body(snap, route, &renderers[route], out);
+}
 
 /* ---- server state ----------------------------------------------------------------------------- */
 
@@ -158,7 +182,7 @@ static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection
                 cache_reset(s, snap);
         if (!s->cached[route]) {
                 struct xpud_body body;
-                if (xpud_snapshot_body(snap, route, &body) == 0)
+                if (xpud_route_body(snap, route, &body) == 0)
                         s->cached[route] = make_response(body.data, body.len, body.content_type, release_snapshot,
                                                          xpud_snapshot_ref(snap));
         }
@@ -239,7 +263,7 @@ static enum MHD_Result refuse(struct xpud_server *s, struct MHD_Connection *c, c
 static enum MHD_Result serve_device(struct MHD_Connection *c, struct xpud_snapshot *snap, const char *key) {
         char *json = NULL, msg[160];
         size_t len = 0;
-        int r = xpud_snapshot_device_json(snap, key, &json, &len);
+        int r = xpud_render_device_json(snap, key, &json, &len);
         if (r == -ENOENT) {
                 snprintf(msg, sizeof msg, "no device \"%s\" (give an index, a UUID or a PCI bus id from /v1/devices)",
                          key);

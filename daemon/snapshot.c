@@ -16,8 +16,7 @@
 #include <strings.h>
 
 #include "base/fileio.h"
-#include "render-json.h"
-#include "render-prom.h"
+#include "base/macro.h"
 
 static atomic_uint_fast64_t render_count;
 
@@ -62,36 +61,26 @@ struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s) {
         return NULL;
 }
 
-/* Render ROUTE of S: the one place bodies are made. */
-static int render(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
-        if (route == XPUD_ROUTE_METRICS)
-                return xpud_render_prom(s, ret, ret_len);
-        return xpud_render_json(s, route, ret, ret_len);
-}
-
-static const char *content_type(enum xpud_route route) {
-        return route == XPUD_ROUTE_METRICS ? XPUD_CONTENT_TYPE_PROM : XPUD_CONTENT_TYPE_JSON;
-}
-
-int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out) {
-        if ((unsigned)route >= _XPUD_ROUTE_CACHED_MAX)
+int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, const struct xpud_renderer *r,
+                       struct xpud_body *out) {
+        if ((unsigned)route >= _XPUD_ROUTE_CACHED_MAX || !r || !r->render)
                 return -EINVAL;
         struct xpud_body_cache *c = &s->cache[route];
-        int r = 0;
+        int e = 0;
         /* Held while rendering: requests that arrive meanwhile wait for this one body instead of
          * rendering their own. A failed render leaves the entry empty for the next request. */
         pthread_mutex_lock(&s->lock);
         if (!c->done) {
-                r = render(s, route, &c->data, &c->len);
-                if (r >= 0) {
+                e = r->render(s, route, &c->data, &c->len);
+                if (e >= 0) {
                         c->done = true;
                         atomic_fetch_add(&render_count, 1);
                 }
         }
-        if (r >= 0)
-                *out = (struct xpud_body){ .data = c->data, .len = c->len, .content_type = content_type(route) };
+        if (e >= 0)
+                *out = (struct xpud_body){ .data = c->data, .len = c->len, .content_type = r->content_type };
         pthread_mutex_unlock(&s->lock);
-        return r < 0 ? r : 0;
+        return e < 0 ? e : 0;
 }
 
 /* KEY as a decimal index: 0 and *RET, or -EINVAL when KEY is not all digits. */
@@ -128,18 +117,6 @@ const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *
                         return &s->devices[i];
         }
         return NULL;
-}
-
-int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len) {
-        const struct xpud_device *d = xpud_snapshot_find_device(s, key);
-        if (!d)
-                return -ENOENT;
-        cJSON *o = xpud_device_to_json(s, d);
-        if (!o)
-                return -ENOMEM;
-        int r = xpud_json_print(o, out, len);
-        cJSON_Delete(o);
-        return r;
 }
 
 void xpud_store_init(struct xpud_store *st) {

@@ -3,7 +3,8 @@
  * sampler builds a struct xpud_snapshot, xpud_store_publish() makes it current; a
  * request takes a reference with xpud_store_acquire(), asks for a rendered body, and releases it.
  * Bodies are rendered at most once per snapshot (thread-safe), so a scrape costs a copy, never a
- * vendor-library call and never a re-render. */
+ * vendor-library call and never a re-render. The snapshot keeps the bodies but knows no format:
+ * the caller hands in the renderer (struct xpud_renderer; the server's table, server.h). */
 #pragma once
 
 #include <pthread.h>
@@ -137,11 +138,21 @@ struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s);
 /* Drop a reference; the last one frees everything. NULL-safe; returns NULL. */
 struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s);
 
-/* The body of ROUTE (a cached route) for S, rendered once. Returns 0 and *OUT, or -ENOMEM. */
-int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, struct xpud_body *out);
-/* /v1/devices/KEY: the device whose xpud index, UUID or PCI bus id (any spelling) is KEY, as a
- * JSON object in *OUT (malloc'ed, free()). Returns 0, -ENOENT, or -ENOMEM. */
-int xpud_snapshot_device_json(const struct xpud_snapshot *s, const char *key, char **out, size_t *len);
+/* How the body of a cached route is made: RENDER writes the body of ROUTE for S into *RET
+ * (malloc'ed, NUL-terminated; the snapshot frees it) and *RET_LEN (bytes, without the NUL) and
+ * returns 0, or returns -errno and writes nothing; CONTENT_TYPE is the body's media type. */
+struct xpud_renderer {
+        int (*render)(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len);
+        const char *content_type;
+};
+
+/* The body of ROUTE (a cached route) for S, made by R on first use and kept with S, so every later
+ * request for ROUTE gets the same bytes (a caller passes the same renderer for a route each time;
+ * the server does, server.h). Concurrent first requests wait for one render. A failed render
+ * leaves nothing cached: the next request tries again. Returns 0 and *OUT, -EINVAL when ROUTE is
+ * not cached or R has no render function, or R's -errno. */
+int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, const struct xpud_renderer *r,
+                       struct xpud_body *out);
 /* The device of S whose xpud index (decimal), UUID (any case; the first partition for a UUID the
  * partitions of a GPU share) or PCI bus id (any spelling xpu_pci_bus_id_normalize() accepts; a
  * partition's with its number as the function, xpu_device_named_bus_id()) is KEY, or NULL. */

@@ -38,6 +38,7 @@
 #include "base/macro.h"
 #include "probe.h"
 #include "sampler.h"
+#include "server.h"
 #include "snapshot.h"
 
 #define ITER_MAX 1000000
@@ -133,7 +134,7 @@ static int bench_sample(const char *dir, long iter, long warmup, long want, doub
                         free(c->data);
                         *c = (struct xpud_body_cache){ 0 };
                         double t0 = bench_now_us();
-                        r = xpud_snapshot_body(s, XPUD_ROUTE_METRICS, &body);
+                        r = xpud_route_body(s, XPUD_ROUTE_METRICS, &body);
                         double t1 = bench_now_us();
                         if (r < 0 || body.len == 0)
                                 ret = r < 0 ? r : 1;

@@ -3,7 +3,7 @@
  * sockets: the request target's path (up to '?', as libmicrohttpd splits it) is percent-decoded by
  * xpud_uri_unescape(), routed by xpud_route_parse() for the UNIX or the TCP listener, and answered
  * from a fixed snapshot (tests/unit/xpud-fixture.h: 2 NVIDIA + 2 AMD devices): a cached body
- * (xpud_snapshot_body), a device (xpud_snapshot_device_json), or the JSON error body
+ * (xpud_route_body), a device (xpud_render_device_json), or the JSON error body
  * (xpud_error_json) with the handler's messages (the method cut at 32 bytes for 405, the device
  * key for 404).
  *
@@ -31,6 +31,7 @@
 #include <strings.h>
 
 #include "fuzz.h"
+#include "render-json.h"
 #include "server.h"
 #include "xpud-fixture.h"
 
@@ -199,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if ((unsigned)req.route >= _XPUD_ROUTE_CACHED_MAX)
                         abort();
                 struct xpud_body b;
-                if (xpud_snapshot_body(snap, req.route, &b) == 0) {
+                if (xpud_route_body(snap, req.route, &b) == 0) {
                         if (!b.data || b.len == 0)
                                 abort();
                         if (req.route != XPUD_ROUTE_METRICS)
@@ -214,7 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         abort();
                 char *json = NULL;
                 size_t len = 0;
-                int r = xpud_snapshot_device_json(snap, req.key, &json, &len);
+                int r = xpud_render_device_json(snap, req.key, &json, &len);
                 if (r == 0)
                         check_json(json, len, 0, NULL);
                 else if (r == -ENOENT) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* daemon/snapshot.c and daemon/render-json.c: names of the readings' enums, reference counting,
- * the body cache rendering once when many threads ask at once, the store's publish/acquire under
+ * the body cache rendering once when many threads ask at once (with the server's renderers, and
+ * with a renderer of the test's own: failures are not cached), the store's publish/acquire under
  * concurrency (run under `make asan`, or a -fsanitize=thread build, to check the counting), the
  * lookup of /v1/devices/{key} in every spelling, and the JSON bodies' values. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include "render-json.h"
 #include "render-prom.h"
+#include "server.h"
 #include "testlib.h"
 #include "xpud-fixture.h"
 
@@ -51,7 +53,7 @@ START_TEST(test_refcount) {
         /* the last reference frees everything it owns (ASan reports a leak or a double free) */
         struct xpud_snapshot *f = fx_snapshot();
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(f, XPUD_ROUTE_METRICS, &b), 0);
+        ck_assert_int_eq(xpud_route_body(f, XPUD_ROUTE_METRICS, &b), 0);
         ck_assert_ptr_null(xpud_snapshot_unref(f));
         ck_assert_ptr_null(xpud_snapshot_unref(s));
 }
@@ -70,7 +72,7 @@ struct race {
 static void *ask_body(void *p) {
         struct race *r = p;
         pthread_barrier_wait(r->barrier);
-        r->r = xpud_snapshot_body(r->s, r->route, &r->body);
+        r->r = xpud_route_body(r->s, r->route, &r->body);
         return NULL;
 }
 
@@ -103,13 +105,65 @@ START_TEST(test_body_once) {
                 ck_assert_uint_eq(strlen(races[0].body.data), races[0].body.len);
                 /* asked again later: still the cached bytes */
                 struct xpud_body again;
-                ck_assert_int_eq(xpud_snapshot_body(s, (enum xpud_route)route, &again), 0);
+                ck_assert_int_eq(xpud_route_body(s, (enum xpud_route)route, &again), 0);
                 ck_assert_ptr_eq(again.data, races[0].body.data);
                 ck_assert_uint_eq(xpud_snapshot_render_count() - before, 1);
         }
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_DEVICE, &b), -EINVAL);
+        ck_assert_int_eq(xpud_route_body(s, XPUD_ROUTE_DEVICE, &b), -EINVAL);
         xpud_snapshot_unref(s);
+}
+END_TEST
+
+/* A renderer of the test's own: the snapshot's cache knows no format, only what it is handed. */
+static int stub_calls;
+static int stub_fail; /* the next STUB_FAIL renders fail with -ENOMEM */
+
+static int stub_render(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
+        stub_calls++;
+        if (stub_fail > 0) {
+                stub_fail--;
+                return -ENOMEM;
+        }
+        char *b = strdup(route == XPUD_ROUTE_HEALTH ? "health body" : "other body");
+        if (!b)
+                return -ENOMEM;
+        *ret = b;
+        *ret_len = strlen(b);
+        return 0;
+}
+
+START_TEST(test_body_renderer) {
+        static const struct xpud_renderer stub = { stub_render, "text/x-stub" };
+        static const struct xpud_renderer none = { NULL, "text/x-stub" };
+        struct xpud_snapshot *s = xpud_snapshot_new();
+        ck_assert_ptr_nonnull(s);
+        struct xpud_body b = { 0 };
+        stub_calls = 0;
+        stub_fail = 1;
+        /* a failed render caches nothing and writes nothing */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), -ENOMEM);
+        ck_assert_ptr_null(b.data);
+        ck_assert_int_eq(stub_calls, 1);
+        /* the next request renders again, then the body is the snapshot's */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), 0);
+        ck_assert_str_eq(b.data, "health body");
+        ck_assert_uint_eq(b.len, strlen("health body"));
+        ck_assert_str_eq(b.content_type, "text/x-stub");
+        const char *first = b.data;
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), 0);
+        ck_assert_ptr_eq(b.data, first);
+        ck_assert_int_eq(stub_calls, 2);
+        /* each route has its own entry */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, &b), 0);
+        ck_assert_str_eq(b.data, "other body");
+        ck_assert_int_eq(stub_calls, 3);
+        /* no renderer, or a route that is not cached */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, NULL, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, &none, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_DEVICE, &stub, &b), -EINVAL);
+        ck_assert_int_eq(stub_calls, 3);
+        xpud_snapshot_unref(s); /* frees the cached bodies (ASan: no leak) */
 }
 END_TEST
 
@@ -133,7 +187,7 @@ static void *reader(void *p) {
                 ck_assert_uint_ge(s->seq, last); /* never goes back */
                 last = s->seq;
                 struct xpud_body b;
-                ck_assert_int_eq(xpud_snapshot_body(s, (enum xpud_route)(seen % _XPUD_ROUTE_CACHED_MAX), &b), 0);
+                ck_assert_int_eq(xpud_route_body(s, (enum xpud_route)(seen % _XPUD_ROUTE_CACHED_MAX), &b), 0);
                 ck_assert_uint_gt(b.len, 0);
                 xpud_snapshot_unref(s);
                 seen++;
@@ -214,8 +268,8 @@ START_TEST(test_find_device) {
         s->devices[3].dev.have &= ~(uint32_t)XPU_HAVE_PARTITION;
         char *json = NULL;
         size_t len = 0;
-        ck_assert_int_eq(xpud_snapshot_device_json(s, "nope", &json, &len), -ENOENT);
-        ck_assert_int_eq(xpud_snapshot_device_json(s, "0000:1b:00.0", &json, &len), 0);
+        ck_assert_int_eq(xpud_render_device_json(s, "nope", &json, &len), -ENOENT);
+        ck_assert_int_eq(xpud_render_device_json(s, "0000:1b:00.0", &json, &len), 0);
         ck_assert_uint_eq(strlen(json), len);
         ck_assert_int_eq(json[len - 1], '\n');
         cJSON *o = cJSON_Parse(json);
@@ -230,7 +284,7 @@ END_TEST
 
 static cJSON *body_json(struct xpud_snapshot *s, enum xpud_route route) {
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_int_eq(xpud_route_body(s, route, &b), 0);
         ck_assert_str_eq(b.content_type, "application/json");
         ck_assert_int_eq(b.data[b.len - 1], '\n');
         cJSON *o = cJSON_ParseWithLength(b.data, b.len);
@@ -422,7 +476,7 @@ END_TEST
 /* The text of ROUTE's body of S (borrowed from the snapshot's cache). */
 static const char *body_text(struct xpud_snapshot *s, enum xpud_route route) {
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_int_eq(xpud_route_body(s, route, &b), 0);
         return b.data;
 }
 
@@ -479,6 +533,7 @@ static Suite *model_suite(void) {
         tcase_add_test(tc, test_readings_strings);
         tcase_add_test(tc, test_refcount);
         tcase_add_test(tc, test_body_once);
+        tcase_add_test(tc, test_body_renderer);
         tcase_add_test(tc, test_store_concurrency);
         tcase_add_test(tc, test_find_device);
         tcase_add_test(tc, test_devices_json);

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "nfd.h"
+#include "render-json.h"
 #include "sampler.h"
+#include "server.h"
 #include "testlib.h"
 
 #define W7900 "AMD Radeon\xe2\x84\xa2 Pro W7900"
@@ -19,7 +21,7 @@
 
 static const char *route_body(struct xpud_snapshot *s, enum xpud_route route) {
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_int_eq(xpud_route_body(s, route, &b), 0);
         return b.data;
 }
 
@@ -57,7 +59,7 @@ START_TEST(test_utf8_names) {
         ck_assert_msg(strstr(j, "product_name: not UTF-8 text: 2 character(s) shown as U+FFFD"), "%s", j);
         char *dev = NULL;
         size_t len = 0;
-        ck_assert_int_eq(xpud_snapshot_device_json(s, "0", &dev, &len), 0);
+        ck_assert_int_eq(xpud_render_device_json(s, "0", &dev, &len), 0);
         ck_assert_msg(strstr(dev, "\"name\":\"" W7900 "\""), "%s", dev);
         free(dev);
         xpud_snapshot_unref(s);

@@ -13,6 +13,7 @@
 
 #include "render-json.h"
 #include "render-prom.h"
+#include "server.h"
 #include "testlib.h"
 #include "xpud-fixture.h"
 
@@ -401,7 +402,7 @@ static int dump(const char *what) {
                 if (strstr(what, "-mig"))
                         make_mig(s);
                 struct xpud_body b;
-                if (xpud_snapshot_body(s, routes[i].route, &b) < 0)
+                if (xpud_route_body(s, routes[i].route, &b) < 0)
                         return 1;
                 int r = fwrite(b.data, 1, b.len, stdout) == b.len ? 0 : 1;
                 xpud_snapshot_unref(s);

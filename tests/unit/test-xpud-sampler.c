@@ -20,7 +20,9 @@
 #include "events.h"
 #include "health.h"
 #include "nfd.h"
+#include "render-json.h"
 #include "sampler.h"
+#include "server.h"
 #include "shim-root.h"
 #include "xpud-sampler-fx.h"
 
@@ -112,7 +114,7 @@ static void assert_index(struct xpud_snapshot *s, unsigned index, const char *uu
         ck_assert_msg(strcmp(d->dev.uuid, uuid) == 0, "gpu %u is %s, want %s", index, d->dev.uuid, uuid);
         char *json = NULL;
         size_t len = 0;
-        ck_assert_int_eq(xpud_snapshot_device_json(s, key, &json, &len), 0);
+        ck_assert_int_eq(xpud_render_device_json(s, key, &json, &len), 0);
         snprintf(want, sizeof want, "\"uuid\":\"%s\"", uuid);
         ck_assert_msg(strstr(json, want), "/v1/devices/%u: %s", index, json);
         free(json);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "render-json.h"
 #include "server.h"
 #include "snapshot.h"
 #include "testlib.h"
@@ -28,7 +29,7 @@
 
 /* The snapshots served are the model's own (daemon/snapshot.c) built by xpud-fixture.h: 4
  * devices, the bodies rendered by render-json.c and render-prom.c. The server must hand out
- * exactly what xpud_snapshot_body() and xpud_snapshot_device_json() give, and render nothing
+ * exactly what xpud_route_body() and xpud_render_device_json() give, and render nothing
  * itself. */
 
 /* ---- pure parts ---------------------------------------------------------------------------------- */
@@ -220,11 +221,11 @@ static struct xpud_snapshot *publish(struct fixture *f, uint64_t seq) {
         return s;
 }
 
-/* The body xpud_snapshot_body() gives for ROUTE of S, as a string (static buffer). */
+/* The body xpud_route_body() gives for ROUTE of S, as a string (static buffer). */
 static const char *expected_body(struct xpud_snapshot *s, enum xpud_route route, const char **type) {
         static char buf[65536];
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_int_eq(xpud_route_body(s, route, &b), 0);
         ck_assert_uint_lt(b.len, sizeof buf);
         memcpy(buf, b.data, b.len);
         buf[b.len] = '\0';
@@ -237,7 +238,7 @@ static const char *expected_device(struct xpud_snapshot *s, const char *key) {
         static char buf[16384];
         char *json = NULL;
         size_t len = 0;
-        ck_assert_int_eq(xpud_snapshot_device_json(s, key, &json, &len), 0);
+        ck_assert_int_eq(xpud_render_device_json(s, key, &json, &len), 0);
         ck_assert_uint_lt(len, sizeof buf);
         memcpy(buf, json, len);
         buf[len] = '\0';

@@ -10,6 +10,7 @@
 
 #include "base/fileio.h"
 #include "sampler.h"
+#include "server.h"
 #include "shim-root.h"
 
 struct fixture {
@@ -51,7 +52,7 @@ static inline struct xpud_snapshot *sample(struct fixture *f) {
 
 static inline const char *body(struct xpud_snapshot *s, enum xpud_route route) {
         struct xpud_body b;
-        ck_assert_int_eq(xpud_snapshot_body(s, route, &b), 0);
+        ck_assert_int_eq(xpud_route_body(s, route, &b), 0);
         return b.data;
 }
 
