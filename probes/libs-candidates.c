@@ -151,21 +151,6 @@ const char *xpu_libs_so_suffix(const char *name, size_t base_len) {
         return name[base_len] == '.' ? name + base_len + 1 : "";
 }
 
-bool xpu_is_driver_version(const char *s) {
-        bool dot = false;
-        if (!s || !*s)
-                return false;
-        for (const char *p = s; *p; p++) {
-                if (*p == '.') {
-                        if (p == s || p[1] == '\0' || p[1] == '.')
-                                return false;
-                        dot = true;
-                } else if (*p < '0' || *p > '9')
-                        return false;
-        }
-        return dot;
-}
-
 /* True when NAME's "<base>.so" part matches one of PATTERNS (fnmatch globs). */
 bool xpu_libs_base_matches(const char *name, char *const *patterns, size_t n_patterns) {
         char base[NAME_MAX + 1];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two binary parsers of probes/libs (see libs.h): ld.so.cache images and ELF DT_SONAME.
- * Facts: glibc elf/dl-cache.h (cache layout), the ELF gABI (headers, PT_DYNAMIC, DT_SONAME).
- * Both are fuzz targets: every offset read from the input is checked before use. Silent. */
+/* The ELF reader of probes/libs (see libs.h): DT_SONAME. Facts: the ELF gABI (headers,
+ * PT_DYNAMIC, DT_SONAME). A fuzz target: every offset read from the input is checked before use.
+ * Silent. */
 #include "libs.h"
 
 #include <errno.h>
@@ -30,111 +30,6 @@ static uint16_t rd16(const unsigned char *p, bool be) {
 static uint64_t rd64(const unsigned char *p, bool be) {
         uint64_t hi = rd32(p + (be ? 0 : 4), be), lo = rd32(p + (be ? 4 : 0), be);
         return hi << 32 | lo;
-}
-
-static const bool host_be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-
-/* ---- ld.so.cache ------------------------------------------------------------------------- */
-
-#define LDCACHE_OLD_MAGIC  "ld.so-1.7.0"
-#define LDCACHE_OLD_HEADER 16 /* char magic[11], pad, uint32 nlibs */
-#define LDCACHE_OLD_ENTRY  12 /* int32 flags, uint32 key, uint32 value */
-#define LDCACHE_NEW_MAGIC  "glibc-ld.so.cache1.1"
-#define LDCACHE_NEW_HEADER 48 /* magic+version[20], nlibs, len_strings, u8 flags, pad[3], ext, unused[3] */
-#define LDCACHE_NEW_ENTRY  24 /* flags, key, value, uint32 osversion, uint64 hwcap */
-#define LDCACHE_NEW_ENDIAN 28 /* offset of the endianness byte: 0 unset, 2 little, 3 big */
-
-struct ldcache_table {
-        size_t entries; /* offset of the first entry */
-        size_t n;
-        size_t entry_size;
-        size_t strings; /* string offsets are relative to this */
-};
-
-static bool ldcache_new_at(const unsigned char *b, size_t size, size_t off) {
-        if (off > size || size - off < LDCACHE_NEW_HEADER)
-                return false;
-        if (memcmp(b + off, LDCACHE_NEW_MAGIC, strlen(LDCACHE_NEW_MAGIC)) != 0)
-                return false;
-        uint8_t endian = b[off + LDCACHE_NEW_ENDIAN];
-        return endian == 0 || endian == (host_be ? 3 : 2);
-}
-
-static int ldcache_table(const unsigned char *b, size_t size, struct ldcache_table *ret) {
-        size_t base = 0;
-        if (size >= LDCACHE_OLD_HEADER && memcmp(b, LDCACHE_OLD_MAGIC, strlen(LDCACHE_OLD_MAGIC)) == 0) {
-                uint32_t n = rd32(b + 12, host_be);
-                if (n > (size - LDCACHE_OLD_HEADER) / LDCACHE_OLD_ENTRY)
-                        return -EINVAL;
-                size_t end = LDCACHE_OLD_HEADER + (size_t)n * LDCACHE_OLD_ENTRY;
-                size_t next = (end + 7) & ~(size_t)7;
-                if (!ldcache_new_at(b, size, next)) {
-                        *ret = (struct ldcache_table){LDCACHE_OLD_HEADER, n, LDCACHE_OLD_ENTRY, end};
-                        return 0;
-                }
-                base = next;
-        } else if (!ldcache_new_at(b, size, 0))
-                return -EINVAL;
-        uint32_t n = rd32(b + base + 20, host_be);
-        if (n > (size - base - LDCACHE_NEW_HEADER) / LDCACHE_NEW_ENTRY)
-                return -EINVAL;
-        *ret = (struct ldcache_table){base + LDCACHE_NEW_HEADER, n, LDCACHE_NEW_ENTRY, base};
-        return 0;
-}
-
-/* The NUL-terminated string at STRINGS + OFF, or NULL when it leaves the buffer. */
-static const char *ldcache_string(const unsigned char *b, size_t size, size_t strings, uint32_t off) {
-        if (strings > size || off >= size - strings)
-                return NULL;
-        const unsigned char *s = b + strings + off;
-        return memchr(s, '\0', size - strings - off) ? (const char *)s : NULL;
-}
-
-static int ldcache_entry(const unsigned char *b, size_t size, const struct ldcache_table *t, size_t i,
-                         struct xpu_ldcache_entry *e) {
-        const unsigned char *p = b + t->entries + i * t->entry_size;
-        e->flags = (int32_t)rd32(p, host_be);
-        e->key = ldcache_string(b, size, t->strings, rd32(p + 4, host_be));
-        e->value = ldcache_string(b, size, t->strings, rd32(p + 8, host_be));
-        return e->key && e->value ? 0 : -EINVAL;
-}
-
-int xpu_ldcache_parse_entries(const void *buf, size_t size,
-                              void (*cb)(const struct xpu_ldcache_entry *e, void *userdata),
-                              void *userdata) {
-        const unsigned char *b = buf;
-        struct ldcache_table t;
-        struct xpu_ldcache_entry e;
-        if (!b || size > INT32_MAX)
-                return -EINVAL;
-        int r = ldcache_table(b, size, &t);
-        if (r < 0)
-                return r;
-        /* Validate everything first, so a malformed cache gives no partial result. */
-        for (size_t i = 0; i < t.n; i++)
-                if (ldcache_entry(b, size, &t, i, &e) < 0)
-                        return -EINVAL;
-        for (size_t i = 0; cb && i < t.n; i++) {
-                (void)ldcache_entry(b, size, &t, i, &e);
-                cb(&e, userdata);
-        }
-        return (int)t.n;
-}
-
-struct ldcache_plain {
-        void (*cb)(const char *key, const char *value, void *userdata);
-        void *userdata;
-};
-
-static void ldcache_plain_cb(const struct xpu_ldcache_entry *e, void *userdata) {
-        struct ldcache_plain *p = userdata;
-        p->cb(e->key, e->value, p->userdata);
-}
-
-int xpu_ldcache_parse(const void *buf, size_t size,
-                      void (*cb)(const char *key, const char *value, void *userdata), void *userdata) {
-        struct ldcache_plain p = {cb, userdata};
-        return xpu_ldcache_parse_entries(buf, size, cb ? ldcache_plain_cb : NULL, &p);
 }
 
 /* ---- ELF --------------------------------------------------------------------------------- */

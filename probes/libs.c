@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Driver-library discovery in a driver root (see libs.h); the ld.so.cache and ELF parsers are in
- * libs-parse.c. Facts: glibc sysdeps/generic/ldconfig.h (cache flags), NVIDIA libnvidia-container
- * src/ldcache.c and nvidia-container-toolkit internal/lookup (search order, version-suffix
- * matching). Silent: returns -errno. */
+/* Driver-library discovery in a driver root (see libs.h); the ELF parser is in libs-parse.c, the
+ * ld.so.cache reader and the library directories in base/ldcache.c. Facts: NVIDIA
+ * libnvidia-container src/ldcache.c and nvidia-container-toolkit internal/lookup (search order,
+ * version-suffix matching). Silent: returns -errno. */
 #include "libs.h"
 
 #include <dirent.h>
@@ -21,34 +21,6 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "libs-internal.h"
-
-/* The build architecture: Debian multiarch triplet and the ld.so.cache flags of its libraries
- * (FLAG_ELF_LIBC6 = 0x03 | the FLAG_<ARCH>_LIB64 byte from glibc's ldconfig.h). */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define XPU_TRIPLET       "x86_64-linux-gnu"
-#define XPU_LDCACHE_FLAGS 0x0303
-#elif defined(__aarch64__)
-#define XPU_TRIPLET       "aarch64-linux-gnu"
-#define XPU_LDCACHE_FLAGS 0x0a03
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define XPU_TRIPLET       "powerpc64le-linux-gnu"
-#define XPU_LDCACHE_FLAGS 0x0503
-#elif defined(__i386__)
-#define XPU_TRIPLET       "i386-linux-gnu"
-#define XPU_LDCACHE_FLAGS 0x0003
-#else
-#error "unknown architecture: add its multiarch triplet and ld.so.cache flags here"
-#endif
-
-const char *const xpu_library_dirs[] = {
-        "/usr/lib64",                              /* Fedora, RHEL, SUSE */
-        "/usr/lib/" XPU_TRIPLET,                   /* Debian, Ubuntu */
-        "/usr/lib/" XPU_TRIPLET "/nvidia/current", /* Debian's nvidia-driver packages */
-        "/lib64",                                  /* unmerged /usr */
-        "/lib/" XPU_TRIPLET,                       /* unmerged /usr, Debian */
-        "/usr/lib",                                /* Arch */
-        NULL,
-};
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 static const struct search native_search = { xpu_library_dirs, XPU_LDCACHE_FLAGS, 0, 1 /* ELFCLASS32 */ };
@@ -71,28 +43,6 @@ static const struct search compat32_search = { lib32_dirs, 0x0003, 1 /* ELFCLASS
 
 /* Where binaries (nvidia-smi, ...) are looked for, in order. */
 static const char *const binary_dirs[] = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", NULL};
-
-int32_t xpu_ldcache_native_flags(void) {
-        return XPU_LDCACHE_FLAGS;
-}
-
-int xpu_ldcache_read(int root_fd, size_t max, unsigned char **ret, size_t *ret_size) {
-        struct stat st;
-        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, "/etc/ld.so.cache", &st);
-        if (fd < 0)
-                return fd;
-        if (st.st_size <= 0 || (uint64_t)st.st_size > max)
-                return -EFBIG;
-        _cleanup_free_ unsigned char *b = malloc((size_t)st.st_size);
-        if (!b)
-                return -ENOMEM;
-        ssize_t len = xpu_read_full(fd, b, (size_t)st.st_size);
-        if (len < 0)
-                return (int)len;
-        *ret = TAKE_PTR(b);
-        *ret_size = (size_t)len;
-        return 0;
-}
 
 /* ---- the finder -------------------------------------------------------------------------- */
 

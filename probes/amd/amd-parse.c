@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* AMD parsers (amd.h), silent and pure: KFD node properties, gfx target names, location ids,
- * "MAJ:MIN" and unique ids. Split from amd.c; the fuzz target tests/fuzz/fuzz-amd-properties.c
- * feeds them arbitrary bytes. */
+ * "MAJ:MIN" and unique ids, kept apart from the sysfs walk of amd.c so that the fuzz target
+ * tests/fuzz/fuzz-amd-properties.c can feed them arbitrary bytes. */
 #include "amd/amd.h"
 
 #include <ctype.h>

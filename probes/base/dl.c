@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/ldcache.h"
 #include "base/macro.h"
 #include "base/strv.h"
-#include "libs.h"
 
 /* Candidate fd numbers tried before giving up when every "/proc/self/fd/N" name is taken. */
 #define FD_NAME_TRIES 1024
@@ -422,4 +422,19 @@ int xpu_dl_version_matches(const char *loaded_path, const char *driver_version, 
                 return set_err(-EPROTO, err, err_size, "driver/library version mismatch: kernel module %s, %s",
                                driver_version, name);
         return 0;
+}
+
+bool xpu_is_driver_version(const char *s) {
+        bool dot = false;
+        if (!s || !*s)
+                return false;
+        for (const char *p = s; *p; p++) {
+                if (*p == '.') {
+                        if (p == s || p[1] == '\0' || p[1] == '.')
+                                return false;
+                        dot = true;
+                } else if (*p < '0' || *p > '9')
+                        return false;
+        }
+        return dot;
 }

@@ -4,7 +4,7 @@
  *
  * The library is looked up IN THE DRIVER ROOT, never through the process's own loader search
  * path (LD_LIBRARY_PATH or the image's ld.so.cache could steer that): the root's
- * /etc/ld.so.cache first, then xpu_library_dirs (libs.h). The file is opened with
+ * /etc/ld.so.cache first, then xpu_library_dirs (base/ldcache.h). The file is opened with
  * RESOLVE_IN_ROOT (symlinks are followed as if the root were "/") and handed to dlopen() as
  * "/proc/self/fd/N", so no path string is ever joined with the root.
  *
@@ -96,3 +96,7 @@ int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *
  * name: libfoo.so.1" when the suffix is not a dotted version (e.g. only ".so.1"); -EINVAL when
  * DRIVER_VERSION is not digits and dots or an argument is NULL. */
 int xpu_dl_version_matches(const char *loaded_path, const char *driver_version, char *err, size_t err_size);
+
+/* True for a driver version as the files' suffixes carry it: digits separated by single dots,
+ * at least one dot ("550.90.07"). */
+bool xpu_is_driver_version(const char *s);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "escape.h" /* the UTF-8 text helpers, which lived here */
+#include "escape.h" /* what the readers return is text to check or clean: callers get the UTF-8 helpers with them */
 
 /* Largest file the read helpers accept, in bytes. sysfs attributes are one page; procfs
  * "information" files are far smaller. */

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/dl.h"
 #include "base/fileio.h"
 #include "base/macro.h"
-#include "libs.h"
 
 /* ---- parent side ---- */
 

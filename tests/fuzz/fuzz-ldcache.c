@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the binary readers of probes/libs.h on one image: xpu_ldcache_parse() and
+/* Fuzz target: the binary readers of base/ldcache.h and libs.h on one image: xpu_ldcache_parse() and
  * xpu_ldcache_parse_entries() (a driver root's /etc/ld.so.cache, both formats) with the image in
  * memory, and xpu_elf_soname() (DT_SONAME of a driver library) on a memfd holding the same bytes.
  * The callbacks read every key and value they get, so a string that is not terminated inside the
