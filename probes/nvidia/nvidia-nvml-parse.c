@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVML reader, parent side: the strict parser of the helper's reply, the merge into the
- * fast-path inventory and the result's JSON and text views. See nvidia-nvml.h; the helper that
- * writes the reply, and the rich-path backend (rich.h) that calls this side, are nvidia-nvml.c.
+/* The NVML reader's reply, in the parent: the strict parser of the helper's reply, the merge into
+ * the fast-path inventory and the result's JSON and text views (nvidia-nvml-parse.h). The helper
+ * that writes the reply is nvidia-nvml-helper.c; nvidia-nvml.c calls this file, which calls
+ * nothing of either.
  *
  * Wire format of the helper's reply (probes/sandbox/reply.h: one "key value" per line, values
  * printable ASCII, last line "end"):
@@ -43,7 +44,7 @@
  *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
  *   end
  * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
-#include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-parse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -59,11 +60,6 @@
 #include "sandbox/helper-job.h"
 #include "base/macro.h"
 #include "sandbox/reply.h"
-
-struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
-        free(r);
-        return NULL;
-}
 
 /* Per-device keys of the wire format stored as they are (MIG keys are parsed by hand). */
 static const struct xpu_reply_field device_fields[] = {

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML reader: libnvidia-ml from the driver root, called only in an
  * isolated helper child (probes/sandbox/isolate.h), its facts sent back as text lines and parsed
- * strictly here; then merged into the fast-path inventory by PCI bus id. Nothing here logs.
+ * strictly in the parent; then merged into the fast-path inventory by PCI bus id. Nothing here
+ * logs.
  *
- * Two files: nvidia-nvml.c is the helper side (the only code that calls NVML) and
- * xpu_nvml_read(); nvidia-nvml-parse.c is the parent side (reply parser, merge, the rich-path
- * backend xpu_rich_nvml of rich.h). The wire format between them is described at the top of
- * nvidia-nvml-parse.c. */
+ * By step: nvidia-nvml-helper.c is the helper side (the only code that calls NVML);
+ * nvidia-nvml.c runs it (xpu_nvml_read(), xpud's session) and is the rich-path backend
+ * xpu_rich_nvml of rich.h; nvidia-nvml-parse.c (nvidia-nvml-parse.h) parses the reply and merges
+ * it. The wire format between them is described at the top of nvidia-nvml-parse.c. This header
+ * holds the result types all three share. */
 #pragma once
 
 #include <limits.h>
@@ -15,8 +17,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-
-#include <cJSON.h>
 
 #include "base/fileio.h"
 #include "probe.h"
@@ -263,37 +263,9 @@ int xpu_nvml_device_readings_checked(const struct xpu_nvml_device *d, struct xpu
 /* xpu_nvml_device_readings_checked() without warnings. */
 void xpu_nvml_device_readings(const struct xpu_nvml_device *d, struct xpu_readings *ret);
 
-/* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in
- * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown or repeated
- * key, a value of the wrong form, too long for its field or out of range (a percentage above 100,
- * a MIG mode other than 0/1, more MIG devices than XPU_MIG_DEVICES_MAX, a MIG UUID without
- * "MIG-", a devices_total not above a full device_count), no library or device_count line, or a
- * MIG list with a hole is garbage. A device may lack uuid and name (the helper leaves out empty
- * ones). Returns 0 and *RET, -EBADMSG with ERR
- * "garbage from the NVML helper: line N" (or "...: device N ..."), the helper's own error (an
- * "error ERRNO TEXT" line) with ERR = TEXT, or -ENOMEM. ERR may be NULL. */
-int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size);
-
-/* Merge R into INV: for each NVIDIA device of INV whose pci_bus_id equals an NVML device's (never
- * by position), through the one merge rule of probe.h (fill when absent, keep and warn when
- * different, each field marked XPU_SOURCE_NVML): memory_total_bytes (XPU_HAVE_MEMORY_TOTAL),
- * compute_capability, brand, name, uuid; memory_used_bytes (XPU_HAVE_MEMORY_USED) only when
- * absent and never a warning (a live reading); MIG mode and MIG UUIDs (mig_enabled, mig_uuids,
- * n_mig, XPU_HAVE_MIG_MODE, field XPU_FIELD_MIG) when NVML answered the MIG mode and the device
- * has none yet (a different one is a warning). NVML's minor number is not merged (procfs owns
- * it); a different one is a warning. Sets inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version
- * when R has one. An NVML device the fast path does not list becomes a warning, not a device; a
- * lost device becomes a warning with its reason (what was read before the loss is merged); a
- * second NVML device at a bus id an earlier one had is ignored with a warning
- * (xpu_merge_bus_id_repeated()); a UUID another device of INV already has is not filled (the rule
- * of xpu_device_merge_string()); R->total above R->n becomes the warning "nvml: 70 devices, only
- * the first 64 read". The readings are not merged. Returns the number of devices matched, or
- * -ENOMEM. */
-int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
-
 /* The rich-path backend of NVML (rich.h): vendor NVIDIA, source XPU_SOURCE_NVML, library
  * "libnvidia-ml.so.1"; read = xpu_nvml_read() with the fast path's driver version, merge =
- * xpu_nvml_merge(), to_json = {"source": "nvml", "library", "driver_version"?, "cuda_driver_version"?,
+ * xpu_nvml_merge() (nvidia-nvml-parse.h), to_json = {"source": "nvml", "library", "driver_version"?, "cuda_driver_version"?,
  * "devices_total"? (only when more than were read),
  * "devices": [{"index", "name", "uuid", "pci_bus_id"?, "minor"?, "memory_total_bytes"?,
  * "memory_used_bytes"?, "compute_capability"?, "brand"?, "mig_enabled"?, "mig_devices"?: [{"index",
@@ -303,11 +275,6 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r);
  * "ecc_uncorrected_volatile", "clock_event_reasons"} (those NVML answered), "lost"?, "lost_reason"?}]}
  * ("?": only when known), print = the same as text lines. */
 extern const struct xpu_rich_ops xpu_rich_nvml;
-
-/* R as the backend's JSON view (xpuinit probe --source nvml --json; NULL on -ENOMEM) and as text
- * lines (nvidia-nvml-parse.c). */
-cJSON *xpu_nvml_result_to_json(const struct xpu_nvml_result *r);
-void xpu_nvml_result_print(const struct xpu_nvml_result *r, FILE *f);
 
 /* xpud's NVIDIA readings backend "nvml" (probe.h; probes/nvidia/nvidia-sampling.c). */
 extern const struct xpu_readings_ops xpu_readings_nvml;

@@ -4,6 +4,7 @@
  * into the sample's inventory by PCI bus id (names, memory, compute capability ...) and mapped to
  * readings (xpu_nvml_device_readings_checked()). */
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-parse.h"
 
 #include <errno.h>
 #include <stdio.h>

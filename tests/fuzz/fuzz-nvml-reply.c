@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: the parent's parser of the NVML helper's reply (probes/nvidia/nvidia-nvml.h,
+/* Fuzz target: the parent's parser of the NVML helper's reply (probes/nvidia/nvidia-nvml-parse.h,
  * xpu_nvml_parse_reply(), with and without an error buffer) and, for a reply it accepts, the
  * merge into a small fixed inventory (three NVIDIA GPUs by bus id: one already in MIG mode, one
  * with memory used and a minor known) twice (the second time every fact is set: cross-checks
@@ -17,6 +17,7 @@
 
 #include "fuzz.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-parse.h"
 #include "rich.h"
 
 static void check_result(const struct xpu_nvml_result *r) {

@@ -11,10 +11,14 @@ $(SHIM_DIR)/libcuda.so.shim: tests/shims/fake-cuda.c $(SHIM_COMMON)
 	$(Q)$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libcuda.so.1 -o $@ \
 		tests/shims/fake-cuda.c tests/shims/state.c
 
-$(SHIM_DIR)/libnvidia-ml.so.shim: tests/shims/fake-nvml.c $(SHIM_COMMON)
+# The fake NVML is two files: the library's state, checks, init and handles, and the per-device
+# queries (fake-nvml.h).
+FAKE_NVML_SRCS := tests/shims/fake-nvml.c tests/shims/fake-nvml-device.c
+
+$(SHIM_DIR)/libnvidia-ml.so.shim: $(FAKE_NVML_SRCS) tests/shims/fake-nvml.h $(SHIM_COMMON)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -Wl,-soname,libnvidia-ml.so.1 -o $@ \
-		tests/shims/fake-nvml.c tests/shims/state.c
+		$(FAKE_NVML_SRCS) tests/shims/state.c
 
 TEST_EXTRA_TARGETS += $(SHIM_DIR)/libcuda.so.shim $(SHIM_DIR)/libnvidia-ml.so.shim

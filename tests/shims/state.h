@@ -16,7 +16,7 @@
  *   device.0.minor 0                  /dev/nvidiaN minor
  *   device.0.memory_total 11811160064 bytes
  *   device.0.bus_id 00000000:1A:00.0  nvmlDeviceGetPciInfo*: busId as NVML writes it
- *   device.0.brand GeForce            nvmlDeviceGetBrand: a brand name of fake-nvml.c or a number
+ *   device.0.brand GeForce            nvmlDeviceGetBrand: a brand name of fake-nvml-device.c or a number
  *   device.0.name_from_env LD_PRELOAD the name is that variable of the library's environment
  *                                     ("(unset)"): shows what reaches an isolated helper
  *

@@ -21,6 +21,7 @@
 #include "libs.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-parse.h"
 #include "testlib.h"
 
 /* The Debian-style library directory of the build architecture (xpu_library_dirs[1]). */

@@ -13,6 +13,7 @@
 #include "amd/amd-rocm-smi.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-parse.h"
 #include "testlib.h"
 
 #define UUID_1A "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31"
