@@ -133,11 +133,6 @@ static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct
                 { "name", d->dev.name },
                 { "driver_version", d->dev.driver_version },
                 { "cuda_driver_version", vi ? vi->cuda_driver_version : "" },
-                { "brand", d->dev.brand },
-                { "compute_capability", d->dev.compute_capability },
-                { "gfx_target", d->dev.gfx_target },
-                { "vbios_version", d->dev.vbios_version },
-                { "unique_id", d->dev.unique_id },
         };
         header(o, &fam_info);
         fputs(fam_info.name, o->f);
@@ -147,6 +142,13 @@ static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct
         for (size_t i = 0; i < ELEMENTSOF(meta); i++)
                 if (i < 2 || meta[i].value[0]) /* name and driver_version always */
                         put_label(o->f, &first, meta[i].label, meta[i].value);
+        /* Then the vendor's own facts (brand, compute capability, gfx target, ...). */
+        const struct xpu_vendor_ops *ops = xpu_vendor(d->dev.vendor);
+        for (const struct xpu_fact_label *l = ops ? ops->info_labels : NULL; l && l->label; l++) {
+                const char *value = (const char *)&d->dev + l->offset;
+                if (value[0])
+                        put_label(o->f, &first, l->label, value);
+        }
         fputs("} 1\n", o->f);
 }
 
@@ -322,8 +324,8 @@ static const struct family fam_mig_memory = { "xpu_mig_memory_total_bytes", "gau
 /* MIG devices: listed by the fast path; their UUID, product name and memory are NVML's. */
 static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
-        for (size_t m = 0; m < d->dev.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
-                const struct xpu_mig_device *g = &d->dev.mig[m];
+        for (size_t m = 0; m < d->dev.nvidia.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                const struct xpu_mig_device *g = &d->dev.nvidia.mig[m];
                 char name[32], gi[12], ci[12];
                 snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
                 snprintf(gi, sizeof gi, "%u", g->gi);
@@ -346,11 +348,11 @@ static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const st
 
 static void emit_mig_memory(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
-        for (size_t m = 0; has_values(d) && m < d->dev.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+        for (size_t m = 0; has_values(d) && m < d->dev.nvidia.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
                 char name[32];
                 snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
-                if (d->dev.mig[m].have & XPU_MIG_HAVE_MEMORY_TOTAL)
-                        sample_u64(o, &fam_mig_memory, d, "mig", name, d->dev.mig[m].memory_total_bytes);
+                if (d->dev.nvidia.mig[m].have & XPU_MIG_HAVE_MEMORY_TOTAL)
+                        sample_u64(o, &fam_mig_memory, d, "mig", name, d->dev.nvidia.mig[m].memory_total_bytes);
         }
 }
 

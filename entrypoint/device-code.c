@@ -177,7 +177,7 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
 bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n) {
         for (size_t i = 0; i < (devices ? n : inv->n_devices); i++) {
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
-                if (d->vendor == XPU_VENDOR_NVIDIA && !d->compute_capability[0])
+                if (d->vendor == XPU_VENDOR_NVIDIA && !d->nvidia.compute_capability[0])
                         return true;
         }
         return false;

@@ -61,15 +61,15 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
         for (size_t k = 0; k < p->n_devices; k++) {
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
                 uint32_t mig = sel->mig[p->devices[k]];
-                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled &&
+                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->nvidia.mig_enabled &&
                     xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
                             d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
-                            d->n_mig ? "; select them (" : "", d->n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                            d->nvidia.n_mig ? "; select them (" : "", d->nvidia.n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
                         return -ENOMEM;
-                for (size_t m = 0; m < d->n_mig; m++) {
+                for (size_t m = 0; m < d->nvidia.n_mig; m++) {
                         if (!(mig & (1u << m)))
                                 continue;
-                        const struct xpu_mig_device *g = &d->mig[m];
+                        const struct xpu_mig_device *g = &d->nvidia.mig[m];
                         if (xpu_plan_node_check(p, &g->gi_cap, dev_fd) < 0 || xpu_plan_node_check(p, &g->ci_cap, dev_fd) < 0)
                                 return -ENOMEM;
                         if (n_mig++ == 0) {

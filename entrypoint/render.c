@@ -63,17 +63,6 @@ void xpu_render_source_text(const struct xpu_rich_ops *ops, const void *result, 
                         rep->message);
 }
 
-static void human_bytes(uint64_t b, char *buf, size_t size) {
-        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-        double v = (double)b;
-        size_t u = 0;
-        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1024;
-                u++;
-        }
-        snprintf(buf, size, "%.1f %s", v, units[u]);
-}
-
 void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
                                uint32_t sources, FILE *f) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
@@ -100,7 +89,7 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 const struct xpu_device *d = &inv->devices[i];
                 char mem[32] = "";
                 if (d->have & XPU_HAVE_MEMORY_TOTAL)
-                        human_bytes(d->memory_total_bytes, mem, sizeof mem);
+                        xpu_format_bytes(d->memory_total_bytes, mem, sizeof mem);
                 fprintf(f, "%u  %s:%u  %s  %s  %s", d->index, xpu_vendor_to_string(d->vendor), d->vendor_index,
                         d->pci_bus_id[0] ? d->pci_bus_id : "-", d->name[0] ? d->name : "(name unknown)",
                         d->uuid[0] ? d->uuid : "-");
@@ -109,32 +98,14 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                         fprintf(f, "  partition %u (%s)", d->partition, named);
                 if (mem[0])
                         fprintf(f, "  %s", mem);
-                if (d->gfx_target[0])
-                        fprintf(f, "  %s", d->gfx_target);
-                if (d->compute_capability[0])
-                        fprintf(f, "  cc %s", d->compute_capability);
-                if (d->brand[0])
-                        fprintf(f, "  brand %s", d->brand);
-                if ((d->have & XPU_HAVE_MIG_MODE) && d->mig_enabled)
-                        fprintf(f, "  MIG on (%zu)", d->n_mig);
+                const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+                if (ops && ops->facts_text)
+                        ops->facts_text(d, f);
                 for (size_t j = 0; j < d->n_nodes; j++)
                         fprintf(f, "  %s%s", d->nodes[j].path, d->nodes[j].present ? "" : " (absent)");
                 fputc('\n', f);
-                for (size_t m = 0; m < d->n_mig; m++) {
-                        const struct xpu_mig_device *g = &d->mig[m];
-                        fprintf(f, "    MIG %u:%zu  gi %u ci %u  %s", d->vendor_index, m, g->gi, g->ci,
-                                g->uuid[0] ? g->uuid : "-");
-                        if (g->name[0])
-                                fprintf(f, "  %s", g->name);
-                        if (g->have & XPU_MIG_HAVE_MEMORY_TOTAL) {
-                                human_bytes(g->memory_total_bytes, mem, sizeof mem);
-                                fprintf(f, "  %s", mem);
-                        }
-                        if (g->have & XPU_MIG_HAVE_CAPS)
-                                fprintf(f, "  %s%s  %s%s", g->gi_cap.path, g->gi_cap.present ? "" : " (absent)",
-                                        g->ci_cap.path, g->ci_cap.present ? "" : " (absent)");
-                        fputc('\n', f);
-                }
+                if (ops && ops->subdevices_text)
+                        ops->subdevices_text(d, f);
         }
         if (inv->n_devices == 0)
                 fputs("no accelerators found\n", f);

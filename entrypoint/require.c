@@ -155,38 +155,38 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
         *known = false;
         switch (f->key) {
         case KEY_ARCH:
-                if (!d->compute_capability[0]) {
+                if (!d->nvidia.compute_capability[0]) {
                         char why[700];
                         snprintf(found, size, "%s compute capability unknown (%s)", name,
                                  rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
-                if (!xpu_require_is_dotted(d->compute_capability)) {
+                if (!xpu_require_is_dotted(d->nvidia.compute_capability)) {
                         snprintf(found, size, "%s compute capability \"%s\" is not a dotted number", name,
-                                 d->compute_capability);
+                                 d->nvidia.compute_capability);
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s with compute capability %s", name, d->compute_capability);
-                return op_holds(f->op, fact_cmp(f, d->compute_capability));
+                snprintf(found, size, "host has %s with compute capability %s", name, d->nvidia.compute_capability);
+                return op_holds(f->op, fact_cmp(f, d->nvidia.compute_capability));
         case KEY_BRAND:
                 /* No source on the fast path: NVML's brand comes with the rich probe. */
-                if (!d->brand[0]) {
+                if (!d->nvidia.brand[0]) {
                         char why[700];
                         snprintf(found, size, "%s brand unknown (%s)", name, rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s of brand %s", name, d->brand);
-                return op_holds(f->op, fact_cmp(f, d->brand));
+                snprintf(found, size, "host has %s of brand %s", name, d->nvidia.brand);
+                return op_holds(f->op, fact_cmp(f, d->nvidia.brand));
         case KEY_GFX:
-                if (!(d->have & XPU_HAVE_GFX_TARGET_VERSION) || !d->gfx_target[0]) {
+                if (!(d->have & XPU_HAVE_GFX_TARGET_VERSION) || !d->amd.gfx_target[0]) {
                         snprintf(found, size, "%s gfx target unknown", name);
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s with %s", name, d->gfx_target);
-                return op_holds(f->op, fact_cmp(f, d->gfx_target));
+                snprintf(found, size, "host has %s with %s", name, d->amd.gfx_target);
+                return op_holds(f->op, fact_cmp(f, d->amd.gfx_target));
         case KEY_MEMORY:
                 if (!(d->have & XPU_HAVE_MEMORY_TOTAL)) {
                         char why[700];

@@ -280,8 +280,8 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                         return -EINVAL;
                 for (size_t i = 0; i < inv->n_devices; i++) {
                         const struct xpu_device *d = &inv->devices[i];
-                        if (xpu_sel_in_scope(r, d) && d->unique_id[0] &&
-                            xpu_parse_u64(d->unique_id, 16, &b) == 0 && a == b)
+                        if (xpu_sel_in_scope(r, d) && d->amd.unique_id[0] &&
+                            xpu_parse_u64(d->amd.unique_id, 16, &b) == 0 && a == b)
                                 hit[i] = true;
                 }
                 return 0;
@@ -345,7 +345,7 @@ static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules 
 static void select_given(struct sel_out *out, const struct xpu_inventory *inv, size_t i) {
         const struct xpu_device *d = &inv->devices[i];
         uint32_t mask = 0;
-        for (size_t m = 0; m < d->n_mig; m++)
+        for (size_t m = 0; m < d->nvidia.n_mig; m++)
                 if (xpu_mig_available(d, m))
                         mask |= 1u << m;
         if (mask)

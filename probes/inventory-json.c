@@ -3,15 +3,17 @@
 
 #include <stdio.h>
 
-static bool add_str(cJSON *o, const char *k, const char *v) {
+#include "base/macro.h"
+
+bool xpu_json_add_str(cJSON *o, const char *k, const char *v) {
         return !v || !*v || cJSON_AddStringToObject(o, k, v);
 }
 
-static bool add_num(cJSON *o, const char *k, double v) {
+bool xpu_json_add_num(cJSON *o, const char *k, double v) {
         return cJSON_AddNumberToObject(o, k, v) != NULL;
 }
 
-static cJSON *nodes_to_json(const struct xpu_devnode *nodes, size_t n) {
+cJSON *xpu_json_nodes(const struct xpu_devnode *nodes, size_t n) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < n; i++) {
                 cJSON *s = cJSON_CreateString(nodes[i].path);
@@ -24,110 +26,56 @@ static cJSON *nodes_to_json(const struct xpu_devnode *nodes, size_t n) {
         return a;
 }
 
-/* MIG device I of D: {"index", "name": "<gpu index>:<I>", "gpu_instance_id", "compute_instance_id",
- * "uuid"?, "product"?, "memory_total_bytes"?, "device_nodes": [the capability nodes]}. */
-static cJSON *mig_to_json(const struct xpu_device *d, size_t i) {
-        const struct xpu_mig_device *m = &d->mig[i];
-        char name[32];
-        snprintf(name, sizeof name, "%u:%zu", d->vendor_index, i);
-        cJSON *o = cJSON_CreateObject();
-        bool ok = o && add_num(o, "index", (double)i) && add_str(o, "name", name) &&
-                  add_num(o, "gpu_instance_id", m->gi) && add_num(o, "compute_instance_id", m->ci) &&
-                  add_str(o, "uuid", m->uuid) && add_str(o, "product", m->name);
-        if (ok && (m->have & XPU_MIG_HAVE_MEMORY_TOTAL))
-                ok = add_num(o, "memory_total_bytes", (double)m->memory_total_bytes);
-        if (ok) {
-                struct xpu_devnode caps[2];
-                size_t n = 0;
-                if (m->have & XPU_MIG_HAVE_CAPS) {
-                        caps[n++] = m->gi_cap;
-                        caps[n++] = m->ci_cap;
-                }
-                cJSON *a = nodes_to_json(caps, n);
-                ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
-                if (!ok)
-                        cJSON_Delete(a);
+void xpu_format_bytes(uint64_t b, char *buf, size_t size) {
+        static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        double v = (double)b;
+        size_t u = 0;
+        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024;
+                u++;
         }
-        if (!ok) {
-                cJSON_Delete(o);
-                return NULL;
-        }
-        return o;
+        snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
 cJSON *xpu_device_to_json(const struct xpu_device *d) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
                 return NULL;
-        bool ok = add_num(o, "index", d->index) && add_str(o, "vendor", xpu_vendor_to_string(d->vendor)) &&
-                  add_num(o, "vendor_index", d->vendor_index) && add_str(o, "name", d->name) &&
-                  add_str(o, "uuid", d->uuid) && add_str(o, "pci_bus_id", d->pci_bus_id);
+        bool ok = xpu_json_add_num(o, "index", d->index) && xpu_json_add_str(o, "vendor", xpu_vendor_to_string(d->vendor)) &&
+                  xpu_json_add_num(o, "vendor_index", d->vendor_index) && xpu_json_add_str(o, "name", d->name) &&
+                  xpu_json_add_str(o, "uuid", d->uuid) && xpu_json_add_str(o, "pci_bus_id", d->pci_bus_id);
         char hex[8];
         if (ok && (d->have & XPU_HAVE_PCI_IDS)) {
                 snprintf(hex, sizeof hex, "0x%04x", d->pci_vendor_id);
-                ok = add_str(o, "pci_vendor_id", hex);
+                ok = xpu_json_add_str(o, "pci_vendor_id", hex);
                 snprintf(hex, sizeof hex, "0x%04x", d->pci_device_id);
-                ok = ok && add_str(o, "pci_device_id", hex);
+                ok = ok && xpu_json_add_str(o, "pci_device_id", hex);
         }
         if (ok && (d->have & XPU_HAVE_MEMORY_TOTAL))
-                ok = add_num(o, "memory_total_bytes", (double)d->memory_total_bytes);
+                ok = xpu_json_add_num(o, "memory_total_bytes", (double)d->memory_total_bytes);
         if (ok && (d->have & XPU_HAVE_MEMORY_USED))
-                ok = add_num(o, "memory_used_bytes", (double)d->memory_used_bytes);
-        ok = ok && add_str(o, "driver_version", d->driver_version) && add_str(o, "kernel_driver", d->kernel_driver);
+                ok = xpu_json_add_num(o, "memory_used_bytes", (double)d->memory_used_bytes);
+        ok = ok && xpu_json_add_str(o, "driver_version", d->driver_version) && xpu_json_add_str(o, "kernel_driver", d->kernel_driver);
         if (ok && d->integrated)
                 ok = cJSON_AddBoolToObject(o, "integrated", true) != NULL;
-        if (ok && (d->have & XPU_HAVE_TILES))
-                ok = add_num(o, "tile_count", d->tile_count);
         if (ok) {
-                cJSON *a = nodes_to_json(d->nodes, d->n_nodes);
+                cJSON *a = xpu_json_nodes(d->nodes, d->n_nodes);
                 ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
                 if (!ok)
                         cJSON_Delete(a);
         }
-        if (ok && (d->have & XPU_HAVE_MINOR))
-                ok = add_num(o, "minor", d->minor);
-        ok = ok && add_str(o, "compute_capability", d->compute_capability) && add_str(o, "brand", d->brand) &&
-             add_str(o, "vbios_version", d->vbios_version) && add_str(o, "bus_type", d->bus_type) &&
-             add_str(o, "gsp_firmware_version", d->gsp_firmware);
-        if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
-                ok = cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled) != NULL;
-                cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
-                ok = a != NULL;
-                for (size_t i = 0; ok && i < d->n_mig && i < XPU_MIG_DEVICES_MAX; i++) {
-                        cJSON *m = mig_to_json(d, i);
-                        ok = m && cJSON_AddItemToArray(a, m);
-                        if (!ok)
-                                cJSON_Delete(m);
-                }
-        }
-        if (ok && (d->have & XPU_HAVE_IRQ))
-                ok = add_num(o, "irq", d->irq);
-        if (ok && (d->have & XPU_HAVE_EXCLUDED))
-                ok = cJSON_AddBoolToObject(o, "excluded", d->excluded) != NULL;
-        if (ok && (d->have & XPU_HAVE_GFX_TARGET_VERSION)) {
-                ok = add_str(o, "gfx_target", d->gfx_target) &&
-                     add_num(o, "gfx_target_version", d->gfx_target_version);
-        }
+        const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+        if (ok && ops && ops->facts_json)
+                ok = ops->facts_json(d, o);
         if (ok && (d->have & XPU_HAVE_RENDER_MINOR))
-                ok = add_num(o, "render_minor", d->render_minor);
-        if (ok && (d->have & XPU_HAVE_KFD_GPU_ID))
-                ok = add_num(o, "kfd_gpu_id", d->kfd_gpu_id);
-        if (ok && (d->have & XPU_HAVE_KFD_NODE))
-                ok = add_num(o, "kfd_node", d->kfd_node);
-        ok = ok && add_str(o, "unique_id", d->unique_id);
-        if (ok && (d->have & XPU_HAVE_SIMD_COUNT))
-                ok = add_num(o, "simd_count", d->simd_count) && add_num(o, "compute_units", d->compute_units);
-        if (ok && (d->have & XPU_HAVE_NUM_XCC))
-                ok = add_num(o, "num_xcc", d->num_xcc);
+                ok = xpu_json_add_num(o, "render_minor", d->render_minor);
         if (ok && (d->have & XPU_HAVE_PARTITION))
-                ok = add_num(o, "partition", d->partition);
-        if (ok && d->partition_mode[0])
-                ok = add_str(o, "partition_mode", d->partition_mode);
+                ok = xpu_json_add_num(o, "partition", d->partition);
         if (ok && (d->have & XPU_HAVE_CARD))
-                ok = add_num(o, "card", d->card);
+                ok = xpu_json_add_num(o, "card", d->card);
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
-                ok = add_num(o, "numa_node", d->numa_node);
-        ok = ok && add_str(o, "source", xpu_source_to_string(d->source));
+                ok = xpu_json_add_num(o, "numa_node", d->numa_node);
+        ok = ok && xpu_json_add_str(o, "source", xpu_source_to_string(d->source));
         /* "sources": the facts a rich backend filled, each with that backend's name, and a name
          * taken from the PCI ID database ("pci.ids"). */
         cJSON *src = NULL;
@@ -136,12 +84,12 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                         continue;
                 if (!src)
                         ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
-                ok = ok && add_str(src, xpu_field_to_string(f), xpu_source_to_string(xpu_device_field_source(d, f)));
+                ok = ok && xpu_json_add_str(src, xpu_field_to_string(f), xpu_source_to_string(xpu_device_field_source(d, f)));
         }
         if (ok && d->name_from_pci_ids && !d->field_source[XPU_FIELD_NAME]) {
                 if (!src)
                         ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
-                ok = ok && add_str(src, "name", "pci.ids");
+                ok = ok && xpu_json_add_str(src, "name", "pci.ids");
         }
         if (!ok) {
                 cJSON_Delete(o);
@@ -155,19 +103,19 @@ static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
         if (!o)
                 return NULL;
         bool ok = cJSON_AddBoolToObject(o, "driver_loaded", vi->driver_loaded) &&
-                  add_str(o, "driver_version", vi->driver_version) &&
-                  add_str(o, "kernel_module", vi->driver_flavor) &&
-                  add_str(o, "cuda_driver_version", vi->cuda_driver_version);
+                  xpu_json_add_str(o, "driver_version", vi->driver_version) &&
+                  xpu_json_add_str(o, "kernel_module", vi->driver_flavor) &&
+                  xpu_json_add_str(o, "cuda_driver_version", vi->cuda_driver_version);
         if (ok && vi->cuda_driver_version[0])
-                ok = add_str(o, "cuda_driver_version_source", xpu_source_to_string(vi->cuda_driver_version_source));
+                ok = xpu_json_add_str(o, "cuda_driver_version_source", xpu_source_to_string(vi->cuda_driver_version_source));
         if (ok) {
-                cJSON *a = nodes_to_json(vi->nodes, vi->n_nodes);
+                cJSON *a = xpu_json_nodes(vi->nodes, vi->n_nodes);
                 ok = a && cJSON_AddItemToObject(o, "device_nodes", a);
                 if (!ok)
                         cJSON_Delete(a);
         }
         if (ok && !vi->driver_loaded)
-                ok = add_str(o, "looked_for", vi->looked_for);
+                ok = xpu_json_add_str(o, "looked_for", vi->looked_for);
         if (!ok) {
                 cJSON_Delete(o);
                 return NULL;
@@ -180,12 +128,19 @@ cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
         cJSON *host = cJSON_AddObjectToObject(root, "host");
         cJSON *vendors = host ? cJSON_AddObjectToObject(host, "vendors") : NULL;
         cJSON *devs = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
-        bool ok = vendors && devs && add_str(host, "kernel", inv->kernel);
-        /* Convenience copies of the versions users look for first. */
-        const struct xpu_vendor_info *nv = &inv->vendors[XPU_VENDOR_NVIDIA];
-        ok = ok && add_str(host, "nvidia_driver_version", nv->driver_version) &&
-             add_str(host, "cuda_driver_version", nv->cuda_driver_version) &&
-             add_str(host, "amd_driver_version", inv->vendors[XPU_VENDOR_AMD].driver_version);
+        bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel);
+        /* Convenience copies of the versions users look for first: "<vendor>_driver_version" of
+         * each vendor whose driver told one, and the CUDA driver version (one vendor has it). */
+        const char *cuda = "";
+        for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_info *vi = &inv->vendors[v];
+                char key[48];
+                snprintf(key, sizeof key, "%s_driver_version", xpu_vendor_to_string(v));
+                ok = xpu_json_add_str(host, key, vi->driver_version);
+                if (!cuda[0])
+                        cuda = vi->cuda_driver_version;
+        }
+        ok = ok && xpu_json_add_str(host, "cuda_driver_version", cuda);
         for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {
                 cJSON *o = vendor_to_json(&inv->vendors[v]);
                 ok = o && cJSON_AddItemToObject(vendors, xpu_vendor_to_string(v), o);

@@ -366,15 +366,15 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
 }
 
 const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci) {
-        for (size_t m = 0; dev && m < dev->n_mig; m++)
-                if (dev->mig[m].gi == gi && dev->mig[m].ci == ci)
-                        return &dev->mig[m];
+        for (size_t m = 0; dev && m < dev->nvidia.n_mig; m++)
+                if (dev->nvidia.mig[m].gi == gi && dev->nvidia.mig[m].ci == ci)
+                        return &dev->nvidia.mig[m];
         return NULL;
 }
 
 bool xpu_mig_available(const struct xpu_device *dev, size_t m) {
-        if (!dev || m >= dev->n_mig || !xpu_device_available(dev))
+        if (!dev || m >= dev->nvidia.n_mig || !xpu_device_available(dev))
                 return false;
-        const struct xpu_mig_device *g = &dev->mig[m];
+        const struct xpu_mig_device *g = &dev->nvidia.mig[m];
         return (g->have & XPU_MIG_HAVE_CAPS) && g->gi_cap.present && g->ci_cap.present;
 }

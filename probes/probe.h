@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Device model, inventory and backend registry: what the probes report.
  *
- * Data flow: xpu_inventory_probe() runs every backend in xpu_probe_backends[] (one per vendor,
- * probes/<vendor>*.c) against the host roots and returns plain data. Nothing here mounts, execs
+ * Data flow: xpu_inventory_probe() runs every vendor's fast path (xpu_vendors[], one descriptor per
+ * vendor, probes/<vendor>/) against the host roots and returns plain data. Nothing here mounts, execs
  * or opens device nodes for I/O. Absent facts stay absent: every optional number has a bit in
  * xpu_device.have, every optional string is empty. */
 #pragma once
@@ -11,10 +11,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "base/pci.h"
+#include "devnode.h"
+/* The vendors' own facts (plain data, one header each): members of struct xpu_device. */
+#include "amd/amd-facts.h"
+#include "intel/intel-facts.h"
+#include "nvidia/nvidia-facts.h"
 
 enum xpu_vendor {
         XPU_VENDOR_NVIDIA = 0,
@@ -61,16 +67,6 @@ enum xpu_field {
 /* The JSON key of F ("memory_total_bytes"); NULL for an out-of-range value. */
 const char *xpu_field_to_string(enum xpu_field f);
 
-/* A character device node a workload needs. */
-struct xpu_devnode {
-        char path[64];  /* absolute container path, also its place under the dev root: "/dev/nvidia0" */
-        uint32_t major; /* valid when have_major */
-        uint32_t minor;
-        bool have_major; /* false when a dynamic major was not found in /proc/devices */
-        bool present;    /* found under the dev root as a character device */
-        bool optional;   /* a workload can run without it (nvidia-uvm-tools, nvidia-modeset) */
-};
-
 #define XPU_DEVICE_NODES_MAX 4
 #define XPU_VENDOR_NODES_MAX 8
 
@@ -93,32 +89,6 @@ enum {
         XPU_HAVE_NUM_XCC = 1u << 14,           /* num_xcc (AMD) */
         XPU_HAVE_MIG_MODE = 1u << 15,          /* mig_enabled (NVIDIA: NVML, or procfs when instances exist) */
         XPU_HAVE_TILES = 1u << 16,             /* tile_count (Intel) */
-};
-
-/* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
-#define XPU_MIG_DEVICES_MAX 8
-
-/* Bits of xpu_mig_device.have. */
-enum {
-        XPU_MIG_HAVE_MEMORY_TOTAL = 1u << 0, /* memory_total_bytes (NVML) */
-        XPU_MIG_HAVE_CAPS = 1u << 1,         /* gi_cap, ci_cap (procfs) */
-};
-
-/* One MIG device of an NVIDIA GPU in MIG mode: a compute instance (CI) inside a GPU instance (GI).
- * A workload that is given it needs the parent's /dev/nvidiaN and the two capability nodes, whose
- * minors the driver lists in /proc/driver/nvidia/capabilities/gpu<minor>/mig/gi<G>/access and
- * .../gi<G>/ci<C>/access ("DeviceFileMinor: M" → /dev/nvidia-caps/nvidia-capM, major "nvidia-caps"
- * of /proc/devices). Ordered by (gi, ci), the order NVML's nvmlDeviceGetMigDeviceHandleByIndex
- * and nvidia-smi number them in; the index in xpu_device.mig[] is the "<gpu>:<mig>" number. */
-struct xpu_mig_device {
-        uint32_t gi;                 /* GPU instance id: G of gi<G> (nvmlDeviceGetGpuInstanceId) */
-        uint32_t ci;                 /* compute instance id: C of ci<C> (nvmlDeviceGetComputeInstanceId) */
-        uint32_t have;               /* XPU_MIG_HAVE_* */
-        char uuid[64];               /* "MIG-<uuid>" from NVML (nvmlDeviceGetUUID of the MIG handle); "" unknown */
-        char name[96];               /* NVML name of the MIG handle ("NVIDIA A100-SXM4-80GB MIG 1g.20gb"); "" */
-        uint64_t memory_total_bytes; /* bytes, nvmlDeviceGetMemoryInfo of the MIG handle */
-        struct xpu_devnode gi_cap;   /* /dev/nvidia-caps/nvidia-cap<M> of the GI's access file */
-        struct xpu_devnode ci_cap;   /* the same for the CI */
 };
 
 /* One accelerator as the workload will see it. Partitions of a partitioned AMD GPU are separate
@@ -146,37 +116,16 @@ struct xpu_device {
         struct xpu_devnode nodes[XPU_DEVICE_NODES_MAX]; /* per-device nodes (/dev/nvidiaN, renderD) */
         size_t n_nodes;
 
-        /* NVIDIA (procfs "information" file, NVML) */
-        uint32_t minor;              /* "Device Minor:" → /dev/nvidia<minor>; not the index */
-        uint32_t irq;                /* "IRQ:" */
-        bool excluded;               /* "GPU Excluded: Yes" / "Blacklisted: Yes" */
-        char vbios_version[32];      /* "Video BIOS:" */
-        char bus_type[16];           /* "Bus Type:" PCI, PCIe, ... */
-        char gsp_firmware[32];       /* "GPU Firmware:" */
-        char compute_capability[16]; /* "9.0"; NVML or CUDA only */
-        char brand[32];              /* NVML brand: "GeForce", "Tesla", "NVIDIA"; NVML only */
-        bool mig_enabled;            /* current MIG mode (XPU_HAVE_MIG_MODE) */
-        struct xpu_mig_device mig[XPU_MIG_DEVICES_MAX]; /* by (gi, ci) */
-        size_t n_mig;
+        uint32_t render_minor; /* drm_render_minor → /dev/dri/renderD<render_minor> (DRM drivers: AMD, Intel) */
+        uint32_t card;         /* N of /sys/class/drm/cardN (AMD, Intel) */
+        uint32_t partition;    /* partition number within its PCI device (AMD: location_id function bits) */
 
-        /* AMD (KFD topology node properties, amdgpu sysfs) */
-        char gfx_target[16];         /* "gfx90a", from gfx_target_version */
-        uint32_t gfx_target_version; /* major*10000 + minor*100 + stepping */
-        uint32_t render_minor;       /* drm_render_minor → /dev/dri/renderD<render_minor> */
-        uint32_t kfd_gpu_id;         /* topology/nodes/N/gpu_id */
-        uint32_t kfd_node;           /* N of topology/nodes/N */
-        char unique_id[24];          /* 16 lower-case hex digits (%016llx) */
-        uint32_t simd_count;
-        uint32_t compute_units;      /* simd_count / simd_per_cu */
-        uint32_t num_xcc;
-        uint32_t partition;          /* partition number within its PCI device (location_id function bits) */
-        char partition_mode[24];     /* "cpx_nps4": the card's current_compute_partition and
-                                      * current_memory_partition (MI300 and later), lower-case; "" without */
-        uint32_t card;               /* N of /sys/class/drm/cardN (AMD, Intel) */
-
-        /* Intel (i915 and xe sysfs) */
-        uint32_t tile_count;         /* tiles (Level Zero sub-devices): xe device/tile*, i915 gt/gt* on
-                                      * multi-tile parts; 1 when the driver shows none */
+        /* The vendor's own facts (probes/<vendor>/<vendor>-facts.h): only the member of the
+         * device's vendor is meaningful; vendor-neutral code reaches them through the vendor's
+         * descriptor (struct xpu_vendor_ops), never by naming a vendor. */
+        struct xpu_nvidia_facts nvidia;
+        struct xpu_amd_facts amd;
+        struct xpu_intel_facts intel;
 
         /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else
          * 1 + the enum xpu_source of the rich backend that filled it. */
@@ -228,6 +177,7 @@ int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const 
 void xpu_roots_close(struct xpu_roots *r);
 
 struct xpu_rich_ops; /* rich.h */
+struct cJSON;        /* cJSON.h */
 struct xpu_readings;  /* readings.h */
 
 /* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
@@ -287,6 +237,13 @@ struct xpu_vendor_cdi {
         const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
 };
 
+/* A string fact of a vendor's devices shown as a metadata label (xpud's xpu_info): the label's
+ * name and the offset in struct xpu_device of a NUL-terminated char array ("" = unknown). */
+struct xpu_fact_label {
+        const char *label;
+        size_t offset;
+};
+
 /* One vendor: everything the vendor-neutral code needs to know about it, in one place
  * (probes/<vendor>/). xpu_vendors[] is the only list of vendors in the program. */
 struct xpu_vendor_ops {
@@ -313,6 +270,18 @@ struct xpu_vendor_ops {
         /* How D is partitioned, as a label value ("mig", "cpx_nps4", "none"); NULL when not known
          * (device-targets.h). NULL: the vendor's GPUs are never partitioned (always "none"). */
         const char *(*partition)(const struct xpu_device *d);
+        /* D's own facts (D->nvidia, D->amd, ...; only this vendor's member is ever read) in the
+         * views of a device: FACTS_JSON adds them as members of D's inventory JSON object O
+         * ("minor", "gfx_target", ...: docs/architecture.md) and returns false on -ENOMEM;
+         * FACTS_TEXT writes them on D's `xpuinit probe` line ("  cc 9.0  brand Tesla"), and
+         * SUBDEVICES_TEXT writes one line each for its sub-devices below it (MIG devices). NULL:
+         * none. */
+        bool (*facts_json)(const struct xpu_device *d, struct cJSON *o);
+        void (*facts_text)(const struct xpu_device *d, FILE *f);
+        void (*subdevices_text)(const struct xpu_device *d, FILE *f);
+        /* The vendor's own string facts that xpud's xpu_info carries as labels, ended by a NULL
+         * label; NULL: none. */
+        const struct xpu_fact_label *info_labels;
 };
 
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */

@@ -401,7 +401,7 @@ static int merge_one(struct xpu_inventory *inv, struct xpu_device *dev, const st
                 e |= r;
         }
         if (d->have & XPU_ROCM_SMI_HAVE_UNIQUE_ID) {
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UNIQUE_ID, dev->unique_id, sizeof dev->unique_id,
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UNIQUE_ID, dev->amd.unique_id, sizeof dev->amd.unique_id,
                                              d->unique_id, src);
                 if (!dev->uuid[0]) {
                         char uuid[sizeof dev->uuid];

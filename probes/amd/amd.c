@@ -20,6 +20,7 @@
 #include "amd/amd-rocm-smi.h"
 #include "devcode/libraries.h"
 #include "drm.h"
+#include "inventory-json.h"
 #include "rich.h"
 
 #include <ctype.h>
@@ -277,7 +278,7 @@ static int numa_read(struct amd_probe *p, const char *path, struct xpu_device *d
  * Returns 0 or -ENOMEM. */
 static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_device *d) {
         static const char *const files[] = { "current_compute_partition", "current_memory_partition" };
-        char mode[sizeof d->partition_mode] = "";
+        char mode[sizeof d->amd.partition_mode] = "";
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 char buf[32];
                 if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/%s", n, files[i]) <= 0)
@@ -302,7 +303,7 @@ static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_devic
         for (char *c = mode; *c; c++)
                 if (*c >= 'A' && *c <= 'Z')
                         *c = (char)(*c - 'A' + 'a');
-        memcpy(d->partition_mode, mode, sizeof mode);
+        memcpy(d->amd.partition_mode, mode, sizeof mode);
         return 0;
 }
 
@@ -360,8 +361,8 @@ static int card_fill(struct amd_probe *p, const struct xpu_drm_card *c, struct x
         if (r >= 0) {
                 r = xpu_amd_parse_unique_id(buf, &v);
                 if (r == 0 && v != 0) {
-                        snprintf(d->unique_id, sizeof d->unique_id, "%016llx", (unsigned long long)v);
-                        snprintf(d->uuid, sizeof d->uuid, "GPU-%s", d->unique_id);
+                        snprintf(d->amd.unique_id, sizeof d->amd.unique_id, "%016llx", (unsigned long long)v);
+                        snprintf(d->uuid, sizeof d->uuid, "GPU-%s", d->amd.unique_id);
                 } else if (r == -EINVAL &&
                            xpu_inventory_warn(p->inv, DRM_CLASS "/card%u/device/unique_id: \"%s\" is not a hex id; left out",
                                               c->n, buf) < 0)
@@ -403,17 +404,17 @@ static int device_append(struct amd_probe *p, struct xpu_device *d) {
 /* One device from GPU node NODE; one warning for its properties file when something was off. */
 static int node_device(struct amd_probe *p, struct amd_node *node) {
         const struct xpu_amd_properties *pr = &node->props;
-        struct xpu_device d = { .kfd_node = node->n, .have = XPU_HAVE_KFD_NODE };
+        struct xpu_device d = { .amd.kfd_node = node->n, .have = XPU_HAVE_KFD_NODE };
         uint64_t v, w;
         int r;
 
         if (node->have_gpu_id) {
-                d.kfd_gpu_id = node->gpu_id;
+                d.amd.kfd_gpu_id = node->gpu_id;
                 d.have |= XPU_HAVE_KFD_GPU_ID;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_GFX_TARGET_VERSION, &v) && v != 0) {
-                if (v <= UINT32_MAX && xpu_amd_gfx_target((uint32_t)v, d.gfx_target, sizeof d.gfx_target) > 0) {
-                        d.gfx_target_version = (uint32_t)v;
+                if (v <= UINT32_MAX && xpu_amd_gfx_target((uint32_t)v, d.amd.gfx_target, sizeof d.amd.gfx_target) > 0) {
+                        d.amd.gfx_target_version = (uint32_t)v;
                         d.have |= XPU_HAVE_GFX_TARGET_VERSION;
                 } else
                         problem_add(node->problems, sizeof node->problems,
@@ -421,13 +422,13 @@ static int node_device(struct amd_probe *p, struct amd_node *node) {
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_SIMD_COUNT, &v) && xpu_amd_prop_get(pr, XPU_AMD_PROP_SIMD_PER_CU, &w) &&
             w > 0 && v <= UINT32_MAX) {
-                d.simd_count = (uint32_t)v;
-                d.compute_units = (uint32_t)(v / w);
+                d.amd.simd_count = (uint32_t)v;
+                d.amd.compute_units = (uint32_t)(v / w);
                 d.have |= XPU_HAVE_SIMD_COUNT;
         } else
                 problem_add(node->problems, sizeof node->problems, "no simd_count/simd_per_cu: compute units left out");
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_NUM_XCC, &v) && v > 0 && v <= UINT32_MAX) {
-                d.num_xcc = (uint32_t)v;
+                d.amd.num_xcc = (uint32_t)v;
                 d.have |= XPU_HAVE_NUM_XCC;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_VENDOR_ID, &v) && xpu_amd_prop_get(pr, XPU_AMD_PROP_DEVICE_ID, &w) &&
@@ -437,8 +438,8 @@ static int node_device(struct amd_probe *p, struct amd_node *node) {
                 d.have |= XPU_HAVE_PCI_IDS;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_UNIQUE_ID, &v) && v != 0) {
-                snprintf(d.unique_id, sizeof d.unique_id, "%016llx", (unsigned long long)v);
-                snprintf(d.uuid, sizeof d.uuid, "GPU-%s", d.unique_id);
+                snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "%016llx", (unsigned long long)v);
+                snprintf(d.uuid, sizeof d.uuid, "GPU-%s", d.amd.unique_id);
         }
         if (node->have_loc) {
                 const struct xpu_amd_location *l = &node->loc;
@@ -584,16 +585,52 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
 
 static void amd_code_target(const struct xpu_device *d, char *spec, size_t size) {
         if (d->have & XPU_HAVE_GFX_TARGET_VERSION)
-                xpu_strlcpy(spec, d->gfx_target, size);
+                xpu_strlcpy(spec, d->amd.gfx_target, size);
 }
 
 static const char *amd_partition(const struct xpu_device *d) {
-        if (d->partition_mode[0])
-                return d->partition_mode;
+        if (d->amd.partition_mode[0])
+                return d->amd.partition_mode;
         return (d->have & XPU_HAVE_PARTITION) ? NULL : "none";
 }
 
 static const struct xpu_rich_ops *const amd_rich[] = { &xpu_rich_rocm_smi, NULL };
+
+/* AMD's facts in the device views (xpu_vendor_ops.facts_json, facts_text): JSON "gfx_target",
+ * "gfx_target_version", "kfd_gpu_id", "kfd_node", "unique_id", "simd_count", "compute_units",
+ * "num_xcc", "partition_mode", each when known; text "  gfx90a". */
+static bool amd_facts_json(const struct xpu_device *d, cJSON *o) {
+        const struct xpu_amd_facts *a = &d->amd;
+        bool ok = true;
+        if (d->have & XPU_HAVE_GFX_TARGET_VERSION) {
+                ok = xpu_json_add_str(o, "gfx_target", a->gfx_target) &&
+                     xpu_json_add_num(o, "gfx_target_version", a->gfx_target_version);
+        }
+        if (ok && (d->have & XPU_HAVE_KFD_GPU_ID))
+                ok = xpu_json_add_num(o, "kfd_gpu_id", a->kfd_gpu_id);
+        if (ok && (d->have & XPU_HAVE_KFD_NODE))
+                ok = xpu_json_add_num(o, "kfd_node", a->kfd_node);
+        ok = ok && xpu_json_add_str(o, "unique_id", a->unique_id);
+        if (ok && (d->have & XPU_HAVE_SIMD_COUNT))
+                ok = xpu_json_add_num(o, "simd_count", a->simd_count) &&
+                     xpu_json_add_num(o, "compute_units", a->compute_units);
+        if (ok && (d->have & XPU_HAVE_NUM_XCC))
+                ok = xpu_json_add_num(o, "num_xcc", a->num_xcc);
+        if (ok && a->partition_mode[0])
+                ok = xpu_json_add_str(o, "partition_mode", a->partition_mode);
+        return ok;
+}
+
+static void amd_facts_text(const struct xpu_device *d, FILE *f) {
+        if (d->amd.gfx_target[0])
+                fprintf(f, "  %s", d->amd.gfx_target);
+}
+
+static const struct xpu_fact_label amd_info_labels[] = {
+        { "gfx_target", offsetof(struct xpu_device, amd.gfx_target) }, /* KFD gfx_target_version */
+        { "unique_id", offsetof(struct xpu_device, amd.unique_id) },   /* KFD unique_id */
+        { NULL, 0 },
+};
 
 const struct xpu_vendor_ops xpu_vendor_amd = {
         .vendor = XPU_VENDOR_AMD,
@@ -616,4 +653,7 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .code_target_name = "gfx target",
         .code_target = amd_code_target,
         .partition = amd_partition,
+        .facts_json = amd_facts_json,
+        .facts_text = amd_facts_text,
+        .info_labels = amd_info_labels,
 };

@@ -28,6 +28,7 @@
 
 #include "base/macro.h"
 #include "drm.h"
+#include "inventory-json.h"
 
 #define INTEL_PCI_VENDOR 0x8086u
 #define XPU_INTEL_VRAM_MAX (1ull << 50) /* bytes: 1 PiB, readings-range.h */
@@ -78,7 +79,7 @@ static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c
         bool xe = strcmp(c->driver, "xe") == 0, more = false;
         snprintf(path, sizeof path, XPU_DRM_CLASS "/card%u/%s", c->n, xe ? "device" : "gt");
         int n = xpu_sysfs_list_numbered(p->fd, path, xe ? "tile" : "gt", nums, ELEMENTSOF(nums), &more);
-        d->tile_count = 1;
+        d->intel.tile_count = 1;
         if (more)
                 /* no such part exists: the Level Zero numbering would be a guess */
                 return xpu_inventory_warn(p->inv, "%s: more than %u %s directories; tile count left out", path,
@@ -88,7 +89,7 @@ static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c
                 return xpu_inventory_warn(p->inv, "%s: %d GT directories but no device id to tell tiles from media "
                                           "GTs; tile count left out", path, n);
         if (n > 1 && (xe || xpu_intel_is_pvc(d->pci_device_id)))
-                d->tile_count = (uint32_t)n;
+                d->intel.tile_count = (uint32_t)n;
         d->have |= XPU_HAVE_TILES;
 
         uint64_t v, sum = 0;
@@ -254,6 +255,11 @@ static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv)
         return 0;
 }
 
+/* Intel's facts in the device JSON (xpu_vendor_ops.facts_json): "tile_count" when known. */
+static bool intel_facts_json(const struct xpu_device *d, cJSON *o) {
+        return !(d->have & XPU_HAVE_TILES) || xpu_json_add_num(o, "tile_count", d->intel.tile_count);
+}
+
 const struct xpu_vendor_ops xpu_vendor_intel = {
         .vendor = XPU_VENDOR_INTEL,
         .name = "intel",
@@ -266,4 +272,5 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
                         .mask = xpu_intel_affinity_mask },
         .probe = intel_probe,
         .readings = &xpu_readings_intel,
+        .facts_json = intel_facts_json,
 };

@@ -122,11 +122,11 @@ static int read_cap(const struct xpu_roots *roots, const char *path, int caps_ma
  * tree) would hand out another instance's node: dropped, with one warning. Returns 0 or -ENOMEM. */
 static int drop_colliding(struct xpu_inventory *inv, struct xpu_device *dev, const char *dir) {
         bool bad[XPU_MIG_DEVICES_MAX] = { false };
-        for (size_t a = 0; a < dev->n_mig; a++) {
-                const struct xpu_mig_device *x = &dev->mig[a];
+        for (size_t a = 0; a < dev->nvidia.n_mig; a++) {
+                const struct xpu_mig_device *x = &dev->nvidia.mig[a];
                 bad[a] |= x->gi_cap.minor == x->ci_cap.minor;
-                for (size_t b = 0; b < dev->n_mig; b++) {
-                        const struct xpu_mig_device *y = &dev->mig[b];
+                for (size_t b = 0; b < dev->nvidia.n_mig; b++) {
+                        const struct xpu_mig_device *y = &dev->nvidia.mig[b];
                         if (a == b)
                                 continue;
                         bad[a] |= x->ci_cap.minor == y->ci_cap.minor || x->ci_cap.minor == y->gi_cap.minor ||
@@ -134,17 +134,17 @@ static int drop_colliding(struct xpu_inventory *inv, struct xpu_device *dev, con
                 }
         }
         size_t k = 0;
-        for (size_t m = 0; m < dev->n_mig; m++) {
+        for (size_t m = 0; m < dev->nvidia.n_mig; m++) {
                 if (!bad[m]) {
-                        dev->mig[k++] = dev->mig[m];
+                        dev->nvidia.mig[k++] = dev->nvidia.mig[m];
                         continue;
                 }
                 if (xpu_inventory_warn(inv, "%s/gi%u/ci%u/access: capability minors %u and %u are another instance's "
-                                       "too; that MIG device skipped", dir, dev->mig[m].gi, dev->mig[m].ci,
-                                       dev->mig[m].gi_cap.minor, dev->mig[m].ci_cap.minor) < 0)
+                                       "too; that MIG device skipped", dir, dev->nvidia.mig[m].gi, dev->nvidia.mig[m].ci,
+                                       dev->nvidia.mig[m].gi_cap.minor, dev->nvidia.mig[m].ci_cap.minor) < 0)
                         return -ENOMEM;
         }
-        dev->n_mig = k;
+        dev->nvidia.n_mig = k;
         return 0;
 }
 
@@ -156,7 +156,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
 
         if (!(dev->have & XPU_HAVE_MINOR))
                 return 0;
-        snprintf(dir, sizeof dir, PROC_CAPS "/gpu%u/mig", dev->minor);
+        snprintf(dir, sizeof dir, PROC_CAPS "/gpu%u/mig", dev->nvidia.minor);
         int n_gi = list_ids(roots, dir, "gi", gis);
         if (n_gi == -ENOENT || n_gi == -ENOTDIR)
                 return 0; /* no instance (or a driver older than MIG) */
@@ -169,13 +169,13 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
         if (!buf)
                 return -ENOMEM;
         /* A GPU instance exists only in MIG mode, whether or not it holds a compute instance. */
-        dev->mig_enabled = true;
+        dev->nvidia.mig_enabled = true;
         dev->have |= XPU_HAVE_MIG_MODE;
-        dev->n_mig = 0;
+        dev->nvidia.n_mig = 0;
         for (int g = 0; g < n_gi; g++) {
                 struct xpu_devnode gi_cap = { .optional = false };
                 const char *why = "";
-                if (dev->n_mig == XPU_MIG_DEVICES_MAX) { /* full: the rest only counted */
+                if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX) { /* full: the rest only counted */
                         snprintf(path, sizeof path, "%s/gi%d", dir, gis[g]);
                         int k = list_ids(roots, path, "ci", cis);
                         dropped += k > 0 ? (unsigned)k : 0;
@@ -201,11 +201,11 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
                                         return -ENOMEM;
                                 continue;
                         }
-                        if (dev->n_mig == XPU_MIG_DEVICES_MAX) {
+                        if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX) {
                                 dropped++;
                                 continue;
                         }
-                        dev->mig[dev->n_mig++] = (struct xpu_mig_device){
+                        dev->nvidia.mig[dev->nvidia.n_mig++] = (struct xpu_mig_device){
                                 .gi = (uint32_t)gis[g],
                                 .ci = (uint32_t)cis[c],
                                 .have = XPU_MIG_HAVE_CAPS,
@@ -241,9 +241,9 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
                 /* a minor that names another capability would hand that one out */
                 bool taken = i == 1 && vi->mig_config_cap.path[0] && vi->mig_config_cap.minor == found.minor;
                 for (size_t d = 0; d < inv->n_devices && !taken; d++)
-                        for (size_t m = 0; m < inv->devices[d].n_mig && !taken; m++)
-                                taken = inv->devices[d].mig[m].gi_cap.minor == found.minor ||
-                                        inv->devices[d].mig[m].ci_cap.minor == found.minor;
+                        for (size_t m = 0; m < inv->devices[d].nvidia.n_mig && !taken; m++)
+                                taken = inv->devices[d].nvidia.mig[m].gi_cap.minor == found.minor ||
+                                        inv->devices[d].nvidia.mig[m].ci_cap.minor == found.minor;
                 if (taken) {
                         if (xpu_inventory_warn(inv, "%s: DeviceFileMinor %u is another capability's too; that MIG "
                                                     "capability is not offered", files[i], found.minor) < 0)

@@ -307,15 +307,15 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
 
 /* Insert M into DEV's MIG list, kept in (gi, ci) order. Returns the stored copy or NULL when full. */
 static struct xpu_mig_device *mig_insert(struct xpu_device *dev, const struct xpu_mig_device *m) {
-        if (dev->n_mig == XPU_MIG_DEVICES_MAX)
+        if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX)
                 return NULL;
-        size_t k = dev->n_mig++;
-        while (k > 0 && (dev->mig[k - 1].gi > m->gi || (dev->mig[k - 1].gi == m->gi && dev->mig[k - 1].ci > m->ci))) {
-                dev->mig[k] = dev->mig[k - 1];
+        size_t k = dev->nvidia.n_mig++;
+        while (k > 0 && (dev->nvidia.mig[k - 1].gi > m->gi || (dev->nvidia.mig[k - 1].gi == m->gi && dev->nvidia.mig[k - 1].ci > m->ci))) {
+                dev->nvidia.mig[k] = dev->nvidia.mig[k - 1];
                 k--;
         }
-        dev->mig[k] = *m;
-        return &dev->mig[k];
+        dev->nvidia.mig[k] = *m;
+        return &dev->nvidia.mig[k];
 }
 
 /* MIG mode and devices of ND into DEV. The mode: set when DEV has none yet, else a different one
@@ -326,14 +326,14 @@ static struct xpu_mig_device *mig_insert(struct xpu_device *dev, const struct xp
 static int merge_mig(struct xpu_inventory *inv, struct xpu_device *dev, const struct xpu_nvml_device *nd) {
         if (!(nd->have & XPU_NVML_HAVE_MIG_MODE))
                 return 0;
-        if ((dev->have & XPU_HAVE_MIG_MODE) && dev->mig_enabled != nd->mig_enabled) {
+        if ((dev->have & XPU_HAVE_MIG_MODE) && dev->nvidia.mig_enabled != nd->mig_enabled) {
                 const char *own = xpu_source_to_string(xpu_device_field_source(dev, XPU_FIELD_MIG));
                 return xpu_inventory_warn(inv, "%s: nvml reports mig \"%s\" but %s has \"%s\"; keeping %s's",
                                           dev->pci_bus_id, nd->mig_enabled ? "enabled" : "disabled", own,
-                                          dev->mig_enabled ? "enabled" : "disabled", own);
+                                          dev->nvidia.mig_enabled ? "enabled" : "disabled", own);
         }
         if (!(dev->have & XPU_HAVE_MIG_MODE)) {
-                dev->mig_enabled = nd->mig_enabled;
+                dev->nvidia.mig_enabled = nd->mig_enabled;
                 dev->have |= XPU_HAVE_MIG_MODE;
                 xpu_device_mark(dev, XPU_FIELD_MIG, XPU_SOURCE_NVML);
         }
@@ -388,19 +388,19 @@ static int merge_device(struct xpu_inventory *inv, struct xpu_device *dev, const
         if ((nd->have & XPU_NVML_HAVE_MEMORY_USED) && !(dev->have & XPU_HAVE_MEMORY_USED))
                 e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_USED, &dev->memory_used_bytes,
                                           XPU_HAVE_MEMORY_USED, nd->memory_used_bytes, XPU_SOURCE_NVML);
-        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->compute_capability,
-                                     sizeof(dev->compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
-        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->brand, sizeof(dev->brand), nd->brand,
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->nvidia.compute_capability,
+                                     sizeof(dev->nvidia.compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->nvidia.brand, sizeof(dev->nvidia.brand), nd->brand,
                                      XPU_SOURCE_NVML);
         e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), nd->name,
                                      XPU_SOURCE_NVML);
         e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UUID, dev->uuid, sizeof(dev->uuid), nd->uuid,
                                      XPU_SOURCE_NVML);
         /* procfs owns the minor (it names /dev/nvidiaN); NVML only cross-checks it. */
-        if ((nd->have & XPU_NVML_HAVE_MINOR) && (dev->have & XPU_HAVE_MINOR) && nd->minor != dev->minor)
+        if ((nd->have & XPU_NVML_HAVE_MINOR) && (dev->have & XPU_HAVE_MINOR) && nd->minor != dev->nvidia.minor)
                 e |= xpu_inventory_warn(inv, "%s: nvml reports minor \"%" PRIu32 "\" but %s has \"%" PRIu32
                                              "\"; keeping %s's",
-                                        dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), dev->minor,
+                                        dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), dev->nvidia.minor,
                                         xpu_source_to_string(dev->source));
         e |= merge_mig(inv, dev, nd);
         return e < 0 ? -ENOMEM : 0;

@@ -125,14 +125,14 @@ struct info_key {
 static const struct info_key info_keys[] = {
         FIELD("Model", INFO_TEXT, name, 0, 0),                    /* "NVIDIA L4" */
         FIELD("GPU UUID", INFO_STRING, uuid, 0, 0),               /* "GPU-b1654cba-..." */
-        FIELD("Video BIOS", INFO_STRING, vbios_version, 0, 0),    /* "95.04.65.00.13" */
-        FIELD("Bus Type", INFO_STRING, bus_type, 0, 0),           /* "PCIe", "PCI" */
-        FIELD("GPU Firmware", INFO_STRING, gsp_firmware, 0, 0),   /* GSP firmware, newer drivers */
+        FIELD("Video BIOS", INFO_STRING, nvidia.vbios_version, 0, 0),    /* "95.04.65.00.13" */
+        FIELD("Bus Type", INFO_STRING, nvidia.bus_type, 0, 0),           /* "PCIe", "PCI" */
+        FIELD("GPU Firmware", INFO_STRING, nvidia.gsp_firmware, 0, 0),   /* GSP firmware, newer drivers */
         FIELD("Bus Location", INFO_BUS_ID, pci_bus_id, 0, 0),     /* "0000:70:00.0", 32-bit domains too */
-        FIELD("Device Minor", INFO_U32, minor, XPU_HAVE_MINOR, NVIDIA_MINOR_GPU_MAX), /* /dev/nvidiaN */
-        FIELD("IRQ", INFO_U32, irq, XPU_HAVE_IRQ, UINT32_MAX),
-        FIELD("GPU Excluded", INFO_BOOL, excluded, XPU_HAVE_EXCLUDED, 0), /* drivers >= 450 */
-        FIELD("Blacklisted", INFO_BOOL, excluded, XPU_HAVE_EXCLUDED, 0),  /* older name of the same */
+        FIELD("Device Minor", INFO_U32, nvidia.minor, XPU_HAVE_MINOR, NVIDIA_MINOR_GPU_MAX), /* /dev/nvidiaN */
+        FIELD("IRQ", INFO_U32, nvidia.irq, XPU_HAVE_IRQ, UINT32_MAX),
+        FIELD("GPU Excluded", INFO_BOOL, nvidia.excluded, XPU_HAVE_EXCLUDED, 0), /* drivers >= 450 */
+        FIELD("Blacklisted", INFO_BOOL, nvidia.excluded, XPU_HAVE_EXCLUDED, 0),  /* older name of the same */
 };
 
 /* A value the driver prints when it could not read the fact: "??.??.??.??.??", "N/A". */
@@ -396,7 +396,7 @@ static int probe_gpu(struct probe_state *s, const char *name) {
         if (!dev.pci_bus_id[0] && xpu_pci_bus_id_normalize(name, dev.pci_bus_id) < 0)
                 return xpu_inventory_warn(inv, "%s: no usable \"Bus Location\" line and \"%s\" is not a "
                                           "PCI bus id; device skipped", info, name);
-        if (dev.excluded)
+        if (dev.nvidia.excluded)
                 return xpu_inventory_warn(inv, "%s: the driver excludes this GPU (\"GPU Excluded\" or \"Blacklisted\": Yes); "
                                           "device skipped", info);
         for (size_t i = 0; i < s->n_devs; i++)
@@ -420,9 +420,9 @@ static int probe_gpu(struct probe_state *s, const char *name) {
                 xpu_strlcpy(dev.driver_version, s->driver_version, sizeof dev.driver_version);
         if (dev.have & XPU_HAVE_MINOR) {
                 char node[32];
-                snprintf(node, sizeof node, "/dev/nvidia%u", dev.minor);
+                snprintf(node, sizeof node, "/dev/nvidia%u", dev.nvidia.minor);
                 xpu_devnode_add(s->roots, dev.nodes, &dev.n_nodes, XPU_DEVICE_NODES_MAX, node,
-                                s->major_nvidia, dev.minor, true, false);
+                                s->major_nvidia, dev.nvidia.minor, true, false);
         }
         if (read_pci_sysfs(s->roots, inv, &dev) < 0 || xpu_nvidia_probe_mig(s->roots, inv, &dev, s->major_caps) < 0)
                 return -ENOMEM;
@@ -528,7 +528,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 const struct xpu_device *d = &s.devs[i], *dup = NULL;
                 for (size_t j = 0; j < i && !dup; j++)
                         if ((d->uuid[0] && strcmp(d->uuid, s.devs[j].uuid) == 0) ||
-                            ((d->have & s.devs[j].have & XPU_HAVE_MINOR) && d->minor == s.devs[j].minor))
+                            ((d->have & s.devs[j].have & XPU_HAVE_MINOR) && d->nvidia.minor == s.devs[j].nvidia.minor))
                                 dup = &s.devs[j];
                 if (dup) {
                         if (xpu_inventory_warn(inv, PROC_NVIDIA_GPUS "/%s/information: same %s as the GPU at %s; "
@@ -599,19 +599,26 @@ static const struct xpu_vendor_cdi nvidia_cdi = {
 };
 
 static void nvidia_code_target(const struct xpu_device *d, char *spec, size_t size) {
-        xpu_strlcpy(spec, d->compute_capability, size); /* "9.0": a --for spelling */
+        xpu_strlcpy(spec, d->nvidia.compute_capability, size); /* "9.0": a --for spelling */
 }
 
 static const char *nvidia_partition(const struct xpu_device *d) {
         if (!(d->have & XPU_HAVE_MIG_MODE))
                 return NULL;
-        return d->mig_enabled ? "mig" : "none";
+        return d->nvidia.mig_enabled ? "mig" : "none";
 }
 
 static const struct xpu_rich_ops *const nvidia_rich[] = {
         &xpu_rich_nvml, /* NVML first: the fullest view of an NVIDIA GPU */
         &xpu_rich_cuda, /* then what an image's CUDA runtime will see */
         NULL,
+};
+
+static const struct xpu_fact_label nvidia_info_labels[] = {
+        { "brand", offsetof(struct xpu_device, nvidia.brand) },                           /* NVML */
+        { "compute_capability", offsetof(struct xpu_device, nvidia.compute_capability) }, /* NVML, CUDA */
+        { "vbios_version", offsetof(struct xpu_device, nvidia.vbios_version) },           /* procfs */
+        { NULL, 0 },
 };
 
 const struct xpu_vendor_ops xpu_vendor_nvidia = {
@@ -634,4 +641,8 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .code_target_name = "compute capability",
         .code_target = nvidia_code_target,
         .partition = nvidia_partition,
+        .facts_json = xpu_nvidia_facts_json,
+        .facts_text = xpu_nvidia_facts_text,
+        .subdevices_text = xpu_nvidia_subdevices_text,
+        .info_labels = nvidia_info_labels,
 };

@@ -76,3 +76,15 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
  * INV's GPUs, so call it after they are in INV), is left out with a warning naming it. Returns 0,
  * or -ENOMEM. */
 int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);
+
+/* The NVIDIA facts of D (D->nvidia) in the device views (nvidia-view.c; struct
+ * xpu_vendor_ops.facts_json, facts_text, subdevices_text): JSON members "minor",
+ * "compute_capability", "brand", "vbios_version", "bus_type", "gsp_firmware_version",
+ * "mig_enabled" and "mig_devices" [{index, name "<gpu>:<mig>", gpu_instance_id,
+ * compute_instance_id, uuid, product, memory_total_bytes, device_nodes}], "irq", "excluded" (each
+ * only when known); text "  cc 9.0  brand Tesla  MIG on (N)" and one "    MIG ..." line per MIG
+ * device. facts_json returns false on -ENOMEM. */
+struct cJSON;
+bool xpu_nvidia_facts_json(const struct xpu_device *d, struct cJSON *o);
+void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f);
+void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f);

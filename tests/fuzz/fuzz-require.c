@@ -61,10 +61,10 @@ static void setup(void) {
                 snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/fuzz%zu", i);
                 d.nodes[0].present = spec[i].available;
                 if (spec[i].compute_capability)
-                        snprintf(d.compute_capability, sizeof d.compute_capability, "%s",
+                        snprintf(d.nvidia.compute_capability, sizeof d.nvidia.compute_capability, "%s",
                                  spec[i].compute_capability);
                 if (spec[i].gfx_target) {
-                        snprintf(d.gfx_target, sizeof d.gfx_target, "%s", spec[i].gfx_target);
+                        snprintf(d.amd.gfx_target, sizeof d.amd.gfx_target, "%s", spec[i].gfx_target);
                         d.have |= XPU_HAVE_GFX_TARGET_VERSION;
                 }
                 if (spec[i].memory) {

@@ -188,8 +188,8 @@ static size_t check_host(const char *host) {
                 ck_assert_str_eq(dev->uuid, w[i].uuid);
                 ck_assert_str_eq(dev->uuid, old->uuid);
                 ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_UUID), XPU_SOURCE_PROCFS);
-                ck_assert_uint_eq(dev->minor, w[i].minor);
-                ck_assert_uint_eq(dev->minor, old->minor);
+                ck_assert_uint_eq(dev->nvidia.minor, w[i].minor);
+                ck_assert_uint_eq(dev->nvidia.minor, old->nvidia.minor);
                 ck_assert_str_eq(dev->name, w[i].name);
                 ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_NAME),
                                  old->name[0] ? XPU_SOURCE_PROCFS : XPU_SOURCE_NVML);
@@ -199,20 +199,20 @@ static size_t check_host(const char *host) {
                 }
                 /* nvidia-smi prints "GeForce"; the inventory has the toolkit's "geforce" */
                 if (brands[i])
-                        ck_assert_msg(strcasecmp(dev->brand, brands[i]) == 0, "brand %s, captured %s", dev->brand,
+                        ck_assert_msg(strcasecmp(dev->nvidia.brand, brands[i]) == 0, "brand %s, captured %s", dev->nvidia.brand,
                                       brands[i]);
                 if (w[i].mig_mode >= 0) {
                         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
-                        ck_assert_int_eq(dev->mig_enabled, w[i].mig_mode == 1);
-                        ck_assert_uint_eq(dev->n_mig, w[i].n_mig);
+                        ck_assert_int_eq(dev->nvidia.mig_enabled, w[i].mig_mode == 1);
+                        ck_assert_uint_eq(dev->nvidia.n_mig, w[i].n_mig);
                         for (size_t m = 0; m < w[i].n_mig; m++) {
                                 char uuid[64];
                                 snprintf(uuid, sizeof uuid, "MIG-%08zx-0000-4000-8000-%012zx", i, m);
-                                ck_assert_uint_eq(dev->mig[m].gi, w[i].mig_gi[m]);
-                                ck_assert_uint_eq(dev->mig[m].ci, w[i].mig_ci[m]);
-                                ck_assert_str_eq(dev->mig[m].uuid, uuid);
+                                ck_assert_uint_eq(dev->nvidia.mig[m].gi, w[i].mig_gi[m]);
+                                ck_assert_uint_eq(dev->nvidia.mig[m].ci, w[i].mig_ci[m]);
+                                ck_assert_str_eq(dev->nvidia.mig[m].uuid, uuid);
                                 if (w[i].mig_memory[m] > 0)
-                                        ck_assert(dev->mig[m].memory_total_bytes == (uint64_t)w[i].mig_memory[m]);
+                                        ck_assert(dev->nvidia.mig[m].memory_total_bytes == (uint64_t)w[i].mig_memory[m]);
                         }
                 } else {
                         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);

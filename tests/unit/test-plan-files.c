@@ -156,7 +156,7 @@ END_TEST
 /* Every selected device of F reports BRAND (as NVML would). */
 static void set_brand(struct fx *f, const char *brand) {
         for (size_t i = 0; i < f->inv->n_devices; i++)
-                snprintf(f->inv->devices[i].brand, sizeof f->inv->devices[i].brand, "%s", brand);
+                snprintf(f->inv->devices[i].nvidia.brand, sizeof f->inv->devices[i].nvidia.brand, "%s", brand);
 }
 
 /* Forward compatibility: the image's /usr/local/cuda/compat holds libcuda of a newer branch (575)

@@ -118,7 +118,7 @@ START_TEST(test_uuid_partitions_share) {
         struct xpu_device *d = at(inv, XPU_VENDOR_AMD, "0000:63:00.0");
         const struct xpu_device *owner = at(inv, XPU_VENDOR_AMD, "0000:03:00.0");
         ck_assert_str_eq(owner->uuid, "GPU-c31c435ca66bf59a");
-        d->uuid[0] = d->unique_id[0] = '\0';
+        d->uuid[0] = d->amd.unique_id[0] = '\0';
         ck_assert_int_eq(xpu_rocm_smi_parse_reply("library /l\ndevice_count 1\ndevice.0.bus_id 0000:63:00.0\n"
                                                   "device.0.unique_id 14059186201951991194\nend\n",
                                                   &r, NULL, 0),

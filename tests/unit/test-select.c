@@ -52,7 +52,7 @@ static struct xpu_inventory *make_inventory(const struct dev_spec *spec, size_t 
                 snprintf(d.uuid, sizeof d.uuid, "%s", spec[i].uuid);
                 snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "%s", spec[i].bus);
                 if (spec[i].unique_id)
-                        snprintf(d.unique_id, sizeof d.unique_id, "%s", spec[i].unique_id);
+                        snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "%s", spec[i].unique_id);
                 if (spec[i].vendor == XPU_VENDOR_NVIDIA)
                         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u",
                                  spec[i].vendor_index);
@@ -360,11 +360,11 @@ static struct xpu_inventory *make_mig_inventory(void) {
         struct xpu_inventory *inv = make_inventory(spec, ELEMENTSOF(spec));
         struct xpu_device *d = &inv->devices[0];
         d->have |= XPU_HAVE_MIG_MODE;
-        d->mig_enabled = true;
-        d->n_mig = 3;
+        d->nvidia.mig_enabled = true;
+        d->nvidia.n_mig = 3;
         static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
         for (size_t m = 0; m < 3; m++) {
-                struct xpu_mig_device *g = &d->mig[m];
+                struct xpu_mig_device *g = &d->nvidia.mig[m];
                 g->gi = ids[m][0];
                 g->ci = ids[m][1];
                 g->have = XPU_MIG_HAVE_CAPS;
@@ -373,7 +373,7 @@ static struct xpu_inventory *make_mig_inventory(void) {
                 g->gi_cap.present = true;
                 g->ci_cap.present = m != 2;
         }
-        snprintf(d->mig[0].uuid, sizeof d->mig[0].uuid, "%s", MIG_UUID0);
+        snprintf(d->nvidia.mig[0].uuid, sizeof d->nvidia.mig[0].uuid, "%s", MIG_UUID0);
         return inv;
 }
 
@@ -456,7 +456,7 @@ END_TEST
 START_TEST(test_mig_caps_unknown) {
         struct xpu_inventory *inv = make_mig_inventory();
         for (size_t m = 0; m < 3; m++)
-                inv->devices[0].mig[m].have = 0;
+                inv->devices[0].nvidia.mig[m].have = 0;
         char err[2048];
         sel_err(inv, NULL, "0:0", NULL, err, sizeof err);
         ck_assert_str_eq(err, "NVIDIA_VISIBLE_DEVICES: \"0:0\" names MIG device 0:0 (GPU instance 1, compute instance 0 of "
