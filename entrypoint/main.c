@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpuinit: command line and the top-level flow
- * probe → profile → select → plan → apply → exec/supervise. */
+ * probe → select → profile → gather → plan → apply → exec/supervise. */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -24,6 +24,7 @@
 #include "audit.h"
 #include "cdi.h"
 #include "device-code.h"
+#include "gather.h"
 #include "options.h"
 #include "pci-ids.h"
 #include "init.h"
@@ -271,14 +272,12 @@ static void plan_freep(struct xpu_plan **p) {
 }
 
 /* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
- * libraries: read them only when the image has a newer forward-compatibility build, so no other
- * start pays for it. */
-static int forward_compat_facts(struct context *c) {
+ * libraries: read them only when the image has a newer forward-compatibility build (as gathered
+ * for the plan), so no other start pays for it. */
+static int forward_compat_facts(struct context *c, const struct xpu_plan_facts *facts) {
         const struct xpu_profile *pr = c->profile;
-        char version[64];
-        if (pr->match_any || !pr->forward_compat_require ||
-            xpu_forward_compat_find(pr, c->container_fd, version, sizeof version) <= 0 ||
-            !xpu_forward_compat_newer(version, c->inv->vendors[pr->vendor].driver_version))
+        if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
+            !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
                 return 0;
         struct xpu_require *req = NULL;
         if (xpu_require_parse(pr->forward_compat_require, &req, NULL, 0) < 0)
@@ -288,7 +287,11 @@ static int forward_compat_facts(struct context *c) {
         return sources ? context_rich(c, 0, sources) : 0;
 }
 
-static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
+/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h),
+ * then the rich path's facts that the forward-compatibility choice names. *O gets the plan's
+ * options (ARGV the workload's), for the plan built from the facts. */
+static int context_gather(struct context *c, char **argv, struct xpu_plan_options *o,
+                          struct xpu_plan_facts **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
         if (!caps)
@@ -298,7 +301,7 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 log_error("cannot open the container root \"%s\": %s", c->container_path, strerror(-c->container_fd));
                 return c->container_fd;
         }
-        struct xpu_plan_options o = {
+        *o = (struct xpu_plan_options){
                 .inject = opt.inject,
                 .can_mount = can_mount(),
                 .driver_root = c->roots.driver,
@@ -311,12 +314,28 @@ static int context_plan(struct context *c, char **argv, struct xpu_plan **ret) {
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,
         };
-        int r = forward_compat_facts(c);
-        if (r < 0)
-                return r;
         char err[1024];
         err[0] = '\0';
-        r = xpu_plan_build(c->inv, c->sel, c->profile, &o, ret, err, sizeof err);
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, &facts, err, sizeof err);
+        if (r < 0) {
+                log_error("%s", err[0] ? err : strerror(-r));
+                return r;
+        }
+        r = forward_compat_facts(c, facts);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(facts);
+        return 0;
+}
+
+/* Plan: the plan built from FACTS (reading nothing itself); then, for a start or `plan`, the
+ * workload's privileges and its seccomp filter. */
+static int context_plan(struct context *c, const struct xpu_plan_facts *facts, const struct xpu_plan_options *o,
+                        struct xpu_plan **ret) {
+        char err[1024];
+        err[0] = '\0';
+        int r = xpu_plan_build(c->inv, c->sel, c->profile, facts, o, ret, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -414,8 +433,11 @@ static int run(struct context *c) {
         log_no_devices(c->inv);
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         c->container_path = "/";
-        if (context_plan(c, opt.argv, &p) < 0)
+        struct xpu_plan_options o;
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
                 return EXIT_SETUP;
+        facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
         int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_nvidia_facts, c);
         if (gate)
                 return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
@@ -656,7 +678,9 @@ static int cmd_plan(struct context *c, bool inject) {
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         if (inject && opt.inject == XPU_INJECT_AUTO)
                 opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
-        if (context_plan(c, opt.argv, &p) < 0)
+        struct xpu_plan_options o;
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
                 return EXIT_SETUP;
         if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_nvidia_facts, c) != 0)
                 return EXIT_SETUP;

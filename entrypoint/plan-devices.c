@@ -1,43 +1,40 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan's device nodes: each checked against the host's, its group added to the workload's,
- * and the MIG devices' and host-wide MIG capabilities' nodes: plan-internal.h. */
+/* The plan's device nodes: each checked against the host's, its group (as gathered) added to the
+ * workload's, and the MIG devices' and host-wide MIG capabilities' nodes: plan-internal.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/strv.h"
 #include "plan-internal.h"
 #include "plan.h"
 
-static int add_group_of(struct xpu_plan *p, int dev_fd, const char *path) {
-        struct stat st;
-        if (dev_fd < 0 || xpu_stat_in_root(dev_fd, path, false, &st) < 0)
+static int add_group_of(struct xpu_plan *p, const struct xpu_plan_facts *facts, const char *path) {
+        const struct xpu_node_fact *nf = xpu_plan_facts_node(facts, path);
+        if (!nf || !nf->found)
                 return 0; /* the check op reports a missing node */
-        if (st.st_gid == 0)
+        if (nf->gid == 0)
                 return 0; /* never hand out the root group */
         for (size_t i = 0; i < p->n_groups; i++)
-                if (p->groups[i] == st.st_gid)
+                if (p->groups[i] == nf->gid)
                         return 0;
         gid_t *n = reallocarray(p->groups, p->n_groups + 1, sizeof *n);
         if (!n)
                 return -ENOMEM;
         p->groups = n;
-        n[p->n_groups] = st.st_gid;
+        n[p->n_groups] = nf->gid;
         if (xpu_strv_push(&p->groups_from, path) < 0)
                 return -ENOMEM;
         p->n_groups++;
         return 0;
 }
 
-int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int dev_fd) {
+int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, const struct xpu_plan_facts *facts) {
         for (size_t i = 0; i < p->n_ops; i++)
                 if (p->ops[i].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[i].path, node->path) == 0)
                         return 0;
@@ -48,13 +45,14 @@ int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int 
         op->minor = node->minor;
         op->have_major = node->have_major;
         op->optional = node->optional;
-        return add_group_of(p, dev_fd, node->path);
+        return add_group_of(p, facts, node->path);
 }
 
 /* What the plan says about the MIG devices of the selection: their capability nodes are checked
  * like the GPU's own; a GPU in MIG mode given whole gives CUDA none of its MIG devices; CUDA uses
  * one MIG device per process. Returns 0 or -ENOMEM. */
-int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel, int dev_fd) {
+int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                 const struct xpu_plan_facts *facts) {
         size_t n_mig = 0;
         const char *first = NULL;
         char first_buf[96] = "";
@@ -70,7 +68,8 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
                         if (!(mig & (1u << m)))
                                 continue;
                         const struct xpu_mig_device *g = &d->nvidia.mig[m];
-                        if (xpu_plan_node_check(p, &g->gi_cap, dev_fd) < 0 || xpu_plan_node_check(p, &g->ci_cap, dev_fd) < 0)
+                        if (xpu_plan_node_check(p, &g->gi_cap, facts) < 0 ||
+                            xpu_plan_node_check(p, &g->ci_cap, facts) < 0)
                                 return -ENOMEM;
                         if (n_mig++ == 0) {
                                 snprintf(first_buf, sizeof first_buf, "%u:%zu", d->vendor_index, m);
@@ -92,7 +91,7 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
 /* The host-wide MIG capabilities asked for (NVIDIA_MIG_CONFIG_DEVICES / _MONITOR_DEVICES=all):
  * their nodes checked like every other, or an error when the host has none to give. */
 int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
-                      int dev_fd, char *err, size_t err_size) {
+                      const struct xpu_plan_facts *facts, char *err, size_t err_size) {
         const struct {
                 bool wanted;
                 const struct xpu_devnode *node;
@@ -118,7 +117,7 @@ int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, cons
                                          caps[i].what, caps[i].var, caps[i].what);
                         return -ENOENT;
                 }
-                if (xpu_plan_node_check(p, caps[i].node, dev_fd) < 0 ||
+                if (xpu_plan_node_check(p, caps[i].node, facts) < 0 ||
                     xpu_plan_note(p, "the MIG %s capability is given: %s", caps[i].what, caps[i].node->path) < 0)
                         return -ENOMEM;
         }

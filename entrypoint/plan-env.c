@@ -2,15 +2,12 @@
 /* The plan's capabilities (which driver files the image asks for) and its environment (the
  * profile's edits with the placeholders expanded): plan-internal.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/strv.h"
@@ -75,26 +72,21 @@ static int push_profile_capabilities(char ***v, size_t *n, const struct xpu_prof
         return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
 }
 
-/* Capabilities in effect: the image's list (comma-separated, "all"), else the profile default.
- * A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo) never stops
- * the start: the capabilities it knows are injected and one plan warning names the ignored words,
- * VAR (the variable that gave ENV) and what the profile knows. */
-int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env, const char *var,
-                          char *err, size_t err_size) {
+/* Capabilities in effect into N: the image's list ENV (comma-separated, "all"), else the profile
+ * default. A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo)
+ * goes to N->ignored; a list without a word sets N->no_capability. */
+static int capabilities_in_effect(struct xpu_plan_needs *n, const struct xpu_profile *pr, const char *env) {
         if (pr->n_libraries == 0 && pr->n_binaries == 0)
                 return 0; /* the profile injects no files: capabilities mean nothing to it */
         if (!env || !env[strspn(env, " \t")]) { /* unset, empty or blank: the profile's default */
                 for (size_t i = 0; i < pr->n_capabilities; i++)
-                        if (push_unique(&p->capabilities, &p->n_capabilities, pr->capabilities[i]) < 0)
+                        if (push_unique(&n->capabilities, &n->n_capabilities, pr->capabilities[i]) < 0)
                                 return -ENOMEM;
                 return 0;
         }
-        if (!var)
-                var = "NVIDIA_DRIVER_CAPABILITIES";
         _cleanup_free_ char *copy = strdup(env);
-        _cleanup_(strv_freep) char **ignored = calloc(1, sizeof(char *));
-        size_t n_ignored = 0, n_words = 0;
-        if (!copy || !ignored)
+        size_t n_words = 0;
+        if (!copy)
                 return -ENOMEM;
         char *save = NULL;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -102,32 +94,86 @@ int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, cons
                 if (!*tok)
                         continue;
                 n_words++;
-                int r = strcmp(tok, "all") == 0 ? push_profile_capabilities(&p->capabilities, &p->n_capabilities, pr)
-                        : profile_knows_capability(pr, tok) ? push_unique(&p->capabilities, &p->n_capabilities, tok)
-                                                              : push_unique(&ignored, &n_ignored, tok);
+                int r = strcmp(tok, "all") == 0 ? push_profile_capabilities(&n->capabilities, &n->n_capabilities, pr)
+                        : profile_knows_capability(pr, tok) ? push_unique(&n->capabilities, &n->n_capabilities, tok)
+                                                              : push_unique(&n->ignored, &n->n_ignored, tok);
                 if (r < 0)
                         return -ENOMEM;
         }
-        if (n_words == 0) { /* ",,," names nothing: never inject nothing silently */
+        n->no_capability = n_words == 0;
+        return 0;
+}
+
+/* Does PR name any library or binary (LISTS 2), or any of those or a file at its own path
+ * (LISTS 3), for the capabilities in effect in N? */
+static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan_needs *n, int lists) {
+        size_t m;
+        for (size_t c = 0; c < n->n_capabilities; c++)
+                for (int k = 0; k < lists; k++) {
+                        const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &m);
+                        for (size_t i = 0; i < m; i++)
+                                if (strcmp(cf[i].capability, n->capabilities[c]) == 0 && cf[i].n_names)
+                                        return true;
+                }
+        return false;
+}
+
+void xpu_plan_needs_done(struct xpu_plan_needs *n) {
+        n->capabilities = xpu_strv_free(n->capabilities);
+        n->ignored = xpu_strv_free(n->ignored);
+        n->n_capabilities = n->n_ignored = 0;
+}
+
+int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                   struct xpu_plan_needs *ret) {
+        struct xpu_plan_needs n = {
+                .inject = o->inject == XPU_INJECT_AUTO ? (o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK)
+                                                       : o->inject,
+                .capabilities = calloc(1, sizeof(char *)),
+                .ignored = calloc(1, sizeof(char *)),
+                .void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID,
+        };
+        if (!n.capabilities || !n.ignored || capabilities_in_effect(&n, pr, o->capabilities_env) < 0) {
+                xpu_plan_needs_done(&n);
+                return -ENOMEM;
+        }
+        n.names_files = profile_names_files(pr, &n, 3);
+        n.names_libraries = profile_names_files(pr, &n, 2);
+        n.files = n.n_capabilities > 0 && n.inject != XPU_INJECT_NONE && !n.void_request && n.names_files;
+        for (size_t c = 0; n.files && pr->capability_32bit && c < n.n_capabilities; c++)
+                n.files32 |= strcmp(n.capabilities[c], pr->capability_32bit) == 0;
+        *ret = n;
+        return 0;
+}
+
+int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_needs *n,
+                          const char *env, const char *var, char *err, size_t err_size) {
+        if (!var)
+                var = "NVIDIA_DRIVER_CAPABILITIES";
+        if (n->no_capability) { /* ",,," names nothing: never inject nothing silently */
                 xpu_format_error(err, err_size,
                                  "%s=\"%s\" names no capability; use a list such as \"utility,compute\", \"all\", "
                                  "or leave it unset",
                                  var, env);
                 return -EINVAL;
         }
-        if (n_ignored == 0)
+        for (size_t i = 0; i < n->n_capabilities; i++)
+                if (xpu_strv_push(&p->capabilities, n->capabilities[i]) < 0)
+                        return -ENOMEM;
+        p->n_capabilities = n->n_capabilities;
+        if (n->n_ignored == 0)
                 return 0;
         _cleanup_(strv_freep) char **known = calloc(1, sizeof(char *));
         size_t n_known = 0;
         if (!known || push_profile_capabilities(&known, &n_known, pr) < 0)
                 return -ENOMEM;
-        _cleanup_free_ char *ign = xpu_strv_join(ignored, ",");
+        _cleanup_free_ char *ign = xpu_strv_join(n->ignored, ",");
         _cleanup_free_ char *kn = xpu_strv_join(known, ", ");
         _cleanup_free_ char *eff = xpu_strv_join(p->capabilities, ",");
         if (!ign || !kn || !eff)
                 return -ENOMEM;
         return xpu_plan_warning(p, "%s: ignoring \"%s\": profile \"%s\" has no driver files for %s (it knows %s, and all); %s%s",
-                       var, ign, pr->name, n_ignored == 1 ? "it" : "them", kn,
+                       var, ign, pr->name, n->n_ignored == 1 ? "it" : "them", kn,
                        p->n_capabilities ? "injecting " : "no driver files are injected", eff) < 0
                        ? -ENOMEM
                        : 0;

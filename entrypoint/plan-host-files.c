@@ -1,44 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan's files at their own path (firmware, sockets, loader configuration): see
- * xpu_plan_host_files() in plan.h. */
-#include <dirent.h>
+/* The plan's files at their own path (firmware, sockets, loader configuration), from the gathered
+ * facts: see xpu_plan_host_files() in plan.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/strv.h"
+#include "gather.h"
 #include "plan.h"
-
-/* Does the container root already hold F's path as the driver root's very file? */
-static bool already_there(const struct xpu_plan_options *o, const struct xpu_host_file *f) {
-        struct stat here;
-        return o->container_fd >= 0 && xpu_stat_in_root(o->container_fd, f->path, false, &here) == 0 &&
-               here.st_dev == f->dev && here.st_ino == f->ino;
-}
-
-/* Does the container root hold PATH as a directory with entries (other than . and ..)? */
-static bool image_dir_has_entries(int container_fd, const char *path) {
-        if (container_fd < 0)
-                return false;
-        int fd = xpu_open_in_root(container_fd, path, O_RDONLY | O_DIRECTORY, 0);
-        if (fd < 0)
-                return false;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return true; /* cannot tell: do not hide it */
-        }
-        bool any = false;
-        for (struct dirent *de; !any && (de = readdir(d));)
-                any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-        closedir(d);
-        return any;
-}
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */
 static bool in_tree(const char *path, const char *tree) {
@@ -46,11 +16,27 @@ static bool in_tree(const char *path, const char *tree) {
         return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_options *o) {
-        int r = xpu_host_files_find(o->driver_fd, p->driver_version, (const char *const *)p->capabilities,
-                                    p->n_capabilities, pr->files, pr->n_files, &p->host_files);
-        if (r < 0)
-                return r;
+/* A copy of FILES (NULL on -ENOMEM). */
+static struct xpu_host_files *host_files_copy(const struct xpu_host_files *files) {
+        struct xpu_host_files *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
+        c->skipped = xpu_strv_copy(files->skipped);
+        if (!c->files || (files->skipped && !c->skipped))
+                return xpu_host_files_free(c);
+        if (files->n)
+                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        c->n = files->n;
+        c->n_skipped = files->n_skipped;
+        return c;
+}
+
+int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts) {
+        if (facts->host_files_error < 0)
+                return facts->host_files_error;
+        if (!(p->host_files = host_files_copy(facts->host_files)))
+                return -ENOMEM;
         char tree[PATH_MAX];
         if (xpu_strlcpy(tree, p->library_dir, sizeof tree) < 0)
                 return -ENAMETOOLONG;
@@ -69,11 +55,11 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const 
                                 return -ENOMEM;
                         continue;
                 }
-                if (already_there(o, f)) {
+                if (facts->host_file_present[i]) {
                         present[n_present++] = (char *)f->path;
                         continue;
                 }
-                if (f->kind == XPU_HOST_FILE_DIRECTORY && image_dir_has_entries(o->container_fd, f->path)) {
+                if (facts->host_dir_has_entries[i]) {
                         if (xpu_plan_note(p, "skipped %s: the image has a directory with files there, which a "
                                              "mount would hide", f->path) < 0)
                                 return -ENOMEM;

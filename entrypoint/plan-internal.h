@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "base/macro.h"
+#include "gather.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -18,12 +19,12 @@ int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 /* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
 const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n);
 
-/* Capabilities in effect into P: the image's list ENV (comma-separated, "all"; VAR the variable
- * that gave it), else the profile default. A word the profile has no files for never stops the
- * start: one plan warning names the ignored words and what the profile knows. Returns 0,
- * -ENOMEM, or -EINVAL with ERR. */
-int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const char *env, const char *var,
-                          char *err, size_t err_size);
+/* Capabilities in effect into P, as N decided them from the image's list ENV (VAR the variable
+ * that gave it; NULL: NVIDIA_DRIVER_CAPABILITIES). A word the profile has no files for never stops
+ * the start: one plan warning names the ignored words and what the profile knows. Returns 0,
+ * -ENOMEM, or -EINVAL with ERR (a list without a word). */
+int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_needs *n,
+                          const char *env, const char *var, char *err, size_t err_size);
 
 /* Comma list of the selected devices of P's vendor (malloc'ed; NULL on -ENOMEM): UUID when it
  * names exactly one device, else the vendor index; MIG devices as CUDA names them; INDICES_ONLY
@@ -37,15 +38,16 @@ int xpu_plan_env_edits(struct xpu_plan *p, const struct xpu_profile *pr, const c
 
 /* ---- plan-devices.c ---- */
 
-/* A check of NODE against the node under the dev root (DEV_FD), once per path, and the group
- * of that node added to the workload's. */
-int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, int dev_fd);
+/* A check of NODE against the node under the dev root, once per path, and the group of that node
+ * (as FACTS found it there) added to the workload's. */
+int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, const struct xpu_plan_facts *facts);
 
 /* The MIG devices of the selection: their capability nodes checked like the GPU's own, and the
  * warnings CUDA's use of them needs. */
-int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel, int dev_fd);
+int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                 const struct xpu_plan_facts *facts);
 
 /* The host-wide MIG capabilities asked for (NVIDIA_MIG_CONFIG_DEVICES / _MONITOR_DEVICES=all):
- * their nodes checked, or -EINVAL with ERR when the host has none to give. */
+ * their nodes checked, or -ENOENT with ERR when the host has none to give. */
 int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
-                      int dev_fd, char *err, size_t err_size);
+                      const struct xpu_plan_facts *facts, char *err, size_t err_size);

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's library directory (/run/xpuinit/lib): the injected driver files, their soname and
  * library links, the links to files CDI gave, and how the loader is pointed at it. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/strv.h"
+#include "gather.h"
 #include "plan.h"
 #include "require.h"
 
@@ -38,13 +35,6 @@ static const struct xpu_op *find_op_path(const struct xpu_plan *p, const char *p
         return NULL;
 }
 
-/* Where the image's ldconfig may live, in the order glibc distributions use. */
-static const char *const ldconfig_paths[] = {
-        "/sbin/ldconfig.real", /* Ubuntu's real binary behind a wrapper script */
-        "/sbin/ldconfig",
-        "/usr/sbin/ldconfig",
-};
-
 #define LDSO_CONF_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
 
 static int path_join(char *out, size_t size, const char *dir, const char *name) {
@@ -58,12 +48,6 @@ static int env_prepend_path(char ***env, const char *name, const char *dir) {
         if (asprintf(&v, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
                 return -ENOMEM;
         return xpu_env_set(env, name, v);
-}
-
-static bool container_has_file(int container_fd, const char *path) {
-        struct stat st;
-        return container_fd >= 0 && xpu_stat_in_root(container_fd, path, false, &st) == 0 &&
-               S_ISREG(st.st_mode);
 }
 
 /* The profile's library_links: LINK -> the injected library of that base (libGLX_indirect.so.0 ->
@@ -126,7 +110,7 @@ static int plan_dir_files(struct xpu_plan *p, const struct xpu_plan_options *o, 
         return 0;
 }
 
-int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
+int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts) {
         /* Nothing to bind (only links to what CDI gave): no tmpfs, no private namespace needed. */
         const bool mount = p->inject == XPU_INJECT_MOUNT && (p->files->n > 0 || (p->files32 && p->files32->n > 0));
         bool have_bins = false;
@@ -189,11 +173,8 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o) {
 
         /* Loader: an ld.so.conf.d drop-in plus ldconfig when the image has both, else
          * LD_LIBRARY_PATH. */
-        const char *ldconfig = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !ldconfig; i++)
-                if (container_has_file(o->container_fd, ldconfig_paths[i]))
-                        ldconfig = ldconfig_paths[i];
-        if (ldconfig && container_has_file(o->container_fd, "/etc/ld.so.conf")) {
+        const char *ldconfig = facts->ldconfig;
+        if (ldconfig && facts->ld_so_conf) {
                 if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
                         return -ENOMEM;
                 op->mode = 0755;
@@ -259,9 +240,7 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
 
 /* ---- forward compatibility -------------------------------------------------------------------- */
 
-/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
- * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
-static bool plain_version(const char *v) {
+bool xpu_plain_driver_version(const char *v) {
         if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
                 return false;
         for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
@@ -270,51 +249,21 @@ static bool plain_version(const char *v) {
         return true;
 }
 
-int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size) {
-        if (!pr->forward_compat_dir || container_fd < 0)
-                return 0;
-        int fd = xpu_open_in_root(container_fd, pr->forward_compat_dir, O_RDONLY | O_DIRECTORY, 0);
-        if (fd == -ENOENT || fd == -ENOTDIR)
-                return 0;
-        if (fd < 0)
-                return fd;
-        _cleanup_closedir_ DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -ENOMEM;
-        }
-        const size_t len = strlen(pr->forward_compat_library);
-        char best[64] = "";
-        for (struct dirent *de; (de = readdir(d));) {
-                const char *v = de->d_name + len + 1;
-                if (strncmp(de->d_name, pr->forward_compat_library, len) != 0 || de->d_name[len] != '.' ||
-                    !plain_version(v) || strlen(v) >= sizeof best ||
-                    (best[0] && xpu_version_cmp(v, best) <= 0))
-                        continue;
-                struct stat st;
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-                        memcpy(best, v, strlen(v) + 1);
-        }
-        if (!best[0])
-                return 0;
-        return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
-}
-
 bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return plain_version(compat_version) && plain_version(host_version) &&
+        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
                strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
 }
 
 int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_options *o) {
+                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts) {
         /* Only when the plan gives the workload the host's build of that library (compute for
          * libcuda): with no library directory, or without that library, there is no order to set. */
         if (!pr->forward_compat_library || !xpu_plan_library(p, pr->forward_compat_library))
                 return 0;
-        char version[64];
-        int r = xpu_forward_compat_find(pr, o->container_fd, version, sizeof version);
+        int r = facts->forward_compat;
         if (r <= 0)
                 return r == -ENOMEM ? r : 0; /* none in the image (or unreadable: the host's, as always) */
+        const char *version = facts->forward_compat_version;
         const char *dir = pr->forward_compat_dir, *lib = pr->forward_compat_library;
         if (!xpu_forward_compat_newer(version, p->driver_version))
                 return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is not of a newer driver branch "

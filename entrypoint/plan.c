@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* plan: inventory + selection + profile → ordered list of typed operations, environment and
- * argv. Makes no changes (reads only: driver root, dev root, container root). */
+/* plan: inventory + selection + profile + the gathered facts → ordered list of typed operations,
+ * environment and argv. Pure: no system call, nothing read (gather.c read it all before). */
 #include "plan.h"
 #include "plan-internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 #include "base/log.h"
 #include "sandbox/privilege.h"
@@ -130,18 +127,22 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
 
 /* ---- files -------------------------------------------------------------------------------- */
 
-/* Does the profile name any library or binary (LISTS 2), or any of those or a file at its own path
- * (LISTS 3), for the capabilities in effect? */
-static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan *p, int lists) {
-        size_t n;
-        for (size_t c = 0; c < p->n_capabilities; c++)
-                for (int k = 0; k < lists; k++) {
-                        const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &n);
-                        for (size_t i = 0; i < n; i++)
-                                if (strcmp(cf[i].capability, p->capabilities[c]) == 0 && cf[i].n_names)
-                                        return true;
-                }
-        return false;
+/* A copy of FILES, for the plan to own (NULL on -ENOMEM). */
+static struct xpu_driver_files *driver_files_copy(const struct xpu_driver_files *files) {
+        struct xpu_driver_files *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
+        c->skipped = calloc(files->n_skipped ? files->n_skipped : 1, sizeof(char *));
+        if (!c->files || !c->skipped || (files->refused && !(c->refused = strdup(files->refused))))
+                return xpu_driver_files_free(c);
+        if (files->n)
+                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        c->n = files->n;
+        for (; c->n_skipped < files->n_skipped; c->n_skipped++)
+                if (!(c->skipped[c->n_skipped] = strdup(files->skipped[c->n_skipped])))
+                        return xpu_driver_files_free(c);
+        return c;
 }
 
 /* The first name of a capability's library list is its core library (libnvidia-ml for utility,
@@ -166,16 +167,13 @@ static int warn_missing_core(struct xpu_plan *p, const struct xpu_profile *pr, c
  * libraries, for LIB32_DIR (library_dir + "32"). Returns 0, -ELOOP (a refused driver root, ERR),
  * -ENOMEM, -EINVAL. */
 static int plan_files32(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_options *o,
-                        char *err, size_t err_size) {
-        bool wanted = false;
-        for (size_t c = 0; pr->capability_32bit && c < p->n_capabilities; c++)
-                wanted |= strcmp(p->capabilities[c], pr->capability_32bit) == 0;
-        if (!wanted)
+                        const struct xpu_plan_facts *facts, char *err, size_t err_size) {
+        if (!facts->needs.files32)
                 return 0;
-        int r = xpu_driver_files_find32(o->driver_fd, p->driver_version, (const char *const *)p->capabilities,
-                                        p->n_capabilities, pr->libraries, pr->n_libraries, &p->files32);
-        if (r < 0)
-                return r;
+        if (facts->files32_error < 0)
+                return facts->files32_error;
+        if (!(p->files32 = driver_files_copy(facts->files32)))
+                return -ENOMEM;
         if (p->files32->refused) {
                 xpu_format_error(err, err_size, "%s", p->files32->refused);
                 return -ELOOP;
@@ -193,19 +191,34 @@ static int plan_files32(struct xpu_plan *p, const struct xpu_profile *pr, const 
                              p->files32->n == 1 ? "y" : "ies", p->lib32_dir) < 0 ? -ENOMEM : 0;
 }
 
-/* Driver files the container's CDI spec (its mark: MARK) already mounted are not injected again
- * (xpu_plan_take_given); notes say which, and which sonames get a link because no CDI hook made
- * the image's loader find them. Returns 0 or -ENOMEM. */
-static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, const char *mark, const char *libdir) {
-        int r = xpu_plan_take_given(o->container_fd, libdir, p->files, &p->given, &p->n_given);
-        if (r < 0)
-                return r;
-        if (p->n_given == 0)
+/* Is NAME one of the files CDI gave (P->given)? */
+static bool given_by_cdi(const struct xpu_plan *p, const char *name) {
+        for (size_t i = 0; i < p->n_given; i++)
+                if (strcmp(p->given[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+/* Driver files the container's CDI spec (its mark: MARK) already mounted (FACTS->given) are not
+ * injected again: they leave P->files, in order. Notes say which, and which sonames get a link
+ * because no CDI hook made the image's loader find them. Returns 0 or -ENOMEM. */
+static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
+                      const char *mark) {
+        if (facts->n_given == 0)
                 return xpu_plan_note(p, "%s is set, but the container has no driver file of version %s where CDI mounts "
                                "them; injecting from driver root %s",
                             mark, p->driver_version, o->driver_root) < 0
                                ? -ENOMEM
                                : 0;
+        if (!(p->given = calloc(facts->n_given, sizeof *p->given)))
+                return -ENOMEM;
+        memcpy(p->given, facts->given, facts->n_given * sizeof *p->given);
+        p->n_given = facts->n_given;
+        size_t kept = 0;
+        for (size_t i = 0; i < p->files->n; i++)
+                if (!given_by_cdi(p, p->files->files[i].name))
+                        p->files->files[kept++] = p->files->files[i]; /* left to inject */
+        p->files->n = kept;
         /* Lists of names borrowed from P->given, for xpu_strv_join(). */
         _cleanup_free_ char **path_v = calloc(p->n_given + 1, sizeof(char *));
         _cleanup_free_ char **link_v = calloc(p->n_given + 1, sizeof(char *));
@@ -233,8 +246,9 @@ static int plan_given(struct xpu_plan *p, const struct xpu_plan_options *o, cons
 /* ---- build -------------------------------------------------------------------------------- */
 
 int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                   const struct xpu_profile *pr, const struct xpu_plan_options *o,
-                   struct xpu_plan **ret, char *err, size_t err_size) {
+                   const struct xpu_profile *pr, const struct xpu_plan_facts *facts,
+                   const struct xpu_plan_options *o, struct xpu_plan **ret, char *err, size_t err_size) {
+        const struct xpu_plan_needs *needs = &facts->needs;
         struct xpu_plan *p = calloc(1, sizeof *p);
         if (!p)
                 return -ENOMEM;
@@ -276,11 +290,9 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         }
 
         /* Injection mode. */
-        p->inject = o->inject;
-        if (p->inject == XPU_INJECT_AUTO)
-                p->inject = o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK;
+        p->inject = needs->inject;
 
-        r = xpu_plan_capabilities(p, pr, o->capabilities_env, o->capabilities_var, err, err_size);
+        r = xpu_plan_capabilities(p, pr, needs, o->capabilities_env, o->capabilities_var, err, err_size);
         if (r < 0)
                 goto fail;
 
@@ -303,24 +315,24 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         xpu_strlcpy(probe_node.path, pr->device_nodes[i], sizeof probe_node.path);
                         probe_node.optional = true; /* the probe does not know it: check if present */
                 }
-                if (xpu_plan_node_check(p, &probe_node, o->dev_fd) < 0)
+                if (xpu_plan_node_check(p, &probe_node, facts) < 0)
                         goto fail;
         }
         for (size_t k = 0; k < p->n_devices; k++) {
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
                 for (size_t j = 0; j < d->n_nodes; j++)
-                        if (xpu_plan_node_check(p, &d->nodes[j], o->dev_fd) < 0)
+                        if (xpu_plan_node_check(p, &d->nodes[j], facts) < 0)
                                 goto fail;
         }
-        if (xpu_plan_mig(p, inv, sel, o->dev_fd) < 0)
+        if (xpu_plan_mig(p, inv, sel, facts) < 0)
                 goto fail;
-        if ((r = xpu_plan_mig_caps(p, vi, sel, o->dev_fd, err, err_size)) < 0)
+        if ((r = xpu_plan_mig_caps(p, vi, sel, facts, err, err_size)) < 0)
                 goto fail;
         r = -ENOMEM;
 
         /* Files from the driver root, for the capabilities in effect. */
-        bool void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !profile_names_files(pr, p, 3)) {
+        const bool void_request = needs->void_request;
+        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps || xpu_plan_note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",
@@ -328,9 +340,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         goto fail;
         } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request) {
                 if (!p->driver_version[0]) {
-                        r = xpu_driver_version_from_libraries(o->driver_fd, p->driver_version,
-                                                              sizeof p->driver_version);
-                        if (r < 0) {
+                        xpu_strlcpy(p->driver_version, facts->driver_version, sizeof p->driver_version);
+                        if (facts->driver_version_error < 0 || !p->driver_version[0]) {
                                 xpu_format_error(err, err_size,
                                         "no %s driver version: the kernel driver reported none and no versioned "
                                         "driver library was found in driver root %s; load the kernel driver or "
@@ -343,13 +354,14 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                  p->driver_version, o->driver_root) < 0)
                                 goto fail;
                 }
-                r = xpu_driver_files_find(o->driver_fd, p->driver_version,
-                                          (const char *const *)p->capabilities, p->n_capabilities,
-                                          pr->libraries, pr->n_libraries, pr->binaries, pr->n_binaries,
-                                          &p->files);
+                r = facts->files_error;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot list driver files of version %s in driver root %s: %s",
                                 p->driver_version, o->driver_root, strerror(-r));
+                        goto fail;
+                }
+                if (!(p->files = driver_files_copy(facts->files))) {
+                        r = -ENOMEM;
                         goto fail;
                 }
                 if (p->files->refused) { /* a hostile or broken driver root (docs/safe-paths.md) */
@@ -360,7 +372,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps)
                         goto fail;
-                const bool names_libraries = profile_names_files(pr, p, 2);
+                const bool names_libraries = needs->names_libraries;
                 if (p->files->n == 0 && names_libraries) {
                         xpu_format_error(err, err_size,
                                 "no driver file of version %s in driver root %s for capabilities %s; mount "
@@ -369,24 +381,25 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         r = -ENOENT;
                         goto fail;
                 }
-                if (warn_missing_core(p, pr, o->driver_root) < 0 || (r = plan_files32(p, pr, o, err, err_size)) < 0)
+                if (warn_missing_core(p, pr, o->driver_root) < 0 ||
+                    (r = plan_files32(p, pr, o, facts, err, err_size)) < 0)
                         goto fail;
                 r = -ENOMEM;
                 for (size_t i = 0; i < p->files->n_skipped; i++)
                         if (xpu_plan_note(p, "skipped %s", p->files->skipped[i]) < 0)
                                 goto fail;
                 const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
-                if (mark && (r = plan_given(p, o, mark, sel->cdi_libdir[pr->vendor])) < 0)
+                if (mark && (r = plan_given(p, o, facts, mark)) < 0)
                         goto fail;
-                if ((r = xpu_plan_forward_compat(p, inv, sel, pr, o)) < 0)
+                if ((r = xpu_plan_forward_compat(p, inv, sel, pr, facts)) < 0)
                         goto fail;
-                r = xpu_plan_library_dir_needed(p) ? xpu_plan_library_dir(p, o) : 0;
+                r = xpu_plan_library_dir_needed(p) ? xpu_plan_library_dir(p, o, facts) : 0;
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the library directory %s: %s", p->library_dir,
                                 strerror(-r));
                         goto fail;
                 }
-                r = xpu_plan_host_files(p, pr, o);
+                r = xpu_plan_host_files(p, o, facts);
                 if (r < 0) {
                         xpu_format_error(err, err_size, "cannot plan the driver files at their own path (profile "
                                          "\"%s\" key \"files\"): %s", pr->name, strerror(-r));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan: pure data built from inventory + selection + profile, without side effects.
- * `xpuinit plan` prints it; apply.c walks it in order. */
+/* The plan: pure data built from inventory + selection + profile and the facts gathered for them
+ * (gather.h), without side effects and without reading anything. `xpuinit plan` prints it;
+ * apply.c walks it in order. */
 #pragma once
 
 #include <stdbool.h>
@@ -54,14 +55,16 @@ struct xpu_op {
         enum xpu_host_file_kind host_kind;
 };
 
-/* Where and how the plan is applied; all strings are borrowed. */
+/* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
+ * xpu_plan_gather() only; xpu_plan_build() never uses them. */
 struct xpu_plan_options {
         enum xpu_inject_mode inject;  /* resolved by the caller unless AUTO */
         bool can_mount;               /* CAP_SYS_ADMIN is effective (for AUTO) */
         const char *driver_root;      /* driver root path as seen where the links will be read */
-        int driver_fd;                /* driver root fd (library discovery) */
-        int container_fd;             /* container root fd, for read-only checks (ldconfig present) */
-        int dev_fd;                   /* dev root fd (device node group ids) */
+        int driver_fd;                /* driver root fd (library discovery; gathering only) */
+        int container_fd;             /* container root fd (CDI files, ldconfig, forward compatibility,
+                                       * files at their own path; gathering only) */
+        int dev_fd;                   /* dev root fd (device node group ids; gathering only) */
         const char *library_dir;      /* default "/run/xpuinit/lib" */
         const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
         const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
@@ -132,28 +135,47 @@ struct xpu_plan {
 
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
 
+/* What a plan needs from the host, decided from the profile, the selection and the options alone
+ * (xpu_plan_needs). The gathering step (gather.h) reads what it names and keeps it with the facts;
+ * xpu_plan_build() plans from that copy. */
+struct xpu_plan_needs {
+        enum xpu_inject_mode inject; /* the mode in effect: AUTO resolved with can_mount */
+        char **capabilities;         /* capabilities in effect (NULL-terminated): the image's variable,
+                                      * else the profile's default; none when the profile injects no files */
+        size_t n_capabilities;
+        char **ignored;              /* words of that variable the profile has no files for (a warning) */
+        size_t n_ignored;
+        bool no_capability;          /* the variable is set but names none (",,,"): the plan fails */
+        bool void_request;           /* the vendor's visibility variable said void: no driver files */
+        bool names_files;            /* the profile names libraries, binaries or files at their own path
+                                      * for the capabilities in effect */
+        bool names_libraries;        /* ... libraries or binaries */
+        bool files;                  /* driver files are looked for: capabilities in effect, a mode that
+                                      * injects, no void request, and the profile names some for them */
+        bool files32;                /* and their 32-bit copies (the profile's capability_32bit is in effect) */
+};
+
+/* Decide what a plan for PR needs (plan-env.c): the mode, the capabilities in effect from
+ * O->capabilities_env (comma-separated, "all"; a word PR has no files for goes to ->ignored), and
+ * which driver files are looked for. Pure. Returns 0 or -ENOMEM; free with xpu_plan_needs_done(). */
+int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                   struct xpu_plan_needs *ret);
+void xpu_plan_needs_done(struct xpu_plan_needs *n);
+
 /* Does P mount anything (a tmpfs, a bind of a library or of a file at its own path)? Then the
  * start applies it in a mount namespace of its own. */
 bool xpu_plan_mounts(const struct xpu_plan *p);
 
-/* Build the plan. Pure: reads the driver root, dev root and container root (stat, readdir) but
- * changes nothing. Returns 0, or -errno with ERR holding one line naming the cause and the fix
- * (unknown capability, no driver version, missing library directory ...). */
-int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                   const struct xpu_profile *profile, const struct xpu_plan_options *o,
-                   struct xpu_plan **ret, char *err, size_t err_size);
+struct xpu_plan_facts; /* gather.h */
 
-/* The CDI part of the plan (plan-cdi.c). Take out of FILES (found in the driver root) every file
- * the container root CONTAINER_FD already has under the same name, which carries the running
- * version: a library as a regular file in CDI_LIBDIR (the CDI mark's directory, NULL: none) or one
- * of xpu_library_dirs (where CDI specs mount the host's libraries: at their host paths), a binary
- * in /usr/bin, /usr/sbin, /bin or /sbin (symlinks followed inside the root). Each one is appended
- * to the new array *RET (*RET_N entries), with link set when its soname is not listed in the
- * image's /etc/ld.so.cache as that very file (same device and inode), i.e. when no CDI hook ran
- * ldconfig and the loader would not find it. FILES keeps the rest, in order. Reads only. Returns
- * the number of files taken (0: *RET NULL), or -ENOMEM. */
-int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_driver_files *files,
-                        struct xpu_given_file **ret, size_t *ret_n);
+/* Build the plan from the inventory, the selection, the profile and FACTS, what xpu_plan_gather()
+ * read for these same inputs and options. Pure: no system call, no descriptor used (O's are
+ * ignored); the plan owns copies of what it takes from FACTS, which may be freed after. Returns 0,
+ * or -errno with ERR holding one line naming the cause and the fix (unknown capability, no driver
+ * version, missing library directory ...). */
+int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                   const struct xpu_profile *profile, const struct xpu_plan_facts *facts,
+                   const struct xpu_plan_options *o, struct xpu_plan **ret, char *err, size_t err_size);
 
 /* For the plan's own files (plan*.c): append an operation of TYPE on PATH (NULL on -ENOMEM or a
  * path too long), and an info line. */
@@ -163,10 +185,11 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 /* The library directory (plan-libdir.c): mkdir (and in mount mode a private tmpfs on its parent,
  * made read-only once populated), a bind mount or symlink per driver file of P->files, soname
  * links, the profile's library_links, soname links to the files CDI gave that the image's loader
- * would not find, then the loader: an ld.so.conf.d drop-in and the image's ldconfig, else
- * LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file to inject or a CDI file
- * to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory without a parent). */
-int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o);
+ * would not find, then the loader: an ld.so.conf.d drop-in and the image's ldconfig when FACTS say
+ * the image has both, else LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file
+ * to inject or a CDI file to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory
+ * without a parent). */
+int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
 
 /* The library of base name BASE ("libcuda.so") the plan gives the workload: the name of the
  * injected file ("libcuda.so.550.90.07") or, for one a CDI spec gave, its path in the container;
@@ -174,33 +197,32 @@ int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o);
 const char *xpu_plan_library(const struct xpu_plan *p, const char *base);
 bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
 
-/* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's
- * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.
- * /usr/local/cuda/compat/libcuda.so.575.57.08. Writes the version into VERSION. Returns 1 when
- * found, 0 when the profile has no forward_compat or the image has no such file, -errno. */
-int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size);
+/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
+ * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
+bool xpu_plain_driver_version(const char *v);
 
-/* Is the image's forward-compatibility build (xpu_forward_compat_find) of a newer driver branch
- * (first version component) than HOST_VERSION, the running driver? Then the profile's
+/* Is the image's forward-compatibility build (xpu_forward_compat_find, gather.h) of a newer driver
+ * branch (first version component) than HOST_VERSION, the running driver? Then the profile's
  * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
 bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);
 
 /* Decide whether the loader prefers the image's forward-compatibility directory (plan-libdir.c):
- * yes when it holds a newer branch of the profile's library than the running driver and the
- * profile's forward_compat.require holds for the selected devices (strictly: an unknown fact,
- * a brand NVML did not report, fails). Sets P->forward_compat_dir and adds one note saying which
- * was chosen and why. Returns 0, -ENOMEM. */
+ * yes when it holds (FACTS->forward_compat_version) a newer branch of the profile's library than
+ * the running driver and the profile's forward_compat.require holds for the selected devices
+ * (strictly: an unknown fact, a brand NVML did not report, fails). Sets P->forward_compat_dir and
+ * adds one note saying which was chosen and why. Returns 0, -ENOMEM. */
 int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_options *o);
+                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts);
 
 /* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
- * found in the driver root (xpu_host_files_find) and planned at the same path in the container,
- * after the library directory: the parent directory made, then a bind mount (mount mode: a
- * regular file read-only, a socket or directory writable, all nosuid and nodev) or a symlink into
- * the driver root (link mode). A path the container already has as the very same file (same
- * device and inode: a CDI spec mounted it, or the driver root is the container's root) is left as
- * it is. Notes say what was placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
-int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_options *o);
+ * as gathered in the driver root (FACTS->host_files) and planned at the same path in the
+ * container, after the library directory: the parent directory made, then a bind mount (mount
+ * mode: a regular file read-only, a socket or directory writable, all nosuid and nodev) or a
+ * symlink into the driver root (link mode). A path the container already has as the very same
+ * file (same device and inode: a CDI spec mounted it, or the driver root is the container's root)
+ * is left as it is, and so is a directory of the image that has entries. Notes say what was
+ * placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
+int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
 
 /* Where a plan is applied. */
 struct xpu_apply_roots {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan-build.h"
 #include "plan.h"
 #include "testlib.h"
 
@@ -56,12 +57,12 @@ static inline void fx_close(struct fx *f) {
 static bool fx_outside;          /* the next fx_plan is for inject --rootfs */
 static const char *fx_caps_var; /* the variable the next fx_plan's capabilities came from */
 
-static inline int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
-                   struct xpu_plan **ret, char *err, size_t err_size) {
-        const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
-        ck_assert_ptr_nonnull(pr);
-        char *envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"KEEP=1", NULL };
-        struct xpu_plan_options o = {
+static char *fx_envp[] = { (char *)"PATH=/usr/bin:/bin", (char *)"KEEP=1", NULL };
+
+/* The options fx_plan builds with: F's roots, the driver root seen at /xpu/driver. */
+static inline struct xpu_plan_options fx_options(const struct fx *f, enum xpu_inject_mode mode, const char *caps,
+                                                 char *const *argv) {
+        return (struct xpu_plan_options){
                 .inject = mode,
                 .can_mount = false,
                 .driver_root = "/xpu/driver",
@@ -70,11 +71,24 @@ static inline int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *c
                 .dev_fd = f->roots.dev_fd,
                 .capabilities_env = caps,
                 .capabilities_var = fx_caps_var,
-                .envp = envp,
+                .envp = fx_envp,
                 .argv = argv,
                 .from_outside = fx_outside,
         };
-        return xpu_plan_build(f->inv, f->sel, pr, &o, ret, err, err_size);
+}
+
+/* The profile a start would choose for F. */
+static inline const struct xpu_profile *fx_profile(const struct fx *f) {
+        const struct xpu_profile *pr = xpu_profile_select(f->profiles, f->inv, f->sel->selected);
+        ck_assert_ptr_nonnull(pr);
+        return pr;
+}
+
+/* Gather, then build, as a start does. */
+static inline int fx_plan(struct fx *f, enum xpu_inject_mode mode, const char *caps, char *const *argv,
+                   struct xpu_plan **ret, char *err, size_t err_size) {
+        const struct xpu_plan_options o = fx_options(f, mode, caps, argv);
+        return xpu_test_plan(f->inv, f->sel, fx_profile(f), &o, ret, err, err_size);
 }
 
 static inline const struct xpu_op *find_op(const struct xpu_plan *p, enum xpu_op_type t, const char *path) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/strv.h"
+#include "plan-build.h"
 #include "plan.h"
 #include "testlib.h"
 
@@ -62,7 +63,7 @@ static void fx_open(struct fx *f, enum xpu_inject_mode mode, const char *caps) {
         };
         const struct xpu_profile *pr = xpu_profile_set_find(f->profiles, "nvidia-cuda");
         ck_assert_ptr_nonnull(pr);
-        ck_assert_msg(xpu_plan_build(f->inv, f->sel, pr, &o, &f->plan, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_test_plan(f->inv, f->sel, pr, &o, &f->plan, err, sizeof err) == 0, "%s", err);
 }
 
 static void fx_close(struct fx *f) {
@@ -266,7 +267,7 @@ START_TEST(test_ldconfig_from_outside) {
                 .argv = argv,
         };
         char err[512] = "";
-        ck_assert_int_eq(xpu_plan_build(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan, err,
+        ck_assert_int_eq(xpu_test_plan(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan, err,
                                         sizeof err),
                          0);
         ck_assert_ptr_null(xpu_env_get(f.plan->env, "LD_LIBRARY_PATH"));
@@ -311,7 +312,7 @@ START_TEST(test_failure_undoes_mounts) {
                 .envp = envp, .argv = argv,
         };
         char err[1024] = "";
-        ck_assert_int_eq(xpu_plan_build(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan,
+        ck_assert_int_eq(xpu_test_plan(f.inv, f.sel, xpu_profile_set_find(f.profiles, "nvidia-cuda"), &o, &f.plan,
                                         err, sizeof err),
                          0);
         ck_assert_int_eq(apply(&f, true, c, f.container_fd, err, sizeof err), -EXDEV);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* plan, the CDI part: driver files that the container's CDI spec already mounted are not injected
- * again (plan.h, xpu_plan_take_given). Reads only: stat and the image's ld.so.cache below the
- * container root. Silent. */
+/* The gathering's CDI part: driver files that the container's CDI spec already mounted, which the
+ * plan does not inject again (gather.h, xpu_gather_given). Reads only: stat and the image's
+ * ld.so.cache below the container root. Silent. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/macro.h"
+#include "gather.h"
 #include "libs.h"
-#include "plan.h"
 
 /* Where a CDI spec mounts binaries: the host's own paths, which PATH holds
  * (nvidia-ctk: nvidia-smi, nvidia-persistenced at /usr/bin). */
@@ -50,18 +50,19 @@ static void cache_cb(const struct xpu_ldcache_entry *e, void *userdata) {
         }
 }
 
-int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_driver_files *files,
-                        struct xpu_given_file **ret, size_t *ret_n) {
-        *ret = NULL;
-        *ret_n = 0;
-        if (container_fd < 0 || !files || files->n == 0)
+int xpu_gather_given(int container_fd, const char *cdi_libdir, const struct xpu_driver_files *files,
+                     struct xpu_given_file **ret, size_t *ret_n) {
+        if (container_fd < 0 || !files || files->n == 0) {
+                *ret = NULL;
+                *ret_n = 0;
                 return 0;
+        }
         _cleanup_free_ struct xpu_given_file *given = calloc(files->n, sizeof *given);
         _cleanup_free_ struct stat *sts = calloc(files->n, sizeof *sts);
         _cleanup_free_ bool *found = calloc(files->n, sizeof *found);
         if (!given || !sts || !found)
                 return -ENOMEM;
-        size_t n = 0, kept = 0;
+        size_t n = 0;
         for (size_t i = 0; i < files->n; i++) {
                 const struct xpu_driver_file *f = &files->files[i];
                 struct xpu_given_file *g = &given[n];
@@ -75,10 +76,8 @@ int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_dri
                         for (size_t d = 0; xpu_library_dirs[d] && !hit; d++)
                                 hit = regular_at(container_fd, xpu_library_dirs[d], f->name, g->path, &sts[n]);
                 }
-                if (!hit) {
-                        files->files[kept++] = *f; /* left to inject */
-                        continue;
-                }
+                if (!hit)
+                        continue; /* left to inject */
                 xpu_strlcpy(g->name, f->name, sizeof g->name);
                 xpu_strlcpy(g->capability, f->capability, sizeof g->capability);
                 g->is_binary = f->is_binary;
@@ -87,9 +86,11 @@ int xpu_plan_take_given(int container_fd, const char *cdi_libdir, struct xpu_dri
                         xpu_strlcpy(g->soname, f->soname, sizeof g->soname);
                 n++;
         }
-        files->n = kept;
-        if (n == 0)
+        if (n == 0) {
+                *ret = NULL;
+                *ret_n = 0;
                 return 0;
+        }
 
         /* Does the image's loader find each soname as that file? Only its ld.so.cache is asked
          * (what a CDI createContainer hook such as nvidia-cdi-hook update-ldcache rebuilds): a soname

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gather: what the plan needs to know about the host and the image, read before the plan (see
+ * gather.h). Reads only, through the roots' descriptors (openat2 inside each root); silent. */
+#include "gather.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/log.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "require.h"
+
+/* Where the image's ldconfig may live, in the order glibc distributions use. */
+static const char *const ldconfig_paths[] = {
+        "/sbin/ldconfig.real", /* Ubuntu's real binary behind a wrapper script */
+        "/sbin/ldconfig",
+        "/usr/sbin/ldconfig",
+};
+
+struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
+        if (!f)
+                return NULL;
+        xpu_plan_needs_done(&f->needs);
+        free(f->nodes);
+        xpu_driver_files_free(f->files);
+        xpu_driver_files_free(f->files32);
+        xpu_host_files_free(f->host_files);
+        free(f->host_file_present);
+        free(f->host_dir_has_entries);
+        free(f->given);
+        free(f);
+        return NULL;
+}
+
+const struct xpu_node_fact *xpu_plan_facts_node(const struct xpu_plan_facts *f, const char *path) {
+        for (size_t i = 0; i < f->n_nodes; i++)
+                if (strcmp(f->nodes[i].path, path) == 0)
+                        return &f->nodes[i];
+        return NULL;
+}
+
+/* ---- dev root ----------------------------------------------------------------------------- */
+
+/* The node PATH under DEV_FD, once per path. An empty path names no node (a MIG device whose
+ * capability nodes the probe did not find). */
+static int gather_node(struct xpu_plan_facts *f, int dev_fd, const char *path) {
+        if (!path[0] || xpu_plan_facts_node(f, path))
+                return 0;
+        struct xpu_node_fact *n = reallocarray(f->nodes, f->n_nodes + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        f->nodes = n;
+        struct xpu_node_fact *nf = &n[f->n_nodes++];
+        memset(nf, 0, sizeof *nf);
+        xpu_strlcpy(nf->path, path, sizeof nf->path); /* cut as struct xpu_devnode's path is */
+        struct stat st;
+        if (dev_fd >= 0 && xpu_stat_in_root(dev_fd, nf->path, false, &st) == 0) {
+                nf->found = true;
+                nf->gid = st.st_gid;
+        }
+        return 0;
+}
+
+/* Every node the plan may check (plan.c, plan-devices.c): the profile's vendor-wide nodes, each
+ * selected device's nodes and the capability nodes of all its MIG devices (the rich path read
+ * before the plan may add MIG devices, never nodes), and the host-wide MIG capabilities asked for. */
+static int gather_nodes(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                        const struct xpu_profile *pr, int dev_fd) {
+        if (pr->match_any)
+                return 0;
+        const struct xpu_vendor_info *vi = &inv->vendors[pr->vendor];
+        bool any = false;
+        for (size_t i = 0; i < pr->n_device_nodes; i++)
+                if (gather_node(f, dev_fd, pr->device_nodes[i]) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                if (!sel->selected[i] || d->vendor != pr->vendor)
+                        continue;
+                any = true;
+                for (size_t j = 0; j < d->n_nodes; j++)
+                        if (gather_node(f, dev_fd, d->nodes[j].path) < 0)
+                                return -ENOMEM;
+                for (size_t m = 0; m < d->nvidia.n_mig; m++)
+                        if (gather_node(f, dev_fd, d->nvidia.mig[m].gi_cap.path) < 0 ||
+                            gather_node(f, dev_fd, d->nvidia.mig[m].ci_cap.path) < 0)
+                                return -ENOMEM;
+        }
+        if (any && sel->mig_config && gather_node(f, dev_fd, vi->mig_config_cap.path) < 0)
+                return -ENOMEM;
+        if (any && sel->mig_monitor && gather_node(f, dev_fd, vi->mig_monitor_cap.path) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* ---- driver root -------------------------------------------------------------------------- */
+
+/* The driver version, the driver files, their 32-bit copies and the files at their own path, as
+ * the plan looks for them. A failed search is kept in its *_error, for the plan to report. */
+static void gather_driver_files(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
+                                const struct xpu_profile *pr, int driver_fd) {
+        const struct xpu_plan_needs *n = &f->needs;
+        const char *const *caps = (const char *const *)n->capabilities;
+        if (!pr->match_any)
+                xpu_strlcpy(f->driver_version, inv->vendors[pr->vendor].driver_version, sizeof f->driver_version);
+        if (!f->driver_version[0]) {
+                f->driver_version_from_libraries = true;
+                f->driver_version_error =
+                        xpu_driver_version_from_libraries(driver_fd, f->driver_version, sizeof f->driver_version);
+                if (f->driver_version_error < 0) {
+                        f->driver_version[0] = '\0';
+                        return;
+                }
+        }
+        f->files_error = xpu_driver_files_find(driver_fd, f->driver_version, caps, n->n_capabilities, pr->libraries,
+                                               pr->n_libraries, pr->binaries, pr->n_binaries, &f->files);
+        if (f->files_error < 0 || f->files->refused)
+                return;
+        if (n->files32)
+                f->files32_error = xpu_driver_files_find32(driver_fd, f->driver_version, caps, n->n_capabilities,
+                                                           pr->libraries, pr->n_libraries, &f->files32);
+        f->host_files_error = xpu_host_files_find(driver_fd, f->driver_version, caps, n->n_capabilities, pr->files,
+                                                  pr->n_files, &f->host_files);
+}
+
+/* ---- container root ----------------------------------------------------------------------- */
+
+static bool container_has_file(int container_fd, const char *path) {
+        struct stat st;
+        return container_fd >= 0 && xpu_stat_in_root(container_fd, path, false, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Does the container root hold PATH as a directory with entries (other than . and ..)? */
+static bool image_dir_has_entries(int container_fd, const char *path) {
+        if (container_fd < 0)
+                return false;
+        int fd = xpu_open_in_root(container_fd, path, O_RDONLY | O_DIRECTORY, 0);
+        if (fd < 0)
+                return false;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return true; /* cannot tell: do not hide it */
+        }
+        bool any = false;
+        for (struct dirent *de; !any && (de = readdir(d));)
+                any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return any;
+}
+
+/* For each file at its own path: does the container already hold it as the driver root's very
+ * file, or (a directory) hold a directory with entries there? */
+static int gather_host_files_in_container(struct xpu_plan_facts *f, int container_fd) {
+        const size_t n = f->host_files->n;
+        f->host_file_present = calloc(n ? n : 1, sizeof(bool));
+        f->host_dir_has_entries = calloc(n ? n : 1, sizeof(bool));
+        if (!f->host_file_present || !f->host_dir_has_entries)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct xpu_host_file *h = &f->host_files->files[i];
+                struct stat here;
+                f->host_file_present[i] = container_fd >= 0 &&
+                                          xpu_stat_in_root(container_fd, h->path, false, &here) == 0 &&
+                                          here.st_dev == h->dev && here.st_ino == h->ino;
+                f->host_dir_has_entries[i] = !f->host_file_present[i] && h->kind == XPU_HOST_FILE_DIRECTORY &&
+                                             image_dir_has_entries(container_fd, h->path);
+        }
+        return 0;
+}
+
+/* What the image holds that the plan's library directory and files depend on: the files CDI
+ * gave (with the vendor's CDI mark), its loader (ldconfig and /etc/ld.so.conf), and the
+ * container's side of the files at their own path. */
+static int gather_container(struct xpu_plan_facts *f, const struct xpu_selection *sel, const struct xpu_profile *pr,
+                            int container_fd) {
+        if (!pr->match_any && sel->cdi_mark[pr->vendor] &&
+            xpu_gather_given(container_fd, sel->cdi_libdir[pr->vendor], f->files, &f->given, &f->n_given) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
+                if (container_has_file(container_fd, ldconfig_paths[i]))
+                        f->ldconfig = ldconfig_paths[i];
+        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        return f->host_files_error == 0 && f->host_files ? gather_host_files_in_container(f, container_fd) : 0;
+}
+
+int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size) {
+        if (!pr->forward_compat_dir || container_fd < 0)
+                return 0;
+        int fd = xpu_open_in_root(container_fd, pr->forward_compat_dir, O_RDONLY | O_DIRECTORY, 0);
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                return 0;
+        if (fd < 0)
+                return fd;
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        const size_t len = strlen(pr->forward_compat_library);
+        char best[64] = "";
+        for (struct dirent *de; (de = readdir(d));) {
+                const char *v = de->d_name + len + 1;
+                if (strncmp(de->d_name, pr->forward_compat_library, len) != 0 || de->d_name[len] != '.' ||
+                    !xpu_plain_driver_version(v) || strlen(v) >= sizeof best ||
+                    (best[0] && xpu_version_cmp(v, best) <= 0))
+                        continue;
+                struct stat st;
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                        memcpy(best, v, strlen(v) + 1);
+        }
+        if (!best[0])
+                return 0;
+        return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
+}
+
+/* ---- the step ----------------------------------------------------------------------------- */
+
+int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
+                    const struct xpu_plan_options *o, struct xpu_plan_facts **ret, char *err, size_t err_size) {
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *f = calloc(1, sizeof *f);
+        int r = f ? xpu_plan_needs(sel, pr, o, &f->needs) : -ENOMEM;
+        if (r >= 0)
+                r = gather_nodes(f, inv, sel, pr, o->dev_fd);
+        if (r >= 0 && f->needs.files) {
+                gather_driver_files(f, inv, pr, o->driver_fd);
+                if (f->files && !f->files->refused)
+                        r = gather_container(f, sel, pr, o->container_fd);
+        }
+        /* Asked for by the plan when it gives the profile's library, and before it by a start,
+         * which reads the facts the profile's forward_compat.require names only for a newer build. */
+        if (r >= 0 && pr->forward_compat_dir)
+                f->forward_compat = xpu_forward_compat_find(pr, o->container_fd, f->forward_compat_version,
+                                                            sizeof f->forward_compat_version);
+        if (r < 0) {
+                xpu_format_error(err, err_size, "out of memory while gathering the plan's facts");
+                return r;
+        }
+        *ret = TAKE_PTR(f);
+        return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan as a start builds it: the facts gathered first (gather.h), then the plan built from
+ * them (plan.h), the facts freed. */
+#pragma once
+
+#include <stddef.h>
+
+#include "gather.h"
+#include "plan.h"
+#include "testlib.h"
+
+static inline int xpu_test_plan(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                                const struct xpu_profile *pr, const struct xpu_plan_options *o, struct xpu_plan **ret,
+                                char *err, size_t err_size) {
+        struct xpu_plan_facts *facts = NULL;
+        int r = xpu_plan_gather(inv, sel, pr, o, &facts, err, err_size);
+        if (r < 0)
+                return r;
+        r = xpu_plan_build(inv, sel, pr, facts, o, ret, err, err_size);
+        xpu_plan_facts_free(facts);
+        return r;
+}
