@@ -16,7 +16,7 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "base/pci.h"
-#include "devnode.h"
+#include "base/devnode.h"
 /* The vendors' own facts (plain data, one header each): members of struct xpu_device. */
 #include "amd/amd-facts.h"
 #include "intel/intel-facts.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devnode.h"
+#include "base/devnode.h"
 
 /* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
 #define XPU_MIG_DEVICES_MAX 8
