@@ -207,7 +207,7 @@ static int load_nvidia_facts(void *userdata) {
  * read it when the fast path found MIG devices (a warning, not a failure, when it cannot). */
 static int cdi_read_mig_uuids(struct context *c) {
         for (size_t i = 0; i < c->inv->n_devices; i++)
-                if (c->inv->devices[i].nvidia.n_mig > 0)
+                if (xpu_mig_count(&c->inv->devices[i]) > 0)
                         return context_rich(c, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML));
         return 0;
 }

@@ -62,12 +62,12 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
                 if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->nvidia.mig_enabled &&
                     xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
                             d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
-                            d->nvidia.n_mig ? "; select them (" : "", d->nvidia.n_mig ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                            xpu_mig_count(d) ? "; select them (" : "", xpu_mig_count(d) ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
                         return -ENOMEM;
-                for (size_t m = 0; m < d->nvidia.n_mig; m++) {
+                for (size_t m = 0; m < xpu_mig_count(d); m++) {
                         if (!(mig & (1u << m)))
                                 continue;
-                        const struct xpu_mig_device *g = &d->nvidia.mig[m];
+                        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
                         if (xpu_plan_node_check(p, &g->gi_cap, facts) < 0 ||
                             xpu_plan_node_check(p, &g->ci_cap, facts) < 0)
                                 return -ENOMEM;

@@ -414,7 +414,7 @@ oom:
  * here: one warning). Returns 0 or -ENOMEM. */
 static int mig_edits(const struct xpu_device *d, size_t m, const cJSON *gpu, const struct xpu_cdi_roots *roots,
                      cJSON **ret, char ***warnings) {
-        const struct xpu_mig_device *g = &d->nvidia.mig[m];
+        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
         *ret = NULL;
         if (!(g->have & XPU_MIG_HAVE_CAPS))
                 return warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its capability nodes "
@@ -533,7 +533,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                         given++;
                 }
                 /* A GPU's MIG devices: the GPU's edits and their capability nodes. */
-                for (size_t m = 0; r >= 0 && dev[i] && m < d->nvidia.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                for (size_t m = 0; r >= 0 && dev[i] && m < xpu_mig_count(d) && m < XPU_MIG_DEVICES_MAX; m++) {
                         cJSON **me = &mig[i * XPU_MIG_DEVICES_MAX + m];
                         r = mig_edits(d, m, dev[i], roots, me, warnings);
                         if (r >= 0 && *me)
@@ -570,10 +570,10 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                 /* MIG devices as nvidia-ctk names them: "<gpu>:<mig>" (the GPU's xpuinit index here)
                  * and NVML's "MIG-<uuid>". */
                 const struct xpu_device *d = &inv->devices[i];
-                for (size_t m = 0; ok && m < d->nvidia.n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
+                for (size_t m = 0; ok && m < xpu_mig_count(d) && m < XPU_MIG_DEVICES_MAX; m++) {
                         const cJSON *me = mig[i * XPU_MIG_DEVICES_MAX + m];
                         char name[32];
-                        const char *uuid = d->nvidia.mig[m].uuid;
+                        const char *uuid = xpu_mig_devices(d)[m].uuid;
                         if (!me)
                                 continue;
                         snprintf(name, sizeof name, "%u:%zu", d->index, m);

@@ -120,12 +120,14 @@ struct xpu_device {
         uint32_t card;         /* N of /sys/class/drm/cardN (AMD, Intel) */
         uint32_t partition;    /* partition number within its PCI device (AMD: location_id function bits) */
 
-        /* The vendor's own facts (probes/<vendor>/<vendor>-facts.h): only the member of the
-         * device's vendor is meaningful; vendor-neutral code reaches them through the vendor's
-         * descriptor (struct xpu_vendor_ops), never by naming a vendor. */
-        struct xpu_nvidia_facts nvidia;
-        struct xpu_amd_facts amd;
-        struct xpu_intel_facts intel;
+        /* The vendor's own facts (probes/<vendor>/<vendor>-facts.h), one union: only the member of
+         * the device's vendor holds anything, so only the vendor's own code and descriptor hooks
+         * (struct xpu_vendor_ops) read them; vendor-neutral code goes through the descriptor. */
+        union {
+                struct xpu_nvidia_facts nvidia;
+                struct xpu_amd_facts amd;
+                struct xpu_intel_facts intel;
+        };
 
         /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else
          * 1 + the enum xpu_source of the rich backend that filled it. */
@@ -282,6 +284,9 @@ struct xpu_vendor_ops {
         /* The vendor's own string facts that xpud's xpu_info carries as labels, ended by a NULL
          * label; NULL: none. */
         const struct xpu_fact_label *info_labels;
+        /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
+         * xpu_mig_devices()). NULL: the vendor's GPUs have none. */
+        const struct xpu_mig_device *(*mig)(const struct xpu_device *d, size_t *n);
 };
 
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
@@ -368,6 +373,12 @@ bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_
 /* True when MIG device M of DEV was given to this container: DEV is available
  * (xpu_device_available()) and both capability nodes of M are known and present. */
 bool xpu_mig_available(const struct xpu_device *dev, size_t m);
+
+/* D's MIG devices (nvidia-facts.h), in (gi, ci) order, through its vendor's descriptor (the mig
+ * hook), so that code which is not the vendor's reads no other vendor's facts: NULL when D has
+ * none. xpu_mig_count(): how many (0 for a device whose vendor has no MIG). */
+const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d);
+size_t xpu_mig_count(const struct xpu_device *d);
 
 /* The MIG device of DEV with GPU instance GI and compute instance CI, or NULL. */
 const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci);

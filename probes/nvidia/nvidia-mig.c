@@ -256,3 +256,8 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
         }
         return 0;
 }
+
+const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n) {
+        *n = d->nvidia.n_mig < XPU_MIG_DEVICES_MAX ? d->nvidia.n_mig : XPU_MIG_DEVICES_MAX;
+        return d->nvidia.mig;
+}

@@ -645,4 +645,5 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .facts_text = xpu_nvidia_facts_text,
         .subdevices_text = xpu_nvidia_subdevices_text,
         .info_labels = nvidia_info_labels,
+        .mig = xpu_nvidia_mig,
 };

@@ -88,3 +88,7 @@ struct cJSON;
 bool xpu_nvidia_facts_json(const struct xpu_device *d, struct cJSON *o);
 void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f);
 void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f);
+
+/* D's MIG devices (D->nvidia.mig) and their number in *N (at most XPU_MIG_DEVICES_MAX): the
+ * descriptor's mig hook, read through xpu_mig_devices() (probe.h). */
+const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n);

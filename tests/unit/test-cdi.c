@@ -206,7 +206,7 @@ END_TEST
  * "<gpu>:<mig>" and the UUID, the GPU's nodes plus the two capability nodes; one whose nodes are
  * unknown or missing is left out with a warning; a hostile UUID is no name. */
 START_TEST(test_mig_names) {
-        struct xpu_inventory *inv = inventory(XPU_VENDOR_AMD, 1, "/dev/null");
+        struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
         const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };
         struct xpu_device *d = &inv->devices[0];
         d->nvidia.n_mig = 5;
@@ -225,9 +225,12 @@ START_TEST(test_mig_names) {
         ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
         ck_assert_str_eq(names(spec), "0,GPU-00000000-0000-0000-0000-000000000000,0000:10:00.0,0:0,"
                                       "MIG-aaaaaaaa-0000-4000-8000-000000000000,0:1,0:4,all");
-        ck_assert_uint_eq(xpu_strv_length(w), 2);
-        ck_assert_str_eq(w[0], "MIG device 0:2: /dev/xpu-no-such-cap is missing or not a character device under /; left out");
-        ck_assert_str_eq(w[1], "MIG device 0:3 (GPU instance 4, compute instance 0): its capability nodes are unknown "
+        ck_assert_uint_eq(xpu_strv_length(w), 3);
+        ck_assert_str_eq(w[1], "MIG device 0:2: /dev/xpu-no-such-cap is missing or not a character device under /; left out");
+        /* No driver root here: the device nodes only, said once. */
+        ck_assert_str_eq(w[0], "nvidia: no library of driver 550.54.15 under the driver root /: the spec gives the "
+                               "device nodes only (point --driver-root at the host's driver files)");
+        ck_assert_str_eq(w[2], "MIG device 0:3 (GPU instance 4, compute instance 0): its capability nodes are unknown "
                                "(no /proc/driver/nvidia/capabilities); left out");
         const cJSON *n;
         char paths[256] = "";
