@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/strv.h"
+#include "device-targets.h"
 #include "plan-internal.h"
 #include "plan.h"
 
@@ -59,7 +60,8 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
         for (size_t k = 0; k < p->n_devices; k++) {
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
                 uint32_t mig = sel->mig[p->devices[k]];
-                if (!mig && (d->have & XPU_HAVE_MIG_MODE) && d->nvidia.mig_enabled &&
+                const char *partition = xpu_device_partition(d); /* "mig": MIG mode on */
+                if (!mig && partition && strcmp(partition, "mig") == 0 &&
                     xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
                             d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
                             xpu_mig_count(d) ? "; select them (" : "", xpu_mig_count(d) ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)

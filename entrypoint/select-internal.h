@@ -18,7 +18,7 @@ struct var_rules {
         bool global_index;  /* a plain number is an xpuinit index (else the vendor index) */
         bool vendor_prefix; /* "nvidia:1" */
         bool ranges;        /* "0-3" (amd-container-runtime) */
-        bool unique_id;     /* "0x<hex>": AMD KFD unique_id (amd-container-runtime) */
+        bool unique_id;     /* "0x<hex>": a vendor's unique id (visibility.unique_id: AMD KFD, amd-container-runtime) */
 };
 
 struct out {

@@ -10,6 +10,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "device-targets.h"
 #include "select-internal.h"
 #include "select.h"
 
@@ -41,8 +42,11 @@ _printf_(5, 6) static int mig_fail(char *err, size_t err_size, const struct var_
 
 /* Why device D has no MIG device, for a message (BUF: room for it). */
 static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t size) {
+        const char *partition = xpu_device_partition(d); /* "mig", "none", NULL: unknown */
+        if (partition && strcmp(partition, "mig") == 0)
+                return "MIG mode is on but no compute instance exists";
         if (d->have & XPU_HAVE_MIG_MODE)
-                return d->nvidia.mig_enabled ? "MIG mode is on but no compute instance exists" : "MIG mode is off";
+                return "MIG mode is off";
         const char *v = xpu_vendor_display_name(d->vendor);
         snprintf(buf, size, "no MIG instance is listed for this %s GPU; NVIDIA's driver lists them under "
                  "/proc/driver/nvidia/capabilities", v ? v : "");

@@ -34,7 +34,7 @@ static const struct var_rules xpu_rules = {
 static struct var_rules vendor_rules(enum xpu_vendor v) {
         const struct xpu_vendor_visibility *vis = &xpu_vendors[v]->visibility;
         return (struct var_rules){
-                .name = vis->variable, .vendor = (int)v, .ranges = vis->ranges, .unique_id = vis->unique_id
+                .name = vis->variable, .vendor = (int)v, .ranges = vis->ranges, .unique_id = vis->unique_id != NULL
         };
 }
 
@@ -274,14 +274,15 @@ static int match_entry(const struct var_rules *r, const struct xpu_inventory *in
                 return 0;
         }
 
-        /* AMD unique id "0x<hex>", compared as a number. */
+        /* A vendor's unique id "0x<hex>" (AMD's KFD unique_id), compared as a number. */
         if (r->unique_id && (e[0] == '0' && (e[1] == 'x' || e[1] == 'X'))) {
                 if (xpu_parse_u64(e, 16, &a) < 0)
                         return -EINVAL;
                 for (size_t i = 0; i < inv->n_devices; i++) {
                         const struct xpu_device *d = &inv->devices[i];
-                        if (xpu_sel_in_scope(r, d) && d->amd.unique_id[0] &&
-                            xpu_parse_u64(d->amd.unique_id, 16, &b) == 0 && a == b)
+                        const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+                        const char *id = ops && ops->visibility.unique_id ? ops->visibility.unique_id(d) : "";
+                        if (xpu_sel_in_scope(r, d) && id[0] && xpu_parse_u64(id, 16, &b) == 0 && a == b)
                                 hit[i] = true;
                 }
                 return 0;

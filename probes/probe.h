@@ -206,7 +206,9 @@ struct xpu_readings_ops {
 struct xpu_vendor_visibility {
         const char *variable; /* "NVIDIA_VISIBLE_DEVICES"; read when XPU_VISIBLE_DEVICES is unset */
         bool ranges;          /* entries may be ranges "0-3" (amd-container-runtime) */
-        bool unique_id;       /* "0x<hex>" names a device by xpu_device.unique_id (AMD KFD) */
+        /* "0x<hex>" names a device by the number its vendor knows it by (AMD: the KFD unique_id):
+         * D's as hex digits, "" when unknown. NULL: the vendor has no such number. */
+        const char *(*unique_id)(const struct xpu_device *d);
         const char *cdi_kind; /* the kind of the vendor's CDI specs: "nvidia.com/gpu" */
         /* The variable a spec of the vendor's CDI generator sets beside the devices and driver
          * files it gives (select.h), the value it must have (NULL: any non-empty one), and whether

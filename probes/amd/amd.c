@@ -626,6 +626,11 @@ static void amd_facts_text(const struct xpu_device *d, FILE *f) {
                 fprintf(f, "  %s", d->amd.gfx_target);
 }
 
+/* The KFD unique_id of D, "0x<hex>" in AMD_VISIBLE_DEVICES and XPU_VISIBLE_DEVICES. */
+static const char *amd_unique_id(const struct xpu_device *d) {
+        return d->amd.unique_id;
+}
+
 static const struct xpu_fact_label amd_info_labels[] = {
         { "gfx_target", offsetof(struct xpu_device, amd.gfx_target) }, /* KFD gfx_target_version */
         { "unique_id", offsetof(struct xpu_device, amd.unique_id) },   /* KFD unique_id */
@@ -642,7 +647,7 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
          * and AMD_VISIBLE_DEVICES unset takes the given nodes anyway. */
         .visibility = { .variable = "AMD_VISIBLE_DEVICES",
                         .ranges = true,
-                        .unique_id = true,
+                        .unique_id = amd_unique_id,
                         .cdi_kind = "amd.com/gpu",
                         .cdi_mark = "DRA_RESOURCE_DRIVER_NAME",
                         .cdi_mark_value = "gpu.amd.com" },

@@ -349,6 +349,26 @@ START_TEST(test_partition_bus_ids) {
 }
 END_TEST
 
+START_TEST(test_unique_id_own_vendor_only) {
+        /* "0x<hex>" in XPU_VISIBLE_DEVICES is every vendor's in scope, but only a vendor with such a
+         * number (AMD) is asked for it: an NVIDIA GPU whose own facts leave bytes that read "11"
+         * where an AMD device keeps its unique_id (one union) is no match. */
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        struct xpu_device d = { .vendor = XPU_VENDOR_NVIDIA, .n_nodes = 1 };
+        snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "11");
+        snprintf(d.uuid, sizeof d.uuid, "%s", UUID_N0);
+        snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "0000:1a:00.0");
+        snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia0");
+        d.nodes[0].present = true;
+        ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        char err[1024];
+        sel_err(inv, "0x11", NULL, NULL, err, sizeof err);
+        ck_assert_msg(strstr(err, "\"0x11\""), "%s", err);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 /* One NVIDIA GPU in MIG mode (index 0) with MIG devices 0:0 (GI 1 CI 0, NVML UUID), 0:1 (GI 2 CI
  * 0, no UUID), 0:2 (GI 2 CI 1, its CI node not given), then an AMD GPU (index 1). */
 #define MIG_UUID0 "MIG-5d3e6a10-7c2b-5f41-9e08-3b7d1c2a4f60"
@@ -668,6 +688,7 @@ static Suite *select_suite(void) {
         tcase_add_loop_test(tc, test_select_ok, 0, (int)ELEMENTSOF(ok_cases));
         tcase_add_test(tc, test_count);
         tcase_add_test(tc, test_partition_bus_ids);
+        tcase_add_test(tc, test_unique_id_own_vendor_only);
         tcase_add_loop_test(tc, test_select_errors, 0, (int)ELEMENTSOF(err_cases));
         tcase_add_loop_test(tc, test_mig_select, 0, (int)ELEMENTSOF(mig_ok));
         tcase_add_loop_test(tc, test_mig_errors, 0, (int)ELEMENTSOF(mig_err));
