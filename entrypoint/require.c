@@ -92,10 +92,40 @@ static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor
         return buf;
 }
 
+/* The vendor whose rich path reports the host's CUDA driver version (xpu_vendor_ops.cuda_driver),
+ * _XPU_VENDOR_MAX when none does. */
+static enum xpu_vendor cuda_vendor(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->cuda_driver)
+                        return (enum xpu_vendor)v;
+        return _XPU_VENDOR_MAX;
+}
+
+/* The host's CUDA driver version against F (KEY_CUDA), as check_host_factor() does. */
+static bool check_cuda_factor(const struct factor *f, const struct xpu_inventory *inv, char *found, size_t size,
+                              bool *known) {
+        enum xpu_vendor cv = cuda_vendor();
+        if (cv == _XPU_VENDOR_MAX) {
+                snprintf(found, size, "host CUDA driver version unknown (no backend reports it)");
+                return false;
+        }
+        const char *driver = inv->vendors[cv].driver_version;
+        const char *cuda = inv->vendors[cv].cuda_driver_version;
+        if (!cuda[0]) {
+                char why[700];
+                snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
+                         rich_unknown(inv, cv, why, sizeof why), driver[0] ? "; driver " : "", driver);
+                return false;
+        }
+        char extra[48] = "";
+        if (driver[0])
+                snprintf(extra, sizeof extra, " (driver %s)", driver);
+        return check_version_fact(f, cuda, "CUDA driver", extra, found, size, known);
+}
+
 static bool check_host_factor(const struct factor *f, const struct host *h, char *found, size_t size, bool *known) {
         const struct xpu_inventory *inv = h->inv;
         const char *vendor = xpu_vendor_to_string(h->vendor);
-        const char *nv_driver = inv->vendors[XPU_VENDOR_NVIDIA].driver_version;
         *known = false;
         switch (f->key) {
         case KEY_VENDOR:
@@ -120,20 +150,8 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
                 snprintf(what, sizeof what, "%s driver", vendor);
                 return check_version_fact(f, vi->driver_version, what, "", found, size, known);
         }
-        case KEY_CUDA: {
-                const char *cuda = inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version;
-                if (!cuda[0]) {
-                        char why[700];
-                        snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
-                                 rich_unknown(inv, XPU_VENDOR_NVIDIA, why, sizeof why), nv_driver[0] ? "; driver " : "",
-                                 nv_driver);
-                        return false;
-                }
-                char extra[48] = "";
-                if (nv_driver[0])
-                        snprintf(extra, sizeof extra, " (driver %s)", nv_driver);
-                return check_version_fact(f, cuda, "CUDA driver", extra, found, size, known);
-        }
+        case KEY_CUDA:
+                return check_cuda_factor(f, inv, found, size, known);
         case KEY_ROCM:
                 snprintf(found, size, "host ROCm version unknown (no backend reports it yet)");
                 return false;
@@ -268,13 +286,15 @@ static int check_selected(const struct xpu_require *r, const struct xpu_inventor
         if (why && why_size && first) {
                 /* Advice only where a known version was the problem: an unknown one is not fixed by
                  * updating anything. */
-                const char *hint = "";
-                if (first_known && (first->key == KEY_CUDA || (first->key == KEY_DRIVER && vendor == XPU_VENDOR_NVIDIA)))
-                        hint = "; update the driver or use CUDA forward compatibility";
+                const struct xpu_vendor_ops *ops = NULL;
+                if (first_known && first->key == KEY_CUDA)
+                        ops = xpu_vendor(cuda_vendor());
                 else if (first_known && first->key == KEY_DRIVER)
-                        hint = "; update the driver";
-                snprintf(why, why_size, "requirement \"%s\" not met: %s%s but %s%s", r->text,
-                         r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found, hint);
+                        ops = xpu_vendor(vendor);
+                const char *advice = !ops ? NULL : ops->require_advice ? ops->require_advice : "update the driver";
+                snprintf(why, why_size, "requirement \"%s\" not met: %s%s but %s%s%s", r->text,
+                         r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found,
+                         advice ? "; " : "", advice ? advice : "");
         }
         return 0;
 }
@@ -328,20 +348,34 @@ static uint32_t expr_sources(const char *expr) {
         return s;
 }
 
-static bool nvidia_require_disabled(char *const *envp) {
-        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
-        return v && xpu_parse_bool(v) > 0;
+/* Is NAME[0..LEN) one of OPS's image variables that are never checked? */
+static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size_t len) {
+        for (const char *const *k = ops->require_env_skip; k && *k; k++)
+                if (strlen(*k) == len && strncmp(*k, name, len) == 0)
+                        return true;
+        return false;
+}
+
+/* The expression of ENTRY ("NAME=EXPR") when it is one of OPS's image variables to check, else NULL. */
+static const char *env_expr(const struct xpu_vendor_ops *ops, const char *entry) {
+        if (!xpu_startswith(entry, ops->require_env_prefix))
+                return NULL;
+        const char *eq = strchr(entry, '=');
+        return eq && !env_skipped(ops, entry, (size_t)(eq - entry)) ? eq + 1 : NULL;
 }
 
 uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp) {
         uint32_t s = expr_sources(user_expr);
         for (size_t i = 0; set && i < set->n; i++)
                 s |= expr_sources(set->profiles[i]->require);
-        if (nvidia_require_disabled(envp))
-                return s;
-        for (char *const *e = envp; e && *e; e++)
-                if (xpu_startswith(*e, "NVIDIA_REQUIRE_") && !xpu_startswith(*e, "NVIDIA_REQUIRE_JETPACK="))
-                        s |= expr_sources(strchr(*e, '=') ? strchr(*e, '=') + 1 : NULL);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_ops *ops = xpu_vendors[v];
+                const char *off = ops->require_env_disable ? xpu_env_get(envp, ops->require_env_disable) : NULL;
+                if (!ops->require_env_prefix || (off && xpu_parse_bool(off) > 0))
+                        continue;
+                for (char *const *e = envp; e && *e; e++)
+                        s |= expr_sources(env_expr(ops, *e));
+        }
         return s;
 }
 
@@ -349,8 +383,8 @@ uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char
 
 /* One requirement expression EXPR, from SOURCE, against the chosen profile's vendor. Returns 0 when
  * met (or when only listing profiles, where a failure is a warning), else logs the one line and
- * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
- * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
+ * returns -EINVAL. LENIENT: an image's variable (see xpu_require_eval_lenient()), named at the start
+ * of its line and followed by HINT; the user's own (--require, XPU_REQUIRE) is not named. */
 static int check_one(const struct xpu_inventory *inv, const struct xpu_selection *sel, enum xpu_vendor vendor,
                      const char *source, const char *expr, const char *hint, bool lenient, bool warn_only) {
         char why[2048], unchecked[1024] = "";
@@ -368,7 +402,7 @@ static int check_one(const struct xpu_inventory *inv, const struct xpu_selection
                 log_warning("%s: %s%s", source, why, hint);
                 return 0;
         }
-        if (r == 0 && *hint)
+        if (r == 0 && lenient)
                 log_error("%s: %s%s", source, why, hint); /* an image's variable: name it */
         else if (r == 0)
                 log_error("%s", why);
@@ -389,33 +423,32 @@ int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_se
         int r;
         if (user_expr && (r = check_one(inv, sel, vendor, "--require/XPU_REQUIRE", user_expr, "", false, warn_only)) < 0)
                 return r;
-        if (vendor != XPU_VENDOR_NVIDIA)
+        const struct xpu_vendor_ops *ops = xpu_vendor(vendor);
+        if (!ops || !ops->require_env_prefix)
                 return 0;
-        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
+        const char *v = ops->require_env_disable ? xpu_env_get(envp, ops->require_env_disable) : NULL;
         int disable = v ? xpu_parse_bool(v) : 0;
         if (disable < 0)
-                log_warning("NVIDIA_DISABLE_REQUIRE: \"%s\" is not a boolean (use 1/0, true/false); requirements "
-                            "are checked",
-                            v);
+                log_warning("%s: \"%s\" is not a boolean (use 1/0, true/false); requirements are checked",
+                            ops->require_env_disable, v);
         if (disable > 0) {
-                log_debug("NVIDIA_DISABLE_REQUIRE=%s: NVIDIA_REQUIRE_* not checked", v);
+                log_debug("%s=%s: %s* not checked", ops->require_env_disable, v, ops->require_env_prefix);
                 return 0;
         }
-        static const char prefix[] = "NVIDIA_REQUIRE_";
+        char hint[160] = "";
+        if (ops->require_env_disable)
+                snprintf(hint, sizeof hint, "; %s=1 skips the %s* checks", ops->require_env_disable,
+                         ops->require_env_prefix);
         for (char *const *e = envp; e && *e; e++) {
-                const char *eq = strchr(*e, '=');
-                if (!eq || !xpu_startswith(*e, prefix))
+                const char *expr = env_expr(ops, *e);
+                if (!expr)
                         continue;
-                _cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
+                _cleanup_free_ char *name = strndup(*e, (size_t)(expr - 1 - *e));
                 if (!name)
                         return -ENOMEM;
-                if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0)
-                        continue;
-                v = eq + 1;
                 /* The image's own variable (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
                  * cannot know yet are warned about, not enforced; known ones (driver) are. */
-                r = check_one(inv, sel, vendor, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks",
-                              true, warn_only);
+                r = check_one(inv, sel, vendor, name, expr, hint, true, warn_only);
                 if (r < 0)
                         return r;
         }

@@ -8,8 +8,9 @@
  * Keys are matched case-insensitively. Per key:
  *   vendor  the chosen profile's vendor (nvidia, amd); = and != only, case-insensitive
  *   driver  kernel driver version of that vendor (inv->vendors[vendor].driver_version), dotted
- *   cuda    CUDA driver API version (inv->vendors[nvidia].cuda_driver_version), dotted; empty on
- *           the fast path, so a cuda factor is not met until the rich probe (NVML, libcuda) fills it
+ *   cuda    CUDA driver API version (inv->vendors[v].cuda_driver_version of the vendor v whose
+ *           xpu_vendor_ops.cuda_driver is set: NVIDIA), dotted; empty on the fast path, so a cuda
+ *           factor is not met until the rich probe (NVML, libcuda) fills it
  *   rocm    ROCm version, dotted; no source yet, so a rocm factor is never met
  *   arch    per device: compute capability ("7.5"), dotted; rich probe only
  *   brand   per device: NVML brand in the toolkit's spelling (tesla, geforce, geforcertx, nvidia,
@@ -55,9 +56,9 @@ int xpu_version_cmp(const char *a, const char *b);
 uint32_t xpu_require_sources(const struct xpu_require *r);
 
 /* The rich sources a start needs for its requirement checks: USER_EXPR, every profile's
- * match.require in SET, and the NVIDIA_REQUIRE_* variables of ENVP (unless NVIDIA_DISABLE_REQUIRE
- * is true; NVIDIA_REQUIRE_JETPACK skipped). Expressions that do not parse count as needing
- * nothing (their check reports them). */
+ * match.require in SET, and every vendor's image variables of ENVP (xpu_vendor_ops.require_env_*:
+ * NVIDIA_REQUIRE_* unless NVIDIA_DISABLE_REQUIRE is true, NVIDIA_REQUIRE_JETPACK skipped).
+ * Expressions that do not parse count as needing nothing (their check reports them). */
 uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp);
 
 /* Check R against the host: INV's vendor facts (driver version of VENDOR, CUDA driver version),
@@ -97,9 +98,10 @@ int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, 
                              size_t why_size);
 
 /* The requirement checks of a start, after the profile is chosen: USER_EXPR
- * (--require/XPU_REQUIRE, strict) and, for an NVIDIA profile, every NVIDIA_REQUIRE_* of ENVP
- * (lenient, see xpu_require_eval_lenient(); NVIDIA_REQUIRE_JETPACK skipped; NVIDIA_DISABLE_REQUIRE
- * true skips them). A logger: one line per problem. With WARN_ONLY (xpuinit profiles) an unmet
+ * (--require/XPU_REQUIRE, strict) and, for a profile whose vendor has image variables
+ * (xpu_vendor_ops.require_env_*: NVIDIA_REQUIRE_*), every one of ENVP (lenient, see
+ * xpu_require_eval_lenient(); NVIDIA_REQUIRE_JETPACK skipped; NVIDIA_DISABLE_REQUIRE true skips
+ * them). A logger: one line per problem. With WARN_ONLY (xpuinit profiles) an unmet
  * requirement is a warning. Returns 0, or -EINVAL after logging the one line (xpuinit exits 125). */
 int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
                             const struct xpu_profile *profile, const char *user_expr, char *const *envp,

@@ -616,4 +616,5 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .code_target_name = "gfx target",
         .code_target = amd_code_target,
         .partition = amd_partition,
+        .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
 };
