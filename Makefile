@@ -106,12 +106,14 @@ $(LIBPROBE): $(PROBE_OBJS)
 	$(Q)$(AR) rcs $@ $^
 
 # Built-in profiles (docs/profiles.md) are compiled at build time: profile-cgen parses profiles/*.json
-# with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data.
+# with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data, their
+# requirement expressions parsed (require-parse.o).
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
-$(PROFILE_CGEN): packaging/profile-cgen.c $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(LIBPROBE)
+PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o
+$(PROFILE_CGEN): packaging/profile-cgen.c $(PROFILE_CGEN_OBJS) $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(PROFILE_CGEN_OBJS) $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
 
 $(PROFILES_GEN): $(PROFILE_JSON) $(PROFILE_CGEN)
 	@mkdir -p $(@D)

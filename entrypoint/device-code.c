@@ -17,8 +17,12 @@
 #include "devcode/object-json.h"
 
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
-        int v = xpu_options_parse_cuda_version(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version);
-        return v < 0 ? 0 : v;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->cuda_driver) {
+                        int k = xpu_options_parse_cuda_version(inv->vendors[v].cuda_driver_version);
+                        return k < 0 ? 0 : k;
+                }
+        return 0;
 }
 
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
@@ -177,7 +181,12 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
 bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n) {
         for (size_t i = 0; i < (devices ? n : inv->n_devices); i++) {
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
-                if (d->vendor == XPU_VENDOR_NVIDIA && !d->nvidia.compute_capability[0])
+                const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+                char target[32];
+                if (!ops || !ops->code_target_sources || !ops->code_target)
+                        continue;
+                ops->code_target(d, target, sizeof target);
+                if (!target[0])
                         return true;
         }
         return false;

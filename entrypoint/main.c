@@ -225,9 +225,15 @@ static int context_select(struct context *c) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
+        /* --require/XPU_REQUIRE and the image's NVIDIA_REQUIRE_*, parsed once; checked below. */
+        _cleanup_(xpu_require_start_done) struct xpu_require_start reqs = { 0 };
+        if ((r = xpu_require_start_parse(opt.require, environ, &reqs)) < 0) {
+                log_error("requirements: %s", strerror(-r));
+                return r;
+        }
         /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
          * nothing on the start-up path that the fast path can answer. */
-        r = context_rich(c, opt.sources, xpu_require_start_sources(c->profiles, opt.require, environ));
+        r = context_rich(c, opt.sources, xpu_require_start_sources(c->profiles, &reqs));
         if (r < 0)
                 return r;
         struct xpu_selection_env env;
@@ -259,8 +265,7 @@ static int context_select(struct context *c) {
                         return -ENOENT;
                 }
         }
-        return xpu_require_check_start(c->inv, c->sel, c->profile, opt.require, environ,
-                                       opt.command == XPU_CMD_PROFILES);
+        return xpu_require_check_start(c->inv, c->sel, c->profile, &reqs, opt.command == XPU_CMD_PROFILES);
 }
 
 static void seccomp_freep(struct xpu_seccomp_program **p) {
@@ -279,11 +284,7 @@ static int forward_compat_facts(struct context *c, const struct xpu_plan_facts *
         if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
             !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
                 return 0;
-        struct xpu_require *req = NULL;
-        if (xpu_require_parse(pr->forward_compat_require, &req, NULL, 0) < 0)
-                return 0; /* (checked when the profile was loaded) */
-        uint32_t sources = xpu_require_sources(req);
-        xpu_require_free(req);
+        uint32_t sources = xpu_require_sources(pr->forward_compat_require);
         return sources ? context_rich(c, 0, sources) : 0;
 }
 

@@ -271,7 +271,8 @@ int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv,
                                      dir, lib, version, p->driver_version);
         char why[1024] = "no requirement";
         if (pr->forward_compat_require) {
-                r = xpu_require_eval(pr->forward_compat_require, inv, sel->selected, pr->vendor, why, sizeof why);
+                r = xpu_require_check_selected(pr->forward_compat_require, inv, sel->selected, pr->vendor, why,
+                                               sizeof why);
                 if (r == -ENOMEM)
                         return r;
                 if (r <= 0)

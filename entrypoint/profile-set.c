@@ -26,10 +26,6 @@ static void xpu_profile_set_freep(struct xpu_profile_set **s) {
         xpu_profile_set_free(*s);
 }
 
-static void xpu_require_freep(struct xpu_require **r) {
-        xpu_require_free(*r);
-}
-
 /* ---- the set -------------------------------------------------------------------------------- */
 
 struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s) {
@@ -187,7 +183,8 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
         if (!s)
                 return -ENOMEM;
 
-        /* Built-ins were parsed and checked at build time (packaging/profile-cgen). */
+        /* Built-ins were parsed and checked at build time (packaging/profile-cgen), their
+         * requirement expressions too: a start parses nothing for them. */
         for (size_t i = 0; xpu_builtin_profiles[i]; i++) {
                 struct xpu_profile *p = xpu_builtin_profiles[i];
                 int r = set_add(s, &p, err, err_size);
@@ -234,29 +231,10 @@ int xpu_profile_set_load(const char *dir, struct xpu_profile_set **ret, char *er
                                 return r;
                         }
                         _cleanup_(xpu_profile_freep) struct xpu_profile *p = NULL;
+                        /* Requirement expressions included: a bad one is an error of its file. */
                         r = xpu_profile_parse(text, origin, &p, err, err_size);
                         if (r < 0)
                                 return r;
-                        /* The requirement expressions are checked here, not in profile.c, which
-                         * profile-cgen links alone: a bad one is an error of its file, like any bad
-                         * key. */
-                        const struct {
-                                const char *key, *expr;
-                        } reqs[] = { { "match.require", p->require },
-                                     { "forward_compat.require", p->forward_compat_require } };
-                        for (size_t k = 0; k < ELEMENTSOF(reqs); k++) {
-                                if (!reqs[k].expr)
-                                        continue;
-                                _cleanup_(xpu_require_freep) struct xpu_require *req = NULL;
-                                char rerr[512] = "";
-                                r = xpu_require_parse(reqs[k].expr, &req, rerr, sizeof rerr);
-                                if (r < 0) {
-                                        if (err && err_size)
-                                                snprintf(err, err_size, "%s: key \"%s\": %s", origin, reqs[k].key,
-                                                         rerr[0] ? rerr : strerror(-r));
-                                        return r;
-                                }
-                        }
                         r = set_add(s, &p, err, err_size);
                         if (r < 0)
                                 return r;
@@ -312,18 +290,15 @@ bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory
                         xpu_strlcpy(why, base, why_size);
                 return ok;
         }
-        /* match.require against the same facts as --require, with this profile's vendor. Files
-         * were checked when loaded; a built-in is checked here, where a bad one just never matches. */
+        /* match.require against the same facts as --require, with this profile's vendor. */
         char req[1024];
-        int r = xpu_require_eval(p->require, inv, selected, p->match_any ? _XPU_VENDOR_MAX : p->vendor, req,
-                                 sizeof req);
+        int r = xpu_require_check_selected(p->require, inv, selected, p->match_any ? _XPU_VENDOR_MAX : p->vendor, req,
+                                           sizeof req);
         if (why && why_size) {
                 if (r == 1)
                         snprintf(why, why_size, "%s; %s", base, req);
                 else if (r == 0)
                         snprintf(why, why_size, "no: %s", req);
-                else if (r == -EINVAL)
-                        snprintf(why, why_size, "no: invalid match.require: %s", req);
                 else
                         snprintf(why, why_size, "no: match.require not checked: %s", strerror(-r));
         }

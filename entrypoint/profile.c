@@ -22,6 +22,7 @@
 #include "host-files.h"
 #include "profile.h"
 #include "profile-json.h"
+#include "require.h"
 
 #define PROFILE_NAME_MAX 63    /* bytes of a profile name */
 #define MIN_DEVICES_MAX 1024   /* match.min_devices upper bound */
@@ -102,7 +103,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         free(p->name);
         free(p->description);
         free(p->origin);
-        free(p->require);
+        xpu_require_free(p->require);
         xpu_pj_strv_free(p->capabilities, p->n_capabilities);
         xpu_pj_capfiles_free(p->libraries, p->n_libraries);
         xpu_pj_capfiles_free(p->binaries, p->n_binaries);
@@ -119,7 +120,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         free(p->seccomp);
         free(p->forward_compat_dir);
         free(p->forward_compat_library);
-        free(p->forward_compat_require);
+        xpu_require_free(p->forward_compat_require);
         free(p->capability_32bit);
         free(p);
         return NULL;
@@ -163,7 +164,8 @@ static int parse_name(const struct xpu_pctx *c, const cJSON *j, struct xpu_profi
         return p->name ? 0 : -ENOMEM;
 }
 
-static int parse_match(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
+/* "match": vendor and min_devices into P; the requirement's text into *REQUIRE (parsed last). */
+static int parse_match(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p, char **require) {
         p->match_any = true;
         p->min_devices = 1;
         if (!j)
@@ -207,7 +209,7 @@ static int parse_match(const struct xpu_pctx *c, const cJSON *j, struct xpu_prof
                 if (!cJSON_IsString(req) || !*req->valuestring)
                         return xpu_pj_fail_expected(c, "match.require",
                                              "a non-empty requirement expression string", req);
-                r = xpu_pj_take_string(c, req, "match.require", xpu_pj_v_any, &p->require);
+                r = xpu_pj_take_string(c, req, "match.require", xpu_pj_v_any, require);
                 if (r < 0)
                         return r;
         }
@@ -367,7 +369,7 @@ static const char *v_library_base(const char *s) {
                        : NULL;
 }
 
-static int parse_forward_compat(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
+static int parse_forward_compat(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p, char **require) {
         static const char *const keys[] = { "dir", "library", "require", NULL };
         if (!j)
                 return 0;
@@ -388,8 +390,23 @@ static int parse_forward_compat(const struct xpu_pctx *c, const cJSON *j, struct
         if (r == 0)
                 r = xpu_pj_take_string(c, lib, "forward_compat.library", v_library_base, &p->forward_compat_library);
         if (r == 0 && req)
-                r = xpu_pj_take_string(c, req, "forward_compat.require", xpu_pj_v_any, &p->forward_compat_require);
+                r = xpu_pj_take_string(c, req, "forward_compat.require", xpu_pj_v_any, require);
         return r;
+}
+
+/* The requirement expression TEXT of KEY (NULL: absent, *RET stays NULL) into *RET, its error
+ * named as any key's is. */
+static int parse_require(const struct xpu_pctx *c, const char *key, const char *text, struct xpu_require **ret) {
+        if (!text)
+                return 0;
+        char err[XPU_REQUIRE_ERROR_MAX];
+        err[0] = '\0';
+        int r = xpu_require_parse(text, ret, err, sizeof err);
+        if (r < 0) {
+                (void)xpu_pj_fail(c, "key \"%s\": %s", key, err[0] ? err : strerror(-r));
+                return r;
+        }
+        return 0;
 }
 
 static int parse_device_code(const struct xpu_pctx *c, const cJSON *j, struct xpu_profile *p) {
@@ -452,6 +469,7 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 return r;
 
         _cleanup_(xpu_profile_freep) struct xpu_profile *p = calloc(1, sizeof *p);
+        _cleanup_free_ char *match_require = NULL, *compat_require = NULL;
         if (!p)
                 return -ENOMEM;
         p->origin = strdup(c.origin);
@@ -472,7 +490,7 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 if (r < 0)
                         return r;
         }
-        r = parse_match(&c, GET("match"), p);
+        r = parse_match(&c, GET("match"), p, &match_require);
         if (r < 0)
                 return r;
         if (GET("capabilities")) {
@@ -525,7 +543,12 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
         if (r == 0)
                 r = parse_device_code(&c, GET("device_code"), p);
         if (r == 0)
-                r = parse_forward_compat(&c, GET("forward_compat"), p);
+                r = parse_forward_compat(&c, GET("forward_compat"), p, &compat_require);
+        /* Requirement expressions last: a profile with another bad key reports that key. */
+        if (r == 0)
+                r = parse_require(&c, "match.require", match_require, &p->require);
+        if (r == 0)
+                r = parse_require(&c, "forward_compat.require", compat_require, &p->forward_compat_require);
         if (r < 0)
                 return r;
 #undef GET

@@ -69,6 +69,8 @@ const char *xpu_placeholder_to_string(enum xpu_placeholder p);
  * when parsed), or -ENOMEM. */
 int xpu_env_expand(const char *value, const char *const values[_XPU_PLACEHOLDER_MAX], char **ret);
 
+struct xpu_require; /* a parsed requirement expression (require.h) */
+
 enum xpu_command_mode {
         XPU_COMMAND_KEEP = 0, /* run the workload's argv as given */
         XPU_COMMAND_REPLACE,  /* run the profile's argv instead */
@@ -86,8 +88,9 @@ struct xpu_profile {
         bool match_any;         /* no "vendor" in match: matches every host (the cpu profile) */
         enum xpu_vendor vendor; /* valid unless match_any */
         unsigned min_devices;   /* selected devices of that vendor needed (default 1) */
-        char *require;          /* requirement expression (require.h); NULL when absent. Validated
-                                 * when a profile file is loaded, evaluated by xpu_profile_matches() */
+        /* match.require, parsed (require.h) when the profile is parsed (a built-in's at build
+         * time, by packaging/profile-cgen); NULL when absent. Checked by xpu_profile_matches(). */
+        struct xpu_require *require;
 
         char **capabilities; /* default capabilities when the image asks for none */
         size_t n_capabilities;
@@ -127,11 +130,11 @@ struct xpu_profile {
         /* "forward_compat": a directory in the image with a newer user-mode driver (CUDA's
          * cuda-compat package) that the loader is to prefer when FORWARD_COMPAT_LIBRARY there
          * ("libcuda.so" -> libcuda.so.<version>) is of a newer driver branch than the host's and
-         * FORWARD_COMPAT_REQUIRE (NULL: none; validated by the set loader, require.h) holds for
-         * the selected devices. All NULL when the key is absent. */
+         * FORWARD_COMPAT_REQUIRE (NULL: none; parsed with the profile, require.h) holds for the
+         * selected devices. All NULL when the key is absent. */
         char *forward_compat_dir;
         char *forward_compat_library;
-        char *forward_compat_require;
+        struct xpu_require *forward_compat_require;
 };
 
 /* A loaded set of profiles in selection order: descending priority, then name, with "cpu" always
@@ -144,10 +147,12 @@ struct xpu_profile_set {
 struct xpu_profile *xpu_profile_free(struct xpu_profile *p);
 struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s);
 
-/* Parse one profile from JSON text. ORIGIN names it in errors ("built-in nvidia-cuda.json" or a
- * path). On error returns -EINVAL (-ENOMEM) and, when ERR is not NULL, writes one line naming
- * ORIGIN, the key and what was expected, e.g.
- * "/etc/xpuinit/profiles.d/x.json: key \"match.vendor\": expected one of nvidia, amd, got \"intel\"". */
+/* Parse one profile from JSON text, its requirement expressions (match.require,
+ * forward_compat.require) included, once every other key is checked. ORIGIN names it in errors
+ * ("built-in nvidia-cuda.json" or a path). On error returns -EINVAL (-ENOMEM) and, when ERR is not
+ * NULL, writes one line naming ORIGIN, the key and what was expected, e.g.
+ * "/etc/xpuinit/profiles.d/x.json: key \"match.vendor\": expected one of nvidia, amd, got \"intel\"",
+ * "x.json: key \"match.require\": requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)". */
 int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile **ret, char *err,
                       size_t err_size);
 

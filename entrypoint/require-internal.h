@@ -70,10 +70,6 @@ struct xpu_require {
 };
 
 
-static inline void xpu_require_freep(struct xpu_require **r) {
-        xpu_require_free(*r);
-}
-
 /* S[0..LEN) quoted for a message into BUF, cut and escaped (require-parse.c). */
 const char *xpu_require_show(char *buf, size_t size, const char *s, size_t len);
 

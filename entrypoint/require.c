@@ -92,10 +92,40 @@ static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor
         return buf;
 }
 
+/* The vendor whose rich path reports the host's CUDA driver version (xpu_vendor_ops.cuda_driver),
+ * _XPU_VENDOR_MAX when none does. */
+static enum xpu_vendor cuda_vendor(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->cuda_driver)
+                        return (enum xpu_vendor)v;
+        return _XPU_VENDOR_MAX;
+}
+
+/* The host's CUDA driver version against F (KEY_CUDA), as check_host_factor() does. */
+static bool check_cuda_factor(const struct factor *f, const struct xpu_inventory *inv, char *found, size_t size,
+                              bool *known) {
+        enum xpu_vendor cv = cuda_vendor();
+        if (cv == _XPU_VENDOR_MAX) {
+                snprintf(found, size, "host CUDA driver version unknown (no backend reports it)");
+                return false;
+        }
+        const char *driver = inv->vendors[cv].driver_version;
+        const char *cuda = inv->vendors[cv].cuda_driver_version;
+        if (!cuda[0]) {
+                char why[700];
+                snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
+                         rich_unknown(inv, cv, why, sizeof why), driver[0] ? "; driver " : "", driver);
+                return false;
+        }
+        char extra[48] = "";
+        if (driver[0])
+                snprintf(extra, sizeof extra, " (driver %s)", driver);
+        return check_version_fact(f, cuda, "CUDA driver", extra, found, size, known);
+}
+
 static bool check_host_factor(const struct factor *f, const struct host *h, char *found, size_t size, bool *known) {
         const struct xpu_inventory *inv = h->inv;
         const char *vendor = xpu_vendor_to_string(h->vendor);
-        const char *nv_driver = inv->vendors[XPU_VENDOR_NVIDIA].driver_version;
         *known = false;
         switch (f->key) {
         case KEY_VENDOR:
@@ -120,20 +150,8 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
                 snprintf(what, sizeof what, "%s driver", vendor);
                 return check_version_fact(f, vi->driver_version, what, "", found, size, known);
         }
-        case KEY_CUDA: {
-                const char *cuda = inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version;
-                if (!cuda[0]) {
-                        char why[700];
-                        snprintf(found, size, "host CUDA driver version unknown (%s)%s%s",
-                                 rich_unknown(inv, XPU_VENDOR_NVIDIA, why, sizeof why), nv_driver[0] ? "; driver " : "",
-                                 nv_driver);
-                        return false;
-                }
-                char extra[48] = "";
-                if (nv_driver[0])
-                        snprintf(extra, sizeof extra, " (driver %s)", nv_driver);
-                return check_version_fact(f, cuda, "CUDA driver", extra, found, size, known);
-        }
+        case KEY_CUDA:
+                return check_cuda_factor(f, inv, found, size, known);
         case KEY_ROCM:
                 snprintf(found, size, "host ROCm version unknown (no backend reports it yet)");
                 return false;
@@ -268,13 +286,15 @@ static int check_selected(const struct xpu_require *r, const struct xpu_inventor
         if (why && why_size && first) {
                 /* Advice only where a known version was the problem: an unknown one is not fixed by
                  * updating anything. */
-                const char *hint = "";
-                if (first_known && (first->key == KEY_CUDA || (first->key == KEY_DRIVER && vendor == XPU_VENDOR_NVIDIA)))
-                        hint = "; update the driver or use CUDA forward compatibility";
+                const struct xpu_vendor_ops *ops = NULL;
+                if (first_known && first->key == KEY_CUDA)
+                        ops = xpu_vendor(cuda_vendor());
                 else if (first_known && first->key == KEY_DRIVER)
-                        hint = "; update the driver";
-                snprintf(why, why_size, "requirement \"%s\" not met: %s%s but %s%s", r->text,
-                         r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found, hint);
+                        ops = xpu_vendor(vendor);
+                const char *advice = !ops ? NULL : ops->require_advice ? ops->require_advice : "update the driver";
+                snprintf(why, why_size, "requirement \"%s\" not met: %s%s but %s%s%s", r->text,
+                         r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found,
+                         advice ? "; " : "", advice ? advice : "");
         }
         return 0;
 }
@@ -284,13 +304,9 @@ int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inv
         return check_selected(r, inv, selected, vendor, false, NULL, 0, why, why_size);
 }
 
-int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *selected,
-                             enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
-                             size_t why_size) {
-        _cleanup_(xpu_require_freep) struct xpu_require *r = NULL;
-        int k = xpu_require_parse(expr, &r, why, why_size);
-        if (k < 0)
-                return k;
+int xpu_require_check_lenient(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
+                              enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
+                              size_t why_size) {
         return check_selected(r, inv, selected, vendor, true, unchecked, unchecked_size, why, why_size);
 }
 
@@ -301,15 +317,6 @@ int xpu_require_check(const struct xpu_require *r, const struct xpu_inventory *i
         return xpu_require_check_selected(r, inv, sel ? sel->selected : NULL, vendor, why, why_size);
 }
 
-int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bool *selected,
-                     enum xpu_vendor vendor, char *why, size_t why_size) {
-        _cleanup_(xpu_require_freep) struct xpu_require *r = NULL;
-        int k = xpu_require_parse(expr, &r, why, why_size);
-        if (k < 0)
-                return k;
-        return xpu_require_check_selected(r, inv, selected, vendor, why, why_size);
-}
-
 uint32_t xpu_require_sources(const struct xpu_require *r) {
         uint32_t s = 0;
         for (size_t i = 0; r && i < r->n_factors; i++)
@@ -317,107 +324,160 @@ uint32_t xpu_require_sources(const struct xpu_require *r) {
         return s;
 }
 
-/* xpu_require_sources() of EXPR; an expression that does not parse needs nothing (its error comes
- * with the check). */
-static uint32_t expr_sources(const char *expr) {
-        struct xpu_require *r = NULL;
-        if (!expr || xpu_require_parse(expr, &r, NULL, 0) < 0)
-                return 0;
-        uint32_t s = xpu_require_sources(r);
-        xpu_require_free(r);
-        return s;
+/* ---- the start's expressions ------------------------------------------------------------------ */
+
+void xpu_require_start_done(struct xpu_require_start *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                free(s->exprs[i].name);
+                xpu_require_free(s->exprs[i].req);
+                free(s->exprs[i].message);
+        }
+        free(s->exprs);
+        for (size_t v = 0; v < ELEMENTSOF(s->disable); v++)
+                free(s->disable[v]);
+        *s = (struct xpu_require_start){ 0 };
 }
 
-static bool nvidia_require_disabled(char *const *envp) {
-        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
-        return v && xpu_parse_bool(v) > 0;
+/* Append the expression EXPR named by NAME[0..NAME_LEN) for VENDOR to S, parsed; a parse error is
+ * kept in the entry. Returns 0 or -ENOMEM. */
+static int start_add(struct xpu_require_start *s, const char *name, size_t name_len, enum xpu_vendor vendor,
+                     const char *expr) {
+        struct xpu_require_expr *v = realloc(s->exprs, (s->n + 1) * sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        s->exprs = v;
+        struct xpu_require_expr *x = &s->exprs[s->n];
+        *x = (struct xpu_require_expr){ .vendor = vendor, .name = strndup(name, name_len) };
+        if (!x->name)
+                return -ENOMEM;
+        s->n++;
+        char err[XPU_REQUIRE_ERROR_MAX];
+        err[0] = '\0';
+        x->error = xpu_require_parse(expr, &x->req, err, sizeof err);
+        if (x->error == -EINVAL && !(x->message = strdup(err[0] ? err : strerror(EINVAL))))
+                return -ENOMEM;
+        return 0;
 }
 
-uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp) {
-        uint32_t s = expr_sources(user_expr);
+/* Is NAME[0..LEN) one of OPS's image variables that are never checked? */
+static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size_t len) {
+        for (const char *const *k = ops->require_env_skip; k && *k; k++)
+                if (strlen(*k) == len && strncmp(*k, name, len) == 0)
+                        return true;
+        return false;
+}
+
+/* The expression of ENTRY ("NAME=EXPR") when it is one of OPS's image variables to check, else NULL. */
+static const char *env_expr(const struct xpu_vendor_ops *ops, const char *entry) {
+        if (!xpu_startswith(entry, ops->require_env_prefix))
+                return NULL;
+        const char *eq = strchr(entry, '=');
+        return eq && !env_skipped(ops, entry, (size_t)(eq - entry)) ? eq + 1 : NULL;
+}
+
+int xpu_require_start_parse(const char *user_expr, char *const *envp, struct xpu_require_start *ret) {
+        static const char user[] = "--require/XPU_REQUIRE";
+        _cleanup_(xpu_require_start_done) struct xpu_require_start st = { 0 };
+        struct xpu_require_start *s = &st;
+        if (user_expr && start_add(s, user, sizeof user - 1, _XPU_VENDOR_MAX, user_expr) < 0)
+                return -ENOMEM;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const struct xpu_vendor_ops *ops = xpu_vendors[v];
+                if (!ops->require_env_prefix)
+                        continue;
+                const char *off = ops->require_env_disable ? xpu_env_get(envp, ops->require_env_disable) : NULL;
+                if (off && !(s->disable[v] = strdup(off)))
+                        return -ENOMEM;
+                if (off && xpu_parse_bool(off) > 0)
+                        continue; /* not checked: not parsed either */
+                for (char *const *e = envp; e && *e; e++) {
+                        const char *expr = env_expr(ops, *e);
+                        if (expr && start_add(s, *e, (size_t)(expr - 1 - *e), (enum xpu_vendor)v, expr) < 0)
+                                return -ENOMEM;
+                }
+        }
+        *ret = st;
+        st = (struct xpu_require_start){ 0 };
+        return 0;
+}
+
+uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const struct xpu_require_start *start) {
+        uint32_t s = 0;
+        for (size_t i = 0; start && i < start->n; i++)
+                s |= xpu_require_sources(start->exprs[i].req);
         for (size_t i = 0; set && i < set->n; i++)
-                s |= expr_sources(set->profiles[i]->require);
-        if (nvidia_require_disabled(envp))
-                return s;
-        for (char *const *e = envp; e && *e; e++)
-                if (xpu_startswith(*e, "NVIDIA_REQUIRE_") && !xpu_startswith(*e, "NVIDIA_REQUIRE_JETPACK="))
-                        s |= expr_sources(strchr(*e, '=') ? strchr(*e, '=') + 1 : NULL);
+                s |= xpu_require_sources(set->profiles[i]->require);
         return s;
 }
 
 /* ---- the checks at start-up (a logger: one line per problem) ------------------------------ */
 
-/* One requirement expression EXPR, from SOURCE, against the chosen profile's vendor. Returns 0 when
- * met (or when only listing profiles, where a failure is a warning), else logs the one line and
- * returns -EINVAL. HINT follows an unmet requirement's line; with a HINT the line also starts with
- * SOURCE ("" for neither: --require and XPU_REQUIRE are the user's own). */
+/* One expression X of the start against the chosen profile's vendor. Returns 0 when met (or when
+ * only listing profiles, where a failure is a warning), else logs the one line and returns -EINVAL
+ * (-ENOMEM). LENIENT: an image's variable (see xpu_require_check_lenient()), named at the start of
+ * its line and followed by HINT; the user's own (--require, XPU_REQUIRE) is not named. */
 static int check_one(const struct xpu_inventory *inv, const struct xpu_selection *sel, enum xpu_vendor vendor,
-                     const char *source, const char *expr, const char *hint, bool lenient, bool warn_only) {
+                     const struct xpu_require_expr *x, const char *hint, bool lenient, bool warn_only) {
         char why[2048], unchecked[1024] = "";
-        int r = lenient ? xpu_require_eval_lenient(expr, inv, sel->selected, vendor, unchecked, sizeof unchecked,
-                                                   why, sizeof why)
-                        : xpu_require_eval(expr, inv, sel->selected, vendor, why, sizeof why);
+        int r = x->error;
+        if (r == -EINVAL)
+                xpu_strlcpy(why, x->message, sizeof why);
+        else if (r == 0)
+                r = lenient ? xpu_require_check_lenient(x->req, inv, sel->selected, vendor, unchecked, sizeof unchecked,
+                                                        why, sizeof why)
+                            : xpu_require_check_selected(x->req, inv, sel->selected, vendor, why, sizeof why);
         if (r == 1) {
                 if (unchecked[0])
-                        log_warning("%s: not checked: %s", source, unchecked);
-                log_debug("%s: %s", source, why);
+                        log_warning("%s: not checked: %s", x->name, unchecked);
+                log_debug("%s: %s", x->name, why);
                 return 0;
         }
         if (r == 0 && warn_only) {
                 /* `profiles` is where one looks for the reason: show the list anyway. */
-                log_warning("%s: %s%s", source, why, hint);
+                log_warning("%s: %s%s", x->name, why, hint);
                 return 0;
         }
-        if (r == 0 && *hint)
-                log_error("%s: %s%s", source, why, hint); /* an image's variable: name it */
+        if (r == 0 && lenient)
+                log_error("%s: %s%s", x->name, why, hint); /* an image's variable: name it */
         else if (r == 0)
                 log_error("%s", why);
         else if (r == -EINVAL)
-                log_error("%s: %s", source, why);
+                log_error("%s: %s", x->name, why);
         else
-                log_error("%s: %s", source, strerror(-r));
+                log_error("%s: %s", x->name, strerror(-r));
         return r == 0 ? -EINVAL : r;
 }
 
-/* Requirements: --require/XPU_REQUIRE, and on an NVIDIA profile every
- * NVIDIA_REQUIRE_* variable (each an expression of its own, all must hold; NVIDIA_REQUIRE_JETPACK
- * is skipped, as the toolkit does) unless NVIDIA_DISABLE_REQUIRE is true. */
 int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *profile, const char *user_expr, char *const *envp,
+                            const struct xpu_profile *profile, const struct xpu_require_start *start,
                             bool warn_only) {
         enum xpu_vendor vendor = profile->match_any ? _XPU_VENDOR_MAX : profile->vendor;
         int r;
-        if (user_expr && (r = check_one(inv, sel, vendor, "--require/XPU_REQUIRE", user_expr, "", false, warn_only)) < 0)
-                return r;
-        if (vendor != XPU_VENDOR_NVIDIA)
+        for (size_t i = 0; start && i < start->n; i++)
+                if (start->exprs[i].vendor == _XPU_VENDOR_MAX &&
+                    (r = check_one(inv, sel, vendor, &start->exprs[i], "", false, warn_only)) < 0)
+                        return r;
+        const struct xpu_vendor_ops *ops = xpu_vendor(vendor);
+        if (!start || !ops || !ops->require_env_prefix)
                 return 0;
-        const char *v = xpu_env_get(envp, "NVIDIA_DISABLE_REQUIRE");
+        const char *v = start->disable[vendor];
         int disable = v ? xpu_parse_bool(v) : 0;
         if (disable < 0)
-                log_warning("NVIDIA_DISABLE_REQUIRE: \"%s\" is not a boolean (use 1/0, true/false); requirements "
-                            "are checked",
-                            v);
+                log_warning("%s: \"%s\" is not a boolean (use 1/0, true/false); requirements are checked",
+                            ops->require_env_disable, v);
         if (disable > 0) {
-                log_debug("NVIDIA_DISABLE_REQUIRE=%s: NVIDIA_REQUIRE_* not checked", v);
+                log_debug("%s=%s: %s* not checked", ops->require_env_disable, v, ops->require_env_prefix);
                 return 0;
         }
-        static const char prefix[] = "NVIDIA_REQUIRE_";
-        for (char *const *e = envp; e && *e; e++) {
-                const char *eq = strchr(*e, '=');
-                if (!eq || !xpu_startswith(*e, prefix))
-                        continue;
-                _cleanup_free_ char *name = strndup(*e, (size_t)(eq - *e));
-                if (!name)
-                        return -ENOMEM;
-                if (strcmp(name, "NVIDIA_REQUIRE_JETPACK") == 0)
-                        continue;
-                v = eq + 1;
-                /* The image's own variable (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
-                 * cannot know yet are warned about, not enforced; known ones (driver) are. */
-                r = check_one(inv, sel, vendor, name, v, "; NVIDIA_DISABLE_REQUIRE=1 skips the NVIDIA_REQUIRE_* checks",
-                              true, warn_only);
-                if (r < 0)
+        /* The image's own variables (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
+         * cannot know yet are warned about, not enforced; known ones (driver) are. */
+        char hint[160] = "";
+        if (ops->require_env_disable)
+                snprintf(hint, sizeof hint, "; %s=1 skips the %s* checks", ops->require_env_disable,
+                         ops->require_env_prefix);
+        for (size_t i = 0; i < start->n; i++)
+                if (start->exprs[i].vendor == vendor &&
+                    (r = check_one(inv, sel, vendor, &start->exprs[i], hint, true, warn_only)) < 0)
                         return r;
-        }
         return 0;
 }

@@ -8,8 +8,9 @@
  * Keys are matched case-insensitively. Per key:
  *   vendor  the chosen profile's vendor (nvidia, amd); = and != only, case-insensitive
  *   driver  kernel driver version of that vendor (inv->vendors[vendor].driver_version), dotted
- *   cuda    CUDA driver API version (inv->vendors[nvidia].cuda_driver_version), dotted; empty on
- *           the fast path, so a cuda factor is not met until the rich probe (NVML, libcuda) fills it
+ *   cuda    CUDA driver API version (inv->vendors[v].cuda_driver_version of the vendor v whose
+ *           xpu_vendor_ops.cuda_driver is set: NVIDIA), dotted; empty on the fast path, so a cuda
+ *           factor is not met until the rich probe (NVML, libcuda) fills it
  *   rocm    ROCm version, dotted; no source yet, so a rocm factor is never met
  *   arch    per device: compute capability ("7.5"), dotted; rich probe only
  *   brand   per device: NVML brand in the toolkit's spelling (tesla, geforce, geforcertx, nvidia,
@@ -32,6 +33,7 @@
 #define XPU_REQUIRE_TERMS_MAX 64   /* OR terms (space-separated) */
 #define XPU_REQUIRE_FACTORS_MAX 64 /* AND factors (comma-separated) per term */
 #define XPU_REQUIRE_VALUE_MAX 64   /* bytes of one factor's value */
+#define XPU_REQUIRE_ERROR_MAX 512  /* bytes a parse error's line needs (it quotes at most 80 of the input) */
 
 struct xpu_require;
 
@@ -53,12 +55,6 @@ int xpu_version_cmp(const char *a, const char *b);
 /* The rich sources (bits 1u << enum xpu_source) whose facts R needs: cuda and arch → NVML and the
  * CUDA driver API, brand → NVML; 0 when the fast path knows everything R asks. */
 uint32_t xpu_require_sources(const struct xpu_require *r);
-
-/* The rich sources a start needs for its requirement checks: USER_EXPR, every profile's
- * match.require in SET, and the NVIDIA_REQUIRE_* variables of ENVP (unless NVIDIA_DISABLE_REQUIRE
- * is true; NVIDIA_REQUIRE_JETPACK skipped). Expressions that do not parse count as needing
- * nothing (their check reports them). */
-uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const char *user_expr, char *const *envp);
 
 /* Check R against the host: INV's vendor facts (driver version of VENDOR, CUDA driver version),
  * and per-device facts (arch, brand, gfx, memory) of the devices selected in SEL of VENDOR; like
@@ -82,25 +78,57 @@ int xpu_require_check(const struct xpu_require *r, const struct xpu_inventory *i
 int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
                                enum xpu_vendor vendor, char *why, size_t why_size);
 
-/* Parse EXPR and check it (xpu_require_check_selected()). Returns 1 or 0 as the check does (WHY
- * as there), -EINVAL with WHY holding the parse error, or -ENOMEM. */
-int xpu_require_eval(const char *expr, const struct xpu_inventory *inv, const bool *selected,
-                     enum xpu_vendor vendor, char *why, size_t why_size);
+/* As xpu_require_check_selected(), but a factor whose fact the host does not report (the CUDA
+ * driver version, compute capability or brand before the rich probe) counts as met instead of
+ * failing; UNCHECKED lists those factors with the reason ("cuda>=12.4 (host CUDA driver version
+ * unknown ...)"), empty when every factor was checked. For the image's own requirement variables
+ * (NVIDIA_REQUIRE_*), which every CUDA image sets: they must not stop a start over facts the probe
+ * cannot know. */
+int xpu_require_check_lenient(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
+                              enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
+                              size_t why_size);
 
-/* Like xpu_require_eval(), but a factor whose fact the host does not report (the CUDA driver
- * version, compute capability or brand before the rich probe) counts as met instead of failing;
- * UNCHECKED lists those factors with the reason ("cuda>=12.4 (host CUDA driver version unknown
- * ...)"), empty when every factor was checked. For the image's own NVIDIA_REQUIRE_* variables,
- * which every CUDA image sets: they must not stop a start over facts the probe cannot know. */
-int xpu_require_eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *selected,
-                             enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
-                             size_t why_size);
+/* One requirement expression of a start, parsed once by xpu_require_start_parse(). */
+struct xpu_require_expr {
+        char *name;              /* where it came from: "--require/XPU_REQUIRE", "NVIDIA_REQUIRE_CUDA" */
+        enum xpu_vendor vendor;  /* the image variable's vendor; _XPU_VENDOR_MAX: the user's (every profile) */
+        struct xpu_require *req; /* NULL when it did not parse */
+        int error;               /* 0, or what the parse returned: -EINVAL (MESSAGE says why), -ENOMEM */
+        char *message;           /* the parse error's line; NULL unless ERROR is -EINVAL */
+};
 
-/* The requirement checks of a start, after the profile is chosen: USER_EXPR
- * (--require/XPU_REQUIRE, strict) and, for an NVIDIA profile, every NVIDIA_REQUIRE_* of ENVP
- * (lenient, see xpu_require_eval_lenient(); NVIDIA_REQUIRE_JETPACK skipped; NVIDIA_DISABLE_REQUIRE
- * true skips them). A logger: one line per problem. With WARN_ONLY (xpuinit profiles) an unmet
- * requirement is a warning. Returns 0, or -EINVAL after logging the one line (xpuinit exits 125). */
+/* The requirement expressions of a start: the user's (--require/XPU_REQUIRE), then each vendor's
+ * image variables (xpu_vendor_ops.require_env_prefix: NVIDIA_REQUIRE_*) in environment order,
+ * left out for a vendor whose require_env_disable variable is true. */
+struct xpu_require_start {
+        struct xpu_require_expr *exprs;
+        size_t n;
+        char *disable[_XPU_VENDOR_MAX]; /* the value of the vendor's require_env_disable variable; NULL: unset */
+};
+
+/* Parse the start's expressions once into *RET: USER_EXPR (NULL: none) and the image variables of
+ * ENVP. An expression that does not parse is kept with its error, reported by
+ * xpu_require_check_start() when it is checked. The caller's struct, released with
+ * xpu_require_start_done(): a start with no expression allocates nothing. Returns 0 or -ENOMEM.
+ * Silent. */
+int xpu_require_start_parse(const char *user_expr, char *const *envp, struct xpu_require_start *ret);
+/* Release what S holds and empty it (a _cleanup_ function). */
+void xpu_require_start_done(struct xpu_require_start *s);
+
+/* The rich sources a start needs for its requirement checks: every expression of START (NULL:
+ * none) and every profile's match.require in SET. Expressions that do not parse count as needing
+ * nothing (their check reports them). */
+uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const struct xpu_require_start *start);
+
+/* The requirement checks of a start, after the profile is chosen: START's user expression
+ * (strict) and, for a profile whose vendor has image variables, that vendor's (lenient, see
+ * xpu_require_check_lenient(); none when its require_env_disable variable is true). A logger: one
+ * line per problem. With WARN_ONLY (xpuinit profiles) an unmet requirement is a warning. Returns
+ * 0, or -EINVAL (-ENOMEM) after logging the one line (xpuinit exits 125). */
 int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *profile, const char *user_expr, char *const *envp,
+                            const struct xpu_profile *profile, const struct xpu_require_start *start,
                             bool warn_only);
+
+static inline void xpu_require_freep(struct xpu_require **r) {
+        xpu_require_free(*r);
+}

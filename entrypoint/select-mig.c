@@ -53,6 +53,15 @@ static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t s
         return buf;
 }
 
+/* Why the rich path gave no MIG UUIDs: the rich_note of the vendor whose rich path reports them
+ * (xpu_vendor_ops.rich_mig_uuids), "" when it has none. */
+static const char *mig_rich_note(const struct xpu_inventory *inv) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->rich_mig_uuids)
+                        return inv->vendors[v].rich_note;
+        return "";
+}
+
 /* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
  * "MIG-<uuid>" (the NVIDIA Container Toolkit's forms, libnvidia-container src/cli/common.c).
  * Returns 1 with *DEV_I and *MIG set, 0 when E is no MIG form, -EINVAL with ERR naming why when it
@@ -126,7 +135,7 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                         }
                 }
                 if (!g && !uuids) {
-                        const char *note = inv->vendors[XPU_VENDOR_NVIDIA].rich_note;
+                        const char *note = mig_rich_note(inv);
                         return mig_fail(err, err_size, r, inv, "\"%s\": MIG UUIDs come from NVML, which %s%s%s; "
                                         "name the MIG device as <gpu>:<mig> or MIG-GPU-<gpu uuid>/<gi>/<ci>",
                                         entry, note[0] ? "could not tell (" : "gave none here (its MIG calls failed or "

@@ -289,6 +289,14 @@ struct xpu_vendor_ops {
         /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
          * xpu_mig_devices()). NULL: the vendor's GPUs have none. */
         const struct xpu_mig_device *(*mig)(const struct xpu_device *d, size_t *n);
+        uint32_t code_target_sources; /* rich sources (1u << enum xpu_source) of code_target()'s fact; 0: fast path */
+        bool cuda_driver;    /* its rich path sets xpu_vendor_info.cuda_driver_version (the "cuda" requirement key) */
+        bool rich_mig_uuids; /* MIG UUIDs come only from its rich path: their absence is told by its rich_note */
+        const char *require_advice; /* after "; " when its known driver fails a requirement; NULL "update the driver" */
+        /* Its toolkit's image requirement variables: NAME=EXPR for every NAME with the prefix, checked with its
+         * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
+        const char *require_env_prefix, *require_env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
+        const char *const *require_env_skip;                  /* "NVIDIA_REQUIRE_JETPACK" */
 };
 
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */

@@ -661,4 +661,5 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .facts_json = amd_facts_json,
         .facts_text = amd_facts_text,
         .info_labels = amd_info_labels,
+        .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
 };

@@ -608,6 +608,11 @@ static const char *nvidia_partition(const struct xpu_device *d) {
         return d->nvidia.mig_enabled ? "mig" : "none";
 }
 
+/* The NVIDIA Container Toolkit's image requirements (internal/config/image/cuda_image.go): every
+ * NVIDIA_REQUIRE_* variable is an expression unless NVIDIA_DISABLE_REQUIRE is true; the Jetson
+ * variable NVIDIA_REQUIRE_JETPACK is left out. */
+static const char *const nvidia_require_skip[] = { "NVIDIA_REQUIRE_JETPACK", NULL };
+
 static const struct xpu_rich_ops *const nvidia_rich[] = {
         &xpu_rich_nvml, /* NVML first: the fullest view of an NVIDIA GPU */
         &xpu_rich_cuda, /* then what an image's CUDA runtime will see */
@@ -646,4 +651,13 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .subdevices_text = xpu_nvidia_subdevices_text,
         .info_labels = nvidia_info_labels,
         .mig = xpu_nvidia_mig,
+        /* procfs has no compute capability: NVML or the CUDA driver API gives it */
+        .code_target_sources = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA),
+        .cuda_driver = true,
+        .rich_mig_uuids = true,
+        /* an image's cuda-compat libraries (the profile's forward_compat) run on an older driver */
+        .require_advice = "update the driver or use CUDA forward compatibility",
+        .require_env_prefix = "NVIDIA_REQUIRE_",
+        .require_env_disable = "NVIDIA_DISABLE_REQUIRE",
+        .require_env_skip = nvidia_require_skip,
 };

@@ -7,12 +7,33 @@
 
 #include "builtin-profiles.h"
 #include "profile.h"
+#include "require-internal.h"
 #include "testlib.h"
 
 /* The compiled built-ins (packaging/profile-cgen) must equal what the parser makes of their
  * JSON files today: a field the generator forgot would show here. */
 static void eq_str(const char *a, const char *b, const char *what) {
         ck_assert_msg((a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0), "%s differs", what);
+}
+
+/* The compiled requirement is the parser's, factor by factor. */
+static void eq_require(const struct xpu_require *a, const struct xpu_require *b, const char *what) {
+        ck_assert_msg((a == NULL) == (b == NULL), "%s: present in one only", what);
+        if (!a)
+                return;
+        eq_str(xpu_require_to_string(a), xpu_require_to_string(b), what);
+        ck_assert_msg(a->n_terms == b->n_terms && a->n_factors == b->n_factors, "%s: terms or factors differ", what);
+        for (size_t t = 0; t < a->n_terms; t++)
+                ck_assert_msg(a->terms[t].first == b->terms[t].first && a->terms[t].n == b->terms[t].n,
+                              "%s: term %zu differs", what, t);
+        for (size_t i = 0; i < a->n_factors; i++) {
+                const struct factor *x = &a->factors[i], *y = &b->factors[i];
+                ck_assert_msg(x->key == y->key && x->op == y->op && x->bytes == y->bytes, "%s: factor %zu differs",
+                              what, i);
+                eq_str(x->value, y->value, what);
+                eq_str(x->text, y->text, what);
+        }
+        ck_assert_uint_eq(xpu_require_sources(a), xpu_require_sources(b));
 }
 
 static void eq_strv(char *const *a, size_t na, char *const *b, size_t nb, const char *what) {
@@ -56,7 +77,7 @@ START_TEST(test_builtins_match_json) {
                 if (!p->match_any)
                         ck_assert_int_eq(p->vendor, b->vendor);
                 ck_assert_uint_eq(p->min_devices, b->min_devices);
-                eq_str(p->require, b->require, "require");
+                eq_require(p->require, b->require, "match.require");
                 eq_strv(p->capabilities, p->n_capabilities, b->capabilities, b->n_capabilities, "capabilities");
                 eq_capfiles(p->libraries, p->n_libraries, b->libraries, b->n_libraries, "libraries");
                 eq_capfiles(p->binaries, p->n_binaries, b->binaries, b->n_binaries, "binaries");
@@ -72,6 +93,9 @@ START_TEST(test_builtins_match_json) {
                 eq_strv(p->keep_capabilities, p->n_keep_capabilities, b->keep_capabilities, b->n_keep_capabilities,
                         "keep_capabilities");
                 eq_str(p->seccomp, b->seccomp, "seccomp");
+                eq_str(p->forward_compat_dir, b->forward_compat_dir, "forward_compat.dir");
+                eq_str(p->forward_compat_library, b->forward_compat_library, "forward_compat.library");
+                eq_require(p->forward_compat_require, b->forward_compat_require, "forward_compat.require");
                 xpu_profile_free(p);
                 free(text);
                 /* Static data: freeing a built-in is a no-op, never a crash. */
@@ -81,10 +105,36 @@ START_TEST(test_builtins_match_json) {
 }
 END_TEST
 
+/* A compiled requirement is checked as a parsed one: nvidia-cuda's forward_compat.require. */
+START_TEST(test_builtin_require_checks) {
+        const struct xpu_profile *cuda = NULL;
+        for (size_t i = 0; xpu_builtin_profiles[i]; i++)
+                if (strcmp(xpu_builtin_profiles[i]->name, "nvidia-cuda") == 0)
+                        cuda = xpu_builtin_profiles[i];
+        ck_assert_ptr_nonnull(cuda);
+        ck_assert_str_eq(xpu_require_to_string(cuda->forward_compat_require), "brand=tesla brand=nvidia");
+        ck_assert_uint_eq(xpu_require_sources(cuda->forward_compat_require), 1u << XPU_SOURCE_NVML);
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        struct xpu_device d = { .vendor = cuda->vendor };
+        snprintf(d.nvidia.brand, sizeof d.nvidia.brand, "Tesla");
+        ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        const bool all[1] = { true };
+        char why[512];
+        const struct xpu_require *req = cuda->forward_compat_require;
+        ck_assert_int_eq(xpu_require_check_selected(req, inv, all, cuda->vendor, why, sizeof why), 1);
+        ck_assert_str_eq(why, "requirement \"brand=tesla brand=nvidia\" met");
+        snprintf(inv->devices[0].nvidia.brand, sizeof inv->devices[0].nvidia.brand, "geforce");
+        ck_assert_int_eq(xpu_require_check_selected(req, inv, all, cuda->vendor, why, sizeof why), 0);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 static Suite *builtin_suite(void) {
         Suite *s = suite_create("builtin-profiles");
         TCase *tc = tcase_create("builtin");
         tcase_add_test(tc, test_builtins_match_json);
+        tcase_add_test(tc, test_builtin_require_checks);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -55,10 +55,34 @@ static struct xpu_inventory *make_inv(const char *nv_driver, const char *cuda) {
         return inv;
 }
 
+/* Parse EXPR and check it (strictly, or LENIENT as xpu_require_check_lenient()): 1 or 0 with WHY,
+ * or the parse's error with WHY holding its line. */
+static int parse_check(const char *expr, const struct xpu_inventory *inv, const bool *sel, enum xpu_vendor v,
+                       bool lenient, char *unchecked, size_t unchecked_size, char *why, size_t size) {
+        struct xpu_require *r = NULL;
+        int k = xpu_require_parse(expr, &r, why, size);
+        if (k < 0)
+                return k;
+        k = lenient ? xpu_require_check_lenient(r, inv, sel, v, unchecked, unchecked_size, why, size)
+                    : xpu_require_check_selected(r, inv, sel, v, why, size);
+        xpu_require_free(r);
+        return k;
+}
+
+static int eval_expr(const char *expr, const struct xpu_inventory *inv, const bool *sel, enum xpu_vendor v, char *why,
+                     size_t size) {
+        return parse_check(expr, inv, sel, v, false, NULL, 0, why, size);
+}
+
+static int eval_lenient(const char *expr, const struct xpu_inventory *inv, const bool *sel, enum xpu_vendor v,
+                        char *unchecked, size_t unchecked_size, char *why, size_t size) {
+        return parse_check(expr, inv, sel, v, true, unchecked, unchecked_size, why, size);
+}
+
 /* Evaluate EXPR; asserts it parses; returns 1 or 0, WHY filled. */
 static int eval(const struct xpu_inventory *inv, const bool *sel, enum xpu_vendor v, const char *expr, char *why,
                 size_t size) {
-        int r = xpu_require_eval(expr, inv, sel, v, why, size);
+        int r = eval_expr(expr, inv, sel, v, why, size);
         ck_assert_msg(r == 0 || r == 1, "\"%s\": %d (%s)", expr, r, why);
         return r;
 }
@@ -94,7 +118,7 @@ END_TEST
 START_TEST(test_empty_is_met) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         char why[256];
-        ck_assert_int_eq(xpu_require_eval("   ", inv, nv_all, NV, why, sizeof why), 1);
+        ck_assert_int_eq(eval_expr("   ", inv, nv_all, NV, why, sizeof why), 1);
         ck_assert_str_eq(why, "no requirement");
         ck_assert_int_eq(xpu_require_check(NULL, inv, NULL, NV, why, sizeof why), 1);
         xpu_inventory_free(inv);
@@ -192,10 +216,10 @@ START_TEST(test_parse_errors) {
         ck_assert_int_eq(xpu_require_parse(bad[_i].expr, &r, err, sizeof err), -EINVAL);
         ck_assert_ptr_null(r);
         ck_assert_str_eq(err, bad[_i].err);
-        /* eval reports the same line */
+        /* the check of a start reports the same line */
         struct xpu_inventory *inv = make_inv("535.54.03", "12.2");
         char why[512] = "";
-        ck_assert_int_eq(xpu_require_eval(bad[_i].expr, inv, nv_all, NV, why, sizeof why), -EINVAL);
+        ck_assert_int_eq(eval_expr(bad[_i].expr, inv, nv_all, NV, why, sizeof why), -EINVAL);
         ck_assert_str_eq(why, bad[_i].err);
         xpu_inventory_free(inv);
 }
@@ -377,19 +401,19 @@ START_TEST(test_lenient_unknown_facts) {
         struct xpu_inventory *inv = make_inv("465.19.01", ""); /* no CUDA version: fast path */
         char why[1024], unchecked[512];
         /* A typical CUDA image: the cuda alternative cannot be checked, so it counts as met. */
-        ck_assert_int_eq(xpu_require_eval_lenient("cuda>=11.0 brand=tesla,driver>=418,driver<419", inv, nv_all, NV,
+        ck_assert_int_eq(eval_lenient("cuda>=11.0 brand=tesla,driver>=418,driver<419", inv, nv_all, NV,
                                                   unchecked, sizeof unchecked, why, sizeof why),
                          1);
         ck_assert_str_eq(unchecked, "cuda>=11.0 (host CUDA driver version unknown (needs the rich probe); driver "
                                     "465.19.01)");
         /* Known facts are enforced even so. */
-        ck_assert_int_eq(xpu_require_eval_lenient("driver>=999", inv, nv_all, NV, unchecked, sizeof unchecked, why,
+        ck_assert_int_eq(eval_lenient("driver>=999", inv, nv_all, NV, unchecked, sizeof unchecked, why,
                                                   sizeof why),
                          0);
         ck_assert_str_eq(unchecked, "");
         ck_assert_msg(strstr(why, "driver>=999 but host has nvidia driver 465.19.01"), "%s", why);
         /* A known failing factor next to an unknown one still fails its term. */
-        ck_assert_int_eq(xpu_require_eval_lenient("cuda>=11,driver>=999", inv, nv_all, NV, unchecked,
+        ck_assert_int_eq(eval_lenient("cuda>=11,driver>=999", inv, nv_all, NV, unchecked,
                                                   sizeof unchecked, why, sizeof why),
                          0);
         /* The strict check never takes the unknown as met. */
@@ -405,24 +429,24 @@ START_TEST(test_rich_facts) {
         snprintf(inv->devices[0].nvidia.brand, sizeof inv->devices[0].nvidia.brand, "geforce");
         snprintf(inv->devices[1].nvidia.brand, sizeof inv->devices[1].nvidia.brand, "tesla");
         const bool nv0[5] = { true, false, false, false, false };
-        ck_assert_int_eq(xpu_require_eval("brand=GeForce", inv, nv0, NV, why, sizeof why), 1);
-        ck_assert_int_eq(xpu_require_eval("brand=tesla", inv, nv_all, NV, why, sizeof why), 0);
+        ck_assert_int_eq(eval_expr("brand=GeForce", inv, nv0, NV, why, sizeof why), 1);
+        ck_assert_int_eq(eval_expr("brand=tesla", inv, nv_all, NV, why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"brand=tesla\" not met: brand=tesla but host has nvidia:0 of brand geforce");
-        ck_assert_int_eq(xpu_require_eval("brand!=nvs", inv, nv_all, NV, why, sizeof why), 1);
-        ck_assert_int_eq(xpu_require_eval("brand=tesla brand=geforce", inv, nv0, NV, why, sizeof why), 1);
+        ck_assert_int_eq(eval_expr("brand!=nvs", inv, nv_all, NV, why, sizeof why), 1);
+        ck_assert_int_eq(eval_expr("brand=tesla brand=geforce", inv, nv0, NV, why, sizeof why), 1);
         /* a failed rich probe is named where the fact is missing */
         snprintf(inv->vendors[NV].rich_note, sizeof inv->vendors[NV].rich_note,
                  "nvml: NVML helper timed out after 1 s");
-        ck_assert_int_eq(xpu_require_eval("cuda>=12.4", inv, nv_all, NV, why, sizeof why), 0);
+        ck_assert_int_eq(eval_expr("cuda>=12.4", inv, nv_all, NV, why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"cuda>=12.4\" not met: cuda>=12.4 but host CUDA driver version unknown "
                               "(nvml: NVML helper timed out after 1 s); driver 535.54.03");
         const bool nv2[5] = { false, false, true, false, false };
-        ck_assert_int_eq(xpu_require_eval("arch>=7.0", inv, nv2, NV, why, sizeof why), 0);
+        ck_assert_int_eq(eval_expr("arch>=7.0", inv, nv2, NV, why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"arch>=7.0\" not met: arch>=7.0 but nvidia:2 compute capability unknown "
                               "(nvml: NVML helper timed out after 1 s)");
         /* a backend answered but had nothing for this device */
         inv->vendors[NV].rich_ok = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA);
-        ck_assert_int_eq(xpu_require_eval("brand=tesla", inv, nv2, NV, why, sizeof why), 0);
+        ck_assert_int_eq(eval_expr("brand=tesla", inv, nv2, NV, why, sizeof why), 0);
         ck_assert_str_eq(why, "requirement \"brand=tesla\" not met: brand=tesla but nvidia:2 brand unknown (not "
                               "reported by nvml cuda)");
         xpu_inventory_free(inv);
@@ -447,29 +471,83 @@ START_TEST(test_sources) {
         ck_assert_uint_eq(xpu_require_sources(r), nvml | cuda);
         xpu_require_free(r);
         ck_assert_uint_eq(xpu_require_sources(NULL), 0);
+}
+END_TEST
 
+/* The sources of a start: its parsed expressions (the user's, the image's NVIDIA_REQUIRE_*) and
+ * every profile's match.require. */
+static uint32_t start_sources(const struct xpu_profile_set *set, const char *user, char **envp) {
+        struct xpu_require_start s;
+        ck_assert_int_eq(xpu_require_start_parse(user, envp, &s), 0);
+        uint32_t r = xpu_require_start_sources(set, &s);
+        xpu_require_start_done(&s);
+        return r;
+}
+
+START_TEST(test_start_sources) {
+        const uint32_t nvml = 1u << XPU_SOURCE_NVML, cuda = 1u << XPU_SOURCE_CUDA;
         static char path[] = "PATH=/bin", cuda_img[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470",
                     cuda124[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4", off[] = "NVIDIA_DISABLE_REQUIRE=true",
-                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", x[] = "NVIDIA_REQUIRE_X=driver>=1", p12_req[] = "cuda>=12.0";
+                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", x[] = "NVIDIA_REQUIRE_X=driver>=1";
         char *plain[] = { path, NULL };
         char *image[] = { cuda_img, NULL };
         char *disabled[] = { cuda124, off, NULL };
         char *jetpack[] = { jet, x, NULL };
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, plain), 0);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, "driver>=1", plain), 0);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, "arch>=8.0", plain), nvml | cuda);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, image), nvml | cuda);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, disabled), 0);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, "brand=tesla", disabled), nvml);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL, jetpack), 0);
-        ck_assert_uint_eq(xpu_require_start_sources(NULL, "cuda>=x", plain), 0); /* its check reports it */
+        ck_assert_uint_eq(start_sources(NULL, NULL, plain), 0);
+        ck_assert_uint_eq(start_sources(NULL, "driver>=1", plain), 0);
+        ck_assert_uint_eq(start_sources(NULL, "arch>=8.0", plain), nvml | cuda);
+        ck_assert_uint_eq(start_sources(NULL, NULL, image), nvml | cuda);
+        ck_assert_uint_eq(start_sources(NULL, NULL, disabled), 0);
+        ck_assert_uint_eq(start_sources(NULL, "brand=tesla", disabled), nvml);
+        ck_assert_uint_eq(start_sources(NULL, NULL, jetpack), 0);
+        ck_assert_uint_eq(start_sources(NULL, "cuda>=x", plain), 0); /* its check reports it */
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, NULL), 0);
 
+        struct xpu_require *p12_req = NULL;
+        ck_assert_int_eq(xpu_require_parse("cuda>=12.0", &p12_req, NULL, 0), 0);
         struct xpu_profile p12 = { .require = p12_req }, plainp = { .require = NULL };
         struct xpu_profile *list[] = { &plainp, &p12 };
         struct xpu_profile_set set = { .profiles = list, .n = 2 };
-        ck_assert_uint_eq(xpu_require_start_sources(&set, NULL, plain), nvml | cuda);
+        ck_assert_uint_eq(start_sources(&set, NULL, plain), nvml | cuda);
         set.n = 1;
-        ck_assert_uint_eq(xpu_require_start_sources(&set, NULL, plain), 0);
+        ck_assert_uint_eq(start_sources(&set, NULL, plain), 0);
+        xpu_require_free(p12_req);
+}
+END_TEST
+
+/* The start's expressions are parsed once: the user's first, then the image's variables of the
+ * vendors that have them, in environment order; a parse error is kept for the check to report. */
+START_TEST(test_start_parse) {
+        static char a[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470", b[] = "NVIDIA_REQUIRE_BAD=nvml>1",
+                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", noeq[] = "NVIDIA_REQUIRE_X", other[] = "XPU_REQUIRE=x",
+                    maybe[] = "NVIDIA_DISABLE_REQUIRE=maybe", off[] = "NVIDIA_DISABLE_REQUIRE=1";
+        char *env[] = { a, jet, noeq, other, b, maybe, NULL };
+        struct xpu_require_start s;
+        ck_assert_int_eq(xpu_require_start_parse("  driver>=1 ", env, &s), 0);
+        ck_assert_uint_eq(s.n, 3);
+        ck_assert_str_eq(s.exprs[0].name, "--require/XPU_REQUIRE");
+        ck_assert_int_eq(s.exprs[0].vendor, NO_VENDOR);
+        ck_assert_str_eq(xpu_require_to_string(s.exprs[0].req), "driver>=1");
+        ck_assert_str_eq(s.exprs[1].name, "NVIDIA_REQUIRE_CUDA");
+        ck_assert_int_eq(s.exprs[1].vendor, NV);
+        ck_assert_int_eq(s.exprs[1].error, 0);
+        ck_assert_str_eq(xpu_require_to_string(s.exprs[1].req), "cuda>=12.4 brand=tesla,driver>=470");
+        ck_assert_str_eq(s.exprs[2].name, "NVIDIA_REQUIRE_BAD");
+        ck_assert_int_eq(s.exprs[2].error, -EINVAL);
+        ck_assert_ptr_null(s.exprs[2].req);
+        ck_assert_str_eq(s.exprs[2].message, "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, "
+                                              "driver, cuda, arch, brand, rocm, gfx, memory");
+        ck_assert_str_eq(s.disable[NV], "maybe"); /* not a boolean: still checked (with a warning) */
+        ck_assert_ptr_null(s.disable[AMD]);
+        xpu_require_start_done(&s);
+        ck_assert_uint_eq(s.n, 0);
+        ck_assert_ptr_null(s.exprs);
+        /* disabled: not parsed at all; no user expression */
+        env[5] = off;
+        ck_assert_int_eq(xpu_require_start_parse(NULL, env, &s), 0);
+        ck_assert_uint_eq(s.n, 0);
+        ck_assert_str_eq(s.disable[NV], "1");
+        xpu_require_start_done(&s);
 }
 END_TEST
 
@@ -515,6 +593,8 @@ static Suite *require_suite(void) {
         tcase_add_test(tc, test_lenient_unknown_facts);
         tcase_add_test(tc, test_rich_facts);
         tcase_add_test(tc, test_sources);
+        tcase_add_test(tc, test_start_sources);
+        tcase_add_test(tc, test_start_parse);
         suite_add_tcase(s, tc);
         return s;
 }
