@@ -15,6 +15,7 @@
 #include "base/macro.h"
 #include "device-targets.h"
 #include "health.h"
+#include "vendor.h"
 
 static bool label_char(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||

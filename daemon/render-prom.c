@@ -16,6 +16,7 @@
 #include "health.h"
 #include "readings-range.h"
 #include "text.h"
+#include "vendor.h"
 
 /* The output and the family being written. */
 struct out {

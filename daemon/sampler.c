@@ -3,7 +3,7 @@
  * inventory, then each vendor backend's readings, health against the previous snapshot, the
  * events of the change, and a new snapshot for the store.
  *
- * Backends, one per vendor that has one (xpu_vendor_ops.readings of probe.h, in xpu_vendors[]
+ * Backends, one per vendor that has one (xpu_vendor_ops.readings of vendor.h, in xpu_vendors[]
  * order: no vendor branch below), each timed on its own: NVIDIA's "nvml" (one NVML session kept
  * between samples, its facts merged into the sample's inventory), AMD's "amdgpu_sysfs" and
  * Intel's "intel_sysfs" (sysfs and hwmon read directly, attributes kept open between samples).
@@ -44,6 +44,7 @@
 #include "libs.h"
 #include "cdi-dir.h"
 #include "nfd.h"
+#include "vendor.h"
 
 /* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
 static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };

@@ -15,6 +15,7 @@
 #include "base/macro.h"
 #include "base/strv.h"
 #include "devcode/object-json.h"
+#include "vendor.h"
 
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
@@ -58,7 +59,7 @@ int xpu_device_code_index_load(const char *path, struct xpu_object **objects, si
         return r;
 }
 
-bool xpu_device_code_needs_nvidia_facts(const struct xpu_object *objects, size_t n) {
+bool xpu_device_code_needs_rich_facts(const struct xpu_object *objects, size_t n) {
         for (size_t i = 0; i < n; i++)
                 if (xpu_object_has_code(&objects[i], XPU_CODE_VENDOR_NVIDIA) || objects[i].cudart_major)
                         return true;
@@ -178,7 +179,7 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
         return 0;
 }
 
-bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n) {
+bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n) {
         for (size_t i = 0; i < (devices ? n : inv->n_devices); i++) {
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
                 const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
@@ -193,7 +194,7 @@ bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const
 }
 
 int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
-                         int (*load_nvidia_facts)(void *userdata), void *userdata) {
+                         int (*load_rich_facts)(void *userdata), void *userdata) {
         /* XPUINIT_DEVICE_CODE, else the profile's "device_code", else enforce. */
         enum xpu_device_code_mode mode = o->device_code_set          ? o->device_code
                                          : p->profile->device_code_set ? p->profile->device_code
@@ -240,9 +241,9 @@ int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv,
         size_t unknown = 0, nt;
         /* The compute capability and the CUDA version come from the rich path, asked for only here:
          * an image without NVIDIA device code never loads a vendor library for the check. */
-        if (xpu_device_code_needs_nvidia_facts(objects, n) &&
-            xpu_device_code_nvidia_facts_missing(inv, p->devices, p->n_devices) &&
-            load_nvidia_facts(userdata) == -EINTR) {
+        if (xpu_device_code_needs_rich_facts(objects, n) &&
+            xpu_device_code_targets_missing(inv, p->devices, p->n_devices) &&
+            load_rich_facts(userdata) == -EINTR) {
                 status = -EINTR;
                 goto out;
         }

@@ -29,9 +29,9 @@ int xpu_device_code_cuda_driver(const struct xpu_inventory *inv);
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
                                size_t err_size);
 
-/* True when OBJECTS need an NVIDIA GPU's compute capability or driver version to be judged (an
- * object with NVIDIA device code, or a libcudart). */
-bool xpu_device_code_needs_nvidia_facts(const struct xpu_object *objects, size_t n);
+/* True when OBJECTS need facts only the rich path reads to be judged: an NVIDIA GPU's compute
+ * capability or the CUDA driver version (an object with NVIDIA device code, or a libcudart). */
+bool xpu_device_code_needs_rich_facts(const struct xpu_object *objects, size_t n);
 
 /* What the start-time check concluded. */
 struct xpu_device_code_result {
@@ -56,13 +56,13 @@ void xpu_device_code_result_clear(struct xpu_device_code_result *r);
  * device-code target (xpu_vendor_ops.code_target) is not known yet and comes from the rich path
  * (xpu_vendor_ops.code_target_sources: an NVIDIA GPU's compute capability, which the fast path
  * does not read). */
-bool xpu_device_code_nvidia_facts_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n);
+bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n);
 
 /* The start-time check for plan P under O->device_code, with the index at O->device_code_index:
  * logs the verdict, sets an override in P->env with apply, and records the verdict in
- * P->device_code(_verdict). LOAD_NVIDIA_FACTS(USERDATA) is called when the index has NVIDIA code and
- * a selected NVIDIA GPU's compute capability is unknown (it runs the rich path). SHOW (plan):
+ * P->device_code(_verdict). LOAD_RICH_FACTS(USERDATA) is called when the index has code that needs
+ * them and a selected GPU's device-code target is not known yet (it runs the rich path). SHOW (plan):
  * nothing is refused. Returns 0 to go on; -EINVAL after logging why the start is refused; -EINTR
  * when a stop was asked for while the vendor library ran. */
 int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
-                         int (*load_nvidia_facts)(void *userdata), void *userdata);
+                         int (*load_rich_facts)(void *userdata), void *userdata);

@@ -36,6 +36,7 @@
 #include "render.h"
 #include "require.h"
 #include "select.h"
+#include "vendor.h"
 #include "stop.h"
 
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
@@ -45,42 +46,10 @@ extern char **environ;
 /* The command line and its environment twins (options.h). */
 static struct xpu_options opt = XPU_OPTIONS_DEFAULT;
 
-/* Driver roots tried in order when --driver-root is not given. */
-static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
-
 /* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
 static bool can_mount(void) {
         uint64_t effective = 0;
         return xpu_capability_current(&effective, NULL, NULL) == 0 && (effective & XPU_CAP_BIT(CAP_SYS_ADMIN));
-}
-
-/* The driver root: --driver-root, else the first default that holds versioned driver
- * libraries, else "/". Only searched when the probe found a device: a GPU-less host needs no
- * driver files, and start-up there must stay as cheap as tini's. *WHY says how it was chosen,
- * for the info line. */
-static const char *pick_driver_root(const struct xpu_inventory *inv, const char **why) {
-        if (opt.driver_root) {
-                *why = "--driver-root/XPUINIT_DRIVER_ROOT";
-                return opt.driver_root;
-        }
-        if (inv->n_devices == 0) {
-                *why = "no GPU found, so no driver files are needed";
-                return "/";
-        }
-        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
-                int fd = xpu_open_root(default_driver_roots[i]);
-                if (fd < 0)
-                        continue;
-                char ver[32];
-                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
-                close(fd);
-                if (has) {
-                        *why = "the first of /run/nvidia/driver, /host, / that holds driver libraries";
-                        return default_driver_roots[i];
-                }
-        }
-        *why = "neither /run/nvidia/driver nor /host holds driver libraries";
-        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
 }
 
 /* Everything the subcommands share: roots, inventory, profiles, selection, chosen profile. */
@@ -126,7 +95,7 @@ static int context_probe(struct context *c) {
         for (size_t i = 0; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
         const char *why = NULL;
-        const char *driver_root = pick_driver_root(c->inv, &why);
+        const char *driver_root = xpu_options_driver_root(&opt, c->inv, &why);
         log_debug("sys root %s, dev root %s", c->roots.sys, c->roots.dev);
         log_info("driver root %s (%s)", driver_root, why);
         if (strcmp(driver_root, "/") != 0) {
@@ -197,10 +166,14 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
         return 0;
 }
 
-/* For the device-code check: the NVIDIA facts the fast path does not read (compute capability,
- * CUDA version), from whichever of NVML and the CUDA driver API answers. */
-static int load_nvidia_facts(void *userdata) {
-        return context_rich(userdata, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML) | XPU_SOURCE_BIT(XPU_SOURCE_CUDA));
+/* For the device-code check: the facts the fast path does not read (an NVIDIA GPU's compute
+ * capability, the CUDA version), from whichever library reader of the vendors' code_target_sources
+ * answers. */
+static int load_rich_facts(void *userdata) {
+        uint32_t sources = 0;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                sources |= xpu_vendors[v]->code_target_sources;
+        return context_rich(userdata, 0, sources);
 }
 
 /* For `cdi generate`: the MIG devices' UUIDs, names of their own in the spec, only NVML knows;
@@ -439,7 +412,7 @@ static int run(struct context *c) {
         if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
-        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_nvidia_facts, c);
+        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_rich_facts, c);
         if (gate)
                 return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
@@ -632,7 +605,7 @@ static int cmd_audit(struct context *c) {
                 n += xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0;
         if (!opt.n_audit_for && !opt.k8s_affinity) {
                 if (context_probe(c) != 0 ||
-                    (xpu_device_code_nvidia_facts_missing(c->inv, NULL, 0) && load_nvidia_facts(c) < 0))
+                    (xpu_device_code_targets_missing(c->inv, NULL, 0) && load_rich_facts(c) < 0))
                         return EXIT_SETUP;
                 n = xpu_device_code_targets(c->inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
                 cuda = cuda ?: xpu_device_code_cuda_driver(c->inv);
@@ -683,7 +656,7 @@ static int cmd_plan(struct context *c, bool inject) {
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
         if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
                 return EXIT_SETUP;
-        if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_nvidia_facts, c) != 0)
+        if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_rich_facts, c) != 0)
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {

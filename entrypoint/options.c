@@ -7,12 +7,14 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "cdi-spec.h"
 #include "devcode/judge.h"
+#include "libs.h"
 
 const char *const xpu_command_names[_XPU_CMD_MAX] = {
         [XPU_CMD_RUN] = "run", [XPU_CMD_PROBE] = "probe", [XPU_CMD_PLAN] = "plan", [XPU_CMD_PROFILES] = "profiles",
@@ -581,3 +583,30 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
         return 0;
 }
 
+/* Driver roots tried in order when --driver-root is not given. */
+static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
+
+const char *xpu_options_driver_root(const struct xpu_options *o, const struct xpu_inventory *inv, const char **why) {
+        if (o->driver_root) {
+                *why = "--driver-root/XPUINIT_DRIVER_ROOT";
+                return o->driver_root;
+        }
+        if (inv->n_devices == 0) {
+                *why = "no GPU found, so no driver files are needed";
+                return "/";
+        }
+        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
+                int fd = xpu_open_root(default_driver_roots[i]);
+                if (fd < 0)
+                        continue;
+                char ver[32];
+                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
+                close(fd);
+                if (has) {
+                        *why = "the first of /run/nvidia/driver, /host, / that holds driver libraries";
+                        return default_driver_roots[i];
+                }
+        }
+        *why = "neither /run/nvidia/driver nor /host holds driver libraries";
+        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
+}

@@ -14,6 +14,7 @@
 #include "sandbox/privilege.h"
 #include "sandbox/seccomp.h"
 #include "base/strv.h"
+#include "vendor.h"
 
 #define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 

@@ -8,6 +8,7 @@
 #include "sandbox/privilege.h"
 #include "base/strv.h"
 #include "inventory-json.h"
+#include "vendor.h"
 
 int xpu_render_json_print(cJSON *o, FILE *f) {
         if (!o)

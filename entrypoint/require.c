@@ -16,6 +16,7 @@
 #include "base/strv.h"
 #include "require-internal.h"
 #include "require.h"
+#include "vendor.h"
 
 /* ---- checking --------------------------------------------------------------------------------- */
 
@@ -171,40 +172,44 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
         char name[40];
         snprintf(name, sizeof name, "%s:%u", xpu_vendor_to_string(d->vendor), d->vendor_index);
         *known = false;
+        /* The vendor's own fact under this key (its descriptor's require_facts): "" when its GPUs
+         * have none or this one does not know it. */
+        const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+        const char *fact = xpu_fact_label_value(ops ? ops->require_facts : NULL, d, xpu_require_keys[f->key].name);
         switch (f->key) {
         case KEY_ARCH:
-                if (!d->nvidia.compute_capability[0]) {
+                if (!fact[0]) {
                         char why[700];
                         snprintf(found, size, "%s compute capability unknown (%s)", name,
                                  rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
-                if (!xpu_require_is_dotted(d->nvidia.compute_capability)) {
+                if (!xpu_require_is_dotted(fact)) {
                         snprintf(found, size, "%s compute capability \"%s\" is not a dotted number", name,
-                                 d->nvidia.compute_capability);
+                                 fact);
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s with compute capability %s", name, d->nvidia.compute_capability);
-                return op_holds(f->op, fact_cmp(f, d->nvidia.compute_capability));
+                snprintf(found, size, "host has %s with compute capability %s", name, fact);
+                return op_holds(f->op, fact_cmp(f, fact));
         case KEY_BRAND:
                 /* No source on the fast path: NVML's brand comes with the rich probe. */
-                if (!d->nvidia.brand[0]) {
+                if (!fact[0]) {
                         char why[700];
                         snprintf(found, size, "%s brand unknown (%s)", name, rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s of brand %s", name, d->nvidia.brand);
-                return op_holds(f->op, fact_cmp(f, d->nvidia.brand));
+                snprintf(found, size, "host has %s of brand %s", name, fact);
+                return op_holds(f->op, fact_cmp(f, fact));
         case KEY_GFX:
-                if (!(d->have & XPU_HAVE_GFX_TARGET_VERSION) || !d->amd.gfx_target[0]) {
+                if (!fact[0]) {
                         snprintf(found, size, "%s gfx target unknown", name);
                         return false;
                 }
                 *known = true;
-                snprintf(found, size, "host has %s with %s", name, d->amd.gfx_target);
-                return op_holds(f->op, fact_cmp(f, d->amd.gfx_target));
+                snprintf(found, size, "host has %s with %s", name, fact);
+                return op_holds(f->op, fact_cmp(f, fact));
         case KEY_MEMORY:
                 if (!(d->have & XPU_HAVE_MEMORY_TOTAL)) {
                         char why[700];

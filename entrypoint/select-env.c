@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "select.h"
+#include "vendor.h"
 
 void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selection_env *env) {
         /* A vendor's own variable means nothing on a host without that vendor's driver: one image

@@ -13,6 +13,7 @@
 #include "device-targets.h"
 #include "select-internal.h"
 #include "select.h"
+#include "vendor.h"
 
 /* "; MIG devices: 0:0 (MIG-... gi 3 ci 0), ..." of the in-scope devices, or "; no MIG devices". */
 static void list_migs(struct out *o, const struct var_rules *r, const struct xpu_inventory *inv) {

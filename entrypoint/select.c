@@ -20,6 +20,7 @@
 #include "base/macro.h"
 #include "select-internal.h"
 #include "select.h"
+#include "vendor.h"
 
 static const struct var_rules xpu_rules = {
         .name = "XPU_VISIBLE_DEVICES",

@@ -21,6 +21,7 @@
 #include "base/strv.h"
 #include "host-files.h"
 #include "libs.h"
+#include "vendor.h"
 
 
 static bool alnum(char c) {

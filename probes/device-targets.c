@@ -7,6 +7,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "vendor.h"
 
 size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
                                struct xpu_code_target *t, size_t max, size_t *unknown) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "base/macro.h"
+#include "vendor.h"
 
 bool xpu_json_add_str(cJSON *o, const char *k, const char *v) {
         return !v || !*v || cJSON_AddStringToObject(o, k, v);

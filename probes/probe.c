@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "probe.h"
 #include "base/escape.h"
+#include "vendor.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,23 +34,6 @@ static const char *const field_names[_XPU_FIELD_MAX] = {
         [XPU_FIELD_UNIQUE_ID] = "unique_id",
         [XPU_FIELD_PCI_IDS] = "pci_device_id",
 };
-
-const char *xpu_vendor_to_string(enum xpu_vendor v) {
-        const struct xpu_vendor_ops *vo = xpu_vendor(v);
-        return vo ? vo->name : NULL;
-}
-
-const char *xpu_vendor_display_name(enum xpu_vendor v) {
-        const struct xpu_vendor_ops *vo = xpu_vendor(v);
-        return vo ? vo->display_name : NULL;
-}
-
-int xpu_vendor_from_string(const char *s) {
-        for (int v = 0; s && v < _XPU_VENDOR_MAX; v++)
-                if (strcasecmp(s, xpu_vendors[v]->name) == 0)
-                        return v;
-        return -EINVAL;
-}
 
 const char *xpu_source_to_string(enum xpu_source s) {
         return (unsigned)s < _XPU_SOURCE_MAX ? source_names[s] : NULL;

@@ -2,7 +2,7 @@
 /* Live readings of one device, vendor-neutral, in base units (the quantities
  * dcgm-exporter and AMD's device-metrics-exporter report, in Prometheus base units): what xpud
  * samples every --interval and renders as JSON and Prometheus text. Producers: each vendor's
- * readings backend (xpu_readings_ops of probe.h): NVML through the isolated helper
+ * readings backend (xpu_readings_ops of vendor.h): NVML through the isolated helper
  * (probes/nvidia/), amdgpu and i915/xe sysfs and hwmon read directly (probes/amd/,
  * probes/intel/); and for every vendor the PCIe link from PCI sysfs (probes/pci-link.c). A
  * reading a device does not report stays absent (its bit in `have` clear): never a vendor

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/macro.h"
+#include "vendor.h"
 
 const struct xpu_rich_ops *xpu_rich_backend_at(size_t i) {
         for (size_t v = 0; v < _XPU_VENDOR_MAX; v++)

@@ -20,6 +20,7 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "readings-range.h"
+#include "vendor.h"
 
 #define CARD_DIR "/sys/class/drm/card%u/device"
 
@@ -661,7 +662,7 @@ int xpu_amd_readings_read_cached(const struct xpu_roots *roots, const struct xpu
         return c.oom;
 }
 
-/* ---- xpud's backend "amdgpu_sysfs" (xpu_readings_ops of probe.h) ------------------------------- */
+/* ---- xpud's backend "amdgpu_sysfs" (xpu_readings_ops of vendor.h) ------------------------------- */
 
 static int amdgpu_open(void **ret) {
         return (*ret = xpu_amd_cache_new()) ? 0 : -ENOMEM;

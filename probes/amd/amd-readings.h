@@ -87,6 +87,6 @@ int xpu_amd_parse_dpm_current(const char *text, uint64_t *ret_hz);
  * Returns 0 with *RET_UE (uncorrected) and *RET_CE (corrected), or -EINVAL. */
 int xpu_amd_parse_ras_count(const char *text, uint64_t *ret_ue, uint64_t *ret_ce);
 
-/* xpud's AMD readings backend "amdgpu_sysfs" (probe.h): xpu_amd_readings_read_cached() for each
+/* xpud's AMD readings backend "amdgpu_sysfs" (vendor.h): xpu_amd_readings_read_cached() for each
  * AMD device, through one cache kept between samples. */
 extern const struct xpu_readings_ops xpu_readings_amdgpu;

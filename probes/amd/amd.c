@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "vendor.h"
 
 #define KFD_DEV "/sys/class/kfd/kfd/dev"
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
@@ -631,6 +632,12 @@ static const char *amd_unique_id(const struct xpu_device *d) {
         return d->amd.unique_id;
 }
 
+/* The per-device requirement key of the gfx target ("gfx90a", from KFD's gfx_target_version). */
+static const struct xpu_fact_label amd_require_facts[] = {
+        { "gfx", offsetof(struct xpu_device, amd.gfx_target) },
+        { NULL, 0 },
+};
+
 static const struct xpu_fact_label amd_info_labels[] = {
         { "gfx_target", offsetof(struct xpu_device, amd.gfx_target) }, /* KFD gfx_target_version */
         { "unique_id", offsetof(struct xpu_device, amd.unique_id) },   /* KFD unique_id */
@@ -661,5 +668,6 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .facts_json = amd_facts_json,
         .facts_text = amd_facts_text,
         .info_labels = amd_info_labels,
+        .require_facts = amd_require_facts,
         .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
 };

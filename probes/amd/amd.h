@@ -6,7 +6,7 @@
  *   /sys/class/kfd/kfd/topology/nodes/N/mem_banks/M/properties   same format (heap_type, size_in_bytes)
  *   /sys/class/kfd/kfd/dev                            "MAJ:MIN" of /dev/kfd (dynamic major)
  *   /sys/class/drm/cardN/device/unique_id             16 hex digits, or "N/A"
- * The probe itself is xpu_vendor_amd (probes/probe.h). */
+ * The probe itself is xpu_vendor_amd (probes/vendor.h). */
 #pragma once
 
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Intel live readings for xpud (xpu_readings_ops of probe.h, backend "intel_sysfs"), from the
+/* Intel live readings for xpud (xpu_readings_ops of vendor.h, backend "intel_sysfs"), from the
  * i915 and xe sysfs and hwmon files, read through the sys root each sample (see intel.h for the
  * list and units). Power is the energy counter's rise over the time between two samples of the
  * same GPU (both drivers publish energy, not power). A file that is absent leaves its reading
@@ -18,6 +18,7 @@
 #include "drm.h"
 #include "readings-range.h"
 #include "readings.h"
+#include "vendor.h"
 
 #define HWMON_MAX 16 /* hwmon directories looked at per card */
 #define ERROR_STATE_NONE "No error state collected"

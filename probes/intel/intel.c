@@ -29,6 +29,7 @@
 #include "base/macro.h"
 #include "drm.h"
 #include "inventory-json.h"
+#include "vendor.h"
 
 #define INTEL_PCI_VENDOR 0x8086u
 #define XPU_INTEL_VRAM_MAX (1ull << 50) /* bytes: 1 PiB, readings-range.h */

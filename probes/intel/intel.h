@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Intel GPUs (i915 and xe kernel drivers): the fast path is xpu_vendor_intel (probe.h), from
+/* Intel GPUs (i915 and xe kernel drivers): the fast path is xpu_vendor_intel (vendor.h), from
  * sysfs only (probes/intel/intel.c says which files). Nothing here logs.
  *
  * xpud's readings (xpu_readings_intel, backend "intel_sysfs", intel-readings.c), below
@@ -50,5 +50,5 @@ int xpu_intel_affinity_mask(const struct xpu_inventory *inv, const bool *selecte
                             char *err, size_t err_size);
 
 struct xpu_readings_ops;
-/* xpud's Intel readings backend "intel_sysfs" (probe.h), the files above. */
+/* xpud's Intel readings backend "intel_sysfs" (vendor.h), the files above. */
 extern const struct xpu_readings_ops xpu_readings_intel;

@@ -276,5 +276,5 @@ void xpu_nvml_device_readings(const struct xpu_nvml_device *d, struct xpu_readin
  * ("?": only when known), print = the same as text lines. */
 extern const struct xpu_rich_ops xpu_rich_nvml;
 
-/* xpud's NVIDIA readings backend "nvml" (probe.h; probes/nvidia/nvidia-sampling.c). */
+/* xpud's NVIDIA readings backend "nvml" (vendor.h; probes/nvidia/nvidia-sampling.c). */
 extern const struct xpu_readings_ops xpu_readings_nvml;

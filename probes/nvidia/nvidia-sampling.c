@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NVIDIA's live readings for xpud (xpu_readings_ops of probe.h, backend "nvml"): one NVML
+/* NVIDIA's live readings for xpud (xpu_readings_ops of vendor.h, backend "nvml"): one NVML
  * session kept between samples (xpu_nvml_session_read(), the isolated helper), its result merged
  * into the sample's inventory by PCI bus id (names, memory, compute capability ...) and mapped to
  * readings (xpu_nvml_device_readings_checked()). */
@@ -13,6 +13,7 @@
 
 #include "base/macro.h"
 #include "readings.h"
+#include "vendor.h"
 
 struct nvml_state {
         struct xpu_nvml_session *session;

@@ -16,6 +16,7 @@
 #include "cdi-spec.h"
 #include "devcode/libraries.h"
 #include "rich.h"
+#include "vendor.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -555,7 +556,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
         return 0;
 }
 
-/* What `xpuinit cdi generate` gives with every NVIDIA GPU besides its nodes (probe.h). */
+/* What `xpuinit cdi generate` gives with every NVIDIA GPU besides its nodes (vendor.h). */
 static const char *const nvidia_libraries[] = {
         /* The running driver's libraries: libcuda, libcudadebugger, every libnv* (libnvidia-ml,
          * libnvidia-ptxjitcompiler, libnvcuvid, libnvoptix, ...) and the GL/EGL/Vulkan vendor
@@ -619,6 +620,13 @@ static const struct xpu_rich_ops *const nvidia_rich[] = {
         NULL,
 };
 
+/* The per-device requirement keys of the NVIDIA Container Toolkit's grammar. */
+static const struct xpu_fact_label nvidia_require_facts[] = {
+        { "arch", offsetof(struct xpu_device, nvidia.compute_capability) }, /* "9.0": NVML, CUDA */
+        { "brand", offsetof(struct xpu_device, nvidia.brand) },             /* "Tesla": NVML */
+        { NULL, 0 },
+};
+
 static const struct xpu_fact_label nvidia_info_labels[] = {
         { "brand", offsetof(struct xpu_device, nvidia.brand) },                           /* NVML */
         { "compute_capability", offsetof(struct xpu_device, nvidia.compute_capability) }, /* NVML, CUDA */
@@ -651,6 +659,7 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .subdevices_text = xpu_nvidia_subdevices_text,
         .info_labels = nvidia_info_labels,
         .mig = xpu_nvidia_mig,
+        .require_facts = nvidia_require_facts,
         /* procfs has no compute capability: NVML or the CUDA driver API gives it */
         .code_target_sources = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA),
         .cuda_driver = true,

@@ -13,7 +13,7 @@
 #            is resolved as the compiler does: the including file's directory, then -Iprobes, -I.,
 #            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped;
 #   vendors  the vendor constants XPU_VENDOR_NVIDIA, _AMD and _INTEL appear in code (comments are
-#            not code) only in probes/<vendor>/, probes/vendors.c, the enum xpu_vendor of
+#            not code) only in probes/<vendor>/, probes/vendor.c, the enum xpu_vendor of
 #            probes/probe.h, tests/, and the files of ALLOWED below: the rest of the code goes
 #            through the vendor descriptors (struct xpu_vendor_ops).
 # Each rule prints one "not ok" line per violation, or one "ok" line. The rules first run on a
@@ -118,7 +118,7 @@ include_violations() {
 # vendor_violations ROOT LIST: "PATH:LINE: CODE" for every vendor constant in code outside the
 # places the header names.
 vendor_violations() {
-        grep -vE '^tests/|^probes/(nvidia|amd|intel)/|^probes/vendors\.c$' "$2" >"$T/ven.list"
+        grep -vE '^tests/|^probes/(nvidia|amd|intel)/|^probes/vendor\.c$' "$2" >"$T/ven.list"
         printf '%s\n' "$ALLOWED" | awk 'NF { print $1 }' >"$T/allowed"
         grep -vxF -f "$T/allowed" "$T/ven.list" >"$T/ven2.list"
         [ -s "$T/ven2.list" ] || return 0
@@ -176,7 +176,7 @@ printf '#include "../probe.h"\n' >"$S/probes/base/dotdot.c"
 printf '#include "amd/amd.h"\n#include "nvidia/nvidia.h"\n#include "probe.h"\n' >"$S/probes/nvidia/nvidia.c"
 printf '/* the enum */\n' >"$S/probes/nvidia/nvidia.h"
 printf '/* the enum */\n' >"$S/probes/amd/amd.h"
-printf '#include "nvidia/nvidia.h"\nint v = XPU_VENDOR_NVIDIA;\n' >"$S/probes/vendors.c"
+printf '#include "nvidia/nvidia.h"\nint v = XPU_VENDOR_NVIDIA;\n' >"$S/probes/vendor.c"
 printf '#include "base/big.h"\n#include "probe.h"\n#include "nvidia/nvidia.h"\n' >"$S/daemon/d.c"
 printf '#include "d.h"\n' >"$S/entrypoint/e.c"
 printf '/* only a comment */\n' >"$S/daemon/d.h"
@@ -200,7 +200,7 @@ include_violations "$S" "$T/self.list" >"$T/got"
 is "$(cat "$T/got")" "probes/base/dotdot.c:1 includes \"../probe.h\" (probes/probe.h): base may not include probes
 probes/base/up.c:1 includes \"probe.h\" (probes/probe.h): base may not include probes
 probes/nvidia/nvidia.c:1 includes \"amd/amd.h\" (probes/amd/amd.h): vendor nvidia may not include vendor amd
-probes/vendors.c:1 includes \"nvidia/nvidia.h\" (probes/nvidia/nvidia.h): probes may not include vendor nvidia" \
+probes/vendor.c:1 includes \"nvidia/nvidia.h\" (probes/nvidia/nvidia.h): probes may not include vendor nvidia" \
         "self-test: the layer rule reports upward and cross-vendor includes, resolved as the compiler does"
 # entrypoint/e.c includes "d.h": daemon/d.h is not on entrypoint's include path, so it is no include of daemon/.
 

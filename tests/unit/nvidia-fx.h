@@ -9,6 +9,7 @@
 
 #include "nvidia/nvidia.h"
 #include "testlib.h"
+#include "vendor.h"
 
 #define GPUS "/proc/driver/nvidia/gpus/"
 

@@ -17,6 +17,7 @@
 
 #include "amd/amd-readings.h"
 #include "testlib.h"
+#include "vendor.h"
 
 /* ---- parsers ---------------------------------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
 
 #include "amd/amd.h"
 #include "testlib.h"
+#include "vendor.h"
 
 static struct xpu_inventory *probe_dir(const char *dir) {
         return xpu_test_probe_backend(&xpu_vendor_amd, dir);

@@ -11,6 +11,7 @@
 #include "intel/intel.h"
 #include "readings.h"
 #include "testlib.h"
+#include "vendor.h"
 
 /* An Intel card N at BUS_ID bound to DRIVER, with its render node. */
 static void write_card(const char *root, unsigned n, const char *bus_id, const char *driver) {

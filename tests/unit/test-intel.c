@@ -13,6 +13,7 @@
 #include "inventory-json.h"
 #include "intel/intel.h"
 #include "testlib.h"
+#include "vendor.h"
 
 static struct xpu_inventory *probe_dir(const char *dir) {
         return xpu_test_probe_backend(&xpu_vendor_intel, dir);

@@ -6,6 +6,7 @@
 
 #include "shim-root.h"
 #include "rich.h"
+#include "vendor.h"
 
 #define HEAD "library /usr/lib/libnvidia-ml.so.535.54.03\ndriver_version 535.54.03\ncuda_driver_version 12020\n"
 

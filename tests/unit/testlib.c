@@ -2,6 +2,7 @@
 #include "testlib.h"
 
 #include "base/fileio.h"
+#include "vendor.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "probe.h"
+#include "vendor.h"
 
 /* Absolute path of tests/fixtures/hosts/NAME in the source tree (static buffer). */
 const char *xpu_test_host(const char *name);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The vendors: see xpu_vendors[] in vendor.h. Adding a vendor is one line here, its constant in
+ * enum xpu_vendor and its folder probes/<vendor>/ (docs/architecture.md, "Adding a vendor"). */
+#include "vendor.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX] = {
+        [XPU_VENDOR_NVIDIA] = &xpu_vendor_nvidia, /* first: its index order is PCI bus order */
+        [XPU_VENDOR_AMD] = &xpu_vendor_amd,       /* then AMD in KFD node order */
+        [XPU_VENDOR_INTEL] = &xpu_vendor_intel,   /* then Intel in PCI bus order */
+};
+
+const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v) {
+        return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v] : NULL;
+}
+
+const char *xpu_vendor_to_string(enum xpu_vendor v) {
+        const struct xpu_vendor_ops *vo = xpu_vendor(v);
+        return vo ? vo->name : NULL;
+}
+
+const char *xpu_vendor_display_name(enum xpu_vendor v) {
+        const struct xpu_vendor_ops *vo = xpu_vendor(v);
+        return vo ? vo->display_name : NULL;
+}
+
+int xpu_vendor_from_string(const char *s) {
+        for (int v = 0; s && v < _XPU_VENDOR_MAX; v++)
+                if (strcasecmp(s, xpu_vendors[v]->name) == 0)
+                        return v;
+        return -EINVAL;
+}
+
+const char *xpu_fact_label_value(const struct xpu_fact_label *table, const struct xpu_device *d, const char *label) {
+        for (const struct xpu_fact_label *l = table; l && l->label; l++)
+                if (strcmp(l->label, label) == 0)
+                        return (const char *)d + l->offset;
+        return "";
+}

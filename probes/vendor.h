@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The vendor descriptor: everything the vendor-neutral code knows about one vendor, in one
+ * struct xpu_vendor_ops per vendor (probes/<vendor>/), and xpu_vendors[], the one list of them
+ * (vendor.c). Code outside a vendor's folder reaches the vendor's facts and conventions only
+ * through this descriptor, never by testing for a vendor. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "probe.h"
+
+struct xpu_rich_ops; /* rich.h */
+struct cJSON;        /* cJSON.h */
+struct xpu_readings;  /* readings.h */
+
+/* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
+ * open sysfs files) and one collection per sample. */
+struct xpu_readings_ops {
+        const char *name; /* the backend's name: "nvml", "amdgpu_sysfs" (xpud_backend_up{backend}) */
+        /* New state into *RET. Returns 0 or -ENOMEM. */
+        int (*open)(void **ret);
+        /* Read this vendor's devices of INV: R[i] and FRESH[i] = true for each inventory device i
+         * read (R and FRESH have one slot per inventory device); a library's identity facts may be
+         * merged into INV (names, memory). TIMEOUT_MS bounds a vendor library's helper. Returns 0,
+         * -ENOMEM (the sample fails), or another -errno with ERR one line (the backend is down for
+         * this sample; what it read is kept). */
+        int (*collect)(void *state, const struct xpu_roots *roots, unsigned timeout_ms, struct xpu_inventory *inv,
+                       struct xpu_readings *r, bool *fresh, char *err, size_t err_size);
+        /* Let go of what holds the driver (a library helper): its driver went away, or the sampler
+         * thread ends. NULL when there is nothing to let go of; the state stays usable. */
+        void (*stop)(void *state);
+        void (*close)(void *state); /* NULL-safe */
+};
+
+/* How a vendor's own visibility variable is read (entrypoint/select.c applies the rules) and the
+ * marks its CDI specs leave in a container. Plain data: the vendor's conventions, no code. */
+struct xpu_vendor_visibility {
+        const char *variable; /* "NVIDIA_VISIBLE_DEVICES"; read when XPU_VISIBLE_DEVICES is unset */
+        bool ranges;          /* entries may be ranges "0-3" (amd-container-runtime) */
+        /* "0x<hex>" names a device by the number its vendor knows it by (AMD: the KFD unique_id):
+         * D's as hex digits, "" when unknown. NULL: the vendor has no such number. */
+        const char *(*unique_id)(const struct xpu_device *d);
+        const char *cdi_kind; /* the kind of the vendor's CDI specs: "nvidia.com/gpu" */
+        /* The variable a spec of the vendor's CDI generator sets beside the devices and driver
+         * files it gives (select.h), the value it must have (NULL: any non-empty one), and whether
+         * that value is where CDI mounted the driver libraries. NULL: the vendor sets none. */
+        const char *cdi_mark;
+        const char *cdi_mark_value;
+        bool cdi_mark_is_libdir;
+        /* A variable whose numbers are the vendor runtime's own (Level Zero's ZE_AFFINITY_MASK,
+         * read in the hierarchy the workload uses): TRANSLATE turns VALUE into the list the rules
+         * above read (vendor indices, into LIST); MASK writes the value that selects SELECTED (one
+         * flag per inventory device) when another variable decided ("" = every given device:
+         * unset it). Both return 0, -ENOMEM, -ENOBUFS or -EINVAL with ERR. NULL: the value is the
+         * list, and nothing is written back. */
+        int (*translate)(const struct xpu_inventory *inv, const char *value, char *list, size_t list_size, char *err,
+                         size_t err_size);
+        int (*mask)(const struct xpu_inventory *inv, const bool *selected, char *out, size_t size, char *err,
+                    size_t err_size);
+};
+
+/* What a vendor's GPUs need in a CDI spec besides their nodes (cdi-spec.h). */
+struct xpu_vendor_cdi {
+        /* The user-mode driver files that must match the host's kernel module: globs of
+         * "<base>.so" matched against "<base>.so.<driver version>" (libs.h), and programs. NULL:
+         * the vendor's user space lives in the image (ROCm, oneAPI). */
+        const char *const *libraries;
+        const char *const *programs;
+        /* Files found by their path (host-files.h patterns), mounted at the same path below the
+         * driver root, where xpuinit in the image places them. */
+        const char *const *files;
+        const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
+};
+
+/* A string fact of a vendor's devices under a name (a metadata label of xpud's xpu_info, a
+ * requirement key): the name and the offset in struct xpu_device of a NUL-terminated char array
+ * ("" = unknown). */
+struct xpu_fact_label {
+        const char *label;
+        size_t offset;
+};
+
+/* The fact named LABEL in TABLE (NULL-label-terminated; NULL: none) of device D: "" when the
+ * table has no such name or D does not know it. */
+const char *xpu_fact_label_value(const struct xpu_fact_label *table, const struct xpu_device *d, const char *label);
+
+/* One vendor: everything the vendor-neutral code needs to know about it, in one place
+ * (probes/<vendor>/). xpu_vendors[] is the only list of vendors in the program. */
+struct xpu_vendor_ops {
+        enum xpu_vendor vendor;
+        const char *name;         /* "nvidia": JSON values, labels, "vendor:index" entries */
+        const char *display_name; /* "NVIDIA": the vendor's own spelling, for messages */
+        struct xpu_vendor_visibility visibility;
+        /* Fast path: procfs, sysfs and dev only; no dynamic loading. Appends this vendor's devices
+         * (vendor_index set, index left to the caller) and fills inv->vendors[vendor]. A bad or
+         * unreadable file skips that device or field with one xpu_inventory_warn() naming the
+         * file; probing goes on. Returns 0, or -ENOMEM. */
+        int (*probe)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+        /* The rich-path backends (rich.h) that read this vendor's library, in merge order,
+         * NULL-terminated; NULL when the vendor has none. */
+        const struct xpu_rich_ops *const *rich;
+        const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
+        const struct xpu_readings_ops *readings; /* NULL: xpud reads none (the device has health only) */
+        /* Device code (probes/devcode/): the vendor's XPU_CODE_VENDOR_* bit (0: the audit judges no
+         * device code of its GPUs), what its kinds of GPU are called ("compute capability"), and
+         * D's kind as an audit --for spelling into SPEC ("9.0", "gfx90a"; "" when unknown). */
+        unsigned code_vendor;
+        const char *code_target_name;
+        void (*code_target)(const struct xpu_device *d, char *spec, size_t size);
+        /* How D is partitioned, as a label value ("mig", "cpx_nps4", "none"); NULL when not known
+         * (device-targets.h). NULL: the vendor's GPUs are never partitioned (always "none"). */
+        const char *(*partition)(const struct xpu_device *d);
+        /* D's own facts (D->nvidia, D->amd, ...; only this vendor's member is ever read) in the
+         * views of a device: FACTS_JSON adds them as members of D's inventory JSON object O
+         * ("minor", "gfx_target", ...: docs/architecture.md) and returns false on -ENOMEM;
+         * FACTS_TEXT writes them on D's `xpuinit probe` line ("  cc 9.0  brand Tesla"), and
+         * SUBDEVICES_TEXT writes one line each for its sub-devices below it (MIG devices). NULL:
+         * none. */
+        bool (*facts_json)(const struct xpu_device *d, struct cJSON *o);
+        void (*facts_text)(const struct xpu_device *d, FILE *f);
+        void (*subdevices_text)(const struct xpu_device *d, FILE *f);
+        /* The vendor's own string facts that xpud's xpu_info carries as labels, ended by a NULL
+         * label; NULL: none. */
+        const struct xpu_fact_label *info_labels;
+        /* The vendor's own string facts that the per-device requirement keys compare ("arch":
+         * compute capability, "brand", "gfx": gfx target), ended by a NULL label; a key the
+         * vendor does not list is unknown on its GPUs. NULL: none. */
+        const struct xpu_fact_label *require_facts;
+        /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
+         * xpu_mig_devices()). NULL: the vendor's GPUs have none. */
+        const struct xpu_mig_device *(*mig)(const struct xpu_device *d, size_t *n);
+        uint32_t code_target_sources; /* rich sources (1u << enum xpu_source) of code_target()'s fact; 0: fast path */
+        bool cuda_driver;    /* its rich path sets xpu_vendor_info.cuda_driver_version (the "cuda" requirement key) */
+        bool rich_mig_uuids; /* MIG UUIDs come only from its rich path: their absence is told by its rich_note */
+        const char *require_advice; /* after "; " when its known driver fails a requirement; NULL "update the driver" */
+        /* Its toolkit's image requirement variables: NAME=EXPR for every NAME with the prefix, checked with its
+         * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
+        const char *require_env_prefix, *require_env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
+        const char *const *require_env_skip;                  /* "NVIDIA_REQUIRE_JETPACK" */
+};
+
+extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
+extern const struct xpu_vendor_ops xpu_vendor_amd;    /* probes/amd/amd.c */
+extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
+/* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and
+ * the order of xpuinit indices (probes/vendor.c). */
+extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
+/* The descriptor of V, NULL when V is out of range. */
+const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v);
