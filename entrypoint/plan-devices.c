@@ -64,7 +64,8 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
                 if (!mig && partition && strcmp(partition, "mig") == 0 &&
                     xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
                             d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
-                            xpu_mig_count(d) ? "; select them (" : "", xpu_mig_count(d) ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                            xpu_mig_count(d) ? "; select them (" : "",
+                            xpu_mig_count(d) ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
                         return -ENOMEM;
                 for (size_t m = 0; m < xpu_mig_count(d); m++) {
                         if (!(mig & (1u << m)))

@@ -42,7 +42,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
                 return NULL;
-        bool ok = xpu_json_add_num(o, "index", d->index) && xpu_json_add_str(o, "vendor", xpu_vendor_to_string(d->vendor)) &&
+        bool ok = xpu_json_add_num(o, "index", d->index) &&
+                  xpu_json_add_str(o, "vendor", xpu_vendor_to_string(d->vendor)) &&
                   xpu_json_add_num(o, "vendor_index", d->vendor_index) && xpu_json_add_str(o, "name", d->name) &&
                   xpu_json_add_str(o, "uuid", d->uuid) && xpu_json_add_str(o, "pci_bus_id", d->pci_bus_id);
         char hex[8];
@@ -56,7 +57,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                 ok = xpu_json_add_num(o, "memory_total_bytes", (double)d->memory_total_bytes);
         if (ok && (d->have & XPU_HAVE_MEMORY_USED))
                 ok = xpu_json_add_num(o, "memory_used_bytes", (double)d->memory_used_bytes);
-        ok = ok && xpu_json_add_str(o, "driver_version", d->driver_version) && xpu_json_add_str(o, "kernel_driver", d->kernel_driver);
+        ok = ok && xpu_json_add_str(o, "driver_version", d->driver_version) &&
+             xpu_json_add_str(o, "kernel_driver", d->kernel_driver);
         if (ok && d->integrated)
                 ok = cJSON_AddBoolToObject(o, "integrated", true) != NULL;
         if (ok) {
@@ -85,7 +87,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                         continue;
                 if (!src)
                         ok = (src = cJSON_AddObjectToObject(o, "sources")) != NULL;
-                ok = ok && xpu_json_add_str(src, xpu_field_to_string(f), xpu_source_to_string(xpu_device_field_source(d, f)));
+                ok = ok && xpu_json_add_str(src, xpu_field_to_string(f),
+                                            xpu_source_to_string(xpu_device_field_source(d, f)));
         }
         if (ok && d->name_from_pci_ids && !d->field_source[XPU_FIELD_NAME]) {
                 if (!src)
@@ -108,7 +111,8 @@ static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
                   xpu_json_add_str(o, "kernel_module", vi->driver_flavor) &&
                   xpu_json_add_str(o, "cuda_driver_version", vi->cuda_driver_version);
         if (ok && vi->cuda_driver_version[0])
-                ok = xpu_json_add_str(o, "cuda_driver_version_source", xpu_source_to_string(vi->cuda_driver_version_source));
+                ok = xpu_json_add_str(o, "cuda_driver_version_source",
+                                      xpu_source_to_string(vi->cuda_driver_version_source));
         if (ok) {
                 cJSON *a = xpu_json_nodes(vi->nodes, vi->n_nodes);
                 ok = a && cJSON_AddItemToObject(o, "device_nodes", a);

@@ -43,7 +43,8 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
         bool ok = !(d->have & XPU_HAVE_MINOR) || xpu_json_add_num(o, "minor", nv->minor);
         ok = ok && xpu_json_add_str(o, "compute_capability", nv->compute_capability) &&
              xpu_json_add_str(o, "brand", nv->brand) && xpu_json_add_str(o, "vbios_version", nv->vbios_version) &&
-             xpu_json_add_str(o, "bus_type", nv->bus_type) && xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware);
+             xpu_json_add_str(o, "bus_type", nv->bus_type) &&
+             xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware);
         if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
                 ok = cJSON_AddBoolToObject(o, "mig_enabled", d->nvidia.mig_enabled) != NULL;
                 cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;

@@ -317,65 +317,49 @@ Written by \`make bench\` (\`tests/bench/run.sh\`); do not edit by hand, rerun i
 $verdicts
 ## Where xpuinit's start-up time goes
 
-Analysis kept with the benchmark (update it when the numbers move):
+Analysis kept with the benchmark (update it when the numbers move). What a start of
+\`xpuinit -- true\` on a host without GPUs does to stay close to tini, and why:
 
-- The first measurement of the start path was 1.48 × tini. Five causes were removed: the default
-  driver-root search on a GPU-less host (80 % of the instructions: now only searched when a
-  device was found), about 126 \`sigaction\` calls to reset signal dispositions (now one read of
-  \`SigIgn\` from \`/proc/self/status\`), JSON parsing of the built-in profiles (now compiled
-  into the binary at build time by \`packaging/profile-cgen\`), zero-filled buffers (12 KiB of
-  memset), and \`fork\`: the workload is now started with \`clone(CLONE_VM | CLONE_VFORK)\` as
-  \`posix_spawn\` does, so neither xpuinit's page tables nor copy-on-write faults are paid for a
-  child that only sets itself up and execs. That last step alone was about 0.5 ms here, and it is
-  why xpuinit now starts faster than tini, which forks.
+- No driver-root search without a device: the default search (\`/run/nvidia/driver\`, \`/host\`)
+  would be about 80 % of a GPU-less start's instructions, and such a host needs no driver files.
+- Signal dispositions are reset from one read of \`SigIgn\` in \`/proc/self/status\`, not with
+  a \`sigaction\` call per signal (about 126 calls).
+- The built-in profiles and seccomp filters are compiled into the binary at build time
+  (\`packaging/profile-cgen\`, \`packaging/seccomp-cgen\`, docs/seccomp.md): parsing the JSON and
+  compiling a filter with libseccomp at every start would cost millions of instructions
+  (\`seccomp_rule_add\` and \`seccomp_export_bpf\` alone about 3.6 million); a JSON filter list
+  in a profile still compiles at run time.
+- The workload is started with \`clone(CLONE_VM | CLONE_VFORK)\`, as \`posix_spawn\` does: no
+  page-table copy and no copy-on-write faults for a child that only sets itself up and execs
+  (about 0.5 ms on this machine, and why xpuinit can start faster than tini, which forks).
+- The privilege sequence uses raw \`prctl\` where libcap would ask about every capability:
+  one \`PR_CAP_AMBIENT_CLEAR_ALL\`, one \`PR_CAPBSET_DROP\` per capability actually dropped (each
+  commits new credentials, about 1.4 µs here), the bounding set read once from \`CapBnd\` in
+  \`/proc/thread-self/status\`, and one narrowing that the workload and the supervisor share;
+  with Docker's 14 capabilities that is 1 or 2 drops, not 28.
+- One seccomp filter per start: on this kernel (6.18, a Firecracker VM, BPF JIT on) a filter
+  costs far more than its \`seccomp(2)\` call (fork + load + exec of true + wait, alternating,
+  600 rounds, as \`tests/bench/seccompbench.c\` measures in the table below: no filter 675 µs, a
+  one-instruction filter +33 µs, a linear 234-instruction \`default\` about +220 µs, the same
+  rules as a binary search over call numbers +113 µs). The built-in filters are binary searches,
+  and when the workload's filter is the supervisor's (\`default\`, the usual case) xpuinit loads
+  it once, right before the start, and the workload inherits it (docs/privileges.md).
 - What xpuinit still pays more than tini, by count (independent of the machine's load): more
   page faults (glibc pages for formatting, malloc and number parsing, xpuinit's own text, libcjson's
   mapping), 138 imported symbols bound at load time (\`-z now\`; tini imports 34), more system
-  calls for the probe (see the profile below).
-- The privilege sequence (capabilities, seccomp) made the start 1.19 × tini (median; CPU time 1.18 × tini) on a
-  machine loaded by fuzzers; two causes, both removed: (1) compiling the seccomp filter with
-  libseccomp at every start, 3.6 million of xpuinit's 4.2 million instructions (callgrind:
-  \`seccomp_rule_add\` 42 %, \`seccomp_export_bpf\` 38 %, with libseccomp's probe of the kernel's
-  actions on top). The built-in filters are now compiled at build time (\`packaging/seccomp-cgen\`,
-  docs/seccomp.md) and a start only points at them; a JSON list still compiles at run time.
-  (2) 328 \`prctl\` calls where there had been 2: libcap's \`cap_reset_ambient\` asks
-  \`PR_CAP_AMBIENT_IS_SET\` of all 41 capabilities, the bounding-set loops of the workload and
-  of the supervisor read each capability before dropping it, and the supervisor read the whole
-  bounding set a second time. Now one \`PR_CAP_AMBIENT_CLEAR_ALL\`, one \`PR_CAPBSET_DROP\` per
-  capability dropped and no second read: 124 \`prctl\` (one costs about 1.5 µs here). One start
-  of \`xpuinit -- true\`, before the privilege sequence (c3ba58e) / with it (80c0431) / now: 368,260 /
-  4,181,245 / 507,420 instructions and 120 / 475 / 271 system calls. (80c0431 fails under
-  valgrind, whose \`seccomp(2)\` makes libseccomp refuse \`SCMP_ACT_KILL_PROCESS\`; it was
-  counted with a preloaded \`seccomp_api_set(5)\`.)
-- The supervisor's own seccomp filter (a second \`default\` loaded after the start) made it
-  about 2 × tini here: on this kernel (6.18, a Firecracker VM, BPF JIT on) a filter costs far
-  more than its \`seccomp(2)\` call. Measured with fork + load + exec of true + wait, alternating,
-  600 rounds (as \`tests/bench/seccompbench.c\` does; its run is in the table below): no filter 675 µs; a one-instruction
-  filter +33 µs (the JIT image and its free at reap, whatever the program); the linear
-  \`default\` of 234 instructions about +220 µs; the same rules as a binary search over call
-  numbers (libseccomp \`SCMP_FLTATR_CTL_OPTIMIZE\` 2, 279 instructions, the kernel's
-  per-syscall cache walks far fewer of them) +113 µs; without the x32 ABI +93 µs, native only
-  +76 µs. Now: the built-in filters are binary searches, and when the workload's filter is the
-  supervisor's (\`default\`, the usual case) xpuinit loads it once, right before the start, and the
-  workload inherits it (docs/privileges.md): one load and one free per start instead of two.
-- Also removed from the start: the 41 \`PR_CAPBSET_READ\` that read the bounding set (one read of
-  \`CapBnd\` from \`/proc/thread-self/status\`), and one of the two bounding-set narrowings: xpuinit
-  narrows the set once for the workload before the start and the supervisor goes on from there
-  (39 \`PR_CAPBSET_DROP\` instead of 68; each commits new credentials, about 1.4 µs here, and
-  passes this machine's BPF LSM hooks of \`prctl\`). Every drop loop skips what the set no longer
-  has, which is what a container with Docker's 14 capabilities saves (1 or 2 drops, not 28).
-- What is left above tini, measured on the static build with one part at a time switched off
-  (500 alternating rounds each): the filter about 115 µs, the workload's 28 bounding-set drops
-  from a root host's full set about 45 µs, and xpuinit's own work about 200 µs: the probe of an
-  empty host and the plan (about 100 µs, mostly cold: first touches of code and data), the
-  privilege preparation, the supervisor's set-up before the clone (its \`SigIgn\` read, signalfd,
-  pipe, stack) and the child's steps up to its exec. The dynamic build adds its three libraries:
-  libcjson, libseccomp and libcap cost about 40 µs each to load here (a trivial program linked
-  against them, alternating). Options not taken, each a trade-off for the owner of the budget:
-  linking libseccomp and libcap statically into the dynamic build (about 80 µs; ties their
-  security updates to a rebuild of xpuinit), filters without the x32 ABI (about 20 µs; x32 calls
-  would be killed instead of filtered), no bounding-set narrowing under no_new_privs (about 45 µs
-  on a full-set host; \`CapBnd\` would show the full set).
+  calls for the probe (see the profile below). Measured on the static build with one part at a
+  time switched off (500 alternating rounds each): the filter about 115 µs, the workload's 28
+  bounding-set drops from a root host's full set about 45 µs, and xpuinit's own work about
+  200 µs: the probe of an empty host and the plan (about 100 µs, mostly cold: first touches of
+  code and data), the privilege preparation, the supervisor's set-up before the clone (its
+  \`SigIgn\` read, signalfd, pipe, stack) and the child's steps up to its exec. The dynamic build
+  adds its three libraries: libcjson, libseccomp and libcap cost about 40 µs each to load here (a
+  trivial program linked against them, alternating).
+- Options not taken, each a trade-off for the owner of the budget: linking libseccomp and libcap
+  statically into the dynamic build (about 80 µs; ties their security updates to a rebuild of
+  xpuinit), filters without the x32 ABI (about 20 µs; x32 calls would be killed instead of
+  filtered), no bounding-set narrowing under no_new_privs (about 45 µs on a full-set host;
+  \`CapBnd\` would show the full set).
 - ASan builds (\`make asan\`) use \`fork\`: ASan cannot follow a child on a stack of its own.
 
 ## Whole-process start-up

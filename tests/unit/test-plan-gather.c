@@ -220,8 +220,11 @@ static int plan_difference(const struct xpu_plan *a, const struct xpu_plan *b) {
 /* From here on this process may only allocate memory and exit: any other system call (open,
  * stat, read, getdents, readlink ...) kills it with SIGSYS. */
 static int allow_only_memory(void) {
+        /* Memory, exit, and sigaltstack: AddressSanitizer's __asan_handle_no_return asks for the
+         * signal stack before every call that does not return (the child's _exit). */
         static const int allowed[] = {
-                __NR_brk, __NR_mmap, __NR_munmap, __NR_mremap, __NR_madvise, __NR_exit_group, __NR_exit,
+                __NR_brk,        __NR_mmap, __NR_munmap,      __NR_mremap, __NR_madvise,
+                __NR_exit_group, __NR_exit, __NR_sigaltstack,
         };
         struct sock_filter prog[2 * ELEMENTSOF(allowed) + 2];
         size_t n = 0;
