@@ -568,7 +568,7 @@ static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
         else if (result)
                 xpu_render_source_text(ops, result, &rep, stdout);
         if (result) {
-                ops->free(result);
+                free(result);
                 return r < 0 ? EXIT_SETUP : 0;
         }
         log_error("%s: %s", name, rep.message);

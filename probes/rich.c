@@ -3,6 +3,7 @@
 #include "rich.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -74,7 +75,7 @@ static int probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint3
                 } else {
                         rep.matched = ops->merge(inv, result);
                         if (rep.matched < 0) {
-                                ops->free(result);
+                                free(result);
                                 return rep.matched;
                         }
                         inv->vendors[ops->vendor].rich_ok |= 1u << ops->source;
@@ -82,7 +83,7 @@ static int probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint3
                         if (keep)
                                 keep[ops->source] = result;
                         else
-                                ops->free(result);
+                                free(result);
                 }
                 if (reports)
                         reports[ops->source] = rep;

@@ -31,7 +31,8 @@ struct xpu_rich_ops {
         /* Read the library's view of the host. ROOTS gives the driver root (where the library is
          * looked for) and the sys root; INV is the fast path's inventory, read-only (for the
          * running driver version). The library is loaded and called only in an isolated helper
-         * bounded by TIMEOUT_MS. Returns 0 and *RET (opaque; release with free()), or -errno with
+         * bounded by TIMEOUT_MS. Returns 0 and *RET (opaque, one allocation: release with free()
+         * and nothing else, so no backend needs a release function of its own), or -errno with
          * ERR one line: -ENOENT "not available: <soname> not found in <paths searched>", -EPROTO
          * version mismatch, -ETIMEDOUT, -ECONNABORTED (helper killed by a signal), -EBADMSG
          * (garbage reply), -ENODEV/-EIO (the library's own error, named). Silent. */
@@ -52,7 +53,6 @@ struct xpu_rich_ops {
         /* The same view as text lines for humans (xpuinit probe --source <source>). */
         void (*print)(const void *result, FILE *f);
 
-        void (*free)(void *result); /* NULL-safe */
 };
 
 /* The I-th backend in merge order (each vendor's xpu_vendor_ops.rich, vendors in xpu_vendors[]
@@ -83,7 +83,7 @@ int xpu_rich_read(const struct xpu_rich_ops *ops, const struct xpu_roots *roots,
  * skipped. A backend's error becomes one inventory warning ("nvml: <message>; keeping the procfs
  * inventory") and a report; REPORTS (may be NULL) gets one entry per rich source, indexed by enum
  * xpu_source (entries of procfs and sysfs untouched). When KEEP (may be NULL) is given, each
- * successful result is stored at KEEP[source] for the caller (release with that backend's free());
+ * successful result is stored at KEEP[source] for the caller (release with free());
  * otherwise it is freed. Returns 0 or -ENOMEM. */
 int xpu_rich_probe(const struct xpu_roots *roots, struct xpu_inventory *inv, uint32_t sources, unsigned timeout_ms,
                    struct xpu_rich_report *reports, void **keep);

@@ -550,10 +550,6 @@ static void rich_print(const void *result, FILE *f) {
         }
 }
 
-static void rich_free(void *result) {
-        xpu_rocm_smi_result_free(result);
-}
-
 const struct xpu_rich_ops xpu_rich_rocm_smi = {
         .vendor = XPU_VENDOR_AMD,
         .source = XPU_SOURCE_ROCM_SMI,
@@ -562,5 +558,4 @@ const struct xpu_rich_ops xpu_rich_rocm_smi = {
         .merge = rich_merge,
         .to_json = rich_to_json,
         .print = rich_print,
-        .free = rich_free,
 };

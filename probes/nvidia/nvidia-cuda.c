@@ -416,10 +416,6 @@ static void rich_print(const void *result, FILE *f) {
         }
 }
 
-static void rich_free(void *result) {
-        xpu_cuda_result_free(result);
-}
-
 const struct xpu_rich_ops xpu_rich_cuda = {
         .vendor = XPU_VENDOR_NVIDIA,
         .source = XPU_SOURCE_CUDA,
@@ -428,5 +424,4 @@ const struct xpu_rich_ops xpu_rich_cuda = {
         .merge = rich_merge,
         .to_json = rich_to_json,
         .print = rich_print,
-        .free = rich_free,
 };

@@ -200,10 +200,6 @@ static void rich_print(const void *result, FILE *f) {
         xpu_nvml_result_print(result, f);
 }
 
-static void rich_free(void *result) {
-        xpu_nvml_result_free(result);
-}
-
 const struct xpu_rich_ops xpu_rich_nvml = {
         .vendor = XPU_VENDOR_NVIDIA,
         .source = XPU_SOURCE_NVML,
@@ -212,5 +208,4 @@ const struct xpu_rich_ops xpu_rich_nvml = {
         .merge = rich_merge,
         .to_json = rich_to_json,
         .print = rich_print,
-        .free = rich_free,
 };

@@ -562,8 +562,7 @@ START_TEST(test_rich_backend) {
                               "  1 0000:ff:1f.0 GPU-abcdef00-0000-0000-0000-000000000099 Stray cc 8.0\n"
                               "  2 0000:1a:00.0 " UUID_1A " NVIDIA GeForce RTX 2080 Ti cc 7.5 11019 MiB\n");
         free(out);
-        xpu_rich_cuda.free(result);
-        xpu_rich_cuda.free(NULL);
+        free(result);
 
         /* The kernel module's version from the inventory reaches the version check. */
         snprintf(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, sizeof inv->vendors[0].driver_version, "470.57.02");
