@@ -163,9 +163,15 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                         if (missing)
                                 xpu_sel_out_add(&o, "which the container runtime did not give to this container (%s is "
                                             "missing); ask the runtime for it or leave it out", missing);
-                        else
+                        else {
+                                /* D has MIG devices, so it is NVIDIA's (xpu_mig_devices()): its minor names
+                                 * the directory, when procfs gave one. */
+                                char gpu[24] = "gpu<minor>";
+                                if (d->have & XPU_HAVE_MINOR)
+                                        snprintf(gpu, sizeof gpu, "gpu%u", d->nvidia.minor);
                                 xpu_sel_out_add(&o, "whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/"
-                                            "gpu%u/mig here); mount the host's /proc/driver/nvidia", d->nvidia.minor);
+                                            "%s/mig here); mount the host's /proc/driver/nvidia", gpu);
+                        }
                 }
                 return -EINVAL;
         }

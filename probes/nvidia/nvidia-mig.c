@@ -240,10 +240,13 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
                 }
                 /* a minor that names another capability would hand that one out */
                 bool taken = i == 1 && vi->mig_config_cap.path[0] && vi->mig_config_cap.minor == found.minor;
-                for (size_t d = 0; d < inv->n_devices && !taken; d++)
-                        for (size_t m = 0; m < inv->devices[d].nvidia.n_mig && !taken; m++)
-                                taken = inv->devices[d].nvidia.mig[m].gi_cap.minor == found.minor ||
-                                        inv->devices[d].nvidia.mig[m].ci_cap.minor == found.minor;
+                for (size_t d = 0; d < inv->n_devices && !taken; d++) {
+                        size_t n = 0;
+                        const struct xpu_mig_device *g =
+                                inv->devices[d].vendor == XPU_VENDOR_NVIDIA ? xpu_nvidia_mig(&inv->devices[d], &n) : NULL;
+                        for (size_t m = 0; m < n && !taken; m++)
+                                taken = g[m].gi_cap.minor == found.minor || g[m].ci_cap.minor == found.minor;
+                }
                 if (taken) {
                         if (xpu_inventory_warn(inv, "%s: DeviceFileMinor %u is another capability's too; that MIG "
                                                     "capability is not offered", files[i], found.minor) < 0)

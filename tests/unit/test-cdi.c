@@ -202,9 +202,9 @@ START_TEST(test_amd_names_and_nodes) {
 }
 END_TEST
 
-/* MIG devices (the naming code does not look at the vendor; AMD keeps driver files out of it):
- * "<gpu>:<mig>" and the UUID, the GPU's nodes plus the two capability nodes; one whose nodes are
- * unknown or missing is left out with a warning; a hostile UUID is no name. */
+/* MIG devices of an NVIDIA GPU (no driver root here: its nodes only, said once): "<gpu>:<mig>"
+ * and the UUID, the GPU's nodes plus the two capability nodes; one whose nodes are unknown or
+ * missing is left out with a warning; a hostile UUID is no name. */
 START_TEST(test_mig_names) {
         struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
         const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };

@@ -181,6 +181,29 @@ START_TEST(test_parse_malformed) {
 }
 END_TEST
 
+/* NVML is matched to NVIDIA's devices only: a reply that names an AMD GPU's bus id matches
+ * nothing and writes nothing into that device (its facts share the union with NVIDIA's). */
+START_TEST(test_merge_other_vendor_untouched) {
+        struct xpu_inventory *inv = xpu_test_probe_host("amd-mi210x8");
+        ck_assert_uint_gt(inv->n_devices, 0);
+        struct xpu_device before = inv->devices[0];
+        ck_assert_str_ne(before.pci_bus_id, "");
+        char reply[1024];
+        snprintf(reply, sizeof reply,
+                 HEAD "device_count 1\ndevice.0.uuid GPU-00000000-0000-4000-8000-000000000003\n"
+                      "device.0.name NVIDIA H100\ndevice.0.bus_id %s\ndevice.0.minor 3\n"
+                      "device.0.cc 9.0\ndevice.0.brand Tesla\nend\n",
+                 before.pci_bus_id);
+        struct xpu_nvml_result *r = nvml_parse_ok(reply);
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 0);
+        ck_assert_mem_eq(&inv->devices[0].amd, &before.amd, sizeof before.amd);
+        ck_assert_str_eq(inv->devices[0].amd.gfx_target, "gfx90a");
+        ck_assert_str_eq(inv->devices[0].uuid, before.uuid);
+        xpu_nvml_result_free(r);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 /* The fast path lists the MIG devices with their capability nodes; NVML adds UUIDs, names and
  * memory to the ones with the same GPU and compute instance ids. A disagreeing mode is a warning
  * and changes nothing. */
@@ -383,6 +406,7 @@ static Suite *nvml_parse_suite(void) {
         tcase_add_test(tc, test_parse_every_key);
         tcase_add_test(tc, test_parse_malformed);
         tcase_add_test(tc, test_merge_mig);
+        tcase_add_test(tc, test_merge_other_vendor_untouched);
         tcase_add_test(tc, test_merge_minor_and_lost);
         tcase_add_test(tc, test_rich_views);
         suite_add_tcase(s, tc);

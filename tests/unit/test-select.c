@@ -379,7 +379,7 @@ static struct xpu_inventory *make_mig_inventory(void) {
         };
         struct xpu_inventory *inv = make_inventory(spec, ELEMENTSOF(spec));
         struct xpu_device *d = &inv->devices[0];
-        d->have |= XPU_HAVE_MIG_MODE;
+        d->have |= XPU_HAVE_MIG_MODE | XPU_HAVE_MINOR; /* /dev/nvidia0: minor 0 */
         d->nvidia.mig_enabled = true;
         d->nvidia.n_mig = 3;
         static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
@@ -482,6 +482,11 @@ START_TEST(test_mig_caps_unknown) {
         ck_assert_str_eq(err, "NVIDIA_VISIBLE_DEVICES: \"0:0\" names MIG device 0:0 (GPU instance 1, compute instance 0 of "
                               UUID_N0 "), whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/gpu0/mig "
                               "here); mount the host's /proc/driver/nvidia");
+        /* No "Device Minor" from procfs: the directory is named by its pattern, not a made-up 0. */
+        inv->devices[0].have &= ~(uint32_t)XPU_HAVE_MINOR;
+        sel_err(inv, NULL, "0:0", NULL, err, sizeof err);
+        ck_assert_msg(strstr(err, "(no /proc/driver/nvidia/capabilities/gpu<minor>/mig here)"), "%s", err);
+        inv->devices[0].have |= XPU_HAVE_MINOR;
         struct xpu_selection *s = sel_ok(inv, NULL, "all", NULL);
         ck_assert(s->selected[0]);
         ck_assert_uint_eq(s->mig[0], 0);

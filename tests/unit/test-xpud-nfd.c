@@ -115,7 +115,7 @@ START_TEST(test_amd_node) {
         for (size_t i = 0; i < s->n_devices; i++) {
                 struct xpu_device *d = &s->devices[i].dev;
                 d->vendor = XPU_VENDOR_AMD;
-                d->nvidia.compute_capability[0] = '\0';
+                memset(&d->amd, 0, sizeof d->amd); /* no NVIDIA facts left in the union */
                 snprintf(d->amd.gfx_target, sizeof d->amd.gfx_target, "gfx942");
                 d->have |= XPU_HAVE_GFX_TARGET_VERSION | XPU_HAVE_PARTITION | XPU_HAVE_MEMORY_TOTAL;
                 d->partition = (uint32_t)i;
