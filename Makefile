@@ -86,7 +86,8 @@ LIBDAEMON := $(BUILD)/libxpud.a
 XPUD := $(BUILD)/xpud
 PC_DAEMON := libmicrohttpd libsystemd
 DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
-DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread $(CJSON_LIBS) $(SECURITY_LIBS)
+# -lm: the number formatter calls trunc(), a libm call unless the optimizer inlines it (-O0 builds).
+DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread -lm $(CJSON_LIBS) $(SECURITY_LIBS)
 
 BINARIES := $(XPUINIT)
 ifneq ($(wildcard daemon/main.c),)
