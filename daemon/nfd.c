@@ -75,16 +75,6 @@ static int dotted_int(const char *v) {
         return (int)(major * 10 + minor);
 }
 
-/* The CUDA driver version of INV: the one of the vendor whose GPUs run NVIDIA device code (its
- * descriptor's code_vendor), as the rich path read it (inv->vendors[].cuda_driver_version); NULL
- * when no vendor runs it. */
-static const char *cuda_driver_version(const struct xpu_inventory *inv) {
-        for (size_t v = 0; v < ELEMENTSOF(xpu_vendors); v++)
-                if (xpu_vendors[v] && xpu_vendors[v]->code_vendor == XPU_CODE_VENDOR_NVIDIA)
-                        return inv->vendors[v].cuda_driver_version;
-        return NULL;
-}
-
 /* The labels that say what the node can run: vendor, device-code targets, NVIDIA compute
  * capability and CUDA version, AMD generic family, smallest memory, partitioning. Each is left
  * out when a device's fact it needs is unknown: a label never speaks for a GPU it did not see. */
@@ -154,7 +144,7 @@ static int put_node_labels(FILE *f, const struct xpud_snapshot *s) {
                 snprintf(v, sizeof v, "%d", cc);
                 put_label(f, "xpu.nvidia.cc", v);
         }
-        int cuda = nvidia ? dotted_int(cuda_driver_version(inv)) : -1;
+        int cuda = nvidia ? dotted_int(xpu_inventory_cuda_driver_version(inv)) : -1;
         if (cuda >= 0) {
                 char v[16];
                 snprintf(v, sizeof v, "%d", cuda);

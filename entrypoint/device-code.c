@@ -18,12 +18,8 @@
 #include "vendor.h"
 
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (xpu_vendors[v]->cuda_driver) {
-                        int k = xpu_options_parse_cuda_version(inv->vendors[v].cuda_driver_version);
-                        return k < 0 ? 0 : k;
-                }
-        return 0;
+        int k = xpu_options_parse_cuda_version(xpu_inventory_cuda_driver_version(inv));
+        return k < 0 ? 0 : k;
 }
 
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,

@@ -93,19 +93,10 @@ static const char *rich_unknown(const struct xpu_inventory *inv, enum xpu_vendor
         return buf;
 }
 
-/* The vendor whose rich path reports the host's CUDA driver version (xpu_vendor_ops.cuda_driver),
- * _XPU_VENDOR_MAX when none does. */
-static enum xpu_vendor cuda_vendor(void) {
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (xpu_vendors[v]->cuda_driver)
-                        return (enum xpu_vendor)v;
-        return _XPU_VENDOR_MAX;
-}
-
 /* The host's CUDA driver version against F (KEY_CUDA), as check_host_factor() does. */
 static bool check_cuda_factor(const struct factor *f, const struct xpu_inventory *inv, char *found, size_t size,
                               bool *known) {
-        enum xpu_vendor cv = cuda_vendor();
+        enum xpu_vendor cv = xpu_vendor_cuda();
         if (cv == _XPU_VENDOR_MAX) {
                 snprintf(found, size, "host CUDA driver version unknown (no backend reports it)");
                 return false;
@@ -293,7 +284,7 @@ static int check_selected(const struct xpu_require *r, const struct xpu_inventor
                  * updating anything. */
                 const struct xpu_vendor_ops *ops = NULL;
                 if (first_known && first->key == KEY_CUDA)
-                        ops = xpu_vendor(cuda_vendor());
+                        ops = xpu_vendor(xpu_vendor_cuda());
                 else if (first_known && first->key == KEY_DRIVER)
                         ops = xpu_vendor(vendor);
                 const char *advice = !ops ? NULL : ops->require_advice ? ops->require_advice : "update the driver";

@@ -135,17 +135,13 @@ cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
         cJSON *devs = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
         bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel);
         /* Convenience copies of the versions users look for first: "<vendor>_driver_version" of
-         * each vendor whose driver told one, and the CUDA driver version (one vendor has it). */
-        const char *cuda = "";
+         * each vendor whose driver told one, and the host's CUDA driver version. */
         for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {
-                const struct xpu_vendor_info *vi = &inv->vendors[v];
                 char key[48];
                 snprintf(key, sizeof key, "%s_driver_version", xpu_vendor_to_string(v));
-                ok = xpu_json_add_str(host, key, vi->driver_version);
-                if (!cuda[0])
-                        cuda = vi->cuda_driver_version;
+                ok = xpu_json_add_str(host, key, inv->vendors[v].driver_version);
         }
-        ok = ok && xpu_json_add_str(host, "cuda_driver_version", cuda);
+        ok = ok && xpu_json_add_str(host, "cuda_driver_version", xpu_inventory_cuda_driver_version(inv));
         for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {
                 cJSON *o = vendor_to_json(&inv->vendors[v]);
                 ok = o && cJSON_AddItemToObject(vendors, xpu_vendor_to_string(v), o);

@@ -17,6 +17,18 @@ const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v) {
         return (unsigned)v < _XPU_VENDOR_MAX ? xpu_vendors[v] : NULL;
 }
 
+enum xpu_vendor xpu_vendor_cuda(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->cuda_driver)
+                        return (enum xpu_vendor)v;
+        return _XPU_VENDOR_MAX;
+}
+
+const char *xpu_inventory_cuda_driver_version(const struct xpu_inventory *inv) {
+        const enum xpu_vendor v = xpu_vendor_cuda();
+        return v < _XPU_VENDOR_MAX ? inv->vendors[v].cuda_driver_version : "";
+}
+
 const char *xpu_vendor_to_string(enum xpu_vendor v) {
         const struct xpu_vendor_ops *vo = xpu_vendor(v);
         return vo ? vo->name : NULL;

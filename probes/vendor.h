@@ -150,3 +150,10 @@ extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
 extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
 /* The descriptor of V, NULL when V is out of range. */
 const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v);
+
+/* The vendor whose rich path reports the host's CUDA driver version (the descriptor with
+ * cuda_driver set), _XPU_VENDOR_MAX when none does. */
+enum xpu_vendor xpu_vendor_cuda(void);
+/* INV's CUDA driver version ("12.2", from that vendor's xpu_vendor_info.cuda_driver_version): ""
+ * when unknown or when no vendor reports one. */
+const char *xpu_inventory_cuda_driver_version(const struct xpu_inventory *inv);
