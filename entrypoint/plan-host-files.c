@@ -16,26 +16,10 @@ static bool in_tree(const char *path, const char *tree) {
         return strncmp(path, tree, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* A copy of FILES (NULL on -ENOMEM). */
-static struct xpu_host_files *host_files_copy(const struct xpu_host_files *files) {
-        struct xpu_host_files *c = calloc(1, sizeof *c);
-        if (!c)
-                return NULL;
-        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
-        c->skipped = xpu_strv_copy(files->skipped);
-        if (!c->files || (files->skipped && !c->skipped))
-                return xpu_host_files_free(c);
-        if (files->n)
-                memcpy(c->files, files->files, files->n * sizeof *c->files);
-        c->n = files->n;
-        c->n_skipped = files->n_skipped;
-        return c;
-}
-
 int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts) {
         if (facts->host_files_error < 0)
                 return facts->host_files_error;
-        if (!(p->host_files = host_files_copy(facts->host_files)))
+        if (!(p->host_files = xpu_host_files_copy(facts->host_files)))
                 return -ENOMEM;
         char tree[PATH_MAX];
         if (xpu_strlcpy(tree, p->library_dir, sizeof tree) < 0)

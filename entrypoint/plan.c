@@ -128,24 +128,6 @@ int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) {
 
 /* ---- files -------------------------------------------------------------------------------- */
 
-/* A copy of FILES, for the plan to own (NULL on -ENOMEM). */
-static struct xpu_driver_files *driver_files_copy(const struct xpu_driver_files *files) {
-        struct xpu_driver_files *c = calloc(1, sizeof *c);
-        if (!c)
-                return NULL;
-        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
-        c->skipped = calloc(files->n_skipped ? files->n_skipped : 1, sizeof(char *));
-        if (!c->files || !c->skipped || (files->refused && !(c->refused = strdup(files->refused))))
-                return xpu_driver_files_free(c);
-        if (files->n)
-                memcpy(c->files, files->files, files->n * sizeof *c->files);
-        c->n = files->n;
-        for (; c->n_skipped < files->n_skipped; c->n_skipped++)
-                if (!(c->skipped[c->n_skipped] = strdup(files->skipped[c->n_skipped])))
-                        return xpu_driver_files_free(c);
-        return c;
-}
-
 /* The first name of a capability's library list is its core library (libnvidia-ml for utility,
  * libcuda for compute: profile data, docs/profiles.md). A driver root that lacks it would give a
  * container that fails later, so say so now, as a warning. */
@@ -173,7 +155,7 @@ static int plan_files32(struct xpu_plan *p, const struct xpu_profile *pr, const 
                 return 0;
         if (facts->files32_error < 0)
                 return facts->files32_error;
-        if (!(p->files32 = driver_files_copy(facts->files32)))
+        if (!(p->files32 = xpu_driver_files_copy(facts->files32)))
                 return -ENOMEM;
         if (p->files32->refused) {
                 xpu_format_error(err, err_size, "%s", p->files32->refused);
@@ -361,7 +343,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                                 p->driver_version, o->driver_root, strerror(-r));
                         goto fail;
                 }
-                if (!(p->files = driver_files_copy(facts->files))) {
+                if (!(p->files = xpu_driver_files_copy(facts->files))) {
                         r = -ENOMEM;
                         goto fail;
                 }

@@ -37,6 +37,21 @@ struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f) {
         return NULL;
 }
 
+struct xpu_host_files *xpu_host_files_copy(const struct xpu_host_files *files) {
+        struct xpu_host_files *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
+        c->skipped = xpu_strv_copy(files->skipped);
+        if (!c->files || (files->skipped && !c->skipped))
+                return xpu_host_files_free(c);
+        if (files->n)
+                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        c->n = files->n;
+        c->n_skipped = files->n_skipped;
+        return c;
+}
+
 const char *xpu_host_file_pattern_invalid(const char *s) {
         static const char *const expected =
                 "an absolute path (at most 2047 bytes, no \".\", \"..\" or empty components, no control "

@@ -46,6 +46,8 @@ struct xpu_host_files {
 #define XPU_HOST_FILE_SCAN_MAX 4096
 
 struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f);
+/* A deep copy of FILES (free with xpu_host_files_free()), or NULL on -ENOMEM. */
+struct xpu_host_files *xpu_host_files_copy(const struct xpu_host_files *files);
 
 /* Is S a valid "files" pattern? An absolute path without "." or ".." components, empty
  * components or control characters, shorter than PATH_MAX / 2, whose last component only may be

@@ -59,6 +59,23 @@ struct finder {
         size_t n_seen;
 };
 
+struct xpu_driver_files *xpu_driver_files_copy(const struct xpu_driver_files *files) {
+        struct xpu_driver_files *c = calloc(1, sizeof *c);
+        if (!c)
+                return NULL;
+        c->files = calloc(files->n ? files->n : 1, sizeof *c->files);
+        c->skipped = calloc(files->n_skipped ? files->n_skipped : 1, sizeof(char *));
+        if (!c->files || !c->skipped || (files->refused && !(c->refused = strdup(files->refused))))
+                return xpu_driver_files_free(c);
+        if (files->n)
+                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        c->n = files->n;
+        for (; c->n_skipped < files->n_skipped; c->n_skipped++)
+                if (!(c->skipped[c->n_skipped] = strdup(files->skipped[c->n_skipped])))
+                        return xpu_driver_files_free(c);
+        return c;
+}
+
 struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f) {
         if (!f)
                 return NULL;

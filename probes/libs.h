@@ -46,6 +46,8 @@ struct xpu_driver_files {
 #define XPU_LIBDIR_ENTRIES_MAX 65536
 
 struct xpu_driver_files *xpu_driver_files_free(struct xpu_driver_files *f);
+/* A deep copy of FILES (free with xpu_driver_files_free()), or NULL on -ENOMEM. */
+struct xpu_driver_files *xpu_driver_files_copy(const struct xpu_driver_files *files);
 
 /* Find the files for the given capabilities, in the driver root DRIVER_ROOT_FD.
  *
