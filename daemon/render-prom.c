@@ -325,8 +325,10 @@ static const struct family fam_mig_memory = { "xpu_mig_memory_total_bytes", "gau
 /* MIG devices: listed by the fast path; their UUID, product name and memory are NVML's. */
 static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
-        for (size_t m = 0; m < xpu_mig_count(&d->dev) && m < XPU_MIG_DEVICES_MAX; m++) {
-                const struct xpu_mig_device *g = &xpu_mig_devices(&d->dev)[m];
+        size_t n_mig;
+        const struct xpu_mig_device *migs = xpu_mig_devices(&d->dev, &n_mig); /* at most XPU_MIG_DEVICES_MAX */
+        for (size_t m = 0; m < n_mig; m++) {
+                const struct xpu_mig_device *g = &migs[m];
                 char name[32], gi[12], ci[12];
                 snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
                 snprintf(gi, sizeof gi, "%u", g->gi);
@@ -349,11 +351,13 @@ static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const st
 
 static void emit_mig_memory(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
         (void)s;
-        for (size_t m = 0; has_values(d) && m < xpu_mig_count(&d->dev) && m < XPU_MIG_DEVICES_MAX; m++) {
+        size_t n_mig;
+        const struct xpu_mig_device *migs = xpu_mig_devices(&d->dev, &n_mig);
+        for (size_t m = 0; has_values(d) && m < n_mig; m++) {
                 char name[32];
                 snprintf(name, sizeof name, "%u:%zu", d->dev.vendor_index, m);
-                if (xpu_mig_devices(&d->dev)[m].have & XPU_MIG_HAVE_MEMORY_TOTAL)
-                        sample_u64(o, &fam_mig_memory, d, "mig", name, xpu_mig_devices(&d->dev)[m].memory_total_bytes);
+                if (migs[m].have & XPU_MIG_HAVE_MEMORY_TOTAL)
+                        sample_u64(o, &fam_mig_memory, d, "mig", name, migs[m].memory_total_bytes);
         }
 }
 

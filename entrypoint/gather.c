@@ -89,9 +89,11 @@ static int gather_nodes(struct xpu_plan_facts *f, const struct xpu_inventory *in
                 for (size_t j = 0; j < d->n_nodes; j++)
                         if (gather_node(f, dev_fd, d->nodes[j].path) < 0)
                                 return -ENOMEM;
-                for (size_t m = 0; m < xpu_mig_count(d); m++)
-                        if (gather_node(f, dev_fd, xpu_mig_devices(d)[m].gi_cap.path) < 0 ||
-                            gather_node(f, dev_fd, xpu_mig_devices(d)[m].ci_cap.path) < 0)
+                size_t n_mig;
+                const struct xpu_mig_device *mig = xpu_mig_devices(d, &n_mig);
+                for (size_t m = 0; m < n_mig; m++)
+                        if (gather_node(f, dev_fd, mig[m].gi_cap.path) < 0 ||
+                            gather_node(f, dev_fd, mig[m].ci_cap.path) < 0)
                                 return -ENOMEM;
         }
         if (any && sel->mig_config && gather_node(f, dev_fd, vi->mig_config_cap.path) < 0)

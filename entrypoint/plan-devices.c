@@ -61,16 +61,17 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
                 const struct xpu_device *d = &inv->devices[p->devices[k]];
                 uint32_t mig = sel->mig[p->devices[k]];
                 const char *partition = xpu_device_partition(d); /* "mig": MIG mode on */
+                size_t n_migs; /* D's; N_MIG counts the selected ones */
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_migs);
                 if (!mig && partition && strcmp(partition, "mig") == 0 &&
                     xpu_plan_warning(p, "GPU %u (%s) is in MIG mode and given whole: CUDA sees none of its MIG devices%s%s",
                             d->vendor_index, d->uuid[0] ? d->uuid : d->pci_bus_id,
-                            xpu_mig_count(d) ? "; select them (" : "",
-                            xpu_mig_count(d) ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
+                            n_migs ? "; select them (" : "", n_migs ? "<gpu>:<mig>, MIG-<uuid>)" : "") < 0)
                         return -ENOMEM;
-                for (size_t m = 0; m < xpu_mig_count(d); m++) {
+                for (size_t m = 0; m < n_migs; m++) {
                         if (!(mig & (1u << m)))
                                 continue;
-                        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
+                        const struct xpu_mig_device *g = &migs[m];
                         if (xpu_plan_node_check(p, &g->gi_cap, facts) < 0 ||
                             xpu_plan_node_check(p, &g->ci_cap, facts) < 0)
                                 return -ENOMEM;

@@ -208,10 +208,12 @@ char *xpu_plan_visible_ids(const struct xpu_inventory *inv, const struct xpu_sel
                 size_t same = 0;
                 for (size_t j = 0; j < inv->n_devices && d->uuid[0]; j++)
                         same += strcasecmp(inv->devices[j].uuid, d->uuid) == 0;
-                for (size_t m = 0; !indices_only && m < xpu_mig_count(d); m++) {
+                size_t n_mig;
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_mig);
+                for (size_t m = 0; !indices_only && m < n_mig; m++) {
                         if (!(mig & (1u << m)))
                                 continue;
-                        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
+                        const struct xpu_mig_device *g = &migs[m];
                         if (g->uuid[0])
                                 snprintf(item, sizeof item, "%s", g->uuid);
                         else

@@ -20,8 +20,10 @@ static void list_migs(struct out *o, const struct var_rules *r, const struct xpu
         size_t shown = 0;
         for (size_t i = 0; i < inv->n_devices; i++) {
                 const struct xpu_device *d = &inv->devices[i];
-                for (size_t m = 0; xpu_sel_in_scope(r, d) && m < xpu_mig_count(d); m++) {
-                        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
+                size_t n_mig;
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_mig);
+                for (size_t m = 0; xpu_sel_in_scope(r, d) && m < n_mig; m++) {
+                        const struct xpu_mig_device *g = &migs[m];
                         xpu_sel_out_add(o, "%s%u:%zu (%s%sgi %u ci %u%s)", shown++ ? ", " : "; MIG devices: ",
                                 r->global_index ? d->index : d->vendor_index, m, g->uuid, g->uuid[0] ? " " : "",
                                 g->gi, g->ci, xpu_mig_available(d, m) ? "" : " not given to this container");
@@ -89,14 +91,16 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                 if (!d)
                         return xpu_sel_fail(err, err_size, r, inv, "\"%s\": no device %" PRIu64, entry, gpu);
                 char why[160];
-                if (xpu_mig_count(d) == 0)
+                size_t n_mig;
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_mig);
+                if (n_mig == 0)
                         return xpu_sel_fail(err, err_size, r, NULL, "\"%s\": device %" PRIu64 " has no MIG device (%s); "
                                         "name the whole device as %" PRIu64, entry, gpu,
                                         no_mig_reason(d, why, sizeof why), gpu);
-                if (m >= xpu_mig_count(d))
+                if (m >= n_mig)
                         return mig_fail(err, err_size, r, inv, "\"%s\": device %" PRIu64 " has MIG devices %" PRIu64
-                                        ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, xpu_mig_count(d) - 1);
-                g = &xpu_mig_devices(d)[m];
+                                        ":0 to %" PRIu64 ":%zu", entry, gpu, gpu, gpu, n_mig - 1);
+                g = &migs[m];
         } else if (strncasecmp(e, "MIG-GPU-", 8) == 0) {
                 /* "MIG-GPU-<uuid>/<gi>/<ci>": the parent's UUID and the instance ids. */
                 const char *s1 = strchr(e, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
@@ -127,11 +131,13 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                 bool uuids = false;
                 for (size_t i = 0; i < inv->n_devices && !g; i++) {
                         const struct xpu_device *c = &inv->devices[i];
-                        for (size_t m = 0; xpu_sel_in_scope(r, c) && m < xpu_mig_count(c) && !g; m++) {
-                                uuids |= xpu_mig_devices(c)[m].uuid[0] != '\0';
-                                if (strcasecmp(xpu_mig_devices(c)[m].uuid, e) == 0) {
+                        size_t n_mig;
+                        const struct xpu_mig_device *migs = xpu_mig_devices(c, &n_mig);
+                        for (size_t m = 0; xpu_sel_in_scope(r, c) && m < n_mig && !g; m++) {
+                                uuids |= migs[m].uuid[0] != '\0';
+                                if (strcasecmp(migs[m].uuid, e) == 0) {
                                         d = c;
-                                        g = &xpu_mig_devices(c)[m];
+                                        g = &migs[m];
                                 }
                         }
                 }
@@ -148,7 +154,8 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                 return 0;
 
         *dev_i = (size_t)(d - inv->devices);
-        *mig = (size_t)(g - xpu_mig_devices(d));
+        size_t n_mig;
+        *mig = (size_t)(g - xpu_mig_devices(d, &n_mig));
         if (!xpu_mig_available(d, *mig)) {
                 const char *missing = !xpu_device_available(d) ? xpu_sel_missing_node(d)
                                       : !(g->have & XPU_MIG_HAVE_CAPS) ? NULL

@@ -347,7 +347,8 @@ static int cdi_entry(const struct var_rules *r, const char *e, struct var_rules 
 static void select_given(struct sel_out *out, const struct xpu_inventory *inv, size_t i) {
         const struct xpu_device *d = &inv->devices[i];
         uint32_t mask = 0;
-        for (size_t m = 0; m < xpu_mig_count(d); m++)
+        const size_t n_mig = xpu_mig_count(d);
+        for (size_t m = 0; m < n_mig; m++)
                 if (xpu_mig_available(d, m))
                         mask |= 1u << m;
         if (mask)

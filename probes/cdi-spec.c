@@ -410,12 +410,11 @@ oom:
         return -ENOMEM;
 }
 
-/* The edits of MIG device M of D: its GPU's (GPU, already built) and the two capability nodes
+/* The edits of MIG device M of D (G): its GPU's (GPU, already built) and the two capability nodes
  * that open it. *RET is NULL when it cannot be given (its nodes unknown or not character devices
  * here: one warning). Returns 0 or -ENOMEM. */
-static int mig_edits(const struct xpu_device *d, size_t m, const cJSON *gpu, const struct xpu_cdi_roots *roots,
-                     cJSON **ret, char ***warnings) {
-        const struct xpu_mig_device *g = &xpu_mig_devices(d)[m];
+static int mig_edits(const struct xpu_device *d, size_t m, const struct xpu_mig_device *g, const cJSON *gpu,
+                     const struct xpu_cdi_roots *roots, cJSON **ret, char ***warnings) {
         *ret = NULL;
         if (!(g->have & XPU_MIG_HAVE_CAPS))
                 return warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its capability nodes "
@@ -534,9 +533,11 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                         given++;
                 }
                 /* A GPU's MIG devices: the GPU's edits and their capability nodes. */
-                for (size_t m = 0; r >= 0 && dev[i] && m < xpu_mig_count(d) && m < XPU_MIG_DEVICES_MAX; m++) {
+                size_t n_mig;
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_mig);
+                for (size_t m = 0; r >= 0 && dev[i] && m < n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
                         cJSON **me = &mig[i * XPU_MIG_DEVICES_MAX + m];
-                        r = mig_edits(d, m, dev[i], roots, me, warnings);
+                        r = mig_edits(d, m, &migs[m], dev[i], roots, me, warnings);
                         if (r >= 0 && *me)
                                 r = edits_merge(all, *me);
                 }
@@ -571,10 +572,12 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                 /* MIG devices as nvidia-ctk names them: "<gpu>:<mig>" (the GPU's xpuinit index here)
                  * and NVML's "MIG-<uuid>". */
                 const struct xpu_device *d = &inv->devices[i];
-                for (size_t m = 0; ok && m < xpu_mig_count(d) && m < XPU_MIG_DEVICES_MAX; m++) {
+                size_t n_mig;
+                const struct xpu_mig_device *migs = xpu_mig_devices(d, &n_mig);
+                for (size_t m = 0; ok && m < n_mig && m < XPU_MIG_DEVICES_MAX; m++) {
                         const cJSON *me = mig[i * XPU_MIG_DEVICES_MAX + m];
                         char name[32];
-                        const char *uuid = xpu_mig_devices(d)[m].uuid;
+                        const char *uuid = migs[m].uuid;
                         if (!me)
                                 continue;
                         snprintf(name, sizeof name, "%u:%zu", d->index, m);

@@ -349,7 +349,7 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
         return 0;
 }
 
-static const struct xpu_mig_device *mig_of(const struct xpu_device *d, size_t *n) {
+const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d, size_t *n) {
         const struct xpu_vendor_ops *ops = d ? xpu_vendor(d->vendor) : NULL;
         *n = 0;
         const struct xpu_mig_device *m = ops && ops->mig ? ops->mig(d, n) : NULL;
@@ -358,27 +358,26 @@ static const struct xpu_mig_device *mig_of(const struct xpu_device *d, size_t *n
         return *n ? m : NULL;
 }
 
-const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d) {
-        size_t n;
-        return mig_of(d, &n);
-}
-
 size_t xpu_mig_count(const struct xpu_device *d) {
         size_t n;
-        mig_of(d, &n);
+        xpu_mig_devices(d, &n);
         return n;
 }
 
 const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, uint32_t gi, uint32_t ci) {
-        for (size_t m = 0; dev && m < xpu_mig_count(dev); m++)
-                if (xpu_mig_devices(dev)[m].gi == gi && xpu_mig_devices(dev)[m].ci == ci)
-                        return &xpu_mig_devices(dev)[m];
+        size_t n;
+        const struct xpu_mig_device *mig = xpu_mig_devices(dev, &n);
+        for (size_t m = 0; m < n; m++)
+                if (mig[m].gi == gi && mig[m].ci == ci)
+                        return &mig[m];
         return NULL;
 }
 
 bool xpu_mig_available(const struct xpu_device *dev, size_t m) {
-        if (!dev || m >= xpu_mig_count(dev) || !xpu_device_available(dev))
+        size_t n;
+        const struct xpu_mig_device *mig = xpu_mig_devices(dev, &n);
+        if (m >= n || !xpu_device_available(dev))
                 return false;
-        const struct xpu_mig_device *g = &xpu_mig_devices(dev)[m];
+        const struct xpu_mig_device *g = &mig[m];
         return (g->have & XPU_MIG_HAVE_CAPS) && g->gi_cap.present && g->ci_cap.present;
 }

@@ -253,10 +253,11 @@ bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_
  * (xpu_device_available()) and both capability nodes of M are known and present. */
 bool xpu_mig_available(const struct xpu_device *dev, size_t m);
 
-/* D's MIG devices (nvidia-facts.h), in (gi, ci) order, through its vendor's descriptor (the mig
- * hook), so that code which is not the vendor's reads no other vendor's facts: NULL when D has
- * none. xpu_mig_count(): how many (0 for a device whose vendor has no MIG). */
-const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d);
+/* D's MIG devices (nvidia-facts.h), in (gi, ci) order, and their number in *N (at most
+ * XPU_MIG_DEVICES_MAX), through its vendor's descriptor (the mig hook), so that code which is not
+ * the vendor's reads no other vendor's facts: NULL with *N = 0 when D (NULL included) has none.
+ * xpu_mig_count(): just the number. */
+const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d, size_t *n);
 size_t xpu_mig_count(const struct xpu_device *d);
 
 /* The MIG device of DEV with GPU instance GI and compute instance CI, or NULL. */
