@@ -263,7 +263,7 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
                 object_code(o, code, sizeof code);
                 fprintf(f, "  %s (%s, %s, %s)\n      %s; %s; %s\n", safe(o->path), xpu_object_kind_name(o->kind),
                         xpu_code_vendor_name(o->vendors), human(o->size_bytes, b1, sizeof b1),
-                        o->library ? o->library->name : "-", layers, code[0] ? safe(code) : "no device code");
+                        o->library_name ? o->library_name : "-", layers, code[0] ? safe(code) : "no device code");
         }
         if (a->n_targets) {
                 fputs("\nVerdicts\n", f);

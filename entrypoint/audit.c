@@ -242,7 +242,8 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
                 return XPU_EXIT_USAGE;
         }
         a.env.cuda_driver = cuda_driver;
-        _cleanup_close_ int root = open(o->audit_root, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        /* O_PATH: a FIFO or device given as the root is never opened for real (see below). */
+        _cleanup_close_ int root = open(o->audit_root, O_PATH | O_CLOEXEC);
         struct stat rst;
         const struct xpu_walk_limits limits = XPU_WALK_LIMITS_DEFAULT;
         struct collect c = { 0 };
@@ -257,7 +258,8 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
         if (S_ISREG(rst.st_mode)) {
                 /* One file: audited as the only object of a root that holds just it. */
                 const char *base = strrchr(o->audit_root, '/');
-                r = collect_one(root, base && base[1] ? base + 1 : o->audit_root, &rst, &c);
+                _cleanup_close_ int fd = xpu_reopen_regular(root, O_NONBLOCK, &rst);
+                r = fd < 0 ? fd : collect_one(fd, base && base[1] ? base + 1 : o->audit_root, &rst, &c);
                 a.walk.files = 1;
         } else if (S_ISDIR(rst.st_mode)) {
                 r = xpu_walk(root, &limits, collect_one, &c, &a.walk);

@@ -24,15 +24,21 @@ int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
 
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
                                size_t err_size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
+        /* O_PATH, then reopened only when it is a regular file: a FIFO there is never opened. */
+        _cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC);
+        if (pfd < 0) {
                 if (errno == ENOENT)
                         return -ENOENT;
                 xpu_format_error(err, err_size, "device-code index %s: %s", path, strerror(errno));
                 return -EINVAL;
         }
         struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)XPU_DEVICE_CODE_INDEX_MAX) {
+        _cleanup_close_ int fd = xpu_reopen_regular(pfd, O_NONBLOCK, &st);
+        if (fd < 0 && fd != -EISDIR && fd != -EINVAL) {
+                xpu_format_error(err, err_size, "device-code index %s: %s", path, strerror(-fd));
+                return -EINVAL;
+        }
+        if (fd < 0 || st.st_size > (off_t)XPU_DEVICE_CODE_INDEX_MAX) {
                 xpu_format_error(err, err_size, "device-code index %s is not a regular file of at most %u MiB", path,
                                  XPU_DEVICE_CODE_INDEX_MAX >> 20);
                 return -EINVAL;

@@ -15,8 +15,10 @@
 #include "probe.h"
 
 
-/* Largest index read (an image with every CUDA and ROCm library writes well under 1 MiB). */
-#define XPU_DEVICE_CODE_INDEX_MAX (16u << 20)
+/* Largest index read, with xpu_index_parse()'s bound on its JSON values a bound on what reading it
+ * costs a start (docs/audit.md, "Limits"). An index takes about 430 bytes per vendor-tied object:
+ * the CUDA 13 libraries write 14 KiB. */
+#define XPU_DEVICE_CODE_INDEX_MAX (8u << 20)
 
 
 

@@ -117,20 +117,15 @@ static int open_candidate(int root_fd, const char *path, struct refusals *rf) {
                         refuse(rf, path, strerror(-fd));
                 return fd;
         }
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode)) {
+        struct stat st = { 0 };
+        int rd = xpu_reopen_regular(fd, 0, &st);
+        if (rd == -EISDIR || rd == -EINVAL) {
                 refuse(rf, path, file_kind(st.st_mode));
                 return -EINVAL;
         }
-        char self[64];
-        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-        int rd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (rd < 0) {
-                int r = negative_errno();
-                refuse(rf, path, strerror(-r));
-                return r;
+                refuse(rf, path, strerror(-rd));
+                return rd;
         }
         close(rd);
         return TAKE_FD(fd);

@@ -183,6 +183,22 @@ int xpu_write_full(int fd, const void *buf, size_t len) {
         return 0;
 }
 
+int xpu_reopen_regular(int fd, int flags, struct stat *ret) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (ret)
+                *ret = st;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        int rd = open(self, flags | O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        return rd < 0 ? negative_errno() : rd;
+}
+
 int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret) {
         /* O_NONBLOCK: a FIFO planted where a file should be must not block the open. */
         _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);

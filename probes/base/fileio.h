@@ -51,6 +51,14 @@ int xpu_write_full(int fd, const void *buf, size_t len);
  * for a directory, -EINVAL for a FIFO, device or socket, or open's -errno. */
 int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret);
 
+/* Open the file FD refers to (typically an O_PATH fd) for reading with FLAGS (O_RDONLY and
+ * O_CLOEXEC added), only when it is a regular file: it is reopened through "/proc/self/fd/N", so a
+ * FIFO, device node or socket found there is never opened for real (opening a FIFO, even with
+ * O_NONBLOCK, wakes a writer blocked on it; opening a device node runs its driver). Fills *RET
+ * (may be NULL) with its fstat whenever fstat succeeded, refusals included. Returns the new fd, -EISDIR for a directory, -EINVAL for anything
+ * else that is not a regular file, -ENOENT when /proc is not mounted, or fstat's/open's -errno. */
+int xpu_reopen_regular(int fd, int flags, struct stat *ret);
+
 /* Read the whole file PATH below ROOT_FD into BUF (SIZE bytes, NUL-terminated).
  * Returns the number of bytes read (without the NUL), -EFBIG when the file does not fit,
  * -EISDIR/-ENOENT/-EACCES... from open/read. Refuses anything that is not a regular file

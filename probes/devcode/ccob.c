@@ -144,16 +144,20 @@ struct wrap {
         xpu_bundle_cb cb;
         void *userdata;
         bool head_short_possible; /* the head is not the whole stream */
+        bool last;                /* the head is as long as it will get */
         bool short_head;          /* set instead of calling CB: the table ran past the head */
 };
 
 static int rewrap(const struct xpu_bundle *inner, void *userdata) {
         struct wrap *w = userdata;
-        if (inner->malformed && inner->table_cut && w->head_short_possible) {
-                w->short_head = true;
-                return 0;
-        }
         struct xpu_bundle b = *inner;
+        if (inner->malformed && inner->table_cut && w->head_short_possible) {
+                if (!w->last) {
+                        w->short_head = true;
+                        return 0;
+                }
+                b.reason = "its entry table runs past the first 1 MiB of the stream, far longer than a real one";
+        }
         b.offset = w->ccob->offset;
         b.compressed = true;
         b.ccob_version = w->ccob->ccob_version;
@@ -166,7 +170,7 @@ static int rewrap(const struct xpu_bundle *inner, void *userdata) {
 /* Decompress the first WANT bytes of C's stream and read the table from them. Sets *SHORT when
  * the table did not fit in what came out and the stream has more. */
 static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *c, size_t want, struct wrap *w,
-                     bool *short_head, char *err, size_t err_size) {
+                     bool *short_head, size_t *unpacked, char *err, size_t err_size) {
         _cleanup_free_ uint8_t *out = malloc(want);
         if (!out)
                 return -ENOMEM;
@@ -174,6 +178,7 @@ static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *
         int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, err, err_size)
                 : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, err, err_size)
                                                   : -EINVAL;
+        *unpacked += got;
         if (r < 0)
                 return r;
         w->short_head = false;
@@ -185,8 +190,9 @@ static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *
         return r;
 }
 
-int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xpu_bundle_cb cb, void *userdata,
-                  char *err, size_t err_size) {
+int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, uint64_t max_unpacked, xpu_bundle_cb cb,
+                  void *userdata, size_t *unpacked, char *err, size_t err_size) {
+        *unpacked = 0;
         size_t header = xpu_ccob_header_size(c->ccob_version);
         if (!c->compressed || c->malformed || c->offset > len || header == 0)
                 return -EINVAL;
@@ -208,9 +214,16 @@ int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, xp
                 max = (size_t)c->ccob_uncompressed_size;
         if (first > max)
                 first = max;
+        if (first > max_unpacked)
+                return -ECANCELED;
         bool short_head = false;
-        int r = read_with(in, in_len, c, first, &w, &short_head, err, err_size);
-        if (r == 0 && short_head && max > first)
-                r = read_with(in, in_len, c, max, &w, &short_head, err, err_size);
+        w.last = first == max;
+        int r = read_with(in, in_len, c, first, &w, &short_head, unpacked, err, err_size);
+        if (r == 0 && short_head) {
+                if (*unpacked + max > max_unpacked)
+                        return -ECANCELED;
+                w.last = true;
+                r = read_with(in, in_len, c, max, &w, &short_head, unpacked, err, err_size);
+        }
         return r;
 }

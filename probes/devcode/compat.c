@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
 
 const char *xpu_code_level_name(enum xpu_code_level l) {
@@ -161,4 +162,14 @@ int xpu_gfx_processor_of_version(const char *version, char *buf, size_t size) {
                 return -EINVAL;
         int r = snprintf(buf, size, "gfx%u%u%x", v[0], v[1], v[2]);
         return r < 0 || (size_t)r >= size ? -ENOBUFS : 0;
+}
+
+bool xpu_gfx_target_id_known(const char *id) {
+        struct xpu_gfx_target t;
+        char v[16];
+        if (xpu_gfx_target_parse(id, &t) < 0)
+                return false;
+        return xpu_gfx_override_version(t.processor, v, sizeof v) == 0 ||
+               (xpu_startswith(t.processor, "gfx") && strlen(t.processor) > 11 &&
+                strcmp(t.processor + strlen(t.processor) - 8, "-generic") == 0);
 }

@@ -76,3 +76,7 @@ int xpu_gfx_override_version(const char *processor, char *buf, size_t size);
  * "gfx90a" (the inverse of xpu_gfx_override_version()). Returns 0, or -EINVAL for anything but
  * three dot-separated numbers (major 1..99, minor 0..9, stepping 0..15). */
 int xpu_gfx_processor_of_version(const char *version, char *buf, size_t size);
+
+/* True when ID is a target ID as LLVM writes them: a known processor (gfx<major><minor><stepping>
+ * with an HSA_OVERRIDE_GFX_VERSION form, or a generic processor) and only the features it defines. */
+bool xpu_gfx_target_id_known(const char *id);

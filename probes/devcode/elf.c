@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ELF64 section headers, names and dynamic entries through pread (elf.h has the contract). */
+/* ELF64 section headers and names through pread, dynamic entries from PT_DYNAMIC (elf.h has the
+ * contract). */
 #include "devcode/elf.h"
 
 #include <elf.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/elf-dynamic.h"
 #include "base/fileio.h"
 #include "base/macro.h"
 
@@ -57,71 +59,70 @@ const struct xpu_elf_section *xpu_elf_find(const struct xpu_elf *e, const char *
         return NULL;
 }
 
-/* The NUL-terminated string at OFFSET of the string table section STR (at most 4096 bytes):
- * read by itself, so a library's multi-megabyte .dynstr is never read whole. */
-static int read_string(int fd, const struct xpu_elf *e, const Elf64_Shdr *str, uint64_t offset, char **ret) {
-        char buf[4097];
-        if (offset >= str->sh_size || !fits(str->sh_offset, str->sh_size, e->file_size))
-                return -EBADMSG;
-        uint64_t left = str->sh_size - offset;
-        size_t want = left < sizeof buf - 1 ? (size_t)left : sizeof buf - 1;
-        int r = pread_all(fd, buf, want, str->sh_offset + offset);
-        if (r < 0)
-                return r;
-        buf[want] = '\0';
-        if (strlen(buf) == want && want < left)
-                return -EBADMSG; /* longer than any library name */
-        return (*ret = strdup(buf)) ? 0 : -ENOMEM;
+/* DT_NEEDED and DT_SONAME into E, as xpu_elf_dynamic_strings() hands them over. */
+static int dynamic_cb(unsigned tag, const char *value, void *userdata) {
+        struct xpu_elf *e = userdata;
+        if (tag == XPU_ELF_DT_SONAME) {
+                if (!e->soname && !(e->soname = strdup(value)))
+                        return -ENOMEM;
+                return 0;
+        }
+        if (e->n_needed == XPU_ELF_NEEDED_MAX)
+                return -E2BIG;
+        char **nn = realloc(e->needed, (e->n_needed + 1) * sizeof *nn);
+        if (!nn)
+                return -ENOMEM;
+        e->needed = nn;
+        if (!(e->needed[e->n_needed] = strdup(value)))
+                return -ENOMEM;
+        e->n_needed++;
+        return 0;
 }
 
-/* DT_NEEDED and DT_SONAME from the SHT_DYNAMIC section DYN and its string table (sh_link). */
-static int read_dynamic(int fd, struct xpu_elf *e, const Elf64_Shdr *sh, size_t dyn, const char **err) {
-        const Elf64_Shdr *d = &sh[dyn];
-        if (d->sh_link >= e->n_sections) {
-                *err = "the dynamic section's string table index is out of range";
+/* The section headers and their names into E. Returns 0, or -EBADMSG with *ERR when the table or
+ * its name table does not fit the file or the bounds (E then has no sections), -ENOMEM, -errno. */
+static int read_sections(int fd, struct xpu_elf *e, const Elf64_Ehdr *h, const char **err) {
+        /* e_shnum 0 with a table means the count is in section 0's sh_size (over 0xff00 sections):
+         * past this reader's bound anyway. */
+        if (h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shnum == 0 || h->e_shnum > XPU_ELF_SECTIONS_MAX ||
+            !fits(h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr), e->file_size)) {
+                *err = "the section header table does not fit the file or has too many entries";
                 return -EBADMSG;
         }
-        _cleanup_free_ char *raw = NULL;
-        int r = read_section(fd, e, d, XPU_ELF_DYNAMIC_MAX, &raw);
-        if (r < 0) {
-                if (r == -EBADMSG)
-                        *err = "the dynamic section lies outside the file or is too large";
+        _cleanup_free_ Elf64_Shdr *sh = malloc((size_t)h->e_shnum * sizeof *sh);
+        _cleanup_free_ struct xpu_elf_section *sections = calloc(h->e_shnum, sizeof *sections);
+        if (!sh || !sections)
+                return -ENOMEM;
+        int r = pread_all(fd, sh, (size_t)h->e_shnum * sizeof *sh, h->e_shoff);
+        if (r < 0)
                 return r;
-        }
-        const Elf64_Shdr *str = &sh[d->sh_link];
-        size_t n = (size_t)(d->sh_size / sizeof(Elf64_Dyn));
-        for (size_t i = 0; i < n; i++) {
-                Elf64_Dyn v;
-                memcpy(&v, raw + i * sizeof v, sizeof v);
-                if (v.d_tag == DT_NULL)
-                        break;
-                if (v.d_tag != DT_NEEDED && v.d_tag != DT_SONAME)
-                        continue;
-                char *s = NULL;
-                r = read_string(fd, e, str, v.d_un.d_val, &s);
+        _cleanup_free_ char *names = NULL;
+        uint64_t names_size = 0;
+        if (h->e_shstrndx != SHN_UNDEF) {
+                r = h->e_shstrndx >= h->e_shnum ? -EBADMSG
+                                                : read_section(fd, e, &sh[h->e_shstrndx], XPU_ELF_STRTAB_MAX, &names);
                 if (r < 0) {
                         if (r == -EBADMSG)
-                                *err = "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table";
+                                *err = "the section name table lies outside the file or is too large";
                         return r;
                 }
-                if (v.d_tag == DT_SONAME) {
-                        free(e->soname);
-                        e->soname = s;
-                        continue;
-                }
-                if (e->n_needed == XPU_ELF_NEEDED_MAX) {
-                        free(s);
-                        *err = "the object has more than 1024 DT_NEEDED entries";
-                        return -EBADMSG;
-                }
-                char **nn = realloc(e->needed, (e->n_needed + 1) * sizeof *nn);
-                if (!nn) {
-                        free(s);
-                        return -ENOMEM;
-                }
-                e->needed = nn;
-                e->needed[e->n_needed++] = s;
+                names_size = sh[h->e_shstrndx].sh_size;
         }
+        for (size_t i = 0; i < h->e_shnum; i++) {
+                struct xpu_elf_section *s = &sections[i];
+                s->type = sh[i].sh_type;
+                s->flags = sh[i].sh_flags;
+                s->offset = sh[i].sh_offset;
+                s->size = sh[i].sh_size;
+                if (names && sh[i].sh_name < names_size) {
+                        const char *n = names + sh[i].sh_name;
+                        size_t nl = strnlen(n, sizeof s->name);
+                        if (nl < sizeof s->name)
+                                memcpy(s->name, n, nl + 1);
+                }
+        }
+        e->sections = TAKE_PTR(sections);
+        e->n_sections = h->e_shnum;
         return 0;
 }
 
@@ -153,55 +154,22 @@ static int elf_read(int fd, struct xpu_elf *e, const char **err) {
         e->machine = h.e_machine;
         e->e_flags = h.e_flags;
         e->osabi = h.e_ident[EI_OSABI];
+        /* What the loader reads first: the dynamic segment, whatever the sections
+         * say. */
+        const char *why = NULL;
+        r = xpu_elf_dynamic_strings(fd, e->file_size, true, true, dynamic_cb, e, &why);
+        if (r == -E2BIG)
+                e->dynamic_error = "the object has more than 1024 DT_NEEDED entries";
+        else if (r == -EBADMSG)
+                e->dynamic_error = why ? why : "the dynamic segment cannot be read";
+        else if (r < 0 && r != -ENOENT)
+                return r;
         if (h.e_shoff == 0 && h.e_shnum == 0)
                 return 0; /* no section headers (stripped of them): nothing more to read */
-        /* e_shnum 0 with a table means the count is in section 0's sh_size (over 0xff00 sections):
-         * past this reader's bound anyway. */
-        if (h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shnum == 0 || h.e_shnum > XPU_ELF_SECTIONS_MAX ||
-            !fits(h.e_shoff, (uint64_t)h.e_shnum * sizeof(Elf64_Shdr), e->file_size)) {
-                *err = "the section header table does not fit the file or has too many entries";
-                return -EBADMSG;
-        }
-        _cleanup_free_ Elf64_Shdr *sh = malloc((size_t)h.e_shnum * sizeof *sh);
-        e->sections = calloc(h.e_shnum, sizeof *e->sections);
-        if (!sh || !e->sections)
-                return -ENOMEM;
-        r = pread_all(fd, sh, (size_t)h.e_shnum * sizeof *sh, h.e_shoff);
-        if (r < 0)
-                return r;
-        e->n_sections = h.e_shnum;
-        _cleanup_free_ char *names = NULL;
-        uint64_t names_size = 0;
-        if (h.e_shstrndx != SHN_UNDEF) {
-                r = h.e_shstrndx >= h.e_shnum ? -EBADMSG
-                                               : read_section(fd, e, &sh[h.e_shstrndx], XPU_ELF_STRTAB_MAX, &names);
-                if (r < 0) {
-                        if (r == -EBADMSG)
-                                *err = "the section name table lies outside the file or is too large";
-                        return r;
-                }
-                names_size = sh[h.e_shstrndx].sh_size;
-        }
-        size_t dynamic = 0;
-        for (size_t i = 0; i < e->n_sections; i++) {
-                struct xpu_elf_section *s = &e->sections[i];
-                s->type = sh[i].sh_type;
-                s->flags = sh[i].sh_flags;
-                s->offset = sh[i].sh_offset;
-                s->size = sh[i].sh_size;
-                if (s->type != SHT_NOBITS && s->type != SHT_NULL && !fits(s->offset, s->size, e->file_size)) {
-                        *err = "a section lies outside the file";
-                        return -EBADMSG;
-                }
-                if (names && sh[i].sh_name < names_size) {
-                        const char *n = names + sh[i].sh_name;
-                        if (strlen(n) < sizeof s->name)
-                                memcpy(s->name, n, strlen(n) + 1);
-                }
-                if (s->type == SHT_DYNAMIC && !dynamic)
-                        dynamic = i;
-        }
-        return dynamic ? read_dynamic(fd, e, sh, dynamic, err) : 0;
+        r = read_sections(fd, e, &h, &e->sections_error);
+        if (r == -EBADMSG && !e->sections_error)
+                e->sections_error = "the file got shorter while its section headers were read";
+        return r == -EBADMSG ? 0 : r;
 }
 
 int xpu_elf_read(int fd, struct xpu_elf *e, const char **err) {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The parts of an ELF object the audit needs, read with pread(2) from a file descriptor: the ELF
- * header's type, machine and flags, the section headers with their names, and from the dynamic
- * section its DT_NEEDED entries and DT_SONAME. ELF64 little-endian only (x86-64 and AArch64
- * libraries, and AMDGPU code objects); anything else is refused with a reason. Every offset and
- * size is checked against the file's size before it is used; nothing is mapped. Sources: the
- * System V gABI (ELF header, section header, dynamic section) and elf(5). */
+ * header's type, machine and flags, the section headers with their names, and DT_NEEDED and
+ * DT_SONAME from the dynamic segment (PT_DYNAMIC, base/elf-dynamic.h: what the loader reads, so
+ * they are known even when the section headers are damaged or absent). ELF64 little-endian only
+ * (x86-64 and AArch64 libraries, and AMDGPU code objects); anything else is refused with a
+ * reason. Every offset and size is checked against the file's size before it is used; nothing is
+ * mapped. Sources: the System V gABI (ELF header, section header, dynamic section) and elf(5). */
 #pragma once
 
 #include <stdbool.h>
@@ -17,7 +18,6 @@
  * dynamic string table is never read whole: each DT_NEEDED and DT_SONAME string by itself. */
 #define XPU_ELF_SECTIONS_MAX 0xff00u /* SHN_LORESERVE: more needs extended numbering */
 #define XPU_ELF_STRTAB_MAX   (4u << 20)
-#define XPU_ELF_DYNAMIC_MAX  (1u << 20)
 #define XPU_ELF_NEEDED_MAX   1024u
 
 struct xpu_elf_section {
@@ -38,13 +38,18 @@ struct xpu_elf {
         char **needed;     /* DT_NEEDED, in order */
         size_t n_needed;
         char *soname;      /* DT_SONAME, or NULL */
+        /* Static reasons, or NULL: the section headers could not be read (SECTIONS is then empty),
+         * or the dynamic segment could not be read whole (NEEDED holds what came before). */
+        const char *sections_error;
+        const char *dynamic_error;
 };
 
-/* Read FD's ELF facts into *E. Returns 0; -ENOEXEC when the file is not ELF (shorter than an
- * ELF header or without the magic: not an error for a walker); -EPROTONOSUPPORT with ERR when it is
- * ELF of another class or byte order (32-bit, big-endian: never loaded by a 64-bit GPU runtime);
- * -EBADMSG with ERR (a static reason) when its headers do not fit the file or the bounds above;
- * -ENOMEM; -errno of fstat/pread. On any error *E holds nothing to free. */
+/* Read FD's ELF facts into *E. Returns 0 (damaged section headers or a damaged dynamic segment
+ * are noted in E->sections_error and E->dynamic_error, and the rest is read); -ENOEXEC when the file
+ * is not ELF (shorter than an ELF header or without the magic: not an error for a walker);
+ * -EPROTONOSUPPORT with ERR when it is ELF of another class or byte order (32-bit, big-endian:
+ * never loaded by a 64-bit GPU runtime); -EBADMSG with ERR (a static reason) when the ELF header
+ * is cut off; -ENOMEM; -errno of fstat/pread. On any error *E holds nothing to free. */
 int xpu_elf_read(int fd, struct xpu_elf *e, const char **err);
 
 /* Free what xpu_elf_read() allocated; *E is zeroed. */

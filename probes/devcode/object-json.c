@@ -16,6 +16,10 @@
 #define INDEX_VERSION 1
 /* An index holds at most this many objects (an image with more vendor-tied objects is not known). */
 #define INDEX_OBJECTS_MAX 100000
+/* Structural JSON tokens an index may hold ('{', '[', ',', ':' outside strings): what parsing it
+ * costs grows with them (cJSON allocates per value), so they are counted before it is parsed. A
+ * real index has about 30 per object. */
+#define INDEX_TOKENS_MAX (1u << 19)
 
 static bool add_strv(cJSON *o, const char *key, char *const *v) {
         cJSON *a = cJSON_AddArrayToObject(o, key);
@@ -66,8 +70,8 @@ cJSON *xpu_object_to_json(const struct xpu_object *o) {
                   cJSON_AddNumberToObject(j, "size_bytes", (double)o->size_bytes) &&
                   cJSON_AddStringToObject(j, "kind", xpu_object_kind_name(o->kind)) &&
                   (vendor ? cJSON_AddStringToObject(j, "vendor", vendor) : cJSON_AddNullToObject(j, "vendor")) &&
-                  (o->library ? cJSON_AddStringToObject(j, "library", o->library->name)
-                              : cJSON_AddNullToObject(j, "library"));
+                  (o->library_name ? cJSON_AddStringToObject(j, "library", o->library_name)
+                                   : cJSON_AddNullToObject(j, "library"));
         cJSON *layers = ok ? cJSON_AddArrayToObject(j, "layers") : NULL;
         ok = layers != NULL;
         for (unsigned l = 0; ok && l < _XPU_LAYER_MAX; l++)
@@ -108,7 +112,8 @@ cJSON *xpu_object_to_json(const struct xpu_object *o) {
 
 /* ---- parsing ----------------------------------------------------------------------------------- */
 
-/* Read the array of strings J[KEY] (absent: none) into *V. */
+/* Read the array of strings J[KEY] (absent: none) into *V: at most XPU_OBJECT_NAMES_MAX strings of
+ * at most 4096 bytes, as the audit writes them. */
 static int get_strv(const cJSON *j, const char *key, char ***v, const char *what, char *err, size_t err_size) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, key);
         if (!a || cJSON_IsNull(a))
@@ -117,15 +122,31 @@ static int get_strv(const cJSON *j, const char *key, char ***v, const char *what
                 xpu_format_error(err, err_size, "%s\"%s\" is not an array of strings", what, key);
                 return -EINVAL;
         }
+        size_t n = 0;
         const cJSON *s;
         cJSON_ArrayForEach(s, a) {
+                if (++n > XPU_OBJECT_NAMES_MAX) {
+                        xpu_format_error(err, err_size, "%s\"%s\" holds more than %u names, more than the audit writes",
+                                         what, key, XPU_OBJECT_NAMES_MAX);
+                        return -EINVAL;
+                }
                 if (!cJSON_IsString(s) || strlen(s->valuestring) > 4096) {
                         xpu_format_error(err, err_size, "%s\"%s\" holds something else than a short string", what, key);
                         return -EINVAL;
                 }
-                if (xpu_strv_push(v, s->valuestring) < 0)
-                        return -ENOMEM;
         }
+        char **list = calloc(n + 1, sizeof *list);
+        if (!list)
+                return -ENOMEM;
+        size_t i = 0;
+        cJSON_ArrayForEach(s, a) {
+                if (!(list[i++] = strdup(s->valuestring))) {
+                        xpu_strv_free(list);
+                        return -ENOMEM;
+                }
+        }
+        xpu_strv_free(*v);
+        *v = list;
         return 0;
 }
 
@@ -238,10 +259,14 @@ int xpu_object_from_json(const cJSON *j, struct xpu_object *o, char *err, size_t
                         goto fail;
                 }
         }
-        if (cJSON_IsString(library) && !(o->library = xpu_vendor_library_find(o->soname ? o->soname : library->valuestring))) {
+        if (cJSON_IsString(library)) {
                 char name[160];
                 snprintf(name, sizeof name, "%.150s.so", library->valuestring);
                 o->library = xpu_vendor_library_find(name);
+                if (o->library && !(o->library_name = strdup(library->valuestring))) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
         }
         const cJSON *l;
         const cJSON *layer_list = cJSON_IsArray(layers) ? layers : NULL;
@@ -309,10 +334,32 @@ cJSON *xpu_index_to_json(const struct xpu_object *objects, size_t n, const char 
         return j;
 }
 
+/* The structural tokens of TEXT[0..LEN), counting stops past MAX. One pass; what is not JSON is
+ * left to the parser. */
+static size_t json_tokens(const char *text, size_t len, size_t max) {
+        size_t n = 0;
+        for (const char *p = text, *end = text + len; p < end && n <= max; p++) {
+                if (*p == '"') {
+                        for (p++; p < end && *p != '"'; p++)
+                                if (*p == '\\')
+                                        p++;
+                } else if (*p == '{' || *p == '[' || *p == ',' || *p == ':') {
+                        n++;
+                }
+        }
+        return n;
+}
+
 int xpu_index_parse(const char *text, size_t len, struct xpu_object **objects, size_t *n, char *err,
                     size_t err_size) {
         *objects = NULL;
         *n = 0;
+        if (json_tokens(text, len, INDEX_TOKENS_MAX) > INDEX_TOKENS_MAX) {
+                xpu_format_error(err, err_size,
+                                 "more than %u JSON values, more than an index of any real image holds; it is not read",
+                                 INDEX_TOKENS_MAX);
+                return -EINVAL;
+        }
         cJSON *j = cJSON_ParseWithLength(text, len);
         if (!j) {
                 xpu_format_error(err, err_size, "not JSON (near byte %zu)",

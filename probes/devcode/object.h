@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/macro.h"
 #include "devcode/libraries.h"
 
 enum xpu_object_kind {
@@ -50,12 +51,29 @@ enum {
         XPU_NV_ZSTD = 1u << 1,
 };
 
+/* What reading one object may cost, whatever its bytes say: the scans of all its sections
+ * together (docs/audit.md, "Limits"). Real libraries stay far below: cuFFT 12 walks about 240,000
+ * entry headers; a ROCm library opens one compressed bundle per translation unit with kernels
+ * and decompresses a few KiB of each. Past a bound the object is malformed, naming it. */
+#define XPU_OBJECT_WORK_ENTRIES_MAX        (1u << 22)   /* fatbin entry headers, bundle table entries */
+#define XPU_OBJECT_WORK_ID_BYTES_MAX       (64u << 20)  /* bytes of bundle entry IDs */
+#define XPU_OBJECT_WORK_UNPACKED_MAX       (128u << 20) /* bytes decompressed from compressed bundles */
+#define XPU_OBJECT_WORK_DECOMPRESSIONS_MAX 16384u       /* compressed bundles opened */
+
+/* What reading an object cost, counted against the bounds above. */
+struct xpu_object_work {
+        uint64_t entries, id_bytes, unpacked;
+        unsigned decompressions;
+};
+
 struct xpu_object {
         char *path;                 /* relative to the audited root, "usr/lib/libx.so" */
         uint64_t size_bytes;
         enum xpu_object_kind kind;
         unsigned vendors;           /* XPU_CODE_VENDOR_* */
-        const struct xpu_vendor_library *library; /* what the object is, or NULL */
+        const struct xpu_vendor_library *library; /* the table entry of what the object is, or NULL */
+        char *library_name;         /* the library it is, "libcudnn_adv" (its soname's, else its file
+                                     * name's, part before ".so"), when LIBRARY is set; else NULL */
         char *soname;               /* DT_SONAME, or NULL */
         uint32_t layers;            /* 1u << enum xpu_layer */
         char **needed;              /* vendor libraries among DT_NEEDED (strv), or NULL */
@@ -76,7 +94,15 @@ struct xpu_object {
         bool stub;                  /* a stub of a driver library (libcuda.so.1, libnvidia-ml.so.1) */
         bool driver_copy;           /* a full driver library in the image: shadows the injected one */
         char *malformed;            /* why it could not be read whole, or NULL */
+        struct xpu_object_work work; /* what reading it cost */
 };
+
+/* Names one list of an object keeps (real libraries: under 40 architectures); more is a crafted
+ * file, and the audit marks the object malformed. An index with a longer list is refused. */
+#define XPU_OBJECT_NAMES_MAX 256u
+
+/* The highest SM number taken for real (CUDA 13: 121); a higher one makes the object malformed. */
+#define XPU_OBJECT_SM_MAX 255u
 
 /* True when O carries device code of VENDOR (one XPU_CODE_VENDOR_* bit) that holds kernels. */
 bool xpu_object_has_code(const struct xpu_object *o, unsigned vendor);
@@ -94,3 +120,19 @@ int xpu_object_read(int fd, const char *path, uint64_t size, struct xpu_object *
 
 /* Free what *O holds and zero it. */
 void xpu_object_clear(struct xpu_object *o);
+
+/* ---- recording facts (the readers, object-read.c and object-scan.c) ---- */
+
+/* Append S to the list *V unless it is there. Returns 0, -E2BIG when *V holds
+ * XPU_OBJECT_NAMES_MAX names, -ENOMEM. */
+int xpu_object_add_name(char ***v, const char *s);
+/* Add C to O's judged NVIDIA code unless it is there. Returns 0, -E2BIG past twice
+ * XPU_OBJECT_NAMES_MAX, -ENOMEM. */
+int xpu_object_add_nv_code(struct xpu_object *o, const struct xpu_nv_code *c);
+/* Record why O could not be read whole; the first problem only, as it names what to look at. */
+_printf_(2, 3) void xpu_object_set_malformed(struct xpu_object *o, const char *fmt, ...);
+/* Record that a work budget ran out: said first, since O is not read further, with the first
+ * problem found before it kept after it. */
+_printf_(2, 3) void xpu_object_set_malformed_budget(struct xpu_object *o, const char *fmt, ...);
+/* Sort O's name lists in version order (sm_80 before sm_100, gfx90a before gfx1030). */
+void xpu_object_sort_lists(struct xpu_object *o);

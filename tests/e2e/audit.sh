@@ -257,6 +257,13 @@ is "$(jq -r '[.issues[] | select(.kind == "malformed-object") | .path] | join(" 
         "hostile: each damaged ELF, and one without section headers, is a malformed-object issue"
 is "$(jq -r '.summary.walk | [.links, .special] | map(tostring) | join(" ")' "$t/hostile.json")" "3 1" \
         "hostile: three links not followed, one special file not opened"
-is "$(jq -r '.targets[0].verdict' "$t/hostile.json")" "native" "hostile: the intact library is still judged"
+is "$(jq -r '.objects[] | select(.path == "usr/lib/libkernel.so") | .verdicts.sm_80' "$t/hostile.json")" "native" \
+        "hostile: the intact library is still judged"
+# The library without section headers still says what it needs (PT_DYNAMIC): it is CUDA's, and
+# its device code cannot be found, so nothing says the image runs.
+is "$(jq -r '.objects[] | select(.path == "usr/lib/libnoshdr.so") | [.vendor, (.needed | join(","))] | join(" ")' \
+        "$t/hostile.json")" "nvidia libcudart.so.13" "hostile: a library without section headers keeps its vendor and needs"
+is "$(jq -r '.targets[0] | [.verdict, (.blocking | join(","))] | join(" ")' "$t/hostile.json")" \
+        "cannot-run usr/lib/libnoshdr.so" "hostile: its unreadable device code decides"
 
 e2e_done

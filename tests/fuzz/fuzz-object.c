@@ -5,8 +5,9 @@
  * .ptx on every other input) PTX files. Checks that an object comes back whole (path, kind, sorted
  * lists, a vendor whenever code was found), that its JSON form reads back to the same verdicts for
  * a few targets (the index the start-time check trusts), and that clearing leaves nothing (leaks
- * are findings under ASan). Corpus: tests/fuzz/corpus/object/ (the devcode fixtures: nvcc and
- * clang output, gcc libraries). */
+ * are findings under ASan), and that the object's work counters stay within its budget (a crafted
+ * input that costs more is a finding). Corpus: tests/fuzz/corpus/object/ (the devcode fixtures:
+ * nvcc and clang output, gcc libraries; the hostile ones of tests/attack/mkhostile.py --seeds). */
 #include <errno.h>
 
 #include "devcode/judge.h"
@@ -51,6 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r != 0)
                 return 0;
         if (!o.path || !xpu_object_kind_name(o.kind) || o.size_bytes != size)
+                abort();
+        /* The work budget holds whatever the input: a bound is checked after each container or
+         * bundle, so at most one more of them (4096 entries, IDs of 1 KiB) is read past it. */
+        const struct xpu_object_work *w = &o.work;
+        if (w->entries > XPU_OBJECT_WORK_ENTRIES_MAX + 4097 || w->id_bytes > XPU_OBJECT_WORK_ID_BYTES_MAX + (4u << 20) ||
+            w->unpacked > XPU_OBJECT_WORK_UNPACKED_MAX || w->decompressions > XPU_OBJECT_WORK_DECOMPRESSIONS_MAX + 1)
                 abort();
         if ((xpu_object_has_code(&o, XPU_CODE_VENDOR_NVIDIA) && !(o.vendors & XPU_CODE_VENDOR_NVIDIA)) ||
             (xpu_object_has_code(&o, XPU_CODE_VENDOR_AMD) && !(o.vendors & XPU_CODE_VENDOR_AMD)))

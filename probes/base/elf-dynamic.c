@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* DT_NEEDED and DT_SONAME from PT_DYNAMIC (elf-dynamic.h has the contract). */
+#include "elf-dynamic.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+struct elf {
+        int fd;
+        bool is64, be;
+        uint64_t size;
+};
+
+static uint32_t rd32(const unsigned char *p, bool be) {
+        return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint16_t rd16(const unsigned char *p, bool be) {
+        return (uint16_t)(be ? p[0] << 8 | p[1] : p[1] << 8 | p[0]);
+}
+
+static uint64_t rd64(const unsigned char *p, bool be) {
+        uint64_t hi = rd32(p + (be ? 0 : 4), be), lo = rd32(p + (be ? 4 : 0), be);
+        return hi << 32 | lo;
+}
+
+/* An address-sized field: 4 bytes in ELFCLASS32, 8 in ELFCLASS64. */
+static uint64_t word(const struct elf *e, const unsigned char *p) {
+        return e->is64 ? rd64(p, e->be) : rd32(p, e->be);
+}
+
+/* pread exactly LEN bytes at OFF, all inside the file: -EBADMSG when they are not there. */
+static int read_at(const struct elf *e, void *buf, size_t len, uint64_t off) {
+        if (off > e->size || len > e->size - off)
+                return -EBADMSG;
+        ssize_t n = xpu_pread_full(e->fd, buf, len, off);
+        if (n < 0)
+                return (int)n;
+        return (size_t)n == len ? 0 : -EBADMSG;
+}
+
+/* Map virtual address ADDR to a file offset through the PT_LOAD headers in PH. / */
+static int vaddr_to_offset(const struct elf *e, const unsigned char *ph, size_t phnum, size_t phent, uint64_t addr,
+                           uint64_t *ret) {
+        for (size_t i = 0; i < phnum; i++) {
+                const unsigned char *p = ph + i * phent;
+                if (rd32(p, e->be) != 1 /* PT_LOAD */)
+                        continue;
+                uint64_t off = word(e, p + (e->is64 ? 8 : 4)), vaddr = word(e, p + (e->is64 ? 16 : 8)),
+                         filesz = word(e, p + (e->is64 ? 32 : 16));
+                if (addr < vaddr || addr - vaddr >= filesz)
+                        continue;
+                return __builtin_add_overflow(off, addr - vaddr, ret) ? -EBADMSG : 0;
+        }
+        return -EBADMSG;
+}
+
+int xpu_elf_dynamic_strings(int fd, uint64_t file_size, int want_needed, int want_soname, xpu_elf_dynamic_cb cb,
+                            void *userdata, const char **err) {
+        static const char *unused;
+        if (!err)
+                err = &unused;
+        *err = NULL;
+        struct elf e = { .fd = fd, .size = file_size };
+        unsigned char eh[64];
+        int r = read_at(&e, eh, 16, 0);
+        if (r < 0)
+                return r == -EBADMSG ? -ENOEXEC : r;
+        if (memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2))
+                return -ENOEXEC;
+        e.is64 = eh[4] == 2;
+        e.be = eh[5] == 2;
+        if ((r = read_at(&e, eh, e.is64 ? 64 : 52, 0)) < 0) {
+                *err = "the ELF header is cut off";
+                return r;
+        }
+        uint64_t phoff = word(&e, eh + (e.is64 ? 32 : 28));
+        size_t phent = rd16(eh + (e.is64 ? 54 : 42), e.be), phnum = rd16(eh + (e.is64 ? 56 : 44), e.be);
+        if (phnum == 0)
+                return -ENOENT;
+        if (phent < (e.is64 ? 56u : 32u) || phnum > XPU_ELF_PHDRS_MAX) {
+                *err = "the program header table has entries of a wrong size or too many of them";
+                return -EBADMSG;
+        }
+        _cleanup_free_ unsigned char *ph = malloc(phent * phnum);
+        if (!ph)
+                return -ENOMEM;
+        if ((r = read_at(&e, ph, phent * phnum, phoff)) < 0) {
+                *err = "the program header table lies outside the file";
+                return r;
+        }
+        uint64_t dyn_off = 0, dyn_size = 0;
+        bool have_dyn = false;
+        for (size_t i = 0; i < phnum && !have_dyn; i++) {
+                const unsigned char *p = ph + i * phent;
+                if (rd32(p, e.be) != 2 /* PT_DYNAMIC */)
+                        continue;
+                dyn_off = word(&e, p + (e.is64 ? 8 : 4));
+                dyn_size = word(&e, p + (e.is64 ? 32 : 16));
+                have_dyn = true;
+        }
+        if (!have_dyn)
+                return -ENOENT;
+        size_t dynent = e.is64 ? 16 : 8;
+        size_t ndyn = (size_t)(dyn_size / dynent < XPU_ELF_DYNS_MAX ? dyn_size / dynent : XPU_ELF_DYNS_MAX);
+        if (dyn_off > e.size || dyn_size > e.size - dyn_off || ndyn == 0) {
+                *err = "the dynamic segment (PT_DYNAMIC) lies outside the file or is empty";
+                return -EBADMSG;
+        }
+        _cleanup_free_ unsigned char *dyn = malloc(ndyn * dynent);
+        if (!dyn)
+                return -ENOMEM;
+        if ((r = read_at(&e, dyn, ndyn * dynent, dyn_off)) < 0) {
+                *err = "the dynamic segment (PT_DYNAMIC) lies outside the file";
+                return r;
+        }
+        uint64_t strtab = 0, strsz = 0;
+        bool have_strtab = false, have_strsz = false, any = false;
+        size_t end = ndyn;
+        for (size_t i = 0; i < ndyn; i++) {
+                const unsigned char *d = dyn + i * dynent;
+                uint64_t tag = word(&e, d), val = word(&e, d + dynent / 2);
+                if (tag == 0 /* DT_NULL */) {
+                        end = i;
+                        break;
+                }
+                if (tag == 5 /* DT_STRTAB */) {
+                        strtab = val;
+                        have_strtab = true;
+                } else if (tag == 10 /* DT_STRSZ */) {
+                        strsz = val;
+                        have_strsz = true;
+                } else if ((tag == XPU_ELF_DT_NEEDED && want_needed) || (tag == XPU_ELF_DT_SONAME && want_soname)) {
+                        any = true;
+                }
+        }
+        if (!any)
+                return 0;
+        uint64_t str_off;
+        if (!have_strtab || !have_strsz || vaddr_to_offset(&e, ph, phnum, phent, strtab, &str_off) < 0 ||
+            str_off > e.size || strsz > e.size - str_off) {
+                *err = "the dynamic string table (DT_STRTAB, DT_STRSZ) is missing or lies outside the file";
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < end; i++) {
+                const unsigned char *d = dyn + i * dynent;
+                uint64_t tag = word(&e, d), val = word(&e, d + dynent / 2);
+                if (!((tag == XPU_ELF_DT_NEEDED && want_needed) || (tag == XPU_ELF_DT_SONAME && want_soname)))
+                        continue;
+                if (val >= strsz) {
+                        *err = "a DT_NEEDED or DT_SONAME string lies outside the dynamic string table";
+                        return -EBADMSG;
+                }
+                char buf[XPU_ELF_DYN_STRING_MAX + 1];
+                uint64_t left = strsz - val;
+                size_t want = left < XPU_ELF_DYN_STRING_MAX + 1 ? (size_t)left : XPU_ELF_DYN_STRING_MAX + 1;
+                if ((r = read_at(&e, buf, want, str_off + val)) < 0) {
+                        *err = "a DT_NEEDED or DT_SONAME string lies outside the file";
+                        return r;
+                }
+                char *nul = memchr(buf, '\0', want);
+                if (!nul) {
+                        *err = want > XPU_ELF_DYN_STRING_MAX
+                                       ? "a DT_NEEDED or DT_SONAME string is longer than 4096 bytes"
+                                       : "a DT_NEEDED or DT_SONAME string is not terminated";
+                        return -EBADMSG;
+                }
+                if ((r = cb((unsigned)tag, buf, userdata)) < 0)
+                        return r;
+        }
+        return 0;
+}

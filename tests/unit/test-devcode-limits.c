@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* probes/devcode/object.c and object-json.c on crafted files: the facts a reader of the image
+ * must get exactly (the library an object is, parallel-algorithm marks outside the symbol
+ * tables, a device-code section with nothing in it), and the work budget that bounds what one
+ * crafted object or index costs (docs/audit.md, "Limits"). ELF objects are built here, section by
+ * section, with no program headers. */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/strv.h"
+#include "devcode/fatbin.h"
+#include "devcode/object-json.h"
+#include "devcode/object.h"
+#include "testlib.h"
+
+struct sec {
+        const char *name;
+        const void *data;
+        size_t len;
+};
+
+/* An ELF64 LE shared object of SECS[0..N) (allocated PROGBITS), with EXTRA more section headers
+ * naming the first one's bytes; *LEN gets its size. */
+static unsigned char *build_elf(const struct sec *secs, size_t n, size_t extra, size_t *len) {
+        size_t names_len = 1 + strlen(".shstrtab") + 1, body = 64;
+        for (size_t i = 0; i < n; i++)
+                names_len += strlen(secs[i].name) + 1;
+        size_t *offs = calloc(n, sizeof *offs);
+        ck_assert_ptr_nonnull(offs);
+        for (size_t i = 0; i < n; i++) {
+                body = (body + 7) & ~(size_t)7;
+                offs[i] = body;
+                body += secs[i].len;
+        }
+        size_t names_off = body, shoff = (names_off + names_len + 7) & ~(size_t)7;
+        size_t shnum = 1 + n + extra + 1;
+        *len = shoff + shnum * sizeof(Elf64_Shdr);
+        unsigned char *b = calloc(1, *len);
+        ck_assert_ptr_nonnull(b);
+        Elf64_Ehdr h = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_shoff = shoff,
+                         .e_ehsize = sizeof h, .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = (uint16_t)shnum,
+                         .e_shstrndx = (uint16_t)(shnum - 1) };
+        memcpy(h.e_ident, ELFMAG, SELFMAG);
+        h.e_ident[EI_CLASS] = ELFCLASS64;
+        h.e_ident[EI_DATA] = ELFDATA2LSB;
+        h.e_ident[EI_VERSION] = EV_CURRENT;
+        memcpy(b, &h, sizeof h);
+        Elf64_Shdr *sh = (Elf64_Shdr *)(b + shoff);
+        char *names = (char *)b + names_off;
+        size_t at = 1;
+        for (size_t i = 0; i < n; i++) {
+                memcpy(b + offs[i], secs[i].data, secs[i].len);
+                sh[1 + i] = (Elf64_Shdr){ .sh_name = (uint32_t)at, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+                                          .sh_offset = offs[i], .sh_size = secs[i].len, .sh_addralign = 8 };
+                memcpy(names + at, secs[i].name, strlen(secs[i].name) + 1);
+                at += strlen(secs[i].name) + 1;
+        }
+        for (size_t i = 0; i < extra; i++)
+                sh[1 + n + i] = sh[1];
+        sh[shnum - 1] = (Elf64_Shdr){ .sh_name = (uint32_t)at, .sh_type = SHT_STRTAB, .sh_offset = names_off,
+                                      .sh_size = names_len, .sh_addralign = 1 };
+        memcpy(names + at, ".shstrtab", sizeof ".shstrtab");
+        free(offs);
+        return b;
+}
+
+/* Read the object of LEN bytes at B named PATH. */
+static void read_object(const unsigned char *b, size_t len, const char *path, struct xpu_object *o) {
+        int fd = xpu_test_memfd(b, len);
+        ck_assert_int_eq(xpu_object_read(fd, path, len, o), 0);
+        close(fd);
+}
+
+static bool has(char *const *v, const char *s) {
+        for (char *const *p = v; p && *p; p++)
+                if (strcmp(*p, s) == 0)
+                        return true;
+        return false;
+}
+
+/* One stored SASS entry for sm_80 with no payload (64-byte header) at P. */
+static void sass_entry(unsigned char *p) {
+        memset(p, 0, 64);
+        p[0] = 2;  /* kind: SASS */
+        p[4] = 64; /* header size */
+        p[0x1c] = 80;
+}
+
+/* A fatbin container of N such entries at P; returns its size. */
+static size_t container(unsigned char *p, size_t n) {
+        uint32_t magic = XPU_FATBIN_MAGIC;
+        uint64_t fat = 64 * n;
+        memset(p, 0, 16);
+        memcpy(p, &magic, 4);
+        p[4] = 1;
+        p[6] = 16;
+        memcpy(p + 8, &fat, 8);
+        for (size_t i = 0; i < n; i++)
+                sass_entry(p + 16 + 64 * i);
+        return 16 + fat;
+}
+
+START_TEST(test_library_is_the_object) {
+        /* cuDNN 9's seven libraries match one table row ("libcudnn_*"); each is its own library. */
+        static const char text[] = "plain bytes";
+        const struct sec s[] = { { ".rodata", text, sizeof text } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 0, &len);
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/libcudnn_adv.so.9", &o);
+        ck_assert_str_eq(o.library_name, "libcudnn_adv");
+        ck_assert_str_eq(o.library->name, "libcudnn_*");
+        ck_assert_uint_eq(o.layers, 1u << XPU_LAYER_DNN);
+        cJSON *j = xpu_object_to_json(&o);
+        ck_assert_str_eq(cJSON_GetObjectItem(j, "library")->valuestring, "libcudnn_adv");
+        struct xpu_object back;
+        char err[256];
+        ck_assert_int_eq(xpu_object_from_json(j, &back, err, sizeof err), 0);
+        ck_assert_str_eq(back.library_name, "libcudnn_adv");
+        ck_assert_uint_eq(back.library->layer, XPU_LAYER_DNN);
+        xpu_object_clear(&back);
+        cJSON_Delete(j);
+        xpu_object_clear(&o);
+        /* A library not in the table has no library name. */
+        read_object(b, len, "usr/lib/libplain.so.1", &o);
+        ck_assert_ptr_null(o.library_name);
+        ck_assert_ptr_null(o.library);
+        xpu_object_clear(&o);
+        free(b);
+}
+END_TEST
+
+START_TEST(test_marks_outside_symbol_tables) {
+        /* cuSPARSE 12 registers its CUB kernels by names kept in .rodata, between its fatbin
+         * containers, not in .dynstr. */
+        unsigned char fat[16 + 64];
+        container(fat, 1);
+        static const char names[] = "\0_ZN3cub6detail11EmptyKernelIvEEvv\0";
+        unsigned char rodata[sizeof fat * 2 + sizeof names];
+        memcpy(rodata, fat, sizeof fat);
+        memcpy(rodata + sizeof fat, names, sizeof names);
+        memcpy(rodata + sizeof fat + sizeof names, fat, sizeof fat);
+        const struct sec with[] = { { ".nv_fatbin", fat, sizeof fat }, { ".rodata", rodata, sizeof rodata } };
+        size_t len;
+        unsigned char *b = build_elf(with, 2, 0, &len);
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/libcusparse.so.12", &o);
+        ck_assert_ptr_null(o.malformed);
+        ck_assert(o.layers & (1u << XPU_LAYER_PARALLEL_ALGORITHMS));
+        ck_assert(o.layers & (1u << XPU_LAYER_SPARSE));
+        ck_assert(has(o.nv_sections, ".rodata"));
+        xpu_object_clear(&o);
+        free(b);
+        /* The same .rodata with another name: no mark. */
+        memcpy(rodata + sizeof fat + 1, "_ZN3foo", 7);
+        b = build_elf(with, 2, 0, &len);
+        read_object(b, len, "usr/lib/libcusparse.so.12", &o);
+        ck_assert(!(o.layers & (1u << XPU_LAYER_PARALLEL_ALGORITHMS)));
+        xpu_object_clear(&o);
+        free(b);
+}
+END_TEST
+
+START_TEST(test_empty_device_code_section) {
+        /* A .nv_fatbin of garbage holds no container: malformed, as a cut-off one is. */
+        unsigned char junk[4096];
+        for (size_t i = 0; i < sizeof junk; i++)
+                junk[i] = (unsigned char)(i * 131 + 7);
+        const struct sec s[] = { { ".nv_fatbin", junk, sizeof junk } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 0, &len);
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/libgarbage.so", &o);
+        ck_assert_str_eq(o.malformed, "section .nv_fatbin holds no valid fatbin container");
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        xpu_object_clear(&o);
+        free(b);
+        const struct sec h[] = { { ".hip_fatbin", junk, sizeof junk } };
+        b = build_elf(h, 1, 0, &len);
+        read_object(b, len, "usr/lib/libgarbage.so", &o);
+        ck_assert_str_eq(o.malformed, "section .hip_fatbin holds no valid offload bundle");
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_AMD);
+        xpu_object_clear(&o);
+        free(b);
+        /* A standalone fatbin file whose header is not a container's. */
+        unsigned char fake[64] = { 0x50, 0xed, 0x55, 0xba, 9, 0, 16, 0 };
+        int fd = xpu_test_memfd(fake, sizeof fake);
+        ck_assert_int_eq(xpu_object_read(fd, "k.fatbin", sizeof fake, &o), 0);
+        ck_assert_str_eq(o.malformed, "the file holds no valid fatbin container");
+        xpu_object_clear(&o);
+        close(fd);
+}
+END_TEST
+
+START_TEST(test_overlapping_sections_read_once) {
+        /* Thousands of section headers naming one region multiplied the work by their number. */
+        size_t n = 1000;
+        unsigned char *fat = malloc(16 + 64 * n);
+        size_t flen = container(fat, n);
+        const struct sec s[] = { { ".nv_fatbin", fat, flen } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 5000, &len);
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/liboverlap.so", &o);
+        ck_assert_str_eq(o.malformed, "sections .nv_fatbin and .nv_fatbin overlap in the file: each byte is read once, "
+                                      "for the first");
+        ck_assert(has(o.nv_sass, "sm_80"));
+        ck_assert_uint_eq(o.work.entries, n + 1); /* one container of N entries, read once */
+        xpu_object_clear(&o);
+        free(b);
+        free(fat);
+}
+END_TEST
+
+START_TEST(test_entry_budget) {
+        /* Containers whose headers sit inside each other's entries: each one found is walked
+         * again, so a few hundred KiB cost millions of entry headers; the object stops at its
+         * budget. Entry I spans [32 + 64 I, 96 + 64 I); container K's header is in entry K - 1's
+         * bytes 48..63, which the reader does not use. */
+        size_t n = 5200, blen = 32 + 64 * n;
+        unsigned char *buf = calloc(1, blen);
+        for (size_t i = 0; i < n; i++)
+                sass_entry(buf + 32 + 64 * i);
+        for (size_t k = 0; k < n; k++) {
+                unsigned char *p = buf + 16 + 64 * k;
+                uint32_t magic = XPU_FATBIN_MAGIC;
+                uint64_t fat = 64 * (n - k);
+                memcpy(p, &magic, 4);
+                p[4] = 1;
+                p[5] = 0;
+                p[6] = 16;
+                p[7] = 0;
+                memcpy(p + 8, &fat, 8);
+        }
+        const struct sec s[] = { { ".nv_fatbin", buf, blen } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 0, &len);
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/libnested.so", &o);
+        ck_assert_ptr_nonnull(o.malformed);
+        ck_assert_ptr_nonnull(strstr(o.malformed, "not read further"));
+        ck_assert_uint_le(o.work.entries, XPU_OBJECT_WORK_ENTRIES_MAX + XPU_FATBIN_ENTRIES_MAX + 1);
+        ck_assert(has(o.nv_sass, "sm_80"));
+        xpu_object_clear(&o);
+        free(b);
+        free(buf);
+}
+END_TEST
+
+START_TEST(test_index_lists_bounded) {
+        /* The audit keeps at most XPU_OBJECT_NAMES_MAX names per list; an index with more was not
+         * written by it, and is refused naming the field. */
+        size_t n = XPU_OBJECT_NAMES_MAX + 1, cap = 256 + n * 10;
+        char *text = malloc(cap);
+        size_t at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"usr/lib/libx.so\", "
+                                                "\"kind\": \"elf\", \"amd\": {\"gfx\": [");
+        for (size_t i = 0; i < n; i++)
+                at += (size_t)snprintf(text + at, cap - at, "%s\"gfx90a\"", i ? "," : "");
+        at += (size_t)snprintf(text + at, cap - at, "]}}]}");
+        struct xpu_object *objects;
+        size_t count;
+        char err[512];
+        ck_assert_int_eq(xpu_index_parse(text, at, &objects, &count, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, "object \"usr/lib/libx.so\": \"gfx\" holds more than 256 names, more than the audit "
+                              "writes");
+        /* At the limit it is read. */
+        char *last = strrchr(text, ',');
+        memcpy(last, "]}}]}", 6);
+        ck_assert_int_eq(xpu_index_parse(text, strlen(text), &objects, &count, err, sizeof err), 0);
+        ck_assert_uint_eq(count, 1);
+        ck_assert_uint_eq(xpu_strv_length(objects[0].amd_gfx), XPU_OBJECT_NAMES_MAX);
+        xpu_object_clear(&objects[0]);
+        free(objects);
+        free(text);
+}
+END_TEST
+
+START_TEST(test_index_values_bounded) {
+        /* A list of millions of empty strings is refused before it is parsed (cJSON allocates per
+         * value, and parsing alone took seconds). */
+        size_t n = 600000, cap = 128 + n * 3;
+        char *text = malloc(cap);
+        size_t at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"x\", \"kind\": \"elf\", "
+                                                "\"amd\": {\"gfx\": [");
+        for (size_t i = 0; i < n; i++) {
+                memcpy(text + at, i ? ",\"\"" : "\"\"", i ? 3 : 2);
+                at += i ? 3 : 2;
+        }
+        memcpy(text + at, "]}}]}", 5);
+        at += 5;
+        struct xpu_object *objects;
+        size_t count;
+        char err[512];
+        ck_assert_int_eq(xpu_index_parse(text, at, &objects, &count, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, "more than 524288 JSON values, more than an index of any real image holds; it is not read");
+        /* Commas and brackets inside strings are not values. */
+        at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"");
+        for (size_t i = 0; i < 2000; i++)
+                text[at++] = ',';
+        at += (size_t)snprintf(text + at, cap - at, "\\\"[{\", \"kind\": \"elf\"}]}");
+        ck_assert_int_eq(xpu_index_parse(text, at, &objects, &count, err, sizeof err), 0);
+        ck_assert_uint_eq(count, 1);
+        ck_assert_uint_eq(strlen(objects[0].path), 2003);
+        xpu_object_clear(&objects[0]);
+        free(objects);
+        free(text);
+}
+END_TEST
+
+static Suite *limits_suite(void) {
+        Suite *s = suite_create("devcode-limits");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_library_is_the_object);
+        tcase_add_test(tc, test_marks_outside_symbol_tables);
+        tcase_add_test(tc, test_empty_device_code_section);
+        tcase_add_test(tc, test_overlapping_sections_read_once);
+        tcase_add_test(tc, test_entry_budget);
+        tcase_add_test(tc, test_index_lists_bounded);
+        tcase_add_test(tc, test_index_values_bounded);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(limits_suite());
+}
