@@ -6,6 +6,8 @@
 # allowed gets 403, allowed ones by uid, primary and supplementary gid get 200, a uid without
 # permission on the file cannot connect); 500 idle connections plus a slowloris client while an
 # allowed client still gets /metrics; the per-uid cap; the idle timeout; malformed requests;
+# request smuggling; control bytes in the request line and bare CRs in header fields (400, on
+# both listeners);
 # socket activation through systemd-socket-activate; READY=1, WATCHDOG=1 and STOPPING=1 on a test
 # NOTIFY_SOCKET; --user; --listen-tcp (/metrics only); usage errors (exit 2); `xpud query` (the
 # answers, exit status 0/1/2, a uid not allowed, no server); the systemd units
@@ -185,7 +187,8 @@ else:
 ' "$@"
 }
 
-# one_answer SOCKET: send stdin as one request and print what came back, byte for byte judged:
+# one_answer SOCKET|ADDR:PORT: send stdin as one request (on the UNIX socket at the absolute path
+# SOCKET, else on TCP) and print what came back, byte for byte judged:
 # "LINES CODE END BODY": LINES status lines ("HTTP/1." anywhere in the bytes), CODE of the first,
 # END "closed" (the server closed the connection) or "open" (still open after 3 s), BODY "json-N"
 # when exactly Content-Length bytes followed the header block and they are {"error", "status": N},
@@ -193,8 +196,12 @@ else:
 one_answer() {
         python3 -c '
 import json, re, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
+if sys.argv[1].startswith("/"):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+else:
+    host, _, port = sys.argv[1].rpartition(":")
+    s = socket.create_connection((host, int(port)))
 s.settimeout(3)
 out, end = b"", "closed"
 try:
@@ -509,6 +516,26 @@ is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-
         one_answer "$S")" "1 400 closed json-400" "POST with two Content-Length: the same 400 (not 405)"
 is "$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\nConnection: close\r\n\r\n' | one_answer "$S")" \
         "1 200 closed other" "one Content-Length of 00 is no body: 200"
+
+# Bytes a proxy in front could read otherwise: a control byte in the request line (a NUL among
+# them, at which libmicrohttpd cuts the line: /v1/devices/0<NUL>x must not be device 0) and a CR
+# that ends no line in a header field. Exactly one 400 with the JSON error body, closed; the
+# --listen-tcp section below sends them on TCP.
+# request_bytes_cases TARGET [LABEL]: each case sent to TARGET (one_answer).
+request_bytes_cases() {
+        for c in "a NUL in the target|GET /v1/devices/0\000x HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a NUL in the method|GE\000T /metrics HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "0x01 in the target|GET /metrics\001 HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a tab in the query|GET /healthz?a\tb HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a bare CR in a header, a field after it|GET /healthz HTTP/1.1\r\nHost: x\rContent-Length: 5\r\n\r\nhello$NEXT" \
+                "a bare CR ending a header|GET /metrics HTTP/1.1\r\nHost: x\r\r\n\r\n"; do
+                # shellcheck disable=SC2059 # the request is the format on purpose: its escapes are the bytes
+                is "$(printf "${c#*|}" | one_answer "$1")" "1 400 closed json-400" "${2:-}${c%%|*}: exactly one 400, closed"
+        done
+}
+request_bytes_cases "$S"
+is "$(printf 'GET /v1/devices/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | raw "$S")" 200 \
+        "... and /v1/devices/0 without the NUL: 200"
 if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
 
 # Accept-queue starvation: a client of a refused uid doing connect()+close() in a tight loop for
@@ -729,6 +756,7 @@ for p in /healthz /v1/devices /v1/health; do
         is "$out" 404 "--listen-tcp: $p is 404"
 done
 if error_body "$T/tcp.body" 404; then ok "--listen-tcp: 404 body {error, status}"; else not_ok "--listen-tcp: 404 body"; fi
+request_bytes_cases "127.0.0.1:$PORT" "--listen-tcp: "
 stop "$USER_PID"
 is "$XRC" 0 "--user nobody: SIGTERM exits 0"
 if [ -e "$T/u/xpud.sock" ]; then not_ok "--user: the socket is removed"; else ok "--user: the socket is removed"; fi
