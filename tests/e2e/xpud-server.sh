@@ -2,7 +2,8 @@
 # xpud as a process, end to end: build/xpud on the amd-mi210x8 fixture host,
 # spoken to with curl --unix-socket. Every endpoint's status and content type, 404/405/400 bodies,
 # /readyz, HEAD; the socket file (mode 0660, group xpud from a private /etc/group, stale one
-# replaced, live one refused, removed at SIGTERM only when xpud made it); peer checks (a uid not
+# replaced, live one refused, removed with its lock file at SIGTERM only when xpud made it, the
+# lock file left by a SIGKILL taken over); peer checks (a uid not
 # allowed gets 403, allowed ones by uid, primary and supplementary gid get 200, a uid without
 # permission on the file cannot connect); 500 idle connections plus a slowloris client while an
 # allowed client still gets /metrics; the per-uid cap; the idle timeout; malformed requests;
@@ -607,6 +608,8 @@ is "$CODE" 200 "... and serves"
 stop "$MAIN"
 is "$XRC" 0 "SIGTERM: exit 0"
 if [ -e "$S" ]; then not_ok "SIGTERM removed the socket xpud made"; else ok "SIGTERM removed the socket xpud made"; fi
+if [ -e "$S.lock" ]; then not_ok "... and its lock file"; else ok "... and its lock file"; fi
+is "$(ls -A "$T/run")" "" "... leaving the socket's directory empty"
 like "$T/main.log" 'TERM: stopping' "the stop is logged"
 
 # ---- the socket file: stale, live, not a socket ----------------------------------------------------
@@ -676,12 +679,17 @@ for round in 1 2 3 4 5 6; do
         fi
         stop "$W"
         [ "$XRC" = 0 ] || bad="$bad round $round: pid $W exited $XRC at SIGTERM;"
+        [ -e "$R.lock" ] && bad="$bad round $round: $R.lock left behind after SIGTERM;"
 done
-is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid"
-if [ -f "$R.lock" ]; then ok "the lock file stays behind after SIGTERM"; else not_ok "the lock file stays behind after SIGTERM"; fi
-if start race-next "$R"; then ok "... and does not block the next start"; else not_ok "... and does not block the next start"; fi
+is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid, a SIGTERM removes the lock file"
+if start race-next "$R"; then ok "the next start after a clean stop serves"; else not_ok "the next start after a clean stop serves"; fi
 kill -KILL "$XPID"
 wait "$XPID" 2>/dev/null
+if [ -S "$R" ] && [ "$(cat "$R.lock" 2>/dev/null)" = "$XPID" ]; then
+        ok "a SIGKILLed xpud leaves its socket and its lock file (with its pid) behind"
+else
+        not_ok "a SIGKILLed xpud leaves its socket and its lock file (with its pid) behind"
+fi
 if start race-crash "$R"; then
         ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
 else
@@ -689,7 +697,9 @@ else
         diag_file "$T/race-crash.log"
 fi
 like "$T/race-crash.log" 'replaced the stale socket' "... replacing the stale socket"
+is "$(cat "$R.lock" 2>/dev/null)" "$XPID" "... and locking the lock file left behind, with its own pid"
 stop "$XPID"
+is "$(ls -A "$T/race")" "" "... whose SIGTERM removes the socket and the lock file"
 
 # ---- readiness and stop through a test NOTIFY_SOCKET --------------------------------------------------
 
@@ -760,6 +770,7 @@ request_bytes_cases "127.0.0.1:$PORT" "--listen-tcp: "
 stop "$USER_PID"
 is "$XRC" 0 "--user nobody: SIGTERM exits 0"
 if [ -e "$T/u/xpud.sock" ]; then not_ok "--user: the socket is removed"; else ok "--user: the socket is removed"; fi
+if [ -e "$T/u/xpud.sock.lock" ]; then not_ok "--user: ... and its lock file"; else ok "--user: ... and its lock file"; fi
 
 # A directory that was there before: owned by the --user uid (as a packager or an image makes it)
 # it is accepted, and xpud, running as that user, removes its socket at exit; owned by root it is
