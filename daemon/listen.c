@@ -201,23 +201,14 @@ static pid_t lock_file_pid(int fd) {
         return (pid_t)v;
 }
 
-/* Make this process the only one that serves the socket NAME of the directory DIR_FD (PATH, for
- * messages): a write lock on NAME.lock beside it, taken before the socket file is looked at and
- * held until the process exits. Checking for a live socket, removing a stale one, binding and
- * listening are separate steps, and two processes could interleave them (the second one removing
- * the socket the first just bound); under the lock only one process runs them. The lock goes with
- * the process (exit, crash, SIGKILL), so a lock file left behind does not block the next start.
- * A classic POSIX record lock (fcntl F_SETLK) rather than flock(2) or an OFD lock: F_GETLK then
- * names the holder's pid, and the vendor helper, forked without exec, does not inherit it. The
- * holder's pid is also written into the file, for people and for a holder in another PID
- * namespace (F_GETLK answers 0 for it). Logs; returns the fd, -EADDRINUSE when another process
- * holds the lock (the message names its pid), or -errno. */
-static int lock_socket(int dir_fd, const char *name, const char *path) {
-        char lock_name[NAME_MAX + 1];
-        if (snprintf(lock_name, sizeof lock_name, "%s" LOCK_SUFFIX, name) >= (int)sizeof lock_name) {
-                log_error("--socket %s: the name is too long for its lock file %s" LOCK_SUFFIX, path, path);
-                return -ENAMETOOLONG;
-        }
+/* The lock file's name beside the socket NAME into BUF. Returns false when it does not fit. */
+static bool lock_file_name(const char *name, char buf[static NAME_MAX + 1]) {
+        return snprintf(buf, NAME_MAX + 1, "%s" LOCK_SUFFIX, name) < NAME_MAX + 1;
+}
+
+/* Open the lock file LOCK_NAME of the directory DIR_FD (PATH: the socket, for messages), made if
+ * missing, and check it is one xpud could have made. Logs; returns the fd or -errno. */
+static int open_lock_file(int dir_fd, const char *lock_name, const char *path) {
         _cleanup_close_ int fd =
                 openat(dir_fd, lock_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
         struct stat st;
@@ -239,10 +230,16 @@ static int lock_socket(int dir_fd, const char *name, const char *path) {
                           path, (uintmax_t)st.st_nlink, (unsigned)st.st_uid);
                 return -EEXIST;
         }
+        return TAKE_FD(fd);
+}
+
+/* Take the write lock on the lock file FD of the socket PATH. Logs; returns 0, -EADDRINUSE when
+ * another process holds it (the message names its pid), or -errno. */
+static int take_lock(int fd, const char *path) {
         for (unsigned attempt = 0;; attempt++) {
                 struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
                 if (fcntl(fd, F_SETLK, &fl) == 0)
-                        break;
+                        return 0;
                 if (errno != EAGAIN && errno != EACCES) {
                         log_error("cannot lock %s" LOCK_SUFFIX ": %m", path);
                         return negative_errno();
@@ -265,11 +262,56 @@ static int lock_socket(int dir_fd, const char *name, const char *path) {
                                   path, path);
                 return -EADDRINUSE;
         }
-        char pid[24];
-        int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
-                log_info("cannot write the pid into %s" LOCK_SUFFIX ": %m (the lock holds all the same)", path);
-        return TAKE_FD(fd);
+}
+
+/* Is the file open at FD the one named NAME in the directory DIR_FD? */
+static bool same_file_at(int fd, int dir_fd, const char *name) {
+        struct stat held, now;
+        return fstat(fd, &held) == 0 && fstatat(dir_fd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+               held.st_dev == now.st_dev && held.st_ino == now.st_ino;
+}
+
+/* Make this process the only one that serves the socket NAME of the directory DIR_FD (PATH, for
+ * messages): a write lock on NAME.lock beside it, taken before the socket file is looked at and
+ * held until the process exits. Checking for a live socket, removing a stale one, binding and
+ * listening are separate steps, and two processes could interleave them (the second one removing
+ * the socket the first just bound); under the lock only one process runs them. The lock goes with
+ * the process (exit, crash, SIGKILL), so a lock file left behind does not block the next start.
+ * A classic POSIX record lock (fcntl F_SETLK) rather than flock(2) or an OFD lock: F_GETLK then
+ * names the holder's pid, and the vendor helper, forked without exec, does not inherit it. The
+ * holder's pid is also written into the file, for people and for a holder in another PID
+ * namespace (F_GETLK answers 0 for it).
+ *
+ * An xpud that stops removes the file while it still holds the lock (xpud_listen_remove()): a
+ * process that opened it just before then gets the lock of a file no longer at the path, which
+ * guards nothing, so once locked the file must still be the one at the path, else it is opened
+ * (made) again. Logs; returns the fd, -EADDRINUSE when another process holds the lock (the
+ * message names its pid), or -errno. */
+static int lock_socket(int dir_fd, const char *name, const char *path) {
+        char lock_name[NAME_MAX + 1];
+        if (!lock_file_name(name, lock_name)) {
+                log_error("--socket %s: the name is too long for its lock file %s" LOCK_SUFFIX, path, path);
+                return -ENAMETOOLONG;
+        }
+        for (unsigned attempt = 0;; attempt++) {
+                _cleanup_close_ int fd = open_lock_file(dir_fd, lock_name, path);
+                if (fd < 0)
+                        return fd;
+                int r = take_lock(fd, path);
+                if (r < 0)
+                        return r;
+                if (!same_file_at(fd, dir_fd, lock_name)) {
+                        if (attempt < 16)
+                                continue; /* removed by the xpud that held it: lock the new one */
+                        log_error("%s" LOCK_SUFFIX " keeps being removed or replaced while xpud locks it", path);
+                        return -EBUSY;
+                }
+                char pid[24];
+                int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+                if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+                        log_info("cannot write the pid into %s" LOCK_SUFFIX ": %m (the lock holds all the same)", path);
+                return TAKE_FD(fd);
+        }
 }
 
 /* Bind the socket at PATH: the directory made if missing (0755) and checked (open_socket_dir), the
@@ -376,14 +418,21 @@ bool xpud_listen_dir_owned_by_user(const struct unix_listener *u) {
 }
 
 /* Remove the socket file at exit: only one bound here, and only while it is still the same file
- * (a newer xpud may have replaced it). */
+ * (a newer xpud may have replaced it). Then the lock file, while its lock is still held (the
+ * caller closes U->lock_fd afterwards): the next xpud may bind once the socket is gone, and one
+ * that opened the lock file before it was removed finds it gone once it holds the lock, and
+ * locks a new one (lock_socket()). */
 void xpud_listen_remove(const struct unix_listener *u) {
         struct stat st;
-        if (!u->created || u->dir_fd < 0 || fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-            st.st_dev != u->dev || st.st_ino != u->ino)
-                return;
-        if (unlinkat(u->dir_fd, u->name, 0) < 0)
+        if (u->created && u->dir_fd >= 0 && fstatat(u->dir_fd, u->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_dev == u->dev && st.st_ino == u->ino && unlinkat(u->dir_fd, u->name, 0) < 0)
                 log_info("cannot remove %s: %m (the next start replaces it)", opt->socket_path);
+        char lock_name[NAME_MAX + 1];
+        if (u->lock_fd < 0 || u->dir_fd < 0 || !lock_file_name(u->name, lock_name) ||
+            !same_file_at(u->lock_fd, u->dir_fd, lock_name))
+                return;
+        if (unlinkat(u->dir_fd, lock_name, 0) < 0)
+                log_info("cannot remove %s" LOCK_SUFFIX ": %m (it does not block the next start)", opt->socket_path);
 }
 
 /* Is SA a loopback address (127.0.0.0/8, ::1)? */

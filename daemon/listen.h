@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpud's listening sockets: the ones systemd passed, else the UNIX socket bound here (its
  * directory checked, a lock beside it, a stale socket replaced) and --listen-tcp; at exit the
- * socket file removed while it is still ours. Reads the options given to xpud_listen_init(). */
+ * socket file removed while it is still ours, then the lock file. Reads the options given to xpud_listen_init(). */
 #pragma once
 
 #include <limits.h>
@@ -51,7 +51,8 @@ int xpud_listen_bind_unix(const char *path, struct unix_listener *u);
 bool xpud_listen_dir_owned_by_user(const struct unix_listener *u);
 
 /* Remove the socket file at exit: only one bound here, and only while it is still the same file
- * (a newer xpud may have replaced it). */
+ * (a newer xpud may have replaced it); then the lock file xpud holds, while it still holds it
+ * (close U->lock_fd only afterwards). */
 void xpud_listen_remove(const struct unix_listener *u);
 
 /* --listen-tcp: bound, listening, close-on-exec. Logs; returns the fd or -errno. */

@@ -385,7 +385,7 @@ out:
         xpud_listen_remove(&u);
         if (u.dir_fd >= 0)
                 close(u.dir_fd);
-        if (u.lock_fd >= 0) /* after the socket is gone: the next xpud may bind from here on */
+        if (u.lock_fd >= 0) /* after the socket and the lock file are gone: the next xpud may bind */
                 close(u.lock_fd);
         xpud_store_done(&store);
         xpud_auth_done(&auth);

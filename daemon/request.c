@@ -74,6 +74,13 @@ unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only
         return 200;
 }
 
+bool xpud_request_bytes_ok(const char *p, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+                        return false;
+        return true;
+}
+
 char *xpud_error_json(unsigned status, const char *message, size_t *len) {
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddStringToObject(o, "error", message ? message : "") ||
@@ -134,6 +141,10 @@ int xpud_content_length_parse(const char *value, uint64_t *ret) {
 void xpud_framing_add(struct xpud_framing *f, const char *name, const char *value) {
         if (!name)
                 return;
+        /* libmicrohttpd 0.9.75 ends a line at CRLF or LF only and keeps a bare CR in the name or the
+         * value; a proxy that ends lines at a CR too reads other fields (RFC 9112 section 2.2). */
+        if (strchr(name, '\r') || (value && strchr(value, '\r')))
+                f->bare_cr = true;
         /* libmicrohttpd 0.9.75 keeps the blanks before the colon in the name and then does not take
          * "Content-Length : 5" for a Content-Length; a proxy in front of xpud may. */
         if (strpbrk(name, OWS))
@@ -159,7 +170,10 @@ void xpud_framing_add(struct xpud_framing *f, const char *name, const char *valu
 
 enum xpud_request_body xpud_framing_body(const struct xpud_framing *f, const char **why) {
         const char *w = NULL;
-        if (f->bad_name)
+        if (f->bare_cr)
+                w = "a header field holds a CR that does not end its line (RFC 9112 section 2.2): end every line "
+                    "with CRLF and send no other CR";
+        else if (f->bad_name)
                 w = "a header field name holds a blank (RFC 9112 section 5.1): remove the blank before the colon";
         else if (f->folded_name)
                 w = "a header field name starts with Content-Length or Transfer-Encoding but goes on (a line folded "

@@ -40,6 +40,16 @@ unsigned xpud_route_parse(const char *method, const char *url, bool metrics_only
  * afterwards, never more than before). */
 size_t xpud_uri_unescape(char *uri);
 
+/* The reason of the 400 for a request line that holds a control byte. */
+#define XPUD_REQUEST_LINE_WHY                                                                                  \
+        "the request line holds a control byte (a NUL, CR, tab or another byte below 0x20, or 0x7f): send "  \
+        "printable bytes only, and percent-encode them in the path"
+
+/* Whether the LEN bytes at P, a part of a request line (the method, or the request target with its
+ * query), hold no control byte: none below 0x20 (NUL, tab, CR included) and no 0x7f, which RFC 9112
+ * (section 3) allows in neither. Bytes above 0x7f are left to the route. */
+bool xpud_request_bytes_ok(const char *p, size_t len);
+
 /* The JSON error body {"error": MESSAGE, "status": STATUS} (MESSAGE escaped as JSON needs),
  * malloc'ed, *LEN bytes without a trailing NUL (there is one). NULL on -ENOMEM. */
 char *xpud_error_json(unsigned status, const char *message, size_t *len);
@@ -60,12 +70,13 @@ struct xpud_framing {
         bool folded_name;             /* a name that starts with Content-Length or Transfer-Encoding and
                                        * goes on ("Content-Length0": a folded line, as libmicrohttpd
                                        * joins it) */
+        bool bare_cr;                 /* a CR in a field's name or value: one that did not end a line */
         uint64_t content_length;      /* the value of the (last) valid Content-Length, bytes */
 };
 
 /* Take one header field, NAME: VALUE, as the client sent it (NAME in any case; NULL VALUE is "").
- * Only Content-Length and Transfer-Encoding count, names with a blank in them, and names that
- * start with one of those two and go on. */
+ * Only Content-Length and Transfer-Encoding count, names with a blank in them, names that start
+ * with one of those two and go on, and a CR anywhere in a name or value. */
 void xpud_framing_add(struct xpud_framing *f, const char *name, const char *value);
 
 /* What a request's framing says about its body. */
@@ -76,8 +87,9 @@ enum xpud_request_body {
                               * smuggling): answer 400 and close the connection */
 };
 
-/* The verdict on F. Ambiguous, in this order (RFC 9112 sections 5.1, 5.2, 6.1 and 6.3 allow or
- * require a 400 for each): a field name with a blank before its colon; a field name that starts
+/* The verdict on F. Ambiguous, in this order (RFC 9112 sections 2.2, 5.1, 5.2, 6.1 and 6.3 allow or
+ * require a 400 for each): a bare CR in a field (a reader that ends lines at a CR sees other
+ * fields); a field name with a blank before its colon; a field name that starts
  * with Content-Length or Transfer-Encoding and goes on (a folded line); more than one
  * Content-Length field, equal or not; a Content-Length value that is not one decimal number;
  * Content-Length together with Transfer-Encoding. *WHY (may be NULL) is then the one-line reason for the 400

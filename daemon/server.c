@@ -202,8 +202,19 @@ static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection
 static const char framing_name[] = MHD_HTTP_HEADER_CONTENT_LENGTH;
 static const char framing_zero[] = "0";
 
+/* The request context on_request_line() returns for a target that holds a control byte. */
+static char bad_target;
+
 /* MHD_OPTION_URI_LOG_CALLBACK, called once the request line is read and before any header field
- * is: put a "Content-Length: 0" field of our own first in the request's header list. libmicrohttpd
+ * is, with the target (URI) as the client sent it: neither split at '?' nor percent-decoded yet.
+ *
+ * The target's bytes are checked here, the only place that sees them raw. libmicrohttpd 0.9.75
+ * hands it over as a C string, so a NUL the client sent cuts it short ("/v1/devices/0<NUL>x"
+ * reads "/v1/devices/0"): the end found here is returned as the request's context, and
+ * request_line_fault() compares it with where the version starts, which a NUL cannot move.
+ * Returns &bad_target for a control byte before the end.
+ *
+ * Also: put a "Content-Length: 0" field of our own first in the request's header list. libmicrohttpd
  * 0.9.75 frames the body by the first Content-Length field only, and answers a value it cannot
  * parse ("+5", "5,5", "", one above 2^64) with a 400 or 413 of its own whose status line and
  * header block it sends twice, the second inside the body; on_request() never sees those
@@ -216,7 +227,24 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
         /* Fails only when the request line filled the connection's memory: libmicrohttpd then
          * answers 414 before the headers matter. */
         (void)MHD_set_connection_value(c, MHD_HEADER_KIND, framing_name, framing_zero);
-        return NULL;
+        size_t len = strlen(uri);
+        return xpud_request_bytes_ok(uri, len) ? (void *)(uri + len) : &bad_target;
+}
+
+/* Why the request line is refused (XPUD_REQUEST_LINE_WHY), or NULL. LINE: what on_request_line()
+ * returned. libmicrohttpd 0.9.75 cuts the line into C strings in place, in its read buffer:
+ * METHOD, a NUL where the first space was, the spaces before the target, the target, a NUL where
+ * the space before the version was, VERSION (8 bytes, checked by libmicrohttpd). The method's
+ * bytes are what lies before the NUL that precedes those spaces, NULs the client sent included;
+ * the target held a NUL of its own when its end as on_request_line() saw it is not right before
+ * VERSION. */
+static const char *request_line_fault(const void *line, const char *method, const char *url, const char *version) {
+        if (!line || line == &bad_target || (const char *)line + 1 != version)
+                return XPUD_REQUEST_LINE_WHY;
+        const char *method_end = url - 1;
+        while (method_end > method && *method_end == ' ')
+                method_end--;
+        return xpud_request_bytes_ok(method, (size_t)(method_end - method)) ? NULL : XPUD_REQUEST_LINE_WHY;
 }
 
 /* MHD_get_connection_values() iterator: every header field but ours into the framing. */
@@ -288,12 +316,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 *upload_data_size = 0;
                 return MHD_YES;
         }
-        /* The header fields are complete at the first call: judged once, and a request that
-         * comes back as first_seen has no body. */
+        /* The request line and the header fields are complete at the first call (*req_cls as
+         * on_request_line() left it): judged once, and a request that comes back as first_seen
+         * has no body. */
         const char *why = NULL;
         enum xpud_request_body framing = XPUD_BODY_NONE;
-        if (!*req_cls) {
-                framing = request_body(c, &why);
+        if (*req_cls != &first_seen) {
+                /* A request line refused is answered as a request whose end is unclear: 400,
+                 * closed. */
+                why = request_line_fault(*req_cls, method, url, version);
+                framing = why ? XPUD_BODY_AMBIGUOUS : request_body(c, &why);
                 if (framing == XPUD_BODY_NONE) {
                         *req_cls = &first_seen;
                         return MHD_YES;
@@ -306,8 +338,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
                 cc = ci ? ci->socket_context : NULL;
         }
-        /* Before the peer check and the route: where this request ends is unclear, so no answer
-         * but this one may go out on the connection, whoever sent it. */
+        /* Before the peer check and the route: where this request ends is unclear (or its request
+         * line is not what a proxy in front would read), so no answer but this one may go out on
+         * the connection, whoever sent it. */
         if (framing == XPUD_BODY_AMBIGUOUS)
                 return queue_error(c, MHD_HTTP_BAD_REQUEST, why, true);
         if (!l->tcp && (!cc || !cc->peer.allowed))

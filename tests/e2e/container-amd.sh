@@ -88,4 +88,12 @@ mkdir -p "$E2E_TMP/empty-driver-root"
         >"$E2E_TMP/names.txt" 2>&1
 like "$E2E_TMP/names.txt" '0000:83:00.0  \(name unknown\)' "names: no database in the driver root, no name (never guessed)"
 
+# A host whose GPUs this container was not given: the warning names each node looked for once
+# (/dev/kfd belongs to every GPU) and the dev root it looked under.
+mkdir -p "$E2E_TMP/no-dev"
+"$XPU_BUILD/xpuinit" --sys-root "$fx" --dev-root "$E2E_TMP/no-dev" --driver-root "$fx" plan -- /bin/true \
+        >/dev/null 2>"$E2E_TMP/not-given.err"
+is "$(cat "$E2E_TMP/not-given.err")" "xpuinit: warning: found 8 AMD GPUs, 0 given to this container: request them (--gpus/--device, a Kubernetes resource or a CDI device); looked for /dev/kfd, /dev/dri/renderD128, /dev/dri/renderD129 and 6 more under the dev root $E2E_TMP/no-dev: not found (the dev root is the directory that holds dev/)" \
+        "not-given: the warning names /dev/kfd once, the render nodes and the dev root"
+
 e2e_done

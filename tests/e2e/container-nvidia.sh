@@ -223,14 +223,19 @@ req_wl="/workload --expect-cuda-count 8"
 nv_bundle not-given -- /bin/echo pid=echo
 e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 0 "not-given: the workload runs (cpu)"
-like "$E2E_ERR" '^xpuinit: warning: found 8 NVIDIA GPUs, 0 given to this container: request them \(--gpus/--device, a Kubernetes resource or a CDI device\)$' \
-        "not-given: a warning names the 8 GPUs and the fix"
-# `xpuinit plan` says the same, as it shows what a start would do.
-mkdir -p "$E2E_TMP/no-dev"
-"$XPU_BUILD/xpuinit" --sys-root "$fx" --dev-root "$E2E_TMP/no-dev" --driver-root "$E2E_TMP/driver" plan -- /bin/true \
+like "$E2E_ERR" '^xpuinit: warning: found 8 NVIDIA GPUs, 0 given to this container: request them \(--gpus/--device, a Kubernetes resource or a CDI device\); looked for /dev/nvidia0, /dev/nvidia1, /dev/nvidia2 and 5 more: not found$' \
+        "not-given: a warning names the 8 GPUs, the fix and the nodes looked for"
+# `xpuinit plan` says the same, as it shows what a start would do. A dev root one level too deep
+# (mkdevroot.sh HOST DIR makes DIR/dev: --dev-root DIR/dev looks for DIR/dev/dev/nvidia0) finds
+# no node: the warning names the nodes and the dev root; one level up they are found.
+sh "$XPU_SRCDIR/tests/fixtures/mkdevroot.sh" "$fx" "$E2E_TMP/devroot" >/dev/null || bail "mkdevroot.sh failed"
+"$XPU_BUILD/xpuinit" --sys-root "$fx" --dev-root "$E2E_TMP/devroot/dev" --driver-root "$E2E_TMP/driver" plan -- /bin/true \
         >/dev/null 2>"$E2E_TMP/plan-not-given.err"
-like "$E2E_TMP/plan-not-given.err" 'warning: found 8 NVIDIA GPUs, 0 given to this container' \
-        "not-given: xpuinit plan warns as well"
+is "$(cat "$E2E_TMP/plan-not-given.err")" "xpuinit: warning: found 8 NVIDIA GPUs, 0 given to this container: request them (--gpus/--device, a Kubernetes resource or a CDI device); looked for /dev/nvidia0, /dev/nvidia1, /dev/nvidia2 and 5 more under the dev root $E2E_TMP/devroot/dev: not found (the dev root is the directory that holds dev/)" \
+        "not-given: xpuinit plan with --dev-root one level too deep names the nodes and the dev root"
+"$XPU_BUILD/xpuinit" --sys-root "$fx" --dev-root "$E2E_TMP/devroot" --driver-root "$E2E_TMP/driver" plan -- /bin/true \
+        >/dev/null 2>"$E2E_TMP/plan-given.err"
+unlike "$E2E_TMP/plan-given.err" '0 given' "not-given: ... and with --dev-root at the directory that holds dev/, no warning"
 nv_bundle not-given-none -- /bin/echo pid=echo
 e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=none
 e2e_run "$E2E_BUNDLE"

@@ -9,8 +9,9 @@
 #   - COPY sources exist in the build context (the repository, build/ being this run's build);
 #   - xpuinit accepts the image's profiles, and every command a profile starts exists in the
 #     image and is executable;
-#   - ENTRYPOINT + CMD on the NVIDIA fixture host (driver root mounted read-only at /host, the
-#     README's recipe) start the CUDA stand-in through the profile app-cuda with the GPUs and the
+#   - ENTRYPOINT + CMD on the NVIDIA fixture host (the README's recipe without CDI: only the
+#     driver root's library directory and nvidia-smi mounted read-only at their paths below
+#     /host) start the CUDA stand-in through the profile app-cuda with the GPUs and the
 #     injected libraries; a command given to `docker run` (here the e2e workload) runs after it
 #     and loads libcuda; on the AMD fixture host the ROCm stand-in runs through app-rocm with
 #     ROCR_VISIBLE_DEVICES and the device groups; on a host without GPUs the command runs alone.
@@ -107,10 +108,15 @@ is "$absent" "" "every command the profiles start exists in the image and is exe
 e2e_fixture nvidia-rtx2080ti-x8
 nv=$E2E_FIXTURE
 e2e_driver_root "$nv" "$E2E_TMP/driver"
+nvlib=$(e2e_nvidia_libdir "$nv")
+# The host's nvidia-smi, as the recipe mounts it (a stand-in: xpuinit only links it).
+mkdir -p "$E2E_TMP/driver/usr/bin" && cp "$E2E_BUSYBOX" "$E2E_TMP/driver/usr/bin/nvidia-smi"
 uuids=$(e2e_nvidia_uuids "$nv" | paste -sd, -)
 # image_run NAME SYSROOT [DRIVER_ROOT] -- [COMMAND...]: a container of the image with ENTRYPOINT
 # and CMD (or COMMAND, as docker run IMAGE COMMAND), the host's /proc and /sys standing in
-# through XPUINIT_SYS_ROOT, the driver root mounted read-only at /host (XPUINIT_DRIVER_ROOT).
+# through XPUINIT_SYS_ROOT, and as the README's recipe mounts them, DRIVER_ROOT's library
+# directory and usr/bin/nvidia-smi read-only at their paths below /host (XPUINIT_DRIVER_ROOT);
+# besides them only the fake driver's state file, which the fake libraries read.
 image_run() {
         name=$1 sysroot=$2 drv=$3
         shift 4
@@ -133,7 +139,9 @@ image_run() {
                 e2e_env "$b" XPUINIT_SYS_ROOT=/xpu/host
         fi
         if [ -n "$drv" ]; then
-                e2e_mount_ro "$b" "$drv" /host
+                e2e_mount_ro "$b" "$drv/$nvlib" "/host/$nvlib"
+                e2e_mount_ro "$b" "$drv/usr/bin/nvidia-smi" /host/usr/bin/nvidia-smi
+                e2e_mount_ro "$b" "$drv/xpu-fake-state" /host/xpu-fake-state
                 e2e_env "$b" XPUINIT_DRIVER_ROOT=/host XPU_FAKE_STATE=/host/xpu-fake-state
         fi
         RUN_BUNDLE=$b
@@ -148,8 +156,23 @@ like "$E2E_ERR" 'profile app-cuda' "nvidia: xpuinit chose the image's profile ap
 like "$E2E_OUT" '^app-cuda: the CUDA build, started by xpuinit.s profile app-cuda$' "nvidia: the CUDA build started"
 is "$(sed -n 's/^app-cuda: CUDA_VISIBLE_DEVICES=//p' "$E2E_OUT")" "$uuids" "nvidia: ... with the 8 GPUs' UUIDs"
 like "$E2E_OUT" '^app-cuda: driver libraries in /run/xpuinit/lib:.* libcuda\.so\.1( |$)' \
-        "nvidia: ... and libcuda.so.1 injected from the driver root at /host"
+        "nvidia: ... and libcuda.so.1 injected from the library directory mounted below /host"
+is "$(grep -c 'warning' "$E2E_ERR")" 0 "nvidia: ... without a warning about what the recipe leaves out"
+[ "$(grep -c 'warning' "$E2E_ERR")" -eq 0 ] || diag_file "$E2E_ERR"
 like "$E2E_OUT" '^CUDA_DEVICE_ORDER=PCI_BUS_ID$' "nvidia: then CMD (/usr/bin/env) ran with the profile's environment"
+
+# The same mounts under the built-in profile nvidia-cuda (utility: nvidia-smi too), its plan
+# through the image's xpuinit as the command (docker run --entrypoint /usr/bin/xpuinit).
+image_run nvidia-plan "$nv" "$E2E_TMP/driver" --
+e2e_jq "$RUN_BUNDLE" '.process.args = ["/usr/bin/xpuinit", "--profile", "nvidia-cuda", "plan", "--json", "--", "/bin/true"]'
+e2e_devices "$RUN_BUNDLE" "$nv"
+e2e_run "$RUN_BUNDLE"
+is "$E2E_RC" 0 "nvidia, profile nvidia-cuda: xpuinit plan exits 0"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(jq -r '[.operations[] | select(.op == "symlink") | select(.target | test("/(libcuda\\.so|libnvidia-ml\\.so|nvidia-smi)"))
+        | .target | sub("\\.so\\.[0-9.]+$"; ".so")] | sort | join(" ")' "$E2E_OUT" 2>/dev/null)" \
+        "/host/usr/bin/nvidia-smi /host/$nvlib/libcuda.so /host/$nvlib/libnvidia-ml.so" \
+        "nvidia, profile nvidia-cuda: libcuda, libnvidia-ml and nvidia-smi linked from their mounts below /host"
 
 image_run nvidia-cmd "$nv" "$E2E_TMP/driver" -- /workload --expect-cuda-count 8
 e2e_devices "$RUN_BUNDLE" "$nv"

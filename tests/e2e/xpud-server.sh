@@ -2,10 +2,13 @@
 # xpud as a process, end to end: build/xpud on the amd-mi210x8 fixture host,
 # spoken to with curl --unix-socket. Every endpoint's status and content type, 404/405/400 bodies,
 # /readyz, HEAD; the socket file (mode 0660, group xpud from a private /etc/group, stale one
-# replaced, live one refused, removed at SIGTERM only when xpud made it); peer checks (a uid not
+# replaced, live one refused, removed with its lock file at SIGTERM only when xpud made it, the
+# lock file left by a SIGKILL taken over); peer checks (a uid not
 # allowed gets 403, allowed ones by uid, primary and supplementary gid get 200, a uid without
 # permission on the file cannot connect); 500 idle connections plus a slowloris client while an
 # allowed client still gets /metrics; the per-uid cap; the idle timeout; malformed requests;
+# request smuggling; control bytes in the request line and bare CRs in header fields (400, on
+# both listeners);
 # socket activation through systemd-socket-activate; READY=1, WATCHDOG=1 and STOPPING=1 on a test
 # NOTIFY_SOCKET; --user; --listen-tcp (/metrics only); usage errors (exit 2); `xpud query` (the
 # answers, exit status 0/1/2, a uid not allowed, no server); the systemd units
@@ -185,7 +188,8 @@ else:
 ' "$@"
 }
 
-# one_answer SOCKET: send stdin as one request and print what came back, byte for byte judged:
+# one_answer SOCKET|ADDR:PORT: send stdin as one request (on the UNIX socket at the absolute path
+# SOCKET, else on TCP) and print what came back, byte for byte judged:
 # "LINES CODE END BODY": LINES status lines ("HTTP/1." anywhere in the bytes), CODE of the first,
 # END "closed" (the server closed the connection) or "open" (still open after 3 s), BODY "json-N"
 # when exactly Content-Length bytes followed the header block and they are {"error", "status": N},
@@ -193,8 +197,12 @@ else:
 one_answer() {
         python3 -c '
 import json, re, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
+if sys.argv[1].startswith("/"):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+else:
+    host, _, port = sys.argv[1].rpartition(":")
+    s = socket.create_connection((host, int(port)))
 s.settimeout(3)
 out, end = b"", "closed"
 try:
@@ -509,6 +517,26 @@ is "$(printf 'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-
         one_answer "$S")" "1 400 closed json-400" "POST with two Content-Length: the same 400 (not 405)"
 is "$(printf 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 00\r\nConnection: close\r\n\r\n' | one_answer "$S")" \
         "1 200 closed other" "one Content-Length of 00 is no body: 200"
+
+# Bytes a proxy in front could read otherwise: a control byte in the request line (a NUL among
+# them, at which libmicrohttpd cuts the line: /v1/devices/0<NUL>x must not be device 0) and a CR
+# that ends no line in a header field. Exactly one 400 with the JSON error body, closed; the
+# --listen-tcp section below sends them on TCP.
+# request_bytes_cases TARGET [LABEL]: each case sent to TARGET (one_answer).
+request_bytes_cases() {
+        for c in "a NUL in the target|GET /v1/devices/0\000x HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a NUL in the method|GE\000T /metrics HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "0x01 in the target|GET /metrics\001 HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a tab in the query|GET /healthz?a\tb HTTP/1.1\r\nHost: x\r\n\r\n" \
+                "a bare CR in a header, a field after it|GET /healthz HTTP/1.1\r\nHost: x\rContent-Length: 5\r\n\r\nhello$NEXT" \
+                "a bare CR ending a header|GET /metrics HTTP/1.1\r\nHost: x\r\r\n\r\n"; do
+                # shellcheck disable=SC2059 # the request is the format on purpose: its escapes are the bytes
+                is "$(printf "${c#*|}" | one_answer "$1")" "1 400 closed json-400" "${2:-}${c%%|*}: exactly one 400, closed"
+        done
+}
+request_bytes_cases "$S"
+is "$(printf 'GET /v1/devices/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | raw "$S")" 200 \
+        "... and /v1/devices/0 without the NUL: 200"
 if kill -0 "$MAIN" 2>/dev/null; then ok "xpud still runs after the malformed requests"; else not_ok "xpud still runs"; fi
 
 # Accept-queue starvation: a client of a refused uid doing connect()+close() in a tight loop for
@@ -580,6 +608,8 @@ is "$CODE" 200 "... and serves"
 stop "$MAIN"
 is "$XRC" 0 "SIGTERM: exit 0"
 if [ -e "$S" ]; then not_ok "SIGTERM removed the socket xpud made"; else ok "SIGTERM removed the socket xpud made"; fi
+if [ -e "$S.lock" ]; then not_ok "... and its lock file"; else ok "... and its lock file"; fi
+is "$(ls -A "$T/run")" "" "... leaving the socket's directory empty"
 like "$T/main.log" 'TERM: stopping' "the stop is logged"
 
 # ---- the socket file: stale, live, not a socket ----------------------------------------------------
@@ -649,12 +679,17 @@ for round in 1 2 3 4 5 6; do
         fi
         stop "$W"
         [ "$XRC" = 0 ] || bad="$bad round $round: pid $W exited $XRC at SIGTERM;"
+        [ -e "$R.lock" ] && bad="$bad round $round: $R.lock left behind after SIGTERM;"
 done
-is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid"
-if [ -f "$R.lock" ]; then ok "the lock file stays behind after SIGTERM"; else not_ok "the lock file stays behind after SIGTERM"; fi
-if start race-next "$R"; then ok "... and does not block the next start"; else not_ok "... and does not block the next start"; fi
+is "$bad" "" "two xpud started at once on one socket (6 rounds): one serves, the other exits 1 naming its pid, a SIGTERM removes the lock file"
+if start race-next "$R"; then ok "the next start after a clean stop serves"; else not_ok "the next start after a clean stop serves"; fi
 kill -KILL "$XPID"
 wait "$XPID" 2>/dev/null
+if [ -S "$R" ] && [ "$(cat "$R.lock" 2>/dev/null)" = "$XPID" ]; then
+        ok "a SIGKILLed xpud leaves its socket and its lock file (with its pid) behind"
+else
+        not_ok "a SIGKILLed xpud leaves its socket and its lock file (with its pid) behind"
+fi
 if start race-crash "$R"; then
         ok "after a SIGKILLed xpud (socket and lock file left behind) the next one starts"
 else
@@ -662,7 +697,9 @@ else
         diag_file "$T/race-crash.log"
 fi
 like "$T/race-crash.log" 'replaced the stale socket' "... replacing the stale socket"
+is "$(cat "$R.lock" 2>/dev/null)" "$XPID" "... and locking the lock file left behind, with its own pid"
 stop "$XPID"
+is "$(ls -A "$T/race")" "" "... whose SIGTERM removes the socket and the lock file"
 
 # ---- readiness and stop through a test NOTIFY_SOCKET --------------------------------------------------
 
@@ -729,9 +766,11 @@ for p in /healthz /v1/devices /v1/health; do
         is "$out" 404 "--listen-tcp: $p is 404"
 done
 if error_body "$T/tcp.body" 404; then ok "--listen-tcp: 404 body {error, status}"; else not_ok "--listen-tcp: 404 body"; fi
+request_bytes_cases "127.0.0.1:$PORT" "--listen-tcp: "
 stop "$USER_PID"
 is "$XRC" 0 "--user nobody: SIGTERM exits 0"
 if [ -e "$T/u/xpud.sock" ]; then not_ok "--user: the socket is removed"; else ok "--user: the socket is removed"; fi
+if [ -e "$T/u/xpud.sock.lock" ]; then not_ok "--user: ... and its lock file"; else ok "--user: ... and its lock file"; fi
 
 # A directory that was there before: owned by the --user uid (as a packager or an image makes it)
 # it is accepted, and xpud, running as that user, removes its socket at exit; owned by root it is

@@ -7,17 +7,20 @@
  * (xpud_error_json) with the handler's messages (the method cut at 32 bytes for 405, the device
  * key for 404).
  *
- * Before the route, the request's header fields are judged as the handler judges them
- * (xpud_framing_add(), xpud_framing_body()): a request whose end is unclear is answered 400 and
- * nothing else; a request with a body that would be served is answered 400 too.
+ * Before the route, the request line's method and target are checked for control bytes
+ * (xpud_request_bytes_ok(), NULs included: the lines are split by length) and the request's header
+ * fields are judged as the handler judges them (xpud_framing_add(), xpud_framing_body()): a
+ * request line with a control byte, or a request whose end is unclear, is answered 400 and nothing
+ * else; a request with a body that would be served is answered 400 too.
  *
  * Input: "METHOD\nTARGET\nLISTENER\nFIELD\n...": the method, the request target, "tcp" for the
  * TCP listener (anything else, or nothing, is the UNIX socket), then one header field per line,
- * "Name: value" (split at the first ':'; a line without one is a name without a value). A missing
- * line is empty.
+ * "Name: value" (split at the first ':'; a line without one is a name without a value; the fields
+ * end at a NUL, as libmicrohttpd cuts them). A missing line is empty.
  *
- * Checked besides memory safety (abort() when broken): the framing verdict is the one the header
- * rules give, computed here on their own (more than one Content-Length, one that is not 1*DIGIT
+ * Checked besides memory safety (abort() when broken): a method or target with a byte below 0x20
+ * or 0x7f is refused, any other is not; the framing verdict is the one the header
+ * rules give, computed here on their own (a CR in a field, more than one Content-Length, one that is not 1*DIGIT
  * between blanks or does not fit in 64 bits, Content-Length with Transfer-Encoding, a blank in a
  * field name, a name that starts with Content-Length or Transfer-Encoding and goes on: ambiguous), with a one-line reason exactly when ambiguous; the decoded length is
  * strlen() of the result and never grows; the status is 200, 404 or 405; a 200 is GET or HEAD,
@@ -35,7 +38,7 @@
 #include "server.h"
 #include "xpud-fixture.h"
 
-#define N_FIELDS 3
+#define N_LINES 3 /* method, target, listener */
 
 static struct xpud_snapshot *snapshot(void) {
         static struct xpud_snapshot *snap;
@@ -83,7 +86,9 @@ static void expected_framing(const char *fields, bool *ambiguous, bool *body) {
                 size_t len = end ? (size_t)(end - line) : strlen(line);
                 const char *colon = memchr(line, ':', len);
                 size_t name_len = colon ? (size_t)(colon - line) : len;
-                if (memchr(line, ' ', name_len) || memchr(line, '\t', name_len))
+                if (memchr(line, '\r', len))
+                        blank = true; /* a bare CR */
+                else if (memchr(line, ' ', name_len) || memchr(line, '\t', name_len))
                         blank = true;
                 else if ((name_len > 14 && strncasecmp(line, "Content-Length", 14) == 0) ||
                          (name_len > 17 && strncasecmp(line, "Transfer-Encoding", 17) == 0))
@@ -126,24 +131,45 @@ static enum xpud_request_body framing(char *fields, const char **why) {
         return xpud_framing_body(&f, why);
 }
 
+/* Does P (LEN bytes) hold a byte below 0x20 or 0x7f? */
+static bool has_control(const char *p, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)p[i] < 0x20 || (unsigned char)p[i] == 0x7f)
+                        return true;
+        return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_strndup(data, size);
         if (!text)
                 return 0;
-        char *field[N_FIELDS];
-        for (size_t i = 0; i < N_FIELDS; i++)
-                field[i] = text + size; /* a missing line: empty (and writable, as the URL must be) */
-        char *p = text;
-        for (size_t i = 0; i < N_FIELDS && p; i++) {
-                field[i] = p;
-                p = strchr(p, '\n');
-                if (p)
-                        *p++ = '\0';
+        /* The first lines split by length, so a NUL inside one stays in it. */
+        char *line[N_LINES];
+        size_t line_len[N_LINES];
+        char *p = text, *end = text + size;
+        for (size_t i = 0; i < N_LINES; i++) {
+                char *nl = memchr(p, '\n', (size_t)(end - p));
+                line[i] = p; /* a missing line: empty (and writable, as the URL must be) */
+                line_len[i] = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                if (nl)
+                        *nl = '\0';
+                p = nl ? nl + 1 : end;
         }
-        const char *method = field[0];
-        char *url = field[1];
-        bool tcp = strcmp(field[2], "tcp") == 0;
-        char *fields = p ? p : text + size; /* what follows the third line */
+        const char *method = line[0];
+        char *url = line[1];
+        bool tcp = strcmp(line[2], "tcp") == 0;
+        char *fields = p; /* what follows the third line */
+
+        bool bad_line = has_control(method, line_len[0]) || has_control(url, line_len[1]);
+        if (xpud_request_bytes_ok(method, line_len[0]) == has_control(method, line_len[0]) ||
+            xpud_request_bytes_ok(url, line_len[1]) == has_control(url, line_len[1]))
+                abort();
+        if (bad_line) {
+                if (strpbrk(XPUD_REQUEST_LINE_WHY, "\r\n"))
+                        abort();
+                answer_error(400, XPUD_REQUEST_LINE_WHY);
+                goto done;
+        }
 
         bool want_ambiguous, want_body;
         expected_framing(fields, &want_ambiguous, &want_body);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* daemon/request.c, body framing: the Content-Length value parser and the verdict on a request's
- * header fields (two Content-Length fields, a value that is not one decimal number, Content-Length
- * with Transfer-Encoding, a blank in a field name, a name that starts with one of those two and goes
- * on: ambiguous; a body; none). The same requests on
- * the wire are in test-xpud-server.c (test_framing_on_the_wire). */
+ * header fields (a bare CR, two Content-Length fields, a value that is not one decimal number,
+ * Content-Length with Transfer-Encoding, a blank in a field name, a name that starts with one of
+ * those two and goes on: ambiguous; a body; none); the request line's bytes. The same requests on
+ * the wire are in test-xpud-server.c (test_framing_on_the_wire, test_request_bytes_on_the_wire). */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -118,6 +118,15 @@ START_TEST(test_framing) {
                 { "folded Transfer-Encoding", { { { "transfer-encodingchunked", "x" } } }, XPUD_BODY_AMBIGUOUS,
                   "starts with Content-Length or Transfer-Encoding" },
                 { "a name that only ends like one", { { { "X-Content-Length", "5" } } }, XPUD_BODY_NONE, NULL },
+                /* libmicrohttpd 0.9.75 ends lines at CRLF or LF only: a bare CR stays in the field. */
+                { "a bare CR in a value", { { { "Host", "x\rContent-Length: 5" } } }, XPUD_BODY_AMBIGUOUS,
+                  "a CR that does not end its line" },
+                { "a bare CR ending a value", { { { "Host", "x" }, { "Accept", "*/*\r" } } }, XPUD_BODY_AMBIGUOUS,
+                  "a CR that does not end its line" },
+                { "a bare CR in a name", { { { "X-A\rB", "1" } } }, XPUD_BODY_AMBIGUOUS, "a CR that does not end its line" },
+                { "a bare CR in a Content-Length", { { { "Content-Length", "5\r" } } }, XPUD_BODY_AMBIGUOUS,
+                  "a CR that does not end its line" },
+                { "a tab in a value", { { { "User-Agent", "a\tb" } } }, XPUD_BODY_NONE, NULL },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 const char *why = "unset";
@@ -140,11 +149,47 @@ START_TEST(test_framing) {
 }
 END_TEST
 
+/* A request line's method and target: control bytes (a NUL included, counted by length) are
+ * refused, everything else is the route's. */
+START_TEST(test_request_bytes) {
+        static const struct {
+                const char *what, *bytes;
+                size_t len;
+                bool ok;
+        } cases[] = {
+                { "a path", "/v1/devices/0", 13, true },
+                { "a method", "GET", 3, true },
+                { "empty", "", 0, true },
+                { "a space", "/a b", 4, true },
+                { "UTF-8", "/\xc3\xa9", 3, true },
+                { "0xff", "/\xff", 2, true },
+                { "printable ASCII", " ~!\"#%&'()*+,-./:;<=>?@[\\]^_`{|}", 32, true },
+                { "a NUL inside", "/v1/devices/0\0x", 15, false },
+                { "a NUL at the end", "/metrics\0", 9, false },
+                { "a NUL first", "\0GET", 4, false },
+                { "0x01", "G\x01T", 3, false },
+                { "a tab", "/met\trics", 9, false },
+                { "a CR", "/metrics\r", 9, false },
+                { "an LF", "/a\nb", 4, false },
+                { "0x1f", "/\x1f", 2, false },
+                { "0x7f", "/\x7f", 2, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ck_assert_msg(xpud_request_bytes_ok(cases[i].bytes, cases[i].len) == cases[i].ok, "%s: want %d",
+                              cases[i].what, cases[i].ok);
+        /* Only LEN bytes count: what follows is not looked at. */
+        ck_assert(xpud_request_bytes_ok("/metrics\0x", 8));
+        /* The reason is one line with nothing to escape in JSON. */
+        ck_assert_ptr_null(strpbrk(XPUD_REQUEST_LINE_WHY, "\n\r\"\\"));
+}
+END_TEST
+
 static Suite *request_suite(void) {
         Suite *s = suite_create("xpud-request");
         TCase *tc = tcase_create("framing");
         tcase_add_test(tc, test_content_length_parse);
         tcase_add_test(tc, test_framing);
+        tcase_add_test(tc, test_request_bytes);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -446,10 +446,10 @@ END_TEST
  * body and Connection: close, and the connection closed; no second status line anywhere (in the
  * body, a header block libmicrohttpd 0.9.75 sent twice), nothing answered for the bytes after the
  * headers. On the TCP listener as on the UNIX socket. */
-static void assert_one_400(int fd, const char *req, const char *why, const char *what) {
+static void assert_one_400_n(int fd, const char *req, size_t req_len, const char *why, const char *what) {
         struct http_reply r;
         char v[256];
-        int e = http_exchange(fd, req, strlen(req), &r, 3000);
+        int e = http_exchange(fd, req, req_len, &r, 3000);
         ck_assert_msg(e == 0, "%s: %s (the connection stayed open)", what, strerror(-e));
         ck_assert_msg(strncmp(r.head, "HTTP/1.1 400 ", 13) == 0, "%s: %s", what, r.head);
         ck_assert_msg(!strstr(r.head + 1, "HTTP/1.") && !strstr(r.body, "HTTP/1."), "%s: two status lines:\n%s\n\n%s",
@@ -459,6 +459,10 @@ static void assert_one_400(int fd, const char *req, const char *why, const char 
         ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), (snprintf(v, sizeof v, "%zu", r.body_len), v));
         assert_error_body(r.body, 400, why);
         ck_assert_msg(r.body[r.body_len - 1] == '}', "%s: bytes after the body: %s", what, r.body);
+}
+
+static void assert_one_400(int fd, const char *req, const char *why, const char *what) {
+        assert_one_400_n(fd, req, strlen(req), why, what);
 }
 
 /* Connect to the TCP listener on loopback PORT; returns the fd (asserts). */
@@ -533,6 +537,71 @@ START_TEST(test_framing_on_the_wire) {
         ck_assert_int_eq(http_exchange(http_connect_unix(f.sock), head, sizeof head - 1, &r, 3000), 0);
         ck_assert_int_eq(r.status, 400);
         ck_assert_uint_eq(r.body_len, 0);
+        http_unix(f.sock, "GET", "/metrics", &r);
+        ck_assert_int_eq(r.status, 200);
+        fixture_stop(&f);
+}
+END_TEST
+
+/* Bytes a proxy in front of xpud could read otherwise: a control byte in the request line (a NUL
+ * among them, which libmicrohttpd 0.9.75 cuts the line at) and a CR that ends no line in a header
+ * field. Exactly one 400 with the JSON error body, the connection closed, on both listeners, for
+ * every path and method; the same requests without the byte are served. */
+START_TEST(test_request_bytes_on_the_wire) {
+#define REQ(s) s, sizeof(s) - 1
+        static const struct {
+                const char *what, *req;
+                size_t len;
+                const char *why;
+        } cases[] = {
+                { "a NUL in the target", REQ("GET /v1/devices/0\0x HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a NUL ending the target", REQ("GET /metrics\0 HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "two NULs, a version between them",
+                  REQ("GET /metrics\0HTTP/1.1\0x HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a NUL in the query", REQ("GET /metrics?a\0b HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a NUL in the method", REQ("GE\0T /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a NUL ending the method", REQ("GET\0 /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a NUL ending the method, two spaces", REQ("GET\0  /metrics HTTP/1.1\r\nHost: x\r\n\r\n"),
+                  "control byte" },
+                { "0x01 in the method", REQ("G\x01T /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a tab in the target", REQ("GET /met\trics HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a CR in the target", REQ("GET /metrics\r HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "0x7f in the query", REQ("GET /healthz?\x7f HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "0x1f on an unknown path", REQ("GET /nope\x1f HTTP/1.1\r\nHost: x\r\n\r\n"), "control byte" },
+                { "a bare CR in a value, a field after it",
+                  REQ("GET /healthz HTTP/1.1\r\nHost: x\rContent-Length: 5\r\n\r\nhello"), "a CR that does not end" },
+                { "a bare CR ending a value", REQ("GET /healthz HTTP/1.1\r\nHost: x\r\r\n\r\n"), "a CR that does not end" },
+                { "a bare CR in a name", REQ("GET /metrics HTTP/1.1\r\nHost: x\r\nX-A\rB: 1\r\n\r\n"),
+                  "a CR that does not end" },
+                { "a bare CR in a folded line", REQ("GET /metrics HTTP/1.1\r\nX-A: 1\r\n \r2\r\nHost: x\r\n\r\n"),
+                  "a CR that does not end" },
+                { "POST, a bare CR", REQ("POST /metrics HTTP/1.1\r\nHost: x\rX: 1\r\n\r\n"), "a CR that does not end" },
+        };
+#undef REQ
+        struct fixture f;
+        struct http_reply r;
+        fixture_start(&f, true, 0);
+        xpud_snapshot_unref(publish(&f, 1));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                assert_one_400_n(http_connect_unix(f.sock), cases[i].req, cases[i].len, cases[i].why, cases[i].what);
+                assert_one_400_n(connect_tcp(f.tcp_port), cases[i].req, cases[i].len, cases[i].why, cases[i].what);
+        }
+        /* Without the byte: served. Bytes above 0x7f are the route's (404), and a request line
+         * with two spaces before the target or a tab in a value is well formed. */
+        static const struct {
+                const char *req;
+                int status;
+        } fine[] = {
+                { "GET /v1/devices/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 200 },
+                { "GET  /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 200 },
+                { "GET /healthz?a=b HTTP/1.1\r\nHost: x\r\nX-A: a\tb\r\nConnection: close\r\n\r\n", 200 },
+                { "GET /v1/devices/\xc3\xa9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(fine); i++) {
+                int fd = http_connect_unix(f.sock);
+                ck_assert_int_eq(http_exchange(fd, fine[i].req, strlen(fine[i].req), &r, 3000), 0);
+                ck_assert_msg(r.status == fine[i].status, "%s: %d", fine[i].req, r.status);
+        }
         http_unix(f.sock, "GET", "/metrics", &r);
         ck_assert_int_eq(r.status, 200);
         fixture_stop(&f);
@@ -706,6 +775,7 @@ static Suite *server_suite(void) {
         tcase_add_test(tc, test_routes_served);
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_framing_on_the_wire);
+        tcase_add_test(tc, test_request_bytes_on_the_wire);
         tcase_add_test(tc, test_tcp_metrics_only);
         tcase_add_test(tc, test_peer_checks);
         tcase_add_test(tc, test_per_uid_cap);
