@@ -50,6 +50,11 @@ is "$(j '.targets[] | select(.target == "gfx1100") | .blocking | length')" 2 "gf
 is "$(j '.targets[] | select(.target == "sm_90") | .reason | test("^this image has ROCm/HIP \\(libamdhip64.so.5")')" true \
         "sm_90: this image has ROCm/HIP and nothing for NVIDIA"
 is "$(j '.summary.vendors.amd.objects')" 5 "five AMD objects"
+# rocSPARSE needs HIP but is counted once, in sparse: the runtime row is libamdhip64 alone.
+is "$(j '.summary.layers.runtime.amd.bytes')" "$(o libamdhip64.so .size_bytes)" "the runtime row is libamdhip64's bytes only"
+is "$(j '[.summary.layers.sparse.amd.objects, .summary.layers."fft-rand-solver".amd.objects, .summary.needs.runtime.amd.objects] | map(tostring) | join(" ")')" \
+        "2 2 5" "rocSPARSE and hipSPARSE in sparse, rocRAND and hipRAND in fft-rand-solver; all five need the runtime"
+is "$(j '.summary | ([.layers[][] | .bytes] | add) == .bytes')" true "the layer rows add up to the image's bytes"
 is "$(j '[.issues[] | select(.kind == "malformed-object")] | length')" 0 "nothing malformed"
 
 e2e_done

@@ -45,5 +45,10 @@ is "$(q '[.issues[] | select(.kind == "stub-driver-library") | .path] | join(","
         "stubs/libcuda.so: a stub driver library"
 is "$(q '[.issues[] | select(.kind == "malformed-object")] | length')" 0 "no object is malformed"
 is "$(q '.summary.vendors.nvidia.objects == .summary.objects')" true "every object is tied to NVIDIA"
+is "$(q '.summary | ([.layers[][] | .objects] | add) == .objects')" true "each object counts in one layer"
+is "$(q '[.summary.layers.runtime.nvidia.objects, .summary.needs.runtime.nvidia.objects] | map(tostring) | join(" ")')" \
+        "2 2" "runtime: libcudart and the libcuda stub, once each"
+is "$(q '[.summary.layers.blas.nvidia.objects, .summary.needs.blas.nvidia.objects] | map(tostring) | join(" ")')" "3 5" \
+        "blas: cuBLAS, cuBLASLt and nvblas are BLAS; cuSOLVER and cuSOLVERMg need it"
 printf '1..%d\n' "$n"
 [ "$failed" -eq 0 ]
