@@ -336,8 +336,12 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
                         if (v->override_name[0])
                                 fprintf(f, "  %-24s %-10s %s=%s%s\n", "", "set", v->override_name, v->override_value,
                                         v->override_from_env ? " (from the environment)" : "");
-                        for (char **p = v->blocking; p && *p; p++)
-                                fprintf(f, "  %-24s %-10s %s\n", "", p == v->blocking ? "decided by" : "", safe(*p));
+                        /* A few name the problem; the JSON's "blocking" has them all. */
+                        for (size_t i = 0; i < v->n_blocking && i < 3; i++)
+                                fprintf(f, "  %-24s %-10s %s\n", "", i == 0 ? "decided by" : "", safe(v->blocking[i]));
+                        if (v->n_blocking > 3)
+                                fprintf(f, "  %-24s %-10s and %zu more (--json lists them all)\n", "", "",
+                                        v->n_blocking - 3);
                 }
         } else {
                 fputs("\nVerdicts: no GPU to judge (no GPU on this host; pass --for sm_90 or --for gfx90a)\n", f);

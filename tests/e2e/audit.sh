@@ -115,6 +115,24 @@ like "$t/mixed.txt" '^  gfx1031 +override +libhip.so has no code object for gfx1
 like "$t/mixed.txt" 'set +HSA_OVERRIDE_GFX_VERSION=10\.3\.0' "text: the override to set"
 like "$t/mixed.txt" '^  stub-driver-library: usr/lib/libcuda.so.1 is a stub' "text: the stub issue"
 
+# A CUDA image on an AMD GPU: a few deciding objects in words, the JSON keeps them all.
+image "$t/cuda4" nvidia/libkernel.so nvidia/librdc.so elf/libapp.so elf/libcuda.so.1
+timeout 60 "$x" audit --for gfx90a "$t/cuda4" >"$t/cuda4.txt" 2>&1
+like "$t/cuda4.txt" '^  gfx90a +cannot-run this image has CUDA \(libapp.so, libcuda.so.1, libkernel.so and 1 more\) and nothing for AMD' \
+        "text: a cross-vendor verdict names three objects and counts the rest"
+is "$(sed -n '/^Verdicts/,/^$/p' "$t/cuda4.txt" | grep -c ' usr/lib/')" 3 "text: three deciding objects listed"
+like "$t/cuda4.txt" '^ +and 1 more \(--json lists them all\)$' "text: and the count of the rest"
+audit_json "$t/cuda4.json" --for gfx90a "$t/cuda4"
+is "$(jq -r '.targets[0].blocking | length' "$t/cuda4.json")" 4 "json: blocking keeps every deciding object"
+# No device code at all: native, and the reason says why in words.
+image "$t/plain" elf/libplain.so
+audit_json "$t/plain.json" --for gfx90a --for sm_90 "$t/plain"
+is "$(jq -r '[.targets[] | .verdict + ": " + .reason] | join(" | ")' "$t/plain.json")" \
+        "native: no device code: the image runs no kernels of its own on gfx90a (no library or program in it carries AMD device code), so there is nothing to fail | native: no device code: the image runs no kernels of its own on sm_90 (no library or program in it carries NVIDIA device code), so there is nothing to fail" \
+        "no device code: native, and the reason says there is nothing to fail"
+timeout 60 "$x" audit --for gfx90a "$t/plain" >"$t/plain.txt" 2>&1
+like "$t/plain.txt" '^  gfx90a +native +no device code: the image runs no kernels of its own on gfx90a' "text: no device code, in words"
+
 # ---- the index and the start-time check ----------------------------------------------------------
 image "$t/cuda" nvidia/libkernel.so elf/libapp.so
 timeout 60 "$x" audit --write-index "$t/cuda/etc/xpuinit/device-code.json" "$t/cuda" >/dev/null 2>&1
