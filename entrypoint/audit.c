@@ -176,8 +176,11 @@ static int find_issues(struct xpu_audit *a) {
                         r = add_issue(a, "malformed-object", o->path, format("%s: %s", o->path, o->malformed));
         }
         for (size_t t = 0; t < a->n_targets && r == 0; t++)
-                for (char **m = a->verdicts[t].file_issues; m && *m && r == 0; m++)
-                        r = add_issue(a, "kernel-files-without-host-target", NULL, strdup(*m));
+                for (size_t k = 0; k < a->verdicts[t].n_file_issues && r == 0; k++) {
+                        const struct xpu_code_file_issue *fi = &a->verdicts[t].file_issues[k];
+                        r = add_issue(a, "kernel-files-without-host-target", fi->dir,
+                                      format("%s: %s", fi->dir, fi->message));
+                }
         return r;
 }
 

@@ -33,7 +33,7 @@ struct xpu_audit_tally {
 
 struct xpu_audit_issue {
         const char *kind;    /* "stub-driver-library", "malformed-object", "kernel-files-without-host-target" */
-        const char *path;    /* borrowed */
+        const char *path;    /* borrowed: an object's path, or a verdict's kernel-file directory */
         char *message;
 };
 

@@ -119,7 +119,11 @@ int xpu_code_env_from(char *const *env, bool strict, struct xpu_code_env *e, cha
 
 void xpu_code_verdict_clear(struct xpu_code_verdict *v) {
         xpu_strv_free(v->blocking);
-        xpu_strv_free(v->file_issues);
+        for (size_t i = 0; i < v->n_file_issues; i++) {
+                free(v->file_issues[i].dir);
+                free(v->file_issues[i].message);
+        }
+        free(v->file_issues);
         free(v->reason);
         memset(v, 0, sizeof *v);
 }
@@ -623,7 +627,6 @@ static int judge_files(const struct xpu_object *objects, size_t n, const struct 
                 if (objects[i].kind != XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], t->vendor))
                         files[m++] = &objects[i];
         qsort(files, m, sizeof *files, cmp_dir);
-        size_t n_issues = 0;
         int r = 0;
         for (size_t i = 0, j; i < m && r == 0; i = j) {
                 bool runs = false;
@@ -631,15 +634,21 @@ static int judge_files(const struct xpu_object *objects, size_t n, const struct 
                         runs = runs || xpu_code_object_level(files[j], t, env) != XPU_CODE_CANNOT_RUN;
                 if (runs)
                         continue;
-                size_t dl = dir_len(files[i]);
-                char *msg = NULL;
-                if (asprintf(&msg, "%.*s: %zu %s kernel file(s), none for %s", (int)(dl ? dl : 1),
-                             dl ? files[i]->path : ".", j - i, vendor_word(t->vendor), t->name) < 0) {
+                struct xpu_code_file_issue *grown = realloc(v->file_issues, (v->n_file_issues + 1) * sizeof *grown);
+                if (!grown) {
                         r = -ENOMEM;
                         break;
                 }
-                r = push(&v->file_issues, &n_issues, msg);
-                free(msg);
+                v->file_issues = grown;
+                size_t dl = dir_len(files[i]);
+                struct xpu_code_file_issue issue = { .dir = dl ? strndup(files[i]->path, dl) : strdup(".") };
+                if (!issue.dir || asprintf(&issue.message, "%zu %s kernel file(s), none for %s", j - i,
+                                           vendor_word(t->vendor), t->name) < 0) {
+                        free(issue.dir);
+                        r = -ENOMEM;
+                        break;
+                }
+                v->file_issues[v->n_file_issues++] = issue;
         }
         free(files);
         return r;

@@ -133,6 +133,16 @@ is "$(jq -r '[.targets[] | .verdict + ": " + .reason] | join(" | ")' "$t/plain.j
 timeout 60 "$x" audit --for gfx90a "$t/plain" >"$t/plain.txt" 2>&1
 like "$t/plain.txt" '^  gfx90a +native +no device code: the image runs no kernels of its own on gfx90a' "text: no device code, in words"
 
+# Kernel files with nothing for the GPU: the issue's path names their directory (and "." the root).
+image "$t/kfiles" amd/libhip.so
+mkdir -p "$t/kfiles/opt/rocm/lib/kernels" || bail "mkdir kernels"
+cp "$dc/amd/kernel.hsaco" "$t/kfiles/opt/rocm/lib/kernels/" || bail "cp kernel.hsaco"
+cp "$dc/amd/kernel.hsaco" "$t/kfiles/top.hsaco" || bail "cp top.hsaco"
+audit_json "$t/kfiles.json" --for gfx90a:sramecc+:xnack- "$t/kfiles"
+is "$(jq -r '[.issues[] | select(.kind == "kernel-files-without-host-target") | .path + " = " + .message] | join(" | ")' "$t/kfiles.json")" \
+        ". = .: 1 AMD kernel file(s), none for gfx90a:sramecc+:xnack- | opt/rocm/lib/kernels = opt/rocm/lib/kernels: 1 AMD kernel file(s), none for gfx90a:sramecc+:xnack-" \
+        "kernel-files-without-host-target: path is the directory, relative to the root"
+
 # ---- the index and the start-time check ----------------------------------------------------------
 image "$t/cuda" nvidia/libkernel.so elf/libapp.so
 timeout 60 "$x" audit --write-index "$t/cuda/etc/xpuinit/device-code.json" "$t/cuda" >/dev/null 2>&1

@@ -531,11 +531,13 @@ START_TEST(test_judge_files) {
         o[2] = from_json(AMD_LIB("opt/lib/libhip.so", "\"gfx1100\""));
         struct xpu_code_verdict v;
         ck_assert_int_eq(judge(o, 3, "gfx1100", &env, NULL, &v), XPU_CODE_NATIVE);
-        ck_assert_uint_eq(xpu_strv_length(v.file_issues), 1);
-        ck_assert_str_eq(v.file_issues[0], "opt/k: 2 AMD kernel file(s), none for gfx1100");
+        ck_assert_uint_eq(v.n_file_issues, 1);
+        ck_assert_str_eq(v.file_issues[0].dir, "opt/k"); /* the directory as data, not only in words */
+        ck_assert_str_eq(v.file_issues[0].message, "2 AMD kernel file(s), none for gfx1100");
         xpu_code_verdict_clear(&v);
         ck_assert_int_eq(judge(o, 3, "gfx942", &env, NULL, &v), XPU_CODE_CANNOT_RUN); /* libhip.so decides */
         ck_assert_ptr_null(v.file_issues);
+        ck_assert_uint_eq(v.n_file_issues, 0);
         xpu_code_verdict_clear(&v);
         /* Kernel files only: no library carries code, so nothing fails; the files are an issue. */
         ck_assert_int_eq(judge(o, 2, "gfx1100", &env,
