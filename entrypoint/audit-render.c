@@ -15,10 +15,18 @@ static const char *level_name(enum xpu_code_level l) {
         return xpu_code_level_name(l);
 }
 
-static cJSON *tally_json(const struct xpu_audit_tally *t) {
+/* PART as a percentage of WHOLE (0 for an empty image). */
+static double percent(uint64_t part, uint64_t whole) {
+        return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* {"objects", "bytes"}, with "bytes_percent" (of WHOLE bytes, rounded to 0.01) when WHOLE is given. */
+static cJSON *tally_json(const struct xpu_audit_tally *t, const uint64_t *whole) {
         cJSON *j = cJSON_CreateObject();
+        double pct = whole ? (double)(uint64_t)(percent(t->bytes, *whole) * 100 + 0.5) / 100 : 0;
         if (j && (!cJSON_AddNumberToObject(j, "objects", (double)t->objects) ||
-                  !cJSON_AddNumberToObject(j, "bytes", (double)t->bytes))) {
+                  !cJSON_AddNumberToObject(j, "bytes", (double)t->bytes) ||
+                  (whole && !cJSON_AddNumberToObject(j, "bytes_percent", pct)))) {
                 cJSON_Delete(j);
                 return NULL;
         }
@@ -42,20 +50,27 @@ static bool add_item(cJSON *o, const char *key, cJSON *item) {
 }
 
 static cJSON *summary_json(const struct xpu_audit *a) {
-        cJSON *s = cJSON_CreateObject(), *vendors = NULL, *layers = NULL, *tied = NULL, *targets = NULL, *nv = NULL,
-              *amd = NULL, *walk = NULL;
+        cJSON *s = cJSON_CreateObject(), *vendors = NULL, *layers = NULL, *needs = NULL, *tied = NULL, *targets = NULL,
+              *nv = NULL, *amd = NULL, *walk = NULL;
         bool ok = s && cJSON_AddNumberToObject(s, "objects", (double)a->total.objects) &&
                   cJSON_AddNumberToObject(s, "bytes", (double)a->total.bytes) &&
                   (vendors = cJSON_AddObjectToObject(s, "vendors")) && (layers = cJSON_AddObjectToObject(s, "layers")) &&
-                  (tied = cJSON_AddObjectToObject(s, "vendor_tied")) && (targets = cJSON_AddObjectToObject(s, "targets")) &&
-                  (walk = cJSON_AddObjectToObject(s, "walk"));
+                  (needs = cJSON_AddObjectToObject(s, "needs")) && (tied = cJSON_AddObjectToObject(s, "vendor_tied")) &&
+                  (targets = cJSON_AddObjectToObject(s, "targets")) && (walk = cJSON_AddObjectToObject(s, "walk"));
         for (unsigned c = 0; ok && c < _XPU_AUDIT_CLASS_MAX; c++)
-                ok = add_item(vendors, xpu_audit_class_name(c), tally_json(&a->by_class[c]));
+                ok = add_item(vendors, xpu_audit_class_name(c), tally_json(&a->by_class[c], &a->total.bytes));
+        /* Each object once: every class, vendor-neutral included, so each row and column adds up. */
+        for (unsigned row = 0; ok && row < _XPU_AUDIT_ROW_MAX; row++) {
+                cJSON *per = cJSON_AddObjectToObject(layers, xpu_audit_row_name(row));
+                ok = per != NULL;
+                for (unsigned c = 0; ok && c < _XPU_AUDIT_CLASS_MAX; c++)
+                        ok = add_item(per, xpu_audit_class_name(c), tally_json(&a->by_row[row][c], &a->total.bytes));
+        }
         for (unsigned l = 0; ok && l < _XPU_LAYER_MAX; l++) {
-                cJSON *per = cJSON_AddObjectToObject(layers, xpu_layer_name((enum xpu_layer)l));
+                cJSON *per = cJSON_AddObjectToObject(needs, xpu_layer_name((enum xpu_layer)l));
                 ok = per != NULL;
                 for (unsigned c = XPU_AUDIT_NVIDIA; ok && c < _XPU_AUDIT_CLASS_MAX; c++)
-                        ok = add_item(per, xpu_audit_class_name(c), tally_json(&a->by_layer[l][c]));
+                        ok = add_item(per, xpu_audit_class_name(c), tally_json(&a->needs[l][c], NULL));
         }
         const struct xpu_audit_tally *neutral = &a->by_class[XPU_AUDIT_NEUTRAL];
         ok = ok &&
@@ -174,10 +189,6 @@ static const char *human(uint64_t bytes, char *buf, size_t size) {
         return buf;
 }
 
-static double percent(uint64_t part, uint64_t whole) {
-        return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 static void print_list(FILE *f, const char *label, char *const *v) {
         fprintf(f, "  %-13s", label);
         if (!v || !*v)
@@ -202,10 +213,82 @@ static void object_code(const struct xpu_object *o, char *buf, size_t size) {
                 snprintf(buf + used, size - used, " (+%zu)", total - shown);
 }
 
-/* One "objects / bytes" cell of the layer table. */
-static void layer_cell(const struct xpu_audit_tally *t, char *buf, size_t size) {
+/* One "objects / bytes" cell of the needs table. */
+static void needs_cell(const struct xpu_audit_tally *t, char *buf, size_t size) {
         char b[32];
         snprintf(buf, size, "%llu / %s", (unsigned long long)t->objects, human(t->bytes, b, sizeof b));
+}
+
+/* One "objects bytes %" cell of the layer table, 25 columns; "-" for none. */
+static void layer_cell(const struct xpu_audit_tally *t, uint64_t whole, char *buf, size_t size) {
+        char b[32];
+        if (!t->objects) {
+                snprintf(buf, size, "%7s%18s", "-", "");
+                return;
+        }
+        snprintf(buf, size, "%7llu %10s %5.1f%%", (unsigned long long)t->objects, human(t->bytes, b, sizeof b),
+                 percent(t->bytes, whole));
+}
+
+/* LINE without its trailing blanks, and a newline. */
+static void put_line(FILE *f, char *line) {
+        size_t n = strlen(line);
+        while (n > 0 && line[n - 1] == ' ')
+                line[--n] = '\0';
+        fprintf(f, "%s\n", line);
+}
+
+/* One row of the layer table: LABEL, then the cells of the classes shown. */
+static void layer_row(FILE *f, const char *label, const struct xpu_audit_tally *per_class, uint64_t whole, bool both) {
+        char line[160], cell[48];
+        size_t used = (size_t)snprintf(line, sizeof line, "%-20s", label);
+        for (unsigned c = 0; c < (both ? _XPU_AUDIT_CLASS_MAX : XPU_AUDIT_BOTH); c++) {
+                layer_cell(&per_class[c], whole, cell, sizeof cell);
+                used += (size_t)snprintf(line + used, sizeof line - used, "  %s", cell);
+        }
+        put_line(f, line);
+}
+
+/* The ratio, per layer: each object once, so the rows add up to the total row. */
+static void print_layer_table(FILE *f, const struct xpu_audit *a) {
+        static const char *const titles[_XPU_AUDIT_CLASS_MAX] = { "vendor-neutral", "NVIDIA", "AMD", "NVIDIA+AMD" };
+        bool both = a->by_class[XPU_AUDIT_BOTH].objects > 0;
+        unsigned shown = both ? _XPU_AUDIT_CLASS_MAX : XPU_AUDIT_BOTH;
+        char line[160];
+        size_t used = (size_t)snprintf(line, sizeof line, "\n%-20s", "Layer");
+        for (unsigned c = 0; c < shown; c++) {
+                int pad = (25 - (int)strlen(titles[c])) / 2; /* centred over its cell */
+                used += (size_t)snprintf(line + used, sizeof line - used, "  %*s%-*s", pad, "", 25 - pad, titles[c]);
+        }
+        put_line(f, line);
+        used = (size_t)snprintf(line, sizeof line, "%-20s", "");
+        for (unsigned c = 0; c < shown; c++)
+                used += (size_t)snprintf(line + used, sizeof line - used, "  %7s %10s %6s", "objects", "bytes", "%");
+        put_line(f, line);
+        for (unsigned row = 0; row < _XPU_AUDIT_ROW_MAX; row++)
+                layer_row(f, xpu_audit_row_name(row), a->by_row[row], a->total.bytes, both);
+        layer_row(f, "total", a->by_class, a->total.bytes, both);
+        fputs("(each object once: in the layer of the vendor library it is, else runtime for device code of its own,\n"
+              " else the layer it needs most; % of the image's bytes)\n",
+              f);
+        fprintf(f, "Vendor-tied: %.1f%% of the objects, %.1f%% of their bytes\n",
+                percent(a->total.objects - a->by_class[XPU_AUDIT_NEUTRAL].objects, a->total.objects),
+                percent(a->total.bytes - a->by_class[XPU_AUDIT_NEUTRAL].bytes, a->total.bytes));
+}
+
+/* Where the lock-in reaches: an object in every layer it is or needs. */
+static void print_needs_table(FILE *f, const struct xpu_audit *a) {
+        bool both = a->by_class[XPU_AUDIT_BOTH].objects > 0;
+        fputs("\nWhat the objects need (an object counts in each layer it is or needs, so rows overlap)\n", f);
+        fprintf(f, "%-20s %22s %22s", "Layer (objects / bytes)", "NVIDIA", "AMD");
+        fprintf(f, both ? " %22s\n" : "\n", "NVIDIA+AMD");
+        for (unsigned l = 0; l < _XPU_LAYER_MAX; l++) {
+                char c[3][48];
+                for (unsigned k = 0; k < 3; k++)
+                        needs_cell(&a->needs[l][XPU_AUDIT_NVIDIA + k], c[k], sizeof c[k]);
+                fprintf(f, "%-20s %22s %22s", xpu_layer_name((enum xpu_layer)l), c[0], c[1]);
+                fprintf(f, both ? " %22s\n" : "\n", c[2]);
+        }
 }
 
 int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
@@ -218,29 +301,8 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
         if (a->walk.skipped_deep)
                 fprintf(f, "INCOMPLETE: %llu directories deeper than %u levels were not read\n",
                         (unsigned long long)a->walk.skipped_deep, a->max_depth);
-        fprintf(f, "\n%-16s %10s %12s %8s\n", "Vendor", "objects", "bytes", "bytes %");
-        for (unsigned c = 0; c < _XPU_AUDIT_CLASS_MAX; c++) {
-                const struct xpu_audit_tally *t = &a->by_class[c];
-                if (c == XPU_AUDIT_BOTH && !t->objects)
-                        continue;
-                fprintf(f, "%-16s %10llu %12s %7.1f%%\n", xpu_audit_class_name(c), (unsigned long long)t->objects,
-                        human(t->bytes, b1, sizeof b1), percent(t->bytes, a->total.bytes));
-        }
-        uint64_t tied = a->total.bytes - a->by_class[XPU_AUDIT_NEUTRAL].bytes;
-        fprintf(f, "Vendor-tied: %.1f%% of the objects, %.1f%% of their bytes\n\n",
-                percent(a->total.objects - a->by_class[XPU_AUDIT_NEUTRAL].objects, a->total.objects),
-                percent(tied, a->total.bytes));
-        bool both = a->by_class[XPU_AUDIT_BOTH].objects > 0;
-        fprintf(f, "%-20s %22s %22s", "Layer (objects / bytes)", "NVIDIA", "AMD");
-        fprintf(f, both ? " %22s\n" : "\n", "NVIDIA+AMD");
-        for (unsigned l = 0; l < _XPU_LAYER_MAX; l++) {
-                char c[3][48];
-                for (unsigned k = 0; k < 3; k++)
-                        layer_cell(&a->by_layer[l][XPU_AUDIT_NVIDIA + k], c[k], sizeof c[k]);
-                fprintf(f, "%-20s %22s %22s", xpu_layer_name((enum xpu_layer)l), c[0], c[1]);
-                fprintf(f, both ? " %22s\n" : "\n", c[2]);
-        }
-        fputs("(an object counts in each of its layers: the library it is and the vendor libraries it needs)\n", f);
+        print_layer_table(f, a);
+        print_needs_table(f, a);
         fputs("\nDevice code in the image\n", f);
         print_list(f, "NVIDIA SASS", a->nv_sass);
         print_list(f, "NVIDIA PTX", a->nv_ptx);
@@ -274,8 +336,12 @@ int xpu_audit_render_text(const struct xpu_audit *a, FILE *f) {
                         if (v->override_name[0])
                                 fprintf(f, "  %-24s %-10s %s=%s%s\n", "", "set", v->override_name, v->override_value,
                                         v->override_from_env ? " (from the environment)" : "");
-                        for (char **p = v->blocking; p && *p; p++)
-                                fprintf(f, "  %-24s %-10s %s\n", "", p == v->blocking ? "decided by" : "", safe(*p));
+                        /* A few name the problem; the JSON's "blocking" has them all. */
+                        for (size_t i = 0; i < v->n_blocking && i < 3; i++)
+                                fprintf(f, "  %-24s %-10s %s\n", "", i == 0 ? "decided by" : "", safe(v->blocking[i]));
+                        if (v->n_blocking > 3)
+                                fprintf(f, "  %-24s %-10s and %zu more (--json lists them all)\n", "", "",
+                                        v->n_blocking - 3);
                 }
         } else {
                 fputs("\nVerdicts: no GPU to judge (no GPU on this host; pass --for sm_90 or --for gfx90a)\n", f);

@@ -80,15 +80,40 @@ static void tally(struct xpu_audit_tally *t, const struct xpu_object *o) {
         t->bytes += o->size_bytes;
 }
 
-static int summarize(struct xpu_audit *a) {
+unsigned xpu_audit_row(const struct xpu_object *o) {
+        /* The order a needed layer is picked in: the most specific first, the runtime last. */
+        static const enum xpu_layer needed_order[] = {
+                XPU_LAYER_DNN,         XPU_LAYER_BLAS,       XPU_LAYER_SPARSE,
+                XPU_LAYER_FFT_RAND_SOLVER, XPU_LAYER_COLLECTIVES, XPU_LAYER_PARALLEL_ALGORITHMS,
+                XPU_LAYER_JIT,         XPU_LAYER_OTHER,      XPU_LAYER_RUNTIME,
+        };
+        if (!o->vendors)
+                return XPU_AUDIT_ROW_NEUTRAL;
+        if (o->library)
+                return o->library->layer;
+        if (o->kind != XPU_OBJECT_ELF || xpu_object_has_code(o, XPU_CODE_VENDOR_NVIDIA) ||
+            xpu_object_has_code(o, XPU_CODE_VENDOR_AMD))
+                return XPU_LAYER_RUNTIME;
+        for (size_t i = 0; i < ELEMENTSOF(needed_order); i++)
+                if (o->layers & (1u << needed_order[i]))
+                        return needed_order[i];
+        return XPU_LAYER_RUNTIME; /* tied by code the reader could not place: the runtime's */
+}
+
+const char *xpu_audit_row_name(unsigned row) {
+        return row == XPU_AUDIT_ROW_NEUTRAL ? "vendor-neutral" : xpu_layer_name((enum xpu_layer)row);
+}
+
+int xpu_audit_summarize(struct xpu_audit *a) {
         for (size_t i = 0; i < a->n_objects; i++) {
                 const struct xpu_object *o = &a->objects[i];
                 unsigned c = xpu_audit_class(o->vendors);
                 tally(&a->total, o);
                 tally(&a->by_class[c], o);
+                tally(&a->by_row[xpu_audit_row(o)][c], o);
                 for (unsigned l = 0; l < _XPU_LAYER_MAX; l++)
                         if (o->layers & (1u << l))
-                                tally(&a->by_layer[l][c], o);
+                                tally(&a->needs[l][c], o);
                 if (add_union(&a->nv_sass, o->nv_sass) < 0 || add_union(&a->nv_ptx, o->nv_ptx) < 0 ||
                     add_union(&a->amd_gfx, o->amd_gfx) < 0)
                         return -ENOMEM;
@@ -151,8 +176,11 @@ static int find_issues(struct xpu_audit *a) {
                         r = add_issue(a, "malformed-object", o->path, format("%s: %s", o->path, o->malformed));
         }
         for (size_t t = 0; t < a->n_targets && r == 0; t++)
-                for (char **m = a->verdicts[t].file_issues; m && *m && r == 0; m++)
-                        r = add_issue(a, "kernel-files-without-host-target", NULL, strdup(*m));
+                for (size_t k = 0; k < a->verdicts[t].n_file_issues && r == 0; k++) {
+                        const struct xpu_code_file_issue *fi = &a->verdicts[t].file_issues[k];
+                        r = add_issue(a, "kernel-files-without-host-target", fi->dir,
+                                      format("%s: %s", fi->dir, fi->message));
+                }
         return r;
 }
 
@@ -295,7 +323,7 @@ int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, 
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = xpu_code_judge(a.objects, a.n_objects, &t[i], &a.env, &a.verdicts[i]);
         if (r >= 0)
-                r = summarize(&a);
+                r = xpu_audit_summarize(&a);
         if (r >= 0)
                 r = find_issues(&a);
         if (r < 0) {

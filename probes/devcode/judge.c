@@ -119,7 +119,11 @@ int xpu_code_env_from(char *const *env, bool strict, struct xpu_code_env *e, cha
 
 void xpu_code_verdict_clear(struct xpu_code_verdict *v) {
         xpu_strv_free(v->blocking);
-        xpu_strv_free(v->file_issues);
+        for (size_t i = 0; i < v->n_file_issues; i++) {
+                free(v->file_issues[i].dir);
+                free(v->file_issues[i].message);
+        }
+        free(v->file_issues);
         free(v->reason);
         memset(v, 0, sizeof *v);
 }
@@ -287,11 +291,29 @@ static int judge_other_vendor(const struct xpu_object *objects, size_t n, const 
                         listed++;
                 }
         }
-        char where[256];
+        char where[256], more[48] = "";
         target_words(t, where, sizeof where);
+        if (total > listed) /* a CUDA image has dozens: the blocking list has them all */
+                snprintf(more, sizeof more, " and %zu more", total - listed);
         v->level = XPU_CODE_CANNOT_RUN;
         return set_reason(v, "this image has %s (%s%s) and nothing for %s; it cannot run on %s", vendor_stack(other),
-                          names, total > listed ? ", …" : "", vendor_word(t->vendor), where);
+                          names, more, vendor_word(t->vendor), where);
+}
+
+/* No ELF object carries device code of T's vendor: nothing the image loads can fail on T. */
+static int judge_no_code(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                         struct xpu_code_verdict *v) {
+        size_t files = 0;
+        for (size_t i = 0; i < n; i++)
+                files += objects[i].kind != XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], t->vendor);
+        char where[256];
+        target_words(t, where, sizeof where);
+        v->level = XPU_CODE_NATIVE;
+        return set_reason(v,
+                          "no device code: the image runs no kernels of its own on %s (no library or program in it "
+                          "carries %s device code%s), so there is nothing to fail",
+                          where, vendor_word(t->vendor),
+                          files ? "; its standalone kernel files are judged apart, as issues" : "");
 }
 
 /* The first object of VENDOR whose device code could not be read, or NULL; its path is added to
@@ -377,7 +399,7 @@ static int judge_nvidia(const struct xpu_object *objects, size_t n, const struct
                 return with_code ? set_reason(v, "each of the %zu object(s) with NVIDIA device code has SASS that runs "
                                                  "on %s",
                                               with_code, where)
-                                 : set_reason(v, "the image has no NVIDIA device code to judge");
+                                 : judge_no_code(objects, n, t, v);
         code_list(first, NV, has, sizeof has);
         if (worst == XPU_CODE_PTX_JIT) {
                 char driver[160] = "";
@@ -542,7 +564,7 @@ static int judge_amd(const struct xpu_object *objects, size_t n, const struct xp
                 return with_code ? set_reason(v, "each of the %zu object(s) with AMD device code has a code object that "
                                                  "runs on %s%s",
                                               with_code, where, mode)
-                                 : set_reason(v, "the image has no AMD device code to judge");
+                                 : judge_no_code(objects, n, t, v);
         }
         code_list(first, AMD, has, sizeof has);
         char processor[32];
@@ -605,7 +627,6 @@ static int judge_files(const struct xpu_object *objects, size_t n, const struct 
                 if (objects[i].kind != XPU_OBJECT_ELF && xpu_object_has_code(&objects[i], t->vendor))
                         files[m++] = &objects[i];
         qsort(files, m, sizeof *files, cmp_dir);
-        size_t n_issues = 0;
         int r = 0;
         for (size_t i = 0, j; i < m && r == 0; i = j) {
                 bool runs = false;
@@ -613,15 +634,21 @@ static int judge_files(const struct xpu_object *objects, size_t n, const struct 
                         runs = runs || xpu_code_object_level(files[j], t, env) != XPU_CODE_CANNOT_RUN;
                 if (runs)
                         continue;
-                size_t dl = dir_len(files[i]);
-                char *msg = NULL;
-                if (asprintf(&msg, "%.*s: %zu %s kernel file(s), none for %s", (int)(dl ? dl : 1),
-                             dl ? files[i]->path : ".", j - i, vendor_word(t->vendor), t->name) < 0) {
+                struct xpu_code_file_issue *grown = realloc(v->file_issues, (v->n_file_issues + 1) * sizeof *grown);
+                if (!grown) {
                         r = -ENOMEM;
                         break;
                 }
-                r = push(&v->file_issues, &n_issues, msg);
-                free(msg);
+                v->file_issues = grown;
+                size_t dl = dir_len(files[i]);
+                struct xpu_code_file_issue issue = { .dir = dl ? strndup(files[i]->path, dl) : strdup(".") };
+                if (!issue.dir || asprintf(&issue.message, "%zu %s kernel file(s), none for %s", j - i,
+                                           vendor_word(t->vendor), t->name) < 0) {
+                        free(issue.dir);
+                        r = -ENOMEM;
+                        break;
+                }
+                v->file_issues[v->n_file_issues++] = issue;
         }
         free(files);
         return r;

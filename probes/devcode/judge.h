@@ -60,6 +60,12 @@ int xpu_code_env_from(char *const *env, bool strict, struct xpu_code_env *e, cha
 enum xpu_code_level xpu_code_object_level(const struct xpu_object *o, const struct xpu_code_target *t,
                                           const struct xpu_code_env *env);
 
+/* A directory of standalone kernel files of the target's vendor with nothing for the target. */
+struct xpu_code_file_issue {
+        char *dir;                     /* relative to the root, as object paths are; "." for the root */
+        char *message;                 /* "2 AMD kernel file(s), none for gfx1100" */
+};
+
 struct xpu_code_verdict {
         enum xpu_code_level level;
         char override_name[32];        /* "HSA_OVERRIDE_GFX_VERSION" or "HSA_XNACK", "" when none */
@@ -68,7 +74,8 @@ struct xpu_code_verdict {
         char **blocking;               /* paths of the objects that decide (strv), or NULL */
         size_t n_blocking;
         char *reason;                  /* one sentence */
-        char **file_issues;            /* "<dir>: <message>" for kernel-file directories (strv) */
+        struct xpu_code_file_issue *file_issues;
+        size_t n_file_issues;
         bool not_judged;               /* the target is unknown: LEVEL says nothing */
 };
 

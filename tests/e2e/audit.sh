@@ -55,7 +55,17 @@ is "$(j '[.issues[] | select(.kind == "stub-driver-library") | .path] | join(","
 is "$(j '.summary.objects')" 5 "mixed: summary counts 5 objects"
 is "$(j '[.summary.vendors."vendor-neutral".objects, .summary.vendors.nvidia.objects, .summary.vendors.amd.objects] | map(tostring) | join(" ")')" \
         "1 3 1" "mixed: 1 neutral, 3 NVIDIA, 1 AMD object"
-is "$(j '.summary.layers.blas.nvidia.objects')" 1 "mixed: one NVIDIA object in the blas layer"
+# Each object once: libapp.so (no library, no code of its own; needs cudart and cuBLAS) in blas,
+# libkernel.so (its own code) and the libcuda stub in runtime, libhip.so in AMD's runtime.
+is "$(j '[.summary.layers.blas.nvidia.objects, .summary.layers.runtime.nvidia.objects, .summary.layers.runtime.amd.objects, .summary.layers."vendor-neutral"."vendor-neutral".objects] | map(tostring) | join(" ")')" \
+        "1 2 1 1" "mixed: layers count each object once: blas 1, runtime 2 NVIDIA + 1 AMD, 1 vendor-neutral row"
+is "$(j '.summary | ([.layers[][] | .objects] | add) == .objects and ([.layers[][] | .bytes] | add) == .bytes')" \
+        true "mixed: the layer rows add up to the objects and bytes of the image"
+is "$(j '[.summary.layers[][] | .bytes_percent] | add | round')" 100 "mixed: the cells' bytes_percent add up to 100"
+is "$(j '.summary | .layers.blas.nvidia.bytes_percent == ((.layers.blas.nvidia.bytes * 10000 / .bytes | round) / 100)')" \
+        true "mixed: bytes_percent is the cell's share of the image's bytes"
+is "$(j '[.summary.needs.runtime.nvidia.objects, .summary.needs.blas.nvidia.objects, (.summary.needs.runtime | keys | join(","))] | map(tostring) | join(" ")')" \
+        "3 1 amd,nvidia,nvidia+amd" "mixed: summary.needs counts an object in each layer it needs (libapp.so in runtime too)"
 is "$(j '.summary.targets.amd.gfx | join(",")')" "gfx90a:sramecc+:xnack-,gfx1030" "mixed: the union of AMD targets"
 is "$(j '.summary.targets.nvidia.sass | join(",")')" "sm_80" "mixed: the union of NVIDIA SASS"
 is "$(j '[.targets[] | .target + "=" + .verdict] | join(" ")')" \
@@ -95,10 +105,43 @@ is "$?" 1 "--cuda-driver 12.8: PTX ISA 9.0 (CUDA 13.0) cannot be JIT-compiled"
 timeout 60 "$x" audit --for sm_90 --for gfx1031 "$t/mixed" >"$t/mixed.txt" 2>&1
 like "$t/mixed.txt" '^Audit of .*: [0-9]+ files, 5 objects' "text: the headline counts the objects"
 like "$t/mixed.txt" '^Vendor-tied: 80\.0% of the objects' "text: the vendor-tied ratio"
-like "$t/mixed.txt" '^blas +1 / ' "text: the layer table"
+like "$t/mixed.txt" '^runtime +- +2 +[0-9.]+ [KMG]?i?B +[0-9.]+% +1 +[0-9.]+ [KMG]?i?B +[0-9.]+%$' \
+        "text: the layer table's runtime row, NVIDIA and AMD objects with bytes and %"
+like "$t/mixed.txt" '^vendor-neutral +1 +[0-9.]+ [KMG]?i?B +[0-9.]+% +- +-$' "text: the vendor-neutral objects' row"
+like "$t/mixed.txt" '^total +1 .* 3 .* 1 .*%$' "text: the total row"
+like "$t/mixed.txt" '^What the objects need' "text: the needs view is labelled"
+like "$t/mixed.txt" '^runtime +3 / ' "text: the needs view counts libapp.so in runtime too"
 like "$t/mixed.txt" '^  gfx1031 +override +libhip.so has no code object for gfx1031' "text: the gfx1031 verdict and why"
 like "$t/mixed.txt" 'set +HSA_OVERRIDE_GFX_VERSION=10\.3\.0' "text: the override to set"
 like "$t/mixed.txt" '^  stub-driver-library: usr/lib/libcuda.so.1 is a stub' "text: the stub issue"
+
+# A CUDA image on an AMD GPU: a few deciding objects in words, the JSON keeps them all.
+image "$t/cuda4" nvidia/libkernel.so nvidia/librdc.so elf/libapp.so elf/libcuda.so.1
+timeout 60 "$x" audit --for gfx90a "$t/cuda4" >"$t/cuda4.txt" 2>&1
+like "$t/cuda4.txt" '^  gfx90a +cannot-run this image has CUDA \(libapp.so, libcuda.so.1, libkernel.so and 1 more\) and nothing for AMD' \
+        "text: a cross-vendor verdict names three objects and counts the rest"
+is "$(sed -n '/^Verdicts/,/^$/p' "$t/cuda4.txt" | grep -c ' usr/lib/')" 3 "text: three deciding objects listed"
+like "$t/cuda4.txt" '^ +and 1 more \(--json lists them all\)$' "text: and the count of the rest"
+audit_json "$t/cuda4.json" --for gfx90a "$t/cuda4"
+is "$(jq -r '.targets[0].blocking | length' "$t/cuda4.json")" 4 "json: blocking keeps every deciding object"
+# No device code at all: native, and the reason says why in words.
+image "$t/plain" elf/libplain.so
+audit_json "$t/plain.json" --for gfx90a --for sm_90 "$t/plain"
+is "$(jq -r '[.targets[] | .verdict + ": " + .reason] | join(" | ")' "$t/plain.json")" \
+        "native: no device code: the image runs no kernels of its own on gfx90a (no library or program in it carries AMD device code), so there is nothing to fail | native: no device code: the image runs no kernels of its own on sm_90 (no library or program in it carries NVIDIA device code), so there is nothing to fail" \
+        "no device code: native, and the reason says there is nothing to fail"
+timeout 60 "$x" audit --for gfx90a "$t/plain" >"$t/plain.txt" 2>&1
+like "$t/plain.txt" '^  gfx90a +native +no device code: the image runs no kernels of its own on gfx90a' "text: no device code, in words"
+
+# Kernel files with nothing for the GPU: the issue's path names their directory (and "." the root).
+image "$t/kfiles" amd/libhip.so
+mkdir -p "$t/kfiles/opt/rocm/lib/kernels" || bail "mkdir kernels"
+cp "$dc/amd/kernel.hsaco" "$t/kfiles/opt/rocm/lib/kernels/" || bail "cp kernel.hsaco"
+cp "$dc/amd/kernel.hsaco" "$t/kfiles/top.hsaco" || bail "cp top.hsaco"
+audit_json "$t/kfiles.json" --for gfx90a:sramecc+:xnack- "$t/kfiles"
+is "$(jq -r '[.issues[] | select(.kind == "kernel-files-without-host-target") | .path + " = " + .message] | join(" | ")' "$t/kfiles.json")" \
+        ". = .: 1 AMD kernel file(s), none for gfx90a:sramecc+:xnack- | opt/rocm/lib/kernels = opt/rocm/lib/kernels: 1 AMD kernel file(s), none for gfx90a:sramecc+:xnack-" \
+        "kernel-files-without-host-target: path is the directory, relative to the root"
 
 # ---- the index and the start-time check ----------------------------------------------------------
 image "$t/cuda" nvidia/libkernel.so elf/libapp.so

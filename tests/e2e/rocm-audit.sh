@@ -47,9 +47,15 @@ is "$(j '[.targets[] | .target + "=" + .verdict] | join(" ")')" \
 is "$(j '.targets[] | select(.target == "gfx1031") | .override.HSA_OVERRIDE_GFX_VERSION')" "10.3.0" \
         "gfx1031: HSA_OVERRIDE_GFX_VERSION=10.3.0, a target both libraries have"
 is "$(j '.targets[] | select(.target == "gfx1100") | .blocking | length')" 2 "gfx1100: rocRAND and rocSPARSE decide"
-is "$(j '.targets[] | select(.target == "sm_90") | .reason | test("^this image has ROCm/HIP \\(libamdhip64.so.5")')" true \
-        "sm_90: this image has ROCm/HIP and nothing for NVIDIA"
+is "$(j '.targets[] | select(.target == "sm_90") | .reason')" \
+        "this image has ROCm/HIP (libamdhip64.so.5, libhiprand.so.1, libhipsparse.so.0 and 2 more) and nothing for NVIDIA; it cannot run on sm_90" \
+        "sm_90: this image has ROCm/HIP and nothing for NVIDIA, three libraries named and the rest counted"
 is "$(j '.summary.vendors.amd.objects')" 5 "five AMD objects"
+# rocSPARSE needs HIP but is counted once, in sparse: the runtime row is libamdhip64 alone.
+is "$(j '.summary.layers.runtime.amd.bytes')" "$(o libamdhip64.so .size_bytes)" "the runtime row is libamdhip64's bytes only"
+is "$(j '[.summary.layers.sparse.amd.objects, .summary.layers."fft-rand-solver".amd.objects, .summary.needs.runtime.amd.objects] | map(tostring) | join(" ")')" \
+        "2 2 5" "rocSPARSE and hipSPARSE in sparse, rocRAND and hipRAND in fft-rand-solver; all five need the runtime"
+is "$(j '.summary | ([.layers[][] | .bytes] | add) == .bytes')" true "the layer rows add up to the image's bytes"
 is "$(j '[.issues[] | select(.kind == "malformed-object")] | length')" 0 "nothing malformed"
 
 e2e_done

@@ -27,6 +27,8 @@ o() { q ".objects[] | select(.path == \"$1\") | $2"; }
 is "$(q '[.targets[] | .target + "=" + .verdict] | join(" ")')" \
         "sm_70=cannot-run sm_80=native sm_90=native sm_100=native sm_110=cannot-run sm_120=native gfx942=cannot-run" \
         "verdicts: no V100 (sm_70) or Thor (sm_110), 8.0 to 12.0 native, nothing for AMD"
+is "$(q '.targets[] | select(.target == "gfx942") | [(.reason | test("^this image has CUDA \\([^)]*, [^)]*, [^,)]* and 29 more\\) and nothing for AMD")), (.blocking | length)] | map(tostring) | join(" ")')" \
+        "true 32" "gfx942: three libraries named and 29 more; blocking lists all 32"
 is "$(o libcufft.so.12 '.nvidia.sections | join(",")')" ".nv_fatbin,.ldata" "cuFFT: its containers in .ldata are found"
 is "$(o libcublasLt.so.13 '.nvidia.sections | join(",")')" ".nv_fatbin,.cask_resource" \
         "cuBLASLt: containers in .nv_fatbin and .cask_resource"
@@ -45,5 +47,10 @@ is "$(q '[.issues[] | select(.kind == "stub-driver-library") | .path] | join(","
         "stubs/libcuda.so: a stub driver library"
 is "$(q '[.issues[] | select(.kind == "malformed-object")] | length')" 0 "no object is malformed"
 is "$(q '.summary.vendors.nvidia.objects == .summary.objects')" true "every object is tied to NVIDIA"
+is "$(q '.summary | ([.layers[][] | .objects] | add) == .objects')" true "each object counts in one layer"
+is "$(q '[.summary.layers.runtime.nvidia.objects, .summary.needs.runtime.nvidia.objects] | map(tostring) | join(" ")')" \
+        "2 2" "runtime: libcudart and the libcuda stub, once each"
+is "$(q '[.summary.layers.blas.nvidia.objects, .summary.needs.blas.nvidia.objects] | map(tostring) | join(" ")')" "3 5" \
+        "blas: cuBLAS, cuBLASLt and nvblas are BLAS; cuSOLVER and cuSOLVERMg need it"
 printf '1..%d\n' "$n"
 [ "$failed" -eq 0 ]

@@ -378,16 +378,53 @@ START_TEST(test_judge_nvidia) {
         xpu_object_clear(&o[1]);
         xpu_object_clear(&o[0]);
 
-        /* No device code at all: nothing stops it. A CUDA-only image on an AMD GPU cannot run. */
+        /* No device code at all: nothing stops it, and the reason says so in words. A CUDA-only image
+         * on an AMD GPU cannot run. */
         o[0] = from_json("{\"path\":\"usr/lib/libplain.so\",\"kind\":\"elf\",\"vendor\":null}");
-        ck_assert_int_eq(judge(o, 1, "sm_90", &env, "no NVIDIA device code", NULL), XPU_CODE_NATIVE);
-        ck_assert_int_eq(judge(o, 1, "gfx942", &env, "no AMD device code", NULL), XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "sm_90", &env,
+                               "no device code: the image runs no kernels of its own on sm_90 (no library or program "
+                               "in it carries NVIDIA device code), so there is nothing to fail",
+                               NULL),
+                         XPU_CODE_NATIVE);
+        ck_assert_int_eq(judge(o, 1, "gfx942", &env, "no device code: the image runs no kernels of its own on gfx942", NULL),
+                         XPU_CODE_NATIVE);
         xpu_object_clear(&o[0]);
         o[0] = from_json("{\"path\":\"usr/lib/libcublas.so.13\",\"soname\":\"libcublas.so.13\",\"kind\":\"elf\","
                          "\"vendor\":\"nvidia\",\"library\":\"libcublas\"}");
         ck_assert_int_eq(judge(o, 1, "gfx942", &env, "this image has CUDA (libcublas.so.13) and nothing for AMD", NULL),
                          XPU_CODE_CANNOT_RUN);
         xpu_object_clear(&o[0]);
+}
+END_TEST
+
+/* A CUDA image on an AMD GPU: the reason names three libraries and counts the rest; the blocking
+ * list (data) has them all. */
+START_TEST(test_judge_other_vendor_names_a_few) {
+        struct xpu_code_env env = { .hsa_xnack = -1 };
+        static const char *const libs[] = { "libcublas.so.13", "libcublasLt.so.13", "libcudart.so.13", "libcufft.so.12",
+                                            "libnccl.so.2" };
+        struct xpu_object o[5];
+        for (size_t i = 0; i < 5; i++) {
+                char json[256];
+                snprintf(json, sizeof json, "{\"path\":\"usr/lib/%s\",\"soname\":\"%s\",\"kind\":\"elf\",\"vendor\":\"nvidia\"}",
+                         libs[i], libs[i]);
+                o[i] = from_json(json);
+        }
+        struct xpu_code_verdict v;
+        ck_assert_int_eq(judge(o, 5, "gfx90a", &env,
+                               "this image has CUDA (libcublas.so.13, libcublasLt.so.13, libcudart.so.13 and 2 more) and "
+                               "nothing for AMD; it cannot run on gfx90a",
+                               &v),
+                         XPU_CODE_CANNOT_RUN);
+        ck_assert_uint_eq(v.n_blocking, 5);
+        ck_assert_str_eq(v.blocking[4], "usr/lib/libnccl.so.2");
+        xpu_code_verdict_clear(&v);
+        /* Three: all named, nothing more. */
+        ck_assert_int_eq(judge(o, 3, "gfx90a", &env, "(libcublas.so.13, libcublasLt.so.13, libcudart.so.13) and nothing",
+                               NULL),
+                         XPU_CODE_CANNOT_RUN);
+        for (size_t i = 0; i < 5; i++)
+                xpu_object_clear(&o[i]);
 }
 END_TEST
 
@@ -494,12 +531,20 @@ START_TEST(test_judge_files) {
         o[2] = from_json(AMD_LIB("opt/lib/libhip.so", "\"gfx1100\""));
         struct xpu_code_verdict v;
         ck_assert_int_eq(judge(o, 3, "gfx1100", &env, NULL, &v), XPU_CODE_NATIVE);
-        ck_assert_uint_eq(xpu_strv_length(v.file_issues), 1);
-        ck_assert_str_eq(v.file_issues[0], "opt/k: 2 AMD kernel file(s), none for gfx1100");
+        ck_assert_uint_eq(v.n_file_issues, 1);
+        ck_assert_str_eq(v.file_issues[0].dir, "opt/k"); /* the directory as data, not only in words */
+        ck_assert_str_eq(v.file_issues[0].message, "2 AMD kernel file(s), none for gfx1100");
         xpu_code_verdict_clear(&v);
         ck_assert_int_eq(judge(o, 3, "gfx942", &env, NULL, &v), XPU_CODE_CANNOT_RUN); /* libhip.so decides */
         ck_assert_ptr_null(v.file_issues);
+        ck_assert_uint_eq(v.n_file_issues, 0);
         xpu_code_verdict_clear(&v);
+        /* Kernel files only: no library carries code, so nothing fails; the files are an issue. */
+        ck_assert_int_eq(judge(o, 2, "gfx1100", &env,
+                               "no device code: the image runs no kernels of its own on gfx1100 (no library or program "
+                               "in it carries AMD device code; its standalone kernel files are judged apart, as issues)",
+                               NULL),
+                         XPU_CODE_NATIVE);
         for (size_t i = 0; i < 3; i++)
                 xpu_object_clear(&o[i]);
 }
@@ -648,6 +693,7 @@ static Suite *audit_suite(void) {
         tcase_add_test(tc, test_object_malformed);
         tcase_add_test(tc, test_walk_hostile);
         tcase_add_test(tc, test_judge_nvidia);
+        tcase_add_test(tc, test_judge_other_vendor_names_a_few);
         tcase_add_test(tc, test_judge_amd);
         tcase_add_test(tc, test_judge_files);
         tcase_add_test(tc, test_judge_unknown_target);
