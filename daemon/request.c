@@ -10,6 +10,8 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "render-json.h"
+#include "render-prom.h"
 
 /* ---- routes --------------------------------------------------------------------------------- */
 
@@ -191,4 +193,33 @@ enum xpud_request_body xpud_framing_body(const struct xpud_framing *f, const cha
         if (f->n_transfer_encoding > 0 || (f->n_content_length > 0 && f->content_length > 0))
                 return XPUD_BODY_PRESENT;
         return XPUD_BODY_NONE;
+}
+
+const char *xpud_request_line_fault(const void *line, const char *method, const char *url, const char *version) {
+        if (!line || (const char *)line + 1 != version)
+                return XPUD_REQUEST_LINE_WHY;
+        const char *method_end = url - 1;
+        while (method_end > method && *method_end == ' ')
+                method_end--;
+        return xpud_request_bytes_ok(method, (size_t)(method_end - method)) ? NULL : XPUD_REQUEST_LINE_WHY;
+}
+
+/* /metrics: xpud_render_prom() has one body per snapshot and no route. */
+static int render_prom(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
+        return xpud_render_prom(s, ret, ret_len);
+}
+
+/* The renderer of each cached route, by enum xpud_route. */
+static const struct xpud_renderer renderers[_XPUD_ROUTE_CACHED_MAX] = {
+        [XPUD_ROUTE_METRICS] = { render_prom, XPUD_CONTENT_TYPE_PROM },
+        [XPUD_ROUTE_DEVICES] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_HEALTH] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_EVENTS] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+        [XPUD_ROUTE_VERSION] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
+};
+
+int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out) {
+        if ((unsigned)route >= ELEMENTSOF(renderers))
+                return -EINVAL;
+        return xpud_snapshot_body(snap, route, &renderers[route], out);
 }

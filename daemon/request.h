@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What xpud makes of a request before it answers, as pure functions (no sockets, no
- * libmicrohttpd): the route of its path, the percent-decoding of the path, how its body is
- * framed, and the JSON error body. The server (server.c) calls them on every request; the unit
+ * libmicrohttpd): the bytes of its request line, the route of its path, the percent-decoding of
+ * the path, how its body is framed, the body a cached route answers, and the JSON error body. The server (server.c) calls them on every request; the unit
  * tests and the fuzz target (tests/fuzz/fuzz-xpud-route.c) call them directly. */
 #pragma once
 
@@ -50,6 +50,15 @@ size_t xpud_uri_unescape(char *uri);
  * (section 3) allows in neither. Bytes above 0x7f are left to the route. */
 bool xpud_request_bytes_ok(const char *p, size_t len);
 
+/* Why the request line is refused (XPUD_REQUEST_LINE_WHY), or NULL. LINE: the end of the request
+ * target as the URI log callback saw it (a C string, so a NUL the client sent ends it early), or
+ * NULL. libmicrohttpd 0.9.75 cuts the line into C strings in place, in its read buffer: METHOD, a
+ * NUL where the first space was, the spaces before the target, the target, a NUL where the space
+ * before the version was, VERSION (8 bytes, checked by libmicrohttpd). The target held a NUL of its
+ * own when LINE is not right before VERSION; the method's bytes are what lies before the NUL that
+ * precedes URL's spaces, NULs the client sent included. */
+const char *xpud_request_line_fault(const void *line, const char *method, const char *url, const char *version);
+
 /* The JSON error body {"error": MESSAGE, "status": STATUS} (MESSAGE escaped as JSON needs),
  * malloc'ed, *LEN bytes without a trailing NUL (there is one). NULL on -ENOMEM. */
 char *xpud_error_json(unsigned status, const char *message, size_t *len);
@@ -95,3 +104,9 @@ enum xpud_request_body {
  * Content-Length together with Transfer-Encoding. *WHY (may be NULL) is then the one-line reason for the 400
  * body, a static string; otherwise NULL. */
 enum xpud_request_body xpud_framing_body(const struct xpud_framing *f, const char **why);
+
+/* The body of the cached ROUTE for SNAP: xpud_snapshot_body() with the route's renderer from the
+ * table of request.c (Prometheus text for /metrics, render-prom.h; JSON for the /v1 routes,
+ * render-json.h), so every caller gets the one body cached with the snapshot. Returns 0 and *OUT,
+ * -EINVAL for a route that is not cached, or -ENOMEM. */
+int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out);

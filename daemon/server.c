@@ -21,31 +21,8 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "render-json.h"
-#include "render-prom.h"
 
 #define CONTENT_TYPE_JSON XPUD_CONTENT_TYPE_JSON
-
-/* ---- bodies ------------------------------------------------------------------------------------ */
-
-/* /metrics: xpud_render_prom() has one body per snapshot and no route. */
-static int render_prom(const struct xpud_snapshot *s, enum xpud_route route, char **ret, size_t *ret_len) {
-        return xpud_render_prom(s, ret, ret_len);
-}
-
-/* The renderer of each cached route, by enum xpud_route. */
-static const struct xpud_renderer renderers[_XPUD_ROUTE_CACHED_MAX] = {
-        [XPUD_ROUTE_METRICS] = { render_prom, XPUD_CONTENT_TYPE_PROM },
-        [XPUD_ROUTE_DEVICES] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
-        [XPUD_ROUTE_HEALTH] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
-        [XPUD_ROUTE_EVENTS] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
-        [XPUD_ROUTE_VERSION] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
-};
-
-int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out) {
-        if ((unsigned)route >= ELEMENTSOF(renderers))
-                return -EINVAL;
-        return xpud_snapshot_body(snap, route, &renderers[route], out);
-}
 
 /* ---- server state ----------------------------------------------------------------------------- */
 
@@ -208,11 +185,9 @@ static char bad_target;
 /* MHD_OPTION_URI_LOG_CALLBACK, called once the request line is read and before any header field
  * is, with the target (URI) as the client sent it: neither split at '?' nor percent-decoded yet.
  *
- * The target's bytes are checked here, the only place that sees them raw. libmicrohttpd 0.9.75
- * hands it over as a C string, so a NUL the client sent cuts it short ("/v1/devices/0<NUL>x"
- * reads "/v1/devices/0"): the end found here is returned as the request's context, and
- * request_line_fault() compares it with where the version starts, which a NUL cannot move.
- * Returns &bad_target for a control byte before the end.
+ * The target's bytes are checked here, the only place that sees them raw: the end of the C
+ * string (a NUL the client sent cuts it short) is returned as the request's context for
+ * xpud_request_line_fault(), &bad_target for a control byte before it.
  *
  * Also: put a "Content-Length: 0" field of our own first in the request's header list. libmicrohttpd
  * 0.9.75 frames the body by the first Content-Length field only, and answers a value it cannot
@@ -231,21 +206,6 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
         return xpud_request_bytes_ok(uri, len) ? (void *)(uri + len) : &bad_target;
 }
 
-/* Why the request line is refused (XPUD_REQUEST_LINE_WHY), or NULL. LINE: what on_request_line()
- * returned. libmicrohttpd 0.9.75 cuts the line into C strings in place, in its read buffer:
- * METHOD, a NUL where the first space was, the spaces before the target, the target, a NUL where
- * the space before the version was, VERSION (8 bytes, checked by libmicrohttpd). The method's
- * bytes are what lies before the NUL that precedes those spaces, NULs the client sent included;
- * the target held a NUL of its own when its end as on_request_line() saw it is not right before
- * VERSION. */
-static const char *request_line_fault(const void *line, const char *method, const char *url, const char *version) {
-        if (!line || line == &bad_target || (const char *)line + 1 != version)
-                return XPUD_REQUEST_LINE_WHY;
-        const char *method_end = url - 1;
-        while (method_end > method && *method_end == ' ')
-                method_end--;
-        return xpud_request_bytes_ok(method, (size_t)(method_end - method)) ? NULL : XPUD_REQUEST_LINE_WHY;
-}
 
 /* MHD_get_connection_values() iterator: every header field but ours into the framing. */
 static enum MHD_Result add_framing_field(void *cls, enum MHD_ValueKind kind, const char *name, const char *value) {
@@ -324,7 +284,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (*req_cls != &first_seen) {
                 /* A request line refused is answered as a request whose end is unclear: 400,
                  * closed. */
-                why = request_line_fault(*req_cls, method, url, version);
+                why = *req_cls == &bad_target ? XPUD_REQUEST_LINE_WHY
+                                                  : xpud_request_line_fault(*req_cls, method, url, version);
                 framing = why ? XPUD_BODY_AMBIGUOUS : request_body(c, &why);
                 if (framing == XPUD_BODY_NONE) {
                         *req_cls = &first_seen;

@@ -8,7 +8,7 @@
  *   /healthz                   200 {"status":"ok"} while the server runs
  *   /readyz                    200 {"status":"ready"} once a snapshot exists, else 503
  *   /v1/version /v1/devices /v1/health /v1/events /metrics
- *                              the snapshot's cached body (xpud_route_body), 503 before one
+ *                              the snapshot's cached body (xpud_route_body, request.h), 503 before one
  *   /v1/devices/{key}          xpud_render_device_json(key): 200, or 404 for no such device
  * The TCP listener serves /metrics only (everything else 404) and checks no credentials. Before
  * the peer check and the route, a request whose end is unclear (xpud_framing_body(): two
@@ -65,12 +65,6 @@ struct xpud_server_config {
         size_t memory_limit;       /* 0: XPUD_CONNECTION_MEMORY */
         unsigned threads;          /* polling threads per listener; 0 or 1: one (MHD thread pool above) */
 };
-
-/* The body of the cached ROUTE for SNAP: xpud_snapshot_body() with the route's renderer from the
- * server's table (Prometheus text for /metrics, render-prom.h; JSON for the /v1 routes,
- * render-json.h), so every caller gets the one body cached with the snapshot. Returns 0 and *OUT,
- * -EINVAL for a route that is not cached, or -ENOMEM. */
-int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out);
 
 struct xpud_server;
 

@@ -333,66 +333,6 @@ static int context_plan(struct context *c, const struct xpu_plan_facts *facts, c
         return xpu_plan_warn_seccomp(*ret, c->seccomp);
 }
 
-/* How many of the missing device nodes warn_not_given() names before "and N more". */
-#define NOT_GIVEN_NODES_NAMED 3
-
-/* Is node K of device I of INV's path one of an earlier node (GPUs share some: /dev/kfd)? */
-static bool node_named_before(const struct xpu_inventory *inv, size_t i, size_t k) {
-        for (size_t j = 0; j <= i; j++)
-                for (size_t m = 0; m < (j == i ? k : inv->devices[j].n_nodes); m++)
-                        if (strcmp(inv->devices[j].nodes[m].path, inv->devices[i].nodes[k].path) == 0)
-                                return true;
-        return false;
-}
-
-/* GPUs the host has whose device nodes this container lacks, when nothing was selected: the
- * start falls back to the cpu profile, which is what a pod that forgot its GPU resource (or a
- * `docker run` without --gpus) looks like. A vendor whose variable said none or void asked for
- * that and is not warned about. The nodes looked for are named, with the dev root when it is not
- * "/": a --dev-root one level off (DIR/dev for DIR) looks the same as a container given no GPU. */
-static void warn_not_given(const struct context *c) {
-        for (size_t i = 0; i < c->inv->n_devices; i++)
-                if (c->sel->selected[i])
-                        return;
-        bool dev_root = strcmp(c->roots.dev, "/") != 0;
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
-                if (c->sel->request[v] == XPU_REQUEST_NONE || c->sel->request[v] == XPU_REQUEST_VOID)
-                        continue;
-                size_t found = 0, given = 0, missing = 0, used = 0;
-                char nodes[4 * sizeof c->inv->devices[0].nodes[0].path] = "";
-                for (size_t i = 0; i < c->inv->n_devices; i++) {
-                        const struct xpu_device *d = &c->inv->devices[i];
-                        if (d->vendor != (enum xpu_vendor)v)
-                                continue;
-                        found++;
-                        given += xpu_device_available(d);
-                        for (size_t k = 0; k < d->n_nodes; k++) {
-                                if (d->nodes[k].optional || d->nodes[k].present || node_named_before(c->inv, i, k) ||
-                                    missing++ >= NOT_GIVEN_NODES_NAMED || used >= sizeof nodes)
-                                        continue;
-                                int w = snprintf(nodes + used, sizeof nodes - used, "%s%s", used ? ", " : "",
-                                                 d->nodes[k].path);
-                                used += w > 0 ? (size_t)w : 0;
-                        }
-                }
-                if (found == 0 || given > 0)
-                        continue;
-                char more[48] = "", where[sizeof nodes + sizeof more + PATH_MAX + 128] = "";
-                if (missing > NOT_GIVEN_NODES_NAMED)
-                        snprintf(more, sizeof more, " and %zu more", missing - NOT_GIVEN_NODES_NAMED);
-                if (missing > 0 && dev_root)
-                        snprintf(where, sizeof where,
-                                 "; looked for %s%s under the dev root %s: not found (the dev root is the directory "
-                                 "that holds dev/)",
-                                 nodes, more, c->roots.dev);
-                else if (missing > 0)
-                        snprintf(where, sizeof where, "; looked for %s%s: not found", nodes, more);
-                log_warning("found %zu %s GPU%s, 0 given to this container: request them (--gpus/--device, "
-                            "a Kubernetes resource or a CDI device)%s",
-                            found, xpu_vendor_display_name(v), found == 1 ? "" : "s", where);
-        }
-}
-
 static void log_no_devices(const struct xpu_inventory *inv) {
         if (inv->n_devices > 0)
                 return;
@@ -439,7 +379,7 @@ static int reopen_roots(struct context *c) {
 static int run(struct context *c) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return xpu_stop_requested() ?: EXIT_SETUP;
-        warn_not_given(c);
+        xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev);
         log_no_devices(c->inv);
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         c->container_path = "/";
@@ -683,7 +623,7 @@ static int cmd_plan(struct context *c, bool inject) {
         if (context_probe(c) != 0 || context_select(c) < 0)
                 return EXIT_SETUP;
         if (!inject)
-                warn_not_given(c); /* what a start would say */
+                xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev); /* what a start would say */
         c->container_path = inject ? opt.rootfs : "/";
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         if (inject && opt.inject == XPU_INJECT_AUTO)

@@ -8,6 +8,7 @@
  * runtime did not give is an error, never a silent widening. Nothing here logs. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -584,4 +585,60 @@ size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inven
                 if (s->selected[i] && inv->devices[i].vendor == vendor)
                         n++;
         return n;
+}
+
+/* How many of the missing device nodes xpu_selection_warn_not_given() names before "and N more". */
+#define NOT_GIVEN_NODES_NAMED 3
+
+/* Is node K of device I of INV's path one of an earlier node (GPUs share some: /dev/kfd)? */
+static bool node_named_before(const struct xpu_inventory *inv, size_t i, size_t k) {
+        for (size_t j = 0; j <= i; j++)
+                for (size_t m = 0; m < (j == i ? k : inv->devices[j].n_nodes); m++)
+                        if (strcmp(inv->devices[j].nodes[m].path, inv->devices[i].nodes[k].path) == 0)
+                                return true;
+        return false;
+}
+
+void xpu_selection_warn_not_given(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                                  const char *dev_root) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (sel->selected[i])
+                        return;
+        bool elsewhere = strcmp(dev_root, "/") != 0;
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                if (sel->request[v] == XPU_REQUEST_NONE || sel->request[v] == XPU_REQUEST_VOID)
+                        continue;
+                size_t found = 0, given = 0, missing = 0, used = 0;
+                char nodes[4 * sizeof inv->devices[0].nodes[0].path] = "";
+                for (size_t i = 0; i < inv->n_devices; i++) {
+                        const struct xpu_device *d = &inv->devices[i];
+                        if (d->vendor != (enum xpu_vendor)v)
+                                continue;
+                        found++;
+                        given += xpu_device_available(d);
+                        for (size_t k = 0; k < d->n_nodes; k++) {
+                                if (d->nodes[k].optional || d->nodes[k].present || node_named_before(inv, i, k) ||
+                                    missing++ >= NOT_GIVEN_NODES_NAMED || used >= sizeof nodes)
+                                        continue;
+                                int w = snprintf(nodes + used, sizeof nodes - used, "%s%s", used ? ", " : "",
+                                                 d->nodes[k].path);
+                                used += w > 0 ? (size_t)w : 0;
+                        }
+                }
+                if (found == 0 || given > 0)
+                        continue;
+                char more[48] = "", where[sizeof nodes + sizeof more + PATH_MAX + 128] = "";
+                if (missing > NOT_GIVEN_NODES_NAMED)
+                        snprintf(more, sizeof more, " and %zu more", missing - NOT_GIVEN_NODES_NAMED);
+                if (missing > 0 && elsewhere)
+                        snprintf(where, sizeof where,
+                                 "; looked for %s%s under the dev root %s: not found (the dev root is the directory "
+                                 "that holds dev/)",
+                                 nodes, more, dev_root);
+                else if (missing > 0)
+                        snprintf(where, sizeof where, "; looked for %s%s: not found", nodes, more);
+                log_warning("found %zu %s GPU%s, 0 given to this container: request them (--gpus/--device, "
+                            "a Kubernetes resource or a CDI device)%s",
+                            found, xpu_vendor_display_name(v), found == 1 ? "" : "s", where);
+        }
 }

@@ -124,3 +124,12 @@ int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selecti
 /* Number of selected devices of VENDOR. */
 size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,
                            enum xpu_vendor vendor);
+
+/* Warn when INV has GPUs of a vendor but SEL got none of them because this container lacks their
+ * device nodes, and nothing was selected: the start falls back to the cpu profile, which is what a
+ * pod that forgot its GPU resource (or a `docker run` without --gpus) looks like. A vendor whose
+ * variable said none or void asked for that and is not warned about. The nodes looked for are
+ * named, with DEV_ROOT when it is not "/": a --dev-root one level off (DIR/dev for DIR) looks the
+ * same as a container given no GPU. */
+void xpu_selection_warn_not_given(const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                                  const char *dev_root);
