@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devcode/find.h"
 #include "devcode/le.h"
 
 #define CONTAINER_HEADER 16u
@@ -103,7 +104,7 @@ int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *user
         uint64_t walked = 0; /* entry headers read in this scan: bounded, whatever the buffer holds */
 
         while (pos + CONTAINER_HEADER <= len) {
-                const uint8_t *m = memmem(buf + pos, len - pos, magic, sizeof magic);
+                const uint8_t *m = xpu_find4(buf + pos, len - pos, magic);
                 if (!m)
                         break;
                 size_t off = (size_t)(m - buf);
