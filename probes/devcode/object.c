@@ -259,9 +259,51 @@ static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
         return 0;
 }
 
-/* Map FD[OFFSET, OFFSET + LEN) read-only and run the scan WHAT over it, SECTION naming it in
- * messages. Returns the number of containers or bundles found, or -ENOMEM (other problems are
- * recorded in the object). */
+/* Map FD[OFFSET, OFFSET + LEN) read-only and run the bundle scan over it, in place (a CCOB's
+ * stream is decompressed from the mapping). Returns the scan's result, or 0 when the mapping failed
+ * or the file shrank (recorded in the object). */
+static int scan_mapped(int fd, uint64_t offset, uint64_t len, struct scan *s) {
+        struct xpu_object *o = s->o;
+        long page = sysconf(_SC_PAGESIZE);
+        uint64_t start = offset & ~(uint64_t)(page - 1), delta = offset - start;
+        if (len > SIZE_MAX - delta) {
+                set_malformed(o, "%s: %llu bytes cannot be mapped", s->section, (unsigned long long)len);
+                return 0;
+        }
+        size_t map_len = (size_t)(len + delta);
+        uint8_t *map = mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+        if (map == MAP_FAILED) {
+                if (errno == ENOMEM)
+                        return -ENOMEM;
+                set_malformed(o, "%s: cannot be mapped: %s", s->section, strerror(errno));
+                return 0;
+        }
+        /* Headers are visited far apart: no readahead of the payloads between them. */
+        (void)madvise(map, map_len, MADV_RANDOM);
+        s->buf = map + delta;
+        s->len = (size_t)len;
+        struct sigaction sa = { .sa_handler = on_sigbus }, old;
+        sigemptyset(&sa.sa_mask);
+        sigjmp_buf jump;
+        volatile int r = 0;
+        (void)sigaction(SIGBUS, &sa, &old);
+        if (sigsetjmp(jump, 1) == 0) {
+                bus_jump = &jump;
+                r = xpu_bundle_scan(s->buf, s->len, amd_bundle, s);
+        } else {
+                set_malformed(o, "%s: the file shrank while it was read; audit the image when nothing writes to it",
+                              s->section);
+                r = 0;
+        }
+        bus_jump = NULL;
+        (void)sigaction(SIGBUS, &old, NULL);
+        munmap(map, map_len);
+        return r;
+}
+
+/* Run the scan WHAT over FD[OFFSET, OFFSET + LEN), SECTION naming it in messages: bundles in a
+ * mapping, fatbin containers through pread (xpu_fatbin_scan_fd). Returns the number of containers
+ * or bundles found, or -ENOMEM (other problems are recorded in the object). */
 static int scan_region(int fd, uint64_t offset, uint64_t len, struct xpu_object *o, const char *section,
                        enum scan_what what) {
         if (len == 0)
@@ -272,40 +314,14 @@ static int scan_region(int fd, uint64_t offset, uint64_t len, struct xpu_object 
                               section, (unsigned long long)len, (unsigned)(SECTION_SCAN_MAX >> 30));
                 return 0;
         }
-        long page = sysconf(_SC_PAGESIZE);
-        uint64_t start = offset & ~(uint64_t)(page - 1), delta = offset - start;
-        if (len > SIZE_MAX - delta) {
-                set_malformed(o, "%s: %llu bytes cannot be mapped", section, (unsigned long long)len);
-                return 0;
-        }
-        size_t map_len = (size_t)(len + delta);
-        uint8_t *map = mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
-        if (map == MAP_FAILED) {
-                if (errno == ENOMEM)
-                        return -ENOMEM;
-                set_malformed(o, "%s: cannot be mapped: %s", section, strerror(errno));
-                return 0;
-        }
-        /* Headers are visited far apart: no readahead of the payloads between them. */
-        (void)madvise(map, map_len, MADV_RANDOM);
-        struct scan s = { .o = o, .section = section, .what = what, .buf = map + delta, .len = (size_t)len };
-        struct sigaction sa = { .sa_handler = on_sigbus }, old;
-        sigemptyset(&sa.sa_mask);
-        sigjmp_buf jump;
-        volatile int r = 0;
-        (void)sigaction(SIGBUS, &sa, &old);
-        if (sigsetjmp(jump, 1) == 0) {
-                bus_jump = &jump;
-                r = what == SCAN_BUNDLE ? xpu_bundle_scan(s.buf, s.len, amd_bundle, &s)
-                                        : xpu_fatbin_scan(s.buf, s.len, nv_container, &s);
-        } else {
+        struct scan s = { .o = o, .section = section, .what = what };
+        int r = what == SCAN_BUNDLE ? scan_mapped(fd, offset, len, &s)
+                                    : xpu_fatbin_scan_fd(fd, offset, len, nv_container, &s);
+        if (r == -ENODATA)
                 set_malformed(o, "%s: the file shrank while it was read; audit the image when nothing writes to it",
                               section);
-                r = 0;
-        }
-        bus_jump = NULL;
-        (void)sigaction(SIGBUS, &old, NULL);
-        munmap(map, map_len);
+        else if (r < 0 && r != -ENOMEM && r != -E2BIG)
+                set_malformed(o, "%s: cannot be read: %s", section, strerror(-r));
         if (r == -ENOMEM)
                 return r;
         if (r == -E2BIG)
