@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devcode/find.h"
 #include "devcode/le.h"
 
 #define MAGIC_LEN 24u
@@ -179,7 +180,7 @@ int xpu_bundle_scan(const uint8_t *buf, size_t len, xpu_bundle_cb cb, void *user
                         need = len;
                 if (!ccob && ccob_to < need) {
                         size_t from = ccob_to > pos ? ccob_to : pos;
-                        ccob = memmem(buf + from, need - from, XPU_CCOB_MAGIC, 4);
+                        ccob = xpu_find4(buf + from, need - from, (const uint8_t *)XPU_CCOB_MAGIC);
                         ccob_to = ccob ? (size_t)(ccob - buf) : need;
                 }
                 const uint8_t *m = plain && (!ccob || plain < ccob) ? plain : ccob;

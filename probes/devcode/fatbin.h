@@ -99,6 +99,19 @@ typedef int (*xpu_fatbin_cb)(const struct xpu_fatbin_container *c, void *userdat
  * stand), or the callback's negative value. */
 int xpu_fatbin_scan(const uint8_t *buf, size_t len, xpu_fatbin_cb cb, void *userdata);
 
+/* Called with each run of bytes the search for the magic looked at, from offset OFF: the bytes
+ * between the containers a scan skips, in order (a run may repeat a few bytes of the one before),
+ * never a valid container's. */
+typedef void (*xpu_fatbin_seen_cb)(size_t off, const uint8_t *p, size_t n, void *userdata);
+
+/* xpu_fatbin_scan() of the LEN bytes at OFFSET of the file FD, read through a window of pread(2)s
+ * (window.h) instead of mapped. The same containers, entries and bounds as xpu_fatbin_scan() on
+ * those bytes (offsets count from OFFSET); SEEN (may be NULL) gets the bytes searched, with
+ * USERDATA. Returns what xpu_fatbin_scan() returns, -ENODATA when the file ends before OFFSET +
+ * LEN (it shrank), or pread's -errno. */
+int xpu_fatbin_scan_fd(int fd, uint64_t offset, uint64_t len, xpu_fatbin_cb cb, xpu_fatbin_seen_cb seen,
+                       void *userdata);
+
 /* True when the stored cubin CUBIN[0..LEN) is an ELF64 object with at least one section whose
  * name starts with ".text." (one per kernel). Sets *OK false when it is not a readable ELF64
  * object (bad magic, section headers or string table out of bounds). */

@@ -210,7 +210,10 @@ static int scan_ranges(int fd, const struct xpu_elf *e, struct range *r, size_t 
                 end = r[i].offset + r[i].size;
                 bool dedicated =
                         r[i].what == XPU_SCAN_BUNDLE || r[i].what == XPU_SCAN_RELFATBIN || strcmp(r[i].name, ".nv_fatbin") == 0;
-                q = xpu_object_scan(fd, r[i].offset, r[i].size, o, r[i].name, r[i].what, marks);
+                /* Kernels are registered by names kept with the other string constants, in .rodata:
+                 * the marks are looked for there, not in every data section. */
+                bool names = r[i].what == XPU_SCAN_MARKS || strcmp(r[i].name, ".rodata") == 0;
+                q = xpu_object_scan(fd, r[i].offset, r[i].size, o, r[i].name, r[i].what, names ? marks : NULL);
                 if (q == 0 && dedicated)
                         xpu_object_set_malformed(o, "section %s holds no valid %s", r[i].name,
                                       r[i].what == XPU_SCAN_BUNDLE ? "offload bundle" : "fatbin container");

@@ -18,6 +18,7 @@
 #include "devcode/ccob.h"
 #include "devcode/compat.h"
 #include "devcode/fatbin.h"
+#include "devcode/find.h"
 
 /* The largest section scanned (the largest real .nv_fatbin, cuBLASLt 13's, is 140 MB): a bound on
  * the time one crafted or sparse file can take. */
@@ -47,37 +48,57 @@ struct scan {
         size_t len;
         size_t found;
         bool *marks;     /* look for the parallel-algorithm marks where *MARKS is false */
-        size_t searched; /* BUF[0..SEARCHED) was searched for them */
+        uint8_t tail[16]; /* the last bytes searched for them, up to offset TAIL_END */
+        size_t tail_len, tail_end;
 };
 
 /* Mangled-name prefixes of template instantiations from the parallel-algorithm libraries (Thrust,
- * CUB, rocPRIM, hipCUB); each starts with "_ZN". */
+ * CUB, rocPRIM, hipCUB), by their first four bytes (found with xpu_find4, at memory speed). */
 static bool has_marks(const uint8_t *p, size_t len) {
-        static const char *const rest[] = { "6thrust", "K6thrust", "3cub", "7rocprim", "6hipcub" };
-        for (const uint8_t *end = p + len; len >= 3;) {
-                const uint8_t *z = memmem(p, len, "_ZN", 3);
-                if (!z)
-                        return false;
-                z += 3;
-                for (size_t i = 0; i < ELEMENTSOF(rest); i++) {
-                        size_t n = strlen(rest[i]);
-                        if ((size_t)(end - z) >= n && memcmp(z, rest[i], n) == 0)
+        static const struct {
+                char head[5];
+                const char *mark;
+        } marks[] = {
+                { "_ZN6", "_ZN6thrust" }, { "_ZN6", "_ZN6hipcub" }, { "_ZNK", "_ZNK6thrust" },
+                { "_ZN3", "_ZN3cub" },    { "_ZN7", "_ZN7rocprim" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(marks); i++) {
+                size_t n = strlen(marks[i].mark);
+                for (const uint8_t *q = p, *end = p + len; (size_t)(end - q) >= n;) {
+                        const uint8_t *z = xpu_find4(q, (size_t)(end - q), (const uint8_t *)marks[i].head);
+                        if (!z || (size_t)(end - z) < n)
+                                break;
+                        if (memcmp(z, marks[i].mark, n) == 0)
                                 return true;
+                        q = z + 1;
                 }
-                p = z;
-                len = (size_t)(end - z);
         }
         return false;
 }
 
-/* Search BUF[s->searched..TO) for the marks (device-code scans call it for the bytes between the
- * containers they skip, which the magic search has just read: no byte is read twice). */
-static void search_marks(struct scan *s, size_t to) {
-        if (!s->marks || *s->marks || to <= s->searched)
+/* The longest mark, "_ZNK6thrust": a mark split between two runs of bytes is found by joining the
+ * end of one to the start of the next. */
+#define MARK_MAX 11u
+
+/* The marks in the run of bytes P[0..N) at offset OFF of the range (a device-code scan hands over
+ * the bytes its search for the magic read, between the containers it skips: no byte is read
+ * twice; a run may continue or overlap the one before). */
+static void search_marks(size_t off, const uint8_t *p, size_t n, void *userdata) {
+        struct scan *s = userdata;
+        if (!s->marks || *s->marks || n == 0)
                 return;
-        /* A mark cut by a container boundary is not one: kernel names are whole strings. */
-        *s->marks = has_marks(s->buf + s->searched, to - s->searched);
-        s->searched = to;
+        if (s->tail_len && off <= s->tail_end && off + n > s->tail_end) {
+                uint8_t joint[2 * MARK_MAX];
+                size_t skip = s->tail_end - off, more = n - skip < MARK_MAX ? n - skip : MARK_MAX;
+                memcpy(joint, s->tail, s->tail_len);
+                memcpy(joint + s->tail_len, p + skip, more);
+                *s->marks = has_marks(joint, s->tail_len + more);
+        }
+        if (!*s->marks)
+                *s->marks = has_marks(p, n);
+        s->tail_len = n < MARK_MAX - 1 ? n : MARK_MAX - 1;
+        memcpy(s->tail, p + n - s->tail_len, s->tail_len);
+        s->tail_end = off + n;
 }
 
 /* Count WHAT against the object's budget. Returns 0, or -ECANCELED with the object marked when a
@@ -104,13 +125,9 @@ static int nv_container(const struct xpu_fatbin_container *c, void *userdata) {
         s->found++;
         if ((r = spend(s, c->n_entries + 1, 0)) < 0)
                 return r;
-        if (c->malformed) {
+        if (c->malformed)
                 xpu_object_set_malformed(o, "%s: the fatbin container at offset %llu is malformed: %s", s->section,
-                              (unsigned long long)c->offset, c->reason);
-        } else {
-                search_marks(s, (size_t)c->offset);
-                s->searched = (size_t)(c->offset + c->size);
-        }
+                                         (unsigned long long)c->offset, c->reason);
         if (!rel)
                 o->nv_containers++;
         for (size_t i = 0; i < c->n_entries; i++) {
@@ -229,20 +246,15 @@ static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
         return 0;
 }
 
-int xpu_object_scan(int fd, uint64_t offset, uint64_t len, struct xpu_object *o, const char *section,
-                       enum xpu_scan_what what, bool *marks) {
-        if (len == 0)
-                return 0;
-        if (len > SECTION_SCAN_MAX) {
-                xpu_object_set_malformed(o, "%s: %llu bytes, more device code than any real library has (at most %u GiB are "
-                              "read): not read",
-                              section, (unsigned long long)len, (unsigned)(SECTION_SCAN_MAX >> 30));
-                return 0;
-        }
+/* Map FD[OFFSET, OFFSET + LEN) read-only and run the bundle scan over it in place (a CCOB's stream
+ * is decompressed from the mapping). Returns the scan's result, or 0 when the mapping failed or the
+ * file shrank (recorded in the object). */
+static int scan_mapped(int fd, uint64_t offset, uint64_t len, struct scan *s) {
+        struct xpu_object *o = s->o;
         long page = sysconf(_SC_PAGESIZE);
         uint64_t start = offset & ~(uint64_t)(page - 1), delta = offset - start;
         if (len > SIZE_MAX - delta) {
-                xpu_object_set_malformed(o, "%s: %llu bytes cannot be mapped", section, (unsigned long long)len);
+                xpu_object_set_malformed(o, "%s: %llu bytes cannot be mapped", s->section, (unsigned long long)len);
                 return 0;
         }
         size_t map_len = (size_t)(len + delta);
@@ -250,13 +262,13 @@ int xpu_object_scan(int fd, uint64_t offset, uint64_t len, struct xpu_object *o,
         if (map == MAP_FAILED) {
                 if (errno == ENOMEM)
                         return -ENOMEM;
-                xpu_object_set_malformed(o, "%s: cannot be mapped: %s", section, strerror(errno));
+                xpu_object_set_malformed(o, "%s: cannot be mapped: %s", s->section, strerror(errno));
                 return 0;
         }
         /* Headers are visited far apart: no readahead of the payloads between them. */
         (void)madvise(map, map_len, MADV_RANDOM);
-        struct scan s = { .o = o, .work = &o->work, .section = section, .what = what, .buf = map + delta,
-                          .len = (size_t)len, .marks = marks };
+        s->buf = map + delta;
+        s->len = (size_t)len;
         struct sigaction sa = { .sa_handler = on_sigbus }, old;
         sigemptyset(&sa.sa_mask);
         sigjmp_buf jump;
@@ -264,26 +276,69 @@ int xpu_object_scan(int fd, uint64_t offset, uint64_t len, struct xpu_object *o,
         (void)sigaction(SIGBUS, &sa, &old);
         if (sigsetjmp(jump, 1) == 0) {
                 bus_jump = &jump;
-                r = what == XPU_SCAN_BUNDLE  ? xpu_bundle_scan(s.buf, s.len, amd_bundle, &s)
-                    : what == XPU_SCAN_MARKS ? 0
-                                         : xpu_fatbin_scan(s.buf, s.len, nv_container, &s);
-                if (r >= 0)
-                        search_marks(&s, s.len);
+                r = xpu_bundle_scan(s->buf, s->len, amd_bundle, s);
         } else {
-                xpu_object_set_malformed(o, "%s: the file shrank while it was read; audit the image when nothing writes to it",
-                              section);
+                xpu_object_set_malformed(o,
+                                         "%s: the file shrank while it was read; audit the image when nothing writes "
+                                         "to it",
+                                         s->section);
                 r = 0;
         }
         bus_jump = NULL;
         (void)sigaction(SIGBUS, &old, NULL);
         munmap(map, map_len);
+        return r;
+}
+
+/* Search FD[OFFSET, OFFSET + LEN) for the marks only, read in pieces, until they are found. Returns
+ * 0, -ENODATA when the file shrank, -ENOMEM or pread's -errno. */
+static int scan_marks(int fd, uint64_t offset, uint64_t len, struct scan *s) {
+        enum { PIECE = 256u << 10 };
+        _cleanup_free_ uint8_t *buf = malloc(PIECE);
+        if (!buf)
+                return -ENOMEM;
+        for (uint64_t at = 0; at < len && s->marks && !*s->marks;) {
+                size_t want = len - at < PIECE ? (size_t)(len - at) : PIECE;
+                ssize_t n = xpu_pread_full(fd, buf, want, offset + at);
+                if (n < 0)
+                        return (int)n;
+                if ((size_t)n < want)
+                        return -ENODATA;
+                search_marks((size_t)at, buf, want, s);
+                at += want;
+        }
+        return 0;
+}
+
+int xpu_object_scan(int fd, uint64_t offset, uint64_t len, struct xpu_object *o, const char *section,
+                    enum xpu_scan_what what, bool *marks) {
+        if (len == 0)
+                return 0;
+        if (len > SECTION_SCAN_MAX) {
+                xpu_object_set_malformed(o,
+                                         "%s: %llu bytes, more device code than any real library has (at most %u GiB "
+                                         "are read): not read",
+                                         section, (unsigned long long)len, (unsigned)(SECTION_SCAN_MAX >> 30));
+                return 0;
+        }
+        struct scan s = { .o = o, .work = &o->work, .section = section, .what = what, .marks = marks };
+        int r = what == XPU_SCAN_BUNDLE  ? scan_mapped(fd, offset, len, &s)
+                : what == XPU_SCAN_MARKS ? scan_marks(fd, offset, len, &s)
+                                         : xpu_fatbin_scan_fd(fd, offset, len, nv_container, search_marks, &s);
+        if (r == -ENODATA)
+                xpu_object_set_malformed(o,
+                                         "%s: the file shrank while it was read; audit the image when nothing writes "
+                                         "to it",
+                                         section);
+        else if (r < 0 && r != -ENOMEM && r != -E2BIG && r != -ECANCELED)
+                xpu_object_set_malformed(o, "%s: cannot be read: %s", section, strerror(-r));
         if (r == -ENOMEM || r == -ECANCELED)
                 return r;
         if (r == -E2BIG)
                 xpu_object_set_malformed_budget(o,
-                                     "%s: more device code than any real library holds (over %u entries or %u "
-                                     "architectures): not read further",
-                                     section, XPU_FATBIN_SCAN_ENTRIES_MAX, XPU_OBJECT_NAMES_MAX);
+                                                "%s: more device code than any real library holds (over %u entries "
+                                                "or %u architectures): not read further",
+                                                section, XPU_FATBIN_SCAN_ENTRIES_MAX, XPU_OBJECT_NAMES_MAX);
         if (s.found > 0 && what != XPU_SCAN_MARKS) {
                 int q = xpu_object_add_name(what == XPU_SCAN_BUNDLE ? &o->amd_sections : &o->nv_sections, section);
                 if (q < 0)

@@ -2,9 +2,9 @@
 /* One file of an image as the audit sees it: an ELF object (library or executable) or a
  * standalone device-code file, with its vendor, the vendor library it is, its lock-in layers, the
  * vendor libraries it needs, and the device code it carries. Read from a file descriptor: headers
- * with pread(2), device-code sections mapped read-only and walked header by header (fatbin.h,
- * bundle.h), so most payload bytes are never touched. Silent: problems are recorded in the
- * object (MALFORMED), never logged.
+ * with pread(2), fatbin sections through a window of preads (window.h) and bundle sections mapped
+ * read-only, both walked header by header (fatbin.h, bundle.h), so most payload bytes are never
+ * read from the disk. Silent: problems are recorded in the object (MALFORMED), never logged.
  *
  * Where device code is looked for (measured on CUDA 13 and ROCm 5 libraries): NVIDIA fatbin
  * containers in .nv_fatbin, in __nv_relfatbin (relocatable device code, reported apart and never loadable), and in every other

@@ -3,7 +3,10 @@
 # the results and rewrites docs/performance.md; then runs tests/bench/xpud-bench.sh (xpud).
 #   tests/bench/run.sh BUILD_DIR
 # Environment: BENCH_RUNS (start-up runs per command, default 300), BENCH_PROBE_ITER (probes per
-# host, default 2000), BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
+# host, default 2000), BENCH_AUDIT_RUNS (alternating runs of the audit and its Python baseline,
+# default 11), BENCH_CUDA_LIB (the library set audited, default /usr/local/cuda/lib64),
+# BENCH_PYTHON (the interpreter of that baseline, default /usr/bin/python3),
+# BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
 # docs/performance.md alone, BENCH_STRICT=1 exits 1 when a budget is missed, XPUINIT_STATIC names
 # a statically linked xpuinit to compare with tini-static (default BUILD_DIR/xpuinit-static).
 # Exit status: 0, 1 on a missed budget under BENCH_STRICT=1, 2 when a benchmark could not run.
@@ -204,37 +207,84 @@ if [ -x "$BUILD/tests/bench/seccompbench" ]; then
         secc_out=$("$BUILD/tests/bench/seccompbench" -n "$RUNS" -w "$WARMUP") || secc_out=""
         printf '%s\n' "$secc_out"
 fi
-# ---- the audit of the CUDA 13 library set, and the start-time device-code check ------------------
+# ---- the audit of the CUDA 13 library set, against a Python reader of the same facts -------------
 audit_rows=""
+audit_method=""
 cuda_lib=${BENCH_CUDA_LIB:-/usr/local/cuda/lib64}
-if [ "$have_xpuinit" = 1 ] && [ -d "$cuda_lib" ]; then
-        echo "== audit of $cuda_lib: 5 warm runs after 1, then one cold run for the bytes read"
-        "$startbench" -n 5 -w 1 -- audit "$xpuinit" audit --for sm_90 "$cuda_lib" >"$tmp/audit" ||
-                { cat "$tmp/audit"; exit 2; }
-        grep -v '^RESULT ' "$tmp/audit"
-        am=$(field audit median_us "$tmp/audit")
+AUDIT_RUNS=${BENCH_AUDIT_RUNS:-11}
+reader=$top/tests/bench/audit-reader.py
+# Debian's interpreter unless BENCH_PYTHON names one: a version manager's python3 on PATH may be a
+# shell shim (pyenv's costs about 1 s a start here), whose start would be timed as the reader's.
+python=${BENCH_PYTHON:-/usr/bin/python3}
+[ -x "$python" ] || python=$(command -v python3 || true)
+if [ "$have_xpuinit" = 1 ] && [ -d "$cuda_lib" ] && [ -n "$python" ]; then
         files=$(find "$cuda_lib/" -type f)
+        nfiles=$(echo "$files" | wc -l)
         total=0
         for f in $files; do total=$((total + $(stat -c %s "$f"))); done
-        # Cold: each file's pages dropped (dd iflag=nocache count=0), one audit, then what is in
-        # the page cache is what it read (fincore; the audit maps its sections with MADV_RANDOM).
+        pyv=$("$python" --version 2>&1)
+        # Warm, the same way every run: each file dropped from the page cache, then read once from
+        # start to end, as after an image is unpacked. What earlier runs left would otherwise
+        # decide the outcome: pages a cold audit read sit in 4 KiB folios, which a mapping reader
+        # pays for a page at a time (the Python reader about twice as long as with large folios).
         for f in $files; do dd if="$f" iflag=nocache count=0 status=none; done
+        # shellcheck disable=SC2086 # one file per word
+        cat $files >/dev/null
+        # The comparison is fair only when both read the same facts: the reader checks its SASS,
+        # PTX, LTO-IR, relocatable and AMD sets per object against the audit's JSON.
+        "$xpuinit" audit --json "$cuda_lib" >"$tmp/audit.json" 2>/dev/null || true
+        fair=1
+        "$python" "$reader" --check "$tmp/audit.json" "$cuda_lib" >"$tmp/reader-check" 2>&1 || fair=0
+        grep '^check: ' "$tmp/reader-check" | tail -n 5
+        echo "== audit of $cuda_lib ($nfiles files, $((total / 1048576)) MiB) and $reader ($pyv, $python):" \
+                "$AUDIT_RUNS alternating runs after 1, warm"
+        "$startbench" -n "$AUDIT_RUNS" -w 1 -- audit "$xpuinit" audit --for sm_90 "$cuda_lib" ::: \
+                python "$python" "$reader" "$cuda_lib" >"$tmp/audit" || { cat "$tmp/audit"; exit 2; }
+        grep -v '^RESULT ' "$tmp/audit"
+        am=$(field audit median_us "$tmp/audit")
+        pm=$(field python median_us "$tmp/audit")
+        ams=$(awk -v a="$am" 'BEGIN { printf "%.3f", a / 1e6 }')
+        pms=$(awk -v a="$pm" 'BEGIN { printf "%.3f", a / 1e6 }')
+        speedup=$(ratio "$pm" "$am")
+        # Cold: the page cache dropped (all of it where this may, else each file's pages with
+        # POSIX_FADV_DONTNEED), one audit timed, then what is in the page cache is what it read.
+        sync
+        if { echo 3 >/proc/sys/vm/drop_caches; } 2>/dev/null; then
+                audit_method="the page cache dropped (\`echo 3 > /proc/sys/vm/drop_caches\`)"
+        else
+                audit_method="each file's pages dropped (\`dd iflag=nocache count=0\`: dropping the whole page cache is not allowed here)"
+                for f in $files; do dd if="$f" iflag=nocache count=0 status=none; done
+        fi
+        t0=$(date +%s%N)
         "$xpuinit" audit --for sm_90 "$cuda_lib" >/dev/null 2>&1 || true
+        t1=$(date +%s%N)
+        cold=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
         # shellcheck disable=SC2086 # one file per word
         read_b=$(fincore -b -n -o RES $files | awk '{ s += $1 } END { print s + 0 }')
         pct=$(awk -v a="$read_b" -v b="$total" 'BEGIN { printf "%.1f", 100 * a / b }')
-        ams=$(awk -v a="$am" 'BEGIN { printf "%.3f", a / 1e6 }')
+        echo "audit cold: $cold s after $audit_method"
         v=PASS
         le "$ams" 0.3 || v=FAIL
-        echo "audit: median $ams s (budget <= 0.3 s): $v; read $read_b of $total bytes ($pct %, budget < 5 %)"
-        budget "| audit of the CUDA 13 library set ($(echo "$files" | wc -l) files, $((total / 1048576)) MiB), warm, median of 5 | ≤ 0.3 s | $ams s" "$v"
+        echo "audit: median $ams s (budget <= 0.3 s): $v"
+        budget "| audit of the CUDA 13 library set ($nfiles files, $((total / 1048576)) MiB), warm, median of $AUDIT_RUNS | ≤ 0.3 s | $ams s" "$v"
         v=PASS
-        le "$pct" 4.999 || v=FAIL
-        budget "| bytes the audit reads (cold, page cache after one run) | < 5 % | $pct % ($((read_b / 1048576)) MiB)" "$v"
-        audit_rows="| audit, warm median of 5 | $ams s |
+        le 10 "$speedup" || v=FAIL
+        [ "$fair" = 1 ] || v=FAIL
+        note=""
+        [ "$fair" = 1 ] || note=" (not comparable: the reader's answers differ from the audit's)"
+        echo "audit vs Python reader: $speedup x faster (python $pms s; budget >= 10 x): $v$note"
+        budget "| audit vs a Python 3 reader of the same facts (\`tests/bench/audit-reader.py\`), warm, medians of alternating runs | ≥ 10 × faster | $speedup × ($pms s against $ams s)$note" "$v"
+        v=PASS
+        le "$pct" 25 || v=FAIL
+        echo "audit: read $read_b of $total bytes cold ($pct %, budget <= 25 %): $v"
+        budget "| bytes the audit reads (cold, page cache after one run) | ≤ 25 % | $pct % ($((read_b / 1048576)) MiB)" "$v"
+        audit_rows="| audit, warm, median of $AUDIT_RUNS | $ams s |
+| Python reader ($pyv, \`$python\`), warm, median of $AUDIT_RUNS | $pms s |
+| audit's speed-up over the reader | $speedup × |
+| audit, cold (once, after $audit_method) | $cold s |
 | bytes read cold | $read_b of $total ($pct %) |"
 else
-        echo "bench: $cuda_lib missing (NVIDIA's CUDA toolkit): the audit budget is not measured" >&2
+        echo "bench: $cuda_lib (NVIDIA's CUDA toolkit) or python3 missing: the audit budget is not measured" >&2
 fi
 check_rows=""
 if [ "$have_xpuinit" = 1 ] && [ -d tests/fixtures/hosts/amd-mi210x8 ]; then
@@ -419,15 +469,49 @@ EOF
 ## The audit and the start-time device-code check
 
 Method: \`xpuinit audit --for sm_90\` of \`$cuda_lib\` (NVIDIA's CUDA 13 libraries with cuDNN and
-NCCL), whole process, 5 runs after one warm-up (\`startbench\`); then each file's page-cache
-pages are dropped, one audit runs, and \`fincore\` counts what it brought in: the bytes read. The
-format sets a floor: NVIDIA-tied objects keep containers in any allocated data section (cuFFT in
-\`.ldata\`, cuSPARSE in \`.rodata\`, cuBLASLt in \`.cask_resource\`), so those sections are scanned
-whole, and here they hold about 426 MB that are not containers (16.6 % of the set); only
-\`.nv_fatbin\` and the containers themselves are walked header by header. The start-time check is
-\`xpuinit -- true\` on the amd-mi210x8 fixture host with an index of two HIP libraries, judged
-(\`XPUINIT_DEVICE_CODE=warn\`) against the same start with \`XPUINIT_DEVICE_CODE=off\`, $RUNS
-alternating rounds.
+NCCL) and \`tests/bench/audit-reader.py\` on the same directory: a straightforward Python 3 reader
+of the same facts (ELF sections, DT_NEEDED and DT_SONAME, fatbin container and entry headers found
+with \`mmap.find\`, offload-bundle tables; standard library only). Whole processes in exact
+alternation, $AUDIT_RUNS rounds after one warm-up round (\`startbench\`). Warm is the same every run:
+each file dropped from the page cache and read once from start to end (\`dd iflag=nocache\`, then
+\`cat\`), as after an image is unpacked. Before the timing the reader compares its SASS, PTX,
+LTO-IR, relocatable and AMD sets, object by object, with the audit's JSON; a difference fails the
+ratio. Then the page cache is dropped (how: the cold row), one audit runs, and \`fincore\` counts
+what it brought in: the bytes read. The format sets a floor: NVIDIA-tied objects keep containers
+in any allocated data section (cuFFT in \`.ldata\`, cuSPARSE in \`.rodata\`, cuBLASLt in
+\`.cask_resource\`), so those sections are searched whole, and here they hold about 426 MB that are
+not containers (16.6 % of the set); only \`.nv_fatbin\` and the containers themselves are walked
+header by header. The start-time check is \`xpuinit -- true\` on the amd-mi210x8 fixture host with
+an index of two HIP libraries, judged (\`XPUINIT_DEVICE_CODE=warn\`) against the same start with
+\`XPUINIT_DEVICE_CODE=off\`, $RUNS alternating rounds.
+
+Where the audit's time goes (analysis kept with the benchmark; update it when the numbers move):
+
+- The audit reads about 700 MiB of the set's 2.4 GiB warm: the data sections of NVIDIA-tied
+  objects with no container in them (searched whole), cuFFT's \`.ldata\` (23,983 containers of a
+  few KiB, back to back, cheaper to read through than header by header) and the headers of the
+  rest. Everything but these reads (walk, ELF headers, judging, the report, the process) takes
+  about 12 ms.
+- Sections are read with \`pread\` into one buffer of at most 256 KiB (probes/devcode/window.h),
+  not mapped. What a mapping costs on this virtual machine depends on the page cache's folios: a
+  page in a 4 KiB folio costs about 1.4 µs to map (a fault maps 16, about 22 µs, \`MADV_RANDOM\`
+  or not), so a mapped scan runs at about 1.2 GB/s; a file read from start to end sits in folios
+  up to 2 MiB, mapped a fault each, and then a mapped scan runs at about 10 GB/s. \`pread\` copies
+  at about 9 to 13 GB/s either way; a call costs about 2 µs, as much as copying 16 KiB, so a walk
+  from header to header reads a page at a time, and only reads that follow each other that
+  closely grow the buffer.
+- The magics are searched 64 positions a step with AVX2, 32 with SSE2 (probes/devcode/find.c):
+  about 60 GB/s in the CPU's cache, where glibc 2.36's \`memmem\` steps three bytes at a time for
+  a 4-byte needle (about 4.5 GB/s).
+- Cold, a range mostly missing from the page cache is read as the walk needs it, a page at a time
+  (\`POSIX_FADV_RANDOM\`; a search reads ahead only as far as it has gone without a hit), so the
+  payloads the walk skips are not read from the disk.
+- The Python reader searches with \`mmap.find\` (C) over the same mapped bytes, so with large
+  folios its search is about as fast as the audit's reads, and what it spends beyond is its own
+  loop over containers and entries and its start: with both reading the same 700 MiB on one CPU,
+  a ratio of 10 is out of reach here (the audit's reads alone take about 70 ms). After a cold audit (the pages it read left in 4 KiB folios, the
+  rest read by \`cat\`) the reader took 0.94 s and the audit 0.11 s (8.2 ×); with the \`python3\`
+  of a pyenv shim, whose start alone costs about 1 s, the reader takes about 2.8 s.
 
 | measurement | value |
 |---|---|
