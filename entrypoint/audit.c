@@ -19,6 +19,7 @@
 #include "devcode/object-json.h"
 #include "devcode/object.h"
 #include "devcode/walk.h"
+#include "device-code.h"
 
 #define XPU_EXIT_SETUP 125
 
@@ -185,10 +186,10 @@ static int find_issues(struct xpu_audit *a) {
 }
 
 /* Write the index to PATH atomically (a dot file next to it, then rename), creating its
- * directory when missing. */
+ * directory when missing. Compact: a start reads it, people read it through `jq`. */
 static int write_index(const struct xpu_audit *a, const char *path) {
         cJSON *j = xpu_index_to_json(a->objects, a->n_objects, a->root, "xpuinit " XPU_VERSION);
-        char *text = j ? cJSON_Print(j) : NULL;
+        char *text = j ? cJSON_PrintUnformatted(j) : NULL;
         cJSON_Delete(j);
         if (!text) {
                 log_error("audit: --write-index %s: %s", path, strerror(ENOMEM));
@@ -198,13 +199,19 @@ static int write_index(const struct xpu_audit *a, const char *path) {
         struct xpu_object *back = NULL;
         size_t n_back = 0;
         char why[512];
-        int q = xpu_index_parse(text, strlen(text), &back, &n_back, why, sizeof why);
+        int q = strlen(text) > XPU_DEVICE_CODE_INDEX_MAX ? -EFBIG
+                                                          : xpu_index_parse(text, strlen(text), &back, &n_back, why,
+                                                                            sizeof why);
+        if (q == -EFBIG)
+                snprintf(why, sizeof why, "%zu bytes, more than the %u MiB a start reads", strlen(text),
+                         XPU_DEVICE_CODE_INDEX_MAX >> 20);
         for (size_t i = 0; i < n_back; i++)
                 xpu_object_clear(&back[i]);
         free(back);
         if (q < 0) {
                 free(text);
-                log_error("audit: --write-index %s: the index would not read back (%s); nothing written",
+                log_error("audit: --write-index %s: the index would not read back (%s); nothing written (a start "
+                          "without an index runs without the check)",
                           path, q == -ENOMEM ? strerror(ENOMEM) : why);
                 return q;
         }

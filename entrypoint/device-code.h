@@ -16,9 +16,9 @@
 
 
 /* Largest index read, with xpu_index_parse()'s bound on its JSON values a bound on what reading it
- * costs a start (docs/audit.md, "Limits"). An index takes about 430 bytes per vendor-tied object:
- * the CUDA 13 libraries write 14 KiB. */
-#define XPU_DEVICE_CODE_INDEX_MAX (8u << 20)
+ * costs a start (docs/audit.md, "Limits"). An index takes about 330 bytes per vendor-tied library
+ * and 250 per kernel file: the CUDA 13 libraries write 11 KiB. */
+#define XPU_DEVICE_CODE_INDEX_MAX (2u << 20)
 
 
 

@@ -3,9 +3,11 @@
 #include "devcode/object-json.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/log.h"
 #include "base/macro.h"
@@ -17,9 +19,9 @@
 /* An index holds at most this many objects (an image with more vendor-tied objects is not known). */
 #define INDEX_OBJECTS_MAX 100000
 /* Structural JSON tokens an index may hold ('{', '[', ',', ':' outside strings): what parsing it
- * costs grows with them (cJSON allocates per value), so they are counted before it is parsed. A
- * real index has about 30 per object. */
-#define INDEX_TOKENS_MAX (1u << 19)
+ * costs a start grows with them (cJSON allocates per value), so they are counted before it is
+ * parsed. A real index has about 40 per library and 20 per kernel file: room for thousands. */
+#define INDEX_TOKENS_MAX (1u << 17)
 
 static bool add_strv(cJSON *o, const char *key, char *const *v) {
         cJSON *a = cJSON_AddArrayToObject(o, key);
@@ -334,6 +336,61 @@ cJSON *xpu_index_to_json(const struct xpu_object *objects, size_t n, const char 
         return j;
 }
 
+/* The values of a parsed index, in one arena: cJSON allocates every value apart, and an index of
+ * half a million values spent most of its parse in malloc and free, and in faulting in fresh pages
+ * one by one. Chunks of ARENA_CHUNK bytes (or one of the size asked for, when larger), mapped with
+ * their pages populated in one call, all unmapped at once. */
+#define ARENA_CHUNK (4u << 20)
+
+struct arena_chunk {
+        struct arena_chunk *next;
+        size_t used, size; /* of DATA */
+        max_align_t data[];
+};
+
+/* cJSON's allocator hooks take no context: the arena of the parse under way. Set only around
+ * cJSON_ParseWithLength() in xpu_index_parse(), which a start and `audit --write-index` call from
+ * one thread. */
+static struct arena_chunk *arena;
+
+static void *arena_alloc(size_t n) {
+        n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+        if (!arena || arena->size - arena->used < n) {
+                size_t size = n > ARENA_CHUNK - sizeof(struct arena_chunk) ? n + sizeof(struct arena_chunk)
+                                                                            : ARENA_CHUNK;
+                struct arena_chunk *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+                if (c == MAP_FAILED)
+                        return NULL;
+                *c = (struct arena_chunk){ .next = arena, .size = size - sizeof *c };
+                arena = c;
+        }
+        void *p = (char *)arena->data + arena->used;
+        arena->used += n;
+        return p;
+}
+
+static void arena_free(void *p) {
+        (void)p; /* freed with the arena */
+}
+
+static void arena_release(void) {
+        while (arena) {
+                struct arena_chunk *next = arena->next;
+                munmap(arena, arena->size + sizeof *arena);
+                arena = next;
+        }
+}
+
+/* TEXT[0..LEN) parsed into the arena; NULL when it is not JSON or on -ENOMEM. */
+static cJSON *parse_in_arena(const char *text, size_t len) {
+        cJSON_Hooks hooks = { .malloc_fn = arena_alloc, .free_fn = arena_free };
+        cJSON_InitHooks(&hooks);
+        cJSON *j = cJSON_ParseWithLength(text, len);
+        cJSON_InitHooks(NULL);
+        return j;
+}
+
 /* The structural tokens of TEXT[0..LEN), counting stops past MAX. One pass; what is not JSON is
  * left to the parser. */
 static size_t json_tokens(const char *text, size_t len, size_t max) {
@@ -360,8 +417,9 @@ int xpu_index_parse(const char *text, size_t len, struct xpu_object **objects, s
                                  INDEX_TOKENS_MAX);
                 return -EINVAL;
         }
-        cJSON *j = cJSON_ParseWithLength(text, len);
+        cJSON *j = parse_in_arena(text, len);
         if (!j) {
+                arena_release();
                 xpu_format_error(err, err_size, "not JSON (near byte %zu)",
                                  cJSON_GetErrorPtr() ? (size_t)(cJSON_GetErrorPtr() - text) : (size_t)0);
                 return -EINVAL;
@@ -400,6 +458,6 @@ out:
         for (size_t i = 0; v && i < count; i++)
                 xpu_object_clear(&v[i]);
         free(v);
-        cJSON_Delete(j);
+        arena_release(); /* J with it */
         return r;
 }

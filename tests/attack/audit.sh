@@ -4,7 +4,7 @@
 # the reader had a work budget, built by mkhostile.py in a scratch directory:
 #   - a .hip_fatbin of 500 version-1 CCOBs, each inflating to a 2 MiB bundle table;
 #   - 65,276 section headers naming one .nv_fatbin region;
-#   - a device-code index of 2.8 million empty "gfx" names, one of a few million small objects,
+#   - a device-code index of 700,000 empty "gfx" names, one of 80,000 small objects,
 #     and one whose list is longer than the audit writes;
 #   - a FIFO with a blocked writer given as the root, and found by a walk on a filesystem that
 #     reports no file types (DT_UNKNOWN, preloaded): it must never be opened.
@@ -61,20 +61,20 @@ start() {
                 --driver-root "$amd" --inject none -- /bin/true
 }
 start "$t/index-gfx.json" start-gfx
-is "$RC" 125 "index of 2.8 million names: the start is refused"
-like "$t/start-gfx.err" 'index-gfx.json: more than 524288 JSON values, more than an index of any real image holds; it is not read; write it again with `xpuinit audit --write-index' \
-        "index of 2.8 million names: the error names the index, the bound and the fix"
+is "$RC" 125 "index of 700,000 names: the start is refused"
+like "$t/start-gfx.err" 'index-gfx.json: more than 131072 JSON values, more than an index of any real image holds; it is not read; write it again with `xpuinit audit --write-index' \
+        "index of 700,000 names: the error names the index, the bound and the fix"
 start "$t/many-values.json" start-many
-is "$RC" 125 "index of a million small objects: refused"
-like "$t/start-many.err" 'many-values.json: more than 524288 JSON values' "index of a million small objects: the bound named"
+is "$RC" 125 "index of 80,000 small objects: refused"
+like "$t/start-many.err" 'many-values.json: more than 131072 JSON values' "index of 80,000 small objects: the bound named"
 start "$t/index-300.json" start-300
 is "$RC" 125 "index with a 300-name list: refused"
 like "$t/start-300.err" 'object "usr/lib/libx.so": "gfx" holds more than 256 names, more than the audit writes' \
         "index with a 300-name list: the object and the field named"
-head -c $((8 * 1048576 + 1)) /dev/zero >"$t/index-big.json"
+head -c $((2 * 1048576 + 1)) /dev/zero >"$t/index-big.json"
 start "$t/index-big.json" start-big
-is "$RC" 125 "index over 8 MiB: refused unread"
-like "$t/start-big.err" 'index-big.json is not a regular file of at most 8 MiB' "index over 8 MiB: the size named"
+is "$RC" 125 "index over 2 MiB: refused unread"
+like "$t/start-big.err" 'index-big.json is not a regular file of at most 2 MiB' "index over 2 MiB: the size named"
 
 # ---- a FIFO is never opened ---------------------------------------------------------------------
 # writer FIFO MARK: a writer blocked opening FIFO, which writes MARK once something opens the FIFO

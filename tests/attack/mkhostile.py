@@ -7,10 +7,13 @@ Each one cost the reader minutes to hours before it had a work budget (docs/audi
   ccob-flood.so     an ELF whose .hip_fatbin holds COPIES version-1 zlib CCOBs of about 2 KiB,
                     each inflating to a 2 MiB bundle table (version 1 states no total size)
   overlap.so        an ELF with HEADERS section headers that all name one .nv_fatbin region
-  index-gfx.json    a device-code index as large as a start reads (8 MiB) whose one object lists
-                    2.8 million "" in "gfx" (the report's had 5.6 million in 16 MiB)
+  index-gfx.json    a device-code index as large as a start reads (2 MiB) whose one object lists
+                    700,000 "" in "gfx" (the report's had 5.6 million in 16 MiB)
   index-300.json    an index whose "gfx" lists 300 names, more than the audit ever writes
-  many-values.json  an index of 8 MiB of small objects (the most values the size cap allows)
+  many-values.json  an index of 2 MiB of small objects (the most values the size cap allows)
+  index-largest.json   the largest index a start accepts by its number of values: objects as the
+                    audit writes them, just under 131,072 JSON values
+  index-long-strings.json  the largest by size: 2 MiB of long path and reason strings
 
 Usage: mkhostile.py DIR [COPIES [HEADERS]]   (defaults 500 and 65280, as in the report)
        mkhostile.py --seeds DIR                small ones (under 64 KiB) for the fuzz corpora:
@@ -133,7 +136,7 @@ def main():
     region = fatbin(3, 1000)
     with open(out + "/overlap.so", "wb") as f:
         f.write(elf([(".nv_fatbin", SHT_PROGBITS, SHF_ALLOC, region)], repeat=(0, headers - 4)))
-    cap = 8 << 20
+    cap = 2 << 20
     head = b'{"version": 1, "objects": [{"path": "usr/lib/libx.so", "kind": "elf", "amd": {"gfx": ['
     tail = b"]}}]}\n"
     n = (cap - len(head) - len(tail) + 1) // 3
@@ -146,6 +149,21 @@ def main():
     n = (cap - 40) // (len(obj) + 1)
     with open(out + "/many-values.json", "wb") as f:
         f.write(b'{"version":1,"objects":[' + b",".join([obj] * n) + b"]}\n")
+    # An object as `xpuinit audit --write-index` writes one for a CUDA library (46 values).
+    real = ('{"path": "usr/lib/x86_64-linux-gnu/libx%d.so.13", "size_bytes": 123456789, "kind": "elf", '
+            '"vendor": "nvidia", "library": "libcublasLt", "layers": ["blas"], "needed": ["libcudart.so.13"], '
+            '"nvidia": {"sass": ["sm_80", "sm_90", "sm_90a", "sm_100"], "ptx": ["compute_120"], '
+            '"ptx_isa": {"compute_120": "9.0"}, "lto": [], "relocatable": {"sass": [], "ptx": []}, '
+            '"compression": [], "sections": [".nv_fatbin"]}}')
+    per = sum(real.count(c) for c in "{[,:") + 1
+    n = (131072 - 16) // per
+    with open(out + "/index-largest.json", "w") as f:
+        f.write('{"version": 1, "generator": "mkhostile", "root": "/", "objects": [' +
+                ", ".join(real % i for i in range(n)) + "]}\n")
+    long_obj = '{"path": "%s%%d", "kind": "elf", "vendor": "amd", "malformed": "%s"}' % ("p" * 3000, "m" * 4000)
+    n = (cap - 200) // (len(long_obj % 0) + 8)
+    with open(out + "/index-long-strings.json", "w") as f:
+        f.write('{"version": 1, "objects": [' + ", ".join(long_obj % i for i in range(n)) + "]}\n")
 
 
 if __name__ == "__main__":

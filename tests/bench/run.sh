@@ -315,6 +315,51 @@ if [ "$have_xpuinit" = 1 ] && [ -d tests/fixtures/hosts/amd-mi210x8 ]; then
         check_rows="| start with the check off (index present) | $co µs |
 | start judging the index | $ci µs |"
 fi
+# ---- what a crafted file or index costs: tests/attack/mkhostile.py's inputs, at full size --------
+hostile_rows=""
+if [ "$have_xpuinit" = 1 ] && [ -n "$check_rows" ] && [ -x /usr/bin/python3 ]; then
+        echo "== hostile inputs (tests/attack/mkhostile.py): the audit of each file, a start reading each index"
+        mkdir -p "$tmp/hostile"
+        /usr/bin/python3 tests/attack/mkhostile.py "$tmp/hostile"
+        # The starts are those of the device-code check above (amd-mi210x8), judging the index under
+        # warn: the crafted ones are refused (125), the largest accepted ones read whole.
+        "$startbench" -n 3 -w 1 -- \
+                ccob-flood "$xpuinit" audit --for gfx90a "$tmp/hostile/ccob-flood.so" ::: \
+                overlapping-sections "$xpuinit" audit --for sm_80 "$tmp/hostile/overlap.so" ::: \
+                index-700k-names /usr/bin/env XPUINIT_DEVICE_CODE=warn XPUINIT_DEVICE_CODE_INDEX="$tmp/hostile/index-gfx.json" "$xpuinit" "$@" ::: \
+                index-80k-objects /usr/bin/env XPUINIT_DEVICE_CODE=warn XPUINIT_DEVICE_CODE_INDEX="$tmp/hostile/many-values.json" "$xpuinit" "$@" \
+                >"$tmp/hostile.out" 2>/dev/null || true
+        "$startbench" -n 11 -w 2 -- \
+                index-off /usr/bin/env XPUINIT_DEVICE_CODE=off XPUINIT_DEVICE_CODE_INDEX="$tmp/hostile/index-largest.json" "$xpuinit" "$@" ::: \
+                index-largest /usr/bin/env XPUINIT_DEVICE_CODE=warn XPUINIT_DEVICE_CODE_INDEX="$tmp/hostile/index-largest.json" "$xpuinit" "$@" ::: \
+                index-long-strings /usr/bin/env XPUINIT_DEVICE_CODE=warn XPUINIT_DEVICE_CODE_INDEX="$tmp/hostile/index-long-strings.json" "$xpuinit" "$@" \
+                >"$tmp/index.out" 2>/dev/null || true
+        grep -v '^RESULT ' "$tmp/hostile.out" "$tmp/index.out" || true
+        worst=0
+        for n in ccob-flood overlapping-sections index-700k-names index-80k-objects; do
+                us=$(field "$n" median_us "$tmp/hostile.out")
+                [ -n "$us" ] || { echo "bench: the hostile input $n did not run" >&2; exit 2; }
+                hostile_rows="$hostile_rows| $n | $(awk -v u="$us" 'BEGIN { printf "%.3f", u / 1e6 }') s |
+"
+                le "$us" "$worst" || worst=$us
+        done
+        ws=$(awk -v u="$worst" 'BEGIN { printf "%.3f", u / 1e6 }')
+        v=PASS
+        le "$worst" 2000000 || v=FAIL
+        echo "hostile inputs: the slowest took $ws s (budget < 2 s each): $v"
+        budget "| each hostile input of the audit and the index (tests/attack/mkhostile.py), median of 3 | < 2 s | at most $ws s" "$v"
+        io=$(field index-off median_us "$tmp/index.out")
+        il=$(field index-largest median_us "$tmp/index.out")
+        is_=$(field index-long-strings median_us "$tmp/index.out")
+        read_ms=$(awk -v a="$il" -v b="$is_" -v o="$io" 'BEGIN { m = a > b ? a : b; printf "%.1f", (m - o) / 1000 }')
+        v=PASS
+        le "$read_ms" 50 || v=FAIL
+        echo "largest indexes a start accepts: read and judged in $read_ms ms (budget well under 100 ms: <= 50 ms): $v"
+        budget "| a start reading the largest index the bounds allow (131,071 values, or 2 MiB of strings), median added | ≤ 50 ms | $read_ms ms" "$v"
+        hostile_rows="$hostile_rows| start with the check off (largest index present) | $(awk -v u="$io" 'BEGIN { printf "%.1f", u / 1000 }') ms |
+| start judging the largest index by values | $(awk -v u="$il" 'BEGIN { printf "%.1f", u / 1000 }') ms |
+| start judging the largest index by size | $(awk -v u="$is_" 'BEGIN { printf "%.1f", u / 1000 }') ms |"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- 3. docs/performance.md ----------------------------------------------------------------
@@ -517,6 +562,17 @@ Where the audit's time goes (analysis kept with the benchmark; update it when th
 |---|---|
 $audit_rows
 $check_rows
+
+What a crafted file or index costs (docs/audit.md, "Limits"): each input of
+\`tests/attack/mkhostile.py\` at full size, median of 3 whole processes: the audit of a
+\`.hip_fatbin\` of 500 CCOBs each inflating to a 2 MiB table, of 65,276 section headers naming one
+region; a start (the device-code check above, \`warn\`) reading an index of 700,000 empty names
+and one of 80,000 small objects, both refused; and starts reading the largest indexes the
+bounds let through, against the same start with the check off, 11 rounds.
+
+| input | time |
+|---|---|
+$hostile_rows
 
 EOF
                 fi

@@ -269,6 +269,27 @@ timeout 60 "$x" audit --for sm_75 --fail-on cannot-run "$t/deep" >"$t/deep.txt" 
 is "$?" 1 "--fail-on fails an incomplete audit"
 like "$t/deep.txt" '^INCOMPLETE: 1 directories deeper than 200 levels were not read' "the report says INCOMPLETE"
 
+# An image whose index would pass the bounds a start reads (131,072 JSON values) gets none, and
+# says so at build time: 7,000 standalone fatbin files of one entry each.
+/usr/bin/python3 - "$t/many-kernels" <<'PY' || bail "writing the kernel files"
+import os, struct, sys
+root = sys.argv[1]
+entry = bytearray(64)
+struct.pack_into("<HxxI", entry, 0, 2, 64)
+struct.pack_into("<I", entry, 0x1C, 80)
+blob = struct.pack("<IHHQ", 0xBA55ED50, 1, 16, 64) + bytes(entry)
+for d in range(7):
+    os.makedirs("%s/kernels/%d" % (root, d))
+    for i in range(1000):
+        with open("%s/kernels/%d/k%d.fatbin" % (root, d, i), "wb") as f:
+            f.write(blob)
+PY
+timeout 120 "$x" audit --write-index "$t/many-kernels.json" "$t/many-kernels" >/dev/null 2>"$t/many-kernels.err"
+is "$?" 125 "--write-index of an index past the start's bounds fails"
+like "$t/many-kernels.err" 'would not read back \(more than 131072 JSON values.*nothing written' \
+        "past the bounds: the error names the bound"
+if [ -e "$t/many-kernels.json" ]; then not_ok "past the bounds: no index written"; else ok "past the bounds: no index written"; fi
+
 # ---- hostile roots ------------------------------------------------------------------------------------
 h=$t/hostile
 image "$h" nvidia/libkernel.so

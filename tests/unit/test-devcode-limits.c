@@ -296,7 +296,7 @@ START_TEST(test_index_values_bounded) {
         size_t count;
         char err[512];
         ck_assert_int_eq(xpu_index_parse(text, at, &objects, &count, err, sizeof err), -EINVAL);
-        ck_assert_str_eq(err, "more than 524288 JSON values, more than an index of any real image holds; it is not read");
+        ck_assert_str_eq(err, "more than 131072 JSON values, more than an index of any real image holds; it is not read");
         /* Commas and brackets inside strings are not values. */
         at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"");
         for (size_t i = 0; i < 2000; i++)
