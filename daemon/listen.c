@@ -395,7 +395,8 @@ int xpud_listen_bind_unix(const char *path, struct unix_listener *u) {
         } else if (opt->n_allow_uids > 0 || opt->n_allow_gids > 0) {
                 log_warning("no group \"" SOCKET_GROUP "\": %s stays root:%u mode 0660, so the users of "
                             "--allow-uid/--allow-gid cannot connect; create the group (systemd-sysusers "
-                            "packaging/systemd/xpud.sysusers, or groupadd --system " SOCKET_GROUP ") and restart, or "
+                            "$PWD/packaging/systemd/xpud.sysusers in the source tree, or groupadd --system " SOCKET_GROUP
+                            ") and restart, or "
                             "give --socket in a directory they can reach with a group they have",
                             path, (unsigned)getegid());
         } else {

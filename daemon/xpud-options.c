@@ -109,7 +109,9 @@ static int parse_id_list(const char *list, bool group, uint32_t *ids, size_t max
                 int r = resolve_id(item, group, &id);
                 if (r == -ENOENT && group && strcmp(item, "xpud") == 0) {
                         xpu_format_error(err, err_size, "%s: no group named \"xpud\" (create it: systemd-sysusers "
-                                         "packaging/systemd/xpud.sysusers, or groupadd --system xpud)", opt);
+                                         "$PWD/packaging/systemd/xpud.sysusers in the source tree, or groupadd "
+                                         "--system xpud)",
+                                         opt);
                         return -EINVAL;
                 }
                 if (r == -ENOENT) {

@@ -366,8 +366,13 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                 fprintf(f, "  note: %s\n", p->notes[i]);
         for (size_t i = 0; i < p->n_warnings; i++)
                 fprintf(f, "  warning: %s\n", p->warnings[i]);
-        if (p->device_code_verdict || p->device_code)
+        if (p->device_code_verdict || p->device_code) {
+                /* The message is also a start's log line, which says what it is about. */
+                const char *m = p->device_code;
+                if (m && xpu_startswith(m, "device code: "))
+                        m += strlen("device code: ");
                 fprintf(f, "  device code: %s%s%s\n", p->device_code_verdict ? p->device_code_verdict : "not judged",
-                        p->device_code ? ": " : "", p->device_code ? p->device_code : "");
+                        m ? ": " : "", m ? m : "");
+        }
         return 0;
 }

@@ -45,18 +45,24 @@ static int read_at(const struct elf *e, void *buf, size_t len, uint64_t off) {
         return (size_t)n == len ? 0 : -EBADMSG;
 }
 
-/* Map virtual address ADDR to a file offset through the PT_LOAD headers in PH. / */
+/* Map virtual address ADDR to a file offset through the PT_LOAD headers in PH, as the loader maps
+ * the file; *FILE_LEFT gets the bytes of that segment's file image from there on, *MEM_LEFT the
+ * bytes of its memory image (the rest of which the loader fills with zeros). */
 static int vaddr_to_offset(const struct elf *e, const unsigned char *ph, size_t phnum, size_t phent, uint64_t addr,
-                           uint64_t *ret) {
+                           uint64_t *ret, uint64_t *file_left, uint64_t *mem_left) {
         for (size_t i = 0; i < phnum; i++) {
                 const unsigned char *p = ph + i * phent;
                 if (rd32(p, e->be) != 1 /* PT_LOAD */)
                         continue;
                 uint64_t off = word(e, p + (e->is64 ? 8 : 4)), vaddr = word(e, p + (e->is64 ? 16 : 8)),
-                         filesz = word(e, p + (e->is64 ? 32 : 16));
+                         filesz = word(e, p + (e->is64 ? 32 : 16)), memsz = word(e, p + (e->is64 ? 40 : 20));
                 if (addr < vaddr || addr - vaddr >= filesz)
                         continue;
-                return __builtin_add_overflow(off, addr - vaddr, ret) ? -EBADMSG : 0;
+                if (__builtin_add_overflow(off, addr - vaddr, ret))
+                        return -EBADMSG;
+                *file_left = filesz - (addr - vaddr);
+                *mem_left = memsz > addr - vaddr ? memsz - (addr - vaddr) : *file_left;
+                return 0;
         }
         return -EBADMSG;
 }
@@ -95,39 +101,49 @@ int xpu_elf_dynamic_strings(int fd, uint64_t file_size, int want_needed, int wan
                 *err = "the program header table lies outside the file";
                 return r;
         }
-        uint64_t dyn_off = 0, dyn_size = 0;
+        /* The loader takes the last PT_DYNAMIC, at its address (p_vaddr), and reads its entries up
+         * to DT_NULL whatever p_offset and p_filesz say: so does this reader. */
+        uint64_t dyn_vaddr = 0;
         bool have_dyn = false;
-        for (size_t i = 0; i < phnum && !have_dyn; i++) {
+        for (size_t i = 0; i < phnum; i++) {
                 const unsigned char *p = ph + i * phent;
                 if (rd32(p, e.be) != 2 /* PT_DYNAMIC */)
                         continue;
-                dyn_off = word(&e, p + (e.is64 ? 8 : 4));
-                dyn_size = word(&e, p + (e.is64 ? 32 : 16));
+                dyn_vaddr = word(&e, p + (e.is64 ? 16 : 8));
                 have_dyn = true;
         }
         if (!have_dyn)
                 return -ENOENT;
-        size_t dynent = e.is64 ? 16 : 8;
-        size_t ndyn = (size_t)(dyn_size / dynent < XPU_ELF_DYNS_MAX ? dyn_size / dynent : XPU_ELF_DYNS_MAX);
-        if (dyn_off > e.size || dyn_size > e.size - dyn_off || ndyn == 0) {
-                *err = "the dynamic segment (PT_DYNAMIC) lies outside the file or is empty";
+        uint64_t dyn_off, file_left, mem_left;
+        if (vaddr_to_offset(&e, ph, phnum, phent, dyn_vaddr, &dyn_off, &file_left, &mem_left) < 0 ||
+            dyn_off >= e.size) {
+                *err = "the dynamic segment (PT_DYNAMIC) lies outside the file's loaded segments";
                 return -EBADMSG;
         }
-        _cleanup_free_ unsigned char *dyn = malloc(ndyn * dynent);
+        bool cut = file_left > e.size - dyn_off; /* a file cut short: what is there is read */
+        if (cut)
+                file_left = e.size - dyn_off;
+        size_t dynent = e.is64 ? 16 : 8;
+        uint64_t in_file = file_left / dynent;
+        size_t ndyn = (size_t)(in_file < XPU_ELF_DYNS_MAX ? in_file : XPU_ELF_DYNS_MAX);
+        _cleanup_free_ unsigned char *dyn = malloc((ndyn ? ndyn : 1) * dynent);
         if (!dyn)
                 return -ENOMEM;
         if ((r = read_at(&e, dyn, ndyn * dynent, dyn_off)) < 0) {
                 *err = "the dynamic segment (PT_DYNAMIC) lies outside the file";
                 return r;
         }
+        /* Past the file image, the segment's memory is zeros: a DT_NULL. */
+        bool zeros_after = !cut && ndyn == in_file && mem_left > file_left;
         uint64_t strtab = 0, strsz = 0;
-        bool have_strtab = false, have_strsz = false, any = false;
+        bool have_strtab = false, have_strsz = false, any = false, terminated = zeros_after;
         size_t end = ndyn;
         for (size_t i = 0; i < ndyn; i++) {
                 const unsigned char *d = dyn + i * dynent;
                 uint64_t tag = word(&e, d), val = word(&e, d + dynent / 2);
                 if (tag == 0 /* DT_NULL */) {
                         end = i;
+                        terminated = true;
                         break;
                 }
                 if (tag == 5 /* DT_STRTAB */) {
@@ -140,11 +156,16 @@ int xpu_elf_dynamic_strings(int fd, uint64_t file_size, int want_needed, int wan
                         any = true;
                 }
         }
+        if (!terminated) {
+                *err = "the dynamic segment has no DT_NULL within 16,384 entries or the file";
+                return -EBADMSG;
+        }
         if (!any)
                 return 0;
-        uint64_t str_off;
-        if (!have_strtab || !have_strsz || vaddr_to_offset(&e, ph, phnum, phent, strtab, &str_off) < 0 ||
-            str_off > e.size || strsz > e.size - str_off) {
+        uint64_t str_off, str_left, str_mem;
+        if (!have_strtab || !have_strsz ||
+            vaddr_to_offset(&e, ph, phnum, phent, strtab, &str_off, &str_left, &str_mem) < 0 || str_off > e.size ||
+            strsz > e.size - str_off) {
                 *err = "the dynamic string table (DT_STRTAB, DT_STRSZ) is missing or lies outside the file";
                 return -EBADMSG;
         }

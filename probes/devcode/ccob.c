@@ -88,8 +88,8 @@ static int load_zlib(char *err, size_t err_size) {
 
 /* Decompress up to OUT_SIZE bytes of IN into OUT; *RET_LEN gets how many. A stream cut short is
  * fine as long as it yields bytes: only the head is wanted. */
-static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
-                     size_t err_size) {
+static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len,
+                     size_t *ret_used, char *err, size_t err_size) {
         int r = load_zstd(err, err_size);
         if (r < 0)
                 return r;
@@ -113,11 +113,12 @@ static int head_zstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
                         break;
         }
         *ret_len = ob.pos;
+        *ret_used = ib.pos;
         return r;
 }
 
-static int head_zlib(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len, char *err,
-                     size_t err_size) {
+static int head_zlib(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_size, size_t *ret_len,
+                     size_t *ret_used, char *err, size_t err_size) {
         int r = load_zlib(err, err_size);
         if (r < 0)
                 return r;
@@ -135,6 +136,7 @@ static int head_zlib(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
                 r = -EBADMSG;
         }
         *ret_len = out_size - z.avail_out;
+        *ret_used = (size_t)(z.next_in - (const Bytef *)in);
         lib.inflateEnd(&z);
         return r;
 }
@@ -170,15 +172,22 @@ static int rewrap(const struct xpu_bundle *inner, void *userdata) {
 /* Decompress the first WANT bytes of C's stream and read the table from them. Sets *SHORT when
  * the table did not fit in what came out and the stream has more. */
 static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *c, size_t want, struct wrap *w,
-                     bool *short_head, size_t *unpacked, char *err, size_t err_size) {
+                     bool *short_head, struct xpu_ccob_work *work, char *err, size_t err_size) {
         _cleanup_free_ uint8_t *out = malloc(want);
         if (!out)
                 return -ENOMEM;
-        size_t got = 0;
-        int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, err, err_size)
-                : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, err, err_size)
+        /* Real compressed data never needs much more input than the output it gives (zstd frames
+         * 3 bytes per block of up to 128 KiB, zlib's stored blocks 5 per 64 KiB): a stream that
+         * would consume more, such as one of empty blocks, is not read further. */
+        size_t cap = want + want / 4 + (64u << 10);
+        if (in_len > cap)
+                in_len = cap;
+        size_t got = 0, used = 0;
+        int r = c->ccob_method == XPU_CCOB_ZSTD ? head_zstd(in, in_len, out, want, &got, &used, err, err_size)
+                : c->ccob_method == XPU_CCOB_ZLIB ? head_zlib(in, in_len, out, want, &got, &used, err, err_size)
                                                   : -EINVAL;
-        *unpacked += got;
+        work->out += got;
+        work->in += used;
         if (r < 0)
                 return r;
         w->short_head = false;
@@ -191,8 +200,8 @@ static int read_with(const uint8_t *in, size_t in_len, const struct xpu_bundle *
 }
 
 int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, uint64_t max_unpacked, xpu_bundle_cb cb,
-                  void *userdata, size_t *unpacked, char *err, size_t err_size) {
-        *unpacked = 0;
+                  void *userdata, struct xpu_ccob_work *work, char *err, size_t err_size) {
+        *work = (struct xpu_ccob_work){ 0 };
         size_t header = xpu_ccob_header_size(c->ccob_version);
         if (!c->compressed || c->malformed || c->offset > len || header == 0)
                 return -EINVAL;
@@ -218,12 +227,12 @@ int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, ui
                 return -ECANCELED;
         bool short_head = false;
         w.last = first == max;
-        int r = read_with(in, in_len, c, first, &w, &short_head, unpacked, err, err_size);
+        int r = read_with(in, in_len, c, first, &w, &short_head, work, err, err_size);
         if (r == 0 && short_head) {
-                if (*unpacked + max > max_unpacked)
+                if (work->out + max > max_unpacked)
                         return -ECANCELED;
                 w.last = true;
-                r = read_with(in, in_len, c, max, &w, &short_head, unpacked, err, err_size);
+                r = read_with(in, in_len, c, max, &w, &short_head, work, err, err_size);
         }
         return r;
 }

@@ -18,15 +18,21 @@
  * XPU_CCOB_HEAD_MAX only when the table runs past them. */
 #define XPU_CCOB_HEAD_FIRST (4u << 10)
 
+/* What one xpu_ccob_read() cost: bytes of the compressed stream consumed, bytes decompressed. */
+struct xpu_ccob_work {
+        size_t in, out;
+};
+
 /* Decompress the head of the CCOB C (as xpu_bundle_scan() reported it, inside BUF[0..LEN)) and
  * read the plain bundle's table from it (XPU_CCOB_HEAD_FIRST bytes, then up to XPU_CCOB_HEAD_MAX
  * when the table is longer): calls CB once with the inner bundle (entry offsets count
  * from the start of the uncompressed bundle; COMPRESSED set, the CCOB fields copied from C).
- * At most MAX_UNPACKED bytes are decompressed in all; *UNPACKED gets how many were.
+ * At most MAX_UNPACKED bytes are decompressed in all, from at most a little more compressed input
+ * than that (a stream padded with empty blocks is not read through); *WORK says what it cost.
  * Returns 0; -EBADMSG with ERR naming what when the stream is corrupt or does not hold a bundle;
  * -ENOSYS with ERR naming the library and the package when libzstd.so.1 or libz.so.1 cannot be
  * loaded; -EINVAL for a C that is not a well-formed CCOB; -ECANCELED when reading the table
  * needs more than MAX_UNPACKED bytes (CB not called); -ENOMEM; or the callback's negative value.
  * ERR may be NULL. */
 int xpu_ccob_read(const uint8_t *buf, size_t len, const struct xpu_bundle *c, uint64_t max_unpacked,
-                  xpu_bundle_cb cb, void *userdata, size_t *unpacked, char *err, size_t err_size);
+                  xpu_bundle_cb cb, void *userdata, struct xpu_ccob_work *work, char *err, size_t err_size);

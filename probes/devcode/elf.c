@@ -96,25 +96,31 @@ static int read_sections(int fd, struct xpu_elf *e, const Elf64_Ehdr *h, const c
         int r = pread_all(fd, sh, (size_t)h->e_shnum * sizeof *sh, h->e_shoff);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *names = NULL;
-        uint64_t names_size = 0;
-        if (h->e_shstrndx != SHN_UNDEF) {
-                r = h->e_shstrndx >= h->e_shnum ? -EBADMSG
-                                                : read_section(fd, e, &sh[h->e_shstrndx], XPU_ELF_STRTAB_MAX, &names);
-                if (r < 0) {
-                        if (r == -EBADMSG)
-                                *err = "the section name table lies outside the file or is too large";
-                        return r;
-                }
-                names_size = sh[h->e_shstrndx].sh_size;
+        /* Device code is found by section names: without them it cannot be. */
+        if (h->e_shstrndx == SHN_UNDEF) {
+                *err = "the section headers have no name table (e_shstrndx is 0)";
+                return -EBADMSG;
         }
+        _cleanup_free_ char *names = NULL;
+        r = h->e_shstrndx >= h->e_shnum ? -EBADMSG
+                                        : read_section(fd, e, &sh[h->e_shstrndx], XPU_ELF_STRTAB_MAX, &names);
+        if (r < 0) {
+                if (r == -EBADMSG)
+                        *err = "the section name table lies outside the file or is too large";
+                return r;
+        }
+        uint64_t names_size = sh[h->e_shstrndx].sh_size;
         for (size_t i = 0; i < h->e_shnum; i++) {
                 struct xpu_elf_section *s = &sections[i];
                 s->type = sh[i].sh_type;
                 s->flags = sh[i].sh_flags;
                 s->offset = sh[i].sh_offset;
                 s->size = sh[i].sh_size;
-                if (names && sh[i].sh_name < names_size) {
+                if (i > 0 && sh[i].sh_name >= names_size) {
+                        *err = "the section name table does not hold every section's name";
+                        return -EBADMSG;
+                }
+                if (sh[i].sh_name < names_size) {
                         const char *n = names + sh[i].sh_name;
                         size_t nl = strnlen(n, sizeof s->name);
                         if (nl < sizeof s->name)

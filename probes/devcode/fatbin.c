@@ -21,7 +21,10 @@ bool xpu_cubin_has_kernels(const uint8_t *cubin, size_t len, bool *ok) {
                 return false;
         uint64_t shoff = xpu_le64(cubin + 0x28);
         uint16_t shentsize = xpu_le16(cubin + 0x3a), shnum = xpu_le16(cubin + 0x3c), shstrndx = xpu_le16(cubin + 0x3e);
-        if (shentsize < 64 || shnum == 0 || shstrndx >= shnum || shoff > len ||
+        /* A device-link stub has about ten sections; a cubin with more holds kernels (each adds
+         * three or four), and not walking them bounds what a crafted cubin checked again and again
+         * costs. */
+        if (shentsize < 64 || shnum == 0 || shnum > XPU_FATBIN_STUB_SECTIONS_MAX || shstrndx >= shnum || shoff > len ||
             (uint64_t)shnum * shentsize > len - shoff)
                 return false;
         const uint8_t *str_sh = cubin + shoff + (size_t)shstrndx * shentsize;

@@ -55,6 +55,8 @@ enum xpu_fatbin_compression {
  * are about 2 KiB (cuFFTW 12's: 1,904 bytes), and opening every large cubin's section table would
  * touch pages all over a library. */
 #define XPU_FATBIN_STUB_MAX (64u << 10)
+/* ... and one with more sections than this is taken to hold kernels without looking further. */
+#define XPU_FATBIN_STUB_SECTIONS_MAX 64u
 
 struct xpu_fatbin_entry {
         unsigned kind;                   /* enum xpu_fatbin_kind, or another value as found */
@@ -114,7 +116,8 @@ int xpu_fatbin_scan_fd(int fd, uint64_t offset, uint64_t len, xpu_fatbin_cb cb, 
 
 /* True when the stored cubin CUBIN[0..LEN) is an ELF64 object with at least one section whose
  * name starts with ".text." (one per kernel). Sets *OK false when it is not a readable ELF64
- * object (bad magic, section headers or string table out of bounds). */
+ * object (bad magic, section headers or string table out of bounds) or has more than
+ * XPU_FATBIN_STUB_SECTIONS_MAX sections (not walked: such a cubin is no stub). */
 bool xpu_cubin_has_kernels(const uint8_t *cubin, size_t len, bool *ok);
 
 /* "sm_90", "sm_90a", "sm_100f", or "compute_…" for PTX (kind PTX), "lto_…" for LTO-IR, into BUF

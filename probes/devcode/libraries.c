@@ -2,6 +2,7 @@
 /* The vendor library table (libraries.h has the sources). */
 #include "devcode/libraries.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "base/fileio.h"
@@ -135,21 +136,38 @@ static const struct xpu_vendor_library libraries[] = {
 #undef NV
 #undef AMD
 
-const struct xpu_vendor_library *xpu_vendor_library_find(const char *soname) {
-        if (!soname || strncmp(soname, "lib", 3) != 0)
-                return NULL;
-        const char *so = strstr(soname, ".so");
+int xpu_library_stem(const char *name, char *buf, size_t size, const char **version) {
+        const char *base = strrchr(name, '/');
+        base = base ? base + 1 : name;
+        const char *so = strstr(base, ".so");
         if (!so || (so[3] != '\0' && so[3] != '.'))
+                return -EINVAL;
+        size_t len = (size_t)(so - base);
+        /* auditwheel/delocate: "<name>-<8 hex digits>" */
+        if (len > 9 && base[len - 9] == '-' && strspn(base + len - 8, "0123456789abcdef") >= 8)
+                len -= 9;
+        if (len >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, base, len);
+        buf[len] = '\0';
+        if (version)
+                *version = so + 3;
+        return 0;
+}
+
+const struct xpu_vendor_library *xpu_vendor_library_find(const char *soname) {
+        char stem[256];
+        if (!soname || xpu_library_stem(soname, stem, sizeof stem, NULL) < 0 || strncmp(stem, "lib", 3) != 0)
                 return NULL;
-        size_t len = (size_t)(so - soname);
+        size_t len = strlen(stem);
         const struct xpu_vendor_library *prefix_match = NULL;
         for (size_t i = 0; i < ELEMENTSOF(libraries); i++) {
                 const char *n = libraries[i].name;
                 size_t nl = strlen(n);
                 if (n[nl - 1] == '*') {
-                        if (!prefix_match && len >= nl - 1 && strncmp(soname, n, nl - 1) == 0)
+                        if (!prefix_match && len >= nl - 1 && strncmp(stem, n, nl - 1) == 0)
                                 prefix_match = &libraries[i];
-                } else if (nl == len && strncmp(soname, n, len) == 0) {
+                } else if (nl == len && strcmp(stem, n) == 0) {
                         return &libraries[i]; /* an exact name wins over any family */
                 }
         }
@@ -157,11 +175,13 @@ const struct xpu_vendor_library *xpu_vendor_library_find(const char *soname) {
 }
 
 unsigned xpu_cudart_major(const char *soname) {
-        static const char prefix[] = "libcudart.so.";
+        char stem[32];
+        const char *version;
         uint64_t v;
-        if (!soname || strncmp(soname, prefix, sizeof prefix - 1) != 0)
+        if (!soname || xpu_library_stem(soname, stem, sizeof stem, &version) < 0 || strcmp(stem, "libcudart") != 0 ||
+            version[0] != '.')
                 return 0;
-        const char *num = soname + sizeof prefix - 1;
+        const char *num = version + 1;
         char major[8];
         size_t n = strspn(num, "0123456789");
         if (n == 0 || n >= sizeof major || (num[n] != '\0' && num[n] != '.'))

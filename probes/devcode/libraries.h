@@ -44,11 +44,18 @@ struct xpu_vendor_library {
                                * or a stub in an image shadows the injected one */
 };
 
+/* The library a shared object's name names, into BUF (SIZE bytes): its file name (a DT_NEEDED may
+ * be a path) up to ".so", without the "-<8 hex digits>" that auditwheel and delocate add when they
+ * copy a library into a Python wheel ("libcudart-6d56b25a.so.11.0" is libcudart). *VERSION (may
+ * be NULL) gets what follows ".so" (".11.0", or ""). Returns 0, -EINVAL when NAME has no ".so" (at
+ * its end or before a '.'), -ENAMETOOLONG. */
+int xpu_library_stem(const char *name, char *buf, size_t size, const char **version);
+
 /* The vendor library SONAME ("libcublasLt.so.13", or a file name like "libcudnn_ops.so.9.13.0")
- * is, or NULL when it is none. Matched on the part before ".so" (a few families by prefix:
+ * is, or NULL when it is none. Matched on its stem (xpu_library_stem; a few families by prefix:
  * "libcudnn_*", "libnvinfer*", "libnpp*", "librocprofiler*"). */
 const struct xpu_vendor_library *xpu_vendor_library_find(const char *soname);
 
 /* The major version N of a "libcudart.so.N" SONAME (the CUDA version its runtime needs from the
- * driver), or 0 when SONAME is not that. */
+ * driver; a wheel's renamed copy or a path too), or 0 when SONAME is not that. */
 unsigned xpu_cudart_major(const char *soname);

@@ -136,6 +136,12 @@ static int get_strv(const cJSON *j, const char *key, char ***v, const char *what
                         xpu_format_error(err, err_size, "%s\"%s\" holds something else than a short string", what, key);
                         return -EINVAL;
                 }
+                for (const cJSON *t = a->child; t != s; t = t->next)
+                        if (strcmp(t->valuestring, s->valuestring) == 0) {
+                                xpu_format_error(err, err_size, "%s\"%s\" names \"%.64s\" twice", what, key,
+                                                 s->valuestring);
+                                return -EINVAL;
+                        }
         }
         char **list = calloc(n + 1, sizeof *list);
         if (!list)
@@ -152,17 +158,32 @@ static int get_strv(const cJSON *j, const char *key, char ***v, const char *what
         return 0;
 }
 
+/* The decimal number of at most three digits at S, no larger than MAX (an SM number, a PTX ISA
+ * part: what the audit writes), into *RET; *END gets the byte after it. False when S does not start
+ * with one. */
+static bool small_number(const char *s, unsigned max, unsigned *ret, const char **end) {
+        size_t n = strspn(s, "0123456789");
+        unsigned v = 0;
+        if (n == 0 || n > 3)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                v = v * 10 + (unsigned)(s[i] - '0');
+        if (v > max)
+                return false;
+        *ret = v;
+        *end = s + n;
+        return true;
+}
+
 /* "sm_90a", "compute_120f", "sm_100" into a code entry. */
 static int parse_code_name(const char *s, struct xpu_nv_code *c) {
-        unsigned sm = 0;
-        int used = 0;
+        unsigned sm;
         bool ptx = strncmp(s, "compute_", 8) == 0;
         if (!ptx && strncmp(s, "sm_", 3) != 0)
                 return -EINVAL;
-        const char *num = s + (ptx ? 8 : 3);
-        if (strspn(num, "0123456789") == 0 || sscanf(num, "%u%n", &sm, &used) != 1 || sm > UINT16_MAX)
+        const char *suffix;
+        if (!small_number(s + (ptx ? 8 : 3), XPU_OBJECT_SM_MAX, &sm, &suffix) || sm == 0)
                 return -EINVAL;
-        const char *suffix = num + used;
         *c = (struct xpu_nv_code){ .kind = ptx ? XPU_FATBIN_PTX : XPU_FATBIN_SASS, .sm = (uint16_t)sm };
         if (strcmp(suffix, "a") == 0)
                 c->variant = XPU_SM_ARCH;
@@ -188,6 +209,12 @@ static int nv_from_json(const cJSON *nv, struct xpu_object *o, const char *what,
                                             (r = get_strv(rel, "ptx", &o->nv_rel_ptx, what, err, err_size)) < 0)))
                 return r;
         const cJSON *isa = cJSON_GetObjectItemCaseSensitive(nv, "ptx_isa");
+        /* One version per PTX name, as the audit writes it: each name is looked up in it. */
+        if (isa && (!cJSON_IsObject(isa) || cJSON_GetArraySize(isa) > (int)XPU_OBJECT_NAMES_MAX)) {
+                xpu_format_error(err, err_size, "%s\"ptx_isa\" is not an object of at most %u versions", what,
+                                 XPU_OBJECT_NAMES_MAX);
+                return -EINVAL;
+        }
         char *const *lists[2] = { o->nv_sass, o->nv_ptx };
         for (size_t l = 0; l < 2; l++)
                 for (char *const *p = lists[l]; p && *p; p++) {
@@ -200,8 +227,9 @@ static int nv_from_json(const cJSON *nv, struct xpu_object *o, const char *what,
                         if (l == 1) {
                                 const cJSON *v = isa ? cJSON_GetObjectItemCaseSensitive(isa, *p) : NULL;
                                 unsigned major, minor;
-                                if (!cJSON_IsString(v) || sscanf(v->valuestring, "%u.%u", &major, &minor) != 2 ||
-                                    major > 255 || minor > 255) {
+                                const char *dot, *end;
+                                if (!cJSON_IsString(v) || !small_number(v->valuestring, 255, &major, &dot) ||
+                                    *dot != '.' || !small_number(dot + 1, 255, &minor, &end) || *end) {
                                         xpu_format_error(err, err_size, "%s\"ptx_isa\" has no version for %s", what, *p);
                                         return -EINVAL;
                                 }
@@ -248,7 +276,11 @@ int xpu_object_from_json(const cJSON *j, struct xpu_object *o, char *err, size_t
                 r = -ENOMEM;
                 goto fail;
         }
-        if (cJSON_IsNumber(size) && size->valuedouble >= 0)
+        if (size && (!cJSON_IsNumber(size) || !(size->valuedouble >= 0 && size->valuedouble < 0x1p63))) {
+                xpu_format_error(err, err_size, "%s\"size_bytes\" is not a size in bytes", what);
+                goto fail;
+        }
+        if (size)
                 o->size_bytes = (uint64_t)size->valuedouble;
         if (cJSON_IsString(vendor)) {
                 const char *v = vendor->valuestring;
@@ -302,12 +334,18 @@ int xpu_object_from_json(const cJSON *j, struct xpu_object *o, char *err, size_t
                 goto fail;
         }
         for (char **g = o->amd_gfx; g && *g; g++) {
-                struct xpu_gfx_target t;
-                if (xpu_gfx_target_parse(*g, &t) < 0) {
+                if (!xpu_gfx_target_id_known(*g)) {
                         xpu_format_error(err, err_size, "%s\"%s\" is not an AMD target ID", what, *g);
                         r = -EINVAL;
                         goto fail;
                 }
+        }
+        /* The audit ties an object with code of a vendor to that vendor. */
+        if ((o->n_nv_code && !(o->vendors & XPU_CODE_VENDOR_NVIDIA)) ||
+            (o->amd_gfx && o->amd_gfx[0] && !(o->vendors & XPU_CODE_VENDOR_AMD))) {
+                xpu_format_error(err, err_size, "%s\"vendor\" does not name the vendor of its device code", what);
+                r = -EINVAL;
+                goto fail;
         }
         return 0;
 fail:
@@ -393,13 +431,18 @@ static cJSON *parse_in_arena(const char *text, size_t len) {
 
 /* The structural tokens of TEXT[0..LEN), counting stops past MAX. One pass; what is not JSON is
  * left to the parser. */
-static size_t json_tokens(const char *text, size_t len, size_t max) {
+static size_t json_tokens(const char *text, size_t len, size_t max, bool *nul) {
         size_t n = 0;
+        *nul = false;
         for (const char *p = text, *end = text + len; p < end && n <= max; p++) {
                 if (*p == '"') {
                         for (p++; p < end && *p != '"'; p++)
-                                if (*p == '\\')
+                                if (*p == '\\') {
+                                        /* \u0000 would end the C string a name becomes, early */
+                                        if (end - p >= 6 && memcmp(p + 1, "u0000", 5) == 0)
+                                                *nul = true;
                                         p++;
+                                }
                 } else if (*p == '{' || *p == '[' || *p == ',' || *p == ':') {
                         n++;
                 }
@@ -411,10 +454,15 @@ int xpu_index_parse(const char *text, size_t len, struct xpu_object **objects, s
                     size_t err_size) {
         *objects = NULL;
         *n = 0;
-        if (json_tokens(text, len, INDEX_TOKENS_MAX) > INDEX_TOKENS_MAX) {
+        bool nul;
+        if (json_tokens(text, len, INDEX_TOKENS_MAX, &nul) > INDEX_TOKENS_MAX) {
                 xpu_format_error(err, err_size,
                                  "more than %u JSON values, more than an index of any real image holds; it is not read",
                                  INDEX_TOKENS_MAX);
+                return -EINVAL;
+        }
+        if (nul) {
+                xpu_format_error(err, err_size, "a string holds a NUL (\\u0000), which no name has");
                 return -EINVAL;
         }
         cJSON *j = parse_in_arena(text, len);

@@ -135,14 +135,14 @@ static int read_code_object(int fd, const struct xpu_elf *e, struct xpu_object *
         return 0;
 }
 
-/* The library an object is: NAME (its soname, else its file name) up to ".so". */
+/* The library an object is: NAME (its soname, else its file name), by its stem. */
 static int set_library(struct xpu_object *o, const char *name) {
+        char stem[256];
         o->library = xpu_vendor_library_find(name);
-        if (!o->library)
+        if (!o->library || xpu_library_stem(name, stem, sizeof stem, NULL) < 0)
                 return 0;
         add_layer_of(o, o->library);
-        const char *so = strstr(name, ".so");
-        return (o->library_name = strndup(name, so ? (size_t)(so - name) : strlen(name))) ? 0 : -ENOMEM;
+        return (o->library_name = strdup(stem)) ? 0 : -ENOMEM;
 }
 
 /* One byte range of the file to scan: a section, or for the marks a string table. */
@@ -274,6 +274,12 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
                 o->vendors |= XPU_CODE_VENDOR_NVIDIA;
         if (xpu_elf_find(&e, ".hip_fatbin"))
                 o->vendors |= XPU_CODE_VENDOR_AMD;
+        for (size_t i = 0; i < e.n_sections; i++)
+                if (e.sections[i].type == SHT_NOBITS && (strcmp(e.sections[i].name, ".nv_fatbin") == 0 ||
+                                                         strcmp(e.sections[i].name, "__nv_relfatbin") == 0 ||
+                                                         strcmp(e.sections[i].name, ".hip_fatbin") == 0))
+                        xpu_object_set_malformed(o, "section %s holds no bytes in the file (SHT_NOBITS)",
+                                                 e.sections[i].name);
         bool nv = o->vendors & XPU_CODE_VENDOR_NVIDIA, amd = o->vendors & XPU_CODE_VENDOR_AMD, marks = false;
         struct range *ranges = r >= 0 && e.n_sections ? calloc(e.n_sections, sizeof *ranges) : NULL;
         if (r >= 0 && e.n_sections && !ranges)

@@ -48,6 +48,7 @@ struct scan {
         size_t len;
         size_t found;
         bool *marks;     /* look for the parallel-algorithm marks where *MARKS is false */
+        bool budget_said; /* spend() marked the object: a work budget ran out */
         uint8_t tail[16]; /* the last bytes searched for them, up to offset TAIL_END */
         size_t tail_len, tail_end;
 };
@@ -110,9 +111,10 @@ static int spend(struct scan *s, uint64_t entries, uint64_t id_bytes) {
         if (w->entries <= WORK_ENTRIES_MAX && w->id_bytes <= WORK_ID_BYTES_MAX)
                 return 0;
         xpu_object_set_malformed_budget(s->o,
-                             "%s: reading it would take more than one object's work budget (%u entry headers, %u MiB "
-                             "of bundle entry IDs): not read further",
+                             "%s: reading it would take more than one object's work budget (%u entry headers or KiB "
+                             "of stub cubins, %u MiB of bundle entry IDs): not read further",
                              s->section, WORK_ENTRIES_MAX, WORK_ID_BYTES_MAX >> 20);
+        s->budget_said = true;
         return -ECANCELED;
 }
 
@@ -123,7 +125,15 @@ static int nv_container(const struct xpu_fatbin_container *c, void *userdata) {
         char name[24];
         int r;
         s->found++;
-        if ((r = spend(s, c->n_entries + 1, 0)) < 0)
+        /* An entry costs one; one whose stored cubin was opened to tell a stub (up to 64 KiB read)
+         * costs one more per KiB read, so a crafted file that has the same cubins checked again and
+         * again runs out of budget as fast as one with many entries. */
+        uint64_t cost = c->n_entries + 1;
+        for (size_t i = 0; i < c->n_entries; i++)
+                if (c->entries[i].kind == XPU_FATBIN_SASS && c->entries[i].compression == XPU_FATBIN_STORED &&
+                    c->entries[i].payload_size <= XPU_FATBIN_STUB_MAX)
+                        cost += c->entries[i].payload_size >> 10;
+        if ((r = spend(s, cost, 0)) < 0)
                 return r;
         if (c->malformed)
                 xpu_object_set_malformed(o, "%s: the fatbin container at offset %llu is malformed: %s", s->section,
@@ -226,19 +236,23 @@ static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
                 return r;
         struct xpu_object_work *w = s->work;
         char err[256];
-        size_t unpacked = 0;
-        r = w->decompressions < WORK_DECOMPRESSIONS_MAX
-                    ? xpu_ccob_read(s->buf, s->len, b, WORK_UNPACKED_MAX - w->unpacked, amd_inner, s, &unpacked, err,
+        struct xpu_ccob_work cw = { 0 };
+        r = w->decompressions < WORK_DECOMPRESSIONS_MAX && w->packed < XPU_OBJECT_WORK_PACKED_MAX
+                    ? xpu_ccob_read(s->buf, s->len, b, WORK_UNPACKED_MAX - w->unpacked, amd_inner, s, &cw, err,
                                     sizeof err)
                     : -ECANCELED;
         w->decompressions++;
-        w->unpacked += unpacked;
-        if (r == -ECANCELED)
+        w->unpacked += cw.out;
+        w->packed += cw.in;
+        if (r == -ECANCELED && !s->budget_said) /* the decompression budget, not the inner table's */
                 xpu_object_set_malformed_budget(o,
-                                     "%s: reading it would take more than one object's work budget (%u compressed "
-                                     "bundles, %u MiB decompressed): not read further",
-                                     s->section, WORK_DECOMPRESSIONS_MAX, WORK_UNPACKED_MAX >> 20);
-        if (r == -ENOMEM || r == -ECANCELED)
+                                                "%s: reading it would take more than one object's work budget (%u "
+                                                "compressed bundles, %u MiB decompressed from %u MiB of their "
+                                                "streams): not read further",
+                                                s->section, WORK_DECOMPRESSIONS_MAX, WORK_UNPACKED_MAX >> 20,
+                                                XPU_OBJECT_WORK_PACKED_MAX >> 20);
+        /* A list of the object full (E2BIG) is said by the reader. */
+        if (r == -ENOMEM || r == -ECANCELED || r == -E2BIG)
                 return r;
         if (r < 0)
                 xpu_object_set_malformed(o, "%s: the compressed offload bundle at offset %llu cannot be read: %s", s->section,

@@ -55,14 +55,16 @@ enum {
  * together (docs/audit.md, "Limits"). Real libraries stay far below: cuFFT 12 walks about 240,000
  * entry headers; a ROCm library opens one compressed bundle per translation unit with kernels
  * and decompresses a few KiB of each. Past a bound the object is malformed, naming it. */
-#define XPU_OBJECT_WORK_ENTRIES_MAX        (1u << 22)   /* fatbin entry headers, bundle table entries */
+#define XPU_OBJECT_WORK_ENTRIES_MAX        (1u << 22)   /* fatbin entry headers and KiB of cubins opened
+                                                         * to tell a stub, bundle table entries */
 #define XPU_OBJECT_WORK_ID_BYTES_MAX       (64u << 20)  /* bytes of bundle entry IDs */
 #define XPU_OBJECT_WORK_UNPACKED_MAX       (128u << 20) /* bytes decompressed from compressed bundles */
+#define XPU_OBJECT_WORK_PACKED_MAX         (128u << 20) /* bytes of their streams consumed doing so */
 #define XPU_OBJECT_WORK_DECOMPRESSIONS_MAX 16384u       /* compressed bundles opened */
 
 /* What reading an object cost, counted against the bounds above. */
 struct xpu_object_work {
-        uint64_t entries, id_bytes, unpacked;
+        uint64_t entries, id_bytes, unpacked, packed;
         unsigned decompressions;
 };
 

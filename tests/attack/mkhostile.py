@@ -112,7 +112,7 @@ def seeds(out):
         "object/hostile-nested-containers.so": elf([(".nv_fatbin", SHT_PROGBITS, SHF_ALLOC, nested_fatbin(900))]),
         "object/hostile-garbage-nv-fatbin.so": elf([(".nv_fatbin", SHT_PROGBITS, SHF_ALLOC, junk)]),
         "index/hostile-list-300.json": b'{"version": 1, "objects": [{"path": "x", "kind": "elf", "amd": {"gfx": ['
-        + b",".join(b'"gfx90a"' for _ in range(300)) + b"]}}]}\n",
+        + b",".join(b'"gfx%d"' % i for i in range(300)) + b"]}}]}\n",
         "index/hostile-empty-names.json": b'{"version": 1, "objects": [{"path": "x", "kind": "elf", "amd": {"gfx": ['
         + b",".join([b'""'] * 20000) + b"]}}]}\n",
     }
@@ -142,7 +142,7 @@ def main():
     n = (cap - len(head) - len(tail) + 1) // 3
     with open(out + "/index-gfx.json", "wb") as f:
         f.write(head + b",".join([b'""'] * n) + tail)
-    names = b",".join(b'"gfx90a"' for _ in range(300))
+    names = b",".join(b'"gfx%d"' % i for i in range(300))
     with open(out + "/index-300.json", "wb") as f:
         f.write(head + names + tail)
     obj = b'{"path":"a","kind":"elf"}'

@@ -47,7 +47,7 @@ static int touch(const struct xpu_bundle *b, void *userdata) {
         }
         if (b->compressed && !b->malformed) {
                 char err[256];
-                int r = xpu_ccob_read(x->buf, x->len, b, UINT64_MAX, touch_inner, &x->sum, (size_t[]){ 0 }, err, sizeof err);
+                int r = xpu_ccob_read(x->buf, x->len, b, UINT64_MAX, touch_inner, &x->sum, &(struct xpu_ccob_work){ 0 }, err, sizeof err);
                 if (r < 0 && r != -EBADMSG && r != -ENOMEM && r != -ENOSYS)
                         abort();
                 if ((r == -EBADMSG || r == -ENOSYS) && !err[0])

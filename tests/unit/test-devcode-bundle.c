@@ -194,7 +194,7 @@ static struct seen inner(const char *name, int *ret, char *err, size_t err_size)
         struct seen outer = scan(b, len, &r);
         ck_assert_int_eq(r, 1);
         struct seen s = { 0 };
-        *ret = xpu_ccob_read(b, len, &outer.c[0].b, UINT64_MAX, collect, &s, (size_t[]){ 0 }, err, err_size);
+        *ret = xpu_ccob_read(b, len, &outer.c[0].b, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, err, err_size);
         return s;
 }
 
@@ -242,7 +242,7 @@ START_TEST(test_ccob_corrupt) {
 
         /* A zstd frame whose magic is damaged. */
         z[24] ^= 0xff;
-        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, (size_t[]){ 0 }, err, sizeof err), -EBADMSG);
+        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, err, sizeof err), -EBADMSG);
         ck_assert_msg(strstr(err, "the zstd stream is corrupt (") == err, "%s", err);
         ck_assert_uint_eq(s.n, 0);
         z[24] ^= 0xff;
@@ -253,7 +253,7 @@ START_TEST(test_ccob_corrupt) {
         outer = scan(g, zl, &r);
         c = outer.c[0].b;
         memset(g + 24, 0x55, 8);
-        ck_assert_int_eq(xpu_ccob_read(g, zl, &c, UINT64_MAX, collect, &s, (size_t[]){ 0 }, err, sizeof err), -EBADMSG);
+        ck_assert_int_eq(xpu_ccob_read(g, zl, &c, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, err, sizeof err), -EBADMSG);
         ck_assert_msg(strstr(err, "the zlib stream is corrupt (") == err, "%s", err);
 
         /* Compressed data that is not a bundle: a CCOB around two.bundle without its magic. */
@@ -262,18 +262,18 @@ START_TEST(test_ccob_corrupt) {
         outer = scan(z, len, &r);
         c = outer.c[0].b;
         c.ccob_uncompressed_size = 4; /* only "__CL" comes out */
-        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, (size_t[]){ 0 }, err, sizeof err), -EBADMSG);
+        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, err, sizeof err), -EBADMSG);
         ck_assert_str_eq(err, "the decompressed data is not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
 
         /* Not a CCOB at all, or one the scan called malformed. */
         struct seen p = scan(plain, pl, &r);
-        ck_assert_int_eq(xpu_ccob_read(plain, pl, &p.c[0].b, UINT64_MAX, collect, &s, (size_t[]){ 0 }, NULL, 0), -EINVAL);
+        ck_assert_int_eq(xpu_ccob_read(plain, pl, &p.c[0].b, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, NULL, 0), -EINVAL);
         c = outer.c[0].b;
         c.malformed = true;
-        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, (size_t[]){ 0 }, NULL, 0), -EINVAL);
+        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, NULL, 0), -EINVAL);
         c = outer.c[0].b;
         c.size = len + 1;
-        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, (size_t[]){ 0 }, NULL, 0), -EINVAL);
+        ck_assert_int_eq(xpu_ccob_read(z, len, &c, UINT64_MAX, collect, &s, &(struct xpu_ccob_work){ 0 }, NULL, 0), -EINVAL);
         ck_assert_uint_eq(s.n, 0);
 }
 END_TEST

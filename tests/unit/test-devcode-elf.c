@@ -2,6 +2,7 @@
 /* probes/devcode/elf.c: ELF64 section headers, names, DT_NEEDED and DT_SONAME through pread, on
  * the nvcc and clang fixtures (tests/fixtures/devcode/) and damaged copies in memfds. */
 #include <elf.h>
+#include <stddef.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,7 +99,7 @@ START_TEST(test_refused) {
         /* Cut before its dynamic segment too. */
         _cleanup_close_ int cut2 = xpu_test_memfd(so, 8192);
         ck_assert_int_eq(xpu_elf_read(cut2, &e, &err), 0);
-        ck_assert_str_eq(e.dynamic_error, "the dynamic segment (PT_DYNAMIC) lies outside the file or is empty");
+        ck_assert_str_eq(e.dynamic_error, "the dynamic segment (PT_DYNAMIC) lies outside the file's loaded segments");
         ck_assert_uint_eq(e.n_needed, 0);
         xpu_elf_clear(&e);
 
@@ -152,12 +153,80 @@ START_TEST(test_refused) {
 }
 END_TEST
 
+/* The dynamic segment is read as the loader reads it: at its address, to DT_NULL. */
+START_TEST(test_dynamic_as_the_loader) {
+        size_t len;
+        _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        Elf64_Ehdr h;
+        memcpy(&h, so, sizeof h);
+        size_t dyn = SIZE_MAX;
+        for (size_t i = 0; i < h.e_phnum; i++) {
+                Elf64_Phdr p;
+                memcpy(&p, so + h.e_phoff + i * sizeof p, sizeof p);
+                if (p.p_type == PT_DYNAMIC)
+                        dyn = h.e_phoff + i * sizeof p;
+        }
+        ck_assert_uint_ne(dyn, SIZE_MAX);
+        static const struct {
+                const char *what;
+                size_t field; /* offset in Elf64_Phdr */
+                uint64_t value;
+        } lies[] = {
+                { "p_offset pointing elsewhere", offsetof(Elf64_Phdr, p_offset), 0 },
+                { "p_filesz of one entry", offsetof(Elf64_Phdr, p_filesz), sizeof(Elf64_Dyn) },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(lies); k++) {
+                _cleanup_free_ uint8_t *c = malloc(len);
+                memcpy(c, so, len);
+                memcpy(c + dyn + lies[k].field, &lies[k].value, sizeof lies[k].value);
+                _cleanup_close_ int fd = xpu_test_memfd(c, len);
+                struct xpu_elf e;
+                ck_assert_int_eq(xpu_elf_read(fd, &e, NULL), 0);
+                ck_assert_msg(e.n_needed == 4 && strcmp(e.needed[0], "libcudart.so.13") == 0 && !e.dynamic_error,
+                              "%s: %zu needed, %s", lies[k].what, e.n_needed, e.dynamic_error ? e.dynamic_error : "");
+                xpu_elf_clear(&e);
+        }
+}
+END_TEST
+
+/* Device code is found by section names: sections whose names cannot be read are no sections. */
+START_TEST(test_section_names_unreadable) {
+        size_t len;
+        _cleanup_free_ uint8_t *so = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        _cleanup_free_ uint8_t *c = malloc(len);
+        Elf64_Ehdr h;
+        memcpy(&h, so, sizeof h);
+        struct xpu_elf e;
+        memcpy(c, so, len);
+        ((Elf64_Ehdr *)c)->e_shstrndx = SHN_UNDEF;
+        _cleanup_close_ int none = xpu_test_memfd(c, len);
+        ck_assert_int_eq(xpu_elf_read(none, &e, NULL), 0);
+        ck_assert_str_eq(e.sections_error, "the section headers have no name table (e_shstrndx is 0)");
+        ck_assert_uint_eq(e.n_needed, 4);
+        xpu_elf_clear(&e);
+        /* The name table cut to its first byte. */
+        memcpy(c, so, len);
+        Elf64_Shdr s;
+        size_t at = h.e_shoff + (size_t)h.e_shstrndx * sizeof s;
+        memcpy(&s, c + at, sizeof s);
+        s.sh_size = 1;
+        memcpy(c + at, &s, sizeof s);
+        _cleanup_close_ int cut = xpu_test_memfd(c, len);
+        ck_assert_int_eq(xpu_elf_read(cut, &e, NULL), 0);
+        ck_assert_str_eq(e.sections_error, "the section name table does not hold every section's name");
+        ck_assert_uint_eq(e.n_sections, 0);
+        xpu_elf_clear(&e);
+}
+END_TEST
+
 static Suite *elf_suite(void) {
         Suite *s = suite_create("devcode-elf");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_library);
         tcase_add_test(tc, test_code_object);
         tcase_add_test(tc, test_refused);
+        tcase_add_test(tc, test_dynamic_as_the_loader);
+        tcase_add_test(tc, test_section_names_unreadable);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -75,6 +75,16 @@ static void read_object(const unsigned char *b, size_t len, const char *path, st
         close(fd);
 }
 
+/* An ELF object of no device code named PATH (what the library table makes of the name). */
+static void plain_object(const char *path, struct xpu_object *o) {
+        static const char text[] = "plain bytes";
+        const struct sec s[] = { { ".rodata", text, sizeof text } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 0, &len);
+        read_object(b, len, path, o);
+        free(b);
+}
+
 static bool has(char *const *v, const char *s) {
         for (char *const *p = v; p && *p; p++)
                 if (strcmp(*p, s) == 0)
@@ -106,12 +116,8 @@ static size_t container(unsigned char *p, size_t n) {
 
 START_TEST(test_library_is_the_object) {
         /* cuDNN 9's seven libraries match one table row ("libcudnn_*"); each is its own library. */
-        static const char text[] = "plain bytes";
-        const struct sec s[] = { { ".rodata", text, sizeof text } };
-        size_t len;
-        unsigned char *b = build_elf(s, 1, 0, &len);
         struct xpu_object o;
-        read_object(b, len, "usr/lib/libcudnn_adv.so.9", &o);
+        plain_object("usr/lib/libcudnn_adv.so.9", &o);
         ck_assert_str_eq(o.library_name, "libcudnn_adv");
         ck_assert_str_eq(o.library->name, "libcudnn_*");
         ck_assert_uint_eq(o.layers, 1u << XPU_LAYER_DNN);
@@ -126,9 +132,56 @@ START_TEST(test_library_is_the_object) {
         cJSON_Delete(j);
         xpu_object_clear(&o);
         /* A library not in the table has no library name. */
-        read_object(b, len, "usr/lib/libplain.so.1", &o);
+        plain_object("usr/lib/libplain.so.1", &o);
         ck_assert_ptr_null(o.library_name);
         ck_assert_ptr_null(o.library);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+START_TEST(test_library_names_as_shipped) {
+        /* Python wheels carry renamed copies (auditwheel, delocate: "-<8 hex digits>"), and a
+         * DT_NEEDED may be a path. */
+        const struct xpu_vendor_library *l = xpu_vendor_library_find("libcudart-6d56b25a.so.11.0");
+        ck_assert_ptr_nonnull(l);
+        ck_assert_str_eq(l->name, "libcudart");
+        ck_assert_uint_eq(xpu_cudart_major("libcudart-6d56b25a.so.11.0"), 11);
+        ck_assert_uint_eq(xpu_cudart_major("/opt/cuda/lib64/libcudart.so.13"), 13);
+        ck_assert_str_eq(xpu_vendor_library_find("/opt/rocm/lib/libamdhip64.so.6")->name, "libamdhip64");
+        ck_assert_str_eq(xpu_vendor_library_find("libnvrtc-3a20f2b6.so.11.1")->name, "libnvrtc");
+        char stem[64];
+        const char *version;
+        ck_assert_int_eq(xpu_library_stem("libcudnn_ops-1a2b3c4d.so.9", stem, sizeof stem, &version), 0);
+        ck_assert_str_eq(stem, "libcudnn_ops");
+        ck_assert_str_eq(version, ".9");
+        /* Not a hash: kept. */
+        ck_assert_int_eq(xpu_library_stem("libfoo-1.2.so", stem, sizeof stem, NULL), 0);
+        ck_assert_str_eq(stem, "libfoo-1.2");
+        ck_assert_ptr_null(xpu_vendor_library_find("libcudart-6d56b25a.txt"));
+        /* An object of that name is the library it was renamed from. */
+        struct xpu_object o;
+        plain_object("torch/lib/libcudart-6d56b25a.so.11.0", &o);
+        ck_assert_str_eq(o.library_name, "libcudart");
+        ck_assert_uint_eq(o.cudart_major, 11);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+START_TEST(test_device_code_section_nobits) {
+        /* A .nv_fatbin that holds no bytes in the file (SHT_NOBITS) cannot be judged. */
+        static const char text[] = "x";
+        const struct sec s[] = { { ".nv_fatbin", text, sizeof text } };
+        size_t len;
+        unsigned char *b = build_elf(s, 1, 0, &len);
+        Elf64_Ehdr h;
+        memcpy(&h, b, sizeof h);
+        Elf64_Shdr *sh = (Elf64_Shdr *)(b + h.e_shoff);
+        sh[1].sh_type = SHT_NOBITS;
+        struct xpu_object o;
+        read_object(b, len, "usr/lib/libnobits.so", &o);
+        ck_assert_str_eq(o.malformed, "section .nv_fatbin holds no bytes in the file (SHT_NOBITS)");
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
         xpu_object_clear(&o);
         free(b);
 }
@@ -196,6 +249,21 @@ START_TEST(test_empty_device_code_section) {
 }
 END_TEST
 
+START_TEST(test_names_full_in_a_ccob) {
+        /* 400 targets inside one compressed bundle: more than an object keeps, said as such (the
+         * reason was empty). */
+        size_t len;
+        unsigned char *b = xpu_test_read_fixture("devcode/amd/many-v2-zlib.ccob", &len);
+        struct xpu_object o;
+        read_object(b, len, "k/many.ccob", &o);
+        ck_assert_str_eq(o.malformed, "file: more device code than any real library holds (over 4194304 entries or "
+                                      "256 architectures): not read further");
+        ck_assert_uint_eq(xpu_strv_length(o.amd_gfx), XPU_OBJECT_NAMES_MAX);
+        xpu_object_clear(&o);
+        free(b);
+}
+END_TEST
+
 START_TEST(test_overlapping_sections_read_once) {
         /* Thousands of section headers naming one region multiplied the work by their number. */
         size_t n = 1000;
@@ -253,29 +321,70 @@ END_TEST
 
 START_TEST(test_index_lists_bounded) {
         /* The audit keeps at most XPU_OBJECT_NAMES_MAX names per list; an index with more was not
-         * written by it, and is refused naming the field. */
-        size_t n = XPU_OBJECT_NAMES_MAX + 1, cap = 256 + n * 10;
+         * written by it, and is refused naming the field. Names: sm_1 ... sm_255, then sm_1a ... */
+        size_t cap = 256 + 300 * 12;
         char *text = malloc(cap);
-        size_t at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"usr/lib/libx.so\", "
-                                                "\"kind\": \"elf\", \"amd\": {\"gfx\": [");
-        for (size_t i = 0; i < n; i++)
-                at += (size_t)snprintf(text + at, cap - at, "%s\"gfx90a\"", i ? "," : "");
-        at += (size_t)snprintf(text + at, cap - at, "]}}]}");
         struct xpu_object *objects;
         size_t count;
         char err[512];
-        ck_assert_int_eq(xpu_index_parse(text, at, &objects, &count, err, sizeof err), -EINVAL);
-        ck_assert_str_eq(err, "object \"usr/lib/libx.so\": \"gfx\" holds more than 256 names, more than the audit "
-                              "writes");
-        /* At the limit it is read. */
-        char *last = strrchr(text, ',');
-        memcpy(last, "]}}]}", 6);
-        ck_assert_int_eq(xpu_index_parse(text, strlen(text), &objects, &count, err, sizeof err), 0);
-        ck_assert_uint_eq(count, 1);
-        ck_assert_uint_eq(xpu_strv_length(objects[0].amd_gfx), XPU_OBJECT_NAMES_MAX);
-        xpu_object_clear(&objects[0]);
-        free(objects);
+        for (size_t n = XPU_OBJECT_NAMES_MAX + 1; n >= XPU_OBJECT_NAMES_MAX; n--) {
+                size_t at = (size_t)snprintf(text, cap, "{\"version\": 1, \"objects\": [{\"path\": \"usr/lib/libx.so\", "
+                                                        "\"kind\": \"elf\", \"vendor\": \"nvidia\", \"nvidia\": {\"sass\": [");
+                for (size_t i = 0; i < n; i++)
+                        at += (size_t)snprintf(text + at, cap - at, "%s\"sm_%zu%s\"", i ? "," : "", i % 255 + 1,
+                                               i >= 255 ? "a" : "");
+                at += (size_t)snprintf(text + at, cap - at, "]}}]}");
+                int r = xpu_index_parse(text, at, &objects, &count, err, sizeof err);
+                if (n > XPU_OBJECT_NAMES_MAX) {
+                        ck_assert_int_eq(r, -EINVAL);
+                        ck_assert_str_eq(err, "object \"usr/lib/libx.so\": \"sass\" holds more than 256 names, more than "
+                                              "the audit writes");
+                        continue;
+                }
+                ck_assert_msg(r == 0, "%s", err);
+                ck_assert_uint_eq(count, 1);
+                ck_assert_uint_eq(xpu_strv_length(objects[0].nv_sass), XPU_OBJECT_NAMES_MAX);
+                xpu_object_clear(&objects[0]);
+                free(objects);
+        }
         free(text);
+}
+END_TEST
+
+START_TEST(test_index_only_what_the_audit_writes) {
+        /* Each was read before, and judged as something else than it is. */
+        static const struct {
+                const char *object, *why;
+        } bad[] = {
+                { "\"vendor\": \"nvidia\", \"nvidia\": {\"sass\": [\"sm_4294967385\"]}",
+                  "\"sm_4294967385\" is not a SASS (sm_XY) architecture name" },
+                { "\"vendor\": \"amd\", \"amd\": {\"gfx\": [\"gfxq\"]}", "\"gfxq\" is not an AMD target ID" },
+                { "\"vendor\": \"amd\", \"amd\": {\"gfx\": [\"gfx90a\", \"gfx90a\"]}", "\"gfx\" names \"gfx90a\" twice" },
+                { "\"vendor\": \"nvidia\", \"amd\": {\"gfx\": [\"gfx90a\"]}",
+                  "\"vendor\" does not name the vendor of its device code" },
+                { "\"size_bytes\": 1e999", "\"size_bytes\" is not a size in bytes" },
+                { "\"vendor\": \"nvidia\", \"nvidia\": {\"ptx\": [\"compute_90\"], \"ptx_isa\": {\"compute_90\": "
+                  "\"4294967305.0\"}}",
+                  "\"ptx_isa\" has no version for compute_90" },
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                char text[512], err[512] = "", want[256];
+                int n = snprintf(text, sizeof text,
+                                 "{\"version\": 1, \"objects\": [{\"path\": \"x\", \"kind\": \"elf\", %s}]}", bad[i].object);
+                struct xpu_object *objects;
+                size_t count;
+                ck_assert_int_eq(xpu_index_parse(text, (size_t)n, &objects, &count, err, sizeof err), -EINVAL);
+                snprintf(want, sizeof want, "object \"x\": %s", bad[i].why);
+                ck_assert_str_eq(err, want);
+        }
+        /* A NUL inside a name would end it early ("gfx90a\u0000junk" read as gfx90a). */
+        static const char nul[] = "{\"version\": 1, \"objects\": [{\"path\": \"x\", \"kind\": \"elf\", \"vendor\": "
+                                  "\"amd\", \"amd\": {\"gfx\": [\"gfx90a\\u0000junk\"]}}]}";
+        struct xpu_object *objects;
+        size_t count;
+        char err[512];
+        ck_assert_int_eq(xpu_index_parse(nul, sizeof nul - 1, &objects, &count, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, "a string holds a NUL (\\u0000), which no name has");
 }
 END_TEST
 
@@ -316,12 +425,16 @@ static Suite *limits_suite(void) {
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_library_is_the_object);
+        tcase_add_test(tc, test_library_names_as_shipped);
+        tcase_add_test(tc, test_device_code_section_nobits);
         tcase_add_test(tc, test_marks_outside_symbol_tables);
         tcase_add_test(tc, test_empty_device_code_section);
+        tcase_add_test(tc, test_names_full_in_a_ccob);
         tcase_add_test(tc, test_overlapping_sections_read_once);
         tcase_add_test(tc, test_entry_budget);
         tcase_add_test(tc, test_index_lists_bounded);
         tcase_add_test(tc, test_index_values_bounded);
+        tcase_add_test(tc, test_index_only_what_the_audit_writes);
         suite_add_tcase(s, tc);
         return s;
 }
