@@ -38,6 +38,12 @@ is "$(o libcudnn_ops.so.9 '[.nvidia.sass[] | select(startswith("sm_90"))] | join
         "cuDNN: Hopper only through sm_90a"
 is "$(o libcufftw.so.12 '(.nvidia.sass // []) | length')" 0 "cuFFTW: its device-link stub holds no kernel"
 is "$(o libcusparse.so.12 '.nvidia.sections | join(",")')" ".rodata,.nv_fatbin" "cuSPARSE: containers in .rodata too"
+is "$(o libcusparse.so.12 '.layers | join(",")')" "sparse,parallel-algorithms,jit" \
+        "cuSPARSE: its CUB kernels, registered by names in .rodata, are parallel-algorithms"
+is "$(q '[.objects[] | select(.path | startswith("libcudnn_")) | .library] | join(" ")')" \
+        "libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled libcudnn_engines_runtime_compiled libcudnn_graph libcudnn_heuristic libcudnn_ops" \
+        "cuDNN 9: each library is its own, not the table's libcudnn_*"
+is "$(q '[.objects[] | select(.malformed)] | length')" 0 "no real library is malformed"
 is "$(o libnccl.so.2 '(.nvidia.relocatable.sass | length) > 0')" true "NCCL: relocatable code reported apart"
 is "$(o libnccl.so.2 '.layers | join(",")')" "collectives" "NCCL: collectives layer"
 is "$(o libcublasLt.so.13 '.library + " " + (.layers | join(","))')" "libcublasLt blas" "cuBLASLt: blas layer"
