@@ -376,8 +376,10 @@ cJSON *xpu_index_to_json(const struct xpu_object *objects, size_t n, const char 
 
 /* The values of a parsed index, in one arena: cJSON allocates every value apart, and an index of
  * half a million values spent most of its parse in malloc and free, and in faulting in fresh pages
- * one by one. Chunks of ARENA_CHUNK bytes (or one of the size asked for, when larger), mapped with
- * their pages populated in one call, all unmapped at once. */
+ * one by one. Chunks mapped with their pages populated in one call, each twice the size of the one
+ * before, from ARENA_FIRST (a start's index of a few objects pays for few pages) to ARENA_CHUNK
+ * (or one of the size asked for, when larger); all unmapped at once. */
+#define ARENA_FIRST (64u << 10)
 #define ARENA_CHUNK (4u << 20)
 
 struct arena_chunk {
@@ -394,8 +396,10 @@ static struct arena_chunk *arena;
 static void *arena_alloc(size_t n) {
         n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
         if (!arena || arena->size - arena->used < n) {
-                size_t size = n > ARENA_CHUNK - sizeof(struct arena_chunk) ? n + sizeof(struct arena_chunk)
-                                                                            : ARENA_CHUNK;
+                size_t next = !arena ? ARENA_FIRST : arena->size + sizeof *arena >= ARENA_CHUNK / 2
+                                                             ? ARENA_CHUNK
+                                                             : 2 * (arena->size + sizeof *arena);
+                size_t size = n > next - sizeof(struct arena_chunk) ? n + sizeof(struct arena_chunk) : next;
                 struct arena_chunk *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
                                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
                 if (c == MAP_FAILED)
