@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One byte range of a file scanned for device code, mapped and SIGBUS-guarded, within the object's
- * work budget (object-scan.h has the contract). */
+/* One byte range of a file scanned for device code (fatbin sections through a window of preads,
+ * bundles mapped and SIGBUS-guarded), within the object's work budget (object-scan.h has the
+ * contract). */
 #include "devcode/object-scan.h"
 
 #include <errno.h>
@@ -102,8 +103,8 @@ static void search_marks(size_t off, const uint8_t *p, size_t n, void *userdata)
         s->tail_end = off + n;
 }
 
-/* Count WHAT against the object's budget. Returns 0, or -ECANCELED with the object marked when a
- * bound is passed. */
+/* Count ENTRIES (entry headers and the like) and ID_BYTES against the object's budget. Returns 0,
+ * or -ECANCELED with the object marked when a bound is passed. */
 static int spend(struct scan *s, uint64_t entries, uint64_t id_bytes) {
         struct xpu_object_work *w = s->work;
         w->entries += entries;
@@ -111,9 +112,9 @@ static int spend(struct scan *s, uint64_t entries, uint64_t id_bytes) {
         if (w->entries <= WORK_ENTRIES_MAX && w->id_bytes <= WORK_ID_BYTES_MAX)
                 return 0;
         xpu_object_set_malformed_budget(s->o,
-                             "%s: reading it would take more than one object's work budget (%u entry headers or KiB "
-                             "of stub cubins, %u MiB of bundle entry IDs): not read further",
-                             s->section, WORK_ENTRIES_MAX, WORK_ID_BYTES_MAX >> 20);
+                                        "%s: reading it would take more than one object's work budget (%u entry "
+                                        "headers or KiB of stub cubins, %u MiB of bundle entry IDs): not read further",
+                                        s->section, WORK_ENTRIES_MAX, WORK_ID_BYTES_MAX >> 20);
         s->budget_said = true;
         return -ECANCELED;
 }
