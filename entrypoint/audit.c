@@ -199,11 +199,10 @@ static int write_index(const struct xpu_audit *a, const char *path) {
         struct xpu_object *back = NULL;
         size_t n_back = 0;
         char why[512];
-        int q = strlen(text) > XPU_DEVICE_CODE_INDEX_MAX ? -EFBIG
-                                                          : xpu_index_parse(text, strlen(text), &back, &n_back, why,
-                                                                            sizeof why);
+        size_t len = strlen(text);
+        int q = len > XPU_DEVICE_CODE_INDEX_MAX ? -EFBIG : xpu_index_parse(text, len, &back, &n_back, why, sizeof why);
         if (q == -EFBIG)
-                snprintf(why, sizeof why, "%zu bytes, more than the %u MiB a start reads", strlen(text),
+                snprintf(why, sizeof why, "%zu bytes, more than the %u MiB a start reads", len,
                          XPU_DEVICE_CODE_INDEX_MAX >> 20);
         for (size_t i = 0; i < n_back; i++)
                 xpu_object_clear(&back[i]);
@@ -237,7 +236,7 @@ static int write_index(const struct xpu_audit *a, const char *path) {
          * through: O_EXCL after unlinking it. */
         (void)unlink(tmp);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0 || xpu_write_full(fd, text, strlen(text)) < 0 || xpu_write_full(fd, "\n", 1) < 0 || fsync(fd) < 0)
+        if (fd < 0 || xpu_write_full(fd, text, len) < 0 || xpu_write_full(fd, "\n", 1) < 0 || fsync(fd) < 0)
                 r = negative_errno();
         if (fd >= 0 && close(fd) < 0 && r == 0)
                 r = negative_errno();

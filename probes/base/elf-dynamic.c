@@ -46,8 +46,9 @@ static int read_at(const struct elf *e, void *buf, size_t len, uint64_t off) {
 }
 
 /* Map virtual address ADDR to a file offset through the PT_LOAD headers in PH, as the loader maps
- * the file; *FILE_LEFT gets the bytes of that segment's file image from there on, *MEM_LEFT the
- * bytes of its memory image (the rest of which the loader fills with zeros). */
+ * the file; *FILE_LEFT (may be NULL) gets the bytes of that segment's file image from there on,
+ * *MEM_LEFT (may be NULL) the bytes of its memory image (the rest of which the loader fills with
+ * zeros). */
 static int vaddr_to_offset(const struct elf *e, const unsigned char *ph, size_t phnum, size_t phent, uint64_t addr,
                            uint64_t *ret, uint64_t *file_left, uint64_t *mem_left) {
         for (size_t i = 0; i < phnum; i++) {
@@ -60,8 +61,10 @@ static int vaddr_to_offset(const struct elf *e, const unsigned char *ph, size_t 
                         continue;
                 if (__builtin_add_overflow(off, addr - vaddr, ret))
                         return -EBADMSG;
-                *file_left = filesz - (addr - vaddr);
-                *mem_left = memsz > addr - vaddr ? memsz - (addr - vaddr) : *file_left;
+                if (file_left)
+                        *file_left = filesz - (addr - vaddr);
+                if (mem_left)
+                        *mem_left = memsz > addr - vaddr ? memsz - (addr - vaddr) : filesz - (addr - vaddr);
                 return 0;
         }
         return -EBADMSG;
@@ -162,10 +165,9 @@ int xpu_elf_dynamic_strings(int fd, uint64_t file_size, int want_needed, int wan
         }
         if (!any)
                 return 0;
-        uint64_t str_off, str_left, str_mem;
-        if (!have_strtab || !have_strsz ||
-            vaddr_to_offset(&e, ph, phnum, phent, strtab, &str_off, &str_left, &str_mem) < 0 || str_off > e.size ||
-            strsz > e.size - str_off) {
+        uint64_t str_off;
+        if (!have_strtab || !have_strsz || vaddr_to_offset(&e, ph, phnum, phent, strtab, &str_off, NULL, NULL) < 0 ||
+            str_off > e.size || strsz > e.size - str_off) {
                 *err = "the dynamic string table (DT_STRTAB, DT_STRSZ) is missing or lies outside the file";
                 return -EBADMSG;
         }

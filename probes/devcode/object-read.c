@@ -145,11 +145,30 @@ static int set_library(struct xpu_object *o, const char *name) {
         return (o->library_name = strdup(stem)) ? 0 : -ENOMEM;
 }
 
+/* The sections that exist only to hold device code, what they hold and whose it is. */
+static const struct dedicated {
+        const char *name;
+        enum xpu_scan_what what;
+        unsigned vendor;
+} dedicated_sections[] = {
+        { ".nv_fatbin", XPU_SCAN_FATBIN, XPU_CODE_VENDOR_NVIDIA },
+        { "__nv_relfatbin", XPU_SCAN_RELFATBIN, XPU_CODE_VENDOR_NVIDIA }, /* -rdc, kept for device linking */
+        { ".hip_fatbin", XPU_SCAN_BUNDLE, XPU_CODE_VENDOR_AMD },
+};
+
+static const struct dedicated *dedicated_section(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(dedicated_sections); i++)
+                if (strcmp(name, dedicated_sections[i].name) == 0)
+                        return &dedicated_sections[i];
+        return NULL;
+}
+
 /* One byte range of the file to scan: a section, or for the marks a string table. */
 struct range {
         uint64_t offset, size;
         enum xpu_scan_what what;
         const char *name;
+        bool dedicated; /* a dedicated_sections one: without a container it is malformed */
 };
 
 static int range_cmp(const void *a, const void *b) {
@@ -167,15 +186,13 @@ static size_t ranges_of(const struct xpu_elf *e, bool nv, bool amd, struct range
         for (size_t i = 0; i < e->n_sections; i++) {
                 const struct xpu_elf_section *s = &e->sections[i];
                 const char *name = s->name[0] ? s->name : "(unnamed)";
+                const struct dedicated *d = dedicated_section(s->name);
                 if (s->type == SHT_NOBITS || s->size == 0)
                         continue;
-                if (strcmp(s->name, ".hip_fatbin") == 0)
-                        r[n++] = (struct range){ s->offset, s->size, XPU_SCAN_BUNDLE, name };
-                else if (strcmp(s->name, "__nv_relfatbin") == 0)
-                        r[n++] = (struct range){ s->offset, s->size, XPU_SCAN_RELFATBIN, name };
-                else if (strcmp(s->name, ".nv_fatbin") == 0 ||
-                         (nv && (s->flags & SHF_ALLOC) && !(s->flags & SHF_EXECINSTR) && s->type == SHT_PROGBITS &&
-                          !section_skipped(s->name)))
+                if (d)
+                        r[n++] = (struct range){ s->offset, s->size, d->what, name, true };
+                else if (nv && (s->flags & SHF_ALLOC) && !(s->flags & SHF_EXECINSTR) && s->type == SHT_PROGBITS &&
+                         !section_skipped(s->name))
                         r[n++] = (struct range){ s->offset, s->size, XPU_SCAN_FATBIN, name };
                 else if ((nv || amd) && s->type == SHT_STRTAB && s->size <= SYMBOL_STRINGS_MAX &&
                          (strcmp(s->name, ".dynstr") == 0 || strcmp(s->name, ".strtab") == 0))
@@ -208,13 +225,11 @@ static int scan_ranges(int fd, const struct xpu_elf *e, struct range *r, size_t 
                 }
                 last = r[i].name;
                 end = r[i].offset + r[i].size;
-                bool dedicated =
-                        r[i].what == XPU_SCAN_BUNDLE || r[i].what == XPU_SCAN_RELFATBIN || strcmp(r[i].name, ".nv_fatbin") == 0;
                 /* Kernels are registered by names kept with the other string constants, in .rodata:
                  * the marks are looked for there, not in every data section. */
                 bool names = r[i].what == XPU_SCAN_MARKS || strcmp(r[i].name, ".rodata") == 0;
                 q = xpu_object_scan(fd, r[i].offset, r[i].size, o, r[i].name, r[i].what, names ? marks : NULL);
-                if (q == 0 && dedicated)
+                if (q == 0 && r[i].dedicated)
                         xpu_object_set_malformed(o, "section %s holds no valid %s", r[i].name,
                                       r[i].what == XPU_SCAN_BUNDLE ? "offload bundle" : "fatbin container");
         }
@@ -270,16 +285,16 @@ static int read_elf(int fd, const char *name, struct xpu_object *o) {
                         o->cudart_major = major;
         }
         /* A device-code section ties the object to its vendor even when its code cannot be read. */
-        if (xpu_elf_find(&e, ".nv_fatbin") || xpu_elf_find(&e, "__nv_relfatbin") || xpu_elf_find(&e, ".nvFatBinSegment"))
+        if (xpu_elf_find(&e, ".nvFatBinSegment")) /* the wrappers the CUDA runtime registers */
                 o->vendors |= XPU_CODE_VENDOR_NVIDIA;
-        if (xpu_elf_find(&e, ".hip_fatbin"))
-                o->vendors |= XPU_CODE_VENDOR_AMD;
-        for (size_t i = 0; i < e.n_sections; i++)
-                if (e.sections[i].type == SHT_NOBITS && (strcmp(e.sections[i].name, ".nv_fatbin") == 0 ||
-                                                         strcmp(e.sections[i].name, "__nv_relfatbin") == 0 ||
-                                                         strcmp(e.sections[i].name, ".hip_fatbin") == 0))
-                        xpu_object_set_malformed(o, "section %s holds no bytes in the file (SHT_NOBITS)",
-                                                 e.sections[i].name);
+        for (size_t i = 0; i < e.n_sections; i++) {
+                const struct dedicated *d = dedicated_section(e.sections[i].name);
+                if (!d)
+                        continue;
+                o->vendors |= d->vendor;
+                if (e.sections[i].type == SHT_NOBITS)
+                        xpu_object_set_malformed(o, "section %s holds no bytes in the file (SHT_NOBITS)", d->name);
+        }
         bool nv = o->vendors & XPU_CODE_VENDOR_NVIDIA, amd = o->vendors & XPU_CODE_VENDOR_AMD, marks = false;
         struct range *ranges = r >= 0 && e.n_sections ? calloc(e.n_sections, sizeof *ranges) : NULL;
         if (r >= 0 && e.n_sections && !ranges)

@@ -35,11 +35,6 @@ static void on_sigbus(int sig) {
         signal(sig, SIG_DFL); /* not ours: the access repeats and kills as it would have */
 }
 
-#define WORK_ENTRIES_MAX        XPU_OBJECT_WORK_ENTRIES_MAX
-#define WORK_ID_BYTES_MAX       XPU_OBJECT_WORK_ID_BYTES_MAX
-#define WORK_UNPACKED_MAX       XPU_OBJECT_WORK_UNPACKED_MAX
-#define WORK_DECOMPRESSIONS_MAX XPU_OBJECT_WORK_DECOMPRESSIONS_MAX
-
 struct scan {
         struct xpu_object *o;
         struct xpu_object_work *work;
@@ -109,12 +104,12 @@ static int spend(struct scan *s, uint64_t entries, uint64_t id_bytes) {
         struct xpu_object_work *w = s->work;
         w->entries += entries;
         w->id_bytes += id_bytes;
-        if (w->entries <= WORK_ENTRIES_MAX && w->id_bytes <= WORK_ID_BYTES_MAX)
+        if (w->entries <= XPU_OBJECT_WORK_ENTRIES_MAX && w->id_bytes <= XPU_OBJECT_WORK_ID_BYTES_MAX)
                 return 0;
         xpu_object_set_malformed_budget(s->o,
                                         "%s: reading it would take more than one object's work budget (%u entry "
                                         "headers or KiB of stub cubins, %u MiB of bundle entry IDs): not read further",
-                                        s->section, WORK_ENTRIES_MAX, WORK_ID_BYTES_MAX >> 20);
+                                        s->section, XPU_OBJECT_WORK_ENTRIES_MAX, XPU_OBJECT_WORK_ID_BYTES_MAX >> 20);
         s->budget_said = true;
         return -ECANCELED;
 }
@@ -238,8 +233,8 @@ static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
         struct xpu_object_work *w = s->work;
         char err[256];
         struct xpu_ccob_work cw = { 0 };
-        r = w->decompressions < WORK_DECOMPRESSIONS_MAX && w->packed < XPU_OBJECT_WORK_PACKED_MAX
-                    ? xpu_ccob_read(s->buf, s->len, b, WORK_UNPACKED_MAX - w->unpacked, amd_inner, s, &cw, err,
+        r = w->decompressions < XPU_OBJECT_WORK_DECOMPRESSIONS_MAX && w->packed < XPU_OBJECT_WORK_PACKED_MAX
+                    ? xpu_ccob_read(s->buf, s->len, b, XPU_OBJECT_WORK_UNPACKED_MAX - w->unpacked, amd_inner, s, &cw, err,
                                     sizeof err)
                     : -ECANCELED;
         w->decompressions++;
@@ -250,7 +245,7 @@ static int amd_bundle(const struct xpu_bundle *b, void *userdata) {
                                                 "%s: reading it would take more than one object's work budget (%u "
                                                 "compressed bundles, %u MiB decompressed from %u MiB of their "
                                                 "streams): not read further",
-                                                s->section, WORK_DECOMPRESSIONS_MAX, WORK_UNPACKED_MAX >> 20,
+                                                s->section, XPU_OBJECT_WORK_DECOMPRESSIONS_MAX, XPU_OBJECT_WORK_UNPACKED_MAX >> 20,
                                                 XPU_OBJECT_WORK_PACKED_MAX >> 20);
         /* A list of the object full (E2BIG) is said by the reader. */
         if (r == -ENOMEM || r == -ECANCELED || r == -E2BIG)

@@ -140,28 +140,17 @@ static int visit(struct walk *w, int dfd, const struct stat *dst, const char *na
                 w->path[path_len] = '/';
         memcpy(w->path + path_len + (path_len ? 1 : 0), name, nl + 1);
         int r = 0;
-        /* O_PATH first: nothing is opened for real until fstat says what it is, so a
-         * FIFO or a device node swapped in after readdir (or behind DT_UNKNOWN) is
-         * never opened. */
+        /* O_PATH first, reopened for reading only when fstat says it is a regular file: a FIFO or
+         * a device node swapped in after readdir (or behind DT_UNKNOWN) is never opened. */
         int fd = -1;
         _cleanup_close_ int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        struct stat st;
+        struct stat st = { 0 }; /* st_mode stays 0 when fstat failed */
         if (pfd < 0) {
                 count_error(w, "an entry that could not be opened");
                 goto out;
         }
-        if (fstat(pfd, &st) < 0) {
-                count_error(w, "an entry that could not be stat'ed");
-        } else if (S_ISDIR(st.st_mode)) {
-                if (depth + 1 > w->limits->max_depth || depth + 1 >= ELEMENTSOF(w->path_dirs)) {
-                        w->stats->skipped_deep++; /* the rest of the walk goes on */
-                } else if ((fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-                        count_error(w, "a directory that could not be read");
-                } else {
-                        r = walk_dir(w, fd, &st, len, depth + 1);
-                        fd = -1; /* walk_dir owns it */
-                }
-        } else if (S_ISREG(st.st_mode)) {
+        fd = xpu_reopen_regular(pfd, O_NONBLOCK, &st);
+        if (fd >= 0) {
                 if (st.st_nlink > 1) {
                         r = seen_add(&w->seen, st.st_dev, st.st_ino);
                         if (r != 0) {
@@ -173,20 +162,28 @@ static int visit(struct walk *w, int dfd, const struct stat *dst, const char *na
                         w->stats->stopped_by = "file limit";
                         goto out;
                 }
-                fd = xpu_reopen_regular(pfd, O_NONBLOCK, NULL);
-                if (fd < 0) {
-                        errno = -fd;
-                        count_error(w, fd == -ENOENT ? "a file that could not be reopened for reading (is "
-                                                       "/proc mounted?)"
-                                                     : "a file that could not be opened for reading");
-                        goto out;
-                }
                 w->stats->files++;
                 r = w->cb(fd, w->path, &st, w->userdata);
                 /* A crafted object costs at most its work budget, but many of them in a row
                  * must not carry the walk far past its deadline. */
                 if (r >= 0 && past_deadline(w))
                         w->stats->stopped_by = "time limit";
+        } else if (st.st_mode == 0) {
+                errno = -fd;
+                count_error(w, "an entry that could not be stat'ed");
+        } else if (S_ISREG(st.st_mode)) {
+                errno = -fd;
+                count_error(w, fd == -ENOENT ? "a file that could not be reopened for reading (is /proc mounted?)"
+                                             : "a file that could not be opened for reading");
+        } else if (S_ISDIR(st.st_mode)) {
+                if (depth + 1 > w->limits->max_depth || depth + 1 >= ELEMENTSOF(w->path_dirs)) {
+                        w->stats->skipped_deep++; /* the rest of the walk goes on */
+                } else if ((fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+                        count_error(w, "a directory that could not be read");
+                } else {
+                        r = walk_dir(w, fd, &st, len, depth + 1);
+                        fd = -1; /* walk_dir owns it */
+                }
         } else if (S_ISLNK(st.st_mode)) {
                 w->stats->links++;
         } else {
