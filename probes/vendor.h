@@ -75,6 +75,35 @@ struct xpu_vendor_cdi {
         const char *const *env; /* "NAME=VALUE" set with each of the vendor's devices */
 };
 
+/* What a device-plugin id names a device by (xpu_vendor_k8s.device_key); the vendor-neutral code
+ * finds the device of a key (daemon/workloads.c). */
+enum xpu_device_key_kind {
+        XPU_DEVICE_KEY_UUID = 0,      /* TEXT: the GPU's UUID, or one of its MIG devices' (any case) */
+        XPU_DEVICE_KEY_PCI_BUS_ID,    /* TEXT: its PCI function, any spelling; partition 0 of a partitioned GPU */
+        XPU_DEVICE_KEY_RENDER_MINOR,  /* NUMBER: N of /dev/dri/renderD<N> (xpu_device.render_minor) */
+        XPU_DEVICE_KEY_CARD,          /* NUMBER: N of /sys/class/drm/card<N> (xpu_device.card) */
+};
+
+struct xpu_device_key {
+        enum xpu_device_key_kind kind;
+        char text[64];
+        uint32_t number;
+};
+
+/* How the vendor's Kubernetes device plugin names its GPUs in the kubelet's pod-resources answer
+ * (ContainerDevices.resource_name and device_ids): the facts of its source, in
+ * probes/<vendor>/<vendor>-k8s.c. */
+struct xpu_vendor_k8s {
+        /* The plugin's resource names, NULL-terminated; one ending in '*' matches every name that
+         * starts with the rest ("nvidia.com/mig-*"). */
+        const char *const *resources;
+        /* The device that ID of RESOURCE names, as a key into *KEY. ROOTS: the host, for ids that
+         * only sysfs can tell (a partition's platform device). Returns 0, or -ENOENT when ID is not
+         * in a form the plugin writes. Bounded: at most a few sysfs reads. */
+        int (*device_key)(const struct xpu_roots *roots, const char *resource, const char *id,
+                          struct xpu_device_key *key);
+};
+
 /* A string fact of a vendor's devices under a name (a metadata label of xpud's xpu_info, a
  * requirement key): the name and the offset in struct xpu_device of a NUL-terminated char array
  * ("" = unknown). */
@@ -140,8 +169,11 @@ struct xpu_vendor_ops {
          * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
         const char *require_env_prefix, *require_env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
         const char *const *require_env_skip;                  /* "NVIDIA_REQUIRE_JETPACK" */
+        const struct xpu_vendor_k8s *k8s; /* its Kubernetes device plugin; NULL: none */
 };
 
+/* The vendors' Kubernetes device plugins: probes/<vendor>/<vendor>-k8s.c. */
+extern const struct xpu_vendor_k8s xpu_k8s_nvidia, xpu_k8s_amd, xpu_k8s_intel;
 extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
 extern const struct xpu_vendor_ops xpu_vendor_amd;    /* probes/amd/amd.c */
 extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */

@@ -670,4 +670,5 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .info_labels = amd_info_labels,
         .require_facts = amd_require_facts,
         .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
+        .k8s = &xpu_k8s_amd,
 };

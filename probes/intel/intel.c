@@ -274,4 +274,5 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
         .probe = intel_probe,
         .readings = &xpu_readings_intel,
         .facts_json = intel_facts_json,
+        .k8s = &xpu_k8s_intel,
 };
