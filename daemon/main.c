@@ -259,6 +259,7 @@ static int run(void) {
         struct xpud_store store;
         struct xpud_auth auth;
         struct xpud_sampler *smp = NULL;
+        struct xpud_workloads *workloads = NULL;
         struct xpud_server *srv = NULL;
         struct xpu_seccomp_program *filter = NULL;
         int ret = EXIT_FAILURE;
@@ -327,6 +328,16 @@ static int run(void) {
         if (harden(filter) < 0)
                 goto out;
 
+        const struct xpud_workloads_options wo = {
+                .socket_path = arg.pod_resources,
+                .socket_given = arg.pod_resources != NULL,
+                .interval_s = arg.interval_s,
+                .cdi_spec_dirs = arg.cdi_spec_dirs,
+                .dev_root = arg.dev_root,
+                .labels = arg.workload_labels,
+        };
+        if (xpud_workloads_new(&wo, &workloads) < 0)
+                goto out;
         const struct xpud_sampler_options so = {
                 .sys_root = arg.sys_root,
                 .dev_root = arg.dev_root,
@@ -338,6 +349,7 @@ static int run(void) {
                 .cdi_host_root = arg.cdi_host_root,
                 .kmsg_fd = kmsg_fd,
                 .kmsg_path = arg.kmsg,
+                .workloads = workloads,
         };
         int r = xpud_sampler_new(&so, &store, on_sample, NULL, &smp);
         if (r < 0) {
@@ -365,6 +377,11 @@ static int run(void) {
                 log_error("cannot start the sampler thread: %s", strerror(-r));
                 goto out;
         }
+        r = xpud_workloads_start(workloads);
+        if (r < 0) {
+                log_error("cannot start the pod-resources thread: %s", strerror(-r));
+                goto out;
+        }
         struct xpud_snapshot *first = xpud_store_acquire(&store);
         sd_notifyf(0, "READY=1\nSTATUS=serving %zu device(s) on %s", first ? first->n_devices : 0,
                    u.inherited ? "the socket from systemd" : arg.socket_path);
@@ -380,6 +397,7 @@ out:
         srv = xpud_server_stop(srv);
         if (smp)
                 smp = xpud_sampler_free(smp);
+        workloads = xpud_workloads_free(workloads); /* after the sampler, which borrows it */
         if (u.fd >= 0)
                 close(u.fd);
         xpud_listen_remove(&u);

@@ -173,6 +173,29 @@ static void drop_implausible_inventory(cJSON *o, const struct xpu_device *dev) {
                         cJSON_DeleteItemFromObjectCaseSensitive(o, keys[i]);
 }
 
+/* "workloads": [{namespace, pod, container, resource, claim}], claim null for a device plugin; []
+ * when no container holds D (or the pod-resources client is off). */
+static cJSON *workloads_to_json(const struct xpud_device *d) {
+        cJSON *a = cJSON_CreateArray();
+        bool ok = a != NULL;
+        for (size_t i = 0; ok && i < d->n_workloads; i++) {
+                const struct xpud_workload *w = &d->workloads[i];
+                cJSON *o = cJSON_CreateObject();
+                ok = o && add_str(o, "namespace", w->pod_namespace) && add_str(o, "pod", w->pod) &&
+                     add_str(o, "container", w->container) && add_str(o, "resource", w->resource) &&
+                     (w->claim ? add_str(o, "claim", w->claim) : cJSON_AddNullToObject(o, "claim") != NULL);
+                if (!ok || !cJSON_AddItemToArray(a, o)) {
+                        cJSON_Delete(o);
+                        ok = false;
+                }
+        }
+        if (!ok) {
+                cJSON_Delete(a);
+                return NULL;
+        }
+        return a;
+}
+
 cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_device *d) {
         cJSON *o = xpu_device_to_json(&d->dev);
         if (!o)
@@ -188,6 +211,7 @@ cJSON *xpud_device_to_json(const struct xpud_snapshot *s, const struct xpud_devi
         if (ok && d->sample_time > 0)
                 ok = add_num(o, "sample_time", d->sample_time);
         ok = ok && add_item(o, "readings", readings_to_json(d));
+        ok = ok && add_item(o, "workloads", workloads_to_json(d));
         if (ok && d->kernel.n_xids > 0) { /* "xid_errors": {"79": 1}: Xids in the kernel log since xpud started */
                 cJSON *x = cJSON_CreateObject();
                 ok = x != NULL;

@@ -22,6 +22,8 @@
 struct out {
         FILE *f;
         const char *family; /* name whose header is written, NULL before the first sample */
+        const struct xpud_workload *wl; /* --workload-labels: the container whose labels the device's
+                                         * series carry now; NULL: none */
 };
 
 struct family {
@@ -65,7 +67,8 @@ static void put_label(FILE *f, bool *first, const char *name, const char *value)
         fputc('"', f);
 }
 
-static void put_device_labels(FILE *f, bool *first, const struct xpud_device *d) {
+static void put_device_labels(const struct out *o, bool *first, const struct xpud_device *d) {
+        FILE *f = o->f;
         char gpu[16];
         snprintf(gpu, sizeof gpu, "%u", d->dev.index);
         const char *vendor = xpu_vendor_to_string(d->dev.vendor);
@@ -73,6 +76,11 @@ static void put_device_labels(FILE *f, bool *first, const struct xpud_device *d)
         put_label(f, first, "gpu", gpu);
         put_label(f, first, "uuid", d->dev.uuid);
         put_label(f, first, "pci_bus_id", d->dev.pci_bus_id);
+        if (o->wl) {
+                put_label(f, first, "namespace", o->wl->pod_namespace);
+                put_label(f, first, "pod", o->wl->pod);
+                put_label(f, first, "container", o->wl->container);
+        }
 }
 
 static void header(struct out *o, const struct family *fam) {
@@ -92,7 +100,7 @@ static void sample(struct out *o, const struct family *fam, const struct xpud_de
         if (d || label) {
                 fputc('{', o->f);
                 if (d)
-                        put_device_labels(o->f, &first, d);
+                        put_device_labels(o, &first, d);
                 if (label)
                         put_label(o->f, &first, label, label_value);
                 fputc('}', o->f);
@@ -139,7 +147,7 @@ static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct
         fputs(fam_info.name, o->f);
         fputc('{', o->f);
         bool first = true;
-        put_device_labels(o->f, &first, d);
+        put_device_labels(o, &first, d);
         for (size_t i = 0; i < ELEMENTSOF(meta); i++)
                 if (i < 2 || meta[i].value[0]) /* name and driver_version always */
                         put_label(o->f, &first, meta[i].label, meta[i].value);
@@ -337,7 +345,7 @@ static void emit_mig_info(struct out *o, const struct xpud_snapshot *s, const st
                 fputs(fam_mig_info.name, o->f);
                 fputc('{', o->f);
                 bool first = true;
-                put_device_labels(o->f, &first, d);
+                put_device_labels(o, &first, d);
                 put_label(o->f, &first, "mig", name);
                 put_label(o->f, &first, "gpu_instance", gi);
                 put_label(o->f, &first, "compute_instance", ci);
@@ -399,6 +407,31 @@ static void emit_xid(struct out *o, const struct xpud_snapshot *s, const struct 
         }
 }
 
+static const struct family fam_workload = {
+        "xpu_workload_info", "gauge",
+        "A container that holds the device (the kubelet's pod-resources): resource is the device plugin's resource or "
+        "the DRA driver, claim the DRA claim; always 1."
+};
+
+static void emit_workloads(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (size_t w = 0; w < d->n_workloads; w++) {
+                const struct xpud_workload *wl = &d->workloads[w];
+                header(o, &fam_workload);
+                fputs(fam_workload.name, o->f);
+                fputc('{', o->f);
+                bool first = true;
+                const struct xpud_workload *keep = o->wl;
+                o->wl = wl; /* namespace, pod, container: the same labels as --workload-labels */
+                put_device_labels(o, &first, d);
+                o->wl = keep;
+                put_label(o->f, &first, "resource", wl->resource);
+                if (wl->claim)
+                        put_label(o->f, &first, "claim", wl->claim);
+                fputs("} 1\n", o->f);
+        }
+}
+
 /* Device families in output order; NULL entries stand for the scalars[] table. */
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
@@ -422,6 +455,30 @@ static const struct family fam_backend_up = { "xpud_backend_up", "gauge",
 static const struct family fam_dropped = { "xpud_events_dropped_total", "counter",
                                            "Events dropped from the full /v1/events ring, oldest first." };
 
+static const struct family fam_podres_up = { "xpud_pod_resources_up", "gauge",
+                                             "1 when the last List call to the kubelet's pod-resources API worked, else 0." };
+static const struct family fam_podres_age = {
+        "xpud_pod_resources_age_seconds", "gauge",
+        "Age of the pod-resources answer in use at this sample, seconds (the last good one when the kubelet fails)."
+};
+static const struct family fam_podres_errors = { "xpud_pod_resources_errors_total", "counter",
+                                                 "Failed List calls to the kubelet's pod-resources API." };
+static const struct family fam_unmatched = {
+        "xpud_workload_unmatched_ids", "gauge",
+        "GPU device ids and CDI devices of the pod-resources answer in use that name no GPU of this node."
+};
+
+/* The pod-resources client's series: only when it runs. */
+static void emit_podres(struct out *o, const struct xpud_snapshot *s) {
+        if (!s->podres.on)
+                return;
+        sample_u64(o, &fam_podres_up, NULL, NULL, NULL, s->podres.up);
+        if (s->podres.have_answer)
+                sample_double(o, &fam_podres_age, NULL, NULL, NULL, s->podres.age_seconds);
+        sample_u64(o, &fam_podres_errors, NULL, NULL, NULL, s->podres.errors_total);
+        sample_u64(o, &fam_unmatched, NULL, NULL, NULL, s->podres.unmatched_ids);
+}
+
 static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {
         sample(o, &fam_build, NULL, "version", XPU_VERSION, "1");
         if (s->collect_time > 0)
@@ -434,6 +491,21 @@ static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {
         for (size_t i = 0; i < s->n_backends; i++)
                 sample_u64(o, &fam_backend_up, NULL, "backend", s->backends[i].name, s->backends[i].up);
         sample_u64(o, &fam_dropped, NULL, NULL, NULL, s->events_dropped);
+        emit_podres(o, s);
+}
+
+/* EMIT for D once, or with --workload-labels once per container holding D, with its labels. */
+static void per_label_set(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d,
+                          device_emit_fn emit, const struct scalar *sc) {
+        size_t n = s->workload_labels && d->n_workloads ? d->n_workloads : 1;
+        for (size_t w = 0; w < n; w++) {
+                o->wl = s->workload_labels && d->n_workloads ? &d->workloads[w] : NULL;
+                if (emit)
+                        emit(o, s, d);
+                else
+                        emit_scalar(o, sc, d);
+        }
+        o->wl = NULL;
 }
 
 int xpud_render_prom(const struct xpud_snapshot *s, char **ret, size_t *ret_len) {
@@ -446,13 +518,15 @@ int xpud_render_prom(const struct xpud_snapshot *s, char **ret, size_t *ret_len)
         for (size_t k = 0; k < ELEMENTSOF(device_families); k++) {
                 if (device_families[k]) {
                         for (size_t i = 0; i < s->n_devices; i++)
-                                device_families[k](&o, s, &s->devices[i]);
+                                per_label_set(&o, s, &s->devices[i], device_families[k], NULL);
                         continue;
                 }
                 for (size_t j = 0; j < ELEMENTSOF(scalars); j++)
                         for (size_t i = 0; i < s->n_devices; i++)
-                                emit_scalar(&o, &scalars[j], &s->devices[i]);
+                                per_label_set(&o, s, &s->devices[i], NULL, &scalars[j]);
         }
+        for (size_t i = 0; i < s->n_devices; i++) /* its own namespace, pod, container labels */
+                emit_workloads(&o, s, &s->devices[i]);
         emit_daemon(&o, s);
         bool failed = ferror(f);
         if (fclose(f) != 0 || failed) {

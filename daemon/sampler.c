@@ -87,6 +87,7 @@ struct xpud_sampler {
         int nfd_error; /* last error of the labels file, logged once per change */
         bool have_cdi;
         struct xpud_cdi_dir cdi;
+        struct xpud_workloads *workloads; /* borrowed; NULL: off */
         char **warned; /* inventory warnings of the previous sample (logged when new) */
         size_t n_warned;
 
@@ -299,6 +300,10 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         if (r < 0)
                 return r;
         sort_by_index(s);
+        /* The pods holding each device: the client's latest answer, never a wait for the kubelet. */
+        r = xpud_workloads_attach(smp->workloads, &smp->roots, s);
+        if (r < 0)
+                return r;
         r = xpud_kernel_update(&smp->kernel, s, &smp->events, sm.now);
         if (r < 0)
                 return r;
@@ -399,6 +404,7 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         smp->store = store;
         smp->cb = cb;
         smp->userdata = userdata;
+        smp->workloads = o->workloads;
         int r = oom ? -ENOMEM : 0;
         for (size_t k = 0; r == 0 && k < _XPU_VENDOR_MAX; k++)
                 if (xpu_vendors[k]->readings)

@@ -11,6 +11,7 @@
 
 #include "probe.h"
 #include "snapshot.h"
+#include "workloads.h"
 
 struct xpud_sampler_options {
         const char *sys_root;    /* NULL: "/" (--sys-root) */
@@ -25,6 +26,8 @@ struct xpud_sampler_options {
         int kmsg_fd;             /* the kernel log (kmsg.h: xpud_kmsg_open_path()), taken by the
                                   * sampler; -1: none. 0 is taken as none too (a zeroed struct) */
         const char *kmsg_path;   /* its path, for messages */
+        struct xpud_workloads *workloads; /* the pod-resources client (workloads.h), borrowed: it must
+                                           * outlive the sampler; NULL: off */
 };
 
 struct xpud_sampler;

@@ -50,6 +50,9 @@ static void snapshot_free(struct xpud_snapshot *s) {
         free(s->devices);
         free(s->backends);
         free(s->events);
+        free(s->workloads);
+        if (s->workloads_unref)
+                s->workloads_unref(s->workloads_ref);
         free(s);
 }
 

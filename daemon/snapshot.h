@@ -59,6 +59,26 @@ struct xpud_kernel_events {
  * nothing when the fault is gone, so its effect ends an hour after the last such event. */
 #define XPUD_KMSG_HOLD_S 3600.0
 
+/* One container that holds a device (workloads.h): what xpu_workload_info and /v1/devices'
+ * "workloads" show. The strings belong to the kubelet's answer the snapshot keeps a reference to. */
+struct xpud_workload {
+        const char *pod_namespace;
+        const char *pod;
+        const char *container;
+        const char *resource; /* device-plugin resource name or DRA driver name; "" when not told */
+        const char *claim;    /* DRA: "<namespace>/<claim>"; NULL for a device plugin */
+};
+
+/* The pod-resources client's state in a snapshot (xpud_pod_resources_* series). */
+struct xpud_pod_resources {
+        bool on;                /* the client runs (--pod-resources): the series are written */
+        bool up;                /* the last List call worked */
+        bool have_answer;       /* an answer is in use (the last good one) */
+        double age_seconds;     /* its age at this sample */
+        uint64_t errors_total;  /* failed List calls since start */
+        uint64_t unmatched_ids; /* device ids and CDI devices of the answer that name no GPU of this node */
+};
+
 /* One device in a snapshot. */
 struct xpud_device {
         struct xpu_device dev;      /* identity from the fast path + rich merge (probe.h) */
@@ -71,6 +91,8 @@ struct xpud_device {
         size_t n_reasons;
         char action[XPUD_ACTION_SIZE]; /* suggested action for the worst reason; "" when healthy */
         struct xpud_kernel_events kernel; /* from the kernel log, filled by the sampler */
+        const struct xpud_workload *workloads; /* containers holding it, in the snapshot's array */
+        size_t n_workloads;
 };
 
 /* One vendor backend's state (xpud_backend_up{backend}). */
@@ -123,6 +145,12 @@ struct xpud_snapshot {
         struct xpud_event *events;  /* owned copy of the ring, oldest first */
         size_t n_events;
         uint64_t events_dropped;    /* events the ring dropped (oldest first) since start */
+        struct xpud_pod_resources podres;
+        struct xpud_workload *workloads; /* owned, grouped by device (xpud_device.workloads) */
+        size_t n_workloads;
+        bool workload_labels;       /* --workload-labels: namespace, pod, container on device series */
+        void *workloads_ref;        /* keeps the workloads' strings alive; dropped with workloads_unref */
+        void (*workloads_unref)(void *ref);
         /* Rendered bodies, built on first use under `lock` (see xpud_snapshot_body()). */
         pthread_mutex_t lock;
         struct xpud_body_cache {

@@ -36,6 +36,12 @@ void xpud_options_usage(FILE *f) {
               "                         (e.g. /var/run/cdi); removed when xpud stops\n"
               "  --cdi-host-root DIR    where the host's / is mounted here (a pod: /host); the spec\n"
               "                         names host paths\n"
+              "  --pod-resources PATH|none  the kubelet's pod-resources socket: which pod holds which\n"
+              "                         GPU (default /var/lib/kubelet/pod-resources/kubelet.sock when it\n"
+              "                         exists)\n"
+              "  --cdi-spec-dirs DIR[,DIR...]  CDI specs naming the devices of DRA claims (default\n"
+              "                         /etc/cdi,/var/run/cdi; node paths in them under --dev-root)\n"
+              "  --workload-labels      namespace, pod and container labels on every device series\n"
               "  --kmsg PATH|none       kernel log to read GPU driver events from (Xid, amdgpu resets\n"
               "                         and RAS; default /dev/kmsg, skipped with a note when unreadable)\n"
               "  --sys-root DIR         prefix for /sys and /proc reads (default /)\n"
@@ -241,6 +247,9 @@ enum {
         OPT_KMSG,
         OPT_CDI_HOST_ROOT,
         OPT_LOG_LEVEL,
+        OPT_POD_RESOURCES,
+        OPT_CDI_SPEC_DIRS,
+        OPT_WORKLOAD_LABELS,
         OPT_VERSION,
         OPT_HELP,
 };
@@ -352,6 +361,24 @@ static int parse_query(int argc, char **argv, struct xpud_options *o, char *err,
         return 0;
 }
 
+/* --cdi-spec-dirs: 1 to 8 absolute directories, comma-separated, none empty. Returns 0 or -EINVAL. */
+static int check_dir_list(const char *list, char *err, size_t err_size) {
+        size_t n = 0;
+        for (const char *p = list;; n++) {
+                size_t len = strcspn(p, ",");
+                if (len == 0 || p[0] != '/' || len >= PATH_MAX || n == 8) {
+                        xpu_format_error(err, err_size, "--cdi-spec-dirs: \"%s\" %s", list,
+                                         n == 8 ? "names more than 8 directories"
+                                                : "is not a comma-separated list of absolute directories (give e.g. "
+                                                  "/etc/cdi,/var/run/cdi)");
+                        return -EINVAL;
+                }
+                if (!p[len])
+                        return 0;
+                p += len + 1;
+        }
+}
+
 int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *err, size_t err_size) {
         static const struct option options[] = {
                 { "socket", required_argument, NULL, OPT_SOCKET },
@@ -369,6 +396,9 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                 { "user", required_argument, NULL, OPT_USER },
                 { "vendor-timeout", required_argument, NULL, OPT_VENDOR_TIMEOUT },
                 { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+                { "pod-resources", required_argument, NULL, OPT_POD_RESOURCES },
+                { "cdi-spec-dirs", required_argument, NULL, OPT_CDI_SPEC_DIRS },
+                { "workload-labels", no_argument, NULL, OPT_WORKLOAD_LABELS },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, OPT_HELP },
                 {},
@@ -463,6 +493,28 @@ int xpud_options_parse(int argc, char **argv, struct xpud_options *ret, char *er
                         }
                         break;
                 }
+                case OPT_POD_RESOURCES:
+                        r = set_path(&o.pod_resources, optarg, "--pod-resources", err, err_size);
+                        if (r == 0 && optarg[0] != '/' && strcmp(optarg, "none") != 0) {
+                                xpu_format_error(err, err_size, "--pod-resources: \"%s\" is neither an absolute "
+                                                 "path nor none (give e.g. /var/lib/kubelet/pod-resources/"
+                                                 "kubelet.sock)", optarg);
+                                r = -EINVAL;
+                        } else if (r == 0 && strlen(optarg) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+                                xpu_format_error(err, err_size, "--pod-resources: \"%s\" is longer than %zu bytes "
+                                                 "(a limit of UNIX sockets)", optarg,
+                                                 sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1);
+                                r = -EINVAL;
+                        }
+                        break;
+                case OPT_CDI_SPEC_DIRS:
+                        r = check_dir_list(optarg, err, err_size);
+                        if (r == 0)
+                                o.cdi_spec_dirs = optarg;
+                        break;
+                case OPT_WORKLOAD_LABELS:
+                        o.workload_labels = true;
+                        break;
                 case OPT_SYS_ROOT:
                         r = set_path(&o.sys_root, optarg, "--sys-root", err, err_size);
                         break;

@@ -54,6 +54,11 @@ struct xpud_options {
         gid_t user_gid;
         int log_level;             /* enum xpu_log_level from -v/--log-level; -1 = not given */
         const char *query_path;    /* `xpud query [PATH]`: the endpoint (default XPUD_QUERY_DEFAULT) */
+        const char *pod_resources; /* --pod-resources: the kubelet's socket, "none", or NULL (the default
+                                    * when it exists; workloads.h) */
+        const char *cdi_spec_dirs; /* --cdi-spec-dirs: comma-separated absolute directories, or NULL
+                                    * (XPUD_CDI_SPEC_DIRS_DEFAULT) */
+        bool workload_labels;      /* --workload-labels */
 };
 
 /* The kernel log xpud reads driver events from when --kmsg is not given. */
