@@ -46,8 +46,13 @@ static void answer_free(struct xpud_podres_answer *a) {
         free(a);
 }
 
+int xpud_workloads_cdi_resolve(const void *ctx, const char *name, dev_t *nodes, size_t max, size_t *n) {
+        *n = 0;
+        return ctx ? xpud_cdi_devices_lookup(ctx, name, nodes, max, n) : -ENOENT;
+}
+
 struct xpud_podres_answer *xpud_podres_answer_new(struct xpud_podres_list *list, double time,
-                                                  const struct xpud_cdi_devices *cdi,
+                                                  xpud_cdi_resolve_fn resolve, const void *ctx,
                                                   void (*free_list)(struct xpud_podres_list *l)) {
         struct xpud_podres_answer *a = calloc(1, sizeof *a);
         if (!a) {
@@ -76,7 +81,8 @@ struct xpud_podres_answer *xpud_podres_answer_new(struct xpud_podres_list *list,
                         a->first[g] = n_nodes;
                         dev_t nodes[XPUD_CDI_DEVICE_NODES_MAX];
                         size_t n = 0;
-                        if (!al->claim || !cdi || xpud_cdi_devices_lookup(cdi, al->ids[j], nodes, ELEMENTSOF(nodes), &n) < 0)
+                        if (!al->claim || !resolve || resolve(ctx, al->ids[j], nodes, ELEMENTSOF(nodes), &n) < 0 ||
+                            n > ELEMENTSOF(nodes))
                                 continue;
                         if (n_nodes + n > cap) {
                                 size_t c = cap * 2 > n_nodes + n + 16 ? cap * 2 : n_nodes + n + 16;
@@ -382,7 +388,7 @@ static void call_once(struct xpud_workloads *w) {
         struct xpud_podres_answer *a = NULL;
         if (r >= 0) {
                 cdi_refresh(w, &list);
-                a = xpud_podres_answer_new(&list, realtime_s(), w->cdi, NULL);
+                a = xpud_podres_answer_new(&list, realtime_s(), xpud_workloads_cdi_resolve, w->cdi, NULL);
                 if (!a)
                         r = -ENOMEM;
         } else

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cdi-devices.h"
 #include "podres.h"
@@ -33,12 +34,19 @@
  * shared by reference between the client thread and the snapshots that use it. */
 struct xpud_podres_answer;
 
+/* How an answer turns a CDI device name into node numbers: up to MAX into NODES, their count in
+ * *N; 0 or -errno (-ENOENT: unknown). The client passes CDI's (cdi-devices.h, through
+ * xpud_workloads_cdi_resolve()); tests pass their own. */
+typedef int (*xpud_cdi_resolve_fn)(const void *ctx, const char *name, dev_t *nodes, size_t max, size_t *n);
+/* xpud_cdi_devices_lookup() as an xpud_cdi_resolve_fn (CTX: a struct xpud_cdi_devices, or NULL). */
+int xpud_workloads_cdi_resolve(const void *ctx, const char *name, dev_t *nodes, size_t max, size_t *n);
+
 /* Make an answer of *LIST (its contents are taken: *LIST is zeroed) received at TIME (unix
- * seconds), resolving each DRA allocation's CDI device names through CDI (NULL: none resolve).
+ * seconds), resolving each DRA allocation's CDI device names with RESOLVE (NULL: none resolve).
  * FREE_LIST frees the list with the last reference (NULL: xpud_podres_list_free()). Returns the
  * answer with one reference, or NULL on -ENOMEM (the list freed). */
 struct xpud_podres_answer *xpud_podres_answer_new(struct xpud_podres_list *list, double time,
-                                                  const struct xpud_cdi_devices *cdi,
+                                                  xpud_cdi_resolve_fn resolve, const void *ctx,
                                                   void (*free_list)(struct xpud_podres_list *l));
 struct xpud_podres_answer *xpud_podres_answer_ref(struct xpud_podres_answer *a);
 /* Drop a reference (A: a struct xpud_podres_answer, or NULL); the last one frees it. */
