@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016
 # xpud's renderers against the real tools: the /metrics body of the hand-built snapshot
 # of tests/unit/xpud-fixture.h (2 NVIDIA + 2 AMD GPUs, one lost, one throttled, one backend down),
-# printed by `test-xpud-prom --dump`, passes `promtool check metrics` (Debian package
+# printed by `test-xpud-prom --dump` (also with pods on its GPUs and --workload-labels), passes `promtool check metrics` (Debian package
 # `prometheus`) with no lint line, also with a hostile device name; every series appears once
 # (promtool does not check that); the JSON bodies parse with jq and hold the values in base units.
 # SC2016: jq programs are single-quoted on purpose.
@@ -42,7 +42,7 @@ check_metrics() {
         is "$helps $types" "$distinct $distinct" "one HELP and one TYPE per metric of the $1 body"
 }
 
-for body in metrics metrics-hostile metrics-mig; do
+for body in metrics metrics-hostile metrics-mig metrics-workloads; do
         "$DUMP" --dump "$body" >"$TMP/$body.prom"
         is "$?" 0 "test-xpud-prom --dump $body"
         check_metrics "$body"
@@ -72,7 +72,7 @@ is "$(grep -F "xpu_health_state{$L2,state=\"unhealthy\"}" "$M")" "xpu_health_sta
 like "$TMP/metrics-hostile.prom" '^xpu_info\{.*name="Evil \\"GPU\\" \\\\ name\\nsecond line .* end"' \
         "a hostile device name is escaped in xpu_info"
 
-for body in devices devices-mig health events version; do
+for body in devices devices-mig devices-workloads health events version; do
         "$DUMP" --dump "$body" >"$TMP/$body.json"
         jq -e . "$TMP/$body.json" >/dev/null 2>&1
         is "$?" 0 "the $body body is JSON"
@@ -92,5 +92,8 @@ is "$(jq -c '[.status, [.devices[].state], [.backends[] | [.name, .up]]]' "$TMP/
 is "$(jq -c '[.api, .drivers.nvidia.version, .drivers.amd.version, .backends]' "$TMP/version.json")" \
         '["v1","550.54.15","6.3.6",["nvml","amdgpu_sysfs"]]' "/v1/version"
 is "$(jq -c '[.events, .dropped]' "$TMP/events.json")" '[[],0]' "/v1/events of a snapshot without events"
+is "$(jq -c '[.devices[] | .workloads | map([.pod, .resource, .claim])]' "$TMP/devices-workloads.json")" \
+        '[[["notebook-1","nvidia.com/gpu.shared",null],["notebook-2","nvidia.com/gpu.shared",null]],[["train-0","gpu.nvidia.com","ml/train-0-gpu"]],[],[]]' \
+        "/v1/devices: each GPU's workloads (claim null for a device plugin, [] when none)"
 
 e2e_done

@@ -4,8 +4,8 @@
  * grouped, every series once: promtool does not check that), number formatting, label escaping of
  * a hostile name, unsupported readings omitted, a lost device reduced to xpu_info/xpu_up/health.
  *
- * `test-xpud-prom --dump metrics|metrics-hostile|devices|health|events|version` prints the
- * fixture's body instead of testing: tests/e2e/xpud-promtool.sh feeds it to promtool. */
+ * `test-xpud-prom --dump metrics|metrics-hostile|metrics-workloads|devices|health|events|version`
+ * prints the fixture's body instead of testing: tests/e2e/xpud-promtool.sh feeds it to promtool. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +382,25 @@ static Suite *prom_suite(void) {
         return s;
 }
 
+/* Pod attribution on the fixture (workloads.h): gpu 0 shared by two containers (time-slicing),
+ * gpu 1 held through a DRA claim, the pod-resources client on and --workload-labels. */
+static void make_workloads(struct xpud_snapshot *s) {
+        struct xpud_workload *w = calloc(3, sizeof *w);
+        FX_REQUIRE(w);
+        w[0] = (struct xpud_workload){ "ml", "notebook-1", "jupyter", "nvidia.com/gpu.shared", NULL };
+        w[1] = (struct xpud_workload){ "ml", "notebook-2", "jupyter", "nvidia.com/gpu.shared", NULL };
+        w[2] = (struct xpud_workload){ "ml", "train-0", "main", "gpu.nvidia.com", "ml/train-0-gpu" };
+        s->workloads = w;
+        s->n_workloads = 3;
+        s->devices[0].workloads = &w[0];
+        s->devices[0].n_workloads = 2;
+        s->devices[1].workloads = &w[2];
+        s->devices[1].n_workloads = 1;
+        s->workload_labels = true;
+        s->podres = (struct xpud_pod_resources){ .on = true, .up = true, .have_answer = true, .age_seconds = 3.25,
+                                                 .errors_total = 2, .unmatched_ids = 1 };
+}
+
 /* --dump WHAT: print a body of the fixture to stdout. */
 static int dump(const char *what) {
         static const struct {
@@ -390,6 +409,7 @@ static int dump(const char *what) {
         } routes[] = {
                 { "metrics", XPUD_ROUTE_METRICS }, { "metrics-hostile", XPUD_ROUTE_METRICS },
                 { "metrics-mig", XPUD_ROUTE_METRICS }, { "devices-mig", XPUD_ROUTE_DEVICES },
+                { "metrics-workloads", XPUD_ROUTE_METRICS }, { "devices-workloads", XPUD_ROUTE_DEVICES },
                 { "devices", XPUD_ROUTE_DEVICES }, { "health", XPUD_ROUTE_HEALTH },
                 { "events", XPUD_ROUTE_EVENTS },   { "version", XPUD_ROUTE_VERSION },
         };
@@ -401,6 +421,8 @@ static int dump(const char *what) {
                         make_hostile(s);
                 if (strstr(what, "-mig"))
                         make_mig(s);
+                if (strstr(what, "-workloads"))
+                        make_workloads(s);
                 struct xpud_body b;
                 if (xpud_route_body(s, routes[i].route, &b) < 0)
                         return 1;
