@@ -183,6 +183,47 @@ START_TEST(test_repeated_and_long) {
 }
 END_TEST
 
+/* --pod-resources, --cdi-spec-dirs, --workload-labels (workloads.h). */
+START_TEST(test_workload_options) {
+        struct xpud_options o;
+        char err[256];
+        ck_assert_int_eq(PARSE(&o, err, "--interval", "5"), 0);
+        ck_assert_ptr_null(o.pod_resources);
+        ck_assert_ptr_null(o.cdi_spec_dirs);
+        ck_assert(!o.workload_labels);
+        ck_assert_int_eq(PARSE(&o, err, "--pod-resources", "/var/lib/kubelet/pod-resources/kubelet.sock",
+                               "--cdi-spec-dirs", "/etc/cdi,/var/run/cdi,/host/etc/cdi", "--workload-labels"),
+                         0);
+        ck_assert_str_eq(o.pod_resources, "/var/lib/kubelet/pod-resources/kubelet.sock");
+        ck_assert_str_eq(o.cdi_spec_dirs, "/etc/cdi,/var/run/cdi,/host/etc/cdi");
+        ck_assert(o.workload_labels);
+        ck_assert_int_eq(PARSE(&o, err, "--pod-resources", "none", "--cdi-spec-dirs=/cdi"), 0);
+        ck_assert_str_eq(o.pod_resources, "none");
+        ck_assert_str_eq(o.cdi_spec_dirs, "/cdi");
+        ck_assert_int_eq(PARSE(&o, err, "--pod-resources", "kubelet.sock"), -EINVAL);
+        ck_assert_str_eq(err, "--pod-resources: \"kubelet.sock\" is neither an absolute path nor none (give e.g. "
+                              "/var/lib/kubelet/pod-resources/kubelet.sock)");
+        ck_assert_int_eq(PARSE(&o, err, "--pod-resources", ""), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "--pod-resources: empty path"));
+        char path[120];
+        memset(path, 'a', sizeof path - 1);
+        path[0] = '/';
+        path[108] = '\0';
+        ck_assert_int_eq(PARSE(&o, err, "--pod-resources", path), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "is longer than 107 bytes (a limit of UNIX sockets)"));
+        static const char *const bad[] = { "", "etc/cdi", "/etc/cdi,", ",/etc/cdi", "/a,,/b", "/a,b" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                ck_assert_int_eq(PARSE(&o, err, "--cdi-spec-dirs", bad[i]), -EINVAL);
+                ck_assert_msg(strstr(err, "is not a comma-separated list of absolute directories (give e.g. "
+                                          "/etc/cdi,/var/run/cdi)"), "%s: %s", bad[i], err);
+        }
+        ck_assert_int_eq(PARSE(&o, err, "--cdi-spec-dirs", "/1,/2,/3,/4,/5,/6,/7,/8"), 0);
+        ck_assert_int_eq(PARSE(&o, err, "--cdi-spec-dirs", "/1,/2,/3,/4,/5,/6,/7,/8,/9"), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "names more than 8 directories"));
+        ck_assert_int_eq(PARSE(&o, err, "--workload-labels=yes"), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_errors) {
         static const struct {
                 const char *args[4];
@@ -240,6 +281,7 @@ static Suite *options_suite(void) {
         tcase_add_test(tc, test_id_lists);
         tcase_add_test(tc, test_errors);
         tcase_add_test(tc, test_repeated_and_long);
+        tcase_add_test(tc, test_workload_options);
         suite_add_tcase(s, tc);
         return s;
 }
