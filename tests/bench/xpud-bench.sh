@@ -11,6 +11,8 @@
 #   3. one 8-GPU AMD sample: xpud's own (tests/bench/samplebench.c: the whole sample, the sysfs
 #      readings alone), the real librocm_smi64 doing the same reads (tests/bench/rocmbench.c) and
 #      `rocm-smi --json` (Debian rocm-smi) on the same fake tree (tests/rocm/amdsys-run.sh).
+#   3b. xpud's RSS with the pod-resources client and 100 pods (tests/bench/xpud-podres-bench.sh;
+#      target ≤ 10 MiB);
 # Prints the results and writes the "xpud" section of docs/performance.md (between its markers;
 # the rest of the file is tests/bench/run.sh's).
 #
@@ -431,6 +433,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== targets"
 printf '%s' "$verdicts"
 
+# ---- 3b. the pod-resources client: RSS with 100 pods ----------------------------------------------
+echo "== xpud with the pod-resources client (tests/bench/xpud-podres-bench.sh)"
+sh tests/bench/xpud-podres-bench.sh "$BUILD" >"$T/podres.out" || die "the pod-resources benchmark could not run"
+cat "$T/podres.out"
+podres_row=$(tail -n 1 "$T/podres.out")
+podres_v=$(echo "$podres_row" | awk -F'|' '{ v = $(NF - 1); gsub(/ /, "", v); print v }')
+verdict "${podres_row% | *|}" "$podres_v"
+podres_text=$(sed '$d' "$T/podres.out" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+
 # ---- 4. docs/performance.md ------------------------------------------------------------------
 if [ "${BENCH_DOC:-1}" != 0 ]; then
         {
@@ -495,6 +506,8 @@ $ratio_rows
   processes: PSS $(mib "$pss") MiB); peak (\`VmHWM\`, during the 64-client runs) $(mib "$hwm") MiB;
   $(mib "$rss_start") MiB before the first run. Largest mappings: $rss_top. For comparison, the
   nginx instance with one worker (master + worker): $(mib "$ng_rss") MiB.
+- With the kubelet's pod-resources client (tests/bench/xpud-podres-bench.sh: the fake kubelet
+  answering 100 pods, 8 of them holding a GPU each, once per one-second sample): $podres_text
 - CPU at idle over ${IDLE_S} s at \`--interval 1\` (no client; nginx stopped): $idle_pct % of one
   CPU from the threads' \`schedstat\` run time (nanoseconds), $idle_ticks_pct % from \`utime + stime\`
   of \`/proc/PID/stat\` (ticks of 1/$hz s); about $idle_per_sample µs of CPU per one-second sample.
