@@ -515,7 +515,8 @@ int xpud_workloads_attach(struct xpud_workloads *w, const struct xpu_roots *root
         if (a) {
                 char first[192];
                 s->podres.have_answer = true;
-                s->podres.age_seconds = realtime_s() > a->time ? realtime_s() - a->time : 0;
+                double now = realtime_s();
+                s->podres.age_seconds = now > a->time ? now - a->time : 0; /* a clock step back: 0 */
                 r = xpud_workloads_map(a, roots, s, first, sizeof first);
                 if (r >= 0 && s->podres.unmatched_ids != w->last_unmatched && s->podres.unmatched_ids > 0)
                         log_warning("pod-resources: %" PRIu64 " device id(s) name no GPU of this node (first: %s); "
