@@ -106,7 +106,9 @@ static int get_string(const cJSON *o, const char *key, const char *where, char *
         *ret = NULL;
         if (!it || cJSON_IsNull(it))
                 return 0;
-        const char *s = cJSON_IsString(it) || cJSON_IsNumber(it) ? xpud_yaml_text(it) : NULL;
+        /* A plain scalar read as a number or boolean is still text to a string field, as the CDI
+         * library reads it (a device named 0). */
+        const char *s = xpud_yaml_text(it);
         if (!s) {
                 xpu_format_error(err, err_size, "%s%s is not a string", where, key);
                 return -EINVAL;

@@ -165,6 +165,37 @@ static int on_start(struct conv *c, const yaml_event_t *ev, bool mapping) {
         return 0;
 }
 
+static int key_cmp(const void *a, const void *b) {
+        return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* A key twice in one mapping: YAML forbids it and the CDI library's strict reader refuses the file,
+ * while cJSON would quietly answer the first. Sorted, so a wide mapping costs n log n. */
+static int check_keys(struct conv *c, const cJSON *map, const yaml_mark_t *m) {
+        size_t n = 0;
+        for (const cJSON *it = map->child; it; it = it->next)
+                n++;
+        if (n < 2)
+                return 0;
+        const cJSON **v = calloc(n, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        n = 0;
+        for (const cJSON *it = map->child; it; it = it->next)
+                v[n++] = it;
+        qsort(v, n, sizeof *v, key_cmp);
+        int r = 0;
+        for (size_t i = 1; i < n && r == 0; i++)
+                if (strcmp(v[i - 1]->string, v[i]->string) == 0) {
+                        char what[160];
+                        xpu_format_error(what, sizeof what, "the key \"%.64s\" twice in one mapping ending here",
+                                         v[i]->string);
+                        r = fail(c, -EINVAL, m, what);
+                }
+        free(v);
+        return r;
+}
+
 /* One event; 1 at the end of the stream. */
 static int on_event(struct conv *c, const yaml_event_t *ev, unsigned *docs) {
         switch (ev->type) {
@@ -184,6 +215,11 @@ static int on_event(struct conv *c, const yaml_event_t *ev, unsigned *docs) {
                 return on_start(c, ev, ev->type == YAML_MAPPING_START_EVENT);
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
+                if (c->depth > 0 && ev->type == YAML_MAPPING_END_EVENT) {
+                        int r = check_keys(c, c->stack[c->depth - 1].node, &ev->start_mark);
+                        if (r < 0)
+                                return r;
+                }
                 if (c->depth > 0) {
                         c->depth--;
                         free(c->stack[c->depth].key);

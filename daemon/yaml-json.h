@@ -11,7 +11,8 @@
  *
  * Hostile input has a work budget: at most DEPTH_MAX nested collections and NODES_MAX items;
  * aliases (*name) and merge keys (<<) are refused, so no document can grow by reference ("billion
- * laughs"); a complex (collection) key, a second document and an empty stream are refused.
+ * laughs"); a complex (collection) key, a key twice in one mapping (checked sorted: n log n), a
+ * second document and an empty stream are refused.
  * Silent: errors go to ERR with the line and column. */
 #pragma once
 
@@ -24,7 +25,7 @@ struct xpud_yaml_limits {
 };
 
 /* Parse TEXT (LEN bytes, need not be NUL-terminated) into *RET (cJSON_Delete). Returns 0,
- * -EINVAL (a syntax error, an alias, a merge or complex key, a second or no document; ERR says
+ * -EINVAL (a syntax error, an alias, a merge, complex or repeated key, a second or no document; ERR says
  * which and where), -E2BIG (past LIMITS; ERR names the limit), or -ENOMEM. */
 int xpud_yaml_to_json(const char *text, size_t len, const struct xpud_yaml_limits *limits, cJSON **ret, char *err,
                       size_t err_size);

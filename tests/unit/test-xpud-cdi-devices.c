@@ -443,6 +443,8 @@ static const struct {
         { "merge.yaml", "cdiVersion: 0.5.0\nkind: a.com/b\ndevices: [{<<: {name: x}}]\n", "a merge key" },
         { "complex-key.yaml", "cdiVersion: 0.5.0\nkind: a.com/b\n? [a]\n: b\ndevices: [{name: x}]\n",
           "used as a key" },
+        { "twice-key.yaml", "cdiVersion: 0.5.0\nkind: a.com/b\ndevices: [{name: x}]\nkind: c.com/d\n",
+          "the key \"kind\" twice" },
         { "nul.yaml", "cdiVersion: \"0.5\\0.0\"\nkind: a.com/b\ndevices: [{name: x}]\n", "a NUL character" },
 };
 
@@ -546,7 +548,8 @@ START_TEST(hostile_specs) {
         struct xpud_cdi_devices *c = load_log(root, &log);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        ck_assert_msg(s < 2.0, "load took %.2f s", s);
+        /* No budget (make bench measures those): only a guard against work without a bound. */
+        ck_assert_msg(s < 20.0, "load took %.2f s", s);
         ck_assert_uint_eq(xpud_cdi_devices_n_files(c), 1);
         expect_nodes(c, "example.com/gpu=linked", "8:8");
         expect_lookup(c, "example.com/gpu=out", -ENOENT);
