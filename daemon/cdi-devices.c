@@ -67,27 +67,33 @@ size_t xpud_cdi_devices_n_files(const struct xpud_cdi_devices *c) {
         return c ? c->n_files : 0;
 }
 
-/* The numbers of node N: those the spec gives (a major that is not 0: CDI's rule, its numbers
+/* The numbers of node N: those the spec gives (a major that is not 0: CDI's rule, its writers
  * omit a minor of 0), else the node's own (hostPath, else path, under the dev root), when it is a
- * character device. Returns 1 with *RET, 0 when it is no GPU's node (a block device, a FIFO, a
- * node without numbers that is not there). */
+ * character device. An untyped node with numbers is looked at too: one that is there and is no
+ * character device counts for nothing, one that is not there keeps the spec's numbers (xpud may
+ * see less of /dev than the engine). Returns 1 with *RET, 0 when it is no GPU's node (a block
+ * device, a FIFO, a node without numbers that is not there). */
 static int node_number(const struct load *l, const struct xpud_cdi_node *n, dev_t *ret) {
         if (n->type == XPUD_CDI_NODE_OTHER)
                 return 0;
-        if (n->has_numbers) {
+        if (n->has_numbers && n->type == XPUD_CDI_NODE_CHAR) {
                 *ret = makedev(n->major, n->minor);
                 return 1;
         }
         const char *p = n->host_path ? n->host_path : n->path;
         struct stat st;
         int r = l->dev_fd < 0 ? l->dev_fd : xpu_stat_in_root(l->dev_fd, p, false, &st);
-        if (r < 0 || !S_ISCHR(st.st_mode)) {
-                /* The engine cannot start a container with it either; nothing to map. */
-                log_debug("CDI device node %s: %s; left out", p, r < 0 ? strerror(-r) : "not a character device");
-                return 0;
+        if (r == 0 && S_ISCHR(st.st_mode)) {
+                *ret = n->has_numbers ? makedev(n->major, n->minor) : st.st_rdev;
+                return 1;
         }
-        *ret = st.st_rdev;
-        return 1;
+        if (r < 0 && n->has_numbers) {
+                *ret = makedev(n->major, n->minor);
+                return 1;
+        }
+        /* The engine cannot give a container this node either; nothing to map. */
+        log_debug("CDI device node %s: %s; left out", p, r < 0 ? strerror(-r) : "not a character device");
+        return 0;
 }
 
 /* Append the numbers of NODES (N) to V (*NV, at most XPUD_CDI_DEVICE_NODES_MAX), each once.

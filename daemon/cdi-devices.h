@@ -6,7 +6,8 @@
  * spec's common containerEdits.deviceNodes, each by its major/minor when the spec gives them (a
  * major that is not 0: CDI omits a minor of 0), else by the node's own numbers (stat of hostPath,
  * else path, under the dev root, symlinks resolved inside it) when it is a character device. Block
- * devices, FIFOs and nodes that are not there count for nothing (debug log).
+ * devices, FIFOs (by type, or by what is there when the type is absent) and nodes without numbers
+ * that are not there count for nothing (debug log).
  *
  * Specs are the CDI files (SPEC.md; cncf-tags/container-device-interface pkg/cdi/spec-dirs.go):
  * `*.json` and `*.yaml` (not `.yml`) in each directory, not recursive, dot files skipped (a

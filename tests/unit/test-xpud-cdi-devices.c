@@ -293,6 +293,10 @@ START_TEST(nodes_from_dev_root) {
                                  "- name: escape\n  containerEdits:\n    deviceNodes:\n    - path: /dev/escape\n"
                                  "- name: major-only\n  containerEdits:\n    deviceNodes:\n"
                                  "    - {path: /dev/nvidia0, major: 195}\n"
+                                 "- name: block-numbers\n  containerEdits:\n    deviceNodes:\n"
+                                 "    - {path: /dev/blk, major: 8}\n"
+                                 "- name: char-numbers\n  containerEdits:\n    deviceNodes:\n"
+                                 "    - {path: /dev/dri/card5, major: 226, minor: 6}\n"
                                  "- name: dup\n  containerEdits:\n    deviceNodes:\n"
                                  "    - {path: /dev/a, type: c, major: 9, minor: 9}\n"
                                  "    - {path: /dev/b, type: c, major: 9, minor: 9}\n");
@@ -308,6 +312,10 @@ START_TEST(nodes_from_dev_root) {
         expect_nodes(c, "example.com/gpu=escape", "");
         /* CDI's numbers omit a minor of 0 (Go's omitempty): a major alone is 195:0. */
         expect_nodes(c, "example.com/gpu=major-only", "195:0");
+        /* Untyped with numbers: the node, when there, must be a character device; the spec's
+         * numbers count. */
+        expect_nodes(c, "example.com/gpu=block-numbers", "");
+        expect_nodes(c, "example.com/gpu=char-numbers", "226:6");
         expect_nodes(c, "example.com/gpu=dup", "9:9");
         done(c, root);
 }
