@@ -265,7 +265,11 @@ static int scan_dir(struct load *l, const char *dir, unsigned prio) {
         if (!d) {
                 int e = negative_errno();
                 close(fd);
-                return e == -ENOMEM ? e : 0;
+                if (e == -ENOMEM)
+                        return e;
+                log_warning("CDI spec directory %s%s cannot be listed: %s; its specs are left out", l->root, dir,
+                            strerror(-e));
+                return 0;
         }
         char **names = NULL;
         size_t n = 0;

@@ -100,7 +100,7 @@ struct xpud_cdi_spec *xpud_cdi_spec_free(struct xpud_cdi_spec *s) {
         return NULL;
 }
 
-/* A string field WHAT of O (absent: *RET NULL, 0). -EINVAL when it is there but no string. */
+/* The string field KEY of O into *RET (absent or null: NULL, 0); -EINVAL when it is no scalar. */
 static int get_string(const cJSON *o, const char *key, const char *where, char **ret, char *err, size_t err_size) {
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
         *ret = NULL;
