@@ -47,7 +47,8 @@ CJSON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_CJSON) 2>/dev/null)
 # Capabilities and the seccomp filter: libcap and libseccomp, both programs.
 PC_SECURITY := libseccomp libcap
 SECURITY_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_SECURITY) 2>/dev/null)
-# YAML output of `xpuinit cdi generate`: libyaml's emitter, xpuinit only.
+# YAML: libyaml's emitter for `xpuinit cdi generate`, its parser for xpud's reading of the node's CDI
+# specs (daemon/yaml-json.c).
 PC_YAML := yaml-0.1
 YAML_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_YAML) 2>/dev/null)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
@@ -87,7 +88,7 @@ XPUD := $(BUILD)/xpud
 PC_DAEMON := libmicrohttpd libsystemd
 DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
 # -lm: the number formatter calls trunc(), a libm call unless the optimizer inlines it (-O0 builds).
-DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread -lm $(CJSON_LIBS) $(SECURITY_LIBS)
+DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread -lm $(CJSON_LIBS) $(SECURITY_LIBS) $(YAML_LIBS)
 
 BINARIES := $(XPUINIT)
 ifneq ($(wildcard daemon/main.c),)
