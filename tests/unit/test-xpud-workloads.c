@@ -3,9 +3,9 @@
  * of tests/fixtures/kubelet/) mapped onto the devices of the fixture hosts as the fast path probes
  * them: NVIDIA GPU and MIG UUIDs with time-slicing replicas (nvidia-a100-mig), AMD PCI bus ids and
  * partition platform devices (amd-mi210x8, a synthetic amdgpu_xcp_*), Intel card ids
- * (intel-arc-b580-xe), DRA claims through CDI node numbers (a stub resolver), ids that name no
- * GPU, GPUs shared by several containers; then xpu_workload_info, --workload-labels and the
- * `workloads` of /v1/devices, line for line. */
+ * (intel-arc-b580-xe), DRA claims through CDI node numbers (a stub resolver, and the real CDI
+ * reader on a spec file), ids that name no GPU, GPUs shared by several containers; then
+ * xpu_workload_info, --workload-labels and the `workloads` of /v1/devices, line for line. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +269,40 @@ START_TEST(test_dra_claims) {
 }
 END_TEST
 
+/* The same through the real CDI reader (cdi-devices.h): a spec file in a temporary directory,
+ * the numbers in it; a common node (nvidiactl) names no GPU. */
+START_TEST(test_dra_real_specs) {
+        char *dir = xpu_test_mkdtemp();
+        xpu_test_write(dir, "claim.json",
+                       "{\"cdiVersion\": \"0.6.0\", \"kind\": \"k8s.gpu.nvidia.com/claim\", \"devices\": [{\"name\": "
+                       "\"u1-gpu-1\", \"containerEdits\": {\"deviceNodes\": [{\"path\": \"/dev/nvidia1\", \"type\": "
+                       "\"c\", \"major\": 195, \"minor\": 1}]}}], \"containerEdits\": {\"deviceNodes\": [{\"path\": "
+                       "\"/dev/nvidiactl\", \"type\": \"c\", \"major\": 195, \"minor\": 255}]}}");
+        const char *dirs[] = { dir };
+        struct xpud_cdi_devices *cdi = NULL;
+        char err[256];
+        ck_assert_int_eq(xpud_cdi_devices_load(dirs, 1, NULL, NULL, &cdi, err, sizeof err), 0);
+        struct xpud_snapshot *s = host_snapshot("nvidia-rtx2080ti-x8");
+        static const char *const c[] = { "k8s.gpu.nvidia.com/claim=u1-gpu-1" };
+        struct xpud_podres_alloc al[] = { { "ml", "p", "c", "gpu.nvidia.com", "ml/p-gpu", c, 1 } };
+        struct xpud_podres_list l = { .allocs = al, .n_allocs = 1, .n_pods = 1 };
+        struct xpud_podres_answer *a = xpud_podres_answer_new(&l, 1700000000.0, xpud_workloads_cdi_resolve, cdi, no_free);
+        cdi = xpud_cdi_devices_free(cdi); /* the answer holds numbers, not the specs */
+        struct xpu_roots roots;
+        xpu_test_open_host(&roots, "nvidia-rtx2080ti-x8");
+        ck_assert_int_eq(xpud_workloads_map(a, &roots, s, NULL, 0), 0);
+        xpu_roots_close(&roots);
+        xpud_podres_answer_unref(a);
+        ck_assert_uint_eq(s->n_workloads, 1);
+        ck_assert_uint_eq(s->podres.unmatched_ids, 0);
+        for (size_t i = 0; i < s->n_devices; i++)
+                ck_assert_uint_eq(s->devices[i].n_workloads, s->devices[i].dev.nvidia.minor == 1 ? 1 : 0);
+        xpud_snapshot_unref(s);
+        xpu_test_rm_rf(dir);
+        free(dir);
+}
+END_TEST
+
 /* The daemon series: only when the client is on. */
 START_TEST(test_daemon_series) {
         struct xpud_snapshot *s = host_snapshot("intel-arc-b580-xe");
@@ -330,6 +364,7 @@ static Suite *workloads_suite(void) {
         tcase_add_test(tc, test_amd_bus_ids_and_partitions);
         tcase_add_test(tc, test_intel_card_ids_shared);
         tcase_add_test(tc, test_dra_claims);
+        tcase_add_test(tc, test_dra_real_specs);
         tcase_add_test(tc, test_daemon_series);
         tcase_add_test(tc, test_client_off_and_on);
         suite_add_tcase(s, tc);
