@@ -456,13 +456,11 @@ int xpud_workloads_new(const struct xpud_workloads_options *o, struct xpud_workl
         if (strcmp(path, "none") == 0)
                 return 0;
         struct stat st;
-        if (stat(path, &st) < 0) {
-                if (!o->socket_given) {
-                        log_info("no kubelet pod-resources socket at %s: GPUs are not attributed to pods "
-                                 "(--pod-resources PATH names another, --pod-resources none silences this)", path);
-                        return 0;
-                }
-                log_warning("--pod-resources %s: %m; trying again at every sample", path);
+        int missing = stat(path, &st) < 0 ? errno : 0;
+        if (missing && !o->socket_given) {
+                log_info("no kubelet pod-resources socket at %s: GPUs are not attributed to pods "
+                         "(--pod-resources PATH names another, --pod-resources none silences this)", path);
+                return 0;
         }
         struct xpud_workloads *w = calloc(1, sizeof *w);
         if (!w)
@@ -480,6 +478,8 @@ int xpud_workloads_new(const struct xpud_workloads_options *o, struct xpud_workl
                 xpud_workloads_free(w);
                 return -EINVAL;
         }
+        if (missing)
+                log_warning("--pod-resources %s: %s; trying again at every sample", path, strerror(missing));
         /* The deadline: within the interval, and never above the client's default. */
         unsigned interval_ms = (o->interval_s ? o->interval_s : 1) * 1000u;
         w->timeout_ms = interval_ms < XPUD_PODRES_TIMEOUT_MS ? interval_ms : XPUD_PODRES_TIMEOUT_MS;
