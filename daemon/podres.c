@@ -242,13 +242,13 @@ static int connect_unix(int fd, const char *path, uint64_t deadline, char *err, 
                 }
                 if (e == EINPROGRESS) {
                         struct pollfd p = { .fd = fd, .events = POLLOUT };
-                        int left = ms_left(deadline), r;
+                        int left = ms_left(deadline), r = 0;
                         while (left > 0 && (r = poll(&p, 1, left)) < 0 && errno == EINTR)
                                 left = ms_left(deadline);
-                        if (left == 0 || r == 0)
+                        if (r == 0)
                                 break;
                         socklen_t len = sizeof e;
-                        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+                        if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
                                 e = errno;
                         if (e == 0)
                                 return 0;
