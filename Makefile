@@ -168,13 +168,11 @@ $(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
 
 $(BUILD)/daemon/%.o: ALL_CFLAGS += $(DAEMON_CFLAGS) -Idaemon -I$(BUILD)/gen
 
-# Both files from one protoc-c run (the .h is written with the .c).
-$(PODRES_GEN_C): $(PODRES_PROTO)
+# Both files from one protoc-c run (a grouped target: GNU Make 4.3).
+$(PODRES_GEN_C) $(PODRES_GEN_H) &: $(PODRES_PROTO)
 	@mkdir -p $(@D)
-	@echo "  GEN     $@"
+	@echo "  GEN     $(PODRES_GEN_C)"
 	$(Q)$(PROTOC_C) --proto_path=daemon --c_out=$(@D) $(notdir $<)
-$(PODRES_GEN_H): $(PODRES_GEN_C)
-	@:
 $(PODRES_GEN_OBJ): $(PODRES_GEN_C)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(DAEMON_CFLAGS) -c -o $@ $<

@@ -360,11 +360,12 @@ static int run_session(struct call *c, int fd, uint64_t deadline) {
                 ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
                 if (n < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
-                if (n < 0) {
+                if (n < 0 && errno != ECONNRESET) {
                         fail(c, -ECONNRESET, "recv: %s", strerror(errno));
                         return c->fail;
                 }
-                if (n == 0) {
+                /* ECONNRESET: the peer closed with our bytes unread; the same as its EOF. */
+                if (n <= 0) {
                         if (c->first_len == 0)
                                 fail(c, -ECONNRESET, "the peer closed the connection without a reply");
                         else if (c->http_status == 0)
@@ -408,20 +409,22 @@ static int check_reply(struct call *c) {
                 fail(c, -EPROTO, "HTTP status %d, not 200 (not a gRPC server?)", c->http_status);
                 return c->fail;
         }
-        if (!c->grpc_type) {
-                fail(c, -EPROTO, "the reply's content-type is not application/grpc");
-                return c->fail;
-        }
-        if (c->grpc_status < 0) {
-                fail(c, -EPROTO, "%s", c->grpc_status == -1 ? "the reply has no grpc-status" : "grpc-status is not a number");
-                return c->fail;
-        }
-        if (c->grpc_status != 0) {
+        /* A gRPC error says the most, whatever else is missing from its trailers-only reply. */
+        if (c->grpc_status > 0) {
                 const char *name = (size_t)c->grpc_status < sizeof grpc_codes / sizeof grpc_codes[0]
                                            ? grpc_codes[c->grpc_status]
                                            : "unknown code";
                 fail(c, -EPROTO, "gRPC status %d (%s): %s", c->grpc_status, name,
                      c->grpc_message[0] ? c->grpc_message : "no message");
+                return c->fail;
+        }
+        if (!c->grpc_type) {
+                fail(c, -EPROTO, "the reply's content-type is not application/grpc");
+                return c->fail;
+        }
+        if (c->grpc_status < 0) {
+                fail(c, -EPROTO, "%s",
+                     c->grpc_status == -1 ? "the reply has no grpc-status" : "grpc-status is not a number");
                 return c->fail;
         }
         if (c->body_len < GRPC_PREFIX) {
