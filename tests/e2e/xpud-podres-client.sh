@@ -1,13 +1,14 @@
 #!/bin/sh
 # The pod-resources client (daemon/podres.h) against real peers, through its driver
 # build/tests/podres-call: a real gRPC server (tests/e2e/fake-kubelet.py, Debian's python3-grpcio)
-# answering with device-plugin allocations of the three vendors (ids as on the nvidia-rtx2080ti-x8,
-# nvidia-a100-mig, amd-mi210x8 and intel-max1550-x6-aurora fixture hosts) and a DRA claim; pods
-# changing between calls; one List per call; a slow, a hung, a garbage-speaking, an erroring and
-# an oversized kubelet; a kubelet stopped and started again; no socket, a socket nobody listens on,
-# raw peers that are not gRPC (HTTP/1.1, junk bytes, silence, a byte every 50 ms), and
-# hand-written HTTP/2 replies that are wrong in one way each (status 404, no grpc-status, another
-# content-type, a compressed message, two messages, a cut message, RST_STREAM, EOF mid-reply).
+# answering with device-plugin allocations of the three vendors (GPU UUIDs and PCI bus ids of the
+# nvidia-rtx2080ti-x8 and amd-mi210x8 fixture hosts, a MIG UUID, Intel's card ids) and a DRA
+# claim over two drivers; pods changing between calls; one List per call; a slow, a hung, a
+# garbage-speaking, an erroring and an oversized kubelet; a kubelet stopped and started again, and
+# killed; no socket, a socket nobody listens on, a listener whose backlog is full; raw peers that
+# are not gRPC (HTTP/1.1, junk bytes, silence, a byte every 50 ms); and hand-written HTTP/2
+# replies that are wrong in one way each (status 404, no grpc-status, another content-type, a
+# compressed message, two messages, a cut message, RST_STREAM, EOF mid-reply).
 # Deadlines are checked with the driver's own measure of the call (elapsed_ms), with a generous
 # bound on the test machine's wall clock only where a hang would otherwise go unseen.
 #
@@ -91,9 +92,21 @@ mode, path, ready = sys.argv[1:4]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(path)
 if mode != "nolisten":
-    s.listen(8)
+    s.listen(0 if mode == "full" else 8)
+held = []
+if mode == "full":
+    # Fill the backlog with connections of our own and never accept: connect() then fails with
+    # EAGAIN, as against a kubelet too busy to accept.
+    for _ in range(64):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.setblocking(False)
+        try:
+            c.connect(path)
+        except BlockingIOError:
+            break
+        held.append(c)
 open(ready, "w").close()
-if mode == "nolisten":
+if mode in ("nolisten", "full"):
     time.sleep(120)
     sys.exit(0)
 while True:
@@ -296,6 +309,10 @@ expect_error 3 ENOENT "no such socket" "no socket: ENOENT"
 peer nolisten "$T/nolisten.sock"
 call "$T/nolisten.sock"
 expect_error 3 ECONNREFUSED "connection refused" "a socket nobody listens on: ECONNREFUSED"
+peer full "$T/full.sock"
+call "$T/full.sock" 400
+expect_error 4 ETIMEDOUT "connect timed out" "a listener whose backlog is full: ETIMEDOUT at connect"
+within 400 1100 "the full listener's call ends at its 400 ms deadline"
 peer http1 "$T/http1.sock"
 call "$T/http1.sock"
 expect_error 5 EPROTO "HTTP/1" "an HTTP/1.1 server: EPROTO naming HTTP/1"
