@@ -400,6 +400,11 @@ static const char *const grpc_codes[] = {
 
 /* The finished stream in C: HTTP and gRPC status, then exactly one uncompressed message. */
 static int check_reply(struct call *c) {
+        if (c->close_code == NGHTTP2_REFUSED_STREAM) {
+                /* A GOAWAY before our stream, or its refusal: the kubelet is going away. */
+                fail(c, -ECONNRESET, "the peer refused the call (HTTP/2 REFUSED_STREAM: shutting down or restarting)");
+                return c->fail;
+        }
         if (c->close_code != NGHTTP2_NO_ERROR) {
                 fail(c, -EPROTO, "the peer reset the stream (HTTP/2 error %s)",
                      nghttp2_http2_strerror(c->close_code));

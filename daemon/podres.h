@@ -73,7 +73,7 @@ int xpud_podres_decode(const uint8_t *msg, size_t len, struct xpud_podres_list *
  * HTTP/2 or gRPC, a gRPC status other than OK: its code, name and message in ERR, or a reply that
  * does not decode), -EMSGSIZE (the reply announces or sends more than XPUD_PODRES_REPLY_MAX:
  * refused as soon as its prefix says so), -ECONNRESET (the peer closed the connection before the
- * reply was complete), -ENOMEM. */
+ * reply was complete, or refused the call with GOAWAY: a kubelet going away), -ENOMEM. */
 int xpud_podres_call(const char *socket_path, unsigned timeout_ms, struct xpud_podres_list *out,
                      char *err, size_t err_size);
 

@@ -8,7 +8,7 @@
 # killed; no socket, a socket nobody listens on, a listener whose backlog is full; raw peers that
 # are not gRPC (HTTP/1.1, junk bytes, silence, a byte every 50 ms); and hand-written HTTP/2
 # replies that are wrong in one way each (status 404, no grpc-status, another content-type, a
-# compressed message, two messages, a cut message, RST_STREAM, EOF mid-reply).
+# compressed message, two messages, a cut message, RST_STREAM, GOAWAY, EOF mid-reply).
 # Deadlines are checked with the driver's own measure of the call (elapsed_ms), with a generous
 # bound on the test machine's wall clock only where a hang would otherwise go unseen.
 #
@@ -147,6 +147,7 @@ while True:
             "h2-cut": [frame(HEADERS, END_HEADERS, 1, ok_headers), frame(DATA, 0, 1, b"\x00\x00\x00\x00\x0a\x0a"),
                        frame(HEADERS, END_HEADERS | END_STREAM, 1, trailer)],
             "h2-rst": [frame(HEADERS, END_HEADERS, 1, ok_headers), frame(RST, 0, 1, (2).to_bytes(4, "big"))],
+            "h2-goaway": [frame(7, 0, 0, (0).to_bytes(4, "big") + (0).to_bytes(4, "big"))],  # GOAWAY, last stream 0
             "h2-eof": [frame(HEADERS, END_HEADERS, 1, ok_headers), frame(DATA, 0, 1, b"\x00\x00\x00")],
         }[mode]
         c.recv(65536)  # the client's preface, settings and request
@@ -348,6 +349,8 @@ h2 h2-cut
 expect_error 5 EPROTO "is cut short \\(10 bytes announced, 1 sent\\)" "a message shorter than its prefix: EPROTO"
 h2 h2-rst
 expect_error 5 EPROTO "reset the stream \\(HTTP/2 error INTERNAL_ERROR\\)" "RST_STREAM mid-reply: EPROTO with the code"
+h2 h2-goaway
+expect_error 7 ECONNRESET "refused the call \\(HTTP/2 REFUSED_STREAM" "GOAWAY before the call (a kubelet going away): ECONNRESET"
 h2 h2-eof
 expect_error 7 ECONNRESET "in the middle of the reply" "the connection closed mid-reply: ECONNRESET"
 
