@@ -82,10 +82,18 @@ ENTRY_LIBS = $(CJSON_LIBS) $(SECURITY_LIBS) $(YAML_LIBS)
 # ---- daemon/: xpud ----------------------------------------------------------------------------
 DAEMON_SRCS := $(sort $(wildcard daemon/*.c))
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
-DAEMON_LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
+# The kubelet's pod-resources API (daemon/podres.h): protoc-c turns daemon/podresources.proto into
+# C at build time, in $(BUILD)/gen/, compiled into the daemon's archive.
+PODRES_PROTO := daemon/podresources.proto
+PODRES_GEN_C := $(BUILD)/gen/podresources.pb-c.c
+PODRES_GEN_H := $(BUILD)/gen/podresources.pb-c.h
+PODRES_GEN_OBJ := $(BUILD)/gen/podresources.pb-c.o
+PROTOC_C ?= protoc-c
+DAEMON_LIB_OBJS := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS)) $(PODRES_GEN_OBJ)
 LIBDAEMON := $(BUILD)/libxpud.a
 XPUD := $(BUILD)/xpud
-PC_DAEMON := libmicrohttpd libsystemd
+# libprotobuf-c and libnghttp2: the pod-resources client (gRPC over HTTP/2), xpud only.
+PC_DAEMON := libmicrohttpd libsystemd libprotobuf-c libnghttp2
 DAEMON_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PC_DAEMON) 2>/dev/null)
 # -lm: the number formatter calls trunc(), a libm call unless the optimizer inlines it (-O0 builds).
 DAEMON_LIBS = $(shell $(PKG_CONFIG) --libs $(PC_DAEMON) 2>/dev/null) -lpthread -lm $(CJSON_LIBS) $(SECURITY_LIBS) $(YAML_LIBS)
@@ -159,7 +167,18 @@ $(XPUINIT): $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(ENTRY_OBJS) $(PROFILES_OBJ) $(LIBPROBE) $(ENTRY_LIBS)
 
-$(BUILD)/daemon/%.o: ALL_CFLAGS += $(DAEMON_CFLAGS) -Idaemon
+$(BUILD)/daemon/%.o: ALL_CFLAGS += $(DAEMON_CFLAGS) -Idaemon -I$(BUILD)/gen
+
+# Both files from one protoc-c run (a grouped target: GNU Make 4.3).
+$(PODRES_GEN_C) $(PODRES_GEN_H) &: $(PODRES_PROTO)
+	@mkdir -p $(@D)
+	@echo "  GEN     $(PODRES_GEN_C)"
+	$(Q)$(PROTOC_C) --proto_path=daemon --c_out=$(@D) $(notdir $<)
+$(PODRES_GEN_OBJ): $(PODRES_GEN_C)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(DAEMON_CFLAGS) -c -o $@ $<
+# The users of the generated header (their .d files name it only after the first build).
+$(BUILD)/daemon/podres-decode.o $(BUILD)/tests/unit/test-xpud-podres.o: $(PODRES_GEN_H)
 
 # Daemon objects other than main.o, as an archive for xpud and the unit tests.
 $(LIBDAEMON): $(DAEMON_LIB_OBJS)
@@ -179,7 +198,7 @@ TESTLIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/testlib.c))
 # "rm ..." line after every build, and no recompiling them the next time.
 .SECONDARY:
 
-$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -Idaemon $(DAEMON_CFLAGS) \
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-format-truncation $(CHECK_CFLAGS) -Ientrypoint -Idaemon -I$(BUILD)/gen $(DAEMON_CFLAGS) \
 	-DXPU_SRCDIR=\"$(CURDIR)\"
 # Unit tests of the daemon (tests/unit/test-xpud-*.c) link its archive as well.
 TEST_DAEMON_DEPS = $(if $(findstring test-xpud-,$@),$(LIBDAEMON))

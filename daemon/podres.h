@@ -24,8 +24,11 @@
 /* Default deadline of one List call, milliseconds. */
 #define XPUD_PODRES_TIMEOUT_MS 2000u
 
-/* One allocation: what one device-plugin resource, or one DRA claim, gives one container.
- * Containers without devices or claims (CPU and memory only) are not listed. */
+/* One allocation: what one device-plugin resource (one ContainerDevices), or one resource of a
+ * DRA claim (one ClaimResource: a claim served by two drivers gives two allocations with the same
+ * claim), gives one container. Containers without devices or claims (CPU and memory only) are not
+ * listed; an entry the kubelet sends without ids is kept, with n_ids 0. Every string is UTF-8
+ * without control characters, at most XPUD_PODRES_STRING_MAX bytes (the claim twice that + 1). */
 struct xpud_podres_alloc {
         const char *pod_namespace; /* PodResources.namespace */
         const char *pod;           /* PodResources.name */
@@ -53,18 +56,24 @@ struct xpud_podres_list {
 
 /* Decode one ListPodResourcesResponse protobuf payload (without gRPC's 5-byte prefix) of LEN bytes
  * into *OUT (zeroed first; free with xpud_podres_list_free() also on error). Unknown fields are
- * skipped, as protobuf requires. Returns 0; -EPROTO for bytes that are not such a message;
- * -EMSGSIZE past a limit above; -ENOMEM. On error ERR (ERR_SIZE bytes) holds one line saying what
- * was wrong ("pod-resources reply: ..."). Bounded: work is linear in LEN. */
+ * skipped, as protobuf requires. Returns 0; -EPROTO for bytes that are not such a message, or a
+ * string of any field that is not UTF-8 or holds a control character (NUL, C0, DEL, C1): the
+ * field is named; -EMSGSIZE past a limit above; -ENOMEM. On error ERR (ERR_SIZE bytes) holds one
+ * line saying what was wrong ("pod-resources reply: ..."). Bounded: work is linear in LEN.
+ * MSG may be NULL when LEN is 0 (the empty reply: no pods). */
 int xpud_podres_decode(const uint8_t *msg, size_t len, struct xpud_podres_list *out, char *err,
                        size_t err_size);
 
 /* Call v1.PodResourcesLister/List on the UNIX socket at SOCKET_PATH and decode the reply into *OUT
- * (as above). The whole call (connect, request, reply) ends within TIMEOUT_MS milliseconds,
- * whatever the peer does. Returns 0, or -errno with one line in ERR naming the socket and what
- * happened: -ENOENT/-ECONNREFUSED (no kubelet there), -ETIMEDOUT (deadline), -EPROTO (not HTTP/2
- * or gRPC, a gRPC status other than OK: its code and message in ERR, or a reply that does not
- * decode), -EMSGSIZE, -ENOMEM. */
+ * (as above). The whole call (connect, request, reply) ends within TIMEOUT_MS milliseconds (0:
+ * XPUD_PODRES_TIMEOUT_MS), whatever the peer does; it raises no signal and keeps no state between
+ * calls (one connection per call). Thread-safe: nothing is shared. Returns 0, or -errno with one
+ * line in ERR naming the socket and what happened: -ENOENT/-ECONNREFUSED (no kubelet there),
+ * -EACCES, -ENAMETOOLONG (the path does not fit sun_path), -ETIMEDOUT (deadline), -EPROTO (not
+ * HTTP/2 or gRPC, a gRPC status other than OK: its code, name and message in ERR, or a reply that
+ * does not decode), -EMSGSIZE (the reply announces or sends more than XPUD_PODRES_REPLY_MAX:
+ * refused as soon as its prefix says so), -ECONNRESET (the peer closed the connection before the
+ * reply was complete, or refused the call with GOAWAY: a kubelet going away), -ENOMEM. */
 int xpud_podres_call(const char *socket_path, unsigned timeout_ms, struct xpud_podres_list *out,
                      char *err, size_t err_size);
 

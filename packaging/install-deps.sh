@@ -16,8 +16,10 @@ set -eu
 
 TARGET=${1:-check}
 
-# Build: compiler, make, pkg-config and the libraries' -dev packages.
-BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev libzstd-dev zlib1g-dev libyaml-dev"
+# Build: compiler, make, pkg-config and the libraries' -dev packages; libnghttp2-dev,
+# libprotobuf-c-dev and protobuf-c-compiler (protoc-c) for xpud's client of the kubelet's
+# pod-resources gRPC API (daemon/podres.h, daemon/podresources.proto).
+BUILD_PKGS="gcc make pkg-config libc6-dev libseccomp-dev libcap-dev libcjson-dev libsystemd-dev libmicrohttpd-dev libzstd-dev zlib1g-dev libyaml-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler"
 # make demo: runc + busybox-static (the containers), jq (their OCI specs).
 DEMO_PKGS="runc busybox-static jq"
 # make check: Check (unit tests), runc + busybox-static (end-to-end containers), jq (JSON asserts),
@@ -32,8 +34,10 @@ DEMO_PKGS="runc busybox-static jq"
 # /etc/ld.so.cache, which the attack suite watches), debhelper + lintian + fakeroot (make deb and
 # tests/deb/), buildah (tests/deb/ builds the xpud image), and Node.js with npm (tests/k8s/: the
 # Kubernetes schema validators come from the npm registry) unless an npm is already on PATH,
-# python3-yaml (tests/e2e/container-cdi-generate.sh reads the YAML CDI spec with PyYAML).
-TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev debhelper lintian fakeroot buildah python3-yaml"
+# python3-yaml (tests/e2e/container-cdi-generate.sh reads the YAML CDI spec with PyYAML),
+# python3-grpcio + python3-grpc-tools + python3-protobuf (tests/e2e/fake-kubelet.py: a real gRPC
+# server of the kubelet's pod-resources API, its messages generated from the .proto at start).
+TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 podman prometheus python3 systemd man-db groff-base binutils dpkg-dev debhelper lintian fakeroot buildah python3-yaml python3-grpcio python3-grpc-tools python3-protobuf"
 if ! command -v npm >/dev/null 2>&1; then
         TEST_PKGS="$TEST_PKGS nodejs npm"
 fi

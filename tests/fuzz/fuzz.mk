@@ -14,7 +14,9 @@ endif
 # ---- replay in make check ------------------------------------------------------------------
 FUZZ_REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/tests/test-fuzz-%)
 
-$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Ientrypoint -Idaemon -Itests/fuzz -Itests/unit $(DAEMON_CFLAGS)
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Ientrypoint -Idaemon -I$(BUILD)/gen -Itests/fuzz -Itests/unit $(DAEMON_CFLAGS)
+# The pod-resources target includes the header protoc-c generates (Makefile).
+$(BUILD)/tests/fuzz/fuzz-xpud-podres.o: $(PODRES_GEN_H)
 
 # One replay driver per target: it knows its target's name and corpus directory.
 $(BUILD)/tests/fuzz/replay-%.o: tests/fuzz/replay.c tests/fuzz/fuzz.h
@@ -41,7 +43,7 @@ FUZZ_OBJDIR := $(FUZZ_BUILD)/libfuzzer
 # Not -Werror: clang warns about things gcc does not, and a fuzz run should not stop for them.
 FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra \
 	-Wno-unused-parameter -Wno-missing-field-initializers -MMD -MP -Iprobes -I. -Ientrypoint -Idaemon \
-	-Itests/fuzz -Itests/unit \
+	-I$(BUILD)/gen -Itests/fuzz -Itests/unit \
 	-DXPU_VERSION=\"$(shell cat VERSION 2>/dev/null || echo 0.0.0)\"
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_LIB_SRCS := $(filter-out entrypoint/main.c,$(PROBE_SRCS) $(ENTRY_SRCS))
@@ -54,6 +56,13 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CLANG   $<"
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(CJSON_CFLAGS) $(DAEMON_CFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# The code protoc-c generates (Makefile) is not in the source tree: compiled from $(BUILD)/gen/.
+$(FUZZ_OBJDIR)/gen/podresources.pb-c.o: $(PODRES_GEN_C)
+	@mkdir -p $(@D)
+	@echo "  CLANG   $<"
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DAEMON_CFLAGS) $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZ_OBJDIR)/daemon/podres-decode.o $(FUZZ_OBJDIR)/tests/fuzz/fuzz-xpud-podres.o: $(PODRES_GEN_H)
 
 $(FUZZ_LIB): $(FUZZ_LIB_SRCS:%.c=$(FUZZ_OBJDIR)/%.o)
 	@rm -f $@
