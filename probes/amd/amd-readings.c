@@ -499,6 +499,39 @@ static const struct {
 
 _Static_assert(XPU_AMD_TEMP_CHANNELS_MAX <= 9, "temperature channel names are built with one digit");
 
+/* hwmon's limit attributes of a channel (Documentation/hwmon/sysfs-interface.rst; amdgpu's
+ * thermal.html: temp*_crit "critical max", temp*_emergency "emergency max (ASIC shutdown)"). */
+static const struct {
+        const char *suffix;
+        enum xpu_temp_limit limit;
+} temp_limit_files[] = {
+        { "crit", XPU_TEMP_LIMIT_SLOWDOWN },
+        { "emergency", XPU_TEMP_LIMIT_SHUTDOWN },
+};
+
+/* Channel K's limits for SENSOR: the same checks as its reading (millidegrees, -50..200 °C). */
+static void read_temperature_limits(struct card_read *c, unsigned k, enum xpu_temp_sensor sensor,
+                                    struct xpu_readings *r) {
+        for (size_t i = 0; i < ELEMENTSOF(temp_limit_files); i++) {
+                char name[32], buf[64];
+                snprintf(name, sizeof name, "temp%u_%s", k, temp_limit_files[i].suffix);
+                if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
+                        continue;
+                int64_t mc;
+                if (xpu_parse_i64(buf, 10, &mc) < 0) {
+                        warn(c, "%s/%s: \"%s\" is not a temperature in millidegrees; left out", c->hwmon, name, buf);
+                        continue;
+                }
+                const char *why = xpu_reading_out_of_range(XPU_READING_CELSIUS, (double)mc / 1000.0);
+                if (why) {
+                        warn(c, "%s/%s: %" PRId64 " millidegrees Celsius: %s; left out", c->hwmon, name, mc, why);
+                        continue;
+                }
+                r->temperature_limit_celsius[sensor][temp_limit_files[i].limit] = (double)mc / 1000.0;
+                r->have_temperature_limit |= XPU_TEMP_LIMIT_BIT(sensor, temp_limit_files[i].limit);
+        }
+}
+
 static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
         for (unsigned k = 1; k <= XPU_AMD_TEMP_CHANNELS_MAX; k++) {
                 char name[32], label[64], buf[64];
@@ -514,6 +547,7 @@ static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
                         sensor = (int)temp_labels[k - 1].sensor;
                 if (sensor < 0 || (r->have_temperature & (1u << sensor)))
                         continue; /* a sensor we do not name, or named twice: the first wins */
+                read_temperature_limits(c, k, (enum xpu_temp_sensor)sensor, r);
                 memcpy(name + 6, "input", sizeof "input");
                 if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
                         continue;
