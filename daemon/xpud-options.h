@@ -54,6 +54,8 @@ struct xpud_options {
         gid_t user_gid;
         int log_level;             /* enum xpu_log_level from -v/--log-level; -1 = not given */
         const char *query_path;    /* `xpud query [PATH]`: the endpoint (default XPUD_QUERY_DEFAULT) */
+        bool query_npd;            /* `xpud query --npd[=LEVEL]`: Node Problem Detector's protocol (query.h) */
+        bool query_npd_degraded;   /* ... LEVEL "degraded": a degraded GPU is a problem too */
 };
 
 /* The kernel log xpud reads driver events from when --kmsg is not given. */
@@ -64,7 +66,8 @@ struct xpud_options {
 
 /* Parse ARGV into *RET (defaults for what is not given). ARGV's strings must outlive *RET.
  * "xpud query [--socket PATH] [-v] [PATH]" (argv[1] "query") sets XPUD_ACTION_QUERY; PATH must be
- * absolute ("/v1/health").
+ * absolute ("/v1/health"). "--npd[=unhealthy|degraded]" sets query_npd (and query_npd_degraded)
+ * and takes no PATH.
  * Returns 0, or -EINVAL with one line in ERR (ERR_SIZE bytes) naming the option and the fix
  * ("--interval: \"0\" is not a whole number of seconds between 1 and 86400"). Uses getopt_long
  * (resets optind). -v raises the level one step (info, then debug). */
