@@ -300,18 +300,21 @@ static int exchange(int fd, const char *req, size_t len, long long deadline, cha
 
 /* Connect to SOCKET_PATH, GET PATH and parse the answer into *RESP (its body points into *RET_BUF,
  * which the caller frees after xpud_query_response_done()). Returns 0, or -1 with one line in ERR
- * naming the socket and the fix. */
+ * naming the socket and the fix, and its gist without the socket's path in BRIEF (for the 80 bytes
+ * of `xpud query --npd`). */
 static int fetch(const char *socket_path, const char *path, char **ret_buf, struct xpud_query_response *resp,
-                 char *err, size_t err_size) {
+                 char *err, size_t err_size, char *brief, size_t brief_size) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         if (xpu_strlcpy(sa.sun_path, socket_path, sizeof sa.sun_path) < 0) {
                 snprintf(err, err_size, "--socket: \"%s\" is longer than %zu bytes; give a shorter path", socket_path,
                          sizeof sa.sun_path - 1);
+                snprintf(brief, brief_size, "the --socket path is too long");
                 return -1;
         }
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0) {
                 snprintf(err, err_size, "cannot make a socket: %s", strerror(errno));
+                snprintf(brief, brief_size, "%s", err);
                 return -1;
         }
         long long deadline = now_ms() + XPUD_QUERY_TIMEOUT_MS;
@@ -325,6 +328,7 @@ static int fetch(const char *socket_path, const char *path, char **ret_buf, stru
                                  "group, e.g. xpud)", socket_path, strerror(e));
                 else
                         snprintf(err, err_size, "cannot connect to %s: %s", socket_path, strerror(e));
+                snprintf(brief, brief_size, "cannot connect: %s", strerror(e));
                 return -1;
         }
         char req[1024];
@@ -332,6 +336,7 @@ static int fetch(const char *socket_path, const char *path, char **ret_buf, stru
                          "\r\nConnection: close\r\n\r\n", path);
         if (n < 0 || (size_t)n >= sizeof req) {
                 snprintf(err, err_size, "path \"%.64s...\" is too long", path);
+                snprintf(brief, brief_size, "the path is too long");
                 return -1;
         }
         _cleanup_free_ char *buf = NULL;
@@ -340,15 +345,19 @@ static int fetch(const char *socket_path, const char *path, char **ret_buf, stru
         if (r == -ETIMEDOUT) {
                 snprintf(err, err_size, "%s: no complete answer within %d s (xpud busy or stopped?)", socket_path,
                          XPUD_QUERY_TIMEOUT_MS / 1000);
+                snprintf(brief, brief_size, "no answer within %d s (first sample not done, or busy)",
+                         XPUD_QUERY_TIMEOUT_MS / 1000);
                 return -1;
         }
         if (r == -EFBIG) {
                 snprintf(err, err_size, "%s: the answer to %s is larger than %u MiB", socket_path, path,
                          XPUD_QUERY_MAX_BYTES >> 20);
+                snprintf(brief, brief_size, "the answer is larger than %u MiB", XPUD_QUERY_MAX_BYTES >> 20);
                 return -1;
         }
         if (r < 0) {
                 snprintf(err, err_size, "%s: %s", socket_path, strerror(-r));
+                snprintf(brief, brief_size, "%s", strerror(-r));
                 return -1;
         }
         r = xpud_query_parse_response(buf, len, resp);
@@ -358,6 +367,10 @@ static int fetch(const char *socket_path, const char *path, char **ret_buf, stru
                          : len == 0   ? "the connection closed without an answer (not allowed on this socket? see "
                                         "xpud's log and --allow-uid/--allow-gid)"
                                       : "the answer is not HTTP/1.1 (is this xpud's socket?)");
+                snprintf(brief, brief_size, "%s",
+                         r == -ENOMEM ? strerror(ENOMEM)
+                         : len == 0   ? "closed without an answer (not allowed? see --allow-uid/--allow-gid)"
+                                      : "the answer is not HTTP (is this xpud's socket?)");
                 return -1;
         }
         *ret_buf = TAKE_PTR(buf);
@@ -365,10 +378,10 @@ static int fetch(const char *socket_path, const char *path, char **ret_buf, stru
 }
 
 int xpud_query(const char *socket_path, const char *path, FILE *out) {
-        char err[512];
+        char err[512], brief[128];
         _cleanup_free_ char *buf = NULL;
         struct xpud_query_response resp;
-        if (fetch(socket_path, path, &buf, &resp, err, sizeof err) < 0) {
+        if (fetch(socket_path, path, &buf, &resp, err, sizeof err, brief, sizeof brief) < 0) {
                 log_error("%s", err);
                 return 1;
         }
@@ -494,14 +507,14 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
 }
 
 int xpud_query_npd(const char *socket_path, bool degraded, FILE *out) {
-        char err[512], line[XPUD_NPD_LINE_MAX + 1];
+        char err[512], brief[128], line[XPUD_NPD_LINE_MAX + 1];
         _cleanup_free_ char *buf = NULL;
         struct xpud_query_response resp;
         int code;
-        if (fetch(socket_path, "/v1/health", &buf, &resp, err, sizeof err) < 0) {
+        if (fetch(socket_path, "/v1/health", &buf, &resp, err, sizeof err, brief, sizeof brief) < 0) {
                 /* The whole error to stderr (NPD logs it), the gist to the one line it keeps. */
                 log_error("%s", err);
-                xpud_text_cut(line, sizeof line, "xpud unreachable: %s", err);
+                xpud_text_cut(line, sizeof line, "xpud unreachable: %s", brief);
                 code = XPUD_NPD_UNKNOWN;
         } else {
                 code = xpud_npd_verdict(resp.status, resp.body, resp.body_len, degraded, line, sizeof line);

@@ -60,7 +60,8 @@ int xpud_query(const char *socket_path, const char *path, FILE *out);
 enum {
         XPUD_NPD_OK = 0,      /* no GPU at or above the level */
         XPUD_NPD_PROBLEM = 1, /* a GPU at or above the level */
-        XPUD_NPD_UNKNOWN = 2, /* xpud unreachable, no sample yet (HTTP 503), or an answer that is not /v1/health's */
+        XPUD_NPD_UNKNOWN = 2, /* xpud unreachable or silent (before its first sample it does not answer),
+                               * HTTP 503 (no snapshot) or another answer that is not /v1/health's */
 };
 
 /* The verdict on a /v1/health answer (HTTP_STATUS, BODY of LEN bytes) for NPD: the level is
@@ -77,6 +78,8 @@ enum {
 int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degraded, char *line, size_t size);
 
 /* `xpud query --npd[=degraded]`: GET /v1/health from SOCKET_PATH and print xpud_npd_verdict()'s
- * line to OUT; an xpud that cannot be reached gives "xpud unreachable: <why>" (the whole error also
- * to stderr). Returns the exit status: XPUD_NPD_OK, _PROBLEM or _UNKNOWN. */
+ * line to OUT; an xpud that cannot be reached gives "xpud unreachable: <why, without the socket's
+ * path>" ("cannot connect: No such file or directory", "no answer within 10 s (first sample not
+ * done, or busy)"; the whole error, socket included, to stderr). Returns the exit status:
+ * XPUD_NPD_OK, _PROBLEM or _UNKNOWN. */
 int xpud_query_npd(const char *socket_path, bool degraded, FILE *out);

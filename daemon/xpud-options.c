@@ -289,8 +289,9 @@ void xpud_query_usage(FILE *f) {
               "  --socket PATH   xpud's UNIX socket (default " XPUD_SOCKET_DEFAULT ")\n"
               "  --npd[=LEVEL]   Node Problem Detector's custom-plugin protocol: one line of at most 80\n"
               "                  characters naming the worst GPU and its reason; exit 0 when no GPU is\n"
-              "                  at LEVEL or worse, 1 when one is, 2 when xpud cannot be reached or has\n"
-              "                  no sample yet. LEVEL: unhealthy (the default) or degraded\n"
+              "                  at LEVEL or worse, 1 when one is, 2 when xpud cannot be reached or\n"
+              "                  does not answer (before its first sample). LEVEL: unhealthy (the\n"
+              "                  default) or degraded\n"
               "  --help          print this text\n"
               "\n"
               "e.g. xpud query /readyz (a readiness probe), xpud query /metrics, xpud query /v1/devices/0\n",
