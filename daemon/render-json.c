@@ -91,8 +91,9 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                 /* {"gpu": {"slowdown": 90, "shutdown": 95}}: only the sensors and limits reported */
                 cJSON *t = cJSON_CreateObject();
                 for (int i = 0; t && ok && i < _XPU_TEMP_MAX; i++) {
-                        if (!(r->have_temperature_limit &
-                              (XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SLOWDOWN) | XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SHUTDOWN))))
+                        uint32_t both = XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                        XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SHUTDOWN);
+                        if (!(r->have_temperature_limit & both))
                                 continue;
                         cJSON *l = cJSON_CreateObject();
                         for (int k = 0; l && ok && k < _XPU_TEMP_LIMIT_MAX; k++)

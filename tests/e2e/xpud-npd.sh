@@ -86,7 +86,9 @@ UUID0=$(awk '$1 == "device.0.uuid" { print $2 }' "$T/state.base")
 UUID1=$(awk '$1 == "device.1.uuid" { print $2 }' "$T/state.base")
 UUID2=$(awk '$1 == "device.2.uuid" { print $2 }' "$T/state.base")
 UUID3=$(awk '$1 == "device.3.uuid" { print $2 }' "$T/state.base")
-[ -n "$UUID0" ] && [ -n "$UUID3" ] || bail "no device UUIDs in the fake NVML's state"
+if [ -z "$UUID0" ] || [ -z "$UUID3" ]; then
+        bail "no device UUIDs in the fake NVML's state"
+fi
 short() {
         printf '%.12s' "$1"
 }
