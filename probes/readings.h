@@ -27,7 +27,9 @@ const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s);
  * xpu_temperature_limit_celsius), degrees Celsius. At or above slowdown the GPU cuts its clocks to
  * cool down; at or above shutdown it turns itself off to protect the silicon. Sources:
  *   NVIDIA  nvmlDeviceGetTemperatureThreshold(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1 /
- *           _SHUTDOWN = 0), for sensor "gpu";
+ *           _SHUTDOWN = 0), for sensor "gpu" (MEM_MAX = 2 and GPU_MAX = 3 are the targets of the
+ *           boost algorithm, not limits at which the GPU acts, and NVML's memory temperature is
+ *           not read: both left out);
  *   AMD     amdgpu hwmon temp<K>_crit / temp<K>_emergency (millidegrees; the kernel documents
  *           emergency as the ASIC shutdown temperature), per edge/junction/mem sensor;
  *   Intel   i915 hwmon has no temperature at all; xe's hwmon ABI documents temp2_input/temp3_input
