@@ -423,18 +423,18 @@ static void one_line(char *out, size_t size, const char *s) {
 }
 
 /* The short name of device O: its UUID's first XPUD_NPD_ID_MAX bytes ("GPU-307dcc96"), else its
- * PCI bus id, else nothing. */
+ * PCI bus id, else nothing; a byte that is not printable ASCII becomes '?' (a cut never splits a
+ * UTF-8 character). */
 static void device_id(const cJSON *o, char *out, size_t size) {
         const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "uuid");
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "pci_bus_id");
         const char *id = cJSON_IsString(u) && u->valuestring[0] ? u->valuestring
                          : cJSON_IsString(b)                     ? b->valuestring
                                                                  : "";
-        char tmp[XPUD_NPD_ID_MAX + 1];
-        size_t n = strnlen(id, XPUD_NPD_ID_MAX);
-        memcpy(tmp, id, n);
-        tmp[n] = '\0';
-        one_line(out, size, tmp);
+        size_t n = 0;
+        for (; id[n] && n < XPUD_NPD_ID_MAX && n + 1 < size; n++)
+                out[n] = id[n] > 0x20 && id[n] < 0x7f ? id[n] : '?';
+        out[n] = '\0';
 }
 
 int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degraded, char *line, size_t size) {
