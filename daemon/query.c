@@ -493,8 +493,8 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
                 snprintf(more, sizeof more, " (+%d more)", bad - 1);
         if (cJSON_IsNumber(idx) && idx->valuedouble >= 0 && idx->valuedouble < 1e6)
                 snprintf(head, sizeof head, "gpu %d%s%s: ", (int)idx->valuedouble, id[0] ? " " : "", id);
-        else
-                snprintf(head, sizeof head, "%s%s: ", id[0] ? "gpu " : "gpu", id);
+        else /* no usable index: a garbled answer, named as such */
+                snprintf(head, sizeof head, "gpu ?%s%s: ", id[0] ? " " : "", id);
         cJSON_Delete(root);
         /* The reason gets what the GPU's name and "+N more" leave of the line, cut visibly. */
         size_t room = size > XPUD_NPD_LINE_MAX + 1 ? XPUD_NPD_LINE_MAX + 1 : size;

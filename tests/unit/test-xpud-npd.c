@@ -80,6 +80,8 @@ static const struct npd_case {
           "gpu 0 GPU-307dcc96: °°°°°°°°°°°°°°°°°°°°°°°°°°°°..." },
         { "a UUID that is not ASCII", 200, HEALTH(DEV(4, U("GPU-\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9"), , "unhealthy", "\"x\"")),
           false, XPUD_NPD_PROBLEM, "gpu 4 GPU-????????: x" },
+        { "no usable index", 200, "{\"devices\":[{\"index\":-1,\"state\":\"unhealthy\",\"reasons\":[5]}]}", false,
+          XPUD_NPD_PROBLEM, "gpu ?: unhealthy" },
         { "control characters become blanks", 200, HEALTH(DEV(0, U(UUID0), , "unhealthy", "\"a\\nb\\tc\\u0001d\"")),
           false, XPUD_NPD_PROBLEM, "gpu 0 GPU-307dcc96: a b c d" },
         { "503 before the first sample", 503, "{\"error\":\"not ready: the first sample is not done yet\"}", false,
