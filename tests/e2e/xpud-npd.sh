@@ -50,16 +50,17 @@ chmod 0755 "$T"
 # ---- the fake host ---------------------------------------------------------------------------
 
 HOST="$T/host"
-e2e_mixed_host "$FIXTURE" "$HOST" "$T/amd" -n 2 --temp-junction 44000
-# AMD card0's thermal limits, there before xpud starts (absent files are looked for again only
-# every 60 samples): junction slowdown 100 °C, shutdown 105 °C.
+# AMD card0's junction limits (hwmon temp2_crit, temp2_emergency): slowdown 100 °C, shutdown
+# 105 °C; card1 has none.
+e2e_mixed_host "$FIXTURE" "$HOST" "$T/amd" -n 2 --temp-junction 44000 --junction-crit 100000, \
+        --junction-emergency 105000,
 HWMON0=
 for d in "$HOST"/sys/class/drm/card0/device/hwmon/hwmon*; do
-        [ -f "$d/temp2_input" ] && HWMON0=$d && break
+        [ -f "$d/temp2_crit" ] && [ -f "$d/temp2_emergency" ] && HWMON0=$d && break
 done
-[ -n "$HWMON0" ] || bail "mkamdsys.sh made no hwmon temp2_input for card0"
-echo 100000 >"$HWMON0/temp2_crit"
-echo 105000 >"$HWMON0/temp2_emergency"
+[ -n "$HWMON0" ] || bail "mkamdsys.sh made no hwmon temp2_crit and temp2_emergency for card0"
+HWMON1=$(ls -d "$HOST"/sys/class/drm/card1/device/hwmon/hwmon*)
+[ ! -e "$HWMON1/temp2_crit" ] || bail "mkamdsys.sh made a temp2_crit for card1, given none"
 cp "$HOST/xpu-fake-state" "$T/state.base"
 cat >>"$T/state.base" <<EOF
 device.0.temp_slowdown 90
@@ -286,6 +287,8 @@ like "$T/body" "^xpu_temperature_limit_celsius\\{vendor=\"amd\",gpu=\"8\",.*sens
         "/metrics: AMD temp2_crit 100000 m°C → xpu_temperature_limit_celsius{sensor=\"junction\",limit=\"slowdown\"} 100"
 like "$T/body" "^xpu_temperature_limit_celsius\\{vendor=\"amd\",gpu=\"8\",.*sensor=\"junction\",limit=\"shutdown\"\\} 105$" \
         "/metrics: AMD temp2_emergency 105000 m°C → limit=\"shutdown\" 105"
+unlike "$T/body" '^xpu_temperature_limit_celsius\{vendor="amd",gpu="9",' \
+        "/metrics: no xpu_temperature_limit_celsius for AMD gpu 9, whose hwmon has no limit files"
 get /v1/devices/0
 is "$(jq -c .readings.temperature_limit_celsius "$T/body")" '{"gpu":{"slowdown":90,"shutdown":95}}' \
         "/v1/devices/0: readings.temperature_limit_celsius"

@@ -166,7 +166,7 @@ START_TEST(test_mkamdsys_through_fast_path) {
         snprintf(out, sizeof out, "%s/host", tmp);
         const char *const argv[] = { "-o", out, "-n", "2", "--busy", "0,25", "--temp-edge", "41000,47500",
                                      "--power", "250000000,95000000", "--vram-used", "1073741824,2147483648",
-                                     NULL };
+                                     "--junction-crit", "100000,", "--junction-emergency", "105000,", NULL };
         mkamdsys(argv);
         struct xpu_inventory *fast = xpu_test_probe_backend(&xpu_vendor_amd, out);
         ck_assert_uint_eq(fast->n_devices, 2);
@@ -189,6 +189,14 @@ START_TEST(test_mkamdsys_through_fast_path) {
                 ck_assert_uint_eq(r.memory_total_bytes, 68702699520ull);
                 ck_assert(r.have & XPU_READ_POWER);
                 ck_assert(!(r.have & XPU_READ_POWER_LIMIT)); /* mkamdsys writes no power1_cap */
+                /* junction limits on card 0 only (an empty element: no file) */
+                ck_assert_uint_eq(r.have_temperature_limit,
+                                  i ? 0 : XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                                  XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SHUTDOWN));
+                if (i == 0) {
+                        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SLOWDOWN], 100);
+                        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SHUTDOWN], 105);
+                }
                 xpu_inventory_free(inv);
         }
         xpu_inventory_free(fast);
