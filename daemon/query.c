@@ -459,7 +459,7 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
                 return XPUD_NPD_UNKNOWN;
         }
         const cJSON *worst = NULL;
-        int worst_rank = -1, n = 0, bad = 0;
+        int worst_rank = -1, n = 0, bad = 0, unknown = 0;
         for (const cJSON *o = devs->child; o; o = o->next) {
                 const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
                 int rank = cJSON_IsString(st) ? state_rank(st->valuestring) : -1;
@@ -469,6 +469,7 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
                         return XPUD_NPD_UNKNOWN;
                 }
                 n++;
+                unknown += rank == 1;
                 if (rank < (degraded ? 2 : 3))
                         continue;
                 bad++;
@@ -479,7 +480,10 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
         }
         if (!worst) {
                 cJSON_Delete(root);
-                snprintf(line, size, "OK: %d GPU%s, none %s", n, n == 1 ? "" : "s", level);
+                char unk[32] = "";
+                if (unknown) /* not sampled yet, or its backend failed: no verdict on those */
+                        snprintf(unk, sizeof unk, ", %d unknown", unknown);
+                snprintf(line, size, "OK: %d GPU%s, none %s%s", n, n == 1 ? "" : "s", level, unk);
                 return XPUD_NPD_OK;
         }
         const cJSON *idx = cJSON_GetObjectItemCaseSensitive(worst, "index");

@@ -68,7 +68,7 @@ enum {
  * "unhealthy" (DEGRADED false: condition XPUUnhealthy) or "degraded or worse" (DEGRADED true:
  * XPUDegraded). Writes one line into LINE (SIZE bytes; at most XPUD_NPD_LINE_MAX bytes of text,
  * no control characters, valid UTF-8 when the reasons are):
- *   OK        "OK: 10 GPUs, none unhealthy"
+ *   OK        "OK: 10 GPUs, none unhealthy" (", 2 unknown" when devices are in state unknown)
  *   problem   "gpu 0 GPU-307dcc96: <its first reason, cut with ...> (+2 more)": the worst device
  *             (ties: the first listed, the lowest index), its UUID's first 12 bytes (else its PCI
  *             bus id) and "+N more" when N more devices are at or above the level

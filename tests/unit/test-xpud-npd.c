@@ -44,7 +44,7 @@ static const struct npd_case {
           HEALTH(DEV(0, U(UUID0), , "degraded", "\"thermal throttling\"")), true, XPUD_NPD_PROBLEM,
           "gpu 0 GPU-307dcc96: thermal throttling" },
         { "unknown is no problem", 200, HEALTH(DEV(0, U(UUID0), , "unknown", "\"not sampled yet\"")), true,
-          XPUD_NPD_OK, "OK: 1 GPU, none degraded or unhealthy" },
+          XPUD_NPD_OK, "OK: 1 GPU, none degraded or unhealthy, 1 unknown" },
         { "lost GPU", 200,
           HEALTH(DEV(0, U(UUID0), , "healthy", "") "," DEV(1, U(UUID1), B("0000:1b:00.0"), "unhealthy",
                                                           "\"fell off the bus\"")),
