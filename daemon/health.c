@@ -62,6 +62,8 @@ enum reason_kind {
         R_REMAP_PENDING,
         R_RETIRE_PENDING,
         R_ERROR_STATE,
+        R_TEMP_SHUTDOWN,
+        R_TEMP_SLOWDOWN,
         _R_MAX,
 };
 
@@ -102,6 +104,12 @@ static const struct {
         [R_ERROR_STATE] = { XPUD_HEALTH_DEGRADED,
                              "the GPU hung and the driver reset it: read the error state (root) for the cause, then "
                              "clear it by writing to the file" },
+        [R_TEMP_SHUTDOWN] = { XPUD_HEALTH_UNHEALTHY,
+                              "drain this GPU's workloads and fix its cooling now: at its shutdown limit the GPU "
+                              "turns itself off; check fans, airflow, inlet temperature, heatsink contact" },
+        [R_TEMP_SLOWDOWN] = { XPUD_HEALTH_DEGRADED,
+                              "check cooling: fans, airflow, inlet temperature, heatsink contact (the GPU slows "
+                              "itself down at this limit)" },
         [R_PCIE_WIDTH] = { XPUD_HEALTH_DEGRADED,
                            "reseat the GPU (and its riser or cable) at the next maintenance; check `lspci -vv` "
                            "LnkSta against LnkCap and the slot's wiring" },
@@ -190,6 +198,24 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
         /* A driver's kernel log event (Xid, amdgpu RAS/reset/ring timeout) the sampler still holds. */
         if (d->kernel.health == XPUD_HEALTH_DEGRADED || d->kernel.health == XPUD_HEALTH_UNHEALTHY)
                 reason_add_kernel(d, "%s", d->kernel.reason);
+
+        /* The vendor's own thermal limits (readings.h): at or above shutdown the GPU is about to
+         * turn itself off, at or above slowdown it has cut its clocks. Fresh samples only. */
+        for (int t = 0; d->up && !d->stale && !r->lost && t < _XPU_TEMP_MAX; t++) {
+                if (!(r->have_temperature & (1u << t)))
+                        continue;
+                const char *sensor = xpu_temp_sensor_to_string((enum xpu_temp_sensor)t);
+                double v = r->temperature_celsius[t];
+                const double *lim = r->temperature_limit_celsius[t];
+                if ((r->have_temperature_limit & XPU_TEMP_LIMIT_BIT(t, XPU_TEMP_LIMIT_SHUTDOWN)) &&
+                    v >= lim[XPU_TEMP_LIMIT_SHUTDOWN])
+                        reason_add(d, R_TEMP_SHUTDOWN, "%s temperature %g °C at or above its shutdown limit %g °C",
+                                   sensor, v, lim[XPU_TEMP_LIMIT_SHUTDOWN]);
+                else if ((r->have_temperature_limit & XPU_TEMP_LIMIT_BIT(t, XPU_TEMP_LIMIT_SLOWDOWN)) &&
+                         v >= lim[XPU_TEMP_LIMIT_SLOWDOWN])
+                        reason_add(d, R_TEMP_SLOWDOWN, "%s temperature %g °C at or above its slowdown limit %g °C",
+                                   sensor, v, lim[XPU_TEMP_LIMIT_SLOWDOWN]);
+        }
 
         if (!have_sample && !r->lost) {
                 if (backend_unavailable(backend))

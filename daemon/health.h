@@ -12,6 +12,10 @@
  *   unhealthy  or degraded: d->kernel holds a GPU driver's kernel log event of that weight (an
  *              Xid of NVIDIA's catalogue, an amdgpu RAS error, reset or ring timeout, kmsg.h) of
  *              the last XPUD_KMSG_HOLD_S seconds; its reason and action are the event's
+ *   unhealthy  a temperature at or above its sensor's shutdown limit (readings.h enum
+ *              xpu_temp_limit: NVML's threshold, amdgpu's temp*_emergency); fresh samples only
+ *   degraded   else a temperature at or above its slowdown limit (NVML's, amdgpu's temp*_crit):
+ *              "junction temperature 103 °C at or above its slowdown limit 100 °C"
  *   unknown    no reading yet: never sampled, or its backend failed before a first good sample
  *   degraded   stale: the backend failed this sample and r is the last good one
  *   degraded   thermal throttling (XPU_THROTTLE_THERMAL), hardware slowdown

@@ -432,6 +432,8 @@ int main(int argc, char **argv) {
                         xpud_options_usage(stdout);
                 return EXIT_SUCCESS;
         case XPUD_ACTION_QUERY:
+                if (arg.query_npd)
+                        return xpud_query_npd(arg.socket_path, arg.query_npd_degraded, stdout);
                 return xpud_query(arg.socket_path, arg.query_path, stdout);
         case XPUD_ACTION_VERSION:
                 printf("xpud %s\n", XPU_VERSION);

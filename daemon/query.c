@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "text.h"
 
 /* The header block's value of NAME (case-insensitive, as HTTP field names are) into VAL, without
  * surrounding blanks. HDR..END is the block after the status line. Returns true when present. */
@@ -297,62 +298,91 @@ static int exchange(int fd, const char *req, size_t len, long long deadline, cha
         return 0;
 }
 
-int xpud_query(const char *socket_path, const char *path, FILE *out) {
+/* Connect to SOCKET_PATH, GET PATH and parse the answer into *RESP (its body points into *RET_BUF,
+ * which the caller frees after xpud_query_response_done()). Returns 0, or -1 with one line in ERR
+ * naming the socket and the fix, and its gist without the socket's path in BRIEF (for the 80 bytes
+ * of `xpud query --npd`). */
+static int fetch(const char *socket_path, const char *path, char **ret_buf, struct xpud_query_response *resp,
+                 char *err, size_t err_size, char *brief, size_t brief_size) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         if (xpu_strlcpy(sa.sun_path, socket_path, sizeof sa.sun_path) < 0) {
-                log_error("--socket: \"%s\" is longer than %zu bytes; give a shorter path", socket_path,
-                          sizeof sa.sun_path - 1);
-                return 1;
+                snprintf(err, err_size, "--socket: \"%s\" is longer than %zu bytes; give a shorter path", socket_path,
+                         sizeof sa.sun_path - 1);
+                snprintf(brief, brief_size, "the --socket path is too long");
+                return -1;
         }
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0) {
-                log_error("cannot make a socket: %m");
-                return 1;
+                snprintf(err, err_size, "cannot make a socket: %s", strerror(errno));
+                snprintf(brief, brief_size, "%s", err);
+                return -1;
         }
         long long deadline = now_ms() + XPUD_QUERY_TIMEOUT_MS;
         if (connect(fd, (const struct sockaddr *)&sa, sizeof sa) < 0) {
                 int e = errno;
                 if (e == ENOENT || e == ECONNREFUSED)
-                        log_error("cannot connect to %s: %s (is xpud running? give its socket with --socket)",
-                                  socket_path, strerror(e));
+                        snprintf(err, err_size, "cannot connect to %s: %s (is xpud running? give its socket with "
+                                 "--socket)", socket_path, strerror(e));
                 else if (e == EACCES)
-                        log_error("cannot connect to %s: %s (run as root or as a member of the socket's group, "
-                                  "e.g. xpud)", socket_path, strerror(e));
+                        snprintf(err, err_size, "cannot connect to %s: %s (run as root or as a member of the socket's "
+                                 "group, e.g. xpud)", socket_path, strerror(e));
                 else
-                        log_error("cannot connect to %s: %s", socket_path, strerror(e));
-                return 1;
+                        snprintf(err, err_size, "cannot connect to %s: %s", socket_path, strerror(e));
+                snprintf(brief, brief_size, "cannot connect: %s", strerror(e));
+                return -1;
         }
         char req[1024];
         int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: xpud\r\nUser-Agent: xpud-query/" XPU_VERSION
                          "\r\nConnection: close\r\n\r\n", path);
         if (n < 0 || (size_t)n >= sizeof req) {
-                log_error("path \"%.64s...\" is too long", path);
-                return 1;
+                snprintf(err, err_size, "path \"%.64s...\" is too long", path);
+                snprintf(brief, brief_size, "the path is too long");
+                return -1;
         }
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r = exchange(fd, req, (size_t)n, deadline, &buf, &len);
         if (r == -ETIMEDOUT) {
-                log_error("%s: no complete answer within %d s (xpud busy or stopped?)", socket_path,
-                          XPUD_QUERY_TIMEOUT_MS / 1000);
-                return 1;
+                snprintf(err, err_size, "%s: no complete answer within %d s (xpud busy or stopped?)", socket_path,
+                         XPUD_QUERY_TIMEOUT_MS / 1000);
+                snprintf(brief, brief_size, "no answer within %d s (first sample not done, or busy)",
+                         XPUD_QUERY_TIMEOUT_MS / 1000);
+                return -1;
         }
         if (r == -EFBIG) {
-                log_error("%s: the answer to %s is larger than %u MiB", socket_path, path, XPUD_QUERY_MAX_BYTES >> 20);
-                return 1;
+                snprintf(err, err_size, "%s: the answer to %s is larger than %u MiB", socket_path, path,
+                         XPUD_QUERY_MAX_BYTES >> 20);
+                snprintf(brief, brief_size, "the answer is larger than %u MiB", XPUD_QUERY_MAX_BYTES >> 20);
+                return -1;
         }
         if (r < 0) {
-                log_error("%s: %s", socket_path, strerror(-r));
-                return 1;
+                snprintf(err, err_size, "%s: %s", socket_path, strerror(-r));
+                snprintf(brief, brief_size, "%s", strerror(-r));
+                return -1;
         }
+        r = xpud_query_parse_response(buf, len, resp);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: %s", socket_path,
+                         r == -ENOMEM ? strerror(ENOMEM)
+                         : len == 0   ? "the connection closed without an answer (not allowed on this socket? see "
+                                        "xpud's log and --allow-uid/--allow-gid)"
+                                      : "the answer is not HTTP/1.1 (is this xpud's socket?)");
+                snprintf(brief, brief_size, "%s",
+                         r == -ENOMEM ? strerror(ENOMEM)
+                         : len == 0   ? "closed without an answer (not allowed? see --allow-uid/--allow-gid)"
+                                      : "the answer is not HTTP (is this xpud's socket?)");
+                return -1;
+        }
+        *ret_buf = TAKE_PTR(buf);
+        return 0;
+}
+
+int xpud_query(const char *socket_path, const char *path, FILE *out) {
+        char err[512], brief[128];
+        _cleanup_free_ char *buf = NULL;
         struct xpud_query_response resp;
-        r = xpud_query_parse_response(buf, len, &resp);
-        if (r < 0) {
-                log_error("%s: %s", socket_path,
-                          r == -ENOMEM ? strerror(ENOMEM)
-                          : len == 0   ? "the connection closed without an answer (not allowed on this socket? see "
-                                         "xpud's log and --allow-uid/--allow-gid)"
-                                       : "the answer is not HTTP/1.1 (is this xpud's socket?)");
+        if (fetch(socket_path, path, &buf, &resp, err, sizeof err, brief, sizeof brief) < 0) {
+                log_error("%s", err);
                 return 1;
         }
         fwrite(resp.body, 1, resp.body_len, out);
@@ -367,4 +397,135 @@ int xpud_query(const char *socket_path, const char *path, FILE *out) {
                 return 1;
         }
         return healthy ? 0 : 1;
+}
+
+/* ---- Node Problem Detector ------------------------------------------------------------------- */
+
+/* /v1/health's device states, worst highest (as health.h's xpud_health_rank()). */
+static int state_rank(const char *state) {
+        static const struct {
+                const char *name;
+                int rank;
+        } ranks[] = { { "healthy", 0 }, { "unknown", 1 }, { "degraded", 2 }, { "unhealthy", 3 } };
+        for (size_t i = 0; state && i < ELEMENTSOF(ranks); i++)
+                if (strcmp(state, ranks[i].name) == 0)
+                        return ranks[i].rank;
+        return -1;
+}
+
+/* Copy S into OUT (SIZE bytes) with every byte below 0x20 and DEL as a blank: NPD keeps the line as
+ * the condition's message, and a newline there would break it in two. */
+static void one_line(char *out, size_t size, const char *s) {
+        size_t n = 0;
+        for (; s && *s && n + 1 < size; s++)
+                out[n++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s;
+        out[n] = '\0';
+}
+
+/* The short name of device O: its UUID's first XPUD_NPD_ID_MAX bytes ("GPU-307dcc96"), else its
+ * PCI bus id, else nothing; a byte that is not printable ASCII becomes '?' (a cut never splits a
+ * UTF-8 character). */
+static void device_id(const cJSON *o, char *out, size_t size) {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "uuid");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "pci_bus_id");
+        const char *id = cJSON_IsString(u) && u->valuestring[0] ? u->valuestring
+                         : cJSON_IsString(b)                     ? b->valuestring
+                                                                 : "";
+        size_t n = 0;
+        for (; id[n] && n < XPUD_NPD_ID_MAX && n + 1 < size; n++)
+                out[n] = id[n] > 0x20 && id[n] < 0x7f ? id[n] : '?';
+        out[n] = '\0';
+}
+
+int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degraded, char *line, size_t size) {
+        const char *level = degraded ? "degraded or unhealthy" : "unhealthy";
+        if (http_status == 503) {
+                snprintf(line, size, "xpud has no sample yet (HTTP 503); retrying at the next run");
+                return XPUD_NPD_UNKNOWN;
+        }
+        if (http_status < 200 || http_status > 299) {
+                snprintf(line, size, "xpud answered /v1/health with HTTP %d", http_status);
+                return XPUD_NPD_UNKNOWN;
+        }
+        if (memchr(body, '\0', len)) {
+                snprintf(line, size, "xpud's /v1/health answer is not JSON");
+                return XPUD_NPD_UNKNOWN;
+        }
+        cJSON *root = cJSON_ParseWithLength(body, len);
+        const cJSON *devs = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "devices") : NULL;
+        if (!cJSON_IsArray(devs)) {
+                cJSON_Delete(root);
+                snprintf(line, size, "xpud's /v1/health answer has no devices list");
+                return XPUD_NPD_UNKNOWN;
+        }
+        const cJSON *worst = NULL;
+        int worst_rank = -1, n = 0, bad = 0, unknown = 0;
+        for (const cJSON *o = devs->child; o; o = o->next) {
+                const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
+                int rank = cJSON_IsString(st) ? state_rank(st->valuestring) : -1;
+                if (rank < 0) {
+                        cJSON_Delete(root);
+                        snprintf(line, size, "xpud's /v1/health answer has a device without a known state");
+                        return XPUD_NPD_UNKNOWN;
+                }
+                n++;
+                unknown += rank == 1;
+                if (rank < (degraded ? 2 : 3))
+                        continue;
+                bad++;
+                if (rank > worst_rank) { /* the first of the worst: lowest index, as listed */
+                        worst = o;
+                        worst_rank = rank;
+                }
+        }
+        if (!worst) {
+                cJSON_Delete(root);
+                char unk[32] = "";
+                if (unknown) /* not sampled yet, or its backend failed: no verdict on those */
+                        snprintf(unk, sizeof unk, ", %d unknown", unknown);
+                snprintf(line, size, "OK: %d GPU%s, none %s%s", n, n == 1 ? "" : "s", level, unk);
+                return XPUD_NPD_OK;
+        }
+        const cJSON *idx = cJSON_GetObjectItemCaseSensitive(worst, "index");
+        const cJSON *reasons = cJSON_GetObjectItemCaseSensitive(worst, "reasons");
+        const cJSON *first = cJSON_IsArray(reasons) ? reasons->child : NULL;
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(worst, "state");
+        char id[XPUD_NPD_ID_MAX + 1], reason[XPUD_NPD_LINE_MAX + 1], more[24] = "", head[48];
+        device_id(worst, id, sizeof id);
+        one_line(reason, sizeof reason, cJSON_IsString(first) ? first->valuestring : st->valuestring);
+        if (bad > 1)
+                snprintf(more, sizeof more, " (+%d more)", bad - 1);
+        if (cJSON_IsNumber(idx) && idx->valuedouble >= 0 && idx->valuedouble < 1e6)
+                snprintf(head, sizeof head, "gpu %d%s%s: ", (int)idx->valuedouble, id[0] ? " " : "", id);
+        else /* no usable index: a garbled answer, named as such */
+                snprintf(head, sizeof head, "gpu ?%s%s: ", id[0] ? " " : "", id);
+        cJSON_Delete(root);
+        /* The reason gets what the GPU's name and "+N more" leave of the line, cut visibly. */
+        size_t room = size > XPUD_NPD_LINE_MAX + 1 ? XPUD_NPD_LINE_MAX + 1 : size;
+        size_t fixed = strlen(head) + strlen(more);
+        char cut[XPUD_NPD_LINE_MAX + 1] = "";
+        if (fixed + 4 < room)
+                xpud_text_cut(cut, room - fixed, "%s", reason);
+        snprintf(line, room, "%s%s%s", head, cut, more);
+        return XPUD_NPD_PROBLEM;
+}
+
+int xpud_query_npd(const char *socket_path, bool degraded, FILE *out) {
+        char err[512], brief[128], line[XPUD_NPD_LINE_MAX + 1];
+        _cleanup_free_ char *buf = NULL;
+        struct xpud_query_response resp;
+        int code;
+        if (fetch(socket_path, "/v1/health", &buf, &resp, err, sizeof err, brief, sizeof brief) < 0) {
+                /* The whole error to stderr (NPD logs it), the gist to the one line it keeps. */
+                log_error("%s", err);
+                xpud_text_cut(line, sizeof line, "xpud unreachable: %s", brief);
+                code = XPUD_NPD_UNKNOWN;
+        } else {
+                code = xpud_npd_verdict(resp.status, resp.body, resp.body_len, degraded, line, sizeof line);
+                xpud_query_response_done(&resp);
+        }
+        fprintf(out, "%s\n", line);
+        if (fflush(out) != 0 || ferror(out))
+                return XPUD_NPD_UNKNOWN;
+        return code;
 }

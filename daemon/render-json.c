@@ -87,6 +87,23 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                                 ok = add_num(t, xpu_temp_sensor_to_string((enum xpu_temp_sensor)i), r->temperature_celsius[i]);
                 ok = add_item(o, "temperature_celsius", t) && ok;
         }
+        if (ok && r->have_temperature_limit) {
+                /* {"gpu": {"slowdown": 90, "shutdown": 95}}: only the sensors and limits reported */
+                cJSON *t = cJSON_CreateObject();
+                for (int i = 0; t && ok && i < _XPU_TEMP_MAX; i++) {
+                        uint32_t both = XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                        XPU_TEMP_LIMIT_BIT(i, XPU_TEMP_LIMIT_SHUTDOWN);
+                        if (!(r->have_temperature_limit & both))
+                                continue;
+                        cJSON *l = cJSON_CreateObject();
+                        for (int k = 0; l && ok && k < _XPU_TEMP_LIMIT_MAX; k++)
+                                if (r->have_temperature_limit & XPU_TEMP_LIMIT_BIT(i, k))
+                                        ok = add_num(l, xpu_temp_limit_to_string((enum xpu_temp_limit)k),
+                                                     r->temperature_limit_celsius[i][k]);
+                        ok = add_item(t, xpu_temp_sensor_to_string((enum xpu_temp_sensor)i), l) && ok;
+                }
+                ok = add_item(o, "temperature_limit_celsius", t) && ok;
+        }
         if (r->have & XPU_READ_POWER)
                 ok = ok && add_num(o, "power_watts", r->power_watts);
         if (r->have & XPU_READ_POWER_LIMIT)

@@ -8,7 +8,8 @@
  *                  "up", "stale", "lost" (+ "lost_reason"), "sample_time" (unix seconds, when
  *                  sampled), "health": {"state", "reasons": [...], "action"} and "readings":
  *                  {"utilization_ratio", "memory_bandwidth_utilization_ratio", "memory_used_bytes",
- *                  "memory_total_bytes", "temperature_celsius": {"edge": 41, ...}, "power_watts",
+ *                  "memory_total_bytes", "temperature_celsius": {"edge": 41, ...},
+ *                  "temperature_limit_celsius": {"junction": {"slowdown": 100, "shutdown": 105}, ...}, "power_watts",
  *                  "power_limit_watts", "energy_joules", "clock_hertz": {"graphics": ...},
  *                  "ecc_errors": {"corrected", "uncorrected"}, "throttle_reasons": ["thermal", ...]}
  *                  (empty for a lost device); plus "seq" and "collect_time" of the snapshot.

@@ -255,6 +255,32 @@ static void emit_temp(struct out *o, const struct xpud_snapshot *s, const struct
                                       d->r.temperature_celsius[t]);
 }
 
+static const struct family fam_temp_limit = {
+        "xpu_temperature_limit_celsius", "gauge",
+        "The vendor's thermal limit of a temperature sensor, degrees Celsius: slowdown (the GPU cuts its clocks) "
+        "or shutdown (it turns itself off)."
+};
+
+/* Two labels after the device's (sensor, limit): sample() carries one. */
+static void emit_temp_limit(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (int t = 0; has_values(d) && d->r.have_temperature_limit && t < _XPU_TEMP_MAX; t++)
+                for (int l = 0; l < _XPU_TEMP_LIMIT_MAX; l++) {
+                        if (!(d->r.have_temperature_limit & XPU_TEMP_LIMIT_BIT(t, l)))
+                                continue;
+                        char buf[40];
+                        bool first = true;
+                        header(o, &fam_temp_limit);
+                        fputs(fam_temp_limit.name, o->f);
+                        fputc('{', o->f);
+                        put_device_labels(o->f, &first, d);
+                        put_label(o->f, &first, "sensor", xpu_temp_sensor_to_string((enum xpu_temp_sensor)t));
+                        put_label(o->f, &first, "limit", xpu_temp_limit_to_string((enum xpu_temp_limit)l));
+                        fprintf(o->f, "} %s\n",
+                                xpud_format_double(d->r.temperature_limit_celsius[t][l], buf, sizeof buf));
+                }
+}
+
 static const struct family fam_power = { "xpu_power_watts", "gauge", "Board power draw, watts." };
 static const struct family fam_power_limit = { "xpu_power_limit_watts", "gauge", "Enforced power limit, watts." };
 static const struct family fam_energy = { "xpu_energy_joules_total", "counter",
@@ -436,7 +462,7 @@ static void emit_workloads(struct out *o, const struct xpud_snapshot *s, const s
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
-        emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
+        emit_temp_limit, emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
         emit_pcie_width, emit_pcie_speed, emit_remap, emit_retired, emit_mig_info, emit_mig_memory, emit_xid,
 };
 

@@ -21,6 +21,7 @@
 void xpud_options_usage(FILE *f) {
         fputs("Usage: xpud [OPTIONS]\n"
               "       xpud query [--socket PATH] [PATH]   print an endpoint's answer (xpud query --help)\n"
+              "       xpud query --npd[=degraded]          Node Problem Detector's custom-plugin check\n"
               "Serve the accelerators' inventory, health and metrics over a UNIX socket (HTTP/1.1).\n"
               "\n"
               "  --socket PATH          UNIX socket (default " XPUD_SOCKET_DEFAULT "); ignored when\n"
@@ -252,6 +253,7 @@ enum {
         OPT_WORKLOAD_LABELS,
         OPT_VERSION,
         OPT_HELP,
+        OPT_NPD,
 };
 
 /* A path option's value: non-empty. */
@@ -289,10 +291,16 @@ static int set_log_level(int *target, const char *value, char *err, size_t err_s
 
 void xpud_query_usage(FILE *f) {
         fputs("Usage: xpud query [--socket PATH] [PATH]\n"
+              "       xpud query [--socket PATH] --npd[=unhealthy|degraded]\n"
               "Print the answer of xpud's endpoint PATH (default " XPUD_QUERY_DEFAULT "); exit 0 when it is\n"
               "healthy (HTTP 2xx, and a \"status\" of healthy, ok or ready where the answer has one), else 1.\n"
               "\n"
               "  --socket PATH   xpud's UNIX socket (default " XPUD_SOCKET_DEFAULT ")\n"
+              "  --npd[=LEVEL]   Node Problem Detector's custom-plugin protocol: one line of at most 80\n"
+              "                  characters naming the worst GPU and its reason; exit 0 when no GPU is\n"
+              "                  at LEVEL or worse, 1 when one is, 2 when xpud cannot be reached or\n"
+              "                  does not answer (before its first sample). LEVEL: unhealthy (the\n"
+              "                  default) or degraded\n"
               "  --help          print this text\n"
               "\n"
               "e.g. xpud query /readyz (a readiness probe), xpud query /metrics, xpud query /v1/devices/0\n",
@@ -305,6 +313,7 @@ static int parse_query(int argc, char **argv, struct xpud_options *o, char *err,
                 { "socket", required_argument, NULL, OPT_SOCKET },
                 { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
                 { "help", no_argument, NULL, OPT_HELP },
+                { "npd", optional_argument, NULL, OPT_NPD },
                 {},
         };
         o->action = XPUD_ACTION_QUERY;
@@ -330,6 +339,18 @@ static int parse_query(int argc, char **argv, struct xpud_options *o, char *err,
                 case OPT_HELP:
                         o->action = XPUD_ACTION_HELP;
                         break;
+                case OPT_NPD:
+                        o->query_npd = true;
+                        if (!optarg || strcmp(optarg, "unhealthy") == 0)
+                                o->query_npd_degraded = false;
+                        else if (strcmp(optarg, "degraded") == 0)
+                                o->query_npd_degraded = true;
+                        else {
+                                xpu_format_error(err, err_size, "--npd: unknown level \"%.64s\" (use --npd, "
+                                                 "--npd=unhealthy or --npd=degraded)", optarg);
+                                return -EINVAL;
+                        }
+                        break;
                 case ':':
                         xpu_format_error(err, err_size, "option %s needs a value; see xpud query --help",
                                          argv[optind - 1]);
@@ -342,6 +363,11 @@ static int parse_query(int argc, char **argv, struct xpud_options *o, char *err,
                 }
                 if (r < 0)
                         return -EINVAL;
+        }
+        if (optind < argc && o->query_npd) {
+                xpu_format_error(err, err_size, "xpud query --npd: unexpected argument \"%.64s\" (--npd reads "
+                                 "/v1/health itself; give the level as --npd=degraded)", argv[optind]);
+                return -EINVAL;
         }
         if (optind < argc) {
                 const char *p = argv[optind];

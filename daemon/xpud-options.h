@@ -59,6 +59,8 @@ struct xpud_options {
         const char *cdi_spec_dirs; /* --cdi-spec-dirs: comma-separated absolute directories, or NULL
                                     * (XPUD_CDI_SPEC_DIRS_DEFAULT) */
         bool workload_labels;      /* --workload-labels */
+        bool query_npd;            /* `xpud query --npd[=LEVEL]`: Node Problem Detector's protocol (query.h) */
+        bool query_npd_degraded;   /* ... LEVEL "degraded": a degraded GPU is a problem too */
 };
 
 /* The kernel log xpud reads driver events from when --kmsg is not given. */
@@ -69,7 +71,8 @@ struct xpud_options {
 
 /* Parse ARGV into *RET (defaults for what is not given). ARGV's strings must outlive *RET.
  * "xpud query [--socket PATH] [-v] [PATH]" (argv[1] "query") sets XPUD_ACTION_QUERY; PATH must be
- * absolute ("/v1/health").
+ * absolute ("/v1/health"). "--npd[=unhealthy|degraded]" sets query_npd (and query_npd_degraded)
+ * and takes no PATH.
  * Returns 0, or -EINVAL with one line in ERR (ERR_SIZE bytes) naming the option and the fix
  * ("--interval: \"0\" is not a whole number of seconds between 1 and 86400"). Uses getopt_long
  * (resets optind). -v raises the level one step (info, then debug). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names of the enums of readings.h: the label values of xpu_temperature_celsius{sensor},
- * xpu_clock_hertz{clock}, xpu_throttle_active{reason} and xpu_pcie_link_*{link}, and the JSON keys
- * of /v1/devices. */
+ * xpu_temperature_limit_celsius{limit}, xpu_clock_hertz{clock}, xpu_throttle_active{reason} and
+ * xpu_pcie_link_*{link}, and the JSON keys of /v1/devices. */
 #include "readings.h"
 
 #include "base/macro.h"
@@ -33,6 +33,14 @@ static const char *const link_end_names[_XPU_LINK_END_MAX] = {
 
 const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s) {
         return (unsigned)s < ELEMENTSOF(temp_sensor_names) ? temp_sensor_names[s] : NULL;
+}
+
+const char *xpu_temp_limit_to_string(enum xpu_temp_limit l) {
+        static const char *const names[_XPU_TEMP_LIMIT_MAX] = {
+                [XPU_TEMP_LIMIT_SLOWDOWN] = "slowdown",
+                [XPU_TEMP_LIMIT_SHUTDOWN] = "shutdown",
+        };
+        return (unsigned)l < _XPU_TEMP_LIMIT_MAX ? names[l] : NULL;
 }
 
 const char *xpu_clock_to_string(enum xpu_clock c) {

@@ -23,6 +23,29 @@ enum xpu_temp_sensor {
 /* "gpu", "edge", "junction", "memory"; NULL when out of range. */
 const char *xpu_temp_sensor_to_string(enum xpu_temp_sensor s);
 
+/* A temperature sensor's limits as its vendor sets them (label "limit" of
+ * xpu_temperature_limit_celsius), degrees Celsius. At or above slowdown the GPU cuts its clocks to
+ * cool down; at or above shutdown it turns itself off to protect the silicon. Sources:
+ *   NVIDIA  nvmlDeviceGetTemperatureThreshold(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1 /
+ *           _SHUTDOWN = 0), for sensor "gpu" (MEM_MAX = 2 and GPU_MAX = 3 are the targets of the
+ *           boost algorithm, not limits at which the GPU acts, and NVML's memory temperature is
+ *           not read: both left out);
+ *   AMD     amdgpu hwmon temp<K>_crit / temp<K>_emergency (millidegrees; the kernel documents
+ *           emergency as the ASIC shutdown temperature), per edge/junction/mem sensor;
+ *   Intel   i915 hwmon has no temperature at all; xe's hwmon ABI documents temp2_input/temp3_input
+ *           but no limits (up to kernel 6.16): the standard temp<K>_crit / temp<K>_emergency names
+ *           are read should a kernel add them.
+ * A limit the device does not report stays absent, never guessed. */
+enum xpu_temp_limit {
+        XPU_TEMP_LIMIT_SLOWDOWN = 0,
+        XPU_TEMP_LIMIT_SHUTDOWN,
+        _XPU_TEMP_LIMIT_MAX,
+};
+/* "slowdown", "shutdown"; NULL when out of range. */
+const char *xpu_temp_limit_to_string(enum xpu_temp_limit l);
+/* The bit of xpu_readings.have_temperature_limit for SENSOR's LIMIT. */
+#define XPU_TEMP_LIMIT_BIT(sensor, limit) (1u << ((unsigned)(sensor) * _XPU_TEMP_LIMIT_MAX + (unsigned)(limit)))
+
 /* Clock domains (label "clock" of xpu_clock_hertz). */
 enum xpu_clock {
         XPU_CLOCK_GRAPHICS = 0, /* NVML SM clock; amdgpu pp_dpm_sclk current level */
@@ -90,6 +113,9 @@ struct xpu_readings {
         uint64_t memory_used_bytes;             /* bytes */
         uint64_t memory_total_bytes;            /* bytes */
         double temperature_celsius[_XPU_TEMP_MAX]; /* degrees Celsius */
+        uint32_t have_temperature_limit;        /* XPU_TEMP_LIMIT_BIT(sensor, limit) */
+        double temperature_limit_celsius[_XPU_TEMP_MAX][_XPU_TEMP_LIMIT_MAX]; /* degrees Celsius (enum
+                                                 * xpu_temp_limit): the vendor's slowdown and shutdown limits */
         double power_watts;                     /* average or current board power, watts */
         double power_limit_watts;               /* enforced power limit, watts */
         double energy_joules;                   /* energy since driver load, joules */

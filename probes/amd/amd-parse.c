@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* AMD parsers (amd.h), silent and pure: KFD node properties, gfx target names, location ids,
- * "MAJ:MIN" and unique ids, kept apart from the sysfs walk of amd.c so that the fuzz target
- * tests/fuzz/fuzz-amd-properties.c can feed them arbitrary bytes. */
+/* AMD parsers, silent and pure: KFD node properties, gfx target names, location ids, "MAJ:MIN"
+ * and unique ids (amd.h), kept apart from the sysfs walk of amd.c so that the fuzz target
+ * tests/fuzz/fuzz-amd-properties.c can feed them arbitrary bytes; and the texts of the live
+ * readings, pp_dpm_* and ras counts (amd-readings.h; fuzz-amd-readings.c). */
 #include "amd/amd.h"
+#include "amd/amd-readings.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "probe.h"
 
@@ -155,3 +158,92 @@ int xpu_amd_parse_unique_id(const char *text, uint64_t *ret) {
         return xpu_parse_u64(s, 16, ret);
 }
 
+/* ---- parsers of the live readings (amd-readings.h) ---------------------------------------- */
+
+/* One pp_dpm line: "<level>: <n>Mhz[ *]". Returns 1 when current, 0 when not, -EINVAL. */
+static int dpm_line(const char *line, uint64_t *ret_mhz) {
+        const char *p = line;
+        size_t lvl = strspn(p, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+        if (lvl == 0 || lvl > 8 || p[lvl] != ':')
+                return -EINVAL;
+        p += lvl + 1;
+        p += strspn(p, " \t");
+        size_t digits = strspn(p, "0123456789");
+        if (digits == 0 || digits > 9)
+                return -EINVAL;
+        char num[16];
+        memcpy(num, p, digits);
+        num[digits] = '\0';
+        p += digits;
+        if (strncasecmp(p, "mhz", 3) != 0)
+                return -EINVAL;
+        p += 3;
+        p += strspn(p, " \t");
+        bool current = *p == '*';
+        if (current)
+                p++;
+        p += strspn(p, " \t");
+        if (*p)
+                return -EINVAL;
+        if (xpu_parse_u64(num, 10, ret_mhz) < 0)
+                return -EINVAL;
+        return current;
+}
+
+int xpu_amd_parse_dpm_current(const char *text, uint64_t *ret_hz) {
+        if (!text || !ret_hz)
+                return -EINVAL;
+        bool found = false;
+        uint64_t hz = 0;
+        for (const char *line = text; *line;) {
+                size_t len = strcspn(line, "\n");
+                char buf[64];
+                if (len >= sizeof buf)
+                        return -EINVAL;
+                memcpy(buf, line, len);
+                buf[len] = '\0';
+                line += len + (line[len] == '\n');
+                if (!*xpu_strstrip(buf))
+                        continue;
+                uint64_t mhz;
+                int r = dpm_line(buf, &mhz);
+                if (r < 0)
+                        return r;
+                if (r == 1 && !found) {
+                        found = true;
+                        hz = mhz * 1000000u;
+                }
+        }
+        if (!found)
+                return -ENODATA;
+        *ret_hz = hz;
+        return 0;
+}
+
+int xpu_amd_parse_ras_count(const char *text, uint64_t *ret_ue, uint64_t *ret_ce) {
+        if (!text || !ret_ue || !ret_ce)
+                return -EINVAL;
+        uint64_t v[2] = { 0, 0 };
+        bool seen[2] = { false, false };
+        for (const char *line = text; *line;) {
+                size_t len = strcspn(line, "\n");
+                char buf[64];
+                if (len >= sizeof buf)
+                        return -EINVAL;
+                memcpy(buf, line, len);
+                buf[len] = '\0';
+                line += len + (line[len] == '\n');
+                char *s = xpu_strstrip(buf);
+                if (!*s)
+                        continue;
+                int k = xpu_startswith(s, "ue:") ? 0 : xpu_startswith(s, "ce:") ? 1 : -1;
+                if (k < 0 || seen[k] || xpu_parse_u64(s + 3, 10, &v[k]) < 0)
+                        return -EINVAL;
+                seen[k] = true;
+        }
+        if (!seen[0] || !seen[1])
+                return -EINVAL;
+        *ret_ue = v[0];
+        *ret_ce = v[1];
+        return 0;
+}

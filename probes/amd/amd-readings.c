@@ -350,96 +350,6 @@ static int read_percent(struct card_read *c, const char *name, double *ret) {
         return 1;
 }
 
-/* ---- parsers ------------------------------------------------------------------------------- */
-
-/* One pp_dpm line: "<level>: <n>Mhz[ *]". Returns 1 when current, 0 when not, -EINVAL. */
-static int dpm_line(const char *line, uint64_t *ret_mhz) {
-        const char *p = line;
-        size_t lvl = strspn(p, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
-        if (lvl == 0 || lvl > 8 || p[lvl] != ':')
-                return -EINVAL;
-        p += lvl + 1;
-        p += strspn(p, " \t");
-        size_t digits = strspn(p, "0123456789");
-        if (digits == 0 || digits > 9)
-                return -EINVAL;
-        char num[16];
-        memcpy(num, p, digits);
-        num[digits] = '\0';
-        p += digits;
-        if (strncasecmp(p, "mhz", 3) != 0)
-                return -EINVAL;
-        p += 3;
-        p += strspn(p, " \t");
-        bool current = *p == '*';
-        if (current)
-                p++;
-        p += strspn(p, " \t");
-        if (*p)
-                return -EINVAL;
-        if (xpu_parse_u64(num, 10, ret_mhz) < 0)
-                return -EINVAL;
-        return current;
-}
-
-int xpu_amd_parse_dpm_current(const char *text, uint64_t *ret_hz) {
-        if (!text || !ret_hz)
-                return -EINVAL;
-        bool found = false;
-        uint64_t hz = 0;
-        for (const char *line = text; *line;) {
-                size_t len = strcspn(line, "\n");
-                char buf[64];
-                if (len >= sizeof buf)
-                        return -EINVAL;
-                memcpy(buf, line, len);
-                buf[len] = '\0';
-                line += len + (line[len] == '\n');
-                if (!*xpu_strstrip(buf))
-                        continue;
-                uint64_t mhz;
-                int r = dpm_line(buf, &mhz);
-                if (r < 0)
-                        return r;
-                if (r == 1 && !found) {
-                        found = true;
-                        hz = mhz * 1000000u;
-                }
-        }
-        if (!found)
-                return -ENODATA;
-        *ret_hz = hz;
-        return 0;
-}
-
-int xpu_amd_parse_ras_count(const char *text, uint64_t *ret_ue, uint64_t *ret_ce) {
-        if (!text || !ret_ue || !ret_ce)
-                return -EINVAL;
-        uint64_t v[2] = { 0, 0 };
-        bool seen[2] = { false, false };
-        for (const char *line = text; *line;) {
-                size_t len = strcspn(line, "\n");
-                char buf[64];
-                if (len >= sizeof buf)
-                        return -EINVAL;
-                memcpy(buf, line, len);
-                buf[len] = '\0';
-                line += len + (line[len] == '\n');
-                char *s = xpu_strstrip(buf);
-                if (!*s)
-                        continue;
-                int k = xpu_startswith(s, "ue:") ? 0 : xpu_startswith(s, "ce:") ? 1 : -1;
-                if (k < 0 || seen[k] || xpu_parse_u64(s + 3, 10, &v[k]) < 0)
-                        return -EINVAL;
-                seen[k] = true;
-        }
-        if (!seen[0] || !seen[1])
-                return -EINVAL;
-        *ret_ue = v[0];
-        *ret_ce = v[1];
-        return 0;
-}
-
 /* ---- hwmon ----------------------------------------------------------------------------------- */
 
 /* Choose the card's hwmon directory: the lowest-numbered hwmonM whose name is "amdgpu", else the
@@ -499,11 +409,43 @@ static const struct {
 
 _Static_assert(XPU_AMD_TEMP_CHANNELS_MAX <= 9, "temperature channel names are built with one digit");
 
+/* hwmon's limit attributes of a channel (Documentation/hwmon/sysfs-interface.rst; amdgpu's
+ * thermal.html: temp*_crit "critical max", temp*_emergency "emergency max (ASIC shutdown)"). */
+static const struct {
+        const char *suffix;
+        enum xpu_temp_limit limit;
+} temp_limit_files[] = {
+        { "crit", XPU_TEMP_LIMIT_SLOWDOWN },
+        { "emergency", XPU_TEMP_LIMIT_SHUTDOWN },
+};
+
+/* temp<K>_<SUFFIX> in degrees Celsius: true with *RET when there, in millidegrees and plausible
+ * (-50..200 °C), else false (warned when there but odd). */
+static bool read_celsius(struct card_read *c, unsigned k, const char *suffix, double *ret) {
+        char name[32], buf[64];
+        int64_t mc;
+        snprintf(name, sizeof name, "temp%u_%s", k, suffix);
+        if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
+                return false;
+        if (xpu_parse_i64(buf, 10, &mc) < 0) {
+                warn(c, "%s/%s: \"%s\" is not a temperature in millidegrees; left out", c->hwmon, name, buf);
+                return false;
+        }
+        const char *why = xpu_reading_out_of_range(XPU_READING_CELSIUS, (double)mc / 1000.0);
+        if (why) {
+                warn(c, "%s/%s: %" PRId64 " millidegrees Celsius: %s; left out", c->hwmon, name, mc, why);
+                return false;
+        }
+        *ret = (double)mc / 1000.0;
+        return true;
+}
+
 static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
         for (unsigned k = 1; k <= XPU_AMD_TEMP_CHANNELS_MAX; k++) {
-                char name[32], label[64], buf[64];
+                char name[32], label[64];
                 int sensor = -1;
-                /* "temp<k>_label", "temp<k>_input": k is one digit (XPU_AMD_TEMP_CHANNELS_MAX) */
+                double v;
+                /* "temp<k>_label": k is one digit (XPU_AMD_TEMP_CHANNELS_MAX) */
                 memcpy(name, "tempK_label", sizeof "tempK_label");
                 name[4] = (char)('0' + k);
                 if (read_attr(c, c->hwmon, name, label, sizeof label) > 0) {
@@ -514,21 +456,15 @@ static void read_temperatures(struct card_read *c, struct xpu_readings *r) {
                         sensor = (int)temp_labels[k - 1].sensor;
                 if (sensor < 0 || (r->have_temperature & (1u << sensor)))
                         continue; /* a sensor we do not name, or named twice: the first wins */
-                memcpy(name + 6, "input", sizeof "input");
-                if (read_attr(c, c->hwmon, name, buf, sizeof buf) <= 0)
-                        continue;
-                int64_t mc;
-                if (xpu_parse_i64(buf, 10, &mc) < 0) {
-                        warn(c, "%s/%s: \"%s\" is not a temperature in millidegrees; left out", c->hwmon, name, buf);
-                        continue;
+                for (size_t i = 0; i < ELEMENTSOF(temp_limit_files); i++)
+                        if (read_celsius(c, k, temp_limit_files[i].suffix, &v)) {
+                                r->temperature_limit_celsius[sensor][temp_limit_files[i].limit] = v;
+                                r->have_temperature_limit |= XPU_TEMP_LIMIT_BIT(sensor, temp_limit_files[i].limit);
+                        }
+                if (read_celsius(c, k, "input", &v)) {
+                        r->temperature_celsius[sensor] = v;
+                        r->have_temperature |= 1u << sensor;
                 }
-                const char *why = xpu_reading_out_of_range(XPU_READING_CELSIUS, (double)mc / 1000.0);
-                if (why) {
-                        warn(c, "%s/%s: %" PRId64 " millidegrees Celsius: %s; left out", c->hwmon, name, mc, why);
-                        continue;
-                }
-                r->temperature_celsius[sensor] = (double)mc / 1000.0;
-                r->have_temperature |= 1u << sensor;
         }
 }
 

@@ -19,6 +19,8 @@
  *     temp<K>_label               "edge", "junction", "mem" → the sensor; without a label file
  *                                                          the kernel's fixed channel order
  *                                                          (temp1 edge, temp2 junction, temp3 mem)
+ *     temp<K>_crit, _emergency    millidegrees Celsius   → temperature_limit_celsius[sensor][slowdown,
+ *                                                          shutdown] (/1000); the same checks
  *     power1_average, else power1_input  microwatts      → power_watts (/10^6)
  *     power1_cap                  microwatts             → power_limit_watts (/10^6)
  *     energy1_input               microjoules            → energy_joules (/10^6)

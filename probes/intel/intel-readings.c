@@ -139,17 +139,33 @@ static int hwmon_read(struct intel_state *st, int fd, struct xpu_inventory *inv,
                 r->power_limit_watts = (double)v / 1e6;
                 r->have |= XPU_READ_POWER_LIMIT;
         }
+        /* xe's ABI documents no temperature limits (up to 6.16, research/intel.md §5); the standard
+         * hwmon names temp<K>_crit (slowdown) and temp<K>_emergency (shutdown) are read should a
+         * kernel add them. i915's hwmon has no temperature at all. */
         static const struct {
                 const char *file;
                 enum xpu_temp_sensor sensor;
-        } temps[] = { { "temp2_input", XPU_TEMP_GPU }, { "temp3_input", XPU_TEMP_MEMORY } };
+                int limit; /* enum xpu_temp_limit, or -1 for the reading */
+        } temps[] = {
+                { "temp2_input", XPU_TEMP_GPU, -1 },
+                { "temp2_crit", XPU_TEMP_GPU, XPU_TEMP_LIMIT_SLOWDOWN },
+                { "temp2_emergency", XPU_TEMP_GPU, XPU_TEMP_LIMIT_SHUTDOWN },
+                { "temp3_input", XPU_TEMP_MEMORY, -1 },
+                { "temp3_crit", XPU_TEMP_MEMORY, XPU_TEMP_LIMIT_SLOWDOWN },
+                { "temp3_emergency", XPU_TEMP_MEMORY, XPU_TEMP_LIMIT_SHUTDOWN },
+        };
         for (size_t i = 0; i < ELEMENTSOF(temps); i++) {
                 snprintf(leaf, sizeof leaf, "%s/%s", dir, temps[i].file);
                 if ((k = read_u64(fd, inv, d->card, leaf, &v)) == -ENOMEM)
                         return k;
-                if (k == 0 && plausible(inv, d->card, leaf, XPU_READING_CELSIUS, v, (double)v / 1000.0)) {
+                if (k != 0 || !plausible(inv, d->card, leaf, XPU_READING_CELSIUS, v, (double)v / 1000.0))
+                        continue;
+                if (temps[i].limit < 0) {
                         r->temperature_celsius[temps[i].sensor] = (double)v / 1000.0;
                         r->have_temperature |= 1u << temps[i].sensor;
+                } else {
+                        r->temperature_limit_celsius[temps[i].sensor][temps[i].limit] = (double)v / 1000.0;
+                        r->have_temperature_limit |= XPU_TEMP_LIMIT_BIT(temps[i].sensor, temps[i].limit);
                 }
         }
         return 0;

@@ -49,6 +49,8 @@ enum {
 /* Arguments of the readings (nvml.h enums). */
 enum {
         NVML_TEMPERATURE_GPU = 0,          /* nvmlTemperatureSensors_t */
+        NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0, /* nvmlTemperatureThresholds_t */
+        NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
         NVML_CLOCK_SM = 1,                 /* nvmlClockType_t */
         NVML_CLOCK_MEM = 2,
         NVML_MEMORY_ERROR_CORRECTED = 0,   /* nvmlMemoryErrorType_t */
@@ -82,6 +84,7 @@ typedef const char *(*fn_errstr)(nvml_ret);
 struct nvml_api {
         void *init, *shutdown, *driver_version, *cuda_version, *count, *handle, *name, *uuid, *minor, *pci,
                 *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *mig_gi, *mig_ci, *utilization, *temperature,
+                *temp_threshold,
                 *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *remapped_rows, *retired_pages,
                 *retired_pending, *error_string;
 };
@@ -171,6 +174,10 @@ static const struct reading {
 } readings[] = {
         { "temperature", "nvmlDeviceGetTemperature", offsetof(struct nvml_api, temperature), R_ARG_UINT,
           NVML_TEMPERATURE_GPU, 0, 1 }, /* degrees Celsius */
+        { "temp_slowdown", "nvmlDeviceGetTemperatureThreshold", offsetof(struct nvml_api, temp_threshold),
+          R_ARG_UINT, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, 0, 1 }, /* degrees Celsius */
+        { "temp_shutdown", "nvmlDeviceGetTemperatureThreshold", offsetof(struct nvml_api, temp_threshold),
+          R_ARG_UINT, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, 0, 1 },
         { "power_usage_mw", "nvmlDeviceGetPowerUsage", offsetof(struct nvml_api, power_usage), R_UINT, 0, 0, 1 },
         { "power_limit_mw", "nvmlDeviceGetEnforcedPowerLimit", offsetof(struct nvml_api, power_limit), R_UINT, 0, 0,
           1 },
@@ -472,6 +479,7 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 { "nvmlDeviceGetComputeInstanceId", NULL, &a.mig_ci, true },
                 { "nvmlDeviceGetUtilizationRates", NULL, &a.utilization, true },
                 { "nvmlDeviceGetTemperature", NULL, &a.temperature, true },
+                { "nvmlDeviceGetTemperatureThreshold", NULL, &a.temp_threshold, true },
                 { "nvmlDeviceGetPowerUsage", NULL, &a.power_usage, true },
                 { "nvmlDeviceGetEnforcedPowerLimit", NULL, &a.power_limit, true },
                 { "nvmlDeviceGetTotalEnergyConsumption", NULL, &a.energy, true },

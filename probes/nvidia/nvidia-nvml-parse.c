@@ -30,6 +30,8 @@
  *   device.0.util_gpu 35                 percent, 0..100
  *   device.0.util_memory 12              percent, 0..100
  *   device.0.temperature 41              degrees Celsius
+ *   device.0.temp_slowdown 90            nvmlDeviceGetTemperatureThreshold(SLOWDOWN), degrees Celsius
+ *   device.0.temp_shutdown 95            nvmlDeviceGetTemperatureThreshold(SHUTDOWN), degrees Celsius
  *   device.0.power_usage_mw 71234        milliwatts
  *   device.0.power_limit_mw 250000       milliwatts
  *   device.0.energy_mj 123456789         millijoules
@@ -75,6 +77,8 @@ static const struct xpu_reply_field device_fields[] = {
         FIELD("util_gpu", XPU_REPLY_U32, utilization_gpu_percent, XPU_NVML_HAVE_UTIL_GPU),
         FIELD("util_memory", XPU_REPLY_U32, utilization_memory_percent, XPU_NVML_HAVE_UTIL_MEMORY),
         FIELD("temperature", XPU_REPLY_U32, temperature_celsius, XPU_NVML_HAVE_TEMPERATURE),
+        FIELD("temp_slowdown", XPU_REPLY_U32, temp_slowdown_celsius, XPU_NVML_HAVE_TEMP_SLOWDOWN),
+        FIELD("temp_shutdown", XPU_REPLY_U32, temp_shutdown_celsius, XPU_NVML_HAVE_TEMP_SHUTDOWN),
         FIELD("power_usage_mw", XPU_REPLY_U32, power_usage_milliwatts, XPU_NVML_HAVE_POWER_USAGE),
         FIELD("power_limit_mw", XPU_REPLY_U32, power_limit_milliwatts, XPU_NVML_HAVE_POWER_LIMIT),
         FIELD("energy_mj", XPU_REPLY_U64, energy_millijoules, XPU_NVML_HAVE_ENERGY),
@@ -448,6 +452,8 @@ static cJSON *readings_to_json(const struct xpu_nvml_device *d) {
                 { XPU_NVML_HAVE_UTIL_GPU, "utilization_gpu_percent", d->utilization_gpu_percent },
                 { XPU_NVML_HAVE_UTIL_MEMORY, "utilization_memory_percent", d->utilization_memory_percent },
                 { XPU_NVML_HAVE_TEMPERATURE, "temperature_celsius", d->temperature_celsius },
+                { XPU_NVML_HAVE_TEMP_SLOWDOWN, "temperature_slowdown_celsius", d->temp_slowdown_celsius },
+                { XPU_NVML_HAVE_TEMP_SHUTDOWN, "temperature_shutdown_celsius", d->temp_shutdown_celsius },
                 { XPU_NVML_HAVE_POWER_USAGE, "power_usage_watts", d->power_usage_milliwatts / 1000.0 },
                 { XPU_NVML_HAVE_POWER_LIMIT, "power_limit_watts", d->power_limit_milliwatts / 1000.0 },
                 { XPU_NVML_HAVE_ENERGY, "energy_millijoules", (double)d->energy_millijoules },
@@ -569,6 +575,10 @@ static void print_readings(const struct xpu_nvml_device *d, FILE *f) {
                 print_part(f, &first, "memory %" PRIu32 "%%", d->utilization_memory_percent);
         if (d->have & XPU_NVML_HAVE_TEMPERATURE)
                 print_part(f, &first, "%" PRIu32 " C", d->temperature_celsius);
+        if (d->have & XPU_NVML_HAVE_TEMP_SLOWDOWN)
+                print_part(f, &first, "slowdown at %" PRIu32 " C", d->temp_slowdown_celsius);
+        if (d->have & XPU_NVML_HAVE_TEMP_SHUTDOWN)
+                print_part(f, &first, "shutdown at %" PRIu32 " C", d->temp_shutdown_celsius);
         if (d->have & XPU_NVML_HAVE_POWER_USAGE)
                 print_part(f, &first, "%.1f W", d->power_usage_milliwatts / 1000.0);
         if (d->have & XPU_NVML_HAVE_POWER_LIMIT)

@@ -52,6 +52,8 @@ enum {
         XPU_NVML_HAVE_CLOCK_EVENTS = 1u << 18,      /* clock_event_reasons */
         XPU_NVML_HAVE_REMAP = 1u << 19,             /* remap_*: all four (row remapping, Ampere and later) */
         XPU_NVML_HAVE_RETIRED = 1u << 20,           /* retired_*: all three (page retirement, before Ampere) */
+        XPU_NVML_HAVE_TEMP_SLOWDOWN = 1u << 21,     /* temp_slowdown_celsius */
+        XPU_NVML_HAVE_TEMP_SHUTDOWN = 1u << 22,     /* temp_shutdown_celsius */
 };
 
 /* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
@@ -99,6 +101,8 @@ struct xpu_nvml_device {
         uint32_t utilization_gpu_percent;    /* nvmlDeviceGetUtilizationRates gpu, 0..100 % of the last sample period */
         uint32_t utilization_memory_percent; /* nvmlDeviceGetUtilizationRates memory, 0..100 % */
         uint32_t temperature_celsius;        /* nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU), degrees Celsius */
+        uint32_t temp_slowdown_celsius;      /* nvmlDeviceGetTemperatureThreshold(..._SLOWDOWN), degrees Celsius */
+        uint32_t temp_shutdown_celsius;      /* nvmlDeviceGetTemperatureThreshold(..._SHUTDOWN), degrees Celsius */
         uint32_t power_usage_milliwatts;     /* nvmlDeviceGetPowerUsage, milliwatts */
         uint32_t power_limit_milliwatts;     /* nvmlDeviceGetEnforcedPowerLimit, milliwatts */
         uint64_t energy_millijoules;         /* nvmlDeviceGetTotalEnergyConsumption, millijoules since the driver was loaded */
@@ -245,7 +249,8 @@ struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s);
 uint32_t xpu_nvml_throttle_from_reasons(uint64_t reasons);
 
 /* D's live readings in the base units of readings.h, into *RET (cleared first): utilization
- * percent / 100 → ratio, memory used/total bytes, GPU temperature (sensor "gpu", celsius), power
+ * percent / 100 → ratio, memory used/total bytes, GPU temperature (sensor "gpu", celsius) and its
+ * slowdown and shutdown limits (nvmlDeviceGetTemperatureThreshold), power
  * usage and enforced limit milliwatts / 1000 → watts, energy millijoules / 1000 → joules, SM clock
  * → graphics and memory clock → memory (hertz), volatile ECC counts (only when NVML answered
  * both), throttle from the clock event reasons. Only what NVML answered (its XPU_NVML_HAVE_* bit)
@@ -270,7 +275,8 @@ void xpu_nvml_device_readings(const struct xpu_nvml_device *d, struct xpu_readin
  * "devices": [{"index", "name", "uuid", "pci_bus_id"?, "minor"?, "memory_total_bytes"?,
  * "memory_used_bytes"?, "compute_capability"?, "brand"?, "mig_enabled"?, "mig_devices"?: [{"index",
  * "uuid", "parent_index", "parent_uuid"}], "readings": {"utilization_gpu_percent",
- * "utilization_memory_percent", "temperature_celsius", "power_usage_watts", "power_limit_watts",
+ * "utilization_memory_percent", "temperature_celsius", "temperature_slowdown_celsius",
+ * "temperature_shutdown_celsius", "power_usage_watts", "power_limit_watts",
  * "energy_millijoules", "clock_sm_hz", "clock_memory_hz", "ecc_corrected_volatile",
  * "ecc_uncorrected_volatile", "clock_event_reasons"} (those NVML answered), "lost"?, "lost_reason"?}]}
  * ("?": only when known), print = the same as text lines. */

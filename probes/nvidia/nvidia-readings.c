@@ -98,6 +98,20 @@ int xpu_nvml_device_readings_checked(const struct xpu_nvml_device *d, struct xpu
                 r->temperature_celsius[XPU_TEMP_GPU] = d->temperature_celsius;
                 r->have_temperature |= 1u << XPU_TEMP_GPU;
         }
+        /* The GPU sensor's limits, kept apart from the reading: a board may report one without
+         * the other. */
+        if ((d->have & XPU_NVML_HAVE_TEMP_SLOWDOWN) &&
+            keep(&c, "nvmlDeviceGetTemperatureThreshold(SLOWDOWN)", "degrees Celsius", XPU_READING_CELSIUS,
+                 d->temp_slowdown_celsius, d->temp_slowdown_celsius)) {
+                r->temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SLOWDOWN] = d->temp_slowdown_celsius;
+                r->have_temperature_limit |= XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SLOWDOWN);
+        }
+        if ((d->have & XPU_NVML_HAVE_TEMP_SHUTDOWN) &&
+            keep(&c, "nvmlDeviceGetTemperatureThreshold(SHUTDOWN)", "degrees Celsius", XPU_READING_CELSIUS,
+                 d->temp_shutdown_celsius, d->temp_shutdown_celsius)) {
+                r->temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SHUTDOWN] = d->temp_shutdown_celsius;
+                r->have_temperature_limit |= XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SHUTDOWN);
+        }
         if ((d->have & XPU_NVML_HAVE_POWER_USAGE) &&
             keep(&c, "nvmlDeviceGetPowerUsage", "mW", XPU_READING_WATTS, d->power_usage_milliwatts,
                  d->power_usage_milliwatts / 1000.0)) {

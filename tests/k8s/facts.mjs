@@ -1,7 +1,8 @@
 // What users of examples/kubernetes rely on, beyond the schemas: no host / mounted, the socket
 // shared as a directory, one image for every workload (with xpuinit left as its entrypoint),
 // a DeviceClass that admits both vendors' drivers with each clause guarded by device.driver,
-// node affinities on labels xpud writes.
+// node affinities on labels xpud writes, and a Node Problem Detector configuration NPD accepts
+// whose rules reach xpud (npd-xpu.json, the same text in npd-xpu.yaml's ConfigMap).
 // node facts.mjs DIR   prints one line per fact: ok|fail <tab> FACT <tab> what is wrong.
 import fs from "node:fs";
 import path from "node:path";
@@ -78,7 +79,8 @@ function* nodeSelectorTerms(spec) {
 }
 
 // ---- the xpud DaemonSets ------------------------------------------------------------------------
-const daemonsets = all.filter(({ doc }) => doc.kind === "DaemonSet");
+// Those that run xpud (a container named xpud); Node Problem Detector's has its own facts below.
+const daemonsets = all.filter(({ doc }) => doc.kind === "DaemonSet" && containersOf(podSpec(doc)).some((c) => c.name === "xpud"));
 fact("examples/kubernetes holds an xpud DaemonSet", daemonsets.length ? [] : ["none"]);
 const hostDir = (volume) => volume?.hostPath && ["Directory", "DirectoryOrCreate"].includes(volume.hostPath.type);
 for (const o of daemonsets) {
@@ -296,4 +298,87 @@ const workloads = all.filter(({ doc }) => podSpec(doc) && doc.kind !== "DaemonSe
     for (const d of ["gpu.nvidia.com", "gpu.amd.com"]) if (!drivers.has(d)) problems.push(`${label(o)}: no clause for ${d}`);
   }
   fact("the DeviceClass admits gpu.nvidia.com and gpu.amd.com GPUs, each clause testing device.driver first", problems);
+}
+
+// ---- Node Problem Detector: npd-xpu.yaml and npd-xpu.json ------------------------------------------
+{
+  const npd = all.filter(({ doc }) => doc.kind === "DaemonSet" && containersOf(podSpec(doc)).some((c) => (c.command ?? [])[0] === "/node-problem-detector"));
+  const seconds = (d) => (/^[0-9]+(\.[0-9]+)?(s|m)$/.test(d ?? "") ? parseFloat(d) * (d.endsWith("m") ? 60 : 1) : NaN);
+  // What NPD checks when it loads a custom plugin monitor (pkg/custompluginmonitor/types/config.go),
+  // and what xpud's two conditions need.
+  function configProblems(cfg, where) {
+    const p = [];
+    const g = cfg?.pluginConfig ?? {};
+    if (cfg?.plugin !== "custom") p.push(`${where}: plugin is not "custom"`);
+    if (!cfg?.source) p.push(`${where}: no source`);
+    if (g.max_output_length !== 80) p.push(`${where}: max_output_length is not 80 (xpud's line is at most 80 bytes)`);
+    for (const k of ["invoke_interval", "timeout"]) if (Number.isNaN(seconds(g[k]))) p.push(`${where}: pluginConfig.${k} is no duration`);
+    if (!Number.isInteger(g.concurrency) || g.concurrency < 1) p.push(`${where}: concurrency is not a positive integer`);
+    if (typeof g.enable_message_change_based_condition_update !== "boolean") p.push(`${where}: enable_message_change_based_condition_update is not a boolean`);
+    const conds = new Map((cfg?.conditions ?? []).map((c) => [c.type, c]));
+    const want = { XPUUnhealthy: "--npd", XPUDegraded: "--npd=degraded" };
+    for (const [type, flag] of Object.entries(want)) {
+      const c = conds.get(type);
+      if (!c?.reason || !c?.message) p.push(`${where}: condition ${type} without its OK reason and message`);
+      const rules = (cfg?.rules ?? []).filter((r) => r.condition === type);
+      if (rules.length !== 1) p.push(`${where}: ${rules.length} rules for ${type}, want one (two would reset each other)`);
+      for (const r of rules) if (!(r.args ?? []).includes(flag)) p.push(`${where}: the ${type} rule does not run xpud query ${flag}`);
+    }
+    for (const r of cfg?.rules ?? []) {
+      if (r.type !== "permanent") p.push(`${where}: rule ${r.reason}: type is not permanent`);
+      if (!conds.has(r.condition)) p.push(`${where}: rule ${r.reason}: condition ${r.condition} has no preset default`);
+      if (!r.reason || !r.path) p.push(`${where}: a rule without reason or path`);
+      if (!(r.args ?? []).includes("query")) p.push(`${where}: rule ${r.reason}: not xpud query`);
+      if (r.timeout !== undefined && !(seconds(r.timeout) <= seconds(g.timeout))) p.push(`${where}: rule ${r.reason}: timeout above the global one`);
+      if (!(seconds(r.timeout ?? g.timeout) > 10)) p.push(`${where}: rule ${r.reason}: timeout not above xpud query's own 10 s`);
+    }
+    return p;
+  }
+  const file = path.join(dir, "npd-xpu.json");
+  let fileCfg;
+  const p1 = [];
+  try {
+    fileCfg = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    p1.push(`npd-xpu.json: ${e.message}`);
+  }
+  fact("npd-xpu.json: a custom plugin monitor NPD accepts, one permanent rule each for XPUUnhealthy (--npd) and XPUDegraded (--npd=degraded)", fileCfg ? configProblems(fileCfg, "npd-xpu.json") : p1);
+
+  const p2 = npd.length ? [] : ["no DaemonSet runs /node-problem-detector"];
+  const p3 = npd.length ? [] : ["no DaemonSet runs /node-problem-detector"];
+  const xpudSockets = new Set(daemonsets.map((o) => path.posix.dirname(option(containersOf(podSpec(o.doc)).find((c) => c.name === "xpud")?.args, "socket") ?? "")));
+  for (const o of npd) {
+    const spec = podSpec(o.doc);
+    const c = containersOf(spec).find((x) => (x.command ?? [])[0] === "/node-problem-detector");
+    const cfgPath = option(c.command, "config.custom-plugin-monitor");
+    const m = cfgPath && mountAt(spec, c, path.posix.dirname(cfgPath));
+    const cm = m?.volume?.configMap && all.find(({ doc }) => doc.kind === "ConfigMap" && doc.metadata?.name === m.volume.configMap.name);
+    const text = cm?.doc?.data?.[path.posix.basename(cfgPath ?? "")];
+    let cfg;
+    try {
+      cfg = JSON.parse(text);
+    } catch (e) {
+      p2.push(`${label(o)}: --config.custom-plugin-monitor=${cfgPath} is no JSON of a mounted ConfigMap`);
+    }
+    if (cfg) {
+      p2.push(...configProblems(cfg, `${label(o)}'s ConfigMap`));
+      if (fileCfg && JSON.stringify(cfg) !== JSON.stringify(fileCfg)) p2.push(`${label(o)}: its ConfigMap's ${path.posix.basename(cfgPath)} differs from npd-xpu.json`);
+      for (const r of cfg.rules ?? []) {
+        // The rule's program and xpud's files: the xpud image, read-only.
+        const img = (c.volumeMounts ?? []).find((mt) => typeof r.path === "string" && r.path.startsWith(normal(mt.mountPath) + "/"));
+        if (!img || !volumeOf(spec, img.name)?.image?.reference || !img.readOnly) p3.push(`${label(o)}: rule ${r.reason}: ${r.path} is not in a read-only image volume`);
+        else for (const a of r.args ?? []) if (typeof a === "string" && a.startsWith("/") && !a.startsWith(normal(img.mountPath) + "/")) p3.push(`${label(o)}: rule ${r.reason}: ${a} is outside the image volume`);
+        // The socket: its directory, the host's, where xpud binds it.
+        const sock = option(r.args, "socket");
+        const sm = sock && mountAt(spec, c, path.posix.dirname(sock));
+        if (!sock) p3.push(`${label(o)}: rule ${r.reason}: no --socket`);
+        else if (!sm || !hostDir(sm.volume)) p3.push(`${label(o)}: rule ${r.reason}: ${path.posix.dirname(sock)} is not a hostPath directory`);
+        else if (!xpudSockets.has(normal(sm.volume.hostPath.path))) p3.push(`${label(o)}: rule ${r.reason}: hostPath ${sm.volume.hostPath.path} is not where xpud binds its socket`);
+      }
+    }
+    const env = (c.env ?? []).find((e) => e.name === "NODE_NAME");
+    if (env?.valueFrom?.fieldRef?.fieldPath !== "spec.nodeName") p3.push(`${label(o)}: NODE_NAME is not the pod's spec.nodeName`);
+  }
+  fact("npd-xpu.yaml: the NPD ConfigMap holds npd-xpu.json as it is", p2);
+  fact("npd-xpu.yaml: NPD reaches xpud's socket directory on the host and runs xpud from the read-only xpud image", p3);
 }

@@ -43,6 +43,11 @@ const mutations = [
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/capabilities", rename: "capabilites", kind: UNKNOWN, pass: 2 },
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/seccompProfile/type", set: "RuntimeDefualt", kind: ENUM, pass: 1 },
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/allowPrivilegeEscalation", set: "no", kind: TYPE, pass: 1 },
+  // npd-xpu.yaml
+  { file: "npd-xpu.yaml", doc: "DaemonSet", at: "spec/template/spec/serviceAccountName", rename: "serviceAcountName", kind: UNKNOWN, pass: 2 },
+  { file: "npd-xpu.yaml", doc: "ClusterRoleBinding", at: "subjects/0/namespace", rename: "namespac", kind: UNKNOWN, pass: 2 },
+  { file: "npd-xpu.yaml", doc: "DaemonSet", at: "spec/template/spec/volumes/1/hostPath/type", set: "Directroy", kind: ENUM, pass: 1 },
+  { file: "npd-xpu.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/seccompProfile/type", set: "RuntimeDefualt", kind: ENUM, pass: 1 },
   // workload-dra.yaml
   { file: "workload-dra.yaml", doc: "DeviceClass", at: "spec/selectors/0/cel/expression", replace: ["device.driver == 'gpu.amd.com'", "device.driver = 'gpu.amd.com'"], kind: CEL, pass: 3 },
   { file: "workload-dra.yaml", doc: "DeviceClass", at: "spec/selectors/0/cel/expression", rename: "expresion", kind: UNKNOWN, pass: 2 },
@@ -72,6 +77,10 @@ const factMutations = [
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/readOnlyRootFilesystem", set: false, fact: "xpud-amd-only.yaml: DaemonSet xpud: system-node-critical" },
   { file: "workload-device-plugin.yaml", doc: "Deployment/xpu-app-amd", at: "spec/template/spec/containers/0/image", set: "registry.example/xpu-app-rocm:1.0", fact: "every workload runs the same image" },
   { file: "workload-affinity.yaml", doc: "Deployment", at: "spec/template/spec/containers/0/command", add: ["python3"], fact: "no workload sets command" },
+  { file: "npd-xpu.yaml", doc: "ConfigMap", at: "data/npd-xpu.json", replace: ['"max_output_length": 80', '"max_output_length": 200'], fact: "the NPD ConfigMap holds npd-xpu.json" },
+  { file: "npd-xpu.yaml", doc: "ConfigMap", at: "data/npd-xpu.json", replace: ['"--npd=degraded"', '"--npd"'], fact: "the NPD ConfigMap holds npd-xpu.json" },
+  { file: "npd-xpu.yaml", doc: "DaemonSet", at: "spec/template/spec/volumes/1/hostPath/path", set: "/run/xpud/xpud.sock", fact: "NPD reaches xpud's socket directory" },
+  { file: "npd-xpu.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/volumeMounts/2/readOnly", set: false, fact: "NPD reaches xpud's socket directory" },
   { file: "workload-affinity.yaml", doc: "Deployment", at: "spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/1/key", set: "feature.node.kubernetes.io/xpu.memory.mb", fact: "use xpud's xpu.* labels" },
   { file: "workload-device-plugin.yaml", doc: "Deployment/xpu-app-amd", at: "spec/template/spec/affinity", remove: true, fact: "device-plugin workloads" },
   {
@@ -161,7 +170,8 @@ factMutations.forEach((m, n) => {
     const docs = documents(path.join(srcdir, m.file)).map(({ doc }) => doc);
     apply(m, docs);
     fs.mkdirSync(copy);
-    for (const f of manifests) fs.copyFileSync(path.join(srcdir, f), path.join(copy, f));
+    // every manifest and the JSON beside them (npd-xpu.json, which facts.mjs compares)
+    for (const f of fs.readdirSync(srcdir).filter((x) => /\.(ya?ml|json)$/.test(x))) fs.copyFileSync(path.join(srcdir, f), path.join(copy, f));
     fs.writeFileSync(path.join(copy, m.file), docs.map((d) => yaml.dump(d, { lineWidth: -1, noRefs: true })).join("---\n"));
     factIndex.push([copy, m.fact, what].join("\t"));
   } catch (e) {

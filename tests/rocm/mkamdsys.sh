@@ -23,6 +23,9 @@
 #   --temp-edge MC     hwmon temp1_input "edge", millidegrees Celsius (default 41000)
 #   --temp-junction MC hwmon temp2_input "junction", millidegrees Celsius (default 44000)
 #   --temp-mem MC      hwmon temp3_input "mem", millidegrees Celsius (default 40000)
+#   --junction-crit MC hwmon temp2_crit, the junction's slowdown limit, millidegrees Celsius
+#                      (default, or an empty element: no file, as on an ASIC without it)
+#   --junction-emergency MC  hwmon temp2_emergency, its shutdown limit (default: no file)
 #   --power UW         hwmon power1_average, microwatts (default 95000000)
 #   --kfd-reverse      number the KFD GPU nodes in reverse card order (node 1 = the last card), as
 #                      on hosts where HIP's order is not the DRM order
@@ -43,7 +46,7 @@ usage() {
 }
 
 N=1 OUT='' BUS='' NAME="AMD Instinct MI210" DEVID=740f UID_HEX='' VRAMT=68702699520 VRAMU=1073741824
-BUSY=0,25,50,75 TEDGE=41000 TJUNC=44000 TMEM=40000 POWER=95000000 REVERSE=0 BREAK=
+BUSY=0,25,50,75 TEDGE=41000 TJUNC=44000 TMEM=40000 POWER=95000000 REVERSE=0 BREAK='' JCRIT='' JEMERG=''
 while [ $# -gt 0 ]; do
         case "$1" in
         -o) OUT=${2?}; shift 2 ;;
@@ -58,6 +61,8 @@ while [ $# -gt 0 ]; do
         --temp-edge) TEDGE=${2?}; shift 2 ;;
         --temp-junction) TJUNC=${2?}; shift 2 ;;
         --temp-mem) TMEM=${2?}; shift 2 ;;
+        --junction-crit) JCRIT=${2?}; shift 2 ;;
+        --junction-emergency) JEMERG=${2?}; shift 2 ;;
         --power) POWER=${2?}; shift 2 ;;
         --kfd-reverse) REVERSE=1; shift ;;
         --break) BREAK=${2?}; shift 2 ;;
@@ -197,6 +202,10 @@ while [ "$i" -lt "$N" ]; do
         power=$(pick "$POWER" "$i")
         for v in "$vramt" "$vramu" "$busy" "$power"; do want dec "$v" 19; done
         for v in "$tedge" "$tjunc" "$tmem"; do want int "$v" 9; done
+        jcrit='' jemerg=''
+        [ -z "$JCRIT" ] || jcrit=$(pick "$JCRIT" "$i")
+        [ -z "$JEMERG" ] || jemerg=$(pick "$JEMERG" "$i")
+        for v in $jcrit $jemerg; do want int "$v" 9; done
 
         D=$S/devices/pci0000:00/$bdf
         mkdir -p "$D"
@@ -224,6 +233,8 @@ while [ "$i" -lt "$N" ]; do
                 put "$H/temp1_input" "$tedge"
                 put "$H/temp2_label" junction
                 put "$H/temp2_input" "$tjunc"
+                [ -z "$jcrit" ] || put "$H/temp2_crit" "$jcrit"
+                [ -z "$jemerg" ] || put "$H/temp2_emergency" "$jemerg"
                 put "$H/temp3_label" mem
                 put "$H/temp3_input" "$tmem"
                 put "$H/power1_average" "$power"

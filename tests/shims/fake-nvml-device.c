@@ -335,6 +335,25 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensorType, unsig
         return r;
 }
 
+/* "device.N.temp_shutdown" (NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, 0) and "device.N.temp_slowdown"
+ * (..._SLOWDOWN, 1), degrees Celsius; the other thresholds (MEM_MAX, GPU_MAX, ...) are
+ * NOT_SUPPORTED, as on boards without them. */
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, int thresholdType, unsigned int *temp) {
+        static const char *const keys[] = { "temp_shutdown", "temp_slowdown" };
+        unsigned long long v = 0;
+        nvmlReturn_t r = fake_enter("nvmlDeviceGetTemperatureThreshold", device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!temp || thresholdType < 0)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if ((size_t)thresholdType >= sizeof keys / sizeof keys[0])
+                return NVML_ERROR_NOT_SUPPORTED;
+        r = fake_device_number(device, keys[thresholdType], UINT_MAX, &v);
+        if (r == NVML_SUCCESS)
+                *temp = (unsigned)v;
+        return r;
+}
+
 /* A reading of one unsigned int from "device.N.KEY". */
 static nvmlReturn_t uint_reading(const char *function, nvmlDevice_t device, const char *key, unsigned int *out) {
         unsigned long long v = 0;

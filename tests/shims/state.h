@@ -31,6 +31,8 @@
  *   device.0.util_gpu 35              nvmlDeviceGetUtilizationRates, percent (both keys or neither)
  *   device.0.util_memory 12
  *   device.0.temperature 41           nvmlDeviceGetTemperature(GPU sensor), degrees Celsius
+ *   device.0.temp_slowdown 90         nvmlDeviceGetTemperatureThreshold(SLOWDOWN), degrees Celsius;
+ *   device.0.temp_shutdown 95         temp_shutdown: ...(SHUTDOWN)
  *   device.0.power_usage_mw 71234     nvmlDeviceGetPowerUsage, milliwatts
  *   device.0.power_limit_mw 250000    nvmlDeviceGetEnforcedPowerLimit, milliwatts
  *   device.0.energy_mj 123456789      nvmlDeviceGetTotalEnergyConsumption, millijoules

@@ -166,7 +166,7 @@ START_TEST(test_mkamdsys_through_fast_path) {
         snprintf(out, sizeof out, "%s/host", tmp);
         const char *const argv[] = { "-o", out, "-n", "2", "--busy", "0,25", "--temp-edge", "41000,47500",
                                      "--power", "250000000,95000000", "--vram-used", "1073741824,2147483648",
-                                     NULL };
+                                     "--junction-crit", "100000,", "--junction-emergency", "105000,", NULL };
         mkamdsys(argv);
         struct xpu_inventory *fast = xpu_test_probe_backend(&xpu_vendor_amd, out);
         ck_assert_uint_eq(fast->n_devices, 2);
@@ -189,6 +189,14 @@ START_TEST(test_mkamdsys_through_fast_path) {
                 ck_assert_uint_eq(r.memory_total_bytes, 68702699520ull);
                 ck_assert(r.have & XPU_READ_POWER);
                 ck_assert(!(r.have & XPU_READ_POWER_LIMIT)); /* mkamdsys writes no power1_cap */
+                /* junction limits on card 0 only (an empty element: no file) */
+                ck_assert_uint_eq(r.have_temperature_limit,
+                                  i ? 0 : XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                                  XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SHUTDOWN));
+                if (i == 0) {
+                        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SLOWDOWN], 100);
+                        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SHUTDOWN], 105);
+                }
                 xpu_inventory_free(inv);
         }
         xpu_inventory_free(fast);
@@ -221,6 +229,11 @@ static void write_full_card(const char *root) {
         xpu_test_write(root, C0 "hwmon/hwmon3/temp3_input", "-1500\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/temp4_label", "vddgfx\n"); /* not a sensor we name */
         xpu_test_write(root, C0 "hwmon/hwmon3/temp4_input", "1\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp4_crit", "50000\n"); /* ... nor its limits */
+        /* limits: junction both, edge slowdown only, mem none */
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp1_crit", "100000\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp1_emergency", "105000\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp2_crit", "94500\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/power1_average", "250000000\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/power1_input", "111000000\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/power1_cap", "300000000\n");
@@ -246,6 +259,12 @@ START_TEST(test_full_card) {
         ck_assert_double_eq(r.temperature_celsius[XPU_TEMP_MEMORY], -1.5);
         ck_assert_uint_eq(r.have_temperature,
                           (1u << XPU_TEMP_EDGE) | (1u << XPU_TEMP_JUNCTION) | (1u << XPU_TEMP_MEMORY));
+        ck_assert_uint_eq(r.have_temperature_limit, XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                                            XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SHUTDOWN) |
+                                                            XPU_TEMP_LIMIT_BIT(XPU_TEMP_EDGE, XPU_TEMP_LIMIT_SLOWDOWN));
+        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SLOWDOWN], 100);
+        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SHUTDOWN], 105);
+        ck_assert_double_eq(r.temperature_limit_celsius[XPU_TEMP_EDGE][XPU_TEMP_LIMIT_SLOWDOWN], 94.5);
         ck_assert_double_eq(r.power_watts, 250); /* power1_average first */
         ck_assert_double_eq(r.power_limit_watts, 300);
         ck_assert_double_eq(r.energy_joules, 123.456789);
@@ -436,6 +455,8 @@ START_TEST(test_odd_files) {
         xpu_test_write(root, C0 "hwmon/hwmon3/temp2_input", "hot\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/power1_cap", "\x01\x02\n");
         xpu_test_write(root, C0 "hwmon/hwmon3/energy1_input", "12.5\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp1_emergency", "warm\n");
+        xpu_test_write(root, C0 "hwmon/hwmon3/temp2_crit", "4294967295\n"); /* 4.29 million °C: no limit */
         struct xpu_device d = card_device(0);
         struct xpu_readings r;
         struct xpu_inventory *inv;
@@ -458,7 +479,13 @@ START_TEST(test_odd_files) {
         ck_assert_str_eq(warning_for(inv, "power1_cap"), "/" C0 "hwmon/hwmon3/power1_cap: not printable text; left out");
         ck_assert_str_eq(warning_for(inv, "energy1_input"),
                          "/" C0 "hwmon/hwmon3/energy1_input: \"12.5\" is not a number; left out");
-        ck_assert_uint_eq(inv->n_warnings, 9);
+        ck_assert_str_eq(warning_for(inv, "temp1_emergency"),
+                         "/" C0 "hwmon/hwmon3/temp1_emergency: \"warm\" is not a temperature in millidegrees; left out");
+        ck_assert_str_eq(warning_for(inv, "temp2_crit"),
+                         "/" C0 "hwmon/hwmon3/temp2_crit: 4294967295 millidegrees Celsius: outside -50..200 degrees "
+                         "Celsius; left out");
+        ck_assert_uint_eq(inv->n_warnings, 11);
+        ck_assert_uint_eq(r.have_temperature_limit, XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SLOWDOWN));
         /* the odd ones are left out, the rest is read */
         ck_assert_uint_eq(r.have, XPU_READ_MEMORY_TOTAL | XPU_READ_POWER);
         ck_assert_uint_eq(r.have_clock, 1u << XPU_CLOCK_SOC);

@@ -91,6 +91,7 @@ START_TEST(test_xe_hwmon_and_clock) {
         ck_assert(r->have_clock & (1u << XPU_CLOCK_GRAPHICS));
         ck_assert_uint_eq(r->clock_hertz[XPU_CLOCK_GRAPHICS], 2850000000ull);
         ck_assert(!(r->have & XPU_READ_ERROR_STATE)); /* xe has no error file */
+        ck_assert_uint_eq(r->have_temperature_limit, 0); /* xe's documented ABI has no limits */
 
         /* one joule more 50 ms later: power is the rise over the time between the samples */
         struct timespec ts = { 0, 50 * 1000 * 1000 };
@@ -104,6 +105,20 @@ START_TEST(test_xe_hwmon_and_clock) {
         xpu_test_write(root, "sys/class/drm/card0/device/hwmon/hwmon3/energy1_input", "1000\n");
         collect(&t);
         ck_assert(!(t.r[0].have & XPU_READ_POWER));
+        ck_assert_uint_eq(t.inv->n_warnings, 0);
+
+        /* a kernel that adds the standard hwmon limit files: read as the package's and VRAM's */
+        xpu_test_write(root, "sys/class/drm/card0/device/hwmon/hwmon3/temp2_crit", "100000\n");
+        xpu_test_write(root, "sys/class/drm/card0/device/hwmon/hwmon3/temp2_emergency", "105000\n");
+        xpu_test_write(root, "sys/class/drm/card0/device/hwmon/hwmon3/temp3_crit", "95500\n");
+        collect(&t);
+        r = &t.r[0];
+        ck_assert_uint_eq(r->have_temperature_limit, XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                                              XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SHUTDOWN) |
+                                                              XPU_TEMP_LIMIT_BIT(XPU_TEMP_MEMORY, XPU_TEMP_LIMIT_SLOWDOWN));
+        ck_assert_double_eq(r->temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SLOWDOWN], 100.0);
+        ck_assert_double_eq(r->temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SHUTDOWN], 105.0);
+        ck_assert_double_eq(r->temperature_limit_celsius[XPU_TEMP_MEMORY][XPU_TEMP_LIMIT_SLOWDOWN], 95.5);
         ck_assert_uint_eq(t.inv->n_warnings, 0);
         run_close(&t);
         xpu_test_rm_rf(root);

@@ -36,6 +36,8 @@ static const char readings_state[] = "driver_version " DRIVER "\n"
                                      "device.0.util_gpu 35\n"
                                      "device.0.util_memory 12\n"
                                      "device.0.temperature 41\n"
+                                     "device.0.temp_slowdown 90\n"
+                                     "device.0.temp_shutdown 95\n"
                                      "device.0.power_usage_mw 71234\n"
                                      "device.0.power_limit_mw 400000\n"
                                      "device.0.energy_mj 123456789012\n"
@@ -69,7 +71,8 @@ START_TEST(test_readings_round_trip) {
                                            XPU_NVML_HAVE_POWER_LIMIT | XPU_NVML_HAVE_ENERGY | XPU_NVML_HAVE_CLOCK_SM |
                                            XPU_NVML_HAVE_CLOCK_MEMORY | XPU_NVML_HAVE_ECC_CORRECTED |
                                            XPU_NVML_HAVE_ECC_UNCORRECTED | XPU_NVML_HAVE_CLOCK_EVENTS |
-                                           XPU_NVML_HAVE_REMAP | XPU_NVML_HAVE_RETIRED);
+                                           XPU_NVML_HAVE_REMAP | XPU_NVML_HAVE_RETIRED |
+                                           XPU_NVML_HAVE_TEMP_SLOWDOWN | XPU_NVML_HAVE_TEMP_SHUTDOWN);
         ck_assert_uint_eq(d->memory_total_bytes, 85899345920ull);
         /* Row remapping and page retirement (one GPU answers both here, to see both paths):
          * counts and flags as NVML gave them. */
@@ -87,6 +90,13 @@ START_TEST(test_readings_round_trip) {
         ck_assert(rd.remap_pending && !rd.remap_failed);
         ck_assert_uint_ne(rd.have & XPU_READ_RETIRED_PAGES, 0);
         ck_assert_uint_eq(rd.retired_pages[XPU_REPAIR_CORRECTABLE], 5);
+        /* nvmlDeviceGetTemperatureThreshold(SLOWDOWN = 1, SHUTDOWN = 0) → the GPU sensor's limits */
+        ck_assert_uint_eq(d->temp_slowdown_celsius, 90);
+        ck_assert_uint_eq(d->temp_shutdown_celsius, 95);
+        ck_assert_uint_eq(rd.have_temperature_limit, XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                                             XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SHUTDOWN));
+        ck_assert_double_eq(rd.temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SLOWDOWN], 90);
+        ck_assert_double_eq(rd.temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SHUTDOWN], 95);
         ck_assert(rd.retired_pending);
         ck_assert_uint_eq(d->memory_used_bytes, 911212544ull);
         ck_assert_str_eq(d->brand, "tesla");

@@ -221,6 +221,71 @@ START_TEST(test_health_rules) {
 }
 END_TEST
 
+/* The vendor's thermal limits (readings.h enum xpu_temp_limit): shutdown → unhealthy, slowdown →
+ * degraded, on fresh samples only; a limit not reported is no limit. */
+#define ACT_TEMP_SHUTDOWN "drain this GPU's workloads and fix its cooling now"
+static const struct temp_case {
+        const char *what;
+        enum sample_state sample;
+        enum xpu_temp_sensor sensor;
+        double temp, slowdown, shutdown; /* a limit <= 0: not reported */
+        enum xpud_health want;
+        const char *want_reason; /* NULL: no reason */
+        const char *want_action;
+} temp_cases[] = {
+        { "junction below both limits", FRESH, XPU_TEMP_JUNCTION, 99, 100, 105, XPUD_HEALTH_HEALTHY, NULL, "" },
+        { "junction at its slowdown limit", FRESH, XPU_TEMP_JUNCTION, 100, 100, 105, XPUD_HEALTH_DEGRADED,
+          "junction temperature 100 °C at or above its slowdown limit 100 °C", ACT_THERMAL },
+        { "junction 103 °C, slowdown 100", FRESH, XPU_TEMP_JUNCTION, 103, 100, 105, XPUD_HEALTH_DEGRADED,
+          "junction temperature 103 °C at or above its slowdown limit 100 °C", ACT_THERMAL },
+        { "junction at its shutdown limit", FRESH, XPU_TEMP_JUNCTION, 105, 100, 105, XPUD_HEALTH_UNHEALTHY,
+          "junction temperature 105 °C at or above its shutdown limit 105 °C", ACT_TEMP_SHUTDOWN },
+        { "gpu 115 °C, only a shutdown limit", FRESH, XPU_TEMP_GPU, 115, 0, 95, XPUD_HEALTH_UNHEALTHY,
+          "gpu temperature 115 °C at or above its shutdown limit 95 °C", ACT_TEMP_SHUTDOWN },
+        { "edge 52.5 °C above a 50.5 slowdown", FRESH, XPU_TEMP_EDGE, 52.5, 50.5, 0, XPUD_HEALTH_DEGRADED,
+          "edge temperature 52.5 °C at or above its slowdown limit 50.5 °C", ACT_THERMAL },
+        { "115 °C without limits stays healthy", FRESH, XPU_TEMP_JUNCTION, 115, 0, 0, XPUD_HEALTH_HEALTHY, NULL, "" },
+        { "stale sample: no thermal verdict", STALE, XPU_TEMP_MEMORY, 120, 95, 105, XPUD_HEALTH_DEGRADED,
+          "stale sample: nvml: helper timed out after 10 s", ACT_STALE },
+};
+
+START_TEST(test_health_temp_limits) {
+        const struct temp_case *c = &temp_cases[_i];
+        struct xpud_device d = { 0 };
+        fx_device(&d, 0, XPU_VENDOR_AMD, FX_UUID0, "0000:1a:00.0", "GPU");
+        d.up = c->sample == FRESH;
+        d.stale = c->sample == STALE;
+        d.sample_time = FX_TIME;
+        d.r.have_temperature = 1u << c->sensor;
+        d.r.temperature_celsius[c->sensor] = c->temp;
+        /* another sensor, cool, with limits: never a reason */
+        enum xpu_temp_sensor other = c->sensor == XPU_TEMP_EDGE ? XPU_TEMP_MEMORY : XPU_TEMP_EDGE;
+        d.r.have_temperature |= 1u << other;
+        d.r.temperature_celsius[other] = 30;
+        d.r.temperature_limit_celsius[other][XPU_TEMP_LIMIT_SLOWDOWN] = 31;
+        d.r.have_temperature_limit |= XPU_TEMP_LIMIT_BIT(other, XPU_TEMP_LIMIT_SLOWDOWN);
+        if (c->slowdown > 0) {
+                d.r.temperature_limit_celsius[c->sensor][XPU_TEMP_LIMIT_SLOWDOWN] = c->slowdown;
+                d.r.have_temperature_limit |= XPU_TEMP_LIMIT_BIT(c->sensor, XPU_TEMP_LIMIT_SLOWDOWN);
+        }
+        if (c->shutdown > 0) {
+                d.r.temperature_limit_celsius[c->sensor][XPU_TEMP_LIMIT_SHUTDOWN] = c->shutdown;
+                d.r.have_temperature_limit |= XPU_TEMP_LIMIT_BIT(c->sensor, XPU_TEMP_LIMIT_SHUTDOWN);
+        }
+        struct xpud_backend b = { .name = "nvml", .up = c->sample == FRESH };
+        if (c->sample != FRESH)
+                snprintf(b.error, sizeof b.error, "helper timed out after 10 s");
+        xpud_health_evaluate(&d, NULL, &b);
+        ck_assert_msg(d.health == c->want, "%s: state %s", c->what, xpud_health_to_string(d.health));
+        ck_assert_msg(d.n_reasons == (c->want_reason ? 1u : 0u), "%s: %zu reasons (first \"%s\")", c->what,
+                      d.n_reasons, d.reasons[0]);
+        if (c->want_reason)
+                ck_assert_msg(strcmp(d.reasons[0], c->want_reason) == 0, "%s: reason \"%s\"", c->what, d.reasons[0]);
+        ck_assert_msg(strncmp(d.action, c->want_action, strlen(c->want_action)) == 0 && (c->want_action[0] || !d.action[0]),
+                      "%s: action \"%s\"", c->what, d.action);
+}
+END_TEST
+
 START_TEST(test_health_order_and_match) {
         ck_assert_int_lt(xpud_health_rank(XPUD_HEALTH_HEALTHY), xpud_health_rank(XPUD_HEALTH_UNKNOWN));
         ck_assert_int_lt(xpud_health_rank(XPUD_HEALTH_UNKNOWN), xpud_health_rank(XPUD_HEALTH_DEGRADED));
@@ -496,6 +561,7 @@ static Suite *health_suite(void) {
         Suite *s = suite_create("xpud-health");
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, test_health_rules, 0, (int)ELEMENTSOF(cases));
+        tcase_add_loop_test(tc, test_health_temp_limits, 0, (int)ELEMENTSOF(temp_cases));
         tcase_add_test(tc, test_health_order_and_match);
         tcase_add_test(tc, test_ring);
         tcase_add_test(tc, test_text_cut);

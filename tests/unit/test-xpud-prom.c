@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "health.h"
 #include "render-json.h"
 #include "render-prom.h"
 #include "server.h"
@@ -369,6 +370,54 @@ START_TEST(test_unsupported_omitted) {
 }
 END_TEST
 
+/* The vendors' thermal limits: xpu_temperature_limit_celsius{sensor, limit} for each limit
+ * reported, none for the rest; the same in /v1/devices' readings; health names the limit. */
+START_TEST(test_temp_limits) {
+        struct xpud_snapshot *s = fx_snapshot();
+        struct xpud_device *nv = &s->devices[0], *amd = &s->devices[3];
+        nv->r.temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SLOWDOWN] = 90;
+        nv->r.temperature_limit_celsius[XPU_TEMP_GPU][XPU_TEMP_LIMIT_SHUTDOWN] = 95;
+        nv->r.have_temperature_limit = XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                       XPU_TEMP_LIMIT_BIT(XPU_TEMP_GPU, XPU_TEMP_LIMIT_SHUTDOWN);
+        amd->r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SLOWDOWN] = 45.5;
+        amd->r.temperature_limit_celsius[XPU_TEMP_JUNCTION][XPU_TEMP_LIMIT_SHUTDOWN] = 105;
+        amd->r.temperature_limit_celsius[XPU_TEMP_EDGE][XPU_TEMP_LIMIT_SHUTDOWN] = 100;
+        amd->r.have_temperature_limit = XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SLOWDOWN) |
+                                        XPU_TEMP_LIMIT_BIT(XPU_TEMP_JUNCTION, XPU_TEMP_LIMIT_SHUTDOWN) |
+                                        XPU_TEMP_LIMIT_BIT(XPU_TEMP_EDGE, XPU_TEMP_LIMIT_SHUTDOWN);
+        _cleanup_free_ char *t = render(s);
+        static const char *const want[] = {
+                "# TYPE xpu_temperature_limit_celsius gauge",
+                "xpu_temperature_limit_celsius{" L0 ",sensor=\"gpu\",limit=\"slowdown\"} 90",
+                "xpu_temperature_limit_celsius{" L0 ",sensor=\"gpu\",limit=\"shutdown\"} 95",
+                "xpu_temperature_limit_celsius{" L3 ",sensor=\"edge\",limit=\"shutdown\"} 100",
+                "xpu_temperature_limit_celsius{" L3 ",sensor=\"junction\",limit=\"slowdown\"} 45.5",
+                "xpu_temperature_limit_celsius{" L3 ",sensor=\"junction\",limit=\"shutdown\"} 105",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                ck_assert_msg(has_line(t, want[i]), "missing: %s", want[i]);
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_temperature_limit_celsius{"), ELEMENTSOF(want) - 1);
+        check_exposition(t);
+
+        _cleanup_free_ char *j = NULL;
+        size_t len = 0;
+        ck_assert_int_eq(xpud_render_device_json(s, "3", &j, &len), 0);
+        ck_assert_msg(strstr(j, "\"temperature_limit_celsius\":{\"edge\":{\"shutdown\":100},"
+                                "\"junction\":{\"slowdown\":45.5,\"shutdown\":105}}"), "%s", j);
+        _cleanup_free_ char *j1 = NULL;
+        ck_assert_int_eq(xpud_render_device_json(s, "1", &j1, &len), 0);
+        ck_assert_ptr_null(strstr(j1, "temperature_limit_celsius"));
+
+        /* the AMD junction (45.5 °C) sits at its 45.5 °C slowdown limit: degraded, named */
+        amd->up = true;
+        amd->stale = false;
+        xpud_health_evaluate(amd, NULL, NULL);
+        ck_assert_int_eq(amd->health, XPUD_HEALTH_DEGRADED);
+        ck_assert_str_eq(amd->reasons[0], "junction temperature 45.5 °C at or above its slowdown limit 45.5 °C");
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
 static Suite *prom_suite(void) {
         Suite *s = suite_create("xpud-prom");
         TCase *tc = tcase_create("core");
@@ -378,6 +427,7 @@ static Suite *prom_suite(void) {
         tcase_add_test(tc, test_label_escaping);
         tcase_add_test(tc, test_unsupported_omitted);
         tcase_add_test(tc, test_mig);
+        tcase_add_test(tc, test_temp_limits);
         suite_add_tcase(s, tc);
         return s;
 }
