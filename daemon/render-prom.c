@@ -273,7 +273,7 @@ static void emit_temp_limit(struct out *o, const struct xpud_snapshot *s, const 
                         header(o, &fam_temp_limit);
                         fputs(fam_temp_limit.name, o->f);
                         fputc('{', o->f);
-                        put_device_labels(o->f, &first, d);
+                        put_device_labels(o, &first, d);
                         put_label(o->f, &first, "sensor", xpu_temp_sensor_to_string((enum xpu_temp_sensor)t));
                         put_label(o->f, &first, "limit", xpu_temp_limit_to_string((enum xpu_temp_limit)l));
                         fprintf(o->f, "} %s\n",
