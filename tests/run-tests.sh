@@ -7,8 +7,7 @@
 # Unit tests (Check, $BUILD/tests/test-*, fuzz corpus replays included) write TAP to stdout through
 # CK_TAP_LOG_FILE_NAME=-; shell suites (tests/e2e/*.sh, tests/attack/*.sh) print TAP themselves.
 # tests/k8s/*.sh (manifests), tests/grafana/*.sh (the dashboard) and tests/deb/*.sh (packages, images)
-# check what is shipped, not how
-# the code behaves, so they run in the plain pass only.
+# check what is shipped, not how the code behaves, so they run in the plain pass only.
 # FILTER keeps the tests whose name ("unit/test-x", "e2e/pid1", "attack/...") contains it.
 # A program that exits non-zero without reporting a failure counts as one failure, so a crash
 # cannot pass silently.

@@ -208,7 +208,8 @@ def main():
                         die("%s: a label is name=value: %r" % (where, tok))
                     labels[k] = v
             rule = by_name[alert]
-            ann = {k: render(v, labels, "%s: %s" % (a.rules, alert)) for k, v in (rule.get("annotations") or {}).items()}
+            where = "%s: %s" % (a.rules, alert)
+            ann = {k: render(v, labels, where) for k, v in (rule.get("annotations") or {}).items()}
             exp = {"exp_labels": dict(labels, **(rule.get("labels") or {})), "exp_annotations": ann}
             fr = first + minutes(rule.get("for"), "%s: %s" % (a.rules, alert))
             for k in range(fr, min(last, total - 1) + 1):

@@ -271,7 +271,8 @@ record 2 "healthy again"
 # ---- faults that stay to the end --------------------------------------------------------------------------
 
 printf '8\n' >"$HOST/sys/bus/pci/devices/0000:1c:00.0/current_link_width"
-wait_for "PCIe: AMD gpu 9 trained x8 of x16" 15 sample_line "xpu_pcie_link_width_lanes{$(G amd 9)uuid=\"GPU-5a1e0000c0ffee01\",pci_bus_id=\"0000:1c:00.0\",link=\"current\"}" 8
+wait_for "PCIe: AMD gpu 9 trained x8 of x16" 15 \
+        sample_line "xpu_pcie_link_width_lanes{$(G amd 9)uuid=\"GPU-5a1e0000c0ffee01\",pci_bus_id=\"0000:1c:00.0\",link=\"current\"}" 8
 record 7 "PCIe link narrower"
 expect XPUPCIeLinkNarrow "$PHASE_START" - "@gpu=9" @target
 expect XPUDeviceDegraded "$PHASE_START" - "@gpu=9" state=degraded @target
@@ -351,12 +352,14 @@ NEVER=XPUDSamplingStalled,XPUTemperatureAboveShutdown,XPUXidNVLink
 if [ "$LIMITS" = 1 ]; then
         printf '101000\n' >"$HW8/temp2_input"
         wait_for "AMD gpu 8 junction 101 °C, above its 100 °C slowdown limit" 15 \
-                sample_line "xpu_temperature_celsius{$(G amd 8)uuid=\"GPU-5a1e0000c0ffee00\",pci_bus_id=\"0000:0c:00.0\",sensor=\"junction\"}" 101
+                sample_line "xpu_temperature_celsius{$(G amd 8)uuid=\"GPU-5a1e0000c0ffee00\",pci_bus_id=\"0000:0c:00.0\",sensor=\"junction\"}" \
+                101
         record 3 "above the slowdown temperature"
         expect XPUTemperatureAboveSlowdown "$PHASE_START" - "@gpu=8" sensor=junction @target
 else
         NEVER=$NEVER,XPUTemperatureAboveSlowdown
-        diag "xpud exports no xpu_temperature_limit_celsius yet: the thermal-limit alerts are only checked to stay silent"
+        why="the thermal-limit alerts are only checked to stay silent"
+        diag "xpud exports no xpu_temperature_limit_celsius yet: $why"
 fi
 
 # ---- the target goes down (written by the converter) ---------------------------------------------------------
@@ -372,14 +375,16 @@ XPID=
 
 # ---- promtool test rules on the recording ------------------------------------------------------------------
 
-/usr/bin/python3 "$XPU_SRCDIR/tests/e2e/scrapes-to-promtool.py" --rules "$RULES" --scrapes "$REC" --expect "$T/expect" \
-        --instance node-a --job xpud --tail-down 4 --tail-absent 11 --never-fires "$NEVER" >"$T/test.yaml" 2>"$T/conv.err"
+/usr/bin/python3 "$XPU_SRCDIR/tests/e2e/scrapes-to-promtool.py" --rules "$RULES" --scrapes "$REC" \
+        --expect "$T/expect" --instance node-a --job xpud --tail-down 4 --tail-absent 11 --never-fires "$NEVER" \
+        >"$T/test.yaml" 2>"$T/conv.err"
 rc=$?
 is "$rc" 0 "the converter writes a promtool test of $N recorded scrapes"
 [ "$rc" -eq 0 ] || diag_file "$T/conv.err"
 is "$(jq '.tests[0].alert_rule_test | map(select(.exp_alerts != [])) | length > 40' "$T/test.yaml")" true \
         "the test expects alerts at many minutes (the faults fire)"
-is "$(jq '[.tests[0].alert_rule_test[] | select(.eval_time == "0m" or .eval_time == "3m") | .exp_alerts[]] | length' "$T/test.yaml")" 0 \
+is "$(jq '[.tests[0].alert_rule_test[] | select(.eval_time == "0m" or .eval_time == "3m") | .exp_alerts[]] | length' \
+        "$T/test.yaml")" 0 \
         "the test expects no alert on the healthy scrapes"
 if [ -s "$T/test.yaml" ]; then
         promtool test rules "$T/test.yaml" >"$T/promtool.out" 2>&1
@@ -390,5 +395,27 @@ fi
 is "$rc" 0 "promtool test rules: every rule fires exactly where the recorded faults say, and nowhere else"
 if [ "$rc" != 0 ] && [ -f "$T/promtool.out" ]; then
         grep -v '^ *$' "$T/promtool.out" | head -n 60 | sed 's/^/# /'
+fi
+
+# The test judges: without one of the expected alerts, or with a rule that misses its fault, it fails.
+jq '(first(.tests[0].alert_rule_test[] | select(.alertname == "XPUDeviceLost" and .exp_alerts != [])) |
+        .exp_alerts) |= []' \
+        "$T/test.yaml" >"$T/test-less.yaml"
+promtool test rules "$T/test-less.yaml" >"$T/less.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'alertname: XPUDeviceLost' "$T/less.out"; then
+        ok "promtool test rules fails on a copy of the test that leaves out a firing XPUDeviceLost"
+else
+        not_ok "promtool test rules fails on a copy of the test that leaves out a firing XPUDeviceLost (exit $rc)"
+fi
+sed 's/{link="current"} < ignoring(link)/{link="current"} > ignoring(link)/' \
+        "$RULES" >"$T/rules-broken.yaml"
+jq --arg r "$T/rules-broken.yaml" '.rule_files = [$r]' "$T/test.yaml" >"$T/test-broken.yaml"
+promtool test rules "$T/test-broken.yaml" >"$T/broken.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'alertname: XPUPCIeLinkNarrow' "$T/broken.out"; then
+        ok "promtool test rules fails on rules whose XPUPCIeLinkNarrow compares the wrong way"
+else
+        not_ok "promtool test rules fails on rules whose XPUPCIeLinkNarrow compares the wrong way (exit $rc)"
 fi
 e2e_done

@@ -75,7 +75,8 @@ function literal(obj, key, names) {
 function panelConst(p, name) {
   const a = alias[p.type];
   if (!a) {
-    decls.push(`const ${name}: never = ${JSON.stringify(p)}; // no published types for panel type ${JSON.stringify(p.type)}`);
+    // No published types for this panel type: never accepts it.
+    decls.push(`const ${name}: never = ${JSON.stringify(p)};`);
     return name;
   }
   const custom = hasFieldConfig[p.type] === false ? "Record<string, never>" : `${a}.FieldConfig`;
@@ -138,12 +139,15 @@ const vars = new Map((dash.templating?.list ?? []).map((v) => [v.name, v]));
 const ds = vars.get("datasource");
 verdict(ds?.type === "datasource" && ds?.query === "prometheus", "a datasource variable of type prometheus",
   ds ? `${ds.type} ${ds.query}` : "none");
-verdict(Number.isInteger(dash.schemaVersion) && dash.schemaVersion >= 39, "schemaVersion is a current one", `${dash.schemaVersion}`);
-verdict(typeof dash.uid === "string" && /^[A-Za-z0-9_-]{1,40}$/.test(dash.uid), "the uid is 1 to 40 of [A-Za-z0-9_-]", `${dash.uid}`);
+verdict(Number.isInteger(dash.schemaVersion) && dash.schemaVersion >= 39, "schemaVersion is a current one",
+  `${dash.schemaVersion}`);
+verdict(typeof dash.uid === "string" && /^[A-Za-z0-9_-]{1,40}$/.test(dash.uid), "the uid is 1 to 40 of [A-Za-z0-9_-]",
+  `${dash.uid}`);
 
 const ids = all.map((p) => p.id);
 const dup = ids.filter((id, i) => ids.indexOf(id) !== i);
-verdict(ids.every(Number.isInteger) && dup.length === 0, "every panel has an id of its own", dup.length ? `duplicates: ${dup.join(", ")}` : `${ids.length} panels`);
+verdict(ids.every(Number.isInteger) && dup.length === 0, "every panel has an id of its own",
+  dup.length ? `duplicates: ${dup.join(", ")}` : `${ids.length} panels`);
 
 const grid = [];
 for (const p of all) {
@@ -182,8 +186,11 @@ for (const p of all) {
     refs.add(t.refId);
     if (!refDs(t.datasource)) bad.push(`${where}: target ${t.refId}'s datasource is not the \${datasource} variable`);
     for (const m of (t.expr ?? "").matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g))
-      if (!vars.has(m[1]) && !builtins.has(m[1])) bad.push(`${where}: target ${t.refId} uses $${m[1]}, no such variable`);
-    const kind = /per pod/.test(p.description ?? "") ? "pod" : /xpu_temperature_limit_celsius/.test(t.expr ?? "") ? "limit" : "panel";
+      if (!vars.has(m[1]) && !builtins.has(m[1]))
+        bad.push(`${where}: target ${t.refId} uses $${m[1]}, no such variable`);
+    let kind = "panel";
+    if (/per pod/.test(p.description ?? "")) kind = "pod";
+    else if (/xpu_temperature_limit_celsius/.test(t.expr ?? "")) kind = "limit";
     queries.push([p.id, p.title, t.refId, kind, subst(t.expr ?? "").replace(/\s+/g, " ")].join("\t"));
   }
 }
@@ -200,7 +207,11 @@ for (const v of vars.values()) {
     if (!vars.has(r[1])) bad.push(`variable ${v.name} uses $${r[1]}, no such variable`);
   queries.push(["-", `variable ${v.name}`, "-", "variable", subst(`count by (${m[2]}) (${m[1]})`)].join("\t"));
 }
-verdict(bad.length === 0, "every panel and target has a title, a PromQL expr, a refId of its own and the ${datasource} variable; every $variable exists", bad.join("; "));
+verdict(
+  bad.length === 0,
+  "every panel and target has a title, a PromQL expr, a refId of its own and the ${datasource} variable; every $variable exists",
+  bad.join("; "),
+);
 
 fs.writeFileSync(path.join(outdir, "queries.tsv"), queries.join("\n") + "\n");
 console.log(results.join("\n"));

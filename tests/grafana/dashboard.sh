@@ -13,7 +13,8 @@
 #   3. every query evaluated by a real Prometheus (Debian `prometheus`, private port,
 #      configuration and storage, scraping every second) that scrapes build/xpud serving a fake
 #      host (8 NVIDIA GPUs behind the fake NVML, 2 AMD GPUs in a fake sysfs with PCIe link files,
-#      ECC, memory repair and clock-event readings, one Xid in the kernel log): with the template
+#      ECC, memory repair and clock-event readings, one Xid in the kernel log; Prometheus loads the
+#      alerting rules, so the application Xid fires an alert for the "Firing alerts" panel): with the template
 #      variables replaced ($instance, $vendor, $gpu = .*, $job = xpud, $__rate_interval = 1m), each
 #      instant query must return data. The per-pod panels (description "per pod") need
 #      xpu_workload_info: they must parse, and must return data only when xpud is given a kubelet
@@ -82,7 +83,8 @@ npm_config_cache=${XPU_NPM_CACHE:-$T/npm-cache}
 export npm_config_cache
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 if (cd "$T/g" && npm ci --no-audit --no-fund) >"$T/npm.log" 2>&1; then
-        ok "npm ci installs @grafana/schema $(jq -r '.packages["node_modules/@grafana/schema"].version' "$T/g/package-lock.json") and typescript (node $(node --version))"
+        v=$(jq -r '.packages["node_modules/@grafana/schema"].version' "$T/g/package-lock.json")
+        ok "npm ci installs @grafana/schema $v and typescript (node $(node --version))"
 else
         not_ok "npm ci installs the pinned packages (tests/grafana/package-lock.json)"
         grep -v 'EBADENGINE' "$T/npm.log" | head -n 30 | sed 's/^/# /'
@@ -94,7 +96,8 @@ fi
 check() {
         rm -rf "$2"
         mkdir -p "$2"
-        node "$T/g/dashboard.mjs" "$1" "$2" >"$2/verdicts" 2>"$2/mjs.err" || echo "fail${TAB}dashboard.mjs runs${TAB}$(head -c 300 "$2/mjs.err")" >>"$2/verdicts"
+        node "$T/g/dashboard.mjs" "$1" "$2" >"$2/verdicts" 2>"$2/mjs.err" ||
+                echo "fail${TAB}dashboard.mjs runs${TAB}$(head -c 300 "$2/mjs.err")" >>"$2/verdicts"
         ln -s "$T/g/node_modules" "$2/node_modules"
         cp "$T/g/package.json" "$2/"
         (cd "$2" && node node_modules/typescript/bin/tsc -p .) >"$2/tsc.out" 2>&1
@@ -102,10 +105,11 @@ check() {
 }
 
 check "$DASH" "$T/check"
+what="xpu-overview.json is a Dashboard of @grafana/schema, each panel's options its plugin's Options (tsc --strict)"
 if [ "$TSC" -eq 0 ]; then
-        ok "xpu-overview.json is a Dashboard of @grafana/schema, each panel's options its plugin's Options (tsc --strict)"
+        ok "$what"
 else
-        not_ok "xpu-overview.json is a Dashboard of @grafana/schema, each panel's options its plugin's Options (tsc --strict)"
+        not_ok "$what"
         head -n 20 "$T/check/tsc.out" | cut -c1-400 | sed 's/^/# /'
 fi
 while IFS=$TAB read -r status what detail; do
@@ -198,6 +202,8 @@ global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
+rule_files:
+  - $SRC/examples/prometheus/xpu-alerts.yaml
 scrape_configs:
   - job_name: xpud
     static_configs:
@@ -259,7 +265,8 @@ while IFS=$TAB read -r id title ref kind expr; do
         fi
 done <"$T/check/queries.tsv"
 is "$(grep -c "${TAB}panel${TAB}" "$T/check/queries.tsv")" "$(jq '[.panels[] | select(.type != "row") |
-        select((.description // "") | test("per pod") | not) | .targets[] | select(.expr | test("xpu_temperature_limit_celsius") | not)] | length' "$DASH")" \
+        select((.description // "") | test("per pod") | not) | .targets[] |
+        select(.expr | test("xpu_temperature_limit_celsius") | not)] | length' "$DASH")" \
         "every query of every panel but the per-pod ones and the limits was required to return data"
 
 st=0
