@@ -6,8 +6,8 @@
 #                                                          both: BUILD_DIR, then ASAN_BUILD (make check)
 # Unit tests (Check, $BUILD/tests/test-*, fuzz corpus replays included) write TAP to stdout through
 # CK_TAP_LOG_FILE_NAME=-; shell suites (tests/e2e/*.sh, tests/attack/*.sh) print TAP themselves.
-# tests/k8s/*.sh (manifests) and tests/deb/*.sh (packages, images) check what is shipped, not how
-# the code behaves, so they run in the plain pass only.
+# tests/k8s/*.sh (manifests), tests/grafana/*.sh (the dashboard) and tests/deb/*.sh (packages, images)
+# check what is shipped, not how the code behaves, so they run in the plain pass only.
 # FILTER keeps the tests whose name ("unit/test-x", "e2e/pid1", "attack/...") contains it.
 # A program that exits non-zero without reporting a failure counts as one failure, so a crash
 # cannot pass silently.
@@ -116,7 +116,7 @@ run_suite() {
                 run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" sh "$t"
         done
         if [ "$2" -eq 0 ]; then
-                for t in tests/k8s/*.sh tests/deb/*.sh; do
+                for t in tests/k8s/*.sh tests/grafana/*.sh tests/deb/*.sh; do
                         [ -f "$t" ] || continue
                         run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" sh "$t"
                 done

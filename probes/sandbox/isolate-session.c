@@ -232,7 +232,9 @@ int xpu_isolate_session_call(struct xpu_isolate_session *s, const char *request,
         for (;;) {
                 /* Read what is there. */
                 for (;;) {
-                        if (len == cap) {
+                        /* Grow when full, and to the whole frame once its size is known: a first
+                         * read shorter than the buffer must not leave room counted past it. */
+                        if (len == cap || (have_header && cap < body + size)) {
                                 size_t want = have_header ? body + size : cap + 4096;
                                 if (want <= cap)
                                         want = cap + 4096;

@@ -39,6 +39,10 @@ const mutations = [
   { file: "xpud-servicemonitor.yaml", doc: "ServiceMonitor", at: "spec/endpoints/0/interval", rename: "intervall", kind: UNKNOWN, pass: 2 },
   { file: "xpud-servicemonitor.yaml", doc: "ServiceMonitor", at: "spec/endpoints/0/relabelings/0/action", set: "rename", kind: ENUM, pass: 1 },
   { file: "xpud-servicemonitor.yaml", doc: "ServiceMonitor", at: "spec/endpoints/0/scheme", set: "htp", kind: ENUM, pass: 1 },
+  // xpu-prometheusrule.yaml (partial_response_strategy: a pattern of two values, abort|warn)
+  { file: "xpu-prometheusrule.yaml", doc: "PrometheusRule", at: "spec/groups/0/rules/0/annotations", rename: "annotation", kind: UNKNOWN, pass: 2 },
+  { file: "xpu-prometheusrule.yaml", doc: "PrometheusRule", at: "spec/groups/0/partial_response_strategy", add: "abrot", kind: ENUM, pass: 1 },
+  { file: "xpu-prometheusrule.yaml", doc: "PrometheusRule", at: "spec/groups/0/rules/0/for", set: "1 minute", kind: TYPE, pass: 1 },
   // xpud-amd-only.yaml
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/capabilities", rename: "capabilites", kind: UNKNOWN, pass: 2 },
   { file: "xpud-amd-only.yaml", doc: "DaemonSet", at: "spec/template/spec/containers/0/securityContext/seccompProfile/type", set: "RuntimeDefualt", kind: ENUM, pass: 1 },

@@ -48,6 +48,16 @@ static int fn_serve(void *arg, int fd) {
                         (void)xpu_write_full(fd, "12x\n", 4);
                         continue;
                 }
+                if (strcmp(req, "big") == 0) { /* 9000 bytes: the frame's start, a pause, the rest */
+                        static char big[9000];
+                        for (size_t i = 0; i < sizeof big; i++)
+                                big[i] = (char)('a' + i % 26);
+                        (void)xpu_write_full(fd, "9000\n", 5);
+                        (void)xpu_write_full(fd, big, 100);
+                        usleep(100 * 1000);
+                        (void)xpu_write_full(fd, big + 100, sizeof big - 100);
+                        continue;
+                }
                 int len = snprintf(out, sizeof out, "reply %u to %s from %d", n, req, (int)global_pid());
                 if (xpu_isolate_session_send(fd, out, (size_t)len) < 0)
                         return 20;
@@ -193,6 +203,26 @@ START_TEST(test_session_early_reply) {
         /* it is gone now: the next call says how it ended */
         ck_assert_int_eq(call(s, "sample", 0, buf, sizeof buf), -EPROTO);
         ck_assert_str_eq(buf, "exited before answering");
+        xpu_isolate_session_end(s);
+}
+END_TEST
+
+/* A reply larger than the first read's buffer whose start arrives alone: the buffer grows to the
+ * whole frame before more is read into it (make check-asan catches a write past it). */
+START_TEST(test_session_big_reply) {
+        struct shared *sh = shared_new();
+        struct xpu_isolate_session *s = start(sh, 5000);
+        void *reply = NULL;
+        size_t len = 0;
+        char reason[256] = "";
+        ck_assert_int_eq(xpu_isolate_session_call(s, "big", 0, &reply, &len, reason, sizeof reason), 0);
+        ck_assert_uint_eq(len, 9000);
+        for (size_t i = 0; i < len; i++)
+                ck_assert_int_eq(((char *)reply)[i], 'a' + (int)(i % 26));
+        free(reply);
+        char buf[256];
+        ck_assert_int_eq(call(s, "sample", 0, buf, sizeof buf), 0); /* the session goes on */
+        ck_assert(strstr(buf, "reply 2 to sample"));
         xpu_isolate_session_end(s);
 }
 END_TEST
@@ -513,6 +543,7 @@ static Suite *isolate_session_suite(void) {
         tcase_add_test(tc, test_session_exit_status);
         tcase_add_test(tc, test_session_garbage);
         tcase_add_test(tc, test_session_early_reply);
+        tcase_add_test(tc, test_session_big_reply);
         tcase_add_test(tc, test_session_reply_limit);
         suite_add_tcase(s, tc);
         TCase *nv = tcase_create("nvml");
