@@ -12,8 +12,8 @@
 #     a failed row remap with Xid 64 (gpu 4), a pending one with Xid 63 (gpu 6), a pending page
 #     retirement with Xid 119 and an unclassed Xid (gpu 7); a GPU falls off the bus (gpu 0); Xid 79
 #     (gpu 1) and application Xids 13 and 31 (gpu 2); uncorrected ECC with Xid 48 (gpu 3); and,
-#     once xpud exports xpu_temperature_limit_celsius, an AMD junction temperature above its
-#     slowdown limit (gpu 8; amdgpu's temp2_crit and temp2_emergency are written for it);
+#     an AMD junction temperature above its slowdown limit, then above its shutdown limit (gpu 8;
+#     amdgpu's temp2_crit and temp2_emergency are written for it);
 #   - tests/e2e/scrapes-to-promtool.py turns the scrapes into promtool's input series (scrape i =
 #     minute i), adds the xpud-down tail (`up` 0, then no target: Prometheus makes `up`, so the
 #     converter writes that one series) and an alert_rule_test for every rule at every minute with
@@ -238,10 +238,8 @@ check_amd_up() {
                 sample_line "xpu_pcie_link_width_lanes{$(G amd 9)" 16
 }
 wait_for "AMD gpus 8 and 9 are up with their PCIe link read" 15 check_amd_up
-LIMITS=0
-if grep -q '^xpu_temperature_limit_celsius{' "$T/metrics"; then
-        LIMITS=1
-fi
+is "$(grep -c "^xpu_temperature_limit_celsius{$(G amd 8)" "$T/metrics")" 2 \
+        "AMD gpu 8 exports its junction limits (temp2_crit as slowdown, temp2_emergency as shutdown)"
 
 record 4 "healthy"
 
@@ -346,21 +344,19 @@ expect XPUUncorrectableECCErrors "$PHASE_START" - "@gpu=3" severity=uncorrected 
 expect XPUXidMemoryFatal "$PHASE_START" - "@gpu=3" xid=48 @target
 expect XPUDeviceUnhealthy "$PHASE_START" - "@gpu=3" state=unhealthy @target
 
-# ---- thermal limits, once xpud exports them -----------------------------------------------------------------
+# ---- thermal limits -----------------------------------------------------------------------------------------
 
-NEVER=XPUDSamplingStalled,XPUTemperatureAboveShutdown,XPUXidNVLink
-if [ "$LIMITS" = 1 ]; then
-        printf '101000\n' >"$HW8/temp2_input"
-        wait_for "AMD gpu 8 junction 101 °C, above its 100 °C slowdown limit" 15 \
-                sample_line "xpu_temperature_celsius{$(G amd 8)uuid=\"GPU-5a1e0000c0ffee00\",pci_bus_id=\"0000:0c:00.0\",sensor=\"junction\"}" \
-                101
-        record 3 "above the slowdown temperature"
-        expect XPUTemperatureAboveSlowdown "$PHASE_START" - "@gpu=8" sensor=junction @target
-else
-        NEVER=$NEVER,XPUTemperatureAboveSlowdown
-        why="the thermal-limit alerts are only checked to stay silent"
-        diag "xpud exports no xpu_temperature_limit_celsius yet: $why"
-fi
+J8="xpu_temperature_celsius{$(G amd 8)uuid=\"GPU-5a1e0000c0ffee00\",pci_bus_id=\"0000:0c:00.0\",sensor=\"junction\"}"
+printf '101000\n' >"$HW8/temp2_input"
+wait_for "AMD gpu 8 junction 101 °C, above its 100 °C slowdown limit" 15 sample_line "$J8" 101
+record 3 "above the slowdown temperature"
+expect XPUTemperatureAboveSlowdown "$PHASE_START" - "@gpu=8" sensor=junction @target
+printf '106000\n' >"$HW8/temp2_input"
+wait_for "AMD gpu 8 junction 106 °C, above its 105 °C shutdown limit" 15 sample_line "$J8" 106
+record 3 "above the shutdown temperature"
+expect XPUTemperatureAboveShutdown "$PHASE_START" - "@gpu=8" sensor=junction @target
+expect XPUDeviceUnhealthy "$PHASE_START" - "@gpu=8" state=unhealthy @target
+NEVER=XPUDSamplingStalled,XPUXidNVLink
 
 # ---- the target goes down (written by the converter) ---------------------------------------------------------
 

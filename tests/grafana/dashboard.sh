@@ -13,17 +13,16 @@
 #   3. every query evaluated by a real Prometheus (Debian `prometheus`, private port,
 #      configuration and storage, scraping every second) that scrapes build/xpud serving a fake
 #      host (8 NVIDIA GPUs behind the fake NVML, 2 AMD GPUs in a fake sysfs with PCIe link files,
-#      ECC, memory repair and clock-event readings, one Xid in the kernel log; Prometheus loads the
+#      ECC, memory repair, clock-event readings and thermal limits, one Xid in the kernel log, two
+#      pods holding GPUs through a fake kubelet (tests/e2e/fake-kubelet.py); Prometheus loads the
 #      alerting rules, so the application Xid fires an alert for the "Firing alerts" panel): with the template
 #      variables replaced ($instance, $vendor, $gpu = .*, $job = xpud, $__rate_interval = 1m), each
-#      instant query must return data. The per-pod panels (description "per pod") need
-#      xpu_workload_info: they must parse, and must return data only when xpud is given a kubelet
-#      (XPUD_EXTRA_ARGS and xpud_prestart below, with XPUD_PODS=1); the temperature limits must
-#      return data once xpud exports xpu_temperature_limit_celsius.
+#      instant query must return data, the per-pod panels' (xpu_workload_info) and the
+#      temperature limits' included.
 # npm ci runs in a scratch copy of this directory with a scratch npm cache (XPU_NPM_CACHE names
 # one to keep): nothing is written into the source tree. Needs root (the NVML helper switches to
 # nobody), node and npm with the registry reachable, prometheus, curl, jq, python3 (a free port);
-# without them it fails, never skips. Prints TAP.
+# python3-grpcio and python3-grpc-tools (the fake kubelet); without them it fails, never skips. Prints TAP.
 # SC2016: jq programs and PromQL are single-quoted on purpose.
 . "$(dirname "$0")/../e2e/lib.sh"
 
@@ -35,12 +34,20 @@ DASH=$SRC/examples/grafana/xpu-overview.json
 XPUD=$XPU_BUILD/xpud
 FIXTURE=$SRC/tests/fixtures/hosts/nvidia-rtx2080ti-x8
 TAB=$(printf '\t')
-# What the per-pod panels need, switched on where xpud has a kubelet to ask: more xpud arguments,
-# a hook run before xpud starts (with $T the scratch directory), and XPUD_PODS=1.
-XPUD_EXTRA_ARGS=${XPUD_EXTRA_ARGS:-}
-XPUD_PODS=${XPUD_PODS:-0}
+# The per-pod panels need xpu_workload_info: xpud asks a fake kubelet (tests/e2e/fake-kubelet.py,
+# Debian's python3-grpcio) that gives two pods GPUs of the fixture (tests/fixtures/kubelet/).
+KPID=
 xpud_prestart() {
-        :
+        /usr/bin/python3 "$SRC/tests/e2e/fake-kubelet.py" "$T/kubelet.sock" \
+                "$SRC/tests/fixtures/kubelet/nvidia-rtx2080ti-x8.json" --ready "$T/kubelet.ready" \
+                >"$T/kubelet.log" 2>&1 &
+        KPID=$!
+        i=0
+        while [ ! -f "$T/kubelet.ready" ] && [ "$i" -lt 300 ] && kill -0 "$KPID" 2>/dev/null; do
+                i=$((i + 1))
+                sleep 0.1
+        done
+        [ -f "$T/kubelet.ready" ] || { diag_file "$T/kubelet.log"; bail "the fake kubelet did not start"; }
 }
 
 T=
@@ -62,13 +69,14 @@ stop() {
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
         [ -z "$PROM" ] || stop "$PROM" || true
+        [ -z "$KPID" ] || stop "$KPID" || true
         [ -z "$XPID" ] || stop "$XPID" || true
         [ -z "$T" ] || rm -rf "$T"
 }
 
 [ "$(id -u)" -eq 0 ] || bail "dashboard.sh must run as root (the NVML helper switches to nobody)"
 need_tools node npm
-need_pkgs prometheus curl jq python3
+need_pkgs prometheus curl jq python3 python3-grpcio python3-grpc-tools
 [ -x "$XPUD" ] || bail "$XPUD is not built (make build-tests)"
 [ -f "$XPU_BUILD/tests/shims/libnvidia-ml.so.shim" ] || bail "the fake NVML is missing (make build-tests)"
 T=$(mktemp -d /tmp/xpu-dashboard.XXXXXX) || bail "mktemp failed"
@@ -181,7 +189,7 @@ for g in 0 1 2 3 4 5 6 7; do
                 "$g" "temperature $((40 + g))" "$g" "util_gpu $((10 * g))" "$g" "util_memory $((5 * g))" \
                 "$g" "memory_total 11811160064" "$g" "memory_used 524288000" "$g" "clock_sm_mhz 1350" \
                 "$g" "clock_mem_mhz 7000" "$g" "energy_mj 123456789" "$g" "ecc_corrected $g" "$g" "ecc_uncorrected 0" \
-                "$g" "clock_event_reasons 0" >>"$HOST/xpu-fake-state"
+                "$g" "clock_event_reasons 0" "$g" "temp_slowdown 87" "$g" "temp_shutdown 92" >>"$HOST/xpu-fake-state"
 done
 printf 'device.4.remap 3 0 0 0\ndevice.7.retired 2 0 0\n' >>"$HOST/xpu-fake-state"
 chmod -R a+rX "$HOST"
@@ -192,9 +200,8 @@ free_port() {
         python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 XPORT=$(free_port) || bail "no free port"
-# shellcheck disable=SC2086 # XPUD_EXTRA_ARGS is a list of arguments
 timeout -k 5 300 "$XPUD" --socket "$T/xpud.sock" --listen-tcp "127.0.0.1:$XPORT" --interval 1 --vendor-timeout 2 \
-        --sys-root "$HOST" --dev-root "$HOST" --driver-root "$HOST" --kmsg "$T/kmsg" $XPUD_EXTRA_ARGS 2>"$T/xpud.log" &
+        --sys-root "$HOST" --dev-root "$HOST" --driver-root "$HOST" --kmsg "$T/kmsg" --pod-resources "$T/kubelet.sock" 2>"$T/xpud.log" &
 XPID=$!
 PPORT=$(free_port) || bail "no free port"
 cat >"$T/prometheus.yml" <<EOF
@@ -233,10 +240,6 @@ else
         diag_file "$T/prometheus.log"
         e2e_done
 fi
-LIMITS=0
-query 'count(xpu_temperature_limit_celsius)'
-[ "$(jq '.data.result | length' "$T/q.json")" = 1 ] && LIMITS=1
-
 while IFS=$TAB read -r id title ref kind expr; do
         query "$expr"
         status=$(jq -r '.status // "no answer"' "$T/q.json" 2>/dev/null)
@@ -248,26 +251,16 @@ while IFS=$TAB read -r id title ref kind expr; do
                 diag "$expr" "$(jq -r '.error // empty' "$T/q.json" 2>/dev/null)"
                 continue
         fi
-        need=1
-        why=
-        if [ "$kind" = pod ] && [ "$XPUD_PODS" != 1 ]; then
-                need=0
-                why=" # per pod: xpud has no kubelet here (XPUD_EXTRA_ARGS), so only evaluated"
-        elif [ "$kind" = limit ] && [ "$LIMITS" != 1 ]; then
-                need=0
-                why=" # xpud exports no xpu_temperature_limit_celsius yet, so only evaluated"
-        fi
-        if [ "$need" = 0 ] || [ "${n:-0}" -gt 0 ]; then
-                ok "$name returns data ($n series)$why"
+        if [ "${n:-0}" -gt 0 ]; then
+                ok "$name returns data ($n series)"
         else
                 not_ok "$name returns data"
                 diag "$expr"
         fi
 done <"$T/check/queries.tsv"
-is "$(grep -c "${TAB}panel${TAB}" "$T/check/queries.tsv")" "$(jq '[.panels[] | select(.type != "row") |
-        select((.description // "") | test("per pod") | not) | .targets[] |
-        select(.expr | test("xpu_temperature_limit_celsius") | not)] | length' "$DASH")" \
-        "every query of every panel but the per-pod ones and the limits was required to return data"
+is "$(grep -vc "${TAB}variable${TAB}" "$T/check/queries.tsv")" \
+        "$(jq '[.panels[] | select(.type != "row") | .targets[]] | length' "$DASH")" \
+        "every query of every panel, the per-pod ones and the temperature limits too, was required to return data"
 
 st=0
 stop "$PROM" || st=$?
