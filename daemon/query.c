@@ -506,7 +506,10 @@ int xpud_npd_verdict(int http_status, const char *body, size_t len, bool degrade
         char cut[XPUD_NPD_LINE_MAX + 1] = "";
         if (fixed + 4 < room)
                 xpud_text_cut(cut, room - fixed, "%s", reason);
-        snprintf(line, room, "%s%s%s", head, cut, more);
+        /* Cut by design when the parts are long: the check below uses the result, as the
+         * truncation warning of the sanitizer build's -O1 wants. */
+        if (snprintf(line, room, "%s%s%s", head, cut, more) < 0)
+                line[0] = '\0';
         return XPUD_NPD_PROBLEM;
 }
 
