@@ -63,23 +63,14 @@ struct xpud_server {
                 struct xpud_server *srv;
                 bool tcp;
         } unix_l, tcp_l;
-        /* Fixed responses, made at start. */
+        /* Fixed responses, made at start. The snapshots' bodies have theirs in the snapshot
+         * (queue_cached()). */
         struct MHD_Response *healthz, *ready;
-        /* Responses of the current snapshot, made on first use and shared by every connection
-         * (MHD counts its references). Each holds a snapshot reference, released by its free
-         * callback when the last connection is done with it. Under `lock`. */
-        pthread_mutex_t lock;
-        struct xpud_snapshot *cached_snap; /* a reference; NULL before the first request */
-        struct MHD_Response *cached[_XPUD_ROUTE_CACHED_MAX];
         struct uid_count *uids; /* per-uid table, n_uid_slots entries, under `uid_lock` */
         size_t n_uid_slots;
 };
 
 /* ---- responses -------------------------------------------------------------------------------- */
-
-static void release_snapshot(void *cls) {
-        xpud_snapshot_unref(cls);
-}
 
 /* A response over BODY_LEN bytes at BODY owned by FREE_CB(CLS) (MHD calls it when the response is
  * destroyed), with CONTENT_TYPE. On failure, FREE_CB(CLS) has been called. */
@@ -137,39 +128,30 @@ static enum MHD_Result queue_error(struct MHD_Connection *c, unsigned status, co
         return queue(c, status, r);
 }
 
-/* Drop the cached responses (they stay alive while a connection still sends one). Under lock. */
-static void cache_reset(struct xpud_server *s, struct xpud_snapshot *snap) {
-        for (size_t i = 0; i < ELEMENTSOF(s->cached); i++)
-                if (s->cached[i]) {
-                        MHD_destroy_response(s->cached[i]);
-                        s->cached[i] = NULL;
-                }
-        xpud_snapshot_unref(s->cached_snap);
-        s->cached_snap = snap ? xpud_snapshot_ref(snap) : NULL;
+/* The snapshot's holder of a cached body (snapshot.h): one libmicrohttpd response over it, made
+ * with the body and shared by every connection that sends it (libmicrohttpd counts its users).
+ * The response owns the bytes (freed by its free callback), so a connection still sending a body
+ * keeps it alive after the snapshot is freed, and the snapshot, which drops its reference when
+ * freed, is not kept alive by connections. */
+static void *hold_body(char *data, size_t len, const char *content_type) {
+        return make_response(data, len, content_type, free, data);
 }
 
-/* Queue the response for cached route ROUTE of SNAP, made once per snapshot: the body is the
- * snapshot's own rendered text, not a copy, and every connection shares one MHD response. Queued
- * under the lock, so a concurrent cache reset cannot free the response in between. */
-static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection *c, struct xpud_snapshot *snap,
-                                    enum xpud_route route) {
-        enum MHD_Result ret = MHD_NO;
-        pthread_mutex_lock(&s->lock);
-        if (s->cached_snap != snap)
-                cache_reset(s, snap);
-        if (!s->cached[route]) {
-                struct xpud_body body;
-                if (xpud_route_body(snap, route, &body) == 0)
-                        s->cached[route] = make_response(body.data, body.len, body.content_type, release_snapshot,
-                                                         xpud_snapshot_ref(snap));
-        }
-        bool made = s->cached[route];
-        if (made)
-                ret = MHD_queue_response(c, MHD_HTTP_OK, s->cached[route]);
-        pthread_mutex_unlock(&s->lock);
-        if (!made)
+static void release_body(void *response) {
+        MHD_destroy_response(response);
+}
+
+static const struct xpud_body_holder body_holder = { hold_body, release_body };
+
+/* Queue the response for cached route ROUTE of SNAP: the snapshot's own, its body rendered once
+ * per snapshot and never copied. No lock of ours: the response lives as long as SNAP, and the
+ * caller holds a reference to SNAP until the response is queued (libmicrohttpd then holds its
+ * own). */
+static enum MHD_Result queue_cached(struct MHD_Connection *c, struct xpud_snapshot *snap, enum xpud_route route) {
+        struct xpud_body body;
+        if (xpud_route_body_held(snap, route, &body_holder, &body) < 0)
                 return queue_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering the response", true);
-        return ret;
+        return MHD_queue_response(c, MHD_HTTP_OK, body.held);
 }
 
 /* ---- requests ----------------------------------------------------------------------------------- */
@@ -340,7 +322,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         case XPUD_TARGET_CACHED:
         case XPUD_TARGET_HEALTHZ:
         default:
-                ret = queue_cached(s, c, snap, req.route);
+                ret = queue_cached(c, snap, req.route);
                 break;
         }
         xpud_snapshot_unref(snap);
@@ -631,7 +613,6 @@ int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **r
         s->n_uid_slots = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
         s->unix_l = (struct listener){ .srv = s, .tcp = false };
         s->tcp_l = (struct listener){ .srv = s, .tcp = true };
-        pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->uid_lock, NULL);
         s->uids = calloc(s->n_uid_slots, sizeof *s->uids);
         s->healthz = static_json("{\"status\":\"ok\"}");
@@ -675,7 +656,6 @@ struct xpud_server *xpud_server_stop(struct xpud_server *s) {
                 MHD_stop_daemon(s->unix_d);
         if (s->tcp_d)
                 MHD_stop_daemon(s->tcp_d);
-        cache_reset(s, NULL);
         if (s->healthz)
                 MHD_destroy_response(s->healthz);
         if (s->ready)
@@ -687,7 +667,6 @@ struct xpud_server *xpud_server_stop(struct xpud_server *s) {
                 close(s->tcp_lfd);
         if (s->stop_fd >= 0)
                 close(s->stop_fd);
-        pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->uid_lock);
         free(s);
         return NULL;

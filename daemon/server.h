@@ -19,6 +19,10 @@
  * (so a client connecting and closing in a tight loop cannot keep the kernel's listen queue full)
  * and hands them to libmicrohttpd (MHD_add_connection; the daemons have no listening socket).
  *
+ * Bodies: the snapshot keeps each cached body with the one libmicrohttpd response that sends it
+ * (xpud_route_body_held(), snapshot.h), so a body is rendered once per snapshot, never copied,
+ * and shared by every connection; the server keeps no cache of its own.
+ *
  * Limits (a slow or hostile client never blocks others): on the UNIX socket at most
  * connection_limit connections, at most per_uid_limit per uid other than root, and at most
  * refused_limit per uid the allow lists refuse (they get 403); a connection over its uid's cap is
