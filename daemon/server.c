@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,10 +35,23 @@ struct uid_count {
 
 /* One connection of the UNIX listener (MHD's socket context). */
 struct conn {
-        struct xpud_peer peer;
+        struct xpud_peer peer; /* read and judged once, at accept (admit_unix()) */
         bool counted;  /* holds the slot in the uid table that admit_unix() took */
-        bool cred_err; /* SO_PEERCRED failed: refused (its slot stays taken: the uid is unknown) */
+        bool cred_err; /* no peer came with the connection (cannot happen: admit_unix() closes a
+                        * connection whose credentials it cannot read): refused */
 };
+
+/* What admit_unix() gives libmicrohttpd as a UNIX connection's client address: the peer it read
+ * and judged at accept. MHD_add_connection() keeps a copy of the address with the connection
+ * (MHD_CONNECTION_INFO_CLIENT_ADDRESS gives it back), so the peer cannot be confused with another
+ * connection's, and needs no table of our own. The address accept(2) returned says nothing: a
+ * client's socket is usually unnamed, and a name would be the client's choice, not a credential. */
+struct peer_address {
+        sa_family_t family; /* AF_UNIX */
+        struct xpud_peer peer;
+};
+/* Within what an AF_UNIX address may be, which libmicrohttpd copies whole at any version. */
+_Static_assert(sizeof(struct peer_address) <= sizeof(struct sockaddr_un), "peer_address outgrows sockaddr_un");
 
 struct xpud_server {
         struct xpud_store *store;
@@ -364,8 +378,8 @@ static void uid_put(struct xpud_server *s, uid_t uid) {
         pthread_mutex_unlock(&s->uid_lock);
 }
 
-/* At start: read the peer's credentials for the request handler (admit_unix() decided and
- * counted at accept). At close: uncount and free. */
+/* At start: keep the peer admit_unix() read, judged and counted at accept, for the request
+ * handler. At close: uncount and free. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code) {
         const struct listener *l = cls;
@@ -384,21 +398,23 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         }
         if (code != MHD_CONNECTION_NOTIFY_STARTED)
                 return;
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         struct conn *cc = calloc(1, sizeof *cc);
-        if (!ci || !cc) {
-                if (ci)
-                        (void)shutdown(ci->connect_fd, SHUT_RDWR);
-                free(cc);
+        if (!cc) {
+                const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+                if (fd)
+                        (void)shutdown(fd->connect_fd, SHUT_RDWR);
                 return;
         }
-        int fd = ci->connect_fd;
-        /* The same credentials as at accept (SO_PEERCRED is the connecting process's, fixed for
-         * the socket's life), where admit_unix() counted the connection: uncounted at close. */
-        if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0)
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        struct peer_address pa = {};
+        if (ci && ci->client_addr)
+                memcpy(&pa, ci->client_addr, sizeof pa); /* the bytes admit_unix() gave, as many */
+        if (pa.family == AF_UNIX) {
+                cc->peer = pa.peer;
+                cc->counted = pa.peer.uid != 0; /* as admit_unix() counted it */
+        } else {
                 cc->cred_err = true;
-        else
-                cc->counted = cc->peer.uid != 0;
+        }
         *socket_context = cc;
 }
 
@@ -410,27 +426,31 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
 /* Give FD to daemon D, counted in *LIVE. Returns false when libmicrohttpd refused it (and closed
  * FD). */
-static bool hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr_storage *sa,
-                      socklen_t len) {
+static bool hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr *sa, socklen_t len) {
         atomic_fetch_add(live, 1);
-        if (MHD_add_connection(d, fd, (const struct sockaddr *)sa, len) == MHD_YES)
+        if (MHD_add_connection(d, fd, sa, len) == MHD_YES)
                 return true;
         atomic_fetch_sub(live, 1);
         return false;
 }
 
-/* One connection just accepted on the UNIX listener: refused at once (closed, no work: no
- * libmicrohttpd connection, no read) when its credentials cannot be read or its uid holds its
- * cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise counted
- * against its uid here, and handed to libmicrohttpd, where on_connection() uncounts it when it
- * closes. Counted here, not when libmicrohttpd's thread starts the connection: a uid that
- * connects and closes in a tight loop could otherwise get thousands handed over before the
- * first one is counted, and fill the listener's cap with connections nobody reads (until their
- * timeout), locking root out. */
-static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_storage *sa, socklen_t len) {
-        struct xpud_peer peer;
-        bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, &peer) == 0 &&
-                     (peer.uid == 0 || uid_take(s, peer.uid, peer.allowed ? s->per_uid_limit : s->refused_limit));
+/* One connection just accepted on the UNIX listener. Its peer's credentials are read and judged
+ * against the allow lists here, once for the connection's life (SO_PEERCRED and SO_PEERGROUPS
+ * are what the kernel recorded at connect(2), fixed for the socket's life): here because the
+ * per-uid caps need the uid before libmicrohttpd gets the connection. Refused at once (closed, no
+ * work: no libmicrohttpd connection, no read) when the credentials cannot be read or its uid holds
+ * its cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise
+ * counted against its uid and handed to libmicrohttpd with the peer as its address (struct
+ * peer_address), where on_connection() keeps it for the requests and uncounts it at close.
+ * Counted here, not when libmicrohttpd's thread starts the connection: a uid that connects and
+ * closes in a tight loop could otherwise get thousands handed over before the first one is
+ * counted, and fill the listener's cap with connections nobody reads (until their timeout),
+ * locking root out. */
+static void admit_unix(struct xpud_server *s, int fd) {
+        struct peer_address pa = { .family = AF_UNIX };
+        struct xpud_peer *peer = &pa.peer;
+        bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, peer) == 0 &&
+                     (peer->uid == 0 || uid_take(s, peer->uid, peer->allowed ? s->per_uid_limit : s->refused_limit));
         pthread_mutex_lock(&s->uid_lock);
         if (admit)
                 s->stats.accepted++;
@@ -441,8 +461,8 @@ static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_stor
                 close(fd);
                 return;
         }
-        if (!hand_over(s->unix_d, &s->unix_live, fd, sa, len) && peer.uid != 0)
-                uid_put(s, peer.uid);
+        if (!hand_over(s->unix_d, &s->unix_live, fd, (const struct sockaddr *)&pa, sizeof pa) && peer->uid != 0)
+                uid_put(s, peer->uid);
 }
 
 /* Take every connection queued on listener LFD (at most ACCEPT_BATCH). */
@@ -473,11 +493,11 @@ static void accept_batch(struct xpud_server *s, int lfd, bool tcp) {
                         pthread_mutex_unlock(&s->uid_lock);
                         /* libmicrohttpd applies the per-address cap and closes the excess. */
                         if (admit)
-                                hand_over(s->tcp_d, &s->tcp_live, fd, &sa, len);
+                                hand_over(s->tcp_d, &s->tcp_live, fd, (const struct sockaddr *)&sa, len);
                         else
                                 close(fd);
                 } else {
-                        admit_unix(s, fd, &sa, len);
+                        admit_unix(s, fd);
                 }
         }
 }
