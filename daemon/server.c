@@ -408,7 +408,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         struct peer_address pa = {};
         if (ci && ci->client_addr)
-                memcpy(&pa, ci->client_addr, sizeof pa); /* the bytes admit_unix() gave, as many */
+                memcpy(&pa, ci->client_addr, sizeof pa); /* admit_unix() gave exactly these bytes */
         if (pa.family == AF_UNIX) {
                 cc->peer = pa.peer;
                 cc->counted = pa.peer.uid != 0; /* as admit_unix() counted it */
