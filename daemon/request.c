@@ -218,8 +218,13 @@ static const struct xpud_renderer renderers[_XPUD_ROUTE_CACHED_MAX] = {
         [XPUD_ROUTE_VERSION] = { xpud_render_json, XPUD_CONTENT_TYPE_JSON },
 };
 
-int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out) {
+int xpud_route_body_held(struct xpud_snapshot *snap, enum xpud_route route, const struct xpud_body_holder *holder,
+                         struct xpud_body *out) {
         if ((unsigned)route >= ELEMENTSOF(renderers))
                 return -EINVAL;
-        return xpud_snapshot_body(snap, route, &renderers[route], out);
+        return xpud_snapshot_body(snap, route, &renderers[route], holder, out);
+}
+
+int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out) {
+        return xpud_route_body_held(snap, route, NULL, out);
 }

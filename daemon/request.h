@@ -110,3 +110,8 @@ enum xpud_request_body xpud_framing_body(const struct xpud_framing *f, const cha
  * render-json.h), so every caller gets the one body cached with the snapshot. Returns 0 and *OUT,
  * -EINVAL for a route that is not cached, or -ENOMEM. */
 int xpud_route_body(struct xpud_snapshot *snap, enum xpud_route route, struct xpud_body *out);
+/* xpud_route_body() with HOLDER's object over the body in out->held (the server's response,
+ * server.c; made once per body and kept with it, snapshot.h). The same returns, and -ENOMEM when
+ * the hold failed. */
+int xpud_route_body_held(struct xpud_snapshot *snap, enum xpud_route route, const struct xpud_body_holder *holder,
+                         struct xpud_body *out);

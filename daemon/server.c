@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,10 +35,23 @@ struct uid_count {
 
 /* One connection of the UNIX listener (MHD's socket context). */
 struct conn {
-        struct xpud_peer peer;
+        struct xpud_peer peer; /* read and judged once, at accept (admit_unix()) */
         bool counted;  /* holds the slot in the uid table that admit_unix() took */
-        bool cred_err; /* SO_PEERCRED failed: refused (its slot stays taken: the uid is unknown) */
+        bool cred_err; /* no peer came with the connection (cannot happen: admit_unix() closes a
+                        * connection whose credentials it cannot read): refused */
 };
+
+/* What admit_unix() gives libmicrohttpd as a UNIX connection's client address: the peer it read
+ * and judged at accept. MHD_add_connection() keeps a copy of the address with the connection
+ * (MHD_CONNECTION_INFO_CLIENT_ADDRESS gives it back), so the peer cannot be confused with another
+ * connection's, and needs no table of our own. The address accept(2) returned says nothing: a
+ * client's socket is usually unnamed, and a name would be the client's choice, not a credential. */
+struct peer_address {
+        sa_family_t family; /* AF_UNIX */
+        struct xpud_peer peer;
+};
+/* Within what an AF_UNIX address may be, which libmicrohttpd copies whole at any version. */
+_Static_assert(sizeof(struct peer_address) <= sizeof(struct sockaddr_un), "peer_address outgrows sockaddr_un");
 
 struct xpud_server {
         struct xpud_store *store;
@@ -63,23 +77,14 @@ struct xpud_server {
                 struct xpud_server *srv;
                 bool tcp;
         } unix_l, tcp_l;
-        /* Fixed responses, made at start. */
+        /* Fixed responses, made at start. The snapshots' bodies have theirs in the snapshot
+         * (queue_cached()). */
         struct MHD_Response *healthz, *ready;
-        /* Responses of the current snapshot, made on first use and shared by every connection
-         * (MHD counts its references). Each holds a snapshot reference, released by its free
-         * callback when the last connection is done with it. Under `lock`. */
-        pthread_mutex_t lock;
-        struct xpud_snapshot *cached_snap; /* a reference; NULL before the first request */
-        struct MHD_Response *cached[_XPUD_ROUTE_CACHED_MAX];
         struct uid_count *uids; /* per-uid table, n_uid_slots entries, under `uid_lock` */
         size_t n_uid_slots;
 };
 
 /* ---- responses -------------------------------------------------------------------------------- */
-
-static void release_snapshot(void *cls) {
-        xpud_snapshot_unref(cls);
-}
 
 /* A response over BODY_LEN bytes at BODY owned by FREE_CB(CLS) (MHD calls it when the response is
  * destroyed), with CONTENT_TYPE. On failure, FREE_CB(CLS) has been called. */
@@ -137,39 +142,30 @@ static enum MHD_Result queue_error(struct MHD_Connection *c, unsigned status, co
         return queue(c, status, r);
 }
 
-/* Drop the cached responses (they stay alive while a connection still sends one). Under lock. */
-static void cache_reset(struct xpud_server *s, struct xpud_snapshot *snap) {
-        for (size_t i = 0; i < ELEMENTSOF(s->cached); i++)
-                if (s->cached[i]) {
-                        MHD_destroy_response(s->cached[i]);
-                        s->cached[i] = NULL;
-                }
-        xpud_snapshot_unref(s->cached_snap);
-        s->cached_snap = snap ? xpud_snapshot_ref(snap) : NULL;
+/* The snapshot's holder of a cached body (snapshot.h): one libmicrohttpd response over it, made
+ * with the body and shared by every connection that sends it (libmicrohttpd counts its users).
+ * The response owns the bytes (freed by its free callback), so a connection still sending a body
+ * keeps it alive after the snapshot is freed, and the snapshot, which drops its reference when
+ * freed, is not kept alive by connections. */
+static void *hold_body(char *data, size_t len, const char *content_type) {
+        return make_response(data, len, content_type, free, data);
 }
 
-/* Queue the response for cached route ROUTE of SNAP, made once per snapshot: the body is the
- * snapshot's own rendered text, not a copy, and every connection shares one MHD response. Queued
- * under the lock, so a concurrent cache reset cannot free the response in between. */
-static enum MHD_Result queue_cached(struct xpud_server *s, struct MHD_Connection *c, struct xpud_snapshot *snap,
-                                    enum xpud_route route) {
-        enum MHD_Result ret = MHD_NO;
-        pthread_mutex_lock(&s->lock);
-        if (s->cached_snap != snap)
-                cache_reset(s, snap);
-        if (!s->cached[route]) {
-                struct xpud_body body;
-                if (xpud_route_body(snap, route, &body) == 0)
-                        s->cached[route] = make_response(body.data, body.len, body.content_type, release_snapshot,
-                                                         xpud_snapshot_ref(snap));
-        }
-        bool made = s->cached[route];
-        if (made)
-                ret = MHD_queue_response(c, MHD_HTTP_OK, s->cached[route]);
-        pthread_mutex_unlock(&s->lock);
-        if (!made)
+static void release_body(void *response) {
+        MHD_destroy_response(response);
+}
+
+static const struct xpud_body_holder body_holder = { hold_body, release_body };
+
+/* Queue the response for cached route ROUTE of SNAP: the snapshot's own, its body rendered once
+ * per snapshot and never copied. No lock of ours: the response lives as long as SNAP, and the
+ * caller holds a reference to SNAP until the response is queued (libmicrohttpd then holds its
+ * own). */
+static enum MHD_Result queue_cached(struct MHD_Connection *c, struct xpud_snapshot *snap, enum xpud_route route) {
+        struct xpud_body body;
+        if (xpud_route_body_held(snap, route, &body_holder, &body) < 0)
                 return queue_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering the response", true);
-        return ret;
+        return MHD_queue_response(c, MHD_HTTP_OK, body.held);
 }
 
 /* ---- requests ----------------------------------------------------------------------------------- */
@@ -340,7 +336,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         case XPUD_TARGET_CACHED:
         case XPUD_TARGET_HEALTHZ:
         default:
-                ret = queue_cached(s, c, snap, req.route);
+                ret = queue_cached(c, snap, req.route);
                 break;
         }
         xpud_snapshot_unref(snap);
@@ -382,8 +378,8 @@ static void uid_put(struct xpud_server *s, uid_t uid) {
         pthread_mutex_unlock(&s->uid_lock);
 }
 
-/* At start: read the peer's credentials for the request handler (admit_unix() decided and
- * counted at accept). At close: uncount and free. */
+/* At start: keep the peer admit_unix() read, judged and counted at accept, for the request
+ * handler. At close: uncount and free. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code) {
         const struct listener *l = cls;
@@ -402,21 +398,23 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         }
         if (code != MHD_CONNECTION_NOTIFY_STARTED)
                 return;
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         struct conn *cc = calloc(1, sizeof *cc);
-        if (!ci || !cc) {
-                if (ci)
-                        (void)shutdown(ci->connect_fd, SHUT_RDWR);
-                free(cc);
+        if (!cc) {
+                const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+                if (fd)
+                        (void)shutdown(fd->connect_fd, SHUT_RDWR);
                 return;
         }
-        int fd = ci->connect_fd;
-        /* The same credentials as at accept (SO_PEERCRED is the connecting process's, fixed for
-         * the socket's life), where admit_unix() counted the connection: uncounted at close. */
-        if (xpud_auth_check_fd(s->auth, fd, &cc->peer) < 0)
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        struct peer_address pa = {};
+        if (ci && ci->client_addr)
+                memcpy(&pa, ci->client_addr, sizeof pa); /* admit_unix() gave exactly these bytes */
+        if (pa.family == AF_UNIX) {
+                cc->peer = pa.peer;
+                cc->counted = pa.peer.uid != 0; /* as admit_unix() counted it */
+        } else {
                 cc->cred_err = true;
-        else
-                cc->counted = cc->peer.uid != 0;
+        }
         *socket_context = cc;
 }
 
@@ -428,27 +426,31 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
 /* Give FD to daemon D, counted in *LIVE. Returns false when libmicrohttpd refused it (and closed
  * FD). */
-static bool hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr_storage *sa,
-                      socklen_t len) {
+static bool hand_over(struct MHD_Daemon *d, atomic_uint *live, int fd, const struct sockaddr *sa, socklen_t len) {
         atomic_fetch_add(live, 1);
-        if (MHD_add_connection(d, fd, (const struct sockaddr *)sa, len) == MHD_YES)
+        if (MHD_add_connection(d, fd, sa, len) == MHD_YES)
                 return true;
         atomic_fetch_sub(live, 1);
         return false;
 }
 
-/* One connection just accepted on the UNIX listener: refused at once (closed, no work: no
- * libmicrohttpd connection, no read) when its credentials cannot be read or its uid holds its
- * cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise counted
- * against its uid here, and handed to libmicrohttpd, where on_connection() uncounts it when it
- * closes. Counted here, not when libmicrohttpd's thread starts the connection: a uid that
- * connects and closes in a tight loop could otherwise get thousands handed over before the
- * first one is counted, and fill the listener's cap with connections nobody reads (until their
- * timeout), locking root out. */
-static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_storage *sa, socklen_t len) {
-        struct xpud_peer peer;
-        bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, &peer) == 0 &&
-                     (peer.uid == 0 || uid_take(s, peer.uid, peer.allowed ? s->per_uid_limit : s->refused_limit));
+/* One connection just accepted on the UNIX listener. Its peer's credentials are read and judged
+ * against the allow lists here, once for the connection's life (SO_PEERCRED and SO_PEERGROUPS
+ * are what the kernel recorded at connect(2), fixed for the socket's life): here because the
+ * per-uid caps need the uid before libmicrohttpd gets the connection. Refused at once (closed, no
+ * work: no libmicrohttpd connection, no read) when the credentials cannot be read or its uid holds
+ * its cap already (per_uid_limit, refused_limit for a uid the allow lists refuse); otherwise
+ * counted against its uid and handed to libmicrohttpd with the peer as its address (struct
+ * peer_address), where on_connection() keeps it for the requests and uncounts it at close.
+ * Counted here, not when libmicrohttpd's thread starts the connection: a uid that connects and
+ * closes in a tight loop could otherwise get thousands handed over before the first one is
+ * counted, and fill the listener's cap with connections nobody reads (until their timeout),
+ * locking root out. */
+static void admit_unix(struct xpud_server *s, int fd) {
+        struct peer_address pa = { .family = AF_UNIX };
+        struct xpud_peer *peer = &pa.peer;
+        bool admit = atomic_load(&s->unix_live) < s->unix_limit && xpud_auth_check_fd(s->auth, fd, peer) == 0 &&
+                     (peer->uid == 0 || uid_take(s, peer->uid, peer->allowed ? s->per_uid_limit : s->refused_limit));
         pthread_mutex_lock(&s->uid_lock);
         if (admit)
                 s->stats.accepted++;
@@ -459,8 +461,8 @@ static void admit_unix(struct xpud_server *s, int fd, const struct sockaddr_stor
                 close(fd);
                 return;
         }
-        if (!hand_over(s->unix_d, &s->unix_live, fd, sa, len) && peer.uid != 0)
-                uid_put(s, peer.uid);
+        if (!hand_over(s->unix_d, &s->unix_live, fd, (const struct sockaddr *)&pa, sizeof pa) && peer->uid != 0)
+                uid_put(s, peer->uid);
 }
 
 /* Take every connection queued on listener LFD (at most ACCEPT_BATCH). */
@@ -491,11 +493,11 @@ static void accept_batch(struct xpud_server *s, int lfd, bool tcp) {
                         pthread_mutex_unlock(&s->uid_lock);
                         /* libmicrohttpd applies the per-address cap and closes the excess. */
                         if (admit)
-                                hand_over(s->tcp_d, &s->tcp_live, fd, &sa, len);
+                                hand_over(s->tcp_d, &s->tcp_live, fd, (const struct sockaddr *)&sa, len);
                         else
                                 close(fd);
                 } else {
-                        admit_unix(s, fd, &sa, len);
+                        admit_unix(s, fd);
                 }
         }
 }
@@ -631,7 +633,6 @@ int xpud_server_start(const struct xpud_server_config *c, struct xpud_server **r
         s->n_uid_slots = c->connection_limit ? c->connection_limit : XPUD_CONNECTION_LIMIT;
         s->unix_l = (struct listener){ .srv = s, .tcp = false };
         s->tcp_l = (struct listener){ .srv = s, .tcp = true };
-        pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->uid_lock, NULL);
         s->uids = calloc(s->n_uid_slots, sizeof *s->uids);
         s->healthz = static_json("{\"status\":\"ok\"}");
@@ -675,7 +676,6 @@ struct xpud_server *xpud_server_stop(struct xpud_server *s) {
                 MHD_stop_daemon(s->unix_d);
         if (s->tcp_d)
                 MHD_stop_daemon(s->tcp_d);
-        cache_reset(s, NULL);
         if (s->healthz)
                 MHD_destroy_response(s->healthz);
         if (s->ready)
@@ -687,7 +687,6 @@ struct xpud_server *xpud_server_stop(struct xpud_server *s) {
                 close(s->tcp_lfd);
         if (s->stop_fd >= 0)
                 close(s->stop_fd);
-        pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->uid_lock);
         free(s);
         return NULL;

@@ -17,7 +17,14 @@
  *
  * Accepting: one accept thread takes every queued connection of both listeners at each wakeup
  * (so a client connecting and closing in a tight loop cannot keep the kernel's listen queue full)
- * and hands them to libmicrohttpd (MHD_add_connection; the daemons have no listening socket).
+ * and hands them to libmicrohttpd (MHD_add_connection; the daemons have no listening socket). A
+ * UNIX connection's peer credentials are read and judged there, once (auth.h): the per-uid caps
+ * below need the uid before the connection is handed over, and every request on it is answered
+ * by that verdict (403 for a refused peer, its first refusal logged).
+ *
+ * Bodies: the snapshot keeps each cached body with the one libmicrohttpd response that sends it
+ * (xpud_route_body_held(), snapshot.h), so a body is rendered once per snapshot, never copied,
+ * and shared by every connection; the server keeps no cache of its own.
  *
  * Limits (a slow or hostile client never blocks others): on the UNIX socket at most
  * connection_limit connections, at most per_uid_limit per uid other than root, and at most

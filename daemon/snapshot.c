@@ -44,7 +44,10 @@ struct xpud_snapshot *xpud_snapshot_ref(struct xpud_snapshot *s) {
 
 static void snapshot_free(struct xpud_snapshot *s) {
         for (size_t i = 0; i < ELEMENTSOF(s->cache); i++)
-                free(s->cache[i].data);
+                if (s->cache[i].held)
+                        s->cache[i].holder->release(s->cache[i].held); /* frees data after its last user */
+                else
+                        free(s->cache[i].data);
         pthread_mutex_destroy(&s->lock);
         xpu_inventory_free(s->inv);
         free(s->devices);
@@ -64,24 +67,48 @@ struct xpud_snapshot *xpud_snapshot_unref(struct xpud_snapshot *s) {
         return NULL;
 }
 
+/* Hand the body of C to HOLDER. Under the snapshot's lock. Returns 0, or -ENOMEM when the hold
+ * failed and took the body with it: C is empty again. */
+static int hold_body(struct xpud_body_cache *c, const struct xpud_body_holder *holder, const char *content_type) {
+        void *held = holder->hold(c->data, c->len, content_type);
+        if (!held) {
+                *c = (struct xpud_body_cache){ 0 };
+                return -ENOMEM;
+        }
+        c->holder = holder;
+        c->held = held;
+        return 0;
+}
+
 int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, const struct xpud_renderer *r,
-                       struct xpud_body *out) {
-        if ((unsigned)route >= _XPUD_ROUTE_CACHED_MAX || !r || !r->render)
+                       const struct xpud_body_holder *holder, struct xpud_body *out) {
+        if ((unsigned)route >= _XPUD_ROUTE_CACHED_MAX || !r || !r->render ||
+            (holder && (!holder->hold || !holder->release)))
                 return -EINVAL;
         struct xpud_body_cache *c = &s->cache[route];
         int e = 0;
         /* Held while rendering: requests that arrive meanwhile wait for this one body instead of
-         * rendering their own. A failed render leaves the entry empty for the next request. */
+         * rendering their own. A failed render or hold leaves the entry empty for the next request. */
         pthread_mutex_lock(&s->lock);
-        if (!c->done) {
+        if (holder && c->held && c->holder != holder) {
+                e = -EINVAL;
+        } else if (!c->done) {
                 e = r->render(s, route, &c->data, &c->len);
+                if (e >= 0 && holder)
+                        e = hold_body(c, holder, r->content_type);
                 if (e >= 0) {
                         c->done = true;
                         atomic_fetch_add(&render_count, 1);
                 }
+        } else if (holder && !c->held) {
+                /* Rendered before for a caller without a holder (a test): held now. */
+                e = hold_body(c, holder, r->content_type);
         }
         if (e >= 0)
-                *out = (struct xpud_body){ .data = c->data, .len = c->len, .content_type = r->content_type };
+                *out = (struct xpud_body){
+                        .data = c->data, .len = c->len, .content_type = r->content_type,
+                        .held = holder ? c->held : NULL,
+                };
         pthread_mutex_unlock(&s->lock);
         return e < 0 ? e : 0;
 }

@@ -2,9 +2,11 @@
 /* xpud's data: immutable snapshots published by the sampler and read by requests. The
  * sampler builds a struct xpud_snapshot, xpud_store_publish() makes it current; a
  * request takes a reference with xpud_store_acquire(), asks for a rendered body, and releases it.
- * Bodies are rendered at most once per snapshot (thread-safe), so a scrape costs a copy, never a
- * vendor-library call and never a re-render. The snapshot keeps the bodies but knows no format:
- * the caller hands in the renderer (struct xpud_renderer; the server's table, server.h). */
+ * Bodies are rendered at most once per snapshot (thread-safe), so a scrape costs neither a
+ * vendor-library call nor a render nor a copy. The snapshot is the one place a rendered body
+ * lives, with what the server sends it through (struct xpud_body_holder: libmicrohttpd's
+ * response, server.c), under one lock; it knows no format: the caller hands in the renderer
+ * (struct xpud_renderer; request.c's table) and the holder. */
 #pragma once
 
 #include <pthread.h>
@@ -130,6 +132,7 @@ struct xpud_body {
         const char *data; /* valid while the snapshot reference is held */
         size_t len;
         const char *content_type; /* "application/json", "text/plain; version=0.0.4; charset=utf-8" */
+        void *held;       /* the holder's object over data (xpud_snapshot_body()), or NULL */
 };
 
 struct xpud_snapshot {
@@ -151,12 +154,15 @@ struct xpud_snapshot {
         bool workload_labels;       /* --workload-labels: namespace, pod, container on device series */
         void *workloads_ref;        /* keeps the workloads' strings alive; dropped with workloads_unref */
         void (*workloads_unref)(void *ref);
-        /* Rendered bodies, built on first use under `lock` (see xpud_snapshot_body()). */
+        /* Rendered bodies, built on first use under `lock` (see xpud_snapshot_body()): the only
+         * copy of each, and the server's response over it. */
         pthread_mutex_t lock;
         struct xpud_body_cache {
-                char *data;
+                char *data;   /* the body; the holder's object owns it once `held` is set */
                 size_t len;
                 bool done;
+                const struct xpud_body_holder *holder; /* who made `held`, or NULL */
+                void *held;   /* holder->hold()'s object over data; released with the snapshot */
         } cache[_XPUD_ROUTE_CACHED_MAX];
 };
 
@@ -174,19 +180,33 @@ struct xpud_renderer {
         const char *content_type;
 };
 
+/* What the server sends a cached body through, kept with the body (server.c: libmicrohttpd's
+ * response, shared by every connection that sends it). HOLD takes the body, DATA (malloc'ed, LEN
+ * bytes) of CONTENT_TYPE, whatever happens: it returns an object that owns DATA from then on and
+ * frees it when its last user is done (which may be after the snapshot is gone), or NULL when out
+ * of memory, DATA freed. RELEASE drops the snapshot's reference to that object when the snapshot
+ * is freed. */
+struct xpud_body_holder {
+        void *(*hold)(char *data, size_t len, const char *content_type);
+        void (*release)(void *obj);
+};
+
 /* The body of ROUTE (a cached route) for S, made by R on first use and kept with S, so every later
  * request for ROUTE gets the same bytes (a caller passes the same renderer for a route each time;
- * the server does, server.h). Concurrent first requests wait for one render. A failed render
- * leaves nothing cached: the next request tries again. Returns 0 and *OUT, -EINVAL when ROUTE is
- * not cached or R has no render function, or R's -errno. */
+ * the server does, request.c). With HOLDER (may be NULL), out->held is HOLDER's object over the
+ * body, made once per body with it and valid, like out->data, while the caller's reference to S
+ * is held. Concurrent first requests wait for one render. A failed render, or a failed hold, leaves
+ * nothing cached (not counted by xpud_snapshot_render_count()): the next request tries again.
+ * Returns 0 and *OUT, -EINVAL when ROUTE is not cached, R has no render function, or HOLDER is not
+ * the one that holds the body already, -ENOMEM when the hold failed, or R's -errno. */
 int xpud_snapshot_body(struct xpud_snapshot *s, enum xpud_route route, const struct xpud_renderer *r,
-                       struct xpud_body *out);
+                       const struct xpud_body_holder *holder, struct xpud_body *out);
 /* The device of S whose xpud index (decimal), UUID (any case; the first partition for a UUID the
  * partitions of a GPU share) or PCI bus id (any spelling xpu_pci_bus_id_normalize() accepts; a
  * partition's with its number as the function, xpu_device_named_bus_id()) is KEY, or NULL. */
 const struct xpud_device *xpud_snapshot_find_device(const struct xpud_snapshot *s, const char *key);
-/* Bodies rendered so far by xpud_snapshot_body() in this process (all snapshots, all routes):
- * tests check that concurrent requests render a body once. */
+/* Bodies rendered and kept so far by xpud_snapshot_body() in this process (all snapshots, all
+ * routes): tests check that concurrent requests render a body once. */
 uint64_t xpud_snapshot_render_count(void);
 
 /* The current snapshot, swapped atomically by the sampler. */

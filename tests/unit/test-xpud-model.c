@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* daemon/snapshot.c and daemon/render-json.c: names of the readings' enums, reference counting,
  * the body cache rendering once when many threads ask at once (with the server's renderers, and
- * with a renderer of the test's own: failures are not cached), the store's publish/acquire under
+ * with a renderer of the test's own: failures are not cached), the holder's object made once with
+ * the body and released with the snapshot, the store's publish/acquire under
  * concurrency (run under `make asan`, or a -fsanitize=thread build, to check the counting), the
  * lookup of /v1/devices/{key} in every spelling, and the JSON bodies' values. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,28 +144,167 @@ START_TEST(test_body_renderer) {
         stub_calls = 0;
         stub_fail = 1;
         /* a failed render caches nothing and writes nothing */
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), -ENOMEM);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, NULL, &b), -ENOMEM);
         ck_assert_ptr_null(b.data);
         ck_assert_int_eq(stub_calls, 1);
         /* the next request renders again, then the body is the snapshot's */
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), 0);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, NULL, &b), 0);
         ck_assert_str_eq(b.data, "health body");
         ck_assert_uint_eq(b.len, strlen("health body"));
         ck_assert_str_eq(b.content_type, "text/x-stub");
         const char *first = b.data;
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &b), 0);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, NULL, &b), 0);
         ck_assert_ptr_eq(b.data, first);
         ck_assert_int_eq(stub_calls, 2);
         /* each route has its own entry */
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, &b), 0);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, NULL, &b), 0);
         ck_assert_str_eq(b.data, "other body");
         ck_assert_int_eq(stub_calls, 3);
         /* no renderer, or a route that is not cached */
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, NULL, &b), -EINVAL);
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, &none, &b), -EINVAL);
-        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_DEVICE, &stub, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, NULL, NULL, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_VERSION, &none, NULL, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_DEVICE, &stub, NULL, &b), -EINVAL);
         ck_assert_int_eq(stub_calls, 3);
         xpud_snapshot_unref(s); /* frees the cached bodies (ASan: no leak) */
+}
+END_TEST
+
+/* A holder of the test's own, an object that owns the body as the server's response does. */
+struct stub_held {
+        char *data;
+        size_t len;
+        const char *type;
+};
+static atomic_int holds, releases;
+static int hold_fail; /* the next HOLD_FAIL holds fail (the body freed, as the contract says) */
+
+static void *stub_hold(char *data, size_t len, const char *type) {
+        atomic_fetch_add(&holds, 1);
+        struct stub_held *h = hold_fail > 0 ? NULL : malloc(sizeof *h);
+        if (!h) {
+                if (hold_fail > 0)
+                        hold_fail--;
+                free(data);
+                return NULL;
+        }
+        *h = (struct stub_held){ .data = data, .len = len, .type = type };
+        return h;
+}
+
+static void stub_release(void *p) {
+        struct stub_held *h = p;
+        atomic_fetch_add(&releases, 1);
+        free(h->data);
+        free(h);
+}
+
+struct held_race {
+        struct xpud_snapshot *s;
+        const struct xpud_body_holder *holder;
+        pthread_barrier_t *barrier;
+        struct xpud_body body;
+        int r;
+};
+
+static void *ask_held(void *p) {
+        struct held_race *r = p;
+        pthread_barrier_wait(r->barrier);
+        r->r = xpud_route_body_held(r->s, XPUD_ROUTE_METRICS, r->holder, &r->body);
+        return NULL;
+}
+
+/* The body and the holder's object over it are made once and kept with the snapshot: a failed
+ * hold caches nothing, a body rendered without a holder is held later without a new render,
+ * another holder is refused, and the snapshot releases each object once when it is freed. */
+START_TEST(test_body_holder) {
+        static const struct xpud_renderer stub = { stub_render, "text/x-stub" };
+        static const struct xpud_body_holder holder = { stub_hold, stub_release };
+        static const struct xpud_body_holder other = { stub_hold, stub_release };
+        static const struct xpud_body_holder broken = { NULL, stub_release };
+        struct xpud_snapshot *s = xpud_snapshot_new();
+        ck_assert_ptr_nonnull(s);
+        struct xpud_body b = { 0 };
+        stub_calls = 0;
+        stub_fail = 0;
+        atomic_store(&holds, 0);
+        atomic_store(&releases, 0);
+        uint64_t before = xpud_snapshot_render_count();
+        /* a failed hold: rendered, then nothing cached nor counted, nothing written */
+        hold_fail = 1;
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &holder, &b), -ENOMEM);
+        ck_assert_ptr_null(b.data);
+        ck_assert_int_eq(stub_calls, 1);
+        ck_assert_int_eq(atomic_load(&holds), 1);
+        ck_assert_uint_eq(xpud_snapshot_render_count(), before);
+        ck_assert(!s->cache[XPUD_ROUTE_HEALTH].done);
+        ck_assert_ptr_null(s->cache[XPUD_ROUTE_HEALTH].data);
+        /* the next request renders and holds again: the object owns the snapshot's bytes */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &holder, &b), 0);
+        ck_assert_int_eq(stub_calls, 2);
+        ck_assert_int_eq(atomic_load(&holds), 2);
+        ck_assert_uint_eq(xpud_snapshot_render_count(), before + 1);
+        ck_assert_str_eq(b.data, "health body");
+        struct stub_held *h = b.held;
+        ck_assert_ptr_nonnull(h);
+        ck_assert_ptr_eq(h->data, b.data);
+        ck_assert_uint_eq(h->len, b.len);
+        ck_assert_str_eq(h->type, "text/x-stub");
+        /* asked again: the same object, nothing made */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &holder, &b), 0);
+        ck_assert_ptr_eq(b.held, h);
+        ck_assert_int_eq(stub_calls, 2);
+        ck_assert_int_eq(atomic_load(&holds), 2);
+        /* without a holder: the same bytes, no object */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, NULL, &b), 0);
+        ck_assert_ptr_eq(b.data, h->data);
+        ck_assert_ptr_null(b.held);
+        /* another holder, or one without a hold function: refused */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_HEALTH, &stub, &other, &b), -EINVAL);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, &broken, &b), -EINVAL);
+        ck_assert_int_eq(atomic_load(&holds), 2);
+        /* rendered without a holder, held at the first request with one: no second render */
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, NULL, &b), 0);
+        const char *events = b.data;
+        ck_assert_int_eq(stub_calls, 3);
+        ck_assert_int_eq(xpud_snapshot_body(s, XPUD_ROUTE_EVENTS, &stub, &holder, &b), 0);
+        ck_assert_ptr_eq(b.data, events);
+        ck_assert_ptr_eq(((struct stub_held *)b.held)->data, events);
+        ck_assert_int_eq(stub_calls, 3);
+        ck_assert_int_eq(atomic_load(&holds), 3);
+        ck_assert_uint_eq(xpud_snapshot_render_count(), before + 2);
+        /* freed: each object released once, and it frees the bytes (ASan: no leak, no double free) */
+        ck_assert_int_eq(atomic_load(&releases), 0);
+        xpud_snapshot_unref(s);
+        ck_assert_int_eq(atomic_load(&releases), 2);
+
+        /* THREADS first requests at once with the server's renderer: one render, one hold, every
+         * caller gets the same object. */
+        s = fx_snapshot();
+        pthread_barrier_t barrier;
+        ck_assert_int_eq(pthread_barrier_init(&barrier, NULL, THREADS), 0);
+        struct held_race races[THREADS];
+        pthread_t th[THREADS];
+        atomic_store(&holds, 0);
+        before = xpud_snapshot_render_count();
+        for (int i = 0; i < THREADS; i++) {
+                races[i] = (struct held_race){ .s = s, .holder = &holder, .barrier = &barrier, .r = -1 };
+                ck_assert_int_eq(pthread_create(&th[i], NULL, ask_held, &races[i]), 0);
+        }
+        for (int i = 0; i < THREADS; i++)
+                ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        pthread_barrier_destroy(&barrier);
+        ck_assert_uint_eq(xpud_snapshot_render_count() - before, 1);
+        ck_assert_int_eq(atomic_load(&holds), 1);
+        for (int i = 0; i < THREADS; i++) {
+                ck_assert_int_eq(races[i].r, 0);
+                ck_assert_ptr_nonnull(races[i].body.held);
+                ck_assert_ptr_eq(races[i].body.held, races[0].body.held);
+                ck_assert_ptr_eq(races[i].body.data, races[0].body.data);
+        }
+        ck_assert(strstr(races[0].body.data, "xpu_up{") != NULL);
+        atomic_store(&releases, 0);
+        xpud_snapshot_unref(s);
+        ck_assert_int_eq(atomic_load(&releases), 1);
 }
 END_TEST
 
@@ -534,6 +675,7 @@ static Suite *model_suite(void) {
         tcase_add_test(tc, test_refcount);
         tcase_add_test(tc, test_body_once);
         tcase_add_test(tc, test_body_renderer);
+        tcase_add_test(tc, test_body_holder);
         tcase_add_test(tc, test_store_concurrency);
         tcase_add_test(tc, test_find_device);
         tcase_add_test(tc, test_devices_json);

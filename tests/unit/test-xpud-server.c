@@ -309,8 +309,11 @@ START_TEST(test_routes_served) {
                 snprintf(want_len, sizeof want_len, "%zu", r.body_len);
                 ck_assert_str_eq(http_header(&r, "Content-Length", v, sizeof v), want_len);
         }
-        /* Each body was rendered once; asking again renders nothing. */
+        /* Each body was rendered once, and its response made with it is the snapshot's (the one
+         * cache, snapshot.h); asking again renders nothing. */
         ck_assert_uint_eq(xpud_snapshot_render_count(), renders + ELEMENTSOF(cached));
+        for (size_t i = 0; i < ELEMENTSOF(cached); i++)
+                ck_assert_ptr_nonnull(snap->cache[cached[i].route].held);
         for (int i = 0; i < 5; i++) {
                 http_unix(f.sock, "GET", "/metrics", &r);
                 ck_assert_str_eq(r.body, expected_body(snap, XPUD_ROUTE_METRICS, NULL));
@@ -344,8 +347,8 @@ START_TEST(test_routes_served) {
         http_unix(f.sock, "GET", "/v1/devices/4", &r);
         ck_assert_int_eq(r.status, 404);
 
-        /* A new snapshot: its bodies are served, and the server lets go of the old one (only
-         * this test's reference is left). */
+        /* A new snapshot: its bodies are served, and neither the server nor its responses hold
+         * the old one (only this test's reference is left). */
         struct xpud_snapshot *next = publish(&f, 8);
         http_unix(f.sock, "GET", "/metrics", &r);
         ck_assert_str_eq(r.body, expected_body(next, XPUD_ROUTE_METRICS, NULL));
@@ -353,7 +356,7 @@ START_TEST(test_routes_served) {
         ck_assert_uint_eq(atomic_load(&snap->refs), 1);
         xpud_snapshot_unref(snap);
         fixture_stop(&f);
-        /* Stopped: the server's cache and the store let go of the new one too. */
+        /* Stopped: the store lets go of the new one too. */
         ck_assert_uint_eq(atomic_load(&next->refs), 1);
         xpud_snapshot_unref(next);
 }
