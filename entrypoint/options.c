@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,37 +69,6 @@ void xpu_options_usage(FILE *f) {
               f);
 }
 
-static int set_log_level(const char *s, const char *from) {
-        int l = xpu_log_level_from_string(s);
-        if (l < 0) {
-                log_error("%s: unknown log level \"%s\" (use error, warning, info or debug)", from, s);
-                return -EINVAL;
-        }
-        xpu_log_set_level((enum xpu_log_level)l);
-        return 0;
-}
-
-static int set_inject(struct xpu_options *o, const char *s, const char *from) {
-        int m = xpu_inject_mode_from_string(s);
-        if (m < 0) {
-                log_error("%s: unknown injection mode \"%s\" (use auto, mount, link or none)", from, s);
-                return -EINVAL;
-        }
-        o->inject = (enum xpu_inject_mode)m;
-        return 0;
-}
-
-static int set_vendor_timeout(struct xpu_options *o, const char *s, const char *from) {
-        uint64_t v;
-        if (xpu_parse_u64(s, 10, &v) < 0 || v < 1 || v > XPU_VENDOR_TIMEOUT_S_MAX) {
-                log_error("%s: vendor timeout \"%s\" is not a whole number of seconds between 1 and %u", from, s,
-                          XPU_VENDOR_TIMEOUT_S_MAX);
-                return -EINVAL;
-        }
-        o->vendor_timeout = (unsigned)v;
-        return 0;
-}
-
 int xpu_options_parse_cuda_version(const char *s) {
         unsigned major, minor = 0;
         int used = 0;
@@ -144,16 +115,6 @@ int xpu_options_parse_sources(const char *list) {
         return (int)bits;
 }
 
-static int set_grace(struct xpu_options *o, const char *s, const char *from) {
-        uint64_t v;
-        if (xpu_parse_u64(s, 10, &v) < 0 || v > 86400) {
-                log_error("%s: grace period \"%s\" is not a whole number of seconds between 0 and 86400", from, s);
-                return -EINVAL;
-        }
-        o->grace = (unsigned)v;
-        return 0;
-}
-
 int xpu_options_parse_user(const char *s, const char *from, uid_t *uid, gid_t *gid) {
         char u[32];
         const char *colon = strchr(s, ':');
@@ -182,136 +143,354 @@ int xpu_options_parse_user(const char *s, const char *from, uid_t *uid, gid_t *g
         return 0;
 }
 
-/* Environment twins, read after the command line, for what it did not set. */
-int xpu_options_env(struct xpu_options *o) {
-        const char *v;
-        if (!o->sys_root && (v = secure_getenv("XPUINIT_SYS_ROOT")) && *v)
-                o->sys_root = v;
-        if (!o->dev_root && (v = secure_getenv("XPUINIT_DEV_ROOT")) && *v)
-                o->dev_root = v;
-        if (!o->driver_root && (v = secure_getenv("XPUINIT_DRIVER_ROOT")) && *v)
-                o->driver_root = v;
-        if (!o->profile && (v = secure_getenv("XPUINIT_PROFILE")) && *v)
-                o->profile = v;
-        if (!o->cli.profile_dir && (v = secure_getenv("XPUINIT_PROFILE_DIR")) && *v) {
-                o->profile_dir = v;
-                o->profile_dir_set = true;
+/* ---- the options as a table ----
+ * Each row is one setting: its long and short names on the command line, its environment twin,
+ * and the handler that checks and stores a value. xpu_options_parse() and xpu_options_env() are
+ * two small loops over it. A handler gets FROM ("--grace" or "XPUINIT_GRACE") for its message
+ * and returns 0 or -EINVAL after logging one line naming FROM, the value and the fix. */
+
+struct option_row;
+typedef int (*option_set_fn)(struct xpu_options *o, const struct option_row *row, const char *value,
+                             const char *from);
+
+/* When an option's environment twin is read (xpu_options_env()). */
+enum env_when {
+        ENV_NONE = 0,   /* no twin */
+        ENV_IF_UNSET,   /* while the string at DEST is NULL: the command line gave nothing */
+        ENV_IF_NOT_CLI, /* while the o->cli flag at CLI is false */
+        ENV_ALWAYS,     /* a setting of the environment only */
+};
+
+struct option_row {
+        const char *name;  /* long option without "--"; NULL: none */
+        char short_name;   /* single-letter option; 0: none */
+        bool value;        /* takes a value (getopt's required_argument); else SET gets NULL */
+        const char *env;   /* the environment twin, or NULL */
+        enum env_when when;
+        bool env_empty;    /* an empty variable is a value (a boolean's false), else it is unset */
+        size_t dest;       /* offsetof() the field of struct xpu_options that SET stores into, or 0 */
+        size_t cli;        /* offsetof() the o->cli flag the command line sets, or 0 */
+        option_set_fn set;
+};
+
+#define FIELD_AT(o, type, offset) ((type *)(void *)((char *)(o) + (offset)))
+
+/* A path or name, as given (checked where it is used). */
+static int set_string(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)from;
+        *FIELD_AT(o, const char *, row->dest) = value;
+        return 0;
+}
+
+/* A flag: the command line's bare option is true; a variable is 1/0, true/false, yes/no, on/off
+ * or empty (false). */
+static int set_bool(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        int b = value ? xpu_parse_bool(value) : 1;
+        if (b < 0) {
+                log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", from, value);
+                return -EINVAL;
         }
-        if (!o->require && (v = secure_getenv("XPU_REQUIRE")) && *v)
-                o->require = v;
-        if (!o->cli.inject && (v = secure_getenv("XPUINIT_INJECT")) && *v && set_inject(o, v, "XPUINIT_INJECT") < 0)
+        *FIELD_AT(o, bool, row->dest) = b;
+        return 0;
+}
+
+static int set_profile_dir(struct xpu_options *o, const struct option_row *row, const char *value,
+                           const char *from) {
+        (void)row, (void)from;
+        o->profile_dir = value;
+        o->profile_dir_set = true;
+        return 0;
+}
+
+static int set_inject(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        int m = xpu_inject_mode_from_string(value);
+        if (m < 0) {
+                log_error("%s: unknown injection mode \"%s\" (use auto, mount, link or none)", from, value);
                 return -EINVAL;
-        if (!o->cli.log_level && (v = secure_getenv("XPUINIT_LOG_LEVEL")) && *v &&
-            set_log_level(v, "XPUINIT_LOG_LEVEL") < 0)
-                return -EINVAL;
-        if (!o->cli.vendor_timeout && (v = secure_getenv("XPUINIT_VENDOR_TIMEOUT")) && *v &&
-            set_vendor_timeout(o, v, "XPUINIT_VENDOR_TIMEOUT") < 0)
-                return -EINVAL;
-        if (!o->cli.user && (v = secure_getenv("XPUINIT_USER")) && *v) {
-                if (xpu_options_parse_user(v, "XPUINIT_USER", &o->uid, &o->gid) < 0)
-                        return -EINVAL;
-                o->user_set = true;
         }
-        if ((v = secure_getenv("XPUINIT_DEVICE_CODE")) && *v) {
-                int m = xpu_device_code_mode_from_string(v);
-                if (m < 0) {
-                        log_error("XPUINIT_DEVICE_CODE: unknown mode \"%s\" (use enforce, apply, warn or off)", v);
-                        return -EINVAL;
-                }
-                o->device_code = (enum xpu_device_code_mode)m;
-                o->device_code_set = true;
-        }
-        if ((v = secure_getenv("XPUINIT_DEVICE_CODE_INDEX")) && *v)
-                o->device_code_index = v;
-        if (!o->cli.grace && (v = secure_getenv("XPUINIT_GRACE")) && *v && set_grace(o, v, "XPUINIT_GRACE") < 0)
+        o->inject = (enum xpu_inject_mode)m;
+        return 0;
+}
+
+static int set_log_level(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)o, (void)row;
+        int l = xpu_log_level_from_string(value);
+        if (l < 0) {
+                log_error("%s: unknown log level \"%s\" (use error, warning, info or debug)", from, value);
                 return -EINVAL;
-        const struct {
-                const char *name;
-                bool *target;
-                bool from_cli;
-        } bools[] = {
-                { "XPUINIT_GROUP", &o->group, o->cli.group },
-                { "XPUINIT_EXEC", &o->exec, o->cli.exec },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(bools); i++) {
-                if (bools[i].from_cli || !(v = secure_getenv(bools[i].name)))
-                        continue;
-                int b = xpu_parse_bool(v);
-                if (b < 0) {
-                        log_error("%s: \"%s\" is not a boolean (use 1/0, true/false)", bools[i].name, v);
-                        return -EINVAL;
-                }
-                *bools[i].target = b;
+        }
+        xpu_log_set_level((enum xpu_log_level)l);
+        return 0;
+}
+
+/* -v: info, and debug when given again. */
+static int set_verbose(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)o, (void)row, (void)value, (void)from;
+        xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
+        return 0;
+}
+
+static int set_vendor_timeout(struct xpu_options *o, const struct option_row *row, const char *value,
+                              const char *from) {
+        (void)row;
+        uint64_t v;
+        if (xpu_parse_u64(value, 10, &v) < 0 || v < 1 || v > XPU_VENDOR_TIMEOUT_S_MAX) {
+                log_error("%s: vendor timeout \"%s\" is not a whole number of seconds between 1 and %u", from, value,
+                          XPU_VENDOR_TIMEOUT_S_MAX);
+                return -EINVAL;
+        }
+        o->vendor_timeout = (unsigned)v;
+        return 0;
+}
+
+static int set_grace(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        uint64_t v;
+        if (xpu_parse_u64(value, 10, &v) < 0 || v > 86400) {
+                log_error("%s: grace period \"%s\" is not a whole number of seconds between 0 and 86400", from, value);
+                return -EINVAL;
+        }
+        o->grace = (unsigned)v;
+        return 0;
+}
+
+static int set_user(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        if (xpu_options_parse_user(value, from, &o->uid, &o->gid) < 0)
+                return -EINVAL;
+        o->user_set = true;
+        return 0;
+}
+
+static int set_device_code(struct xpu_options *o, const struct option_row *row, const char *value,
+                           const char *from) {
+        (void)row;
+        int m = xpu_device_code_mode_from_string(value);
+        if (m < 0) {
+                log_error("%s: unknown mode \"%s\" (use enforce, apply, warn or off)", from, value);
+                return -EINVAL;
+        }
+        o->device_code = (enum xpu_device_code_mode)m;
+        o->device_code_set = true;
+        return 0;
+}
+
+static int set_help(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row, (void)value, (void)from;
+        o->command = XPU_CMD_HELP;
+        return 0;
+}
+
+static int set_version(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row, (void)value, (void)from;
+        o->command = XPU_CMD_VERSION;
+        return 0;
+}
+
+static int set_sources(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        int bits = xpu_options_parse_sources(value);
+        if (bits < 0) {
+                log_error("%s: unknown source list \"%s\" (use fast, nvml, cuda, rocm_smi or all, comma-separated)",
+                          from, value);
+                return -EINVAL;
+        }
+        o->sources = (uint32_t)bits;
+        o->sources_set = true;
+        return 0;
+}
+
+/* audit --for TARGET: checked now, kept as given. */
+static int set_for(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        struct xpu_code_target t;
+        if (xpu_code_target_parse(value, &t) < 0) {
+                log_error("%s: \"%s\" is not a GPU target: give sm_XY or X.Y for compute capability X.Y (sm_90, "
+                          "12.0) or an AMD target ID (gfx1031, gfx90a:sramecc-:xnack-)",
+                          from, value);
+                return -EINVAL;
+        }
+        if (o->n_audit_for == XPU_AUDIT_TARGETS_MAX) {
+                log_error("%s: at most %d targets", from, XPU_AUDIT_TARGETS_MAX);
+                return -EINVAL;
+        }
+        o->audit_for[o->n_audit_for++] = value;
+        return 0;
+}
+
+static int set_cuda_driver(struct xpu_options *o, const struct option_row *row, const char *value,
+                           const char *from) {
+        (void)row;
+        if (xpu_options_parse_cuda_version(value) < 0) {
+                log_error("%s: \"%s\" is not a CUDA version such as 12.4, 13.0 or 13", from, value);
+                return -EINVAL;
+        }
+        o->cuda_driver = value;
+        return 0;
+}
+
+static int set_fail_on(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        static const enum xpu_code_level levels[] = { XPU_CODE_PTX_JIT, XPU_CODE_OVERRIDE, XPU_CODE_CANNOT_RUN };
+        o->fail_on = -1;
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcmp(value, xpu_code_level_name(levels[i])) == 0)
+                        o->fail_on = (int)levels[i];
+        if (o->fail_on < 0) {
+                log_error("%s: unknown level \"%s\" (use ptx-jit, override or cannot-run)", from, value);
+                return -EINVAL;
         }
         return 0;
 }
 
-enum {
-        OPT_SYS_ROOT = 0x100,
-        OPT_DEV_ROOT,
-        OPT_DRIVER_ROOT,
-        OPT_PROFILE,
-        OPT_PROFILE_DIR,
-        OPT_INJECT,
-        OPT_REQUIRE,
-        OPT_LOG_LEVEL,
-        OPT_GRACE,
-        OPT_EXEC,
-        OPT_JSON,
-        OPT_ROOTFS,
-        OPT_VERSION,
-        OPT_SOURCE,
-        OPT_VENDOR_TIMEOUT,
-        OPT_USER,
-        OPT_FOR,
-        OPT_CUDA_DRIVER,
-        OPT_FAIL_ON,
-        OPT_WRITE_INDEX,
-        OPT_K8S_AFFINITY,
-        OPT_OUTPUT,
-        OPT_FORMAT,
-        OPT_KIND,
-        OPT_HOST_ROOT,
+/* cdi generate --output FILE: once. */
+static int set_output(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        if (o->cdi_output) {
+                log_error("%s given twice (\"%s\", then \"%s\"): give one file", from, o->cdi_output, value);
+                return -EINVAL;
+        }
+        o->cdi_output = value;
+        return 0;
+}
+
+/* cdi generate --format json|yaml: the same one again is no conflict. */
+static int set_format(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        if (o->cdi_format && strcmp(o->cdi_format, value) != 0) {
+                log_error("%s given twice (%s, then %s): give one", from, o->cdi_format, value);
+                return -EINVAL;
+        }
+        if (strcmp(value, "json") != 0 && strcmp(value, "yaml") != 0) {
+                log_error("%s: unknown format \"%s\" (use json or yaml)", from, value);
+                return -EINVAL;
+        }
+        o->cdi_format = value;
+        return 0;
+}
+
+static int set_kind(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        char err[512];
+        if (o->cdi_kind) {
+                log_error("%s given twice (%s, then %s): give one", from, o->cdi_kind, value);
+                return -EINVAL;
+        }
+        if (xpu_cdi_kind_check(value, err, sizeof err) < 0) {
+                log_error("%s", err);
+                return -EINVAL;
+        }
+        o->cdi_kind = value;
+        return 0;
+}
+
+static int set_host_root(struct xpu_options *o, const struct option_row *row, const char *value, const char *from) {
+        (void)row;
+        if (o->cdi_host_root) {
+                log_error("%s given twice (%s, then %s): give one", from, o->cdi_host_root, value);
+                return -EINVAL;
+        }
+        if (value[0] != '/') {
+                log_error("%s: \"%s\" is not an absolute path (give where the host's / is mounted here, e.g. /host)",
+                          from, value);
+                return -EINVAL;
+        }
+        o->cdi_host_root = value;
+        return 0;
+}
+
+#define DEST(member) offsetof(struct xpu_options, member)
+#define CLI(member)  offsetof(struct xpu_options, cli.member)
+
+/* Every option and environment variable. The rows with a twin come first, in the order
+ * xpu_options_env() reads them: with two bad variables, the first here is the one named. */
+static const struct option_row option_rows[] = {
+        /* name, short, value, env, when, env_empty, dest, cli, set */
+        { "sys-root", 0, true, "XPUINIT_SYS_ROOT", ENV_IF_UNSET, false, DEST(sys_root), 0, set_string },
+        { "dev-root", 0, true, "XPUINIT_DEV_ROOT", ENV_IF_UNSET, false, DEST(dev_root), 0, set_string },
+        { "driver-root", 0, true, "XPUINIT_DRIVER_ROOT", ENV_IF_UNSET, false, DEST(driver_root), 0, set_string },
+        { "profile", 0, true, "XPUINIT_PROFILE", ENV_IF_UNSET, false, DEST(profile), 0, set_string },
+        { "profile-dir", 0, true, "XPUINIT_PROFILE_DIR", ENV_IF_NOT_CLI, false, 0, CLI(profile_dir), set_profile_dir },
+        { "require", 0, true, "XPU_REQUIRE", ENV_IF_UNSET, false, DEST(require), 0, set_string },
+        { "inject", 0, true, "XPUINIT_INJECT", ENV_IF_NOT_CLI, false, 0, CLI(inject), set_inject },
+        { "log-level", 0, true, "XPUINIT_LOG_LEVEL", ENV_IF_NOT_CLI, false, 0, CLI(log_level), set_log_level },
+        { "vendor-timeout", 0, true, "XPUINIT_VENDOR_TIMEOUT", ENV_IF_NOT_CLI, false, 0, CLI(vendor_timeout),
+          set_vendor_timeout },
+        { "user", 0, true, "XPUINIT_USER", ENV_IF_NOT_CLI, false, 0, CLI(user), set_user },
+        { NULL, 0, false, "XPUINIT_DEVICE_CODE", ENV_ALWAYS, false, 0, 0, set_device_code },
+        { NULL, 0, false, "XPUINIT_DEVICE_CODE_INDEX", ENV_ALWAYS, false, DEST(device_code_index), 0, set_string },
+        { "grace", 0, true, "XPUINIT_GRACE", ENV_IF_NOT_CLI, false, 0, CLI(grace), set_grace },
+        { "group", 'g', false, "XPUINIT_GROUP", ENV_IF_NOT_CLI, true, DEST(group), CLI(group), set_bool },
+        { "exec", 0, false, "XPUINIT_EXEC", ENV_IF_NOT_CLI, true, DEST(exec), CLI(exec), set_bool },
+        /* the command line only */
+        { NULL, 'v', false, NULL, ENV_NONE, false, 0, CLI(log_level), set_verbose },
+        { "json", 0, false, NULL, ENV_NONE, false, DEST(json), 0, set_bool },
+        { "rootfs", 0, true, NULL, ENV_NONE, false, DEST(rootfs), 0, set_string },
+        { "help", 'h', false, NULL, ENV_NONE, false, 0, 0, set_help },
+        { "version", 0, false, NULL, ENV_NONE, false, 0, 0, set_version },
+        { "source", 0, true, NULL, ENV_NONE, false, 0, 0, set_sources },
+        { "for", 0, true, NULL, ENV_NONE, false, 0, 0, set_for },
+        { "cuda-driver", 0, true, NULL, ENV_NONE, false, 0, 0, set_cuda_driver },
+        { "fail-on", 0, true, NULL, ENV_NONE, false, 0, 0, set_fail_on },
+        { "write-index", 0, true, NULL, ENV_NONE, false, DEST(write_index), 0, set_string },
+        { "k8s-affinity", 0, false, NULL, ENV_NONE, false, DEST(k8s_affinity), 0, set_bool },
+        { "output", 0, true, NULL, ENV_NONE, false, 0, 0, set_output },
+        { "format", 0, true, NULL, ENV_NONE, false, 0, 0, set_format },
+        { "kind", 0, true, NULL, ENV_NONE, false, 0, 0, set_kind },
+        { "host-root", 0, true, NULL, ENV_NONE, false, 0, 0, set_host_root },
 };
+
+/* getopt_long()'s value of row I's long option: above every single-byte option. */
+#define LONG_VAL(i) (0x100 + (int)(i))
+
+int xpu_options_env(struct xpu_options *o) {
+        for (size_t i = 0; i < ELEMENTSOF(option_rows); i++) {
+                const struct option_row *row = &option_rows[i];
+                const char *v;
+                if (row->when == ENV_NONE || (row->when == ENV_IF_UNSET && *FIELD_AT(o, const char *, row->dest)) ||
+                    (row->when == ENV_IF_NOT_CLI && *FIELD_AT(o, bool, row->cli)))
+                        continue;
+                if (!(v = secure_getenv(row->env)) || (!*v && !row->env_empty))
+                        continue;
+                if (row->set(o, row, v, row->env) < 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+/* The row of getopt_long()'s return C, or NULL (':' and '?'). */
+static const struct option_row *row_of(int c) {
+        if (c >= LONG_VAL(0) && c < LONG_VAL(ELEMENTSOF(option_rows)))
+                return &option_rows[c - LONG_VAL(0)];
+        for (size_t i = 0; c > 0 && i < ELEMENTSOF(option_rows); i++)
+                if (option_rows[i].short_name == c)
+                        return &option_rows[i];
+        return NULL;
+}
 
 /* Options may stand before or after the subcommand's name; "--" ends them. Returns 0, or
  * XPU_EXIT_USAGE after printing the problem. */
 int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
-        static const struct option options[] = {
-                { "sys-root", required_argument, NULL, OPT_SYS_ROOT },
-                { "dev-root", required_argument, NULL, OPT_DEV_ROOT },
-                { "driver-root", required_argument, NULL, OPT_DRIVER_ROOT },
-                { "profile", required_argument, NULL, OPT_PROFILE },
-                { "profile-dir", required_argument, NULL, OPT_PROFILE_DIR },
-                { "inject", required_argument, NULL, OPT_INJECT },
-                { "require", required_argument, NULL, OPT_REQUIRE },
-                { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
-                { "group", no_argument, NULL, 'g' },
-                { "grace", required_argument, NULL, OPT_GRACE },
-                { "exec", no_argument, NULL, OPT_EXEC },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "rootfs", required_argument, NULL, OPT_ROOTFS },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                { "source", required_argument, NULL, OPT_SOURCE },
-                { "vendor-timeout", required_argument, NULL, OPT_VENDOR_TIMEOUT },
-                { "user", required_argument, NULL, OPT_USER },
-                { "for", required_argument, NULL, OPT_FOR },
-                { "cuda-driver", required_argument, NULL, OPT_CUDA_DRIVER },
-                { "fail-on", required_argument, NULL, OPT_FAIL_ON },
-                { "write-index", required_argument, NULL, OPT_WRITE_INDEX },
-                { "k8s-affinity", no_argument, NULL, OPT_K8S_AFFINITY },
-                { "output", required_argument, NULL, OPT_OUTPUT },
-                { "format", required_argument, NULL, OPT_FORMAT },
-                { "kind", required_argument, NULL, OPT_KIND },
-                { "host-root", required_argument, NULL, OPT_HOST_ROOT },
-                {},
-        };
+        struct option longopts[ELEMENTSOF(option_rows) + 1];
+        char shortopts[ELEMENTSOF(option_rows) + 3] = "+:"; /* "+": stop at the first non-option */
+        size_t n_long = 0, n_short = 2;
+        for (size_t i = 0; i < ELEMENTSOF(option_rows); i++) {
+                if (option_rows[i].name)
+                        longopts[n_long++] = (struct option){ option_rows[i].name,
+                                                              option_rows[i].value ? required_argument : no_argument,
+                                                              NULL, LONG_VAL(i) };
+                if (option_rows[i].short_name)
+                        shortopts[n_short++] = option_rows[i].short_name; /* none takes a value */
+        }
+        longopts[n_long] = (struct option){ 0 };
+        shortopts[n_short] = '\0';
+
         bool have_command = false, have_verb = false;
         opterr = 0;
         optind = 1;
         for (;;) {
-                int c = getopt_long(argc, argv, "+:vgh", options, NULL);
+                int c = getopt_long(argc, argv, shortopts, longopts, NULL);
                 if (c == -1) {
                         if (optind >= argc)
                                 break;
@@ -337,179 +516,23 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
                         }
                         break;
                 }
-                switch (c) {
-                case OPT_SYS_ROOT:
-                        o->sys_root = optarg;
-                        break;
-                case OPT_DEV_ROOT:
-                        o->dev_root = optarg;
-                        break;
-                case OPT_DRIVER_ROOT:
-                        o->driver_root = optarg;
-                        break;
-                case OPT_PROFILE:
-                        o->profile = optarg;
-                        break;
-                case OPT_PROFILE_DIR:
-                        o->profile_dir = optarg;
-                        o->profile_dir_set = o->cli.profile_dir = true;
-                        break;
-                case OPT_INJECT:
-                        o->cli.inject = true;
-                        if (set_inject(o, optarg, "--inject") < 0)
-                                return XPU_EXIT_USAGE;
-                        break;
-                case OPT_REQUIRE:
-                        o->require = optarg;
-                        break;
-                case OPT_LOG_LEVEL:
-                        o->cli.log_level = true;
-                        if (set_log_level(optarg, "--log-level") < 0)
-                                return XPU_EXIT_USAGE;
-                        break;
-                case 'v':
-                        o->cli.log_level = true;
-                        xpu_log_set_level(xpu_log_get_level() < XPU_LOG_INFO ? XPU_LOG_INFO : XPU_LOG_DEBUG);
-                        break;
-                case 'g':
-                        o->group = o->cli.group = true;
-                        break;
-                case OPT_GRACE:
-                        o->cli.grace = true;
-                        if (set_grace(o, optarg, "--grace") < 0)
-                                return XPU_EXIT_USAGE;
-                        break;
-                case OPT_EXEC:
-                        o->exec = o->cli.exec = true;
-                        break;
-                case OPT_USER:
-                        if (xpu_options_parse_user(optarg, "--user", &o->uid, &o->gid) < 0)
-                                return XPU_EXIT_USAGE;
-                        o->user_set = o->cli.user = true;
-                        break;
-                case OPT_JSON:
-                        o->json = true;
-                        break;
-                case OPT_ROOTFS:
-                        o->rootfs = optarg;
-                        break;
-                case 'h':
-                        o->command = XPU_CMD_HELP;
-                        break;
-                case OPT_VERSION:
-                        o->command = XPU_CMD_VERSION;
-                        break;
-                case OPT_SOURCE: {
-                        int bits = xpu_options_parse_sources(optarg);
-                        if (bits < 0) {
-                                log_error("--source: unknown source list \"%s\" (use fast, nvml, cuda, rocm_smi or "
-                                          "all, comma-separated)",
-                                          optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->sources = (uint32_t)bits;
-                        o->sources_set = true;
-                        break;
-                }
-                case OPT_VENDOR_TIMEOUT:
-                        o->cli.vendor_timeout = true;
-                        if (set_vendor_timeout(o, optarg, "--vendor-timeout") < 0)
-                                return XPU_EXIT_USAGE;
-                        break;
-                case OPT_FOR: {
-                        struct xpu_code_target t;
-                        if (xpu_code_target_parse(optarg, &t) < 0) {
-                                log_error("--for: \"%s\" is not a GPU target: give sm_XY or X.Y for compute capability "
-                                          "X.Y (sm_90, 12.0) or an AMD target ID (gfx1031, gfx90a:sramecc-:xnack-)",
-                                          optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        if (o->n_audit_for == XPU_AUDIT_TARGETS_MAX) {
-                                log_error("--for: at most %d targets", XPU_AUDIT_TARGETS_MAX);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->audit_for[o->n_audit_for++] = optarg;
-                        break;
-                }
-                case OPT_CUDA_DRIVER:
-                        if (xpu_options_parse_cuda_version(optarg) < 0) {
-                                log_error("--cuda-driver: \"%s\" is not a CUDA version such as 12.4, 13.0 or 13", optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->cuda_driver = optarg;
-                        break;
-                case OPT_FAIL_ON: {
-                        static const enum xpu_code_level levels[] = { XPU_CODE_PTX_JIT, XPU_CODE_OVERRIDE,
-                                                                      XPU_CODE_CANNOT_RUN };
-                        o->fail_on = -1;
-                        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
-                                if (strcmp(optarg, xpu_code_level_name(levels[i])) == 0)
-                                        o->fail_on = (int)levels[i];
-                        if (o->fail_on < 0) {
-                                log_error("--fail-on: unknown level \"%s\" (use ptx-jit, override or cannot-run)",
-                                          optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        break;
-                }
-                case OPT_WRITE_INDEX:
-                        o->write_index = optarg;
-                        break;
-                case OPT_K8S_AFFINITY:
-                        o->k8s_affinity = true;
-                        break;
-                case OPT_OUTPUT:
-                        if (o->cdi_output) {
-                                log_error("--output given twice (\"%s\", then \"%s\"): give one file", o->cdi_output,
-                                          optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->cdi_output = optarg;
-                        break;
-                case OPT_FORMAT:
-                        if (o->cdi_format && strcmp(o->cdi_format, optarg) != 0) {
-                                log_error("--format given twice (%s, then %s): give one", o->cdi_format, optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "yaml") != 0) {
-                                log_error("--format: unknown format \"%s\" (use json or yaml)", optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->cdi_format = optarg;
-                        break;
-                case OPT_KIND: {
-                        char err[512];
-                        if (o->cdi_kind) {
-                                log_error("--kind given twice (%s, then %s): give one", o->cdi_kind, optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        if (xpu_cdi_kind_check(optarg, err, sizeof err) < 0) {
-                                log_error("%s", err);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->cdi_kind = optarg;
-                        break;
-                }
-                case OPT_HOST_ROOT:
-                        if (o->cdi_host_root) {
-                                log_error("--host-root given twice (%s, then %s): give one", o->cdi_host_root, optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        if (optarg[0] != '/') {
-                                log_error("--host-root: \"%s\" is not an absolute path (give where the host's / is "
-                                          "mounted here, e.g. /host)", optarg);
-                                return XPU_EXIT_USAGE;
-                        }
-                        o->cdi_host_root = optarg;
-                        break;
-                case ':':
-                        log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
-                        return XPU_EXIT_USAGE;
-                case '?':
-                default:
-                        log_error("unknown option \"%s\"; see xpuinit --help", argv[optind - 1]);
+                const struct option_row *row = row_of(c);
+                if (!row) {
+                        if (c == ':')
+                                log_error("option %s needs a value; see xpuinit --help", argv[optind - 1]);
+                        else
+                                log_error("unknown option \"%s\"; see xpuinit --help", argv[optind - 1]);
                         return XPU_EXIT_USAGE;
                 }
+                char from[32];
+                if (row->name)
+                        snprintf(from, sizeof from, "--%s", row->name);
+                else
+                        snprintf(from, sizeof from, "-%c", row->short_name);
+                if (row->set(o, row, row->value ? optarg : NULL, from) < 0)
+                        return XPU_EXIT_USAGE;
+                if (row->cli)
+                        *FIELD_AT(o, bool, row->cli) = true;
         }
         o->argv = argv + optind;
         size_t rest = (size_t)(argc - optind);

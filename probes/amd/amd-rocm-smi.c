@@ -250,20 +250,9 @@ static const struct xpu_reply_field device_fields[] = {
 #undef FIELD
 };
 
-/* One "device.N.FIELD VALUE" line into W (COUNT devices); a repeated field is garbage. */
-static int parse_device_line(struct wire_device *w, size_t count, const char *key, const char *value) {
-        const char *field = NULL;
-        int i = xpu_reply_device_key(key, count, &field);
-        if (i < 0)
-                return -EINVAL;
-        for (size_t f = 0; f < ELEMENTSOF(device_fields); f++)
-                if (strcmp(device_fields[f].key, field) == 0 && (w[i].d.have & device_fields[f].have))
-                        return -EINVAL;
-        return xpu_reply_set_field(&w[i], &w[i].d.have, device_fields, ELEMENTSOF(device_fields), field, value);
-}
-
 /* Checks across fields, and the wire's units to the result's. Returns 0 or -EBADMSG. */
-static int wire_finish(struct wire_device *w, size_t i, char *err, size_t err_size) {
+static int wire_finish(void *device, size_t i, char *err, size_t err_size) {
+        struct wire_device *w = device;
         struct xpu_rocm_smi_device *d = &w->d;
         const char *bad = NULL;
         if ((d->have & WIRE_HAVE_VENDOR) && w->vendor_id > 0xffff)
@@ -293,14 +282,22 @@ static int wire_finish(struct wire_device *w, size_t i, char *err, size_t err_si
         return 0;
 }
 
+/* The wire format (amd-rocm-smi.h); every device key comes at most once. */
+static const struct xpu_reply_spec rocm_smi_reply = {
+        .what = "ROCm SMI",
+        .devices_max = XPU_ROCM_SMI_DEVICES_MAX,
+        .device_size = sizeof(struct wire_device),
+        .have_offset = offsetof(struct wire_device, d.have),
+        .fields = device_fields,
+        .n_fields = ELEMENTSOF(device_fields),
+        .fields_once = true,
+        .device_end = wire_finish,
+};
+
 int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret, char *err, size_t err_size) {
         _cleanup_free_ struct xpu_rocm_smi_result *r = NULL;
         _cleanup_free_ struct wire_device *w = NULL;
-        struct xpu_reply_parser p;
-        size_t count = 0;
-        bool have_count = false, have_library = false, have_total = false;
         char fallback[8];
-        int e;
 
         if (!err) {
                 err = fallback;
@@ -314,40 +311,14 @@ int xpu_rocm_smi_parse_reply(const char *text, struct xpu_rocm_smi_result **ret,
         w = calloc(XPU_ROCM_SMI_DEVICES_MAX, sizeof *w);
         if (!r || !w)
                 return -ENOMEM;
-
-        xpu_reply_parser_init(&p, "ROCm SMI", text);
-        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
-                if (strcmp(p.key, "library") == 0 && !have_library) {
-                        if (xpu_helper_parse_library(p.value, r->library) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_library = true;
-                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_ROCM_SMI_DEVICES_MAX)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        count = (size_t)v;
-                        have_count = true;
-                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
-                        if (xpu_helper_parse_devices_total(p.value, count, XPU_ROCM_SMI_DEVICES_MAX, &r->total) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_total = true;
-                } else if (!have_count || parse_device_line(w, count, p.key, p.value) < 0)
-                        return xpu_reply_garbage(&p, err, err_size);
-        }
+        struct xpu_reply_out out = { .result = r, .library = r->library, .devices = w };
+        int e = xpu_reply_read(&rocm_smi_reply, text, &out, err, err_size);
         if (e < 0)
                 return e;
-        if (!have_library || !have_count) {
-                snprintf(err, err_size, "garbage from the ROCm SMI helper: no %s", have_library ? "device_count" : "library");
-                return -EBADMSG;
-        }
-        for (size_t i = 0; i < count; i++) {
-                if ((e = wire_finish(&w[i], i, err, err_size)) < 0)
-                        return e;
+        for (size_t i = 0; i < out.count; i++)
                 r->devices[i] = w[i].d;
-        }
-        r->n = count;
-        if (!have_total)
-                r->total = count;
+        r->n = out.count;
+        r->total = out.total;
         *ret = TAKE_PTR(r);
         return 0;
 }

@@ -220,23 +220,38 @@ static const struct xpu_reply_field device_fields[] = {
 #undef FIELD
 };
 
-/* True when FIELD of D was already given (every device key comes at most once). */
-static bool device_field_seen(const struct xpu_cuda_device *d, const char *field) {
-        if (strcmp(field, "name") == 0)
-                return d->name[0] != '\0';
-        for (size_t f = 0; f < ELEMENTSOF(device_fields); f++)
-                if (strcmp(device_fields[f].key, field) == 0)
-                        return (d->have & device_fields[f].have) != 0;
-        return false;
+/* The CUDA driver API integer (1000 * major + 10 * minor) as "major.minor"; CUDA 1.0 (1000) is
+ * the lowest there is. */
+static int set_cuda_driver_version(void *result, const char *value) {
+        struct xpu_cuda_result *r = result;
+        uint64_t v = 0;
+        if (xpu_parse_u64(value, 10, &v) < 0 || v < 1000 || v > 999999)
+                return -EINVAL;
+        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u", (unsigned)(v / 1000),
+                 (unsigned)(v % 1000 / 10));
+        return 0;
 }
+
+static const struct xpu_reply_key head_keys[] = {
+        { "cuda_driver_version", true, set_cuda_driver_version },
+};
+
+/* The wire format (nvidia-cuda.h); every device key comes at most once. */
+static const struct xpu_reply_spec cuda_reply = {
+        .what = "CUDA",
+        .keys = head_keys,
+        .n_keys = ELEMENTSOF(head_keys),
+        .devices_max = XPU_CUDA_DEVICES_MAX,
+        .device_size = sizeof(struct xpu_cuda_device),
+        .have_offset = offsetof(struct xpu_cuda_device, have),
+        .fields = device_fields,
+        .n_fields = ELEMENTSOF(device_fields),
+        .fields_once = true,
+};
 
 int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *err, size_t err_size) {
         _cleanup_free_ struct xpu_cuda_result *r = NULL;
-        struct xpu_reply_parser p;
-        size_t count = 0;
-        bool have_count = false, have_library = false, have_total = false;
         char fallback[8];
-        int e;
 
         if (!err) {
                 err = fallback;
@@ -245,47 +260,12 @@ int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *e
         r = calloc(1, sizeof(*r) + XPU_CUDA_DEVICES_MAX * sizeof(r->devices[0]));
         if (!r)
                 return -ENOMEM;
-
-        xpu_reply_parser_init(&p, "CUDA", text);
-        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
-                const char *field = NULL;
-                int i;
-                if (strcmp(p.key, "library") == 0 && !have_library) {
-                        if (xpu_helper_parse_library(p.value, r->library) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_library = true;
-                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0] && !have_count) {
-                        uint64_t v = 0;
-                        /* 1000 * major + 10 * minor; CUDA 1.0 (1000) is the lowest there is. */
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v < 1000 || v > 999999)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u",
-                                 (unsigned)(v / 1000), (unsigned)(v % 1000 / 10));
-                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_CUDA_DEVICES_MAX)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        count = (size_t)v;
-                        have_count = true;
-                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
-                        if (xpu_helper_parse_devices_total(p.value, count, XPU_CUDA_DEVICES_MAX, &r->total) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_total = true;
-                } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
-                           device_field_seen(&r->devices[i], field) ||
-                           xpu_reply_set_field(&r->devices[i], &r->devices[i].have, device_fields,
-                                               ELEMENTSOF(device_fields), field, p.value) < 0)
-                        return xpu_reply_garbage(&p, err, err_size);
-        }
+        struct xpu_reply_out out = { .result = r, .library = r->library, .devices = r->devices };
+        int e = xpu_reply_read(&cuda_reply, text, &out, err, err_size);
         if (e < 0)
                 return e;
-        if (!have_library || !have_count) {
-                snprintf(err, err_size, "garbage from the CUDA helper: no %s", have_library ? "device_count" : "library");
-                return -EBADMSG;
-        }
-        r->n = count;
-        if (!have_total)
-                r->total = count;
+        r->n = out.count;
+        r->total = out.total;
         *ret = TAKE_PTR(r);
         return 0;
 }

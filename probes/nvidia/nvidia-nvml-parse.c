@@ -63,7 +63,8 @@
 #include "base/macro.h"
 #include "sandbox/reply.h"
 
-/* Per-device keys of the wire format stored as they are (MIG keys are parsed by hand). */
+/* Per-device keys of the wire format stored as they are (the MIG and memory-repair keys are parsed
+ * by hand: device_line()). A repeated one keeps its last value, as it always has. */
 static const struct xpu_reply_field device_fields[] = {
 #define FIELD(k, kind, m, have) XPU_REPLY_FIELD(k, kind, struct xpu_nvml_device, m, have)
         FIELD("uuid", XPU_REPLY_STR, uuid, 0),
@@ -74,8 +75,8 @@ static const struct xpu_reply_field device_fields[] = {
         FIELD("memory_used", XPU_REPLY_U64, memory_used_bytes, XPU_NVML_HAVE_MEMORY_USED),
         FIELD("cc", XPU_REPLY_CC, compute_capability, XPU_NVML_HAVE_COMPUTE_CAPABILITY),
         FIELD("brand", XPU_REPLY_STR, brand, XPU_NVML_HAVE_BRAND),
-        FIELD("util_gpu", XPU_REPLY_U32, utilization_gpu_percent, XPU_NVML_HAVE_UTIL_GPU),
-        FIELD("util_memory", XPU_REPLY_U32, utilization_memory_percent, XPU_NVML_HAVE_UTIL_MEMORY),
+        FIELD("util_gpu", XPU_REPLY_PERCENT, utilization_gpu_percent, XPU_NVML_HAVE_UTIL_GPU),
+        FIELD("util_memory", XPU_REPLY_PERCENT, utilization_memory_percent, XPU_NVML_HAVE_UTIL_MEMORY),
         FIELD("temperature", XPU_REPLY_U32, temperature_celsius, XPU_NVML_HAVE_TEMPERATURE),
         FIELD("temp_slowdown", XPU_REPLY_U32, temp_slowdown_celsius, XPU_NVML_HAVE_TEMP_SLOWDOWN),
         FIELD("temp_shutdown", XPU_REPLY_U32, temp_shutdown_celsius, XPU_NVML_HAVE_TEMP_SHUTDOWN),
@@ -206,24 +207,18 @@ static int set_repair_field(struct xpu_nvml_device *d, const char *field, const 
         return -ENOENT;
 }
 
-/* Store "device.N.FIELD VALUE" into D. Returns 0 or -EINVAL. */
-static int set_device_field(struct xpu_nvml_device *d, const char *field, const char *value) {
-        int e = set_mig_field(d, field, value);
-        if (e == -ENOENT)
-                e = set_repair_field(d, field, value);
-        if (e != -ENOENT)
-                return e;
-        if (xpu_reply_set_field(d, &d->have, device_fields, ELEMENTSOF(device_fields), field, value) < 0)
-                return -EINVAL;
-        if (d->utilization_gpu_percent > 100 || d->utilization_memory_percent > 100)
-                return -EINVAL;
-        d->lost = d->lost_reason[0] != '\0';
-        return 0;
+/* The hand-parsed device keys (xpu_reply_spec.device_line): MIG, then memory repair; -ENOENT for
+ * the field table. */
+static int device_line(void *device, const char *field, const char *value) {
+        int e = set_mig_field(device, field, value);
+        return e == -ENOENT ? set_repair_field(device, field, value) : e;
 }
 
-/* What the parser requires of a device once the reply has ended: a complete MIG list. Returns 0
- * or -EBADMSG. */
-static int check_device(const struct xpu_nvml_device *d, size_t i, char *err, size_t err_size) {
+/* What the parser requires of a device once the reply has ended: a complete MIG list; and its
+ * lost flag. Returns 0 or -EBADMSG. */
+static int device_end(void *device, size_t i, char *err, size_t err_size) {
+        struct xpu_nvml_device *d = device;
+        d->lost = d->lost_reason[0] != '\0';
         const unsigned need = XPU_NVML_MIG_SEEN_UUID | XPU_NVML_MIG_SEEN_GI | XPU_NVML_MIG_SEEN_CI;
         for (size_t m = 0; m < d->n_mig; m++) {
                 if ((d->mig[m].seen & need) != need) {
@@ -241,13 +236,44 @@ static int check_device(const struct xpu_nvml_device *d, size_t i, char *err, si
         return 0;
 }
 
+static int set_driver_version(void *result, const char *value) {
+        struct xpu_nvml_result *r = result;
+        return xpu_strlcpy(r->driver_version, value, sizeof(r->driver_version)) < 0 ? -EINVAL : 0;
+}
+
+/* The CUDA driver API integer (1000 * major + 10 * minor) as "major.minor". */
+static int set_cuda_driver_version(void *result, const char *value) {
+        struct xpu_nvml_result *r = result;
+        uint64_t v = 0;
+        if (xpu_parse_u64(value, 10, &v) < 0 || v == 0 || v > 999999)
+                return -EINVAL;
+        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u", (unsigned)(v / 1000),
+                 (unsigned)(v % 1000 / 10));
+        return 0;
+}
+
+static const struct xpu_reply_key head_keys[] = {
+        { "driver_version", false, set_driver_version },
+        { "cuda_driver_version", false, set_cuda_driver_version },
+};
+
+static const struct xpu_reply_spec nvml_reply = {
+        .what = "NVML",
+        .keys = head_keys,
+        .n_keys = ELEMENTSOF(head_keys),
+        .devices_max = XPU_NVML_DEVICES_MAX,
+        .device_size = sizeof(struct xpu_nvml_device),
+        .have_offset = offsetof(struct xpu_nvml_device, have),
+        .fields = device_fields,
+        .n_fields = ELEMENTSOF(device_fields),
+        .device_line = device_line,
+        .device_end = device_end,
+        .name_count_first = true,
+};
+
 int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size) {
         _cleanup_free_ struct xpu_nvml_result *r = NULL;
-        struct xpu_reply_parser p;
-        size_t count = 0;
-        bool have_count = false, have_driver = false, have_library = false, have_total = false;
         char fallback[8];
-        int e;
 
         if (!err) {
                 err = fallback;
@@ -256,53 +282,12 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
         r = calloc(1, sizeof(*r) + XPU_NVML_DEVICES_MAX * sizeof(r->devices[0]));
         if (!r)
                 return -ENOMEM;
-
-        xpu_reply_parser_init(&p, "NVML", text);
-        while ((e = xpu_reply_next(&p, err, err_size)) > 0) {
-                const char *field = NULL;
-                int i;
-                if (strcmp(p.key, "library") == 0 && !have_library) {
-                        if (xpu_helper_parse_library(p.value, r->library) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_library = true;
-                } else if (strcmp(p.key, "driver_version") == 0 && !have_driver) {
-                        if (xpu_strlcpy(r->driver_version, p.value, sizeof(r->driver_version)) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_driver = true;
-                } else if (strcmp(p.key, "cuda_driver_version") == 0 && !r->cuda_driver_version[0]) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v == 0 || v > 999999)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        snprintf(r->cuda_driver_version, sizeof(r->cuda_driver_version), "%u.%u",
-                                 (unsigned)(v / 1000), (unsigned)(v % 1000 / 10));
-                } else if (strcmp(p.key, "device_count") == 0 && !have_count) {
-                        uint64_t v = 0;
-                        if (xpu_parse_u64(p.value, 10, &v) < 0 || v > XPU_NVML_DEVICES_MAX)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        count = (size_t)v;
-                        have_count = true;
-                } else if (strcmp(p.key, "devices_total") == 0 && have_count && !have_total) {
-                        if (xpu_helper_parse_devices_total(p.value, count, XPU_NVML_DEVICES_MAX, &r->total) < 0)
-                                return xpu_reply_garbage(&p, err, err_size);
-                        have_total = true;
-                } else if (!have_count || (i = xpu_reply_device_key(p.key, count, &field)) < 0 ||
-                           set_device_field(&r->devices[i], field, p.value) < 0)
-                        return xpu_reply_garbage(&p, err, err_size);
-        }
+        struct xpu_reply_out out = { .result = r, .library = r->library, .devices = r->devices };
+        int e = xpu_reply_read(&nvml_reply, text, &out, err, err_size);
         if (e < 0)
                 return e;
-        if (!have_count || !have_library) {
-                snprintf(err, err_size, "garbage from the NVML helper: no %s", have_count ? "library" : "device_count");
-                return -EBADMSG;
-        }
-        for (size_t i = 0; i < count; i++) {
-                e = check_device(&r->devices[i], i, err, err_size);
-                if (e < 0)
-                        return e;
-        }
-        r->n = count;
-        if (!have_total)
-                r->total = count;
+        r->n = out.count;
+        r->total = out.total;
         *ret = TAKE_PTR(r);
         return 0;
 }

@@ -13,14 +13,15 @@
 #include "probe.h"
 
 /* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in
- * nvidia-nvml-parse.c). Exposed for tests and the fuzz target. Strict: an unknown or repeated
- * key, a value of the wrong form, too long for its field or out of range (a percentage above 100,
- * a MIG mode other than 0/1, more MIG devices than XPU_MIG_DEVICES_MAX, a MIG UUID without
- * "MIG-", a devices_total not above a full device_count), no library or device_count line, or a
- * MIG list with a hole is garbage. A device may lack uuid and name (the helper leaves out empty
- * ones). Returns 0 and *RET, -EBADMSG with ERR
- * "garbage from the NVML helper: line N" (or "...: device N ..."), the helper's own error (an
- * "error ERRNO TEXT" line) with ERR = TEXT, or -ENOMEM. ERR may be NULL. */
+ * nvidia-nvml-parse.c; read by xpu_reply_read()). Exposed for tests and the fuzz target. Strict:
+ * an unknown key, a repeated head, MIG or memory-repair key (a repeated plain device field keeps
+ * its last value), a value of the wrong form, too long for its field or out of range (a
+ * percentage above 100, a MIG mode other than 0/1, more MIG devices than XPU_MIG_DEVICES_MAX, a
+ * MIG UUID without "MIG-", a devices_total not above a full device_count), no library or
+ * device_count line, or a MIG list with a hole is garbage. A device may lack uuid and name (the
+ * helper leaves out empty ones). Returns 0 and *RET, -EBADMSG with ERR "garbage from the NVML
+ * helper: line N" (or "...: device N ..."), the helper's own error (an "error ERRNO TEXT" line)
+ * with ERR = TEXT, or -ENOMEM. ERR may be NULL. */
 int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *err, size_t err_size);
 
 /* Merge R into INV: for each NVIDIA device of INV whose pci_bus_id equals an NVML device's (never

@@ -56,20 +56,6 @@ int xpu_helper_job_prepare(struct xpu_helper_job *job, int driver_root_fd, const
         return xpu_root_ref_init(&job->root, driver_root_fd, err, err_size);
 }
 
-int xpu_helper_parse_library(const char *value, char dst[PATH_MAX]) {
-        if (!value || value[0] != '/' || xpu_strlcpy(dst, value, PATH_MAX) < 0)
-                return -EINVAL;
-        return 0;
-}
-
-int xpu_helper_parse_devices_total(const char *value, size_t count, size_t max, size_t *ret) {
-        uint64_t v = 0;
-        if (count != max || xpu_parse_u64(value, 10, &v) < 0 || v <= count || v > SIZE_MAX)
-                return -EINVAL;
-        *ret = (size_t)v;
-        return 0;
-}
-
 /* ---- helper side ---- */
 
 /* "library PATH", PATH shortened to "/.../<file name>" when the line would be too long. */

@@ -6,8 +6,8 @@
  * error reply when any step fails (xpu_helper_job_load()); and the helper-side cleaning that keeps
  * a library's odd string from turning the whole reply into garbage (xpu_helper_clean_string()).
  *
- * Vendor-neutral: the vendor files keep their library calls, their wire keys and their strict
- * parsers. Built on isolate.h (the helper process), reply.h (its wire format) and dl.h (loading).
+ * Vendor-neutral: the vendor files keep their library calls and their wire keys; the parent reads
+ * the reply with the table-driven reader of reply.h (xpu_reply_read()). Built on isolate.h (the helper process), reply.h (its wire format) and dl.h (loading).
  * Nothing here logs. */
 #pragma once
 
@@ -86,12 +86,3 @@ int xpu_helper_job_load(const struct xpu_helper_job *job, const char *const *son
  * the line out. */
 bool xpu_helper_clean_string(char *buf, size_t size, size_t field_size, bool may_cut);
 
-/* Parent side: the value of a "library PATH" reply line into DST (PATH_MAX bytes). Returns 0, or
- * -EINVAL when it is not an absolute path or does not fit (the parser reports the line). */
-int xpu_helper_parse_library(const char *value, char dst[PATH_MAX]);
-
-/* Parent side: the value of a "devices_total N" reply line, which a helper sends after
- * "device_count COUNT" when the library listed more devices than the reply holds: N must be a
- * decimal number above COUNT, and COUNT must be the reader's limit MAX. Returns 0 with *RET, or
- * -EINVAL. */
-int xpu_helper_parse_devices_total(const char *value, size_t count, size_t max, size_t *ret);

@@ -262,14 +262,16 @@ static bool cc_valid(const char *s) {
         return b >= 1 && b <= 2 && s[a + 1 + b] == '\0';
 }
 
-int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field *table, size_t n, const char *key,
-                        const char *value) {
-        const struct xpu_reply_field *f = NULL;
-        for (size_t i = 0; i < n && !f; i++)
+/* The row of TABLE (N rows) named KEY, or NULL. */
+static const struct xpu_reply_field *find_field(const struct xpu_reply_field *table, size_t n, const char *key) {
+        for (size_t i = 0; i < n; i++)
                 if (strcmp(table[i].key, key) == 0)
-                        f = &table[i];
-        if (!f)
-                return -ENOENT;
+                        return &table[i];
+        return NULL;
+}
+
+/* Store VALUE into row F of OBJ, ORing its bit into *HAVE. Returns 0 or -EINVAL. */
+static int store_field(void *obj, uint32_t *have, const struct xpu_reply_field *f, const char *value) {
         void *p = (char *)obj + f->offset;
         uint64_t u = 0;
         int64_t s = 0;
@@ -291,7 +293,9 @@ int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field 
                         return -EINVAL;
                 break;
         case XPU_REPLY_U32:
-                if (xpu_parse_u64(value, 10, &u) < 0 || u > UINT32_MAX || f->size != sizeof(uint32_t))
+        case XPU_REPLY_PERCENT:
+                if (xpu_parse_u64(value, 10, &u) < 0 || u > (f->kind == XPU_REPLY_PERCENT ? 100 : UINT32_MAX) ||
+                    f->size != sizeof(uint32_t))
                         return -EINVAL;
                 *(uint32_t *)p = (uint32_t)u;
                 break;
@@ -310,5 +314,130 @@ int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field 
         }
         if (have)
                 *have |= f->have;
+        return 0;
+}
+
+int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field *table, size_t n, const char *key,
+                        const char *value) {
+        const struct xpu_reply_field *f = find_field(table, n, key);
+        return f ? store_field(obj, have, f, value) : -ENOENT;
+}
+
+int xpu_reply_parse_library(const char *value, char dst[PATH_MAX]) {
+        if (!value || value[0] != '/' || xpu_strlcpy(dst, value, PATH_MAX) < 0)
+                return -EINVAL;
+        return 0;
+}
+
+int xpu_reply_parse_devices_total(const char *value, size_t count, size_t max, size_t *ret) {
+        uint64_t v = 0;
+        if (count != max || xpu_parse_u64(value, 10, &v) < 0 || v <= count || v > SIZE_MAX)
+                return -EINVAL;
+        *ret = (size_t)v;
+        return 0;
+}
+
+/* ---- the whole-reply reader ---- */
+
+/* Where xpu_reply_read() is in a reply: which head keys came, which table fields each device had. */
+struct read_state {
+        const struct xpu_reply_spec *spec;
+        struct xpu_reply_out *out;
+        bool have_library, have_count, have_total;
+        uint32_t keys_seen;                          /* bit K: SPEC->keys[K] */
+        uint32_t fields_seen[XPU_REPLY_DEVICES_MAX]; /* bit F: SPEC->fields[F], per device */
+};
+
+/* One "device.N.FIELD VALUE" line. Returns 0 or -EINVAL. */
+static int read_device_line(struct read_state *st, const char *key, const char *value) {
+        const struct xpu_reply_spec *s = st->spec;
+        const char *field = NULL;
+        if (!st->have_count)
+                return -EINVAL;
+        int i = xpu_reply_device_key(key, st->out->count, &field);
+        if (i < 0)
+                return -EINVAL;
+        void *dev = (char *)st->out->devices + (size_t)i * s->device_size;
+        if (s->device_line) {
+                int e = s->device_line(dev, field, value);
+                if (e != -ENOENT)
+                        return e < 0 ? -EINVAL : 0;
+        }
+        const struct xpu_reply_field *f = find_field(s->fields, s->n_fields, field);
+        if (!f)
+                return -EINVAL;
+        uint32_t bit = 1u << (f - s->fields);
+        if (s->fields_once && (st->fields_seen[i] & bit))
+                return -EINVAL;
+        st->fields_seen[i] |= bit;
+        return store_field(dev, (uint32_t *)((char *)dev + s->have_offset), f, value);
+}
+
+/* One line of the reply: a head key or a device line. Returns 0 or -EINVAL. */
+static int read_line(struct read_state *st, const char *key, const char *value) {
+        const struct xpu_reply_spec *s = st->spec;
+        struct xpu_reply_out *out = st->out;
+        if (strcmp(key, "library") == 0) {
+                if (st->have_library || xpu_reply_parse_library(value, out->library) < 0)
+                        return -EINVAL;
+                st->have_library = true;
+                return 0;
+        }
+        if (strcmp(key, "device_count") == 0) {
+                uint64_t v = 0;
+                if (st->have_count || xpu_parse_u64(value, 10, &v) < 0 || v > s->devices_max)
+                        return -EINVAL;
+                out->count = (size_t)v;
+                st->have_count = true;
+                return 0;
+        }
+        if (strcmp(key, "devices_total") == 0) {
+                if (!st->have_count || st->have_total ||
+                    xpu_reply_parse_devices_total(value, out->count, s->devices_max, &out->total) < 0)
+                        return -EINVAL;
+                st->have_total = true;
+                return 0;
+        }
+        for (size_t k = 0; k < s->n_keys; k++)
+                if (strcmp(key, s->keys[k].key) == 0) {
+                        if ((st->keys_seen & (1u << k)) || (s->keys[k].before_count && st->have_count) ||
+                            s->keys[k].set(out->result, value) < 0)
+                                return -EINVAL;
+                        st->keys_seen |= 1u << k;
+                        return 0;
+                }
+        return read_device_line(st, key, value);
+}
+
+int xpu_reply_read(const struct xpu_reply_spec *spec, const char *text, struct xpu_reply_out *out, char *err,
+                   size_t err_size) {
+        struct xpu_reply_parser p;
+        int e;
+        if (spec->devices_max > XPU_REPLY_DEVICES_MAX || spec->n_fields > 32 || spec->n_keys > 32) {
+                snprintf(err, err_size, "%s reply reader: table too large", spec->what);
+                return -EINVAL;
+        }
+        struct read_state st = { .spec = spec, .out = out };
+        out->count = out->total = 0;
+
+        xpu_reply_parser_init(&p, spec->what, text);
+        while ((e = xpu_reply_next(&p, err, err_size)) > 0)
+                if (read_line(&st, p.key, p.value) < 0)
+                        return xpu_reply_garbage(&p, err, err_size);
+        if (e < 0)
+                return e;
+        if (!st.have_library || !st.have_count) {
+                bool name_count = spec->name_count_first ? !st.have_count : st.have_library;
+                snprintf(err, err_size, "garbage from the %s helper: no %s", spec->what,
+                         name_count ? "device_count" : "library");
+                return -EBADMSG;
+        }
+        for (size_t i = 0; spec->device_end && i < out->count; i++) {
+                e = spec->device_end((char *)out->devices + i * spec->device_size, i, err, err_size);
+                if (e < 0)
+                        return e;
+        }
+        if (!st.have_total)
+                out->total = out->count;
         return 0;
 }

@@ -124,6 +124,7 @@ enum xpu_reply_kind {
         XPU_REPLY_STR,    /* char[size], printable ASCII, must fit: identifiers, versions */
         XPU_REPLY_TEXT,   /* char[size], UTF-8 text (xpu_str_is_text()), must fit: names */
         XPU_REPLY_U32,    /* uint32_t, decimal */
+        XPU_REPLY_PERCENT, /* uint32_t, decimal, 0..100 */
         XPU_REPLY_U64,    /* uint64_t, decimal */
         XPU_REPLY_I64,    /* int64_t, decimal, optional '-' */
         XPU_REPLY_BUS_ID, /* char[XPU_PCI_BUS_ID_MAX], any form xpu_pci_bus_id_normalize() takes */
@@ -145,3 +146,69 @@ struct xpu_reply_field {
  * Returns 0, -ENOENT for an unknown key, -EINVAL for a value of the wrong form. */
 int xpu_reply_set_field(void *obj, uint32_t *have, const struct xpu_reply_field *table, size_t n, const char *key,
                         const char *value);
+
+/* The value of a "library PATH" reply line into DST (PATH_MAX bytes). Returns 0, or -EINVAL when
+ * it is not an absolute path or does not fit (the reader reports the line). */
+int xpu_reply_parse_library(const char *value, char dst[PATH_MAX]);
+/* The value of a "devices_total N" reply line, which a helper sends after "device_count COUNT"
+ * when the library listed more devices than the reply holds: N must be a decimal number above
+ * COUNT, and COUNT must be the reader's limit MAX. Returns 0 with *RET, or -EINVAL. */
+int xpu_reply_parse_devices_total(const char *value, size_t count, size_t max, size_t *ret);
+
+/* ---- the reader of a whole device-list reply (NVML, CUDA, ROCm SMI) ----
+ *
+ * Every vendor-library reply is a head, "library PATH", "device_count N" (N at most the reader's
+ * limit), "devices_total T" (only after a full "device_count", T above it) and the vendor's own
+ * head keys, then "device.N.FIELD VALUE" lines (only after "device_count", N below it). A vendor
+ * describes its reply in a struct xpu_reply_spec: its head keys, its device struct and field
+ * table, and hooks for what a table cannot say; xpu_reply_read() does the rest and words every
+ * message. Any line it cannot take (an unknown or repeated head key, a head key out of order, a
+ * value the key's setter or field refuses, a device line before "device_count" or for a device
+ * not below it) is "garbage from the <what> helper: line N". */
+
+/* Most devices a reply may list (the largest reader limit, ROCm SMI's 128). */
+#define XPU_REPLY_DEVICES_MAX 128u
+
+/* A vendor's own head key: KEY, at most once; with BEFORE_COUNT only before "device_count". SET
+ * stores VALUE (non-empty text) into the vendor's result: 0, or -EINVAL for a bad value. */
+struct xpu_reply_key {
+        const char *key;
+        bool before_count;
+        int (*set)(void *result, const char *value);
+};
+
+struct xpu_reply_spec {
+        const char *what; /* "NVML": names the helper in messages */
+        const struct xpu_reply_key *keys;
+        size_t n_keys;
+        size_t devices_max;  /* the reader's limit, at most XPU_REPLY_DEVICES_MAX */
+        size_t device_size;  /* bytes of one device in the caller's array */
+        size_t have_offset;  /* of the device's uint32_t have word, which FIELDS' bits are ORed into */
+        const struct xpu_reply_field *fields; /* the device fields stored as they are */
+        size_t n_fields;     /* at most 32 */
+        bool fields_once;    /* a table field given twice for one device is garbage */
+        /* Tried before the table for each device line: store FIELD's VALUE into DEVICE, 0; -ENOENT
+         * when FIELD is not one it knows (the table is tried); -EINVAL garbage. NULL: none. */
+        int (*device_line)(void *device, const char *field, const char *value);
+        /* After "end", for each device I below the count in order: checks across fields, the wire's
+         * units to the result's. 0, or -EBADMSG with ERR set. NULL: none. */
+        int (*device_end)(void *device, size_t i, char *err, size_t err_size);
+        /* Neither "library" nor "device_count" came: name device_count (else library). */
+        bool name_count_first;
+};
+
+/* Where xpu_reply_read() puts what it reads. */
+struct xpu_reply_out {
+        void *result;   /* handed to the head keys' SET */
+        char *library;  /* PATH_MAX bytes: the "library" value */
+        void *devices;  /* SPEC->devices_max devices of SPEC->device_size bytes, zeroed by the caller */
+        size_t count;   /* out: "device_count" */
+        size_t total;   /* out: "devices_total", else the count */
+};
+
+/* Read the helper's reply TEXT (NUL-terminated) as SPEC describes into OUT. Returns 0; the
+ * helper's own error (xpu_reply_next()) with ERR = its TEXT; -EBADMSG with ERR "garbage from the
+ * <what> helper: line N", "garbage from the <what> helper: no library" (or "no device_count"), or
+ * SPEC->device_end's message. */
+int xpu_reply_read(const struct xpu_reply_spec *spec, const char *text, struct xpu_reply_out *out, char *err,
+                   size_t err_size);

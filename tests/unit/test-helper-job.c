@@ -124,32 +124,12 @@ START_TEST(test_clean_string) {
 }
 END_TEST
 
-START_TEST(test_parse_lines) {
-        char lib[PATH_MAX];
-        size_t total = 0;
-        ck_assert_int_eq(xpu_helper_parse_library("/usr/lib/libcuda.so.550.90.07", lib), 0);
-        ck_assert_str_eq(lib, "/usr/lib/libcuda.so.550.90.07");
-        ck_assert_int_eq(xpu_helper_parse_library("usr/lib/libcuda.so", lib), -EINVAL);
-        ck_assert_int_eq(xpu_helper_parse_library("", lib), -EINVAL);
-        ck_assert_int_eq(xpu_helper_parse_library(NULL, lib), -EINVAL);
-
-        ck_assert_int_eq(xpu_helper_parse_devices_total("70", 64, 64, &total), 0);
-        ck_assert_uint_eq(total, 70);
-        ck_assert_int_eq(xpu_helper_parse_devices_total("64", 64, 64, &total), -EINVAL); /* not above */
-        ck_assert_int_eq(xpu_helper_parse_devices_total("70", 63, 64, &total), -EINVAL); /* count not full */
-        ck_assert_int_eq(xpu_helper_parse_devices_total("-1", 64, 64, &total), -EINVAL);
-        ck_assert_int_eq(xpu_helper_parse_devices_total("7x", 64, 64, &total), -EINVAL);
-        ck_assert_uint_eq(total, 70);
-}
-END_TEST
-
 static Suite *helper_job_suite(void) {
         Suite *s = suite_create("helper-job");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_run_refusals);
         tcase_add_test(tc, test_load_refuses_unchecked);
         tcase_add_test(tc, test_clean_string);
-        tcase_add_test(tc, test_parse_lines);
         suite_add_tcase(s, tc);
         return s;
 }

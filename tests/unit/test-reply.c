@@ -2,6 +2,8 @@
 /* probes/base/reply: what a helper's "error ERRNO TEXT" line may make the caller believe, and the
  * driver-root handoff's hint for a root the helper (nobody) cannot search. */
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/macro.h"
 #include "sandbox/reply.h"
 #include "testlib.h"
 
@@ -135,12 +139,177 @@ START_TEST(test_root_ref_unsearchable) {
 }
 END_TEST
 
+START_TEST(test_parse_lines) {
+        char lib[PATH_MAX];
+        size_t total = 0;
+        ck_assert_int_eq(xpu_reply_parse_library("/usr/lib/libcuda.so.550.90.07", lib), 0);
+        ck_assert_str_eq(lib, "/usr/lib/libcuda.so.550.90.07");
+        ck_assert_int_eq(xpu_reply_parse_library("usr/lib/libcuda.so", lib), -EINVAL);
+        ck_assert_int_eq(xpu_reply_parse_library("", lib), -EINVAL);
+        ck_assert_int_eq(xpu_reply_parse_library(NULL, lib), -EINVAL);
+
+        ck_assert_int_eq(xpu_reply_parse_devices_total("70", 64, 64, &total), 0);
+        ck_assert_uint_eq(total, 70);
+        ck_assert_int_eq(xpu_reply_parse_devices_total("64", 64, 64, &total), -EINVAL); /* not above */
+        ck_assert_int_eq(xpu_reply_parse_devices_total("70", 63, 64, &total), -EINVAL); /* count not full */
+        ck_assert_int_eq(xpu_reply_parse_devices_total("-1", 64, 64, &total), -EINVAL);
+        ck_assert_int_eq(xpu_reply_parse_devices_total("7x", 64, 64, &total), -EINVAL);
+        ck_assert_uint_eq(total, 70);
+}
+END_TEST
+
+/* A small vendor for xpu_reply_read(): one head key, two table fields, one hand-parsed field and a
+ * check after "end". */
+struct toy_result {
+        char version[16];
+};
+struct toy_device {
+        uint32_t have;
+        char name[16];
+        uint32_t busy;
+        uint32_t flag;
+};
+static int toy_version(void *result, const char *value) {
+        struct toy_result *r = result;
+        return xpu_strlcpy(r->version, value, sizeof r->version) < 0 ? -EINVAL : 0;
+}
+static int toy_line(void *device, const char *field, const char *value) {
+        struct toy_device *d = device;
+        if (strcmp(field, "flag") != 0)
+                return -ENOENT;
+        if (strcmp(value, "1") != 0)
+                return -EINVAL;
+        d->flag = 1;
+        return 0;
+}
+static int toy_end(void *device, size_t i, char *err, size_t err_size) {
+        const struct toy_device *d = device;
+        if (d->flag && !d->name[0]) {
+                snprintf(err, err_size, "device %zu: flag without a name", i);
+                return -EBADMSG;
+        }
+        return 0;
+}
+static const struct xpu_reply_key toy_keys[] = { { "version", true, toy_version } };
+static const struct xpu_reply_field toy_fields[] = {
+        XPU_REPLY_FIELD("name", XPU_REPLY_TEXT, struct toy_device, name, 1u),
+        XPU_REPLY_FIELD("busy", XPU_REPLY_PERCENT, struct toy_device, busy, 2u),
+};
+
+/* Read TEXT with the toy spec (FIELDS_ONCE, NAME_COUNT_FIRST); the return, ERR and the devices. */
+static int toy_read(const char *text, bool once, bool count_first, struct toy_device dev[4], size_t *count,
+                    size_t *total, char *err, size_t err_size) {
+        const struct xpu_reply_spec spec = {
+                .what = "TOY",
+                .keys = toy_keys,
+                .n_keys = ELEMENTSOF(toy_keys),
+                .devices_max = 4,
+                .device_size = sizeof(struct toy_device),
+                .have_offset = offsetof(struct toy_device, have),
+                .fields = toy_fields,
+                .n_fields = ELEMENTSOF(toy_fields),
+                .fields_once = once,
+                .device_line = toy_line,
+                .device_end = toy_end,
+                .name_count_first = count_first,
+        };
+        static char lib[PATH_MAX];
+        struct toy_result r = { { 0 } };
+        memset(dev, 0, 4 * sizeof(dev[0]));
+        struct xpu_reply_out out = { .result = &r, .library = lib, .devices = dev };
+        err[0] = '\0';
+        int e = xpu_reply_read(&spec, text, &out, err, err_size);
+        *count = out.count;
+        *total = out.total;
+        if (e == 0)
+                ck_assert_str_eq(lib, "/lib/libtoy.so");
+        return e;
+}
+
+START_TEST(test_reply_read) {
+        struct toy_device d[4];
+        size_t n = 0, total = 0;
+        char err[256];
+        ck_assert_int_eq(toy_read("library /lib/libtoy.so\nversion 1.2\ndevice_count 2\ndevice.1.name b\n"
+                                  "device.1.busy 100\ndevice.1.flag 1\ndevice.0.busy 7\nend\n",
+                                  true, false, d, &n, &total, err, sizeof err),
+                         0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert_uint_eq(total, 2);
+        ck_assert_str_eq(d[1].name, "b");
+        ck_assert_uint_eq(d[1].busy, 100);
+        ck_assert_uint_eq(d[1].have, 3);
+        ck_assert_uint_eq(d[1].flag, 1);
+        ck_assert_uint_eq(d[0].have, 2);
+        ck_assert_uint_eq(d[0].busy, 7);
+
+        /* A full count with a total above it. */
+        ck_assert_int_eq(toy_read("library /lib/libtoy.so\ndevice_count 4\ndevices_total 9\nend\n", true, false, d, &n,
+                                  &total, err, sizeof err),
+                         0);
+        ck_assert_uint_eq(n, 4);
+        ck_assert_uint_eq(total, 9);
+
+        /* Each line the reader cannot take is garbage at its line number. */
+        static const struct {
+                const char *text;
+                const char *err;
+        } bad[] = {
+                { "library /lib/libtoy.so\nlibrary /lib/libtoy.so\ndevice_count 0\nend\n", "line 2" },
+                { "library lib/libtoy.so\ndevice_count 0\nend\n", "line 1" },
+                { "library /lib/libtoy.so\ndevice_count 5\nend\n", "line 2" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevices_total 9\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice_count 0\nversion 1\nend\n", "line 3" },
+                { "library /lib/libtoy.so\nversion 1\nversion 1\ndevice_count 0\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice.0.name a\ndevice_count 1\nend\n", "line 2" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevice.1.name a\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevice.0.busy 101\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevice.0.flag 2\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevice.0.size 2\nend\n", "line 3" },
+                { "library /lib/libtoy.so\ndevice_count 1\ndevice.0.name a\ndevice.0.name b\nend\n", "line 4" },
+                { "library /lib/libtoy.so\ndevice_count 1\nwhat 1\nend\n", "line 3" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char want[64];
+                snprintf(want, sizeof want, "garbage from the TOY helper: %s", bad[i].err);
+                ck_assert_int_eq(toy_read(bad[i].text, true, false, d, &n, &total, err, sizeof err), -EBADMSG);
+                ck_assert_str_eq(err, want);
+        }
+        /* Without FIELDS_ONCE a repeated table field keeps the last value. */
+        ck_assert_int_eq(toy_read("library /lib/libtoy.so\ndevice_count 1\ndevice.0.name a\ndevice.0.name b\nend\n",
+                                  false, false, d, &n, &total, err, sizeof err),
+                         0);
+        ck_assert_str_eq(d[0].name, "b");
+
+        /* The checks after "end", and which missing head key is named. */
+        ck_assert_int_eq(toy_read("library /lib/libtoy.so\ndevice_count 1\ndevice.0.flag 1\nend\n", true, false, d, &n,
+                                  &total, err, sizeof err),
+                         -EBADMSG);
+        ck_assert_str_eq(err, "device 0: flag without a name");
+        ck_assert_int_eq(toy_read("end\n", true, false, d, &n, &total, err, sizeof err), -EBADMSG);
+        ck_assert_str_eq(err, "garbage from the TOY helper: no library");
+        ck_assert_int_eq(toy_read("end\n", true, true, d, &n, &total, err, sizeof err), -EBADMSG);
+        ck_assert_str_eq(err, "garbage from the TOY helper: no device_count");
+        ck_assert_int_eq(toy_read("device_count 0\nend\n", true, true, d, &n, &total, err, sizeof err), -EBADMSG);
+        ck_assert_str_eq(err, "garbage from the TOY helper: no library");
+        ck_assert_int_eq(toy_read("library /lib/libtoy.so\nend\n", true, false, d, &n, &total, err, sizeof err),
+                         -EBADMSG);
+        ck_assert_str_eq(err, "garbage from the TOY helper: no device_count");
+
+        /* The helper's own error comes through. */
+        ck_assert_int_eq(toy_read("error -19 no device\n", true, false, d, &n, &total, err, sizeof err), -ENODEV);
+        ck_assert_str_eq(err, "no device");
+}
+END_TEST
+
 static Suite *reply_suite(void) {
         Suite *s = suite_create("reply");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_error_errno_not_trusted);
         tcase_add_test(tc, test_reply_fail_round_trip);
         tcase_add_test(tc, test_root_ref_hint);
+        tcase_add_test(tc, test_parse_lines);
+        tcase_add_test(tc, test_reply_read);
         suite_add_tcase(s, tc);
         if (geteuid() == 0) {
                 TCase *priv = tcase_create("root");
