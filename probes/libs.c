@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "devcode/elf.h"
 #include "base/macro.h"
 #include "libs-internal.h"
 

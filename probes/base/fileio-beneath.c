@@ -428,15 +428,3 @@ int xpu_write_file_in_root(int root_fd, const char *path, const void *data, size
         }
         return 0;
 }
-
-int xpu_fd_is_elf(int fd) {
-        unsigned char m[4];
-        ssize_t n;
-        do
-                n = pread(fd, m, sizeof m, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return negative_errno();
-        return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
-}
-

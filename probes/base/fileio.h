@@ -185,10 +185,6 @@ int xpu_mkdir_p_in_root(int root_fd, const char *path, mode_t mode, struct xpu_p
 int xpu_write_file_in_root(int root_fd, const char *path, const void *buf, size_t len, mode_t mode,
                            struct xpu_path_refusal *why);
 
-/* True when the first 4 bytes read from FD (at offset 0, pread) are the ELF magic. FD must be a
- * regular file opened for reading. Returns 1, 0 (short or other bytes), or -errno. */
-int xpu_fd_is_elf(int fd);
-
 /* Text helpers. */
 
 /* Strip leading and trailing white space in place; returns S. */

@@ -8,6 +8,7 @@
 
 #include "base/escape.h"
 #include "base/fileio.h"
+#include "devcode/elf.h"
 #include "probe.h"
 #include "testlib.h"
 
