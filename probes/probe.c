@@ -2,6 +2,8 @@
 #include "probe.h"
 #include "base/escape.h"
 #include "vendor.h"
+#include "base/str.h"
+#include "base/path.h"
 
 #include <errno.h>
 #include <inttypes.h>

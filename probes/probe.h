@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/pci.h"
 #include "base/devnode.h"

@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "macro.h"
+#include "str.h"
 
 /* Read the whole file PATH into BUF (SIZE bytes, NUL-terminated); a longer one is cut (the
  * fields read here come first). Returns the length or -errno. */

@@ -62,6 +62,7 @@
 #include "sandbox/helper-job.h"
 #include "base/macro.h"
 #include "sandbox/reply.h"
+#include "base/str.h"
 
 /* Per-device keys of the wire format stored as they are (MIG keys are parsed by hand). */
 static const struct xpu_reply_field device_fields[] = {

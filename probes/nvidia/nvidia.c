@@ -17,6 +17,10 @@
 #include "devcode/libraries.h"
 #include "rich.h"
 #include "vendor.h"
+#include "base/str.h"
+#include "base/path.h"
+#include "base/fileio.h"
+#include "base/escape.h"
 #include "base/procfs.h"
 
 #include <ctype.h>

@@ -8,6 +8,8 @@
 
 #include "base/escape.h"
 #include "base/fileio.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "devcode/elf.h"
 #include "probe.h"
 #include "testlib.h"

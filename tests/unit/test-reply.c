@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "sandbox/reply.h"
 #include "testlib.h"
 
