@@ -35,8 +35,9 @@ int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret);
  * O_CLOEXEC added), only when it is a regular file: it is reopened through "/proc/self/fd/N", so a
  * FIFO, device node or socket found there is never opened for real (opening a FIFO, even with
  * O_NONBLOCK, wakes a writer blocked on it; opening a device node runs its driver). Fills *RET
- * (may be NULL) with its fstat whenever fstat succeeded, refusals included. Returns the new fd, -EISDIR for a directory, -EINVAL for anything
- * else that is not a regular file, -ENOENT when /proc is not mounted, or fstat's/open's -errno. */
+ * (may be NULL) with its fstat whenever fstat succeeded, refusals included. Returns the new fd,
+ * -EISDIR for a directory, -EINVAL for anything else that is not a regular file, -ENOENT when
+ * /proc is not mounted, or fstat's/open's -errno. */
 int xpu_reopen_regular(int fd, int flags, struct stat *ret);
 
 /* Read the whole file PATH below ROOT_FD into BUF (SIZE bytes, NUL-terminated).
