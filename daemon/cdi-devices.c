@@ -17,6 +17,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/path.h"
 #include "cdi-spec-read.h"
 
 /* One device as one spec file gave it. */

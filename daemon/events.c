@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "health.h"
 
 int xpud_events_init(struct xpud_events *ev, size_t max) {

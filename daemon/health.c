@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 static const char *const health_names[_XPUD_HEALTH_MAX] = {
         [XPUD_HEALTH_UNKNOWN] = "unknown",

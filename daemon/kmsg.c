@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 
 /* NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors, "Xid Error Listing" and the actions of

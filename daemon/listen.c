@@ -20,9 +20,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "server.h"
 
 /* Group of the socket file when it exists. */

@@ -29,7 +29,6 @@
 #include <linux/capability.h>
 
 #include "auth.h"
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "sandbox/privilege.h"

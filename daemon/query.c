@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "text.h"
 
 /* The header block's value of NAME (case-insensitive, as HTTP field names are) into VAL, without

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/escape.h"
 #include "base/macro.h"
 #include "health.h"
 #include "readings-range.h"

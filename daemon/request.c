@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "render-json.h"
 #include "render-prom.h"
 

@@ -34,7 +34,7 @@
 #include <time.h>
 
 #include "pci-link.h"
-#include "base/fileio.h"
+#include "base/path.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "device-index.h"

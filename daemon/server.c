@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "render-json.h"

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 static atomic_uint_fast64_t render_count;
 

@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "vendor.h"

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "rich.h"
 
 void xpud_options_usage(FILE *f) {

@@ -16,6 +16,8 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 
 /* Keep the first failure's message; later ones only count. */
 struct undo_result {

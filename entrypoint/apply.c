@@ -24,6 +24,9 @@
 #include "sandbox/privilege.h"
 #include "sandbox/seccomp.h"
 #include "plan.h"
+#include "base/str.h"
+#include "base/path.h"
+#include "devcode/elf.h"
 
 #ifndef MOUNT_ATTR_RDONLY
 #define MOUNT_ATTR_RDONLY 0x00000001

@@ -15,6 +15,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "devcode/object-json.h"
 #include "devcode/object.h"

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "gather.h"
 #include "libs.h"
 

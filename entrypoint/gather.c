@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "require.h"
 

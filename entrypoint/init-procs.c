@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 /* Longest children list read, in bytes ("PID " per child): about 100,000 children. */
 #define CHILDREN_MAX (1024u * 1024u)

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "base/log.h"
 #include "sandbox/privilege.h"
 #include "base/signals.h"

@@ -38,6 +38,8 @@
 #include "select.h"
 #include "vendor.h"
 #include "stop.h"
+#include "base/str.h"
+#include "base/path.h"
 
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
 

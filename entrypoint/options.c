@@ -11,9 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "cdi-spec.h"
 #include "devcode/judge.h"
 #include "libs.h"

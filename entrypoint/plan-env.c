@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "plan-internal.h"
 #include "plan.h"

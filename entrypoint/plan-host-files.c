@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str.h"
 #include "base/strv.h"
 #include "gather.h"
 #include "plan.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "gather.h"
 #include "plan.h"

@@ -15,6 +15,7 @@
 #include "sandbox/seccomp.h"
 #include "base/strv.h"
 #include "vendor.h"
+#include "base/str.h"
 
 #define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "sandbox/privilege.h"
 #include "host-files.h"
 

@@ -12,6 +12,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "builtin-profiles.h"
 #include "profile.h"
 #include "require.h"

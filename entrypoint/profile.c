@@ -16,7 +16,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "sandbox/privilege.h"
 #include "host-files.h"

@@ -9,6 +9,7 @@
 #include "base/strv.h"
 #include "inventory-json.h"
 #include "vendor.h"
+#include "base/str.h"
 
 int xpu_render_json_print(cJSON *o, FILE *f) {
         if (!o)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "require-internal.h"
 
 const struct require_key xpu_require_keys[_KEY_MAX] = {

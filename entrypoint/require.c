@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "require-internal.h"
 #include "require.h"

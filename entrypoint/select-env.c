@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "select.h"

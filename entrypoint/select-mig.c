@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "device-targets.h"
 #include "select-internal.h"
 #include "select.h"

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "select-internal.h"
 #include "select.h"
 #include "vendor.h"

@@ -14,9 +14,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/path.h"
 #include "base/pci.h"
 #include "base/strv.h"
 #include "host-files.h"

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "vendor.h"
 

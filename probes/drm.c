@@ -13,6 +13,8 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 
 /* Parse "<prefix>N" with N plain decimal (no sign, no leading zero), N < XPU_DRM_NUMBER_LIMIT. */
 static int parse_numbered_name(const char *name, const char *prefix, uint32_t *ret) {

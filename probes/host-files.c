@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "base/strv.h"
 
 #define PLACEHOLDER "${DRIVER_VERSION}"

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "libs-internal.h"
 
 /* Largest ld.so.cache read, in bytes (a full desktop's cache is ~100 KiB). */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/elf-dynamic.h"
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 struct soname {
         char *buf;

@@ -18,8 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
+#include "devcode/elf.h"
 #include "libs-internal.h"
 
 #if defined(__x86_64__) && !defined(__ILP32__)

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
 
 const char *const xpu_pci_ids_paths[] = {
         "usr/share/misc/pci.ids",   /* Debian's pci.ids (pciutils depends on it) */

@@ -8,6 +8,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 int xpu_pcie_parse_link_speed(const char *text, uint64_t *ret_tps) {
         if (!text || !ret_tps)

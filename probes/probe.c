@@ -2,6 +2,8 @@
 #include "probe.h"
 #include "base/escape.h"
 #include "vendor.h"
+#include "base/str.h"
+#include "base/path.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -293,38 +295,6 @@ bool xpu_device_available(const struct xpu_device *dev) {
                 if (!dev->nodes[i].optional && !dev->nodes[i].present)
                         return false;
         return true;
-}
-
-int xpu_proc_devices_major(const struct xpu_roots *roots, const char *name) {
-        char buf[16384];
-        ssize_t n = xpu_read_file_in_root(roots->sys_fd, "/proc/devices", buf, sizeof buf);
-        if (n < 0)
-                return (int)n;
-        bool in_char = false;
-        char *save = NULL;
-        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                line = xpu_strstrip(line);
-                if (strcmp(line, "Character devices:") == 0) {
-                        in_char = true;
-                        continue;
-                }
-                if (strcmp(line, "Block devices:") == 0) {
-                        in_char = false;
-                        continue;
-                }
-                if (!in_char)
-                        continue;
-                /* "195 nvidia-frontend" */
-                char *sp = strpbrk(line, " \t");
-                if (!sp)
-                        continue;
-                *sp = '\0';
-                const char *dev = xpu_strstrip(sp + 1);
-                uint64_t major;
-                if (strcmp(dev, name) == 0 && xpu_parse_u64(line, 10, &major) == 0 && major < 4096)
-                        return (int)major;
-        }
-        return -ENOENT;
 }
 
 int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret) {

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/pci.h"
 #include "base/devnode.h"
@@ -266,7 +265,3 @@ const struct xpu_mig_device *xpu_device_find_mig(const struct xpu_device *dev, u
 /* True when DEV has per-device nodes and every non-optional one is present under the dev root:
  * the container runtime gave this device to the container. */
 bool xpu_device_available(const struct xpu_device *dev);
-
-/* Look up a character device major by name in /proc/devices ("Character devices:" section)
- * below the sys root. Returns the major (>= 0), -ENOENT when absent, or -errno from the read. */
-int xpu_proc_devices_major(const struct xpu_roots *roots, const char *name);

@@ -17,8 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/path.h"
 #include "base/pci.h"
+#include "base/str.h"
 #include "vendor.h"
 
 static const char *const amd_resources[] = { "amd.com/gpu", "amd.com/spx_*", "amd.com/dpx_*", "amd.com/tpx_*",

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/str.h"
 #include "probe.h"
 
 /* ---- parsers (silent) ------------------------------------------------------------------- */

@@ -19,6 +19,8 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "readings-range.h"
 #include "vendor.h"
 

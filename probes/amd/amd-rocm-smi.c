@@ -33,6 +33,7 @@
 #include "base/macro.h"
 #include "sandbox/reply.h"
 #include "rich.h"
+#include "base/str.h"
 
 static const char *const temp_names[_XPU_ROCM_SMI_TEMP_MAX] = {
         [XPU_ROCM_SMI_TEMP_EDGE] = "edge",

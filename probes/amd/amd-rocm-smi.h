@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/fileio.h"
 #include "probe.h"
 
 /* Most devices one read reports (a host has at most 16 GPUs, 8 partitions each). */

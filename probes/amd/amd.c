@@ -32,6 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
+#include "base/fileio.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "probe.h"
 #include "vendor.h"
 

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/fileio.h"
 
 /* Device minors are 20 bits wide (the kernel's MINORBITS). */
 #define XPU_AMD_MINOR_LIMIT (1u << 20)

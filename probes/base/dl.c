@@ -21,6 +21,8 @@
 #include "base/ldcache.h"
 #include "base/macro.h"
 #include "base/strv.h"
+#include "path.h"
+#include "str.h"
 
 /* Candidate fd numbers tried before giving up when every "/proc/self/fd/N" name is taken. */
 #define FD_NAME_TRIES 1024

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fileio.h"
 
 static const char *log_program = "xpuinit";

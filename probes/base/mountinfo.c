@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fileio.h"
 #include "macro.h"
 #include "procfs.h"
+#include "str.h"
 
 /* Copy the space-separated field at *P into OUT (SIZE bytes), decoding the kernel's octal
  * escapes (show_mountinfo() escapes space, tab, newline and backslash as \ooo); advance *P past

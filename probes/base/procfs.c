@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "macro.h"
+#include "str.h"
 
 /* Read the whole file PATH into BUF (SIZE bytes, NUL-terminated); a longer one is cut (the
  * fields read here come first). Returns the length or -errno. */
@@ -135,4 +136,36 @@ int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret) {
         memcpy(hex, p, digits);
         hex[digits] = '\0';
         return xpu_parse_u64(hex, 16, ret) < 0 ? -EBADMSG : 0;
+}
+
+int xpu_proc_devices_major(int sys_fd, const char *name) {
+        char buf[16384];
+        ssize_t n = xpu_read_file_in_root(sys_fd, "/proc/devices", buf, sizeof buf);
+        if (n < 0)
+                return (int)n;
+        bool in_char = false;
+        char *save = NULL;
+        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                line = xpu_strstrip(line);
+                if (strcmp(line, "Character devices:") == 0) {
+                        in_char = true;
+                        continue;
+                }
+                if (strcmp(line, "Block devices:") == 0) {
+                        in_char = false;
+                        continue;
+                }
+                if (!in_char)
+                        continue;
+                /* "195 nvidia-frontend" */
+                char *sp = strpbrk(line, " \t");
+                if (!sp)
+                        continue;
+                *sp = '\0';
+                const char *dev = xpu_strstrip(sp + 1);
+                uint64_t major;
+                if (strcmp(dev, name) == 0 && xpu_parse_u64(line, 10, &major) == 0 && major < 4096)
+                        return (int)major;
+        }
+        return -ENOENT;
 }

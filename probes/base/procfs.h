@@ -41,3 +41,9 @@ int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret);
  * NUL-terminated buffer of at most MAX bytes (*RET, free()). Returns its length or -errno (-EFBIG
  * when longer, -ENOMEM). */
 ssize_t xpu_proc_read_alloc(const char *path, size_t max, char **ret);
+
+/* Look up a character device major by name in /proc/devices ("Character devices:" section)
+ * below SYS_FD, the root of the /sys and /proc reads (struct xpu_roots' sys_fd). Returns the
+ * major (>= 0, below 4096: MINORBITS 20 leaves 12 bits), -ENOENT when absent, or -errno from the
+ * read. */
+int xpu_proc_devices_major(int sys_fd, const char *name);

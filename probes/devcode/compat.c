@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 const char *xpu_code_level_name(enum xpu_code_level l) {
         switch (l) {

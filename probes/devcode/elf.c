@@ -191,3 +191,14 @@ int xpu_elf_read(int fd, struct xpu_elf *e, const char **err) {
                 xpu_elf_clear(e);
         return r;
 }
+
+int xpu_fd_is_elf(int fd) {
+        unsigned char m[4];
+        ssize_t n;
+        do
+                n = pread(fd, m, sizeof m, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return negative_errno();
+        return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}

@@ -57,3 +57,9 @@ void xpu_elf_clear(struct xpu_elf *e);
 
 /* The first section named NAME, or NULL. */
 const struct xpu_elf_section *xpu_elf_find(const struct xpu_elf *e, const char *name);
+
+/* True when the first 4 bytes read from FD (at offset 0, pread) are the ELF magic (gABI
+ * e_ident[EI_MAG0..3]). FD must be a regular file opened for reading. Returns 1, 0 (short or
+ * other bytes), or -errno. What the driver-root checks (probes/libs.c, entrypoint/apply.c) ask of
+ * a library before it is mounted. */
+int xpu_fd_is_elf(int fd);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 
 /* Append S to the NULL-terminated *V of *N strings, growing it by doubling (lists of thousands of

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 const char *xpu_layer_name(enum xpu_layer l) {
         static const char *const names[_XPU_LAYER_MAX] = {

@@ -15,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "devcode/bundle.h"
 #include "devcode/ccob.h"
 #include "devcode/compat.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "base/strv.h"
 #include "devcode/compat.h"
 

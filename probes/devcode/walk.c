@@ -15,6 +15,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 /* statfs(2) f_type of filesystems that hold no image files (linux/magic.h). */
 static bool pseudo_filesystem(long type) {

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "vendor.h"
 
 static const char *const intel_resources[] = { "gpu.intel.com/i915", "gpu.intel.com/xe", NULL };

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 
 struct gpu {

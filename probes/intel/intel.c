@@ -26,7 +26,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "drm.h"
 #include "inventory-json.h"
 #include "vendor.h"

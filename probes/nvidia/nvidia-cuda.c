@@ -31,6 +31,7 @@
 #include "sandbox/reply.h"
 #include "nvidia/nvidia-nvml.h"
 #include "rich.h"
+#include "base/str.h"
 
 /* ---- the helper side: runs in the isolated child only ---- */
 

@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/fileio.h"
 #include "probe.h"
 
 struct xpu_rich_ops;

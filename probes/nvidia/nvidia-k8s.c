@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "vendor.h"
 
 static const char *const nvidia_resources[] = { "nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*", NULL };

@@ -10,6 +10,9 @@
  * minors are read, never computed: the numbering (3 + 9·G + 135·gpu on one host) is the driver's
  * business. <minor> is the GPU's Device Minor, as /dev/nvidia<minor>. The directories exist only
  * while the instances do, so a GI directory means MIG mode is on. */
+#include "base/fileio.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "nvidia/nvidia.h"
 
 #include <dirent.h>

@@ -16,6 +16,7 @@
 
 #include "base/dl.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "nvidia/nvidia-nvml.h"
 #include "sandbox/helper-job.h"
 #include "sandbox/isolate.h"

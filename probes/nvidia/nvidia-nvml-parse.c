@@ -62,6 +62,7 @@
 #include "sandbox/helper-job.h"
 #include "base/macro.h"
 #include "sandbox/reply.h"
+#include "base/str.h"
 
 /* Per-device keys of the wire format stored as they are (the MIG and memory-repair keys are parsed
  * by hand: device_line()). A repeated one keeps its last value, as it always has. */

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "base/fileio.h"
 #include "probe.h"
 #include "readings.h"
 

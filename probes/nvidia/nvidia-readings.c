@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "readings-range.h"
 
 /* NVML clock event (throttle) reason bits (nvml.h nvmlClocksEventReason*, formerly

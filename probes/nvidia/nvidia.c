@@ -17,6 +17,11 @@
 #include "devcode/libraries.h"
 #include "rich.h"
 #include "vendor.h"
+#include "base/str.h"
+#include "base/path.h"
+#include "base/fileio.h"
+#include "base/escape.h"
+#include "base/procfs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -493,12 +498,12 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 return r;
 
         /* Majors: the GPU major is "nvidia" since driver 550.40, "nvidia-frontend" before. */
-        int major_nvidia = xpu_proc_devices_major(roots, "nvidia");
+        int major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia");
         if (major_nvidia < 0)
-                major_nvidia = xpu_proc_devices_major(roots, "nvidia-frontend");
+                major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia-frontend");
         if (major_nvidia < 0)
                 major_nvidia = NVIDIA_MAJOR;
-        int major_uvm = xpu_proc_devices_major(roots, "nvidia-uvm");
+        int major_uvm = xpu_proc_devices_major(roots->sys_fd, "nvidia-uvm");
 
         for (size_t i = 0; i < ELEMENTSOF(vendor_nodes); i++) {
                 bool uvm = vendor_nodes[i].major == MAJOR_UVM;
@@ -514,7 +519,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .buf = buf,
                 .devs = devs,
                 .major_nvidia = (uint32_t)major_nvidia,
-                .major_caps = xpu_proc_devices_major(roots, "nvidia-caps"),
+                .major_caps = xpu_proc_devices_major(roots->sys_fd, "nvidia-caps"),
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);

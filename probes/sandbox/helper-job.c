@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "base/dl.h"
-#include "base/fileio.h"
+#include "base/escape.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 /* ---- parent side ---- */
 

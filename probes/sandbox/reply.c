@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "sandbox/isolate.h"
 #include "base/pci.h"
 #include "base/macro.h"

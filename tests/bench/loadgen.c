@@ -52,8 +52,8 @@
 
 #include "stats.h"
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 #define CLIENTS_MAX 4096
 #define THREADS_MAX 64

@@ -35,8 +35,8 @@
 
 #include "stats.h"
 
-#include "base/fileio.h"
 #include "base/macro.h"
+#include "base/str.h"
 
 #define ITER_MAX 1000000
 #define RSMI_MAX_NUM_FREQUENCIES 32

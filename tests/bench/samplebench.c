@@ -33,9 +33,9 @@
 #include "stats.h"
 
 #include "amd/amd-readings.h"
-#include "base/fileio.h"
 #include "base/log.h"
 #include "base/macro.h"
+#include "base/str.h"
 #include "probe.h"
 #include "sampler.h"
 #include "server.h"

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "base/str.h"
 #include "fuzz.h"
 #include "render-json.h"
 #include "server.h"

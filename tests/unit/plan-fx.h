@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "plan-build.h"
 #include "plan.h"
 #include "testlib.h"

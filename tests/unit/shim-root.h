@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/path.h"
 #include "libs.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"

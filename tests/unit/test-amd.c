@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "amd/amd.h"
+#include "base/escape.h"
 #include "testlib.h"
 #include "vendor.h"
 

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/strv.h"
 #include "plan-build.h"
 #include "plan.h"

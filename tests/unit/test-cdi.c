@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/strv.h"
 #include "cdi-spec.h"

@@ -6,6 +6,7 @@
  * XPU_FAKE_STATE, see tests/shims/state.h); some tests add the fake NVML to the same root. */
 #include <cJSON.h>
 
+#include "base/path.h"
 #include "rich.h"
 #include "shim-root.h"
 

@@ -4,6 +4,9 @@
 #include <elf.h>
 #include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -219,6 +222,33 @@ START_TEST(test_section_names_unreadable) {
 }
 END_TEST
 
+/* The ELF magic on an fd, read at offset 0 whatever the file position. */
+START_TEST(test_fd_is_elf) {
+        char *t = xpu_test_mkdtemp();
+        xpu_test_write(t, "notelf", "root:x:0:0\n");
+        xpu_test_write(t, "elf", "\177ELF....");
+        xpu_test_write(t, "short", "\177EL");
+        char p[4200];
+        snprintf(p, sizeof p, "%s/notelf", t);
+        int a = open(p, O_RDONLY | O_CLOEXEC);
+        snprintf(p, sizeof p, "%s/elf", t);
+        int b = open(p, O_RDONLY | O_CLOEXEC);
+        snprintf(p, sizeof p, "%s/short", t);
+        int c = open(p, O_RDONLY | O_CLOEXEC);
+        ck_assert(a >= 0 && b >= 0 && c >= 0);
+        ck_assert_int_eq(xpu_fd_is_elf(a), 0);
+        ck_assert_int_eq(lseek(b, 3, SEEK_SET), 3);
+        ck_assert_int_eq(xpu_fd_is_elf(b), 1);
+        ck_assert_int_eq(xpu_fd_is_elf(c), 0);
+        ck_assert_int_eq(xpu_fd_is_elf(-1), -EBADF);
+        close(a);
+        close(b);
+        close(c);
+        xpu_test_rm_rf(t);
+        free(t);
+}
+END_TEST
+
 static Suite *elf_suite(void) {
         Suite *s = suite_create("devcode-elf");
         TCase *tc = tcase_create("core");
@@ -227,6 +257,7 @@ static Suite *elf_suite(void) {
         tcase_add_test(tc, test_refused);
         tcase_add_test(tc, test_dynamic_as_the_loader);
         tcase_add_test(tc, test_section_names_unreadable);
+        tcase_add_test(tc, test_fd_is_elf);
         suite_add_tcase(s, tc);
         return s;
 }

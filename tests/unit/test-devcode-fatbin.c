@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
 #include "devcode/fatbin.h"
 #include "testlib.h"
 

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "base/dl.h"
-#include "base/fileio.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "libs-images.h"
 #include "libs.h"
 #include "testlib.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/path.h"
 #include "sandbox/helper-job.h"
 #include "testlib.h"
 

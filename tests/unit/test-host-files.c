@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/path.h"
 #include "host-files.h"
 #include "testlib.h"
 

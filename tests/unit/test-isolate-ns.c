@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "isolate-test.h"
 
 /* Try the controlling terminal: "tty=ENXIO" (or "tty=ok"), then TIOCSTI on stderr. */

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+#include "base/path.h"
 #include "isolate-test.h"
 #include "shim-root.h"
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "isolate-test.h"
 
 static int fn_str(void *arg, int out) {

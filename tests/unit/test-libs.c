@@ -18,6 +18,8 @@
 #include "libs.h"
 #include "testlib.h"
 #include "libs-images.h"
+#include "base/str.h"
+#include "base/path.h"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 

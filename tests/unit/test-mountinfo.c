@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/mountinfo.h"
+#include "base/path.h"
 #include "testlib.h"
 
 START_TEST(test_parse_line) {

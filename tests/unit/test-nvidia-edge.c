@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "inventory-json.h"
 #include "nvidia-fx.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "pci-ids.h"
 #include "testlib.h"
 

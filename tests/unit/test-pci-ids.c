@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/path.h"
 #include "pci-ids.h"
 #include "testlib.h"
 

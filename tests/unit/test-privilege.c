@@ -26,6 +26,7 @@
 #include "entrypoint/options.h"
 #include "entrypoint/plan.h"
 #include "testlib.h"
+#include "base/path.h"
 
 #define BIT(c) XPU_CAP_BIT(c)
 

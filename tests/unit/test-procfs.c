@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* probes/base/procfs.c: /proc/PID/stat fields and /proc/PID/status masks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,39 @@ START_TEST(test_self_is) {
 }
 END_TEST
 
+/* Character device majors by name from /proc/devices below a root, its block section ignored. */
+START_TEST(test_proc_devices_major) {
+        _cleanup_free_ char *d = xpu_test_mkdtemp();
+        xpu_test_write(d, "proc/devices", "Character devices:\n  1 mem\n195 nvidia-frontend\n"
+                                          "235 nvidia-caps\n510 nvidia-uvm\n4096 toobig\nx bad\n\n"
+                                          "Block devices:\n  7 loop\n259 blkext\n");
+        int root = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(root, 0);
+        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia-frontend"), 195);
+        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia-uvm"), 510);
+        ck_assert_int_eq(xpu_proc_devices_major(root, "mem"), 1);
+        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia"), -ENOENT); /* no prefix match */
+        ck_assert_int_eq(xpu_proc_devices_major(root, "loop"), -ENOENT);   /* a block device */
+        ck_assert_int_eq(xpu_proc_devices_major(root, "toobig"), -ENOENT); /* above 12 bits */
+        ck_assert_int_eq(xpu_proc_devices_major(root, "bad"), -ENOENT);
+        close(root);
+        xpu_test_rm_rf(d);
+        _cleanup_free_ char *e = xpu_test_mkdtemp();
+        root = open(e, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(root, 0);
+        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia"), -ENOENT); /* no /proc/devices */
+        close(root);
+        xpu_test_rm_rf(e);
+}
+END_TEST
+
 static Suite *procfs_suite(void) {
         Suite *s = suite_create("procfs");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_stat_file);
         tcase_add_test(tc, test_status_mask);
         tcase_add_test(tc, test_self_is);
+        tcase_add_test(tc, test_proc_devices_major);
         suite_add_tcase(s, tc);
         return s;
 }

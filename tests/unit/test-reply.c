@@ -15,6 +15,8 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
+#include "base/str.h"
 #include "sandbox/reply.h"
 #include "testlib.h"
 

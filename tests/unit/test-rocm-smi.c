@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "amd/amd-rocm-smi.h"
-#include "base/fileio.h"
 #include "rich.h"
 #include "shim-root.h"
 

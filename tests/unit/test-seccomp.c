@@ -29,6 +29,7 @@
 
 #include "base/fileio.h"
 #include "base/macro.h"
+#include "base/path.h"
 #include "sandbox/seccomp-internal.h"
 #include "sandbox/seccomp.h"
 #include "testlib.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "events.h"
 #include "health.h"
 #include "testlib.h"

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "events.h"
 #include "health.h"
 #include "nfd.h"

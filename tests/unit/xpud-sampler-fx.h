@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/str.h"
 #include "sampler.h"
 #include "server.h"
 #include "shim-root.h"
