@@ -40,6 +40,8 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # A binary "works" when it runs the command and passes its status on: `-- true` exits 0 and
 # `-- false` exits 1 (a stub that ignores its arguments fails the second check).
