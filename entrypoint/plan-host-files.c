@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/strv.h"
-#include "gather.h"
+#include "gathered.h"
 #include "plan.h"
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */

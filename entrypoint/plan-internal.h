@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "base/macro.h"
-#include "gather.h"
+#include "gathered.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -16,8 +16,6 @@ int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 
 /* ---- plan-env.c ---- */
 
-/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
-const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n);
 
 /* Capabilities in effect into P, as N decided them from the image's list ENV (VAR the variable
  * that gave it; NULL: NVIDIA_DRIVER_CAPABILITIES). A word the profile has no files for never stops

@@ -8,7 +8,7 @@
 
 #include "base/macro.h"
 #include "base/strv.h"
-#include "gather.h"
+#include "gathered.h"
 #include "plan.h"
 #include "require.h"
 
@@ -240,19 +240,6 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
 
 /* ---- forward compatibility -------------------------------------------------------------------- */
 
-bool xpu_plain_driver_version(const char *v) {
-        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
-                return false;
-        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
-                if (strcspn(c, ".") > 9)
-                        return false;
-        return true;
-}
-
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
-               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
-}
 
 int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
                             const struct xpu_profile *pr, const struct xpu_plan_facts *facts) {

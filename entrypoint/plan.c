@@ -18,12 +18,6 @@
 
 #define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 
-static const char *const inject_names[_XPU_INJECT_MAX] = {
-        [XPU_INJECT_AUTO] = "auto",
-        [XPU_INJECT_MOUNT] = "mount",
-        [XPU_INJECT_LINK] = "link",
-        [XPU_INJECT_NONE] = "none",
-};
 
 static const char *const op_names[_XPU_OP_MAX] = {
         [XPU_OP_MKDIR] = "mkdir",
@@ -36,16 +30,6 @@ static const char *const op_names[_XPU_OP_MAX] = {
         [XPU_OP_CHECK_DEVNODE] = "check-device-node",
 };
 
-const char *xpu_inject_mode_to_string(enum xpu_inject_mode m) {
-        return (unsigned)m < _XPU_INJECT_MAX ? inject_names[m] : NULL;
-}
-
-int xpu_inject_mode_from_string(const char *s) {
-        for (int i = 0; s && i < _XPU_INJECT_MAX; i++)
-                if (strcmp(s, inject_names[i]) == 0)
-                        return i;
-        return -EINVAL;
-}
 
 const char *xpu_op_type_to_string(enum xpu_op_type t) {
         return (unsigned)t < _XPU_OP_MAX ? op_names[t] : NULL;
