@@ -55,6 +55,15 @@ int xpu_selection_translate(const struct xpu_inventory *inv, enum xpu_vendor v, 
         return 0;
 }
 
+size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,
+                           enum xpu_vendor vendor) {
+        size_t n = 0;
+        for (size_t i = 0; s && inv && i < s->n && i < inv->n_devices; i++)
+                if (s->selected[i] && inv->devices[i].vendor == vendor)
+                        n++;
+        return n;
+}
+
 int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selection *s, const char *const *visible,
                              char *err, size_t err_size) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {

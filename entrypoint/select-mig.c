@@ -11,7 +11,7 @@
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "device-targets.h"
-#include "select-internal.h"
+#include "select-mig.h"
 #include "select.h"
 #include "vendor.h"
 
