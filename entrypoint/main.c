@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpuinit: command line and the top-level flow
- * probe → select → profile → gather → plan → apply → exec/supervise. */
+ * probe → select → gather → plan → check → apply → drop privileges → exec (docs/architecture.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -241,10 +241,6 @@ static int context_select(struct context *c) {
         return xpu_require_check_start(c->inv, c->sel, c->profile, &reqs, opt.command == XPU_CMD_PROFILES);
 }
 
-static void seccomp_freep(struct xpu_seccomp_program **p) {
-        xpu_seccomp_free(*p);
-}
-
 static void plan_freep(struct xpu_plan **p) {
         xpu_plan_free(*p);
 }
@@ -363,34 +359,10 @@ static int reopen_roots(struct context *c) {
         return 0;
 }
 
-/* Start the workload. The privileged sequence, in this order (docs/privileges.md):
- *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, here);
- *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups, privileges.c)
- *      without --user; with --user they are the workload's only supplementary groups (step 3c);
- *   3. in the workload's process, right before execve (init.c launch_exec calls
- *      xpu_privilege_apply, probes/sandbox/privilege.c, one function with a comment per step):
- *      a. bounding set (supervised: narrowed here once, and inherited), b. PR_SET_KEEPCAPS,
- *      c. setgroups, d. setresgid, e. setresuid, f. capset (permitted/effective/inheritable),
- *      g. ambient set, h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter
- *      (built with the plan, context_plan; when it is the supervisor's too, loaded here once
- *      with no_new_privs, and inherited);
- *   4. execve (init.c exec_search).
- * The cap_t and the filter are prepared here, before the clone: the child allocates nothing. */
-static int run(struct context *c) {
-        if (context_probe(c) != 0 || context_select(c) < 0)
-                return xpu_stop_requested() ?: EXIT_SETUP;
-        xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev);
-        log_no_devices(c->inv);
-        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
-        c->container_path = "/";
-        struct xpu_plan_options o;
-        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
-                return EXIT_SETUP;
-        facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
-        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_rich_facts, c);
-        if (gate)
-                return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
+/* Apply: log what the plan says, then its operations, mounts in a mount namespace of its own.
+ * *ROOTS gets where it was applied (for an undo when a stop comes). Returns 0, a stop's status,
+ * or EXIT_SETUP after logging. */
+static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu_apply_roots *roots) {
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
                  xpu_inject_mode_to_string(p->inject));
         for (size_t i = 0; i < p->n_notes; i++)
@@ -417,111 +389,71 @@ static int run(struct context *c) {
                 if (reopen_roots(c) < 0)
                         return EXIT_SETUP;
         }
-        const struct xpu_apply_roots roots = {
+        *roots = (struct xpu_apply_roots){
                 .container_fd = c->container_fd,
                 .container_path = "/",
                 .driver_fd = c->roots.driver_fd,
                 .dev_fd = c->roots.dev_fd,
                 .dev_path = c->roots.dev,
         };
-        int r = xpu_plan_apply(p, &roots, false, err, sizeof err);
-        if (r < 0) {
+        if (xpu_plan_apply(p, roots, false, err, sizeof err) < 0) {
                 log_error("%s", err);
                 return EXIT_SETUP;
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
-        if (!p->user_set && xpu_add_device_groups(p, c->roots.dev_fd) < 0)
-                return EXIT_SETUP;
-        _cleanup_(seccomp_freep) struct xpu_seccomp_program *filter = TAKE_PTR(c->seccomp);
-        _cleanup_(xpu_privilege_done) struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
-        priv.set_ids = p->user_set;
-        priv.uid = p->uid;
-        priv.gid = p->gid;
-        priv.groups = p->groups;
-        priv.n_groups = p->n_groups;
-        priv.bounding = p->cap_bounding;
-        priv.keep = p->cap_keep;
-        priv.ambient = p->cap_ambient;
-        priv.seccomp = filter;
-        priv.close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
-        /* The supervisor itself keeps CAP_KILL at most once the workload runs (not with --exec). */
-        _cleanup_(xpu_privilege_done) struct xpu_privilege self = XPU_PRIVILEGE_INIT;
-        /* Without CAP_SETPCAP the bounding set stays as it is: all bits kept, so no prctl at all
-         * (reading it here cost 41 PR_CAPBSET_READ per start, docs/performance.md). */
-        /* xpuinit's own sets as the plan read them (nothing changed them since). */
-        uint64_t bnd = p->cap_have_bounding;
-        self.keep = p->cap_have_permitted & XPU_CAP_BIT(CAP_KILL);
-        self.bounding = p->cap_have_effective & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
-        /* And the "default" filter (a ready built-in, nothing is compiled): a workload that may
-         * open /proc/1/mem despite PR_SET_DUMPABLE 0 (one kept CAP_SYS_PTRACE) and runs code in
-         * the supervisor still meets a filter there, with no more than CAP_KILL. */
-        _cleanup_(seccomp_freep) struct xpu_seccomp_program *self_filter = NULL;
-        char ferr[256];
-        r = opt.exec ? 0 : xpu_seccomp_build("default", -1, &self_filter, ferr, sizeof ferr);
-        if (r < 0) {
-                log_error("cannot build xpuinit's own seccomp filter: %s", ferr);
-                return EXIT_SETUP;
-        }
-        self.seccomp = self_filter;
-        /* One filter serves both when the workload's is the supervisor's ("default", the usual
-         * case): xpuinit loads it right before the workload is started, and the workload inherits
-         * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
-         * compilation and a walk of the program for every system call number (its cache): the
-         * most expensive step of a start, not to be paid twice. Any other filter is
-         * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
-         * the supervisor's denials would narrow a list that allows more (ptrace for a debugger). */
-        const struct xpu_seccomp_program *shared = !opt.exec && xpu_seccomp_same(filter, self_filter) ? filter : NULL;
-        if (shared)
-                priv.seccomp = self.seccomp = NULL;
-        r = xpu_privilege_prepare(&priv);
-        if (r == 0 && !opt.exec)
-                r = xpu_privilege_prepare(&self);
-        if (r < 0) {
-                log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
-                return EXIT_SETUP;
-        }
-        stop = xpu_stop_after_apply(p, &roots);
-        if (stop)
-                return stop;
-        /* Nothing of ours may reach the workload: close what we opened. */
+        return 0;
+}
+
+/* Nothing of ours may reach the workload: close what we opened. */
+static void context_close(struct context *c) {
         context_done(c);
         c->inv = NULL;
         c->profiles = NULL;
         c->sel = NULL;
         c->profile = NULL;
         c->container_fd = -EBADF; /* (context_done closed the roots and reset their fds) */
+}
 
-        /* Supervised, the workload's bounding set is narrowed once, here: the workload inherits
-         * it, and the supervisor narrows it further to CAP_KILL after the start. Each drop
-         * commits new credentials, and dropping twice (in the workload, and again in the
-         * supervisor from the full set) was a third of a start's system calls. xpuinit's own
-         * permitted and effective sets are untouched by it. */
-        if (!opt.exec) {
-                r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
-                if (r < 0) {
-                        log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
-                        return EXIT_SETUP;
-                }
-                bnd &= p->cap_bounding;
-        }
-        priv.bounding_now = self.bounding_now = bnd;
-        /* The shared filter (above), with no_new_privs first as the kernel wants without
-         * CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
-        if (shared && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || (r = xpu_seccomp_load(shared)) < 0)) {
-                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(shared),
-                          strerror(r < 0 ? -r : errno));
+/* Start the workload: probe → select → gather → plan → check (device code) → apply → drop
+ * privileges → exec (docs/architecture.md). The privileged sequence and the why of its order are
+ * in privileges.c; the cap_t and the filters are prepared before the clone, so the child
+ * allocates nothing. */
+static int run(struct context *c) {
+        if (context_probe(c) != 0 || context_select(c) < 0)
+                return xpu_stop_requested() ?: EXIT_SETUP;
+        xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev);
+        log_no_devices(c->inv);
+        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
+        c->container_path = "/";
+        struct xpu_plan_options o;
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
                 return EXIT_SETUP;
-        }
-
+        facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
+        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_rich_facts, c);
+        if (gate)
+                return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
+        struct xpu_apply_roots roots;
+        int stop = context_apply(c, p, &roots);
+        if (stop)
+                return stop;
+        _cleanup_(xpu_start_privileges_done) struct xpu_start_privileges sp = XPU_START_PRIVILEGES_INIT;
+        if (xpu_start_privileges(&sp, p, c->roots.dev_fd, TAKE_PTR(c->seccomp), opt.exec) < 0)
+                return EXIT_SETUP;
+        stop = xpu_stop_after_apply(p, &roots);
+        if (stop)
+                return stop;
+        context_close(c);
+        if (xpu_start_privileges_drop(&sp, p, opt.exec) < 0)
+                return EXIT_SETUP;
         struct xpu_supervise_options so = {
                 .group = opt.group,
                 .grace_seconds = opt.grace,
-                .privilege = &priv,
-                .supervisor_privilege = opt.exec ? NULL : &self,
+                .privilege = &sp.workload,
+                .supervisor_privilege = opt.exec ? NULL : &sp.supervisor,
         };
-        int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
-        return status;
+        return opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
 }
 
 /* probe --source with one library and not the fast path: that library's own view. */
