@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The gathering step between profile and plan: everything the plan needs to know about the
  * driver root, the dev root and the container root, read once (gather.c, gather-cdi.c), so that
- * xpu_plan_build() (plan.h) reads nothing itself. */
+ * xpu_plan_build() (planner.h) reads nothing itself. */
 #pragma once
 
 #include <stdbool.h>

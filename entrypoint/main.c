@@ -30,6 +30,7 @@
 #include "init.h"
 #include "inventory-json.h"
 #include "plan.h"
+#include "planner.h"
 #include "privileges.h"
 #include "probe.h"
 #include "profile.h"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's capabilities (which driver files the image asks for) and its environment (the
- * profile's edits with the placeholders expanded): plan-internal.h. */
+ * profile's edits with the placeholders expanded): plan-env.h. */
+#include "plan-env.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +13,6 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/strv.h"
-#include "plan-internal.h"
 #include "plan.h"
 
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's library directory (/run/xpuinit/lib): the injected driver files, their soname and
  * library links, the links to files CDI gave, and how the loader is pointed at it. */
+#include "plan-libdir.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan: pure data built from inventory + selection + profile and the facts gathered for them
- * (gathered.h) for what it needs (needs.h), without side effects and without reading anything. `xpuinit plan` prints it;
- * apply.c walks it in order. */
+/* The plan: pure data built (planner.h) from inventory + selection + profile and the facts
+ * gathered (gathered.h) for what it needs (needs.h), without side effects and without reading
+ * anything. `xpuinit plan` prints it; apply.c walks it in order. This header holds the data and
+ * the helpers that edit it (plan.c); it includes neither the planner nor its parts. */
 #pragma once
 
 #include <stdbool.h>
@@ -101,52 +102,12 @@ struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
  * start applies it in a mount namespace of its own. */
 bool xpu_plan_mounts(const struct xpu_plan *p);
 
-/* Build the plan from the inventory, the selection, the profile and FACTS, what xpu_plan_gather()
- * read for these same inputs and options. Pure: no system call, no descriptor used (O's are
- * ignored); the plan owns copies of what it takes from FACTS, which may be freed after. Returns 0,
- * or -errno with ERR holding one line naming the cause and the fix (unknown capability, no driver
- * version, missing library directory ...). */
-int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                   const struct xpu_profile *profile, const struct xpu_plan_facts *facts,
-                   const struct xpu_plan_options *o, struct xpu_plan **ret, char *err, size_t err_size);
-
-/* For the plan's own files (plan*.c): append an operation of TYPE on PATH (NULL on -ENOMEM or a
- * path too long), and an info line. */
+/* For the planner's files (planner.c, plan-*.c): append an operation of TYPE on PATH (NULL on
+ * -ENOMEM or a path too long), an info line, and a problem that does not stop the start (one line
+ * of P's warnings). The notes and warnings return 0 or -ENOMEM. */
 struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path);
 int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-
-/* The library directory (plan-libdir.c): mkdir (and in mount mode a private tmpfs on its parent,
- * made read-only once populated), a bind mount or symlink per driver file of P->files, soname
- * links, the profile's library_links, soname links to the files CDI gave that the image's loader
- * would not find, then the loader: an ld.so.conf.d drop-in and the image's ldconfig when FACTS say
- * the image has both, else LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file
- * to inject or a CDI file to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory
- * without a parent). */
-int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
-
-/* The library of base name BASE ("libcuda.so") the plan gives the workload: the name of the
- * injected file ("libcuda.so.550.90.07") or, for one a CDI spec gave, its path in the container;
- * NULL when neither (plan-libdir.c). */
-const char *xpu_plan_library(const struct xpu_plan *p, const char *base);
-bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
-
-/* Decide whether the loader prefers the image's forward-compatibility directory (plan-libdir.c):
- * yes when it holds (FACTS->forward_compat_version) a newer branch of the profile's library than
- * the running driver and the profile's forward_compat.require holds for the selected devices
- * (strictly: an unknown fact, a brand NVML did not report, fails). Sets P->forward_compat_dir and
- * adds one note saying which was chosen and why. Returns 0, -ENOMEM. */
-int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts);
-
-/* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
- * as gathered in the driver root (FACTS->host_files) and planned at the same path in the
- * container, after the library directory: the parent directory made, then a bind mount (mount
- * mode: a regular file read-only, a socket or directory writable, all nosuid and nodev) or a
- * symlink into the driver root (link mode). A path the container already has as the very same
- * file (same device and inode: a CDI spec mounted it, or the driver root is the container's root)
- * is left as it is, and so is a directory of the image that has entries. Notes say what was
- * placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
-int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
+int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 
 /* Where a plan is applied. */
 struct xpu_apply_roots {

@@ -7,6 +7,7 @@
 
 #include "gather.h"
 #include "plan.h"
+#include "planner.h"
 #include "testlib.h"
 
 static inline int xpu_test_plan(const struct xpu_inventory *inv, const struct xpu_selection *sel,
