@@ -167,14 +167,14 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
         return 0;
 }
 
-/* For the device-code check: the facts the fast path does not read (an NVIDIA GPU's compute
- * capability, the CUDA version), from whichever library reader of the vendors' code_target_sources
- * answers. */
-static int load_rich_facts(void *userdata) {
+/* For audit's device-code targets: the facts the fast path does not read (an NVIDIA GPU's
+ * compute capability, the CUDA version), from whichever library reader of the vendors'
+ * code_target_sources answers. */
+static int code_target_facts(struct context *c) {
         uint32_t sources = 0;
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                 sources |= xpu_vendors[v]->code_target_sources;
-        return context_rich(userdata, 0, sources);
+        return context_rich(c, 0, sources);
 }
 
 /* For `cdi generate`: the MIG devices' UUIDs, names of their own in the spec, only NVML knows;
@@ -247,20 +247,55 @@ static void plan_freep(struct xpu_plan **p) {
 }
 
 /* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
- * libraries: read them only when the image has a newer forward-compatibility build (as gathered
- * for the plan), so no other start pays for it. */
-static int forward_compat_facts(struct context *c, const struct xpu_plan_facts *facts) {
+ * libraries: wanted only when the image has a newer forward-compatibility build (as gathered for
+ * the plan), so no other start pays for them. Returns their sources, 0: none. */
+static uint32_t forward_compat_sources(const struct context *c, const struct xpu_plan_facts *facts) {
         const struct xpu_profile *pr = c->profile;
         if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
             !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
                 return 0;
-        uint32_t sources = xpu_require_sources(pr->forward_compat_require);
-        return sources ? context_rich(c, 0, sources) : 0;
+        return xpu_require_sources(pr->forward_compat_require);
 }
 
-/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h),
- * then the rich path's facts that the forward-compatibility choice names. *O gets the plan's
- * options (ARGV the workload's), for the plan built from the facts. */
+/* The device-code check's facts, read before gather (device-code.h): the mode in effect, the
+ * image's index, and which vendor libraries its verdict needs. */
+static int context_device_code(struct context *c, struct xpu_device_code_facts *dc) {
+        const struct xpu_device_code_setting s = {
+                .mode = opt.device_code, .mode_set = opt.device_code_set, .index = opt.device_code_index
+        };
+        int r = xpu_device_code_read(&s, c->profile, c->inv, c->sel, dc);
+        if (r < 0)
+                log_error("device code: %s", strerror(-r));
+        return r;
+}
+
+/* The rich facts the plan reads, decided before it and read in one run of the vendor libraries:
+ * those forward compatibility names and those the device-code check DC needs. The inventory is
+ * frozen after this. A library the check alone asked for that fails is a warning (its verdict
+ * says what is unknown); -EINTR: a stop was asked for while it ran. */
+static int context_rich_facts(struct context *c, const struct xpu_plan_facts *facts,
+                              const struct xpu_device_code_facts *dc) {
+        uint32_t fc = forward_compat_sources(c, facts);
+        int r = context_rich(c, 0, fc | (dc ? dc->rich_sources : 0));
+        return r == -EINTR || (r < 0 && fc) ? r : 0;
+}
+
+/* Check: the device-code verdict the plan holds (planner.c judged it), logged as the check
+ * decided. Returns -EINVAL when it refuses the start. */
+static int check_device_code(const struct xpu_plan *p) {
+        if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_ERROR)
+                log_error("%s", p->device_code);
+        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_WARNING)
+                log_warning("%s", p->device_code);
+        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_INFO)
+                log_info("%s", p->device_code);
+        if (p->device_code_hint)
+                log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
+        return p->device_code_refuse ? -EINVAL : 0;
+}
+
+/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h). *O
+ * gets the plan's options (ARGV the workload's), for the plan built from the facts. */
 static int context_gather(struct context *c, char **argv, struct xpu_plan_options *o,
                           struct xpu_plan_facts **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
@@ -293,9 +328,6 @@ static int context_gather(struct context *c, char **argv, struct xpu_plan_option
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        r = forward_compat_facts(c, facts);
-        if (r < 0)
-                return r;
         *ret = TAKE_PTR(facts);
         return 0;
 }
@@ -428,13 +460,17 @@ static int run(struct context *c) {
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
         c->container_path = "/";
         struct xpu_plan_options o;
+        _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
+        if (context_device_code(c, &dc) < 0 || context_gather(c, opt.argv, &o, &facts) < 0)
+                return EXIT_SETUP;
+        int r = context_rich_facts(c, facts, &dc);
+        if (r < 0)
+                return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
+        o.device_code = &dc;
+        if (context_plan(c, facts, &o, &p) < 0 || check_device_code(p) < 0)
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
-        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_rich_facts, c);
-        if (gate)
-                return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
         struct xpu_apply_roots roots;
         int stop = context_apply(c, p, &roots);
         if (stop)
@@ -514,7 +550,7 @@ static int cmd_audit(struct context *c) {
                 n += xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0;
         if (!opt.n_audit_for && !opt.k8s_affinity) {
                 if (context_probe(c) != 0 ||
-                    (xpu_device_code_targets_missing(c->inv, NULL, 0) && load_rich_facts(c) < 0))
+                    (xpu_device_code_targets_missing(c->inv, NULL, 0) && code_target_facts(c) < 0))
                         return EXIT_SETUP;
                 n = xpu_device_code_targets(c->inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
                 cuda = cuda ?: xpu_device_code_cuda_driver(c->inv);
@@ -562,10 +598,14 @@ static int cmd_plan(struct context *c, bool inject) {
         if (inject && opt.inject == XPU_INJECT_AUTO)
                 opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         struct xpu_plan_options o;
+        _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
+        if ((!inject && context_device_code(c, &dc) < 0) || context_gather(c, opt.argv, &o, &facts) < 0 ||
+            context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
                 return EXIT_SETUP;
-        if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_rich_facts, c) != 0)
+        o.device_code = inject ? NULL : &dc; /* inject: no workload to check */
+        o.show = true;
+        if (context_plan(c, facts, &o, &p) < 0 || (!inject && check_device_code(p) < 0))
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {

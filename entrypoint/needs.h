@@ -21,6 +21,8 @@ enum xpu_inject_mode {
 const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
 int xpu_inject_mode_from_string(const char *s);
 
+struct xpu_device_code_facts; /* device-code.h */
+
 /* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
  * xpu_plan_gather() only; xpu_plan_build() never uses them. */
 struct xpu_plan_options {
@@ -37,6 +39,9 @@ struct xpu_plan_options {
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
         bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
+        const struct xpu_device_code_facts *device_code; /* the start-time device-code check's facts
+                                       * (device-code.h), judged by the planner; NULL: no check */
+        bool show;                    /* `plan`: the check says what a start would do, refuses nothing */
 };
 
 /* What a plan needs from the host, decided from the profile, the selection and the options alone

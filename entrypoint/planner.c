@@ -324,6 +324,24 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (pr->command_mode != XPU_COMMAND_REPLACE && xpu_strv_extend(&p->argv, o->argv) < 0)
                 goto fail;
 
+        /* Last, on the final environment: the device-code check's verdict (its facts were read
+         * before gather), an override it sets, and how a start logs it. */
+        if (o->device_code) {
+                struct xpu_device_code_outcome dc;
+                r = xpu_device_code_judge(o->device_code, inv, p->devices, p->n_devices, p->env, o->show, &dc);
+                if (r < 0)
+                        goto fail;
+                if (dc.override_name[0] && xpu_env_set(&p->env, dc.override_name, dc.override_value) < 0) {
+                        xpu_device_code_outcome_clear(&dc);
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                p->device_code_verdict = dc.verdict;
+                p->device_code = TAKE_PTR(dc.message);
+                p->device_code_log = dc.log;
+                p->device_code_hint = dc.hint_unknown;
+                p->device_code_refuse = dc.refuse;
+        }
         *ret = p;
         return 0;
 fail:
