@@ -23,6 +23,7 @@
 #include "devcode/object.h"
 #include "devcode/walk.h"
 #include "device-code.h"
+#include "options.h"
 
 #define XPU_EXIT_SETUP 125
 
@@ -197,7 +198,7 @@ static void audit_free(struct xpu_audit *a) {
         xpu_strv_free(a->amd_gfx);
 }
 
-int xpu_audit_run(const struct xpu_options *o, const struct xpu_code_target *t, size_t n, int cuda_driver,
+int xpu_audit_run(const struct xpu_audit_options *o, const struct xpu_code_target *t, size_t n, int cuda_driver,
                   char *const *env, FILE *out) {
         struct timespec start, end;
         clock_gettime(CLOCK_MONOTONIC, &start);
