@@ -11,7 +11,6 @@
 #include <sys/types.h>
 
 #include "base/macro.h"
-#include "device-code.h"
 #include "gathered.h"
 #include "host-files.h"
 #include "libs.h"
@@ -80,7 +79,8 @@ struct xpu_plan {
         size_t n_warnings;
         const char *device_code_verdict; /* the start-time device-code check's level, NULL: not judged */
         char *device_code;               /* its line, NULL when there is nothing to say */
-        enum xpu_device_code_log device_code_log; /* how a start logs that line */
+        int device_code_log;             /* how a start logs that line: enum xpu_device_code_log
+                                          * (device-code.h) */
         bool device_code_hint;           /* and the hint on an unknown architecture (device-code.h) */
         bool device_code_refuse;         /* the check refuses the start (exit 125; never for `plan`) */
 

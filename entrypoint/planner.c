@@ -14,6 +14,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/strv.h"
+#include "device-code.h"
 #include "plan-devices.h"
 #include "plan-env.h"
 #include "plan-host-files.h"
