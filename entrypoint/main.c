@@ -471,6 +471,7 @@ static int run(struct context *c, const struct xpu_options *opts) {
         if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(p) < 0)
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
+        xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
         struct xpu_apply_roots roots;
         int stop = context_apply(c, p, &roots);
         if (stop)
