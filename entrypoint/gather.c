@@ -203,6 +203,18 @@ int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char
         return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
 }
 
+int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
+                                      const struct xpu_selection *sel, const struct xpu_profile *pr) {
+        xpu_strlcpy(f->forward_compat_why, "no requirement", sizeof f->forward_compat_why);
+        f->forward_compat_require = 1;
+        if (f->forward_compat <= 0 || !pr->forward_compat_require)
+                return 0;
+        f->forward_compat_require = xpu_require_check_selected(pr->forward_compat_require, inv, sel->selected,
+                                                               pr->vendor, f->forward_compat_why,
+                                                               sizeof f->forward_compat_why);
+        return f->forward_compat_require == -ENOMEM ? -ENOMEM : 0;
+}
+
 /* ---- the step ----------------------------------------------------------------------------- */
 
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,

@@ -24,6 +24,13 @@
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
                     const struct xpu_plan_options *o, struct xpu_plan_facts **ret, char *err, size_t err_size);
 
+/* The last of gathering, after the start's rich facts are read (they may name NVML's brand):
+ * when F found a forward-compatibility build, check PR's forward_compat.require for the selected
+ * devices of SEL against INV (strictly: an unknown fact fails) into F->forward_compat_require
+ * and F->forward_compat_why, for the planner. Returns 0, or -ENOMEM. */
+int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
+                                      const struct xpu_selection *sel, const struct xpu_profile *pr);
+
 /* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's
  * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.
  * /usr/local/cuda/compat/libcuda.so.575.57.08. Writes the version into VERSION. Returns 1 when

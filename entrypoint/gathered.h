@@ -67,6 +67,10 @@ struct xpu_plan_facts {
         bool ld_so_conf;            /* the image has /etc/ld.so.conf as a regular file */
         int forward_compat;         /* xpu_forward_compat_find(): 1 found, 0 none, -errno */
         char forward_compat_version[64]; /* when found: "575.57.08" */
+        /* Once the rich facts are read (xpu_gather_forward_compat_require, gather.h), when found:
+         * the profile's forward_compat.require for the selected devices. */
+        int forward_compat_require;       /* 1 holds (or there is none), 0 not, -ENOMEM */
+        char forward_compat_why[1024];    /* why, for the plan's note: "no requirement" when none */
 };
 
 struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f);

@@ -269,14 +269,20 @@ static int context_device_code(struct context *c, const struct xpu_options *opts
 }
 
 /* The rich facts the plan reads, decided before it and read in one run of the vendor libraries:
- * those forward compatibility names and those the device-code check DC needs. The inventory is
- * frozen after this. A library the check alone asked for that fails is a warning (its verdict
+ * those forward compatibility names and those the device-code check DC needs; then the
+ * profile's forward_compat.require checked with them, for the plan. The inventory is frozen after
+ * this. A library the check alone asked for that fails is a warning (its verdict
  * says what is unknown); -EINTR: a stop was asked for while it ran. */
-static int context_rich_facts(struct context *c, const struct xpu_plan_facts *facts,
-                              const struct xpu_device_code_facts *dc) {
+static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_device_code_facts *dc) {
         uint32_t fc = forward_compat_sources(c, facts);
         int r = context_rich(c, 0, fc | (dc ? dc->rich_sources : 0));
-        return r == -EINTR || (r < 0 && fc) ? r : 0;
+        if (r == -EINTR || (r < 0 && fc))
+                return r;
+        /* What the plan reads of them: forward_compat.require, checked once. */
+        r = xpu_gather_forward_compat_require(facts, c->inv, c->sel, c->profile);
+        if (r < 0)
+                log_error("out of memory while gathering the plan's facts");
+        return r;
 }
 
 /* Check: the device-code verdict the plan holds (planner.c judged it), logged as the check

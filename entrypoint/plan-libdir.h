@@ -31,7 +31,7 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
 /* Decide whether the loader prefers the image's forward-compatibility directory (plan-libdir.c):
  * yes when it holds (FACTS->forward_compat_version) a newer branch of the profile's library than
  * the running driver and the profile's forward_compat.require holds for the selected devices
- * (strictly: an unknown fact, a brand NVML did not report, fails). Sets P->forward_compat_dir and
- * adds one note saying which was chosen and why. Returns 0, -ENOMEM. */
-int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts);
+ * (FACTS->forward_compat_require, checked once the rich facts were read: strictly, an unknown
+ * fact, a brand NVML did not report, fails). Sets P->forward_compat_dir and adds one note saying
+ * which was chosen and why. Returns 0, -ENOMEM. */
+int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_facts *facts);

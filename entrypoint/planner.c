@@ -272,7 +272,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 const char *mark = pr->match_any ? NULL : sel->cdi_mark[pr->vendor];
                 if (mark && (r = plan_given(p, o, facts, mark)) < 0)
                         goto fail;
-                if ((r = xpu_plan_forward_compat(p, inv, sel, pr, facts)) < 0)
+                if ((r = xpu_plan_forward_compat(p, pr, facts)) < 0)
                         goto fail;
                 r = xpu_plan_library_dir_needed(p) ? xpu_plan_library_dir(p, o, facts) : 0;
                 if (r < 0) {
