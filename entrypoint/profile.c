@@ -22,7 +22,7 @@
 #include "host-files.h"
 #include "profile.h"
 #include "profile-json.h"
-#include "require.h"
+#include "require-parse.h"
 
 #define PROFILE_NAME_MAX 63    /* bytes of a profile name */
 #define MIN_DEVICES_MAX 1024   /* match.min_devices upper bound */
