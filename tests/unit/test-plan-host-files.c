@@ -330,7 +330,7 @@ START_TEST(test_compat32) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("plan-files");
+        Suite *s = suite_create("plan-host-files");
         TCase *tc = tcase_create("plan-files");
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_library_links);

@@ -684,7 +684,7 @@ START_TEST(test_index_roundtrip) {
 END_TEST
 
 static Suite *audit_suite(void) {
-        Suite *s = suite_create("devcode-audit");
+        Suite *s = suite_create("devcode-judge");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_library_table);

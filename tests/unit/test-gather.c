@@ -314,7 +314,7 @@ START_TEST(test_plan_reports_gathered_failure) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("plan-gather");
+        Suite *s = suite_create("gather");
         TCase *tc = tcase_create("plan-gather");
         tcase_add_test(tc, test_gather_values);
         tcase_add_test(tc, test_gather_version_from_libraries);

@@ -421,7 +421,7 @@ START_TEST(test_index_values_bounded) {
 END_TEST
 
 static Suite *limits_suite(void) {
-        Suite *s = suite_create("devcode-limits");
+        Suite *s = suite_create("devcode-object");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_library_is_the_object);

@@ -668,7 +668,7 @@ START_TEST(test_json_numbers) {
 END_TEST
 
 static Suite *model_suite(void) {
-        Suite *s = suite_create("xpud-model");
+        Suite *s = suite_create("xpud-snapshot");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_readings_strings);
