@@ -13,6 +13,50 @@
 #                     build the libFuzzer targets (tests/fuzz/, clang) in build-fuzz/ and run each
 #                     for N seconds (default 60); docs/fuzzing.md.
 #   BUILD=dir         another build directory (each helper builds in its own).
+#   make ARCH=arm64   cross-build for aarch64 (Grace, Jetson) into build/arm64/ with Debian's
+#                     aarch64-linux-gnu-gcc and the :arm64 -dev packages (sh packaging/install-deps.sh
+#                     arm64); the generators run on the build machine (build/arm64/host/).
+#   make check-arm64  that build's unit tests and probe/plan end-to-end tests under qemu-aarch64
+#                     (tests/run-tests.sh with XPU_TEST_EXEC; docs/architecture.md, "arm64").
+
+# The architecture built for: the build machine's unless ARCH is given on the command line (an ARCH
+# in the environment, as some CI systems set for their own use, is ignored). arm64 and aarch64 are
+# the same target.
+HOST_ARCH := $(shell uname -m)
+ifneq ($(origin ARCH),command line)
+ARCH := $(HOST_ARCH)
+endif
+ifeq ($(ARCH),arm64)
+override ARCH := aarch64
+endif
+# A cross build: the target's compiler, binutils and pkg-config (Debian's triplet-prefixed tools;
+# pkg-config then reads /usr/lib/<triplet>/pkgconfig), its own build directory, and the generators
+# built for the build machine in $(BUILD)/host with its compiler (HOST_CC).
+CROSS :=
+ifneq ($(ARCH),$(HOST_ARCH))
+ifeq ($(ARCH),aarch64)
+CROSS := aarch64-linux-gnu-
+else
+$(error ARCH=$(ARCH): no cross build for it; use ARCH=arm64 or no ARCH (this machine's $(HOST_ARCH)))
+endif
+ifneq ($(origin CC),command line)
+CC := $(CROSS)gcc
+endif
+ifneq ($(origin AR),command line)
+AR := $(CROSS)ar
+endif
+ifneq ($(origin STRIP),command line)
+STRIP := $(CROSS)strip
+endif
+ifneq ($(origin PKG_CONFIG),command line)
+PKG_CONFIG := $(CROSS)pkg-config
+endif
+ifneq ($(origin BUILD),command line)
+BUILD := build/arm64
+endif
+endif
+HOST_CC ?= gcc
+HOST_BUILD := $(BUILD)/host
 
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
@@ -24,11 +68,14 @@ BUILD ?= build
 PREFIX ?= /usr
 DESTDIR ?=
 
-ARCH := $(shell uname -m)
-
 HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE -fno-common
+# Control-flow protection: CET on x86-64, its aarch64 counterpart (BTI and return-address signing,
+# hint instructions that older CPUs run as no-ops) on arm64.
 ifeq ($(ARCH),x86_64)
 HARDEN += -fcf-protection=full
+endif
+ifeq ($(ARCH),aarch64)
+HARDEN += -mbranch-protection=standard
 endif
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wmissing-declarations -Wold-style-definition -Wpointer-arith -Wwrite-strings -Wformat=2 \
@@ -118,12 +165,18 @@ $(LIBPROBE): $(PROBE_OBJS)
 # Built-in profiles (docs/profiles.md) are compiled at build time: profile-cgen parses profiles/*.json
 # with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data, their
 # requirement expressions parsed (require-parse.o).
+# In a cross build (ARCH=arm64) both generators are programs of the build machine, in $(HOST_BUILD)
+# (below).
+ifeq ($(CROSS),)
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
 PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-parse.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o
 $(PROFILE_CGEN): packaging/profile-cgen.c $(PROFILE_CGEN_OBJS) $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Ientrypoint $(ALL_LDFLAGS) -o $@ $< $(PROFILE_CGEN_OBJS) $(LIBPROBE) $(CJSON_LIBS) $(SECURITY_LIBS)
+else
+PROFILE_CGEN := $(HOST_BUILD)/gen/profile-cgen
+endif
 
 $(PROFILES_GEN): $(PROFILE_JSON) $(PROFILE_CGEN)
 	@mkdir -p $(@D)
@@ -137,8 +190,12 @@ $(PROFILES_OBJ): $(PROFILES_GEN)
 # Built-in seccomp filters (docs/seccomp.md) are compiled at build time: seccomp-cgen runs the
 # run-time compiler (seccomp.c built without them) on seccomp-groups.c's tables with libseccomp and
 # writes the BPF as static data, which seccomp.o includes (-DXPU_SECCOMP_BUILTIN).
-SECCOMP_CGEN := $(BUILD)/gen/seccomp-cgen
+# A cross build runs the build machine's seccomp-cgen with the target's name (libseccomp's: aarch64),
+# which compiles for the target's call numbers (and without x32, which only x86-64 has).
 SECCOMP_GEN := $(BUILD)/gen/builtin-seccomp.inc
+ifeq ($(CROSS),)
+SECCOMP_CGEN := $(BUILD)/gen/seccomp-cgen
+SECCOMP_CGEN_ARCH :=
 $(BUILD)/gen/seccomp-compile.o: probes/sandbox/seccomp.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (no built-in filters)"
@@ -148,10 +205,31 @@ SECCOMP_CGEN_OBJS := $(BUILD)/gen/seccomp-compile.o $(filter-out $(BUILD)/probes
 $(SECCOMP_CGEN): packaging/seccomp-cgen.c $(SECCOMP_CGEN_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SECCOMP_CGEN_OBJS) $(CJSON_LIBS) $(SECURITY_LIBS)
+else
+SECCOMP_CGEN := $(HOST_BUILD)/gen/seccomp-cgen
+SECCOMP_CGEN_ARCH := $(ARCH)
+# The generators of a cross build: this Makefile run for the build machine into $(HOST_BUILD)
+# (HOST_CC, its pkg-config). FORCE lets that make decide what is out of date; a generator it leaves
+# alone keeps its time, so what it generated is not made again. One such make at a time (they
+# share $(HOST_BUILD)'s objects): seccomp-cgen's waits for profile-cgen's.
+HOST_MAKE = $(MAKE) --no-print-directory ARCH=$(HOST_ARCH) BUILD=$(HOST_BUILD) CC=$(HOST_CC) AR=ar STRIP=strip \
+	PKG_CONFIG=pkg-config HOST_TOOL=$@ host-tool
+$(PROFILE_CGEN): FORCE
+	+$(Q)$(HOST_MAKE)
+$(SECCOMP_CGEN): FORCE | $(PROFILE_CGEN)
+	+$(Q)$(HOST_MAKE)
+.PHONY: FORCE
+FORCE:
+endif
+# The goal of that make: the one generator (a recipe, so that make prints nothing when it is current).
+.PHONY: host-tool
+host-tool: $(HOST_TOOL)
+	@:
 
 $(SECCOMP_GEN): $(SECCOMP_CGEN)
+	@mkdir -p $(@D)
 	@echo "  GEN     $@"
-	$(Q)$(SECCOMP_CGEN) > $@.tmp && mv $@.tmp $@
+	$(Q)$(SECCOMP_CGEN) $(SECCOMP_CGEN_ARCH) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/probes/sandbox/seccomp.o: probes/sandbox/seccomp.c $(SECCOMP_GEN)
 	@echo "  CC      $< (built-in filters)"
@@ -348,4 +426,5 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Not those of the builds below $(BUILD) (a cross build's build/arm64/, its generators' host/).
+-include $(shell find $(BUILD) \( -path '$(BUILD)/arm64' -o -path '$(HOST_BUILD)' \) -prune -o -name '*.d' -print 2>/dev/null)
