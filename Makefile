@@ -308,6 +308,20 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) asan-build
 	sh tests/run-tests.sh --asan $(ASAN_BUILD) $(BUILD)
 
+# `make check-arm64`: the arm64 cross build (ARCH=arm64, build/arm64/) and its tests on this
+# machine under qemu-aarch64 (QEMU_AARCH64; -L /: the arm64 loader and libraries that the :arm64
+# packages install), named on the command line, so no binfmt_misc registration is needed: every unit
+# test but those tests/qemu-excluded.txt lists with their reasons, and the end-to-end tests of
+# ARM64_SUITES, which run the programs outside containers (docs/architecture.md, "arm64"). On an
+# arm64 machine, plain `make check` runs everything natively instead.
+QEMU_AARCH64 ?= qemu-aarch64 -L /
+ARM64_SUITES := e2e/probe-plan e2e/seccomp-builtin
+.PHONY: check-arm64
+check-arm64:
+	sh packaging/install-deps.sh arm64
+	$(MAKE) -j$(CHECK_JOBS) ARCH=arm64 build-tests
+	XPU_TEST_EXEC="$(QEMU_AARCH64)" XPU_TEST_SUITES="$(ARM64_SUITES)" sh tests/run-tests.sh build/arm64
+
 # `make demo`: only what the demo needs (build packages, runc, busybox-static, jq; no test
 # services), built with CHECK_JOBS jobs: the programs, the e2e workload and the fake NVIDIA
 # libraries of the bundled example host.
