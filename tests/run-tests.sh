@@ -4,6 +4,9 @@
 #   tests/run-tests.sh --sanitized ASAN_BUILD [FILTER]     the same for an ASan + UBSan build
 #   tests/run-tests.sh --asan ASAN_BUILD BUILD_DIR [FILTER]
 #                                                          both: BUILD_DIR, then ASAN_BUILD (make check)
+#                                                          and, with XPU_ARM64_BUILD set, that arm64
+#                                                          build under XPU_ARM64_EXEC (make check's
+#                                                          third pass, as make check-arm64)
 # Unit tests (Check, $BUILD/tests/test-*, fuzz corpus replays included) write TAP to stdout through
 # CK_TAP_LOG_FILE_NAME=-; shell suites (tests/e2e/*.sh, tests/attack/*.sh) print TAP themselves.
 # tests/k8s/*.sh (manifests), tests/grafana/*.sh (the dashboard) and tests/deb/*.sh (packages, images)
@@ -168,6 +171,16 @@ asan_pid=$!
 sh "$top/tests/run-tests.sh" "$BUILD" "$FILTER" | tee "$plain_out"
 wait "$asan_pid"
 sed -e '$d' -e 's/^# /# asan: /' "$asan_out"
+# make check's third pass: the arm64 cross build (XPU_ARM64_BUILD) under XPU_ARM64_EXEC, after the
+# two (its emulated unit tests keep the CPUs busy), its lines prefixed "arm64: ".
+arm64_out=
+if [ -n "${XPU_ARM64_BUILD:-}" ]; then
+        arm64_out=$(mktemp)
+        trap 'rm -rf "$log" "$sanlogs" "$plain_out" "$asan_out" "$arm64_out"' EXIT
+        XPU_TEST_EXEC=${XPU_ARM64_EXEC:-qemu-aarch64 -L /} XPU_TEST_SUITES=${XPU_ARM64_SUITES:-} \
+                sh "$top/tests/run-tests.sh" "$XPU_ARM64_BUILD" "$FILTER" >"$arm64_out" 2>&1
+        sed -e '$d' -e 's/^# /# arm64: /' "$arm64_out"
+fi
 
 # counts FILE: sets p and f from FILE's last line "N passed, N failed" (0 and 1 when missing).
 counts() {
@@ -184,5 +197,12 @@ plain_p=$p plain_f=$f
 counts "$asan_out"
 echo "# $BUILD: $plain_p passed, $plain_f failed"
 echo "# $asan_build (ASan + UBSan): $p passed, $f failed"
-echo "$((plain_p + p)) passed, $((plain_f + f)) failed"
-[ $((plain_f + f)) -eq 0 ]
+p=$((plain_p + p)) f=$((plain_f + f))
+if [ -n "$arm64_out" ]; then
+        arm_p=$p arm_f=$f
+        counts "$arm64_out"
+        echo "# $XPU_ARM64_BUILD (arm64 under ${XPU_ARM64_EXEC:-qemu-aarch64 -L /}): $p passed, $f failed"
+        p=$((arm_p + p)) f=$((arm_f + f))
+fi
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
