@@ -154,6 +154,17 @@ run_suite() {
 if [ -z "$asan_build" ]; then
         run_suite "$BUILD" "$sanitized"
         [ "$excluded" -eq 0 ] || echo "# $excluded test programs not run under $XPU_TEST_EXEC (tests/qemu-excluded.txt)"
+        # A name in the list that no test has any more (a renamed test) would hide nothing and say
+        # nothing: it fails the run, naming the entry.
+        if [ -n "$XPU_TEST_EXEC" ] && [ -z "$FILTER" ]; then
+                stale=$(awk '!/^#/ && NF { print $1 }' "$top/tests/qemu-excluded.txt" | while read -r n; do
+                        [ -f "$top/tests/${n%%/*}/${n#*/}.c" ] || [ -f "$top/tests/${n%%/*}/${n#*/}.sh" ] || echo "$n"
+                done)
+                for n in $stale; do
+                        echo "not ok - tests/qemu-excluded.txt names $n, which is no test: remove or rename the line"
+                        failed=$((failed + 1))
+                done
+        fi
         echo "$passed passed, $failed failed"
         [ "$failed" -eq 0 ]
         exit
