@@ -30,6 +30,8 @@
 
 /* Symlinks one walk follows, as the kernel's own limit (MAXSYMLINKS, path_resolution(7)). */
 #define WALK_LINKS_MAX 40
+/* Calls of openat2 that answer EAGAIN (a concurrent rename or mount) before xpu_open_in_root() walks. */
+#define XPU_OPENAT2_EAGAIN_TRIES 8
 /* Directories below the root an in-root walk may hold open (one fd each). */
 #define WALK_IN_ROOT_DEPTH_MAX 255
 #define WALK_DEPTH_MAX (WALK_IN_ROOT_DEPTH_MAX > XPU_BENEATH_DEPTH_MAX ? WALK_IN_ROOT_DEPTH_MAX : XPU_BENEATH_DEPTH_MAX)
@@ -418,12 +420,22 @@ int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode) {
         if (!*path)
                 path = ".";
         if (!no_openat2) {
-                long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof how);
-                if (fd >= 0)
-                        return (int)fd;
-                if (errno != ENOSYS)
+                /* openat2 answers EAGAIN when a rename or mount anywhere on the system raced a ".."
+                 * of this lookup (RESOLVE_IN_ROOT checks the kernel's rename and mount sequence
+                 * counts); sysfs links are full of "..", so a busy host sees it now and then. It
+                 * is no answer about PATH: ask again a few times, then walk, which takes ".." one
+                 * component at a time and is not subject to that check. */
+                for (int tries = 0; tries < XPU_OPENAT2_EAGAIN_TRIES; tries++) {
+                        long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof how);
+                        if (fd >= 0)
+                                return (int)fd;
+                        if (errno != EAGAIN)
+                                break;
+                }
+                if (errno == ENOSYS)
+                        no_openat2 = true;
+                else if (errno != EAGAIN)
                         return negative_errno();
-                no_openat2 = true;
         }
         return xpu_open_in_root_walk(root_fd, path, flags, mode);
 }

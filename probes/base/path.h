@@ -28,10 +28,12 @@ int xpu_open_root(const char *dir);
 /* Open PATH below ROOT_FD. PATH may be absolute ("/proc/devices") or relative; either way it is
  * resolved as if ROOT_FD were "/". FLAGS are open(2) flags (O_CLOEXEC is always added), MODE is
  * used with O_CREAT. Returns the fd or -errno; -EXDEV/-ELOOP when a magic link is crossed. Where
- * the kernel lacks openat2 (Linux < 5.6, valgrind) the walker does the same resolution. */
+ * the kernel lacks openat2 (Linux < 5.6, valgrind), or it keeps answering EAGAIN because renames
+ * or mounts elsewhere race its ".." checks, the walker does the same resolution. */
 int xpu_open_in_root(int root_fd, const char *path, int flags, mode_t mode);
 
-/* The walker's in-root mode, which xpu_open_in_root() uses when openat2 answers ENOSYS. Exposed
+/* The walker's in-root mode, which xpu_open_in_root() uses when openat2 answers ENOSYS, or EAGAIN
+ * (a rename or mount raced a ".." of the lookup) XPU_OPENAT2_EAGAIN_TRIES times in a row. Exposed
  * for the tests, which compare it with openat2. */
 int xpu_open_in_root_walk(int root_fd, const char *path, int flags, mode_t mode);
 
