@@ -7,6 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+/* Each vendor's descriptor, defined in probes/<vendor>/<vendor>.c: declared here, with the one list,
+ * so that no vendor-neutral header names a vendor. */
+extern const struct xpu_vendor_ops xpu_vendor_nvidia, xpu_vendor_amd, xpu_vendor_intel;
+
 const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX] = {
         [XPU_VENDOR_NVIDIA] = &xpu_vendor_nvidia, /* first: its index order is PCI bus order */
         [XPU_VENDOR_AMD] = &xpu_vendor_amd,       /* then AMD in KFD node order */

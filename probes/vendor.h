@@ -15,6 +15,7 @@
 struct xpu_rich_ops; /* rich.h */
 struct cJSON;        /* cJSON.h */
 struct xpu_readings;  /* readings.h */
+struct xpu_code_target; /* devcode/judge.h */
 
 /* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
  * open sysfs files) and one collection per sample. */
@@ -90,9 +91,13 @@ struct xpu_device_key {
         uint32_t number;
 };
 
+/* Writes one node label NAME=VALUE for CTX (xpud's Node Feature Discovery file: the caller adds
+ * its prefix and sanitises VALUE, leaving the label out when nothing is left). */
+typedef void xpu_node_label_fn(void *ctx, const char *name, const char *value);
+
 /* How the vendor's Kubernetes device plugin names its GPUs in the kubelet's pod-resources answer
- * (ContainerDevices.resource_name and device_ids): the facts of its source, in
- * probes/<vendor>/<vendor>-k8s.c. */
+ * (ContainerDevices.resource_name and device_ids), and the vendor's own node labels: the facts of
+ * its source, in probes/<vendor>/<vendor>-k8s.c. */
 struct xpu_vendor_k8s {
         /* The plugin's resource names, NULL-terminated; one ending in '*' matches every name that
          * starts with the rest ("nvidia.com/mig-*"). */
@@ -102,6 +107,12 @@ struct xpu_vendor_k8s {
          * in a form the plugin writes. Bounded: at most a few sysfs reads. */
         int (*device_key)(const struct xpu_roots *roots, const char *resource, const char *id,
                           struct xpu_device_key *key);
+        /* The vendor's own node labels ("xpu.nvidia.cc", docs/kubernetes.md) of INV, whose N
+         * device-code targets are T (device-targets.h: every vendor's; the hook reads its own),
+         * each through PUT. A label whose fact one of the vendor's GPUs does not know is left
+         * out. NULL: none. */
+        void (*node_labels)(const struct xpu_inventory *inv, const struct xpu_code_target *t, size_t n,
+                            xpu_node_label_fn *put, void *ctx);
 };
 
 /* A string fact of a vendor's devices under a name (a metadata label of xpud's xpu_info, a
@@ -172,11 +183,6 @@ struct xpu_vendor_ops {
         const struct xpu_vendor_k8s *k8s; /* its Kubernetes device plugin; NULL: none */
 };
 
-/* The vendors' Kubernetes device plugins: probes/<vendor>/<vendor>-k8s.c. */
-extern const struct xpu_vendor_k8s xpu_k8s_nvidia, xpu_k8s_amd, xpu_k8s_intel;
-extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
-extern const struct xpu_vendor_ops xpu_vendor_amd;    /* probes/amd/amd.c */
-extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and
  * the order of xpuinit indices (probes/vendor.c). */
 extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];

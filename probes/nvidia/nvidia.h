@@ -92,3 +92,7 @@ void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f);
 /* D's MIG devices (D->nvidia.mig) and their number in *N (at most XPU_MIG_DEVICES_MAX): the
  * descriptor's mig hook, read through xpu_mig_devices() (probe.h). */
 const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n);
+
+struct xpu_vendor_k8s;
+/* How NVIDIA's Kubernetes device plugin names its GPUs (nvidia-k8s.c): the descriptor's k8s. */
+extern const struct xpu_vendor_k8s xpu_k8s_nvidia;
