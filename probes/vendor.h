@@ -16,6 +16,7 @@ struct xpu_rich_ops; /* rich.h */
 struct cJSON;        /* cJSON.h */
 struct xpu_readings;  /* readings.h */
 struct xpu_code_target; /* devcode/judge.h */
+struct xpu_kernel_event; /* kernel-log.h */
 
 /* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
  * open sysfs files) and one collection per sample. */
@@ -181,6 +182,11 @@ struct xpu_vendor_ops {
         const char *require_env_prefix, *require_env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
         const char *const *require_env_skip;                  /* "NVIDIA_REQUIRE_JETPACK" */
         const struct xpu_vendor_k8s *k8s; /* its Kubernetes device plugin; NULL: none */
+        /* Its kernel driver's events in one kernel log record (kernel-log.h; xpud's --kmsg): MSG,
+         * LEN bytes, is the record's message and RECORD the whole record, continuation lines
+         * included. Returns 1 with EV's kind, label, bus id, xid, effect, what and action set, 0
+         * when the message is none of its events. Bounded by LEN. NULL: the vendor has none. */
+        int (*kernel_log)(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);
 };
 
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and

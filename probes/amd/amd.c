@@ -675,4 +675,5 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
         .require_facts = amd_require_facts,
         .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
         .k8s = &xpu_k8s_amd,
+        .kernel_log = xpu_amd_kernel_log,
 };

@@ -675,4 +675,5 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .require_env_disable = "NVIDIA_DISABLE_REQUIRE",
         .require_env_skip = nvidia_require_skip,
         .k8s = &xpu_k8s_nvidia,
+        .kernel_log = xpu_nvidia_kernel_log,
 };
