@@ -121,7 +121,7 @@ $(LIBPROBE): $(PROBE_OBJS)
 # with xpuinit's own parser (a bad built-in fails the build) and writes them as static C data, their
 # requirement expressions parsed (require-parse.o).
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
-PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o
+PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-parse.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o
 $(PROFILE_CGEN): packaging/profile-cgen.c $(PROFILE_CGEN_OBJS) $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit-render.h"
 #include "base/escape.h"
 #include "base/log.h"
 #include "base/macro.h"

@@ -124,7 +124,7 @@ static const char *suffix_of(const char *file) {
 }
 
 /* The format --format gave, else the one --output's name says (.yaml, .yml), else JSON. */
-static bool want_yaml(const struct xpu_options *o) {
+static bool want_yaml(const struct xpu_cdi_options *o) {
         if (o->cdi_format)
                 return strcmp(o->cdi_format, "yaml") == 0;
         const char *sfx = o->cdi_output ? suffix_of(o->cdi_output) : "";
@@ -143,7 +143,7 @@ static void warn_unread_name(const char *file) {
                             file);
 }
 
-int xpu_cdi_generate(const struct xpu_options *o, const struct xpu_roots *roots, const struct xpu_inventory *inv,
+int xpu_cdi_generate(const struct xpu_cdi_options *o, const struct xpu_roots *roots, const struct xpu_inventory *inv,
                      FILE *out) {
         /* The spec is read by the engine from anywhere: absolute paths, without "..". */
         char dev[PATH_MAX], driver[PATH_MAX];

@@ -16,6 +16,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "devcode/object-json.h"
+#include "options.h"
 #include "vendor.h"
 
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
@@ -196,103 +197,116 @@ bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size
         return false;
 }
 
-int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
-                         int (*load_rich_facts)(void *userdata), void *userdata) {
+void xpu_device_code_facts_done(struct xpu_device_code_facts *f) {
+        for (size_t i = 0; i < f->n; i++)
+                xpu_object_clear(&f->objects[i]);
+        free(f->objects);
+        f->objects = NULL;
+        f->n = 0;
+}
+
+int xpu_device_code_read(const struct xpu_device_code_setting *s, const struct xpu_profile *pr,
+                         const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                         struct xpu_device_code_facts *f) {
+        *f = (struct xpu_device_code_facts){ .index = s->index };
         /* XPUINIT_DEVICE_CODE, else the profile's "device_code", else enforce. */
-        enum xpu_device_code_mode mode = o->device_code_set          ? o->device_code
-                                         : p->profile->device_code_set ? p->profile->device_code
-                                                                       : XPU_DEVICE_CODE_ENFORCE;
-        if (mode == XPU_DEVICE_CODE_OFF || p->n_devices == 0)
-                return 0;
-        struct xpu_object *objects = NULL;
+        f->mode = s->mode_set ? s->mode : pr->device_code_set ? pr->device_code : XPU_DEVICE_CODE_ENFORCE;
+        /* The devices the plan takes (planner.c): the selected ones of the profile's vendor. */
+        _cleanup_free_ size_t *devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof *devices);
         size_t n = 0;
-        char err[1024];
-        bool strict = mode == XPU_DEVICE_CODE_ENFORCE || mode == XPU_DEVICE_CODE_APPLY;
-        int r = xpu_device_code_index_load(o->device_code_index, &objects, &n, err, sizeof err);
-        if (r == -ENOENT) {
-                char *m = NULL;
-                if (asprintf(&m, "no device-code index at %s, so the start cannot tell whether the image has code for "
-                                 "its GPU; add `RUN xpuinit audit --write-index %s /` to the image's Dockerfile after "
-                                 "its last install step",
-                             o->device_code_index, o->device_code_index) < 0)
-                        return -EINVAL;
-                log_info("%s", m);
-                free(p->device_code);
-                p->device_code = m;
+        if (!devices)
+                return -ENOMEM;
+        for (size_t i = 0; !pr->match_any && i < inv->n_devices; i++)
+                if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
+                        devices[n++] = i;
+        f->judged = f->mode != XPU_DEVICE_CODE_OFF && n > 0;
+        if (!f->judged)
                 return 0;
-        }
-        if (r < 0) {
-                if (r == -ENOMEM)
-                        xpu_format_error(err, sizeof err, "device-code index %s: %s", o->device_code_index,
-                                         strerror(ENOMEM));
-                if (strict && !show) {
-                        log_error("%s (or set XPUINIT_DEVICE_CODE=off to start without the check)", err);
-                        return -EINVAL;
-                }
-                if (show) { /* plan: what a start would do */
-                        free(p->device_code);
-                        if (asprintf(&p->device_code, "%s%s", strict ? "a start exits 125: " : "", err) < 0)
-                                p->device_code = NULL;
-                } else {
-                        log_warning("%s", err);
-                }
-                return 0;
-        }
-        int status = 0;
-        struct xpu_device_code_result res = { 0 };
-        struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
-        size_t unknown = 0, nt;
+        f->error = xpu_device_code_index_load(s->index, &f->objects, &f->n, f->err, sizeof f->err);
+        if (f->error == -ENOMEM)
+                xpu_format_error(f->err, sizeof f->err, "device-code index %s: %s", s->index, strerror(ENOMEM));
         /* The compute capability and the CUDA version come from the rich path, asked for only here:
          * an image without NVIDIA device code never loads a vendor library for the check. */
-        if (xpu_device_code_needs_rich_facts(objects, n) &&
-            xpu_device_code_targets_missing(inv, p->devices, p->n_devices) &&
-            load_rich_facts(userdata) == -EINTR) {
-                status = -EINTR;
-                goto out;
+        if (f->error == 0 && xpu_device_code_needs_rich_facts(f->objects, f->n) &&
+            xpu_device_code_targets_missing(inv, devices, n))
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                        f->rich_sources |= xpu_vendors[v]->code_target_sources;
+        return 0;
+}
+
+void xpu_device_code_outcome_clear(struct xpu_device_code_outcome *out) {
+        free(out->message);
+        *out = (struct xpu_device_code_outcome){ 0 };
+}
+
+int xpu_device_code_judge(const struct xpu_device_code_facts *f, const struct xpu_inventory *inv,
+                          const size_t *devices, size_t n, char *const *env, bool show,
+                          struct xpu_device_code_outcome *out) {
+        *out = (struct xpu_device_code_outcome){ 0 };
+        if (!f->judged || n == 0)
+                return 0;
+        bool strict = f->mode == XPU_DEVICE_CODE_ENFORCE || f->mode == XPU_DEVICE_CODE_APPLY;
+        if (f->error == -ENOENT) {
+                out->log = XPU_DEVICE_CODE_LOG_INFO;
+                return asprintf(&out->message,
+                                "no device-code index at %s, so the start cannot tell whether the image has code for "
+                                "its GPU; add `RUN xpuinit audit --write-index %s /` to the image's Dockerfile after "
+                                "its last install step",
+                                f->index, f->index) < 0
+                               ? (out->message = NULL, -ENOMEM)
+                               : 0;
         }
-        nt = xpu_device_code_targets(inv, p->devices, p->n_devices, t, ELEMENTSOF(t), &unknown);
-        r = xpu_device_code_check(objects, n, t, nt, mode, p->env, xpu_device_code_cuda_driver(inv), &res);
-        if (r < 0) {
-                log_error("device code: %s", strerror(-r));
-                status = -EINVAL;
-                goto out;
+        if (f->error < 0) {
+                int q;
+                if (show) { /* plan: what a start would do */
+                        q = asprintf(&out->message, "%s%s", strict ? "a start exits 125: " : "", f->err);
+                } else if (strict) {
+                        out->log = XPU_DEVICE_CODE_LOG_ERROR;
+                        out->refuse = true;
+                        q = asprintf(&out->message, "%s (or set XPUINIT_DEVICE_CODE=off to start without the check)",
+                                     f->err);
+                } else {
+                        out->log = XPU_DEVICE_CODE_LOG_WARNING;
+                        q = asprintf(&out->message, "%s", f->err);
+                }
+                if (q < 0) {
+                        out->message = NULL;
+                        return -ENOMEM;
+                }
+                return 0;
         }
+        struct xpu_device_code_result res = { 0 };
+        struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
+        size_t unknown = 0;
+        size_t nt = xpu_device_code_targets(inv, devices, n, t, ELEMENTSOF(t), &unknown);
+        int r = xpu_device_code_check(f->objects, f->n, t, nt, f->mode, env, xpu_device_code_cuda_driver(inv), &res);
+        if (r < 0)
+                return r;
         if (res.message) {
                 if (res.refuse && !show)
-                        log_error("%s", res.message);
+                        out->log = XPU_DEVICE_CODE_LOG_ERROR;
                 else if (res.override_from_env)
-                        log_info("%s", res.message);
+                        out->log = XPU_DEVICE_CODE_LOG_INFO;
                 else if (!show)
-                        log_warning("%s", res.message);
+                        out->log = XPU_DEVICE_CODE_LOG_WARNING;
         }
-        if (res.message && res.not_judged && unknown && !show)
-                log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
+        out->hint_unknown = res.message && res.not_judged && unknown && !show;
         if (res.refuse && show && res.message) {
                 /* plan: what a start would do, in the same line. */
                 char *m = NULL;
-                if (asprintf(&m, "a start exits 125 (XPUINIT_DEVICE_CODE=%s): %s", xpu_device_code_mode_to_string(mode),
-                             res.message) < 0) {
-                        status = -EINVAL;
-                        goto out;
+                if (asprintf(&m, "a start exits 125 (XPUINIT_DEVICE_CODE=%s): %s",
+                             xpu_device_code_mode_to_string(f->mode), res.message) < 0) {
+                        xpu_device_code_result_clear(&res);
+                        return -ENOMEM;
                 }
                 free(res.message);
                 res.message = m;
         }
-        if (res.override_name[0] && xpu_env_set(&p->env, res.override_name, res.override_value) < 0) {
-                log_error("device code: %s", strerror(ENOMEM));
-                status = -EINVAL;
-                goto out;
-        }
-        p->device_code_verdict = res.not_judged && res.level == XPU_CODE_NATIVE ? NULL : xpu_code_level_name(res.level);
-        p->device_code = res.message;
-        res.message = NULL;
-        if (res.refuse && !show)
-                status = -EINVAL;
-out:
+        memcpy(out->override_name, res.override_name, sizeof out->override_name);
+        memcpy(out->override_value, res.override_value, sizeof out->override_value);
+        out->verdict = res.not_judged && res.level == XPU_CODE_NATIVE ? NULL : xpu_code_level_name(res.level);
+        out->message = TAKE_PTR(res.message);
+        out->refuse = res.refuse && !show;
         xpu_device_code_result_clear(&res);
-        for (size_t i = 0; i < n; i++)
-                xpu_object_clear(&objects[i]);
-        free(objects);
-        return status;
+        return 0;
 }
-

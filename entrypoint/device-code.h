@@ -10,9 +10,9 @@
 
 #include "devcode/judge.h"
 #include "device-targets.h"
-#include "options.h"
-#include "plan.h"
 #include "probe.h"
+#include "profile.h"
+#include "select.h"
 
 
 /* Largest index read, with xpu_index_parse()'s bound on its JSON values a bound on what reading it
@@ -60,11 +60,63 @@ void xpu_device_code_result_clear(struct xpu_device_code_result *r);
  * does not read). */
 bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n);
 
-/* The start-time check for plan P under O->device_code, with the index at O->device_code_index:
- * logs the verdict, sets an override in P->env with apply, and records the verdict in
- * P->device_code(_verdict). LOAD_RICH_FACTS(USERDATA) is called when the index has code that needs
- * them and a selected GPU's device-code target is not known yet (it runs the rich path). SHOW (plan):
- * nothing is refused. Returns 0 to go on; -EINVAL after logging why the start is refused; -EINTR
- * when a stop was asked for while the vendor library ran. */
-int xpu_device_code_gate(const struct xpu_options *o, struct xpu_inventory *inv, struct xpu_plan *p, bool show,
-                         int (*load_rich_facts)(void *userdata), void *userdata);
+/* What the start-time check is told: XPUINIT_DEVICE_CODE and XPUINIT_DEVICE_CODE_INDEX. */
+struct xpu_device_code_setting {
+        enum xpu_device_code_mode mode; /* XPUINIT_DEVICE_CODE */
+        bool mode_set;                  /* given in the environment (wins over a profile) */
+        const char *index;              /* XPUINIT_DEVICE_CODE_INDEX */
+};
+
+/* The check's facts, read before gather (xpu_device_code_read): the mode in effect, the image's
+ * index, and which vendor libraries the verdict needs facts of. The planner judges them
+ * (xpu_device_code_judge) for the plan's devices and environment. */
+struct xpu_device_code_facts {
+        enum xpu_device_code_mode mode; /* in effect: the setting, else the profile's, else enforce */
+        bool judged;                    /* the mode is not off and the profile's vendor has selected devices */
+        const char *index;              /* the index's path (borrowed from the setting) */
+        int error;                      /* 0: OBJECTS hold the index; -ENOENT: there is none; else -errno
+                                         * with ERR naming the file, the problem and the fix */
+        char err[1024];
+        struct xpu_object *objects;
+        size_t n;
+        uint32_t rich_sources;          /* rich sources (xpu_vendor_ops.code_target_sources) whose facts the
+                                         * verdict needs: read with the start's other rich facts, before
+                                         * the plan; 0: none */
+};
+
+/* Read the check's facts for profile PR and the selected devices of its vendor in SEL (those the
+ * plan takes): the mode (S, else PR's device_code, else enforce) and, unless off, the index at
+ * S->index (one open(2) when there is none). An unreadable index is kept in F->error for the
+ * judgement, not failed here. Returns 0, or -ENOMEM. Free with xpu_device_code_facts_done(). */
+int xpu_device_code_read(const struct xpu_device_code_setting *s, const struct xpu_profile *pr,
+                         const struct xpu_inventory *inv, const struct xpu_selection *sel,
+                         struct xpu_device_code_facts *f);
+void xpu_device_code_facts_done(struct xpu_device_code_facts *f);
+
+/* How a start logs a verdict (xpu_device_code_outcome.log). */
+enum xpu_device_code_log {
+        XPU_DEVICE_CODE_LOG_NONE = 0,
+        XPU_DEVICE_CODE_LOG_INFO,
+        XPU_DEVICE_CODE_LOG_WARNING,
+        XPU_DEVICE_CODE_LOG_ERROR,
+};
+
+/* The verdict the planner records in the plan (plan.h device_code*) and a start logs. */
+struct xpu_device_code_outcome {
+        const char *verdict;            /* the level's name, NULL: not judged */
+        char *message;                  /* the line for `plan` and the log, NULL: nothing to say */
+        enum xpu_device_code_log log;   /* how a start logs MESSAGE */
+        bool hint_unknown;              /* also log how to see why a GPU's architecture is unknown */
+        bool refuse;                    /* a start exits 125 (never with SHOW) */
+        char override_name[32];         /* with apply: set OVERRIDE_NAME=OVERRIDE_VALUE for the workload */
+        char override_value[16];
+};
+void xpu_device_code_outcome_clear(struct xpu_device_code_outcome *out);
+
+/* Judge F for the devices INV->devices[DEVICES[0..N)] (their targets as the inventory knows them
+ * now, the rich facts of F->rich_sources read) with the workload's environment ENV. SHOW (`plan`):
+ * what a start would do is said in the message, nothing is refused. Returns 0 with *OUT filled
+ * (nothing when F is not judged), or -ENOMEM. */
+int xpu_device_code_judge(const struct xpu_device_code_facts *f, const struct xpu_inventory *inv,
+                          const size_t *devices, size_t n, char *const *env, bool show,
+                          struct xpu_device_code_outcome *out);

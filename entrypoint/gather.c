@@ -26,27 +26,6 @@ static const char *const ldconfig_paths[] = {
         "/usr/sbin/ldconfig",
 };
 
-struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
-        if (!f)
-                return NULL;
-        xpu_plan_needs_done(&f->needs);
-        free(f->nodes);
-        xpu_driver_files_free(f->files);
-        xpu_driver_files_free(f->files32);
-        xpu_host_files_free(f->host_files);
-        free(f->host_file_present);
-        free(f->host_dir_has_entries);
-        free(f->given);
-        free(f);
-        return NULL;
-}
-
-const struct xpu_node_fact *xpu_plan_facts_node(const struct xpu_plan_facts *f, const char *path) {
-        for (size_t i = 0; i < f->n_nodes; i++)
-                if (strcmp(f->nodes[i].path, path) == 0)
-                        return &f->nodes[i];
-        return NULL;
-}
 
 /* ---- dev root ----------------------------------------------------------------------------- */
 
@@ -223,6 +202,18 @@ int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char
         if (!best[0])
                 return 0;
         return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
+}
+
+int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
+                                      const struct xpu_selection *sel, const struct xpu_profile *pr) {
+        xpu_strlcpy(f->forward_compat_why, "no requirement", sizeof f->forward_compat_why);
+        f->forward_compat_require = 1;
+        if (f->forward_compat <= 0 || !pr->forward_compat_require)
+                return 0;
+        f->forward_compat_require = xpu_require_check_selected(pr->forward_compat_require, inv, sel->selected,
+                                                               pr->vendor, f->forward_compat_why,
+                                                               sizeof f->forward_compat_why);
+        return f->forward_compat_require == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* ---- the step ----------------------------------------------------------------------------- */

@@ -1,62 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The gathering step between profile and plan: everything the plan needs to know about the
  * driver root, the dev root and the container root, read once (gather.c, gather-cdi.c), so that
- * xpu_plan_build() (plan.h) reads nothing itself. */
+ * xpu_plan_build() (planner.h) reads nothing itself. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "gathered.h"
 #include "host-files.h"
 #include "libs.h"
-#include "plan.h"
+#include "needs.h"
 #include "probe.h"
 #include "profile.h"
 #include "select.h"
-
-/* One device node the plan checks, as found under the dev root. */
-struct xpu_node_fact {
-        char path[sizeof(((struct xpu_devnode *)0)->path)]; /* as the device node names it: "/dev/nvidiactl" */
-        bool found; /* stat(2) of it inside the dev root succeeded */
-        gid_t gid;  /* its group (st_gid) when found */
-};
-
-/* What xpu_plan_gather() read. A step the plan does not reach for these inputs is not read, and
- * a failure of one is kept as its -errno for the plan to report where it always has. */
-struct xpu_plan_facts {
-        struct xpu_plan_needs needs; /* what the plan needs (plan.h), which decided what was read */
-
-        /* Dev root: every node the plan may check (the profile's vendor-wide nodes, the selected
-         * devices' own and their MIG capability nodes, the host-wide MIG capabilities asked for),
-         * once per path. */
-        struct xpu_node_fact *nodes;
-        size_t n_nodes;
-
-        /* Driver root, read when needs.files. */
-        char driver_version[32];          /* the kernel driver's (the inventory's), else the libraries'
-                                           * names' (xpu_driver_version_from_libraries); "" when neither */
-        bool driver_version_from_libraries; /* the version came from the libraries' names */
-        int driver_version_error;         /* 0, or -errno: the kernel reported none and no library named one */
-        int files_error;                  /* xpu_driver_files_find(): 0 or -errno */
-        struct xpu_driver_files *files;   /* the files of needs.capabilities, NULL when not looked for */
-        int files32_error;                /* xpu_driver_files_find32(): 0 or -errno */
-        struct xpu_driver_files *files32; /* their 32-bit copies, NULL when not looked for */
-        int host_files_error;             /* xpu_host_files_find(): 0 or -errno */
-        struct xpu_host_files *host_files; /* the profile's "files" found, NULL when not looked for */
-
-        /* Container root, read when needs.files (forward compatibility: when the profile has it). */
-        bool *host_file_present;    /* parallel to host_files->files: the container has that path as the
-                                     * driver root's very file (same st_dev and st_ino) */
-        bool *host_dir_has_entries; /* parallel: the container has a directory with entries there */
-        struct xpu_given_file *given; /* driver files (of ->files) CDI already put in the container,
-                                       * when the selection carries the vendor's CDI mark */
-        size_t n_given;
-        const char *ldconfig;       /* the image's ldconfig (a static string), NULL: none */
-        bool ld_so_conf;            /* the image has /etc/ld.so.conf as a regular file */
-        int forward_compat;         /* xpu_forward_compat_find(): 1 found, 0 none, -errno */
-        char forward_compat_version[64]; /* when found: "575.57.08" */
-};
 
 /* Read what the plan for PR (with INV, SEL and O) needs from the roots behind O->driver_fd,
  * O->dev_fd and O->container_fd (each may be negative: nothing read there): the needs
@@ -66,13 +24,12 @@ struct xpu_plan_facts {
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
                     const struct xpu_plan_options *o, struct xpu_plan_facts **ret, char *err, size_t err_size);
 
-struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f);
-static inline void xpu_plan_facts_freep(struct xpu_plan_facts **f) {
-        xpu_plan_facts_free(*f);
-}
-
-/* The gathered node of PATH, NULL when it was not gathered. */
-const struct xpu_node_fact *xpu_plan_facts_node(const struct xpu_plan_facts *f, const char *path);
+/* The last of gathering, after the start's rich facts are read (they may name NVML's brand):
+ * when F found a forward-compatibility build, check PR's forward_compat.require for the selected
+ * devices of SEL against INV (strictly: an unknown fact fails) into F->forward_compat_require
+ * and F->forward_compat_why, for the planner. Returns 0, or -ENOMEM. */
+int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
+                                      const struct xpu_selection *sel, const struct xpu_profile *pr);
 
 /* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's
  * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.

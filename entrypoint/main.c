@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* xpuinit: command line and the top-level flow
- * probe → select → profile → gather → plan → apply → exec/supervise. */
+ * probe → select → gather → plan → check → apply → drop privileges → exec (docs/architecture.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -30,6 +30,7 @@
 #include "init.h"
 #include "inventory-json.h"
 #include "plan.h"
+#include "planner.h"
 #include "privileges.h"
 #include "probe.h"
 #include "profile.h"
@@ -44,9 +45,6 @@
 #define EXIT_SETUP 125 /* xpuinit failed before the workload started */
 
 extern char **environ;
-
-/* The command line and its environment twins (options.h). */
-static struct xpu_options opt = XPU_OPTIONS_DEFAULT;
 
 /* CAP_SYS_ADMIN in the effective set: mounts are permitted (--inject auto). */
 static bool can_mount(void) {
@@ -64,6 +62,7 @@ struct context {
         int container_fd;
         const char *container_path;
         struct xpu_seccomp_program *seccomp;            /* the plan's filter, built with the plan */
+        unsigned vendor_timeout;                        /* --vendor-timeout, seconds */
         uint32_t rich_sources;                          /* rich sources read so far */
         struct xpu_rich_report reports[_XPU_SOURCE_MAX]; /* their outcomes */
 };
@@ -78,14 +77,14 @@ static void context_done(struct context *c) {
                 close(c->container_fd);
 }
 
-static int context_probe(struct context *c) {
+static int context_probe(struct context *c, const struct xpu_options *opts) {
         const char *which = NULL;
         /* The fast path reads only the sys and dev roots; the driver root follows the probe. */
-        int r = xpu_roots_open(&c->roots, opt.sys_root, opt.dev_root, "/", &which);
+        int r = xpu_roots_open(&c->roots, opts->sys_root, opts->dev_root, "/", &which);
         if (r < 0) {
                 bool sys = which && !strcmp(which, "sys");
                 log_error("cannot open the %s root \"%s\": %s; check --%s-root", sys ? "sys" : "dev",
-                          (sys ? opt.sys_root : opt.dev_root) ? (sys ? opt.sys_root : opt.dev_root) : "/",
+                          (sys ? opts->sys_root : opts->dev_root) ? (sys ? opts->sys_root : opts->dev_root) : "/",
                           strerror(-r), sys ? "sys" : "dev");
                 return -r;
         }
@@ -97,7 +96,7 @@ static int context_probe(struct context *c) {
         for (size_t i = 0; i < c->inv->n_warnings; i++)
                 log_warning("%s", c->inv->warnings[i]);
         const char *why = NULL;
-        const char *driver_root = xpu_options_driver_root(&opt, c->inv, &why);
+        const char *driver_root = xpu_options_driver_root(opts, c->inv, &why);
         log_debug("sys root %s, dev root %s", c->roots.sys, c->roots.dev);
         log_info("driver root %s (%s)", driver_root, why);
         if (strcmp(driver_root, "/") != 0) {
@@ -113,7 +112,7 @@ static int context_probe(struct context *c) {
         }
         /* Names the kernel drivers do not give (an AMD GPU without a FRU product_name) from the
          * host's PCI ID database, for what is shown; a start does not need them. */
-        if (opt.command != XPU_CMD_RUN && opt.command != XPU_CMD_INJECT) {
+        if (opts->command != XPU_CMD_RUN && opts->command != XPU_CMD_INJECT) {
                 r = xpu_inventory_name_from_pci_ids(c->inv, c->roots.driver_fd);
                 if (r < 0)
                         log_warning("PCI ID database under %s: %s; device names left out", c->roots.driver, strerror(-r));
@@ -139,7 +138,7 @@ static void log_rich(const struct context *c, uint32_t sources, size_t before) {
                 else if (rep->error == -ETIMEDOUT)
                         log_info("%s: if the library is only slow (NVML without persistence mode can take "
                                  "seconds), raise --vendor-timeout (now %u s)",
-                                 xpu_source_to_string(ops->source), opt.vendor_timeout);
+                                 xpu_source_to_string(ops->source), c->vendor_timeout);
         }
 }
 
@@ -152,9 +151,9 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
         size_t before = c->inv->n_warnings;
         int r = 0;
         if (explicit)
-                r = xpu_rich_probe(&c->roots, c->inv, explicit, opt.vendor_timeout * 1000u, c->reports, NULL);
+                r = xpu_rich_probe(&c->roots, c->inv, explicit, c->vendor_timeout * 1000u, c->reports, NULL);
         if (r >= 0 && needed)
-                r = xpu_rich_probe_first(&c->roots, c->inv, needed, opt.vendor_timeout * 1000u, c->reports);
+                r = xpu_rich_probe_first(&c->roots, c->inv, needed, c->vendor_timeout * 1000u, c->reports);
         if (r < 0) {
                 log_error("rich probing failed: %s", strerror(-r));
                 return r;
@@ -168,14 +167,14 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
         return 0;
 }
 
-/* For the device-code check: the facts the fast path does not read (an NVIDIA GPU's compute
- * capability, the CUDA version), from whichever library reader of the vendors' code_target_sources
- * answers. */
-static int load_rich_facts(void *userdata) {
+/* For audit's device-code targets: the facts the fast path does not read (an NVIDIA GPU's
+ * compute capability, the CUDA version), from whichever library reader of the vendors'
+ * code_target_sources answers. */
+static int code_target_facts(struct context *c) {
         uint32_t sources = 0;
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                 sources |= xpu_vendors[v]->code_target_sources;
-        return context_rich(userdata, 0, sources);
+        return context_rich(c, 0, sources);
 }
 
 /* For `cdi generate`: the MIG devices' UUIDs, names of their own in the spec, only NVML knows;
@@ -187,28 +186,28 @@ static int cdi_read_mig_uuids(struct context *c) {
         return 0;
 }
 
-static int context_select(struct context *c) {
+static int context_select(struct context *c, const struct xpu_options *opts) {
         char err[4096]; /* a selection error lists every device */
         err[0] = '\0';
         struct stat st;
-        if (opt.profile_dir_set && stat(opt.profile_dir, &st) < 0)
-                log_warning("profile directory %s: %s; only the built-in profiles are used", opt.profile_dir,
+        if (opts->profile_dir_set && stat(opts->profile_dir, &st) < 0)
+                log_warning("profile directory %s: %s; only the built-in profiles are used", opts->profile_dir,
                             strerror(errno));
-        log_debug("profile directory %s", opt.profile_dir);
-        int r = xpu_profile_set_load(opt.profile_dir, &c->profiles, err, sizeof err);
+        log_debug("profile directory %s", opts->profile_dir);
+        int r = xpu_profile_set_load(opts->profile_dir, &c->profiles, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
         /* --require/XPU_REQUIRE and the image's NVIDIA_REQUIRE_*, parsed once; checked below. */
         _cleanup_(xpu_require_start_done) struct xpu_require_start reqs = { 0 };
-        if ((r = xpu_require_start_parse(opt.require, environ, &reqs)) < 0) {
+        if ((r = xpu_require_start_parse(opts->require, environ, &reqs)) < 0) {
                 log_error("requirements: %s", strerror(-r));
                 return r;
         }
         /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
          * nothing on the start-up path that the fast path can answer. */
-        r = context_rich(c, opt.sources, xpu_require_start_sources(c->profiles, &reqs));
+        r = context_rich(c, opts->sources, xpu_require_start_sources(c->profiles, &reqs));
         if (r < 0)
                 return r;
         struct xpu_selection_env env;
@@ -220,31 +219,27 @@ static int context_select(struct context *c) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        if (opt.profile) {
-                c->profile = xpu_profile_set_find(c->profiles, opt.profile);
+        if (opts->profile) {
+                c->profile = xpu_profile_set_find(c->profiles, opts->profile);
                 if (!c->profile) {
                         log_error("profile \"%s\" (--profile/XPUINIT_PROFILE) does not exist; `xpuinit profiles` "
                                   "lists them",
-                                  opt.profile);
+                                  opts->profile);
                         return -ENOENT;
                 }
                 /* A forced profile is used even when its match.require fails; the warning says why. */
                 char why[1024];
                 if (!xpu_profile_matches(c->profile, c->inv, c->sel->selected, why, sizeof why))
-                        log_warning("profile \"%s\" is forced although it would not be chosen (%s)", opt.profile, why);
+                        log_warning("profile \"%s\" is forced although it would not be chosen (%s)", opts->profile, why);
         } else {
                 c->profile = xpu_profile_select(c->profiles, c->inv, c->sel->selected);
                 if (!c->profile) {
                         log_error("no profile matches this host and no cpu profile exists; add one to %s",
-                                  opt.profile_dir);
+                                  opts->profile_dir);
                         return -ENOENT;
                 }
         }
-        return xpu_require_check_start(c->inv, c->sel, c->profile, &reqs, opt.command == XPU_CMD_PROFILES);
-}
-
-static void seccomp_freep(struct xpu_seccomp_program **p) {
-        xpu_seccomp_free(*p);
+        return xpu_require_check_start(c->inv, c->sel, c->profile, &reqs, opts->command == XPU_CMD_PROFILES);
 }
 
 static void plan_freep(struct xpu_plan **p) {
@@ -252,21 +247,63 @@ static void plan_freep(struct xpu_plan **p) {
 }
 
 /* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
- * libraries: read them only when the image has a newer forward-compatibility build (as gathered
- * for the plan), so no other start pays for it. */
-static int forward_compat_facts(struct context *c, const struct xpu_plan_facts *facts) {
+ * libraries: wanted only when the image has a newer forward-compatibility build (as gathered for
+ * the plan), so no other start pays for them. Returns their sources, 0: none. */
+static uint32_t forward_compat_sources(const struct context *c, const struct xpu_plan_facts *facts) {
         const struct xpu_profile *pr = c->profile;
         if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
             !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
                 return 0;
-        uint32_t sources = xpu_require_sources(pr->forward_compat_require);
-        return sources ? context_rich(c, 0, sources) : 0;
+        return xpu_require_sources(pr->forward_compat_require);
 }
 
-/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h),
- * then the rich path's facts that the forward-compatibility choice names. *O gets the plan's
- * options (ARGV the workload's), for the plan built from the facts. */
-static int context_gather(struct context *c, char **argv, struct xpu_plan_options *o,
+/* The device-code check's facts, read before gather (device-code.h): the mode in effect, the
+ * image's index, and which vendor libraries its verdict needs. */
+static int context_device_code(struct context *c, const struct xpu_options *opts,
+                               struct xpu_device_code_facts *dc) {
+        const struct xpu_device_code_setting s = {
+                .mode = opts->device_code, .mode_set = opts->device_code_set, .index = opts->device_code_index
+        };
+        int r = xpu_device_code_read(&s, c->profile, c->inv, c->sel, dc);
+        if (r < 0)
+                log_error("device code: %s", strerror(-r));
+        return r;
+}
+
+/* The rich facts the plan reads, decided before it and read in one run of the vendor libraries:
+ * those forward compatibility names and those the device-code check DC needs; then the
+ * profile's forward_compat.require checked with them, for the plan. The inventory is frozen after
+ * this. A library the check alone asked for that fails is a warning (its verdict
+ * says what is unknown); -EINTR: a stop was asked for while it ran. */
+static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_device_code_facts *dc) {
+        uint32_t fc = forward_compat_sources(c, facts);
+        int r = context_rich(c, 0, fc | (dc ? dc->rich_sources : 0));
+        if (r == -EINTR || (r < 0 && fc))
+                return r;
+        /* What the plan reads of them: forward_compat.require, checked once. */
+        r = xpu_gather_forward_compat_require(facts, c->inv, c->sel, c->profile);
+        if (r < 0)
+                log_error("out of memory while gathering the plan's facts");
+        return r;
+}
+
+/* Check: the device-code verdict the plan holds (planner.c judged it), logged as the check
+ * decided. Returns -EINVAL when it refuses the start. */
+static int check_device_code(const struct xpu_plan *p) {
+        if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_ERROR)
+                log_error("%s", p->device_code);
+        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_WARNING)
+                log_warning("%s", p->device_code);
+        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_INFO)
+                log_info("%s", p->device_code);
+        if (p->device_code_hint)
+                log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
+        return p->device_code_refuse ? -EINVAL : 0;
+}
+
+/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h). *O
+ * gets the plan's options (ARGV the workload's), for the plan built from the facts. */
+static int context_gather(struct context *c, char **argv, enum xpu_inject_mode inject, struct xpu_plan_options *o,
                           struct xpu_plan_facts **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
@@ -278,7 +315,7 @@ static int context_gather(struct context *c, char **argv, struct xpu_plan_option
                 return c->container_fd;
         }
         *o = (struct xpu_plan_options){
-                .inject = opt.inject,
+                .inject = inject,
                 .can_mount = can_mount(),
                 .driver_root = c->roots.driver,
                 .driver_fd = c->roots.driver_fd,
@@ -298,16 +335,14 @@ static int context_gather(struct context *c, char **argv, struct xpu_plan_option
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        r = forward_compat_facts(c, facts);
-        if (r < 0)
-                return r;
         *ret = TAKE_PTR(facts);
         return 0;
 }
 
 /* Plan: the plan built from FACTS (reading nothing itself); then, for a start or `plan`, the
  * workload's privileges and its seccomp filter. */
-static int context_plan(struct context *c, const struct xpu_plan_facts *facts, const struct xpu_plan_options *o,
+static int context_plan(struct context *c, const struct xpu_options *opts, const struct xpu_plan_facts *facts,
+                        const struct xpu_plan_options *o,
                         struct xpu_plan **ret) {
         char err[1024];
         err[0] = '\0';
@@ -316,9 +351,9 @@ static int context_plan(struct context *c, const struct xpu_plan_facts *facts, c
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
         }
-        if (opt.command == XPU_CMD_INJECT)
+        if (opts->command == XPU_CMD_INJECT)
                 return 0; /* no workload: no privilege to plan, no filter to build */
-        r = xpu_plan_privilege(c->profile, opt.user_set, opt.uid, opt.gid, *ret);
+        r = xpu_plan_privilege(c->profile, opts->user_set, opts->uid, opts->gid, *ret);
         if (r < 0) {
                 *ret = xpu_plan_free(*ret);
                 return r;
@@ -365,34 +400,10 @@ static int reopen_roots(struct context *c) {
         return 0;
 }
 
-/* Start the workload. The privileged sequence, in this order (docs/privileges.md):
- *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, here);
- *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups, privileges.c)
- *      without --user; with --user they are the workload's only supplementary groups (step 3c);
- *   3. in the workload's process, right before execve (init.c launch_exec calls
- *      xpu_privilege_apply, probes/sandbox/privilege.c, one function with a comment per step):
- *      a. bounding set (supervised: narrowed here once, and inherited), b. PR_SET_KEEPCAPS,
- *      c. setgroups, d. setresgid, e. setresuid, f. capset (permitted/effective/inheritable),
- *      g. ambient set, h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter
- *      (built with the plan, context_plan; when it is the supervisor's too, loaded here once
- *      with no_new_privs, and inherited);
- *   4. execve (init.c exec_search).
- * The cap_t and the filter are prepared here, before the clone: the child allocates nothing. */
-static int run(struct context *c) {
-        if (context_probe(c) != 0 || context_select(c) < 0)
-                return xpu_stop_requested() ?: EXIT_SETUP;
-        xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev);
-        log_no_devices(c->inv);
-        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
-        c->container_path = "/";
-        struct xpu_plan_options o;
-        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
-                return EXIT_SETUP;
-        facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
-        int gate = xpu_device_code_gate(&opt, c->inv, p, false, load_rich_facts, c);
-        if (gate)
-                return gate == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
+/* Apply: log what the plan says, then its operations, mounts in a mount namespace of its own.
+ * *ROOTS gets where it was applied (for an undo when a stop comes). Returns 0, a stop's status,
+ * or EXIT_SETUP after logging. */
+static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu_apply_roots *roots) {
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
                  xpu_inject_mode_to_string(p->inject));
         for (size_t i = 0; i < p->n_notes; i++)
@@ -419,115 +430,80 @@ static int run(struct context *c) {
                 if (reopen_roots(c) < 0)
                         return EXIT_SETUP;
         }
-        const struct xpu_apply_roots roots = {
+        *roots = (struct xpu_apply_roots){
                 .container_fd = c->container_fd,
                 .container_path = "/",
                 .driver_fd = c->roots.driver_fd,
                 .dev_fd = c->roots.dev_fd,
                 .dev_path = c->roots.dev,
         };
-        int r = xpu_plan_apply(p, &roots, false, err, sizeof err);
-        if (r < 0) {
+        if (xpu_plan_apply(p, roots, false, err, sizeof err) < 0) {
                 log_error("%s", err);
                 return EXIT_SETUP;
         }
         if (p->files)
                 log_info("injected %zu driver file(s) into %s", p->files->n, p->library_dir);
-        if (!p->user_set && xpu_add_device_groups(p, c->roots.dev_fd) < 0)
-                return EXIT_SETUP;
-        _cleanup_(seccomp_freep) struct xpu_seccomp_program *filter = TAKE_PTR(c->seccomp);
-        _cleanup_(xpu_privilege_done) struct xpu_privilege priv = XPU_PRIVILEGE_INIT;
-        priv.set_ids = p->user_set;
-        priv.uid = p->uid;
-        priv.gid = p->gid;
-        priv.groups = p->groups;
-        priv.n_groups = p->n_groups;
-        priv.bounding = p->cap_bounding;
-        priv.keep = p->cap_keep;
-        priv.ambient = p->cap_ambient;
-        priv.seccomp = filter;
-        priv.close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
-        /* The supervisor itself keeps CAP_KILL at most once the workload runs (not with --exec). */
-        _cleanup_(xpu_privilege_done) struct xpu_privilege self = XPU_PRIVILEGE_INIT;
-        /* Without CAP_SETPCAP the bounding set stays as it is: all bits kept, so no prctl at all
-         * (reading it here cost 41 PR_CAPBSET_READ per start, docs/performance.md). */
-        /* xpuinit's own sets as the plan read them (nothing changed them since). */
-        uint64_t bnd = p->cap_have_bounding;
-        self.keep = p->cap_have_permitted & XPU_CAP_BIT(CAP_KILL);
-        self.bounding = p->cap_have_effective & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
-        /* And the "default" filter (a ready built-in, nothing is compiled): a workload that may
-         * open /proc/1/mem despite PR_SET_DUMPABLE 0 (one kept CAP_SYS_PTRACE) and runs code in
-         * the supervisor still meets a filter there, with no more than CAP_KILL. */
-        _cleanup_(seccomp_freep) struct xpu_seccomp_program *self_filter = NULL;
-        char ferr[256];
-        r = opt.exec ? 0 : xpu_seccomp_build("default", -1, &self_filter, ferr, sizeof ferr);
-        if (r < 0) {
-                log_error("cannot build xpuinit's own seccomp filter: %s", ferr);
-                return EXIT_SETUP;
-        }
-        self.seccomp = self_filter;
-        /* One filter serves both when the workload's is the supervisor's ("default", the usual
-         * case): xpuinit loads it right before the workload is started, and the workload inherits
-         * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
-         * compilation and a walk of the program for every system call number (its cache): the
-         * most expensive step of a start, not to be paid twice. Any other filter is
-         * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
-         * the supervisor's denials would narrow a list that allows more (ptrace for a debugger). */
-        const struct xpu_seccomp_program *shared = !opt.exec && xpu_seccomp_same(filter, self_filter) ? filter : NULL;
-        if (shared)
-                priv.seccomp = self.seccomp = NULL;
-        r = xpu_privilege_prepare(&priv);
-        if (r == 0 && !opt.exec)
-                r = xpu_privilege_prepare(&self);
-        if (r < 0) {
-                log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
-                return EXIT_SETUP;
-        }
-        stop = xpu_stop_after_apply(p, &roots);
-        if (stop)
-                return stop;
-        /* Nothing of ours may reach the workload: close what we opened. */
+        return 0;
+}
+
+/* Nothing of ours may reach the workload: close what we opened. */
+static void context_close(struct context *c) {
         context_done(c);
         c->inv = NULL;
         c->profiles = NULL;
         c->sel = NULL;
         c->profile = NULL;
         c->container_fd = -EBADF; /* (context_done closed the roots and reset their fds) */
+}
 
-        /* Supervised, the workload's bounding set is narrowed once, here: the workload inherits
-         * it, and the supervisor narrows it further to CAP_KILL after the start. Each drop
-         * commits new credentials, and dropping twice (in the workload, and again in the
-         * supervisor from the full set) was a third of a start's system calls. xpuinit's own
-         * permitted and effective sets are untouched by it. */
-        if (!opt.exec) {
-                r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
-                if (r < 0) {
-                        log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
-                        return EXIT_SETUP;
-                }
-                bnd &= p->cap_bounding;
-        }
-        priv.bounding_now = self.bounding_now = bnd;
-        /* The shared filter (above), with no_new_privs first as the kernel wants without
-         * CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
-        if (shared && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || (r = xpu_seccomp_load(shared)) < 0)) {
-                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(shared),
-                          strerror(r < 0 ? -r : errno));
+/* Start the workload: probe → select → gather → plan → check (device code) → apply → drop
+ * privileges → exec (docs/architecture.md). The privileged sequence and the why of its order are
+ * in privileges.c; the cap_t and the filters are prepared before the clone, so the child
+ * allocates nothing. */
+static int run(struct context *c, const struct xpu_options *opts) {
+        if (context_probe(c, opts) != 0 || context_select(c, opts) < 0)
+                return xpu_stop_requested() ?: EXIT_SETUP;
+        xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev);
+        log_no_devices(c->inv);
+        _cleanup_(plan_freep) struct xpu_plan *p = NULL;
+        c->container_path = "/";
+        struct xpu_plan_options o;
+        _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
+        _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        if (context_device_code(c, opts, &dc) < 0 || context_gather(c, opts->argv, opts->inject, &o, &facts) < 0)
                 return EXIT_SETUP;
-        }
-
+        int r = context_rich_facts(c, facts, &dc);
+        if (r < 0)
+                return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
+        o.device_code = &dc;
+        if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(p) < 0)
+                return EXIT_SETUP;
+        facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
+        xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
+        struct xpu_apply_roots roots;
+        int stop = context_apply(c, p, &roots);
+        if (stop)
+                return stop;
+        _cleanup_(xpu_start_privileges_done) struct xpu_start_privileges sp = XPU_START_PRIVILEGES_INIT;
+        if (xpu_start_privileges(&sp, p, c->roots.dev_fd, TAKE_PTR(c->seccomp), opts->exec) < 0)
+                return EXIT_SETUP;
+        stop = xpu_stop_after_apply(p, &roots);
+        if (stop)
+                return stop;
+        context_close(c);
+        if (xpu_start_privileges_drop(&sp, p, opts->exec) < 0)
+                return EXIT_SETUP;
         struct xpu_supervise_options so = {
-                .group = opt.group,
-                .grace_seconds = opt.grace,
-                .privilege = &priv,
-                .supervisor_privilege = opt.exec ? NULL : &self,
+                .group = opts->group,
+                .grace_seconds = opts->grace,
+                .privilege = &sp.workload,
+                .supervisor_privilege = opts->exec ? NULL : &sp.supervisor,
         };
-        int status = opt.exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
-        return status;
+        return opts->exec ? xpu_exec_workload(p->argv, p->env, &so) : xpu_supervise(p->argv, p->env, &so);
 }
 
 /* probe --source with one library and not the fast path: that library's own view. */
-static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
+static int probe_one_source(struct context *c, const struct xpu_options *opts, const struct xpu_rich_ops *ops) {
         struct xpu_rich_report rep = { .source = ops->source };
         void *result = NULL;
         const struct xpu_vendor_info *vi = &c->inv->vendors[ops->vendor];
@@ -536,12 +512,12 @@ static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
                 /* The library would only fail inside (rsmi_init status 8, NVML "Driver Not Loaded"). */
                 snprintf(rep.message, sizeof rep.message, "skipped: no %s kernel driver loaded (looked for %s)",
                          xpu_vendor_to_string(ops->vendor), vi->looked_for[0] ? vi->looked_for : "its kernel driver");
-        } else if (xpu_rich_read(ops, &c->roots, c->inv, opt.vendor_timeout * 1000u, &result, &rep) == -ENOMEM) {
+        } else if (xpu_rich_read(ops, &c->roots, c->inv, c->vendor_timeout * 1000u, &result, &rep) == -ENOMEM) {
                 log_error("%s: %s", name, strerror(ENOMEM));
                 return EXIT_SETUP;
         }
         int r = 0;
-        if (opt.json)
+        if (opts->json)
                 r = xpu_render_source_json(ops, result, &rep, stdout);
         else if (result)
                 xpu_render_source_text(ops, result, &rep, stdout);
@@ -551,23 +527,23 @@ static int probe_one_source(struct context *c, const struct xpu_rich_ops *ops) {
         }
         log_error("%s: %s", name, rep.message);
         if (rep.error == -ETIMEDOUT)
-                log_info("%s: raise --vendor-timeout (now %u s) if the library is only slow", name, opt.vendor_timeout);
+                log_info("%s: raise --vendor-timeout (now %u s) if the library is only slow", name, c->vendor_timeout);
         return EXIT_SETUP;
 }
 
-static int cmd_probe(struct context *c) {
-        if (context_probe(c) != 0)
+static int cmd_probe(struct context *c, const struct xpu_options *opts) {
+        if (context_probe(c, opts) != 0)
                 return EXIT_SETUP;
-        uint32_t rich = opt.sources & XPU_SOURCES_RICH;
-        if (!(opt.sources & XPU_SOURCES_FAST) && rich && !(rich & (rich - 1))) {
+        uint32_t rich = opts->sources & XPU_SOURCES_RICH;
+        if (!(opts->sources & XPU_SOURCES_FAST) && rich && !(rich & (rich - 1))) {
                 const struct xpu_rich_ops *ops;
                 for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++)
                         if (rich == XPU_SOURCE_BIT(ops->source))
-                                return probe_one_source(c, ops);
+                                return probe_one_source(c, opts, ops);
         }
         if (context_rich(c, rich, 0) < 0)
                 return EXIT_SETUP;
-        if (opt.json)
+        if (opts->json)
                 return xpu_render_inventory_json(c->inv, c->reports, rich, stdout) < 0 ? EXIT_SETUP : 0;
         xpu_render_inventory_text(c->inv, c->reports, rich, stdout);
         return 0;
@@ -575,66 +551,78 @@ static int cmd_probe(struct context *c) {
 
 /* audit: the --for targets, else this host's GPUs (with the rich path for NVIDIA's compute
  * capabilities, which the fast path does not read). */
-static int cmd_audit(struct context *c) {
+static int cmd_audit(struct context *c, const struct xpu_options *opts) {
         struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
         size_t n = 0, unknown;
-        int cuda = opt.cuda_driver ? xpu_options_parse_cuda_version(opt.cuda_driver) : 0;
-        for (size_t i = 0; i < opt.n_audit_for && n < ELEMENTSOF(t); i++)
-                n += xpu_code_target_parse(opt.audit_for[i], &t[n]) == 0;
-        if (!opt.n_audit_for && !opt.k8s_affinity) {
-                if (context_probe(c) != 0 ||
-                    (xpu_device_code_targets_missing(c->inv, NULL, 0) && load_rich_facts(c) < 0))
+        int cuda = opts->cuda_driver ? xpu_options_parse_cuda_version(opts->cuda_driver) : 0;
+        for (size_t i = 0; i < opts->n_audit_for && n < ELEMENTSOF(t); i++)
+                n += xpu_code_target_parse(opts->audit_for[i], &t[n]) == 0;
+        if (!opts->n_audit_for && !opts->k8s_affinity) {
+                if (context_probe(c, opts) != 0 ||
+                    (xpu_device_code_targets_missing(c->inv, NULL, 0) && code_target_facts(c) < 0))
                         return EXIT_SETUP;
                 n = xpu_device_code_targets(c->inv, NULL, 0, t, ELEMENTSOF(t), &unknown);
                 cuda = cuda ?: xpu_device_code_cuda_driver(c->inv);
         }
-        if (opt.fail_on >= 0 && n == 0) {
+        if (opts->fail_on >= 0 && n == 0) {
                 log_error("audit --fail-on: no GPU to judge (this host has none); name the GPUs the image must run on "
                           "with --for (sm_90, gfx942)");
                 return XPU_EXIT_USAGE;
         }
-        return xpu_audit_run(&opt, t, n, cuda, environ, stdout);
+        const struct xpu_audit_options ao = {
+                .audit_root = opts->audit_root,
+                .fail_on = opts->fail_on,
+                .json = opts->json,
+                .k8s_affinity = opts->k8s_affinity,
+                .write_index = opts->write_index,
+        };
+        return xpu_audit_run(&ao, t, n, cuda, environ, stdout);
 }
 
-static int cmd_profiles(struct context *c) {
-        if (context_probe(c) != 0 || context_select(c) < 0)
+static int cmd_profiles(struct context *c, const struct xpu_options *opts) {
+        if (context_probe(c, opts) != 0 || context_select(c, opts) < 0)
                 return EXIT_SETUP;
-        int r = opt.json ? xpu_render_profiles_json(c->profiles, c->inv, c->sel, c->profile, stdout)
+        int r = opts->json ? xpu_render_profiles_json(c->profiles, c->inv, c->sel, c->profile, stdout)
                          : xpu_render_profiles_text(c->profiles, c->inv, c->sel, c->profile, stdout);
         return r < 0 ? EXIT_SETUP : 0;
 }
 
-static int cmd_plan(struct context *c, bool inject) {
+static int cmd_plan(struct context *c, const struct xpu_options *opts, bool inject) {
         if (inject) { /* a host-side hook: an image's LD_PRELOAD must not get here (docs/safe-paths.md) */
                 char err[1024];
-                int rfd = xpu_open_root(opt.rootfs);
+                int rfd = xpu_open_root(opts->rootfs);
                 if (rfd < 0) {
                         log_error("inject --rootfs %s: cannot open the container root: %s; give the bundle's rootfs "
                                   "directory",
-                                  opt.rootfs, strerror(-rfd));
+                                  opts->rootfs, strerror(-rfd));
                         return EXIT_SETUP;
                 }
                 close(rfd);
                 if (xpu_loader_env_check(environ, err, sizeof err) < 0 ||
-                    ((opt.inject == XPU_INJECT_AUTO || opt.inject == XPU_INJECT_MOUNT) &&
+                    ((opts->inject == XPU_INJECT_AUTO || opts->inject == XPU_INJECT_MOUNT) &&
                      xpu_inject_mount_ns_check(err, sizeof err) < 0)) {
-                        log_error("inject --rootfs %s: %s", opt.rootfs, err);
+                        log_error("inject --rootfs %s: %s", opts->rootfs, err);
                         return EXIT_SETUP;
                 }
         }
-        if (context_probe(c) != 0 || context_select(c) < 0)
+        if (context_probe(c, opts) != 0 || context_select(c, opts) < 0)
                 return EXIT_SETUP;
         if (!inject)
                 xpu_selection_warn_not_given(c->inv, c->sel, c->roots.dev); /* what a start would say */
-        c->container_path = inject ? opt.rootfs : "/";
+        c->container_path = inject ? opts->rootfs : "/";
         _cleanup_(plan_freep) struct xpu_plan *p = NULL;
-        if (inject && opt.inject == XPU_INJECT_AUTO)
-                opt.inject = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
+        enum xpu_inject_mode mode = opts->inject;
+        if (inject && mode == XPU_INJECT_AUTO)
+                mode = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         struct xpu_plan_options o;
+        _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_gather(c, opt.argv, &o, &facts) < 0 || context_plan(c, facts, &o, &p) < 0)
+        if ((!inject && context_device_code(c, opts, &dc) < 0) || context_gather(c, opts->argv, mode, &o, &facts) < 0 ||
+            context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
                 return EXIT_SETUP;
-        if (!inject && xpu_device_code_gate(&opt, c->inv, p, true, load_rich_facts, c) != 0)
+        o.device_code = inject ? NULL : &dc; /* inject: no workload to check */
+        o.show = true;
+        if (context_plan(c, opts, facts, &o, &p) < 0 || (!inject && check_device_code(p) < 0))
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {
@@ -645,7 +633,7 @@ static int cmd_plan(struct context *c, bool inject) {
                         log_error("inject --rootfs %s --inject link: the links would point into %s, which the "
                                   "container does not have; use --inject mount, or mount the driver root at %s "
                                   "in the container",
-                                  opt.rootfs, c->roots.driver, c->roots.driver);
+                                  opts->rootfs, c->roots.driver, c->roots.driver);
                         return EXIT_SETUP;
                 }
         }
@@ -654,7 +642,7 @@ static int cmd_plan(struct context *c, bool inject) {
                 err[0] = '\0';
                 const struct xpu_apply_roots roots = {
                         .container_fd = c->container_fd,
-                        .container_path = opt.rootfs,
+                        .container_path = opts->rootfs,
                         .driver_fd = c->roots.driver_fd,
                         .dev_fd = c->roots.dev_fd,
                         .dev_path = c->roots.dev,
@@ -663,12 +651,12 @@ static int cmd_plan(struct context *c, bool inject) {
                         log_warning("%s", p->warnings[i]);
                 int r = xpu_plan_apply(p, &roots, true, err, sizeof err);
                 if (r < 0) {
-                        log_error("inject into %s: %s", opt.rootfs, err);
+                        log_error("inject into %s: %s", opts->rootfs, err);
                         status = EXIT_SETUP;
                 }
         }
         if (status == 0) {
-                int r = opt.json ? xpu_render_plan_json(p, c->inv, environ, inject, stdout)
+                int r = opts->json ? xpu_render_plan_json(p, c->inv, environ, inject, stdout)
                                  : xpu_render_plan_text(p, c->inv, environ, inject, stdout);
                 if (r < 0)
                         status = EXIT_SETUP;
@@ -684,6 +672,7 @@ int main(int argc, char **argv) {
         xpu_signals_supervised(&blocked);
         (void)sigprocmask(SIG_BLOCK, &blocked, &original);
         xpu_log_set_program("xpuinit");
+        struct xpu_options opt = XPU_OPTIONS_DEFAULT; /* the command line and its environment twins */
         /* An ignored SIGCHLD survives execve; with it the vendor-library helpers and the workload
          * could not be waited for (children would be reaped by the kernel). */
         signal(SIGCHLD, SIG_DFL);
@@ -708,6 +697,7 @@ int main(int argc, char **argv) {
         c.sel = NULL;
         c.profile = NULL;
         c.container_path = "/";
+        c.vendor_timeout = opt.vendor_timeout;
         c.rich_sources = 0;
         c.seccomp = NULL;
         int status;
@@ -719,28 +709,35 @@ int main(int argc, char **argv) {
                 xpu_options_usage(stdout);
                 return 0;
         case XPU_CMD_PROBE:
-                status = cmd_probe(&c);
+                status = cmd_probe(&c, &opt);
                 break;
         case XPU_CMD_PROFILES:
-                status = cmd_profiles(&c);
+                status = cmd_profiles(&c, &opt);
                 break;
         case XPU_CMD_PLAN:
-                status = cmd_plan(&c, false);
+                status = cmd_plan(&c, &opt, false);
                 break;
         case XPU_CMD_INJECT:
-                status = cmd_plan(&c, true);
+                status = cmd_plan(&c, &opt, true);
                 break;
         case XPU_CMD_AUDIT:
-                status = cmd_audit(&c);
+                status = cmd_audit(&c, &opt);
                 break;
-        case XPU_CMD_CDI:
-                status = context_probe(&c) != 0 || cdi_read_mig_uuids(&c) < 0
+        case XPU_CMD_CDI: {
+                const struct xpu_cdi_options co = {
+                        .cdi_output = opt.cdi_output,
+                        .cdi_format = opt.cdi_format,
+                        .cdi_kind = opt.cdi_kind,
+                        .cdi_host_root = opt.cdi_host_root,
+                };
+                status = context_probe(&c, &opt) != 0 || cdi_read_mig_uuids(&c) < 0
                                  ? EXIT_SETUP
-                                 : xpu_cdi_generate(&opt, &c.roots, c.inv, stdout);
+                                 : xpu_cdi_generate(&co, &c.roots, c.inv, stdout);
                 break;
+        }
         case XPU_CMD_RUN:
         default:
-                status = run(&c);
+                status = run(&c, &opt);
                 break;
         }
         context_done(&c);

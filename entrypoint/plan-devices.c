@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's device nodes: each checked against the host's, its group (as gathered) added to the
- * workload's, and the MIG devices' and host-wide MIG capabilities' nodes: plan-internal.h. */
+ * workload's, and the MIG devices' and host-wide MIG capabilities' nodes: plan-devices.h. */
+#include "plan-devices.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +14,6 @@
 #include "base/macro.h"
 #include "base/strv.h"
 #include "device-targets.h"
-#include "plan-internal.h"
 #include "plan.h"
 
 static int add_group_of(struct xpu_plan *p, const struct xpu_plan_facts *facts, const char *path) {

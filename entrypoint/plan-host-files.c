@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's files at their own path (firmware, sockets, loader configuration), from the gathered
  * facts: see xpu_plan_host_files() in plan.h. */
+#include "plan-host-files.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +10,7 @@
 
 #include "base/str.h"
 #include "base/strv.h"
-#include "gather.h"
+#include "gathered.h"
 #include "plan.h"
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The plan's library directory (/run/xpuinit/lib): the injected driver files, their soname and
  * library links, the links to files CDI gave, and how the loader is pointed at it. */
+#include "plan-libdir.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +11,8 @@
 #include "base/macro.h"
 #include "base/str.h"
 #include "base/strv.h"
-#include "gather.h"
+#include "gathered.h"
 #include "plan.h"
-#include "require.h"
 
 /* Is NAME a file of the library BASE (LEN bytes): "<base>." and its version? */
 static bool is_library_of(const char *name, const char *base, size_t len) {
@@ -241,22 +242,8 @@ bool xpu_plan_library_dir_needed(const struct xpu_plan *p) {
 
 /* ---- forward compatibility -------------------------------------------------------------------- */
 
-bool xpu_plain_driver_version(const char *v) {
-        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
-                return false;
-        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
-                if (strcspn(c, ".") > 9)
-                        return false;
-        return true;
-}
 
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
-               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
-}
-
-int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts) {
+int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_facts *facts) {
         /* Only when the plan gives the workload the host's build of that library (compute for
          * libcuda): with no library directory, or without that library, there is no order to set. */
         if (!pr->forward_compat_library || !xpu_plan_library(p, pr->forward_compat_library))
@@ -270,18 +257,16 @@ int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv,
                 return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is not of a newer driver branch "
                                         "than the running driver %s; the host's libraries are used",
                                      dir, lib, version, p->driver_version);
-        char why[1024] = "no requirement";
-        if (pr->forward_compat_require) {
-                r = xpu_require_check_selected(pr->forward_compat_require, inv, sel->selected, pr->vendor, why,
-                                               sizeof why);
-                if (r == -ENOMEM)
-                        return r;
-                if (r <= 0)
-                        return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is newer than the running "
-                                                "driver %s, but the profile's forward_compat.require is not met (%s); "
-                                                "the host's libraries are used",
-                                             dir, lib, version, p->driver_version, why);
-        }
+        /* The requirement as checked once the rich facts were read (gather.h). */
+        const char *why = facts->forward_compat_why;
+        r = facts->forward_compat_require;
+        if (r == -ENOMEM)
+                return r;
+        if (r <= 0)
+                return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is newer than the running "
+                                        "driver %s, but the profile's forward_compat.require is not met (%s); "
+                                        "the host's libraries are used",
+                                     dir, lib, version, p->driver_version, why);
         if (xpu_strlcpy(p->forward_compat_dir, dir, sizeof p->forward_compat_dir) < 0)
                 return 0;
         return xpu_plan_note(p, "forward compatibility: the image's %s/%s.%s is newer than the running driver %s "

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan: pure data built from inventory + selection + profile and the facts gathered for them
- * (gather.h), without side effects and without reading anything. `xpuinit plan` prints it;
- * apply.c walks it in order. */
+/* The plan: pure data built (planner.h) from inventory + selection + profile and the facts
+ * gathered (gathered.h) for what it needs (needs.h), without side effects and without reading
+ * anything. `xpuinit plan` prints it; apply.c walks it in order. This header holds the data and
+ * the helpers that edit it (plan.c); it includes neither the planner nor its parts. */
 #pragma once
 
 #include <stdbool.h>
@@ -10,21 +11,13 @@
 #include <sys/types.h>
 
 #include "base/macro.h"
+#include "gathered.h"
 #include "host-files.h"
 #include "libs.h"
+#include "needs.h"
 #include "probe.h"
 #include "profile.h"
 #include "select.h"
-
-enum xpu_inject_mode {
-        XPU_INJECT_AUTO = 0, /* mount when CAP_SYS_ADMIN is effective, else link */
-        XPU_INJECT_MOUNT,    /* bind mounts on a private tmpfs */
-        XPU_INJECT_LINK,     /* symlinks into the driver root, no privilege */
-        XPU_INJECT_NONE,     /* inject no files */
-        _XPU_INJECT_MAX,
-};
-const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
-int xpu_inject_mode_from_string(const char *s);
 
 enum xpu_op_type {
         XPU_OP_MKDIR = 0,     /* create directory PATH (mode) in the container root */
@@ -53,36 +46,6 @@ struct xpu_op {
         bool host_file;  /* BIND: a file placed at its own path (host-files.h), of kind HOST_KIND,
                           * not a driver library (an ELF file, or an empty stand-in) */
         enum xpu_host_file_kind host_kind;
-};
-
-/* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
- * xpu_plan_gather() only; xpu_plan_build() never uses them. */
-struct xpu_plan_options {
-        enum xpu_inject_mode inject;  /* resolved by the caller unless AUTO */
-        bool can_mount;               /* CAP_SYS_ADMIN is effective (for AUTO) */
-        const char *driver_root;      /* driver root path as seen where the links will be read */
-        int driver_fd;                /* driver root fd (library discovery; gathering only) */
-        int container_fd;             /* container root fd (CDI files, ldconfig, forward compatibility,
-                                       * files at their own path; gathering only) */
-        int dev_fd;                   /* dev root fd (device node group ids; gathering only) */
-        const char *library_dir;      /* default "/run/xpuinit/lib" */
-        const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
-        const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
-        char *const *envp;            /* the environment the workload would get without us */
-        char *const *argv;            /* workload argv (may be empty for inject) */
-        bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
-};
-
-/* A driver file of the running version that the container already has, where its CDI spec
- * mounted it: not injected again. */
-struct xpu_given_file {
-        char path[PATH_MAX];  /* in the container: "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07" */
-        char name[256];       /* "libcuda.so.550.90.07" */
-        char soname[256];     /* "libcuda.so.1"; "" for binaries and files without one */
-        char capability[32];  /* capability that asked for it */
-        bool is_binary;
-        bool link;            /* the image's ld.so.cache does not list SONAME as this file (no CDI
-                               * hook ran ldconfig): <library_dir>/SONAME -> PATH is planned */
 };
 
 struct xpu_plan {
@@ -116,6 +79,10 @@ struct xpu_plan {
         size_t n_warnings;
         const char *device_code_verdict; /* the start-time device-code check's level, NULL: not judged */
         char *device_code;               /* its line, NULL when there is nothing to say */
+        int device_code_log;             /* how a start logs that line: enum xpu_device_code_log
+                                          * (device-code.h) */
+        bool device_code_hint;           /* and the hint on an unknown architecture (device-code.h) */
+        bool device_code_refuse;         /* the check refuses the start (exit 125; never for `plan`) */
 
         /* The workload's privilege (docs/privileges.md). Filled by the caller after
          * xpu_plan_build (entrypoint/main.c, plan_privilege: profile keep_capabilities and seccomp,
@@ -135,94 +102,16 @@ struct xpu_plan {
 
 struct xpu_plan *xpu_plan_free(struct xpu_plan *p);
 
-/* What a plan needs from the host, decided from the profile, the selection and the options alone
- * (xpu_plan_needs). The gathering step (gather.h) reads what it names and keeps it with the facts;
- * xpu_plan_build() plans from that copy. */
-struct xpu_plan_needs {
-        enum xpu_inject_mode inject; /* the mode in effect: AUTO resolved with can_mount */
-        char **capabilities;         /* capabilities in effect (NULL-terminated): the image's variable,
-                                      * else the profile's default; none when the profile injects no files */
-        size_t n_capabilities;
-        char **ignored;              /* words of that variable the profile has no files for (a warning) */
-        size_t n_ignored;
-        bool no_capability;          /* the variable is set but names none (",,,"): the plan fails */
-        bool void_request;           /* the vendor's visibility variable said void: no driver files */
-        bool names_files;            /* the profile names libraries, binaries or files at their own path
-                                      * for the capabilities in effect */
-        bool names_libraries;        /* ... libraries or binaries */
-        bool files;                  /* driver files are looked for: capabilities in effect, a mode that
-                                      * injects, no void request, and the profile names some for them */
-        bool files32;                /* and their 32-bit copies (the profile's capability_32bit is in effect) */
-};
-
-/* Decide what a plan for PR needs (plan-env.c): the mode, the capabilities in effect from
- * O->capabilities_env (comma-separated, "all"; a word PR has no files for goes to ->ignored), and
- * which driver files are looked for. Pure. Returns 0 or -ENOMEM; free with xpu_plan_needs_done(). */
-int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
-                   struct xpu_plan_needs *ret);
-void xpu_plan_needs_done(struct xpu_plan_needs *n);
-
 /* Does P mount anything (a tmpfs, a bind of a library or of a file at its own path)? Then the
  * start applies it in a mount namespace of its own. */
 bool xpu_plan_mounts(const struct xpu_plan *p);
 
-struct xpu_plan_facts; /* gather.h */
-
-/* Build the plan from the inventory, the selection, the profile and FACTS, what xpu_plan_gather()
- * read for these same inputs and options. Pure: no system call, no descriptor used (O's are
- * ignored); the plan owns copies of what it takes from FACTS, which may be freed after. Returns 0,
- * or -errno with ERR holding one line naming the cause and the fix (unknown capability, no driver
- * version, missing library directory ...). */
-int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                   const struct xpu_profile *profile, const struct xpu_plan_facts *facts,
-                   const struct xpu_plan_options *o, struct xpu_plan **ret, char *err, size_t err_size);
-
-/* For the plan's own files (plan*.c): append an operation of TYPE on PATH (NULL on -ENOMEM or a
- * path too long), and an info line. */
+/* For the planner's files (planner.c, plan-*.c): append an operation of TYPE on PATH (NULL on
+ * -ENOMEM or a path too long), an info line, and a problem that does not stop the start (one line
+ * of P's warnings). The notes and warnings return 0 or -ENOMEM. */
 struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path);
 int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
-
-/* The library directory (plan-libdir.c): mkdir (and in mount mode a private tmpfs on its parent,
- * made read-only once populated), a bind mount or symlink per driver file of P->files, soname
- * links, the profile's library_links, soname links to the files CDI gave that the image's loader
- * would not find, then the loader: an ld.so.conf.d drop-in and the image's ldconfig when FACTS say
- * the image has both, else LD_LIBRARY_PATH; and PATH for the binaries. Needed when there is a file
- * to inject or a CDI file to link. Returns 0, -ENOMEM, -ENAMETOOLONG, -EINVAL (a library directory
- * without a parent). */
-int xpu_plan_library_dir(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
-
-/* The library of base name BASE ("libcuda.so") the plan gives the workload: the name of the
- * injected file ("libcuda.so.550.90.07") or, for one a CDI spec gave, its path in the container;
- * NULL when neither (plan-libdir.c). */
-const char *xpu_plan_library(const struct xpu_plan *p, const char *base);
-bool xpu_plan_library_dir_needed(const struct xpu_plan *p);
-
-/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
- * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
-bool xpu_plain_driver_version(const char *v);
-
-/* Is the image's forward-compatibility build (xpu_forward_compat_find, gather.h) of a newer driver
- * branch (first version component) than HOST_VERSION, the running driver? Then the profile's
- * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);
-
-/* Decide whether the loader prefers the image's forward-compatibility directory (plan-libdir.c):
- * yes when it holds (FACTS->forward_compat_version) a newer branch of the profile's library than
- * the running driver and the profile's forward_compat.require holds for the selected devices
- * (strictly: an unknown fact, a brand NVML did not report, fails). Sets P->forward_compat_dir and
- * adds one note saying which was chosen and why. Returns 0, -ENOMEM. */
-int xpu_plan_forward_compat(struct xpu_plan *p, const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *pr, const struct xpu_plan_facts *facts);
-
-/* The files of the profile's "files" patterns for the capabilities in effect (plan-host-files.c):
- * as gathered in the driver root (FACTS->host_files) and planned at the same path in the
- * container, after the library directory: the parent directory made, then a bind mount (mount
- * mode: a regular file read-only, a socket or directory writable, all nosuid and nodev) or a
- * symlink into the driver root (link mode). A path the container already has as the very same
- * file (same device and inode: a CDI spec mounted it, or the driver root is the container's root)
- * is left as it is, and so is a directory of the image that has entries. Notes say what was
- * placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
-int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
+int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 
 /* Where a plan is applied. */
 struct xpu_apply_roots {

@@ -1,13 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The workload's privileges at a start (privileges.h, docs/privileges.md): planned from the
- * profile and xpuinit's own sets, and the device nodes' groups added to xpuinit before the start.
- * Both log one line on failure, naming the cause and the fix. */
+ * profile and xpuinit's own sets, then the privileged sequence of a start, in this order:
+ *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, before this
+ *      file's steps: entrypoint/main.c);
+ *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups) without --user;
+ *      with --user they are the workload's only supplementary groups (step 4c);
+ *   3. the workload's and the supervisor's cap_t and filters prepared (xpu_start_privileges):
+ *      the child allocates nothing; then the caller closes what the workload must not inherit;
+ *      and in xpuinit itself (xpu_start_privileges_drop): the bounding set narrowed once
+ *      (supervised; inherited), no_new_privs and the shared filter (inherited);
+ *   4. in the workload's process, right before execve (init.c launch_exec calls
+ *      xpu_privilege_apply, probes/sandbox/privilege.c, one function with a comment per step):
+ *      a. bounding set (with --exec), b. PR_SET_KEEPCAPS, c. setgroups, d. setresgid,
+ *      e. setresuid, f. capset (permitted/effective/inheritable), g. ambient set,
+ *      h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter (unless shared);
+ *   5. execve (init.c exec_search); the supervisor narrows itself to CAP_KILL after the start.
+ * Each function logs one line on failure, naming the cause and the fix. */
 #include "privileges.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +30,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 
 int xpu_plan_privilege(const struct xpu_profile *pr, bool user_set, uid_t uid, gid_t gid, struct xpu_plan *p) {
         p->user_set = user_set;
@@ -105,4 +121,90 @@ int xpu_add_device_groups(const struct xpu_plan *p, int dev_fd) {
         }
         log_info("could not add the device groups (%s), but the device nodes are accessible", strerror(-r));
         return 0;
+}
+
+void xpu_start_privileges_done(struct xpu_start_privileges *s) {
+        xpu_privilege_done(&s->workload);
+        xpu_privilege_done(&s->supervisor);
+        s->filter = xpu_seccomp_free(s->filter);
+        s->self_filter = xpu_seccomp_free(s->self_filter);
+        s->shared = NULL;
+}
+
+int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, int dev_fd,
+                         struct xpu_seccomp_program *filter, bool exec) {
+        s->filter = filter;
+        if (!p->user_set && xpu_add_device_groups(p, dev_fd) < 0)
+                return -EPERM;
+        struct xpu_privilege *priv = &s->workload, *self = &s->supervisor;
+        priv->set_ids = p->user_set;
+        priv->uid = p->uid;
+        priv->gid = p->gid;
+        priv->groups = p->groups;
+        priv->n_groups = p->n_groups;
+        priv->bounding = p->cap_bounding;
+        priv->keep = p->cap_keep;
+        priv->ambient = p->cap_ambient;
+        priv->seccomp = filter;
+        priv->close_fds = true; /* init.c sets the fds to keep (report pipe, LISTEN_FDS) */
+        /* The supervisor itself keeps CAP_KILL at most once the workload runs (not with --exec).
+         * Without CAP_SETPCAP the bounding set stays as it is: all bits kept, so no prctl at all
+         * (reading it here cost 41 PR_CAPBSET_READ per start, docs/performance.md). xpuinit's own
+         * sets are as the plan read them (nothing changed them since). */
+        self->keep = p->cap_have_permitted & XPU_CAP_BIT(CAP_KILL);
+        self->bounding = p->cap_have_effective & XPU_CAP_BIT(CAP_SETPCAP) ? XPU_CAP_BIT(CAP_KILL) : ~UINT64_C(0);
+        /* And the "default" filter (a ready built-in, nothing is compiled): a workload that may
+         * open /proc/1/mem despite PR_SET_DUMPABLE 0 (one kept CAP_SYS_PTRACE) and runs code in
+         * the supervisor still meets a filter there, with no more than CAP_KILL. */
+        char ferr[256];
+        int r = exec ? 0 : xpu_seccomp_build("default", -1, &s->self_filter, ferr, sizeof ferr);
+        if (r < 0) {
+                log_error("cannot build xpuinit's own seccomp filter: %s", ferr);
+                return r;
+        }
+        self->seccomp = s->self_filter;
+        /* One filter serves both when the workload's is the supervisor's ("default", the usual
+         * case): xpuinit loads it right before the workload is started, and the workload inherits
+         * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
+         * compilation and a walk of the program for every system call number (its cache): the
+         * most expensive step of a start, not to be paid twice. Any other filter is
+         * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
+         * the supervisor's denials would narrow a list that allows more (ptrace for a debugger). */
+        s->shared = !exec && xpu_seccomp_same(filter, s->self_filter) ? filter : NULL;
+        if (s->shared)
+                priv->seccomp = self->seccomp = NULL;
+        r = xpu_privilege_prepare(priv);
+        if (r == 0 && !exec)
+                r = xpu_privilege_prepare(self);
+        if (r < 0) {
+                log_error("cannot prepare the workload's capabilities: %s", strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int xpu_start_privileges_drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec) {
+        uint64_t bnd = p->cap_have_bounding;
+        /* Supervised, the workload's bounding set is narrowed once, here: the workload inherits
+         * it, and the supervisor narrows it further to CAP_KILL after the start. Each drop
+         * commits new credentials, and dropping twice (in the workload, and again in the
+         * supervisor from the full set) was a third of a start's system calls. xpuinit's own
+         * permitted and effective sets are untouched by it. */
+        if (!exec) {
+                int r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
+                if (r < 0) {
+                        log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
+                        return r;
+                }
+                bnd &= p->cap_bounding;
+        }
+        s->workload.bounding_now = s->supervisor.bounding_now = bnd;
+        /* The shared filter (xpu_start_privileges), with no_new_privs first as the kernel wants
+         * without CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
+        if (!s->shared)
+                return 0;
+        int r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : xpu_seccomp_load(s->shared);
+        if (r < 0)
+                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(s->shared), strerror(-r));
+        return r < 0 ? r : 0;
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The workload's privileges at a start: the plan's part (ids, capability sets) and the device
- * nodes' groups added to xpuinit itself (docs/privileges.md). */
+/* The workload's privileges at a start (docs/privileges.md): the plan's part (ids, capability
+ * sets), then the privileged sequence of a start in one place (xpu_start_privileges and
+ * xpu_start_privileges_drop, privileges.c, in the order written there once). */
 #pragma once
 
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "plan.h"
+#include "sandbox/privilege.h"
+#include "sandbox/seccomp.h"
 #include "profile.h"
 
 /* Fill P's privilege fields: the ids (USER_SET: UID and GID from --user/XPUINIT_USER, else
@@ -23,3 +26,31 @@ int xpu_plan_privilege(const struct xpu_profile *pr, bool user_set, uid_t uid, g
  * (faccessat R_OK|W_OK below DEV_FD, the dev root). Returns 0, or -errno after logging one line
  * naming the group, the node and the fix. */
 int xpu_add_device_groups(const struct xpu_plan *p, int dev_fd);
+
+/* What the privileged sequence prepared for the workload and for the supervisor (xpuinit itself
+ * once the workload runs), handed to xpu_supervise()/xpu_exec_workload() (init.h). */
+struct xpu_start_privileges {
+        struct xpu_privilege workload;            /* applied in the workload right before execve */
+        struct xpu_privilege supervisor;          /* applied to the supervisor after the start */
+        struct xpu_seccomp_program *filter;       /* the plan's filter (owned) */
+        struct xpu_seccomp_program *self_filter;  /* the supervisor's "default" (owned; NULL with --exec) */
+        const struct xpu_seccomp_program *shared; /* the one filter both use, loaded once by
+                                                   * xpu_start_privileges_drop; NULL: each loads its own */
+};
+#define XPU_START_PRIVILEGES_INIT \
+        { .workload = XPU_PRIVILEGE_INIT, .supervisor = XPU_PRIVILEGE_INIT, .filter = NULL, .self_filter = NULL, \
+          .shared = NULL }
+void xpu_start_privileges_done(struct xpu_start_privileges *s);
+
+/* The privileged sequence of a start, first half, after the plan was applied (mounts done): the
+ * device nodes' groups added to xpuinit (without --user; below DEV_FD), the workload's and the
+ * supervisor's privileges and filters prepared (FILTER, the plan's compiled filter, is taken over;
+ * EXEC: --exec, no supervisor). Nothing is dropped yet: the caller closes what the workload must
+ * not inherit, then calls xpu_start_privileges_drop(). Returns 0, or -errno after logging one line. */
+int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, int dev_fd,
+                         struct xpu_seccomp_program *filter, bool exec);
+
+/* The second half, in xpuinit itself right before the clone (or execve with EXEC): the bounding
+ * set narrowed once for the workload (supervised), then no_new_privs and the shared filter.
+ * Returns 0, or -errno after logging one line. */
+int xpu_start_privileges_drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec);

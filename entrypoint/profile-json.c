@@ -13,24 +13,6 @@
 #include "sandbox/privilege.h"
 #include "host-files.h"
 
-void xpu_pj_strv_free(char **v, size_t n) {
-        if (!v)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
-void xpu_pj_capfiles_free(struct xpu_capability_files *c, size_t n) {
-        if (!c)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(c[i].capability);
-                xpu_pj_strv_free(c[i].names, c[i].n_names);
-        }
-        free(c);
-}
-
 /* ---- parse context and messages ------------------------------------------------------------- */
 
 
@@ -266,7 +248,7 @@ int xpu_pj_take_strv(const struct xpu_pctx *c, const cJSON *j, const char *path,
                 xpu_pj_key_index(kp, path, i);
                 int r = xpu_pj_take_string(c, item, kp, v, &strv[i]);
                 if (r < 0) {
-                        xpu_pj_strv_free(strv, i);
+                        xpu_profile_strv_free(strv, i);
                         return r;
                 }
                 i++;
@@ -304,17 +286,17 @@ int xpu_pj_take_capfiles(const struct xpu_pctx *c, const cJSON *j, const char *p
                 xpu_pj_key_join(kp, path, item->string);
                 const char *why = xpu_pj_v_capability(item->string);
                 if (why) {
-                        xpu_pj_capfiles_free(cf, i);
+                        xpu_profile_capfiles_free(cf, i);
                         return xpu_pj_fail(c, "key \"%s\": expected %s as the key", kp, why);
                 }
                 cf[i].capability = strdup(item->string);
                 if (!cf[i].capability) {
-                        xpu_pj_capfiles_free(cf, i);
+                        xpu_profile_capfiles_free(cf, i);
                         return -ENOMEM;
                 }
                 r = xpu_pj_take_strv(c, item, kp, v, false, &cf[i].names, &cf[i].n_names);
                 if (r < 0) {
-                        xpu_pj_capfiles_free(cf, i + 1);
+                        xpu_profile_capfiles_free(cf, i + 1);
                         return r;
                 }
                 i++;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The profile parser's JSON helpers (profile-json.c), shared by profile.c: the parse context and
- * its one-line messages ("<origin>: key \"env.set.A\": expected ..., got ..."), key paths, value
- * validators and typed getters. Internal to the profile parser. */
+/* The profile parser's JSON helpers (profile-json.c), shared by the parser (profile-parse.c):
+ * the parse context and its one-line messages ("<origin>: key \"env.set.A\": expected ...,
+ * got ..."), key paths, value validators and typed getters. Internal to the profile parser. */
 #pragma once
 
 #include <cJSON.h>
@@ -27,8 +27,6 @@ typedef const char *(*xpu_pj_validator_t)(const char *s);
 
 /* Write "<origin>: <message>" into C's buffer and return -EINVAL. */
 int xpu_pj_fail(const struct xpu_pctx *c, const char *fmt, ...) _printf_(2, 3);
-void xpu_pj_strv_free(char **v, size_t n);
-void xpu_pj_capfiles_free(struct xpu_capability_files *c, size_t n);
 const char *xpu_pj_describe(const cJSON *j, char buf[GOT_MAX]);
 int xpu_pj_fail_expected(const struct xpu_pctx *c, const char *path, const char *expected, const cJSON *got);
 size_t xpu_pj_key_append(char out[KEY_PATH_MAX], size_t len, const char *s);

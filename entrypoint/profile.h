@@ -69,6 +69,10 @@ const char *xpu_placeholder_to_string(enum xpu_placeholder p);
  * when parsed), or -ENOMEM. */
 int xpu_env_expand(const char *value, const char *const values[_XPU_PLACEHOLDER_MAX], char **ret);
 
+/* Check VALUE's ${...} placeholders (for the parser, profile-parse.c). Returns 0, or -EINVAL with
+ * *BAD the offset of the first unknown or unterminated "${". */
+int xpu_env_check_placeholders(const char *value, size_t *bad);
+
 struct xpu_require; /* a parsed requirement expression (require.h) */
 
 enum xpu_command_mode {
@@ -147,7 +151,12 @@ struct xpu_profile_set {
 struct xpu_profile *xpu_profile_free(struct xpu_profile *p);
 struct xpu_profile_set *xpu_profile_set_free(struct xpu_profile_set *s);
 
-/* Parse one profile from JSON text, its requirement expressions (match.require,
+/* Free N strings of V and V (NULL: nothing), and N per-capability file lists of C and C: the
+ * profile's own lists (xpu_profile_free) and the parser's on failure. */
+void xpu_profile_strv_free(char **v, size_t n);
+void xpu_profile_capfiles_free(struct xpu_capability_files *c, size_t n);
+
+/* Parse one profile from JSON text (profile-parse.c), its requirement expressions (match.require,
  * forward_compat.require) included, once every other key is checked. ORIGIN names it in errors
  * ("built-in nvidia-cuda.json" or a path). On error returns -EINVAL (-ENOMEM) and, when ERR is not
  * NULL, writes one line naming ORIGIN, the key and what was expected, e.g.

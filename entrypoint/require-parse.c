@@ -10,7 +10,7 @@
 
 #include "base/macro.h"
 #include "base/str.h"
-#include "require-internal.h"
+#include "require-parse.h"
 
 const struct require_key xpu_require_keys[_KEY_MAX] = {
         [KEY_VENDOR] = { "vendor", KIND_NAME, false, 0 }, /* the chosen profile's vendor */

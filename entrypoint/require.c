@@ -14,7 +14,7 @@
 #include "base/macro.h"
 #include "base/str.h"
 #include "base/strv.h"
-#include "require-internal.h"
+#include "require-parse.h"
 #include "require.h"
 #include "vendor.h"
 

@@ -28,29 +28,8 @@
 
 #include "probe.h"
 #include "profile.h"
+#include "require-parse.h"
 #include "select.h"
-
-#define XPU_REQUIRE_TERMS_MAX 64   /* OR terms (space-separated) */
-#define XPU_REQUIRE_FACTORS_MAX 64 /* AND factors (comma-separated) per term */
-#define XPU_REQUIRE_VALUE_MAX 64   /* bytes of one factor's value */
-#define XPU_REQUIRE_ERROR_MAX 512  /* bytes a parse error's line needs (it quotes at most 80 of the input) */
-
-struct xpu_require;
-
-/* Parse EXPR. Returns 0, or -EINVAL with ERR naming the bad factor and what is expected
- * ("requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)"), or -ENOMEM. An empty
- * expression (only white space) parses to "no requirement" (always met). Silent. */
-int xpu_require_parse(const char *expr, struct xpu_require **ret, char *err, size_t err_size);
-struct xpu_require *xpu_require_free(struct xpu_require *r);
-
-/* The parsed expression in normal form: terms joined by one space, factors by ",", keys in lower
- * case ("" for no requirement). Valid while R lives. */
-const char *xpu_require_to_string(const struct xpu_require *r);
-
-/* Compare two dotted numbers ("550.90.07", "12.4"): <0, 0, >0; a missing component is 0. Only for
- * strings of digits and dots (as xpu_is_driver_version() or a parsed requirement has them): a
- * component that does not parse compares as equal. */
-int xpu_version_cmp(const char *a, const char *b);
 
 /* The rich sources (bits 1u << enum xpu_source) whose facts R needs: cuda and arch → NVML and the
  * CUDA driver API, brand → NVML; 0 when the fast path knows everything R asks. */
@@ -128,7 +107,3 @@ uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const stru
 int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
                             const struct xpu_profile *profile, const struct xpu_require_start *start,
                             bool warn_only);
-
-static inline void xpu_require_freep(struct xpu_require **r) {
-        xpu_require_free(*r);
-}

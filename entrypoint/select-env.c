@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/log.h"
 #include "base/macro.h"
@@ -54,6 +55,15 @@ int xpu_selection_translate(const struct xpu_inventory *inv, enum xpu_vendor v, 
         return 0;
 }
 
+size_t xpu_selection_count(const struct xpu_selection *s, const struct xpu_inventory *inv,
+                           enum xpu_vendor vendor) {
+        size_t n = 0;
+        for (size_t i = 0; s && inv && i < s->n && i < inv->n_devices; i++)
+                if (s->selected[i] && inv->devices[i].vendor == vendor)
+                        n++;
+        return n;
+}
+
 int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selection *s, const char *const *visible,
                              char *err, size_t err_size) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
@@ -80,4 +90,30 @@ int xpu_selection_write_back(const struct xpu_inventory *inv, struct xpu_selecti
                 s->workload_env[v] = out;
         }
         return 0;
+}
+
+/* Does the list VALUE have a "MIG-<uuid>" entry? */
+static bool value_names_mig_uuid(const char *value) {
+        for (const char *p = value; p && *p;) {
+                size_t len = strcspn(p, ",");
+                const char *e = p, *end = p + len;
+                const char *eq = memchr(p, '=', len);
+                if (eq)
+                        e = eq + 1;
+                while (e < end && (*e == ' ' || *e == '\t'))
+                        e++;
+                if (end - e >= 4 && strncasecmp(e, "MIG-", 4) == 0 && !(end - e >= 8 && strncasecmp(e, "MIG-GPU-", 8) == 0))
+                        return true;
+                p = *end ? end + 1 : end;
+        }
+        return false;
+}
+
+bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {
+        if (env->xpu_visible)
+                return value_names_mig_uuid(env->xpu_visible);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (value_names_mig_uuid(env->visible[v]))
+                        return true;
+        return false;
 }

@@ -11,8 +11,7 @@
 #include "base/macro.h"
 #include "base/str.h"
 #include "device-targets.h"
-#include "select-internal.h"
-#include "select.h"
+#include "select-mig.h"
 #include "vendor.h"
 
 /* "; MIG devices: 0:0 (MIG-... gi 3 ci 0), ..." of the in-scope devices, or "; no MIG devices". */
@@ -183,32 +182,4 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                 return -EINVAL;
         }
         return 1;
-}
-
-/* Does an in-scope device of VENDOR (-1: any) have index IDX (xpuinit index when GLOBAL, else
- * the vendor index)? */
-/* Does the list VALUE have a "MIG-<uuid>" entry? */
-static bool value_names_mig_uuid(const char *value) {
-        for (const char *p = value; p && *p;) {
-                size_t len = strcspn(p, ",");
-                const char *e = p, *end = p + len;
-                const char *eq = memchr(p, '=', len);
-                if (eq)
-                        e = eq + 1;
-                while (e < end && (*e == ' ' || *e == '\t'))
-                        e++;
-                if (end - e >= 4 && strncasecmp(e, "MIG-", 4) == 0 && !(end - e >= 8 && strncasecmp(e, "MIG-GPU-", 8) == 0))
-                        return true;
-                p = *end ? end + 1 : end;
-        }
-        return false;
-}
-
-bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {
-        if (env->xpu_visible)
-                return value_names_mig_uuid(env->xpu_visible);
-        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (value_names_mig_uuid(env->visible[v]))
-                        return true;
-        return false;
 }

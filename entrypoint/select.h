@@ -34,7 +34,7 @@ struct xpu_selection {
         const char *cdi_mark[_XPU_VENDOR_MAX]; /* the CDI mark found for the vendor (a variable name,
                                                 * borrowed from the caller), NULL when none: then
                                                 * driver files CDI put in the container are not
-                                                * injected again (plan.c), whatever decided */
+                                                * injected again (planner.c), whatever decided */
         char *cdi_libdir[_XPU_VENDOR_MAX];     /* where the mark says CDI put the vendor's driver
                                                 * libraries (an absolute path in the container,
                                                 * malloc'ed), NULL when it does not say */

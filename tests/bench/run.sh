@@ -8,7 +8,10 @@
 # BENCH_PYTHON (the interpreter of that baseline, default /usr/bin/python3),
 # BENCH_HYPERFINE=0 skips the hyperfine cross-check, BENCH_DOC=0 leaves
 # docs/performance.md alone, BENCH_STRICT=1 exits 1 when a budget is missed, XPUINIT_STATIC names
-# a statically linked xpuinit to compare with tini-static (default BUILD_DIR/xpuinit-static).
+# a statically linked xpuinit to compare with tini-static (default BUILD_DIR/xpuinit-static),
+# BENCH_BEFORE=REV builds xpuinit at git revision REV (a scratch worktree, removed afterwards) and
+# times it in the same alternation as `xpuinit-before`, so a change to the start path is compared
+# with the tree before it in one run.
 # Exit status: 0, 1 on a missed budget under BENCH_STRICT=1, 2 when a benchmark could not run.
 set -eu
 BUILD=${1:-build}
@@ -37,6 +40,8 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # A binary "works" when it runs the command and passes its status on: `-- true` exits 0 and
 # `-- false` exits 1 (a stub that ignores its arguments fails the second check).
@@ -74,6 +79,25 @@ if [ -x "$xpuinit" ] && works "$xpuinit"; then
         set -- "$@" ::: xpuinit-driver-root "$xpuinit" --driver-root / -- "$true_bin"
 else
         echo "bench: $xpuinit does not run a command yet (\`xpuinit -- false\` must exit 1); timing without it" >&2
+fi
+have_before=0
+before_rev=${BENCH_BEFORE:-}
+if [ -n "$before_rev" ] && [ "$have_xpuinit" = 1 ]; then
+        before_commit=$(git rev-parse --short "$before_rev^{commit}") || {
+                echo "bench: BENCH_BEFORE=$before_rev is not a commit of this repository" >&2
+                exit 2
+        }
+        git worktree add -q --detach "$tmp/before" "$before_commit" || exit 2
+        trap 'git worktree remove --force "$tmp/before" 2>/dev/null; rm -rf "$tmp"' EXIT
+        echo "== building xpuinit at $before_commit (BENCH_BEFORE) in a scratch worktree"
+        make -C "$tmp/before" -j"$(nproc)" BUILD="$tmp/before-build" "$tmp/before-build/xpuinit" >"$tmp/before.log" 2>&1 || {
+                tail -n 20 "$tmp/before.log" >&2
+                echo "bench: cannot build xpuinit at $before_commit" >&2
+                exit 2
+        }
+        works "$tmp/before-build/xpuinit" || { echo "bench: xpuinit at $before_commit does not run a command" >&2; exit 2; }
+        have_before=1
+        set -- "$@" ::: xpuinit-before "$tmp/before-build/xpuinit" -- "$true_bin"
 fi
 have_static=0
 if [ -x "$xpuinit_static" ] && works "$xpuinit_static"; then
@@ -381,6 +405,20 @@ if [ "$have_xpuinit" = 1 ]; then
 | xpuinit | $(awk -v a="$xm" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |
 | xpuinit-driver-root | $(awk -v a="$xd" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
 fi
+before_text=""
+if [ "$have_before" = 1 ]; then
+        xb=$(field xpuinit-before median_us "$tmp/start")
+        cb=$(field xpuinit-before cpu_median_us "$tmp/start")
+        xc=$(field xpuinit cpu_median_us "$tmp/start")
+        over_rows="$over_rows
+| xpuinit-before | $(awk -v a="$xb" -v b="$tm" 'BEGIN { printf "%.1f", a - b }') |"
+        before_text="
+\`xpuinit-before\` is xpuinit built at $before_commit (\`BENCH_BEFORE=$before_rev\`), timed in the same
+alternation: this tree's xpuinit takes $(ratio "$xm" "$xb") × its median wall time and $(ratio "$xc" "$cb") × its
+median CPU time.
+"
+        echo "xpuinit (HEAD) vs xpuinit-before ($before_commit): median $(ratio "$xm" "$xb") ×, CPU $(ratio "$xc" "$cb") ×"
+fi
 
 echo "== budgets"
 printf '%s' "$verdicts"
@@ -481,6 +519,7 @@ Median cost over plain \`/bin/true\` (the harness fork + exec of \`true\` itself
 | command | median − true, µs |
 |---|---|
 $over_rows
+$before_text
 EOF
                 if [ -n "$hf_rows" ]; then
                         cat <<EOF

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The plan as a start builds it: the facts gathered first (gather.h), then the plan built from
- * them (plan.h), the facts freed. */
+/* The plan as a start builds it: the facts gathered first (gather.h, forward_compat.require
+ * checked as after the rich facts), then the plan built from them (planner.h), the facts freed. */
 #pragma once
 
 #include <stddef.h>
 
 #include "gather.h"
 #include "plan.h"
+#include "planner.h"
 #include "testlib.h"
 
 static inline int xpu_test_plan(const struct xpu_inventory *inv, const struct xpu_selection *sel,
@@ -16,6 +17,11 @@ static inline int xpu_test_plan(const struct xpu_inventory *inv, const struct xp
         int r = xpu_plan_gather(inv, sel, pr, o, &facts, err, err_size);
         if (r < 0)
                 return r;
+        r = xpu_gather_forward_compat_require(facts, inv, sel, pr); /* after the rich facts, in a start */
+        if (r < 0) {
+                xpu_plan_facts_free(facts);
+                return r;
+        }
         r = xpu_plan_build(inv, sel, pr, facts, o, ret, err, err_size);
         xpu_plan_facts_free(facts);
         return r;

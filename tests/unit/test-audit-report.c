@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit-render.h"
+#include "audit-summary.h"
 #include "base/strv.h"
 #include "devcode/object-json.h"
 #include "testlib.h"

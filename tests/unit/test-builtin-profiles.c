@@ -7,7 +7,7 @@
 
 #include "builtin-profiles.h"
 #include "profile.h"
-#include "require-internal.h"
+#include "require.h"
 #include "testlib.h"
 
 /* The compiled built-ins (packaging/profile-cgen) must equal what the parser makes of their

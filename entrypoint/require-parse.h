@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the requirement parser (require-parse.c) and the checks (require.c) share: keys, factors
- * and terms of a parsed expression. Not an interface: require.h is. */
+/* The requirement parser (require-parse.c): an expression's parsed form (keys, factors and terms,
+ * which the checks in require.c read), its bounds, and the parse, print and compare helpers.
+ * Includes nothing of the checks; require.h (the grammar, the checks) includes it. */
 #pragma once
 
 #include <stdbool.h>
@@ -8,7 +9,31 @@
 #include <stdint.h>
 
 #include "probe.h"
-#include "require.h"
+
+#define XPU_REQUIRE_TERMS_MAX 64   /* OR terms (space-separated) */
+#define XPU_REQUIRE_FACTORS_MAX 64 /* AND factors (comma-separated) per term */
+#define XPU_REQUIRE_VALUE_MAX 64   /* bytes of one factor's value */
+#define XPU_REQUIRE_ERROR_MAX 512  /* bytes a parse error's line needs (it quotes at most 80 of the input) */
+
+struct xpu_require;
+
+/* Parse EXPR. Returns 0, or -EINVAL with ERR naming the bad factor and what is expected
+ * ("requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)"), or -ENOMEM. An empty
+ * expression (only white space) parses to "no requirement" (always met). Silent. */
+int xpu_require_parse(const char *expr, struct xpu_require **ret, char *err, size_t err_size);
+struct xpu_require *xpu_require_free(struct xpu_require *r);
+static inline void xpu_require_freep(struct xpu_require **r) {
+        xpu_require_free(*r);
+}
+
+/* The parsed expression in normal form: terms joined by one space, factors by ",", keys in lower
+ * case ("" for no requirement). Valid while R lives. */
+const char *xpu_require_to_string(const struct xpu_require *r);
+
+/* Compare two dotted numbers ("550.90.07", "12.4"): <0, 0, >0; a missing component is 0. Only for
+ * strings of digits and dots (as xpu_is_driver_version() or a parsed requirement has them): a
+ * component that does not parse compares as equal. */
+int xpu_version_cmp(const char *a, const char *b);
 
 enum key {
         KEY_VENDOR = 0,

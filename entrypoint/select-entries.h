@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What select.c and select-mig.c share: how a variable's entries are read, the message buffer and
- * where entries go. Not an interface: select.h is. */
+/* How one selection variable's entries are read and reported (select-entries.c): the variable's
+ * rules, the message buffer, where entries go, and the error lines that list the devices. Shared
+ * by the list reader (select.c) and the MIG forms (select-mig.h); includes neither. Not an
+ * interface of the selection: select.h is. */
 #pragma once
 
 #include <stdarg.h>
@@ -33,6 +35,12 @@ void xpu_sel_out_add(struct out *o, const char *fmt, ...) _printf_(2, 3);
 /* Is D one of the devices R's variable speaks of? */
 bool xpu_sel_in_scope(const struct var_rules *r, const struct xpu_device *d);
 
+/* Append D as a message names it: "0 (nvidia:0 GPU-... 0000:1a:00.0)" for XPU_, "0 (GPU-...
+ * 0000:1a:00.0)" for a vendor's variable (its numbers are vendor indices); MARK_UNAVAILABLE adds
+ * what the runtime did not give. */
+void xpu_sel_describe_device(struct out *o, const struct var_rules *r, const struct xpu_device *d,
+                             bool mark_unavailable);
+
 /* ERR = "<variable>: <FMT...>" followed by what LIST adds (NULL: nothing). Returns -EINVAL. */
 int xpu_sel_fail_list(char *err, size_t err_size, const struct var_rules *r, const struct xpu_inventory *inv,
                       void (*list)(struct out *, const struct var_rules *, const struct xpu_inventory *),
@@ -53,11 +61,3 @@ struct sel_out {
         bool *whole;
         uint32_t *mig;
 };
-
-/* The MIG device E names, when E has a MIG form: "<gpu>:<mig>", "MIG-GPU-<uuid>/<gi>/<ci>" or
- * "MIG-<uuid>" (the NVIDIA Container Toolkit's forms, libnvidia-container src/cli/common.c).
- * ENTRY is the whole entry for messages. Returns 1 with *DEV_I and *MIG set, 0 when E is no MIG
- * form, -EINVAL with ERR naming why when it is one but names no MIG device given to this
- * container (select-mig.c). */
-int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv, const char *e, const char *entry,
-                      size_t *dev_i, size_t *mig, char *err, size_t err_size);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* gathered: the gathered facts' lifetime and look-ups (gathered.h). */
+#include "gathered.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
+        if (!f)
+                return NULL;
+        xpu_plan_needs_done(&f->needs);
+        free(f->nodes);
+        xpu_driver_files_free(f->files);
+        xpu_driver_files_free(f->files32);
+        xpu_host_files_free(f->host_files);
+        free(f->host_file_present);
+        free(f->host_dir_has_entries);
+        free(f->given);
+        free(f);
+        return NULL;
+}
+
+const struct xpu_node_fact *xpu_plan_facts_node(const struct xpu_plan_facts *f, const char *path) {
+        for (size_t i = 0; i < f->n_nodes; i++)
+                if (strcmp(f->nodes[i].path, path) == 0)
+                        return &f->nodes[i];
+        return NULL;
+}

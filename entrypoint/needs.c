@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* needs: what a start needs, decided before gather (needs.h). Pure: nothing is read. */
+#include "base/str.h"
+#include "needs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/macro.h"
+#include "base/strv.h"
+#include "base/dl.h"
+
+static const char *const inject_names[_XPU_INJECT_MAX] = {
+        [XPU_INJECT_AUTO] = "auto",
+        [XPU_INJECT_MOUNT] = "mount",
+        [XPU_INJECT_LINK] = "link",
+        [XPU_INJECT_NONE] = "none",
+};
+
+const char *xpu_inject_mode_to_string(enum xpu_inject_mode m) {
+        return (unsigned)m < _XPU_INJECT_MAX ? inject_names[m] : NULL;
+}
+
+int xpu_inject_mode_from_string(const char *s) {
+        for (int i = 0; s && i < _XPU_INJECT_MAX; i++)
+                if (strcmp(s, inject_names[i]) == 0)
+                        return i;
+        return -EINVAL;
+}
+
+/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
+const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n) {
+        switch (k) {
+        case 0:
+                *n = pr->n_libraries;
+                return pr->libraries;
+        case 1:
+                *n = pr->n_binaries;
+                return pr->binaries;
+        case 2:
+                *n = pr->n_files;
+                return pr->files;
+        default:
+                *n = 0;
+                return NULL;
+        }
+}
+
+static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
+        if (pr->capability_32bit && strcmp(pr->capability_32bit, cap) == 0)
+                return true;
+        size_t n;
+        for (int k = 0; k < 3; k++) {
+                const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &n);
+                for (size_t i = 0; i < n; i++)
+                        if (strcmp(cf[i].capability, cap) == 0)
+                                return true;
+        }
+        return false;
+}
+
+static int push_unique(char ***v, size_t *n, const char *s) {
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], s) == 0)
+                        return 0;
+        int r = xpu_strv_push(v, s);
+        if (r >= 0)
+                (*n)++;
+        return r;
+}
+
+int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr) {
+        size_t m;
+        for (int k = 0; k < 3; k++) {
+                const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &m);
+                for (size_t i = 0; i < m; i++)
+                        if (push_unique(v, n, cf[i].capability) < 0)
+                                return -ENOMEM;
+        }
+        return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
+}
+
+/* Capabilities in effect into N: the image's list ENV (comma-separated, "all"), else the profile
+ * default. A word the profile has no files for (the toolkit's compat32 on nvidia-cuda, a typo)
+ * goes to N->ignored; a list without a word sets N->no_capability. */
+static int capabilities_in_effect(struct xpu_plan_needs *n, const struct xpu_profile *pr, const char *env) {
+        if (pr->n_libraries == 0 && pr->n_binaries == 0)
+                return 0; /* the profile injects no files: capabilities mean nothing to it */
+        if (!env || !env[strspn(env, " \t")]) { /* unset, empty or blank: the profile's default */
+                for (size_t i = 0; i < pr->n_capabilities; i++)
+                        if (push_unique(&n->capabilities, &n->n_capabilities, pr->capabilities[i]) < 0)
+                                return -ENOMEM;
+                return 0;
+        }
+        _cleanup_free_ char *copy = strdup(env);
+        size_t n_words = 0;
+        if (!copy)
+                return -ENOMEM;
+        char *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                tok = xpu_strstrip(tok);
+                if (!*tok)
+                        continue;
+                n_words++;
+                int r = strcmp(tok, "all") == 0 ? xpu_profile_capabilities_push(&n->capabilities, &n->n_capabilities, pr)
+                        : profile_knows_capability(pr, tok) ? push_unique(&n->capabilities, &n->n_capabilities, tok)
+                                                              : push_unique(&n->ignored, &n->n_ignored, tok);
+                if (r < 0)
+                        return -ENOMEM;
+        }
+        n->no_capability = n_words == 0;
+        return 0;
+}
+
+/* Does PR name any library or binary (LISTS 2), or any of those or a file at its own path
+ * (LISTS 3), for the capabilities in effect in N? */
+static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_plan_needs *n, int lists) {
+        size_t m;
+        for (size_t c = 0; c < n->n_capabilities; c++)
+                for (int k = 0; k < lists; k++) {
+                        const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &m);
+                        for (size_t i = 0; i < m; i++)
+                                if (strcmp(cf[i].capability, n->capabilities[c]) == 0 && cf[i].n_names)
+                                        return true;
+                }
+        return false;
+}
+
+void xpu_plan_needs_done(struct xpu_plan_needs *n) {
+        n->capabilities = xpu_strv_free(n->capabilities);
+        n->ignored = xpu_strv_free(n->ignored);
+        n->n_capabilities = n->n_ignored = 0;
+}
+
+int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                   struct xpu_plan_needs *ret) {
+        struct xpu_plan_needs n = {
+                .inject = o->inject == XPU_INJECT_AUTO ? (o->can_mount ? XPU_INJECT_MOUNT : XPU_INJECT_LINK)
+                                                       : o->inject,
+                .capabilities = calloc(1, sizeof(char *)),
+                .ignored = calloc(1, sizeof(char *)),
+                .void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID,
+        };
+        if (!n.capabilities || !n.ignored || capabilities_in_effect(&n, pr, o->capabilities_env) < 0) {
+                xpu_plan_needs_done(&n);
+                return -ENOMEM;
+        }
+        n.names_files = profile_names_files(pr, &n, 3);
+        n.names_libraries = profile_names_files(pr, &n, 2);
+        n.files = n.n_capabilities > 0 && n.inject != XPU_INJECT_NONE && !n.void_request && n.names_files;
+        for (size_t c = 0; n.files && pr->capability_32bit && c < n.n_capabilities; c++)
+                n.files32 |= strcmp(n.capabilities[c], pr->capability_32bit) == 0;
+        *ret = n;
+        return 0;
+}
+
+/* ---- driver versions -------------------------------------------------------------------------- */
+
+bool xpu_plain_driver_version(const char *v) {
+        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
+                return false;
+        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
+                if (strcspn(c, ".") > 9)
+                        return false;
+        return true;
+}
+
+bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
+        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
+               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
+}

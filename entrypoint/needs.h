@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a start needs, decided before anything is gathered: the plan's options, the injection mode,
+ * the capabilities in effect and which driver files are looked for (from the profile, the
+ * selection and the options alone), and how driver versions compare. The gathering step (gather.h)
+ * reads what these name; the plan (plan.h) reads both. Includes neither. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+#include "select.h"
+
+enum xpu_inject_mode {
+        XPU_INJECT_AUTO = 0, /* mount when CAP_SYS_ADMIN is effective, else link */
+        XPU_INJECT_MOUNT,    /* bind mounts on a private tmpfs */
+        XPU_INJECT_LINK,     /* symlinks into the driver root, no privilege */
+        XPU_INJECT_NONE,     /* inject no files */
+        _XPU_INJECT_MAX,
+};
+const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
+int xpu_inject_mode_from_string(const char *s);
+
+struct xpu_device_code_facts; /* device-code.h */
+
+/* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
+ * xpu_plan_gather() only; xpu_plan_build() never uses them. */
+struct xpu_plan_options {
+        enum xpu_inject_mode inject;  /* resolved by the caller unless AUTO */
+        bool can_mount;               /* CAP_SYS_ADMIN is effective (for AUTO) */
+        const char *driver_root;      /* driver root path as seen where the links will be read */
+        int driver_fd;                /* driver root fd (library discovery; gathering only) */
+        int container_fd;             /* container root fd (CDI files, ldconfig, forward compatibility,
+                                       * files at their own path; gathering only) */
+        int dev_fd;                   /* dev root fd (device node group ids; gathering only) */
+        const char *library_dir;      /* default "/run/xpuinit/lib" */
+        const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
+        const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
+        char *const *envp;            /* the environment the workload would get without us */
+        char *const *argv;            /* workload argv (may be empty for inject) */
+        bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
+        const struct xpu_device_code_facts *device_code; /* the start-time device-code check's facts
+                                       * (device-code.h), judged by the planner; NULL: no check */
+        bool show;                    /* `plan`: the check says what a start would do, refuses nothing */
+};
+
+/* What a plan needs from the host, decided from the profile, the selection and the options alone
+ * (xpu_plan_needs). The gathering step (gather.h) reads what it names and keeps it with the facts;
+ * xpu_plan_build() plans from that copy. */
+struct xpu_plan_needs {
+        enum xpu_inject_mode inject; /* the mode in effect: AUTO resolved with can_mount */
+        char **capabilities;         /* capabilities in effect (NULL-terminated): the image's variable,
+                                      * else the profile's default; none when the profile injects no files */
+        size_t n_capabilities;
+        char **ignored;              /* words of that variable the profile has no files for (a warning) */
+        size_t n_ignored;
+        bool no_capability;          /* the variable is set but names none (",,,"): the plan fails */
+        bool void_request;           /* the vendor's visibility variable said void: no driver files */
+        bool names_files;            /* the profile names libraries, binaries or files at their own path
+                                      * for the capabilities in effect */
+        bool names_libraries;        /* ... libraries or binaries */
+        bool files;                  /* driver files are looked for: capabilities in effect, a mode that
+                                      * injects, no void request, and the profile names some for them */
+        bool files32;                /* and their 32-bit copies (the profile's capability_32bit is in effect) */
+};
+
+/* Decide what a plan for PR needs (plan-env.c): the mode, the capabilities in effect from
+ * O->capabilities_env (comma-separated, "all"; a word PR has no files for goes to ->ignored), and
+ * which driver files are looked for. Pure. Returns 0 or -ENOMEM; free with xpu_plan_needs_done(). */
+int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
+                   struct xpu_plan_needs *ret);
+void xpu_plan_needs_done(struct xpu_plan_needs *n);
+
+/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
+const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n);
+
+
+/* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
+ * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
+int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
+
+/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
+ * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
+bool xpu_plain_driver_version(const char *v);
+
+/* Is the image's forward-compatibility build (xpu_forward_compat_find, gather.h) of a newer driver
+ * branch (first version component) than HOST_VERSION, the running driver? Then the profile's
+ * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
+bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);
