@@ -270,7 +270,7 @@ static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const cha
 static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
                         cJSON **ret, char ***warnings, char *err, size_t err_size) {
         static const struct xpu_vendor_cdi none;
-        const struct xpu_vendor_cdi *cv = xpu_vendors[v]->cdi ? xpu_vendors[v]->cdi : &none;
+        const struct xpu_vendor_cdi *cv = xpu_vendors[v]->plan.cdi ? xpu_vendors[v]->plan.cdi : &none;
         const struct xpu_vendor_info *vi = &inv->vendors[v];
         const char *name = xpu_vendor_to_string(v);
         *ret = NULL;

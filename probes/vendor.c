@@ -26,9 +26,23 @@ const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v) {
 
 enum xpu_vendor xpu_vendor_cuda(void) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (xpu_vendors[v]->cuda_driver)
+                if (xpu_vendors[v]->probe.cuda_driver)
                         return (enum xpu_vendor)v;
         return _XPU_VENDOR_MAX;
+}
+
+const struct xpu_vendor_ops *xpu_mig_vendor(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->mig.config_variable)
+                        return xpu_vendors[v];
+        return NULL;
+}
+
+const char *xpu_capabilities_variable(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->plan.capabilities_variable)
+                        return xpu_vendors[v]->plan.capabilities_variable;
+        return "XPU_DRIVER_CAPABILITIES";
 }
 
 const char *xpu_inventory_cuda_driver_version(const struct xpu_inventory *inv) {
@@ -72,7 +86,7 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
                 xpu_strlcpy(inv->kernel, u.release, sizeof inv->kernel);
 
         for (size_t b = 0; b < _XPU_VENDOR_MAX; b++) {
-                int r = xpu_vendors[b]->probe(roots, inv);
+                int r = xpu_vendors[b]->probe.fast(roots, inv);
                 if (r < 0) {
                         xpu_inventory_free(inv);
                         return r;
@@ -87,7 +101,7 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
 const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d, size_t *n) {
         const struct xpu_vendor_ops *ops = d ? xpu_vendor(d->vendor) : NULL;
         *n = 0;
-        const struct xpu_mig_device *m = ops && ops->mig ? ops->mig(d, n) : NULL;
+        const struct xpu_mig_device *m = ops && ops->mig.devices ? ops->mig.devices(d, n) : NULL;
         if (!m)
                 *n = 0;
         return *n ? m : NULL;

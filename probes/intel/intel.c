@@ -274,8 +274,8 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
          * boots, and set no variable: no CDI kind is read for Intel. */
         .visibility = { .variable = "ZE_AFFINITY_MASK", .translate = xpu_intel_affinity_translate,
                         .mask = xpu_intel_affinity_mask },
-        .probe = intel_probe,
+        .probe = { .fast = intel_probe },
+        .view = { .facts_json = intel_facts_json },
         .readings = &xpu_readings_intel,
-        .facts_json = intel_facts_json,
         .k8s = &xpu_k8s_intel,
 };

@@ -31,14 +31,14 @@ export LC_ALL=C
 SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 # Files that may name a vendor in code although they are vendor-neutral, one per line: "PATH
-# reason"; a PATH ending in / is a folder. The first group stays; the second (entrypoint/ files
-# that wt-27flow is reshaping, issue 27) goes once their vendor facts are descriptor data.
+# reason"; a PATH ending in / is a folder.
 ALLOWED='
 probes/probe.h              enum xpu_vendor and each vendor facts member of struct xpu_device (its -facts.h)
 probes/devcode/             reads the vendors code formats (CUDA fatbins, AMD code objects), a layer below the descriptors
-entrypoint/audit.h          the device-code audit: its report names the code formats of probes/devcode
-entrypoint/audit.c          likewise
+entrypoint/audit.c          the device-code audit: its report names the code formats of probes/devcode
 entrypoint/audit-render.c   likewise
+entrypoint/audit-summary.h  likewise
+entrypoint/audit-summary.c  likewise
 entrypoint/device-code.c    likewise (a target of the NVIDIA code format)
 probes/base/ldcache.c       Debian nvidia-driver library directory among those ld.so reads, below the descriptors
 probes/cdi-spec.h           /run/nvidia/driver, the GPU Operator driver-container root: a path convention for every vendor
@@ -46,12 +46,6 @@ daemon/sampler.c            likewise (the first default driver root)
 entrypoint/options.c        likewise (the first default driver root)
 entrypoint/profile-json.c   an example in an error message
 
-entrypoint/main.c           NVIDIA_DRIVER_CAPABILITIES (temporary: wt-27flow)
-entrypoint/plan-env.c       NVIDIA_DRIVER_CAPABILITIES (temporary: wt-27flow)
-entrypoint/plan-devices.c   NVIDIA_MIG_*_DEVICES (temporary: wt-27flow)
-entrypoint/select.c         NVIDIA_MIG_*_DEVICES (temporary: wt-27flow)
-entrypoint/select-env.c     NVIDIA_MIG_*_DEVICES (temporary: wt-27flow)
-entrypoint/select-mig.c     d->nvidia.minor, /proc/driver/nvidia/capabilities (temporary: wt-27flow)
 '
 
 # Include circles known when the rule came (issue 27), to be split by meaning, one group a line:
@@ -63,8 +57,6 @@ probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # f
 probes/libs probes/libs-internal # libs-internal.h declares libs-parse.c and libs-candidates.c over libs.h
 probes/sandbox/isolate probes/sandbox/isolate-internal # isolate-internal.h (isolate-child.c, isolate-session.c) over isolate.h
 probes/nvidia/nvidia-nvml probes/nvidia/nvidia-nvml-helper probes/nvidia/nvidia-nvml-parse # the NVML backend split by size
-entrypoint/plan entrypoint/plan-internal entrypoint/gather # gather <-> plan (wt-27flow)
-entrypoint/profile entrypoint/profile-json entrypoint/require entrypoint/require-internal # profile <-> require (wt-27flow)
 '
 
 MAX_LINES=800

@@ -563,7 +563,7 @@ START_TEST(test_denied_node_skipped_quietly) {
         bool was_root = geteuid() == 0;
         if (was_root)
                 ck_assert_int_eq(seteuid(65534), 0);
-        int rc = xpu_vendors[XPU_VENDOR_AMD]->probe(&r, inv);
+        int rc = xpu_vendors[XPU_VENDOR_AMD]->probe.fast(&r, inv);
         if (was_root)
                 ck_assert_int_eq(seteuid(0), 0);
         xpu_roots_close(&r);
