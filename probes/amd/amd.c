@@ -601,7 +601,7 @@ static const char *amd_partition(const struct xpu_device *d) {
 
 static const struct xpu_rich_ops *const amd_rich[] = { &xpu_rich_rocm_smi, NULL };
 
-/* AMD's facts in the device views (xpu_vendor_ops.facts_json, facts_text): JSON "gfx_target",
+/* AMD's facts in the device views (xpu_vendor_ops.view.facts_json, facts_text): JSON "gfx_target",
  * "gfx_target_version", "kfd_gpu_id", "kfd_node", "unique_id", "simd_count", "compute_units",
  * "num_xcc", "partition_mode", each when known; text "  gfx90a". */
 static bool amd_facts_json(const struct xpu_device *d, cJSON *o) {

@@ -259,7 +259,7 @@ static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv)
         return 0;
 }
 
-/* Intel's facts in the device JSON (xpu_vendor_ops.facts_json): "tile_count" when known. */
+/* Intel's facts in the device JSON (xpu_vendor_ops.view.facts_json): "tile_count" when known. */
 static bool intel_facts_json(const struct xpu_device *d, cJSON *o) {
         return !(d->have & XPU_HAVE_TILES) || xpu_json_add_num(o, "tile_count", d->intel.tile_count);
 }

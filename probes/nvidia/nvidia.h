@@ -78,7 +78,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
 int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);
 
 /* The NVIDIA facts of D (D->nvidia) in the device views (nvidia-view.c; struct
- * xpu_vendor_ops.facts_json, facts_text, subdevices_text): JSON members "minor",
+ * xpu_vendor_ops.view.facts_json, facts_text, subdevices_text): JSON members "minor",
  * "compute_capability", "brand", "vbios_version", "bus_type", "gsp_firmware_version",
  * "mig_enabled" and "mig_devices" [{index, name "<gpu>:<mig>", gpu_instance_id,
  * compute_instance_id, uuid, product, memory_total_bytes, device_nodes}], "irq", "excluded" (each

@@ -54,8 +54,6 @@ entrypoint/profile-json.c   an example in an error message
 # it). New circles fail. The list only shrinks.
 CIRCLES_KNOWN='
 probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # files and paths call each other
-probes/libs probes/libs-internal # libs-internal.h declares libs-parse.c and libs-candidates.c over libs.h
-probes/sandbox/isolate probes/sandbox/isolate-internal # isolate-internal.h (isolate-child.c, isolate-session.c) over isolate.h
 probes/nvidia/nvidia-nvml probes/nvidia/nvidia-nvml-helper probes/nvidia/nvidia-nvml-parse # the NVML backend split by size
 '
 
