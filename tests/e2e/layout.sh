@@ -393,4 +393,54 @@ report "no include circle between files (a .c with its .h one file)" "$T/circ"
 vendor_violations "$SRC" "$T/src.list" "$ALLOWED" >"$T/ven"
 report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, tests/ and ALLOWED" "$T/ven"
 
+# ---- unit tests named by subject (docs/architecture.md, "Tests") ---------------------------------
+# Every tests/unit/test-*.c is named after the module it covers, so a behaviour's test is found by
+# its file name: test-<m>.c for entrypoint/<m>.c, probes/<m>.c, probes/base|sandbox|<vendor>/<m>.c;
+# test-devcode-<m>.c for probes/devcode/<m>.c; test-xpud-<m>.c for daemon/<m>.c (daemon/xpud-<m>.c:
+# test-xpud-<m>.c too). A second file of one module adds ".<aspect>" (test-nvidia.edge.c).
+
+# unit_test_violations LIST: "PATH: names no module" for every tests/unit/test-*.c of LIST whose
+# name (aspect cut off) is the test name of no .c under entrypoint/, daemon/ or probes/ in LIST.
+unit_test_violations() {
+        awk '
+                function stem(p) { sub(/^.*\//, "", p); sub(/\.c$/, "", p); return p }
+                /^(entrypoint|daemon|probes)\/[^\/]+\.c$/ || /^probes\/[^\/]+\/[^\/]+\.c$/ {
+                        m = stem($0)
+                        if ($0 ~ /^daemon\//) { sub(/^xpud-/, "", m); m = "xpud-" m }
+                        else if ($0 ~ /^probes\/devcode\//) m = "devcode-" m
+                        module[m] = 1
+                        next
+                }
+                /^tests\/unit\/test-[^\/]+\.c$/ { tests[$0] = 1 }
+                END {
+                        for (t in tests) {
+                                s = stem(t); sub(/^test-/, "", s); sub(/\..*$/, "", s)
+                                if (!(s in module))
+                                        printf "%s: names no module (test-%s: no %s.c)\n", t, s, s
+                        }
+                }' "$1" | sort
+}
+
+U=$T/unit-tree
+mkdir -p "$U/entrypoint" "$U/daemon" "$U/probes/base" "$U/probes/devcode" "$U/probes/nvidia" "$U/tests/unit"
+for f in entrypoint/plan.c daemon/server.c daemon/xpud-options.c probes/probe.c probes/base/path.c \
+        probes/devcode/judge.c probes/nvidia/nvidia-nvml.c tests/unit/testlib.c tests/unit/test-plan.c \
+        tests/unit/test-xpud-server.c tests/unit/test-xpud-options.c tests/unit/test-probe.c \
+        tests/unit/test-path.c tests/unit/test-devcode-judge.c tests/unit/test-nvidia-nvml.c \
+        tests/unit/test-nvidia-nvml.fixtures.c tests/unit/test-plan-gather.c tests/unit/test-server.c \
+        tests/unit/test-judge.c tests/unit/test-nvml.c tests/unit/test-xpud-xpud-options.c; do
+        printf 'int x;\n' >"$U/$f"
+done
+list_files "$U" >"$T/unit.list"
+unit_test_violations "$T/unit.list" >"$T/got"
+is "$(cat "$T/got")" "tests/unit/test-judge.c: names no module (test-judge: no judge.c)
+tests/unit/test-nvml.c: names no module (test-nvml: no nvml.c)
+tests/unit/test-plan-gather.c: names no module (test-plan-gather: no plan-gather.c)
+tests/unit/test-server.c: names no module (test-server: no server.c)
+tests/unit/test-xpud-xpud-options.c: names no module (test-xpud-xpud-options: no xpud-xpud-options.c)" \
+        "self-test: the test-name rule reports unit tests named after no module, not test-<m>[.<aspect>].c"
+
+unit_test_violations "$T/src.list" >"$T/unit"
+report "every tests/unit/test-*.c is named after the module it covers" "$T/unit"
+
 e2e_done

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016
 # xpud's renderers against the real tools: the /metrics body of the hand-built snapshot
 # of tests/unit/xpud-fixture.h (2 NVIDIA + 2 AMD GPUs, one lost, one throttled, one backend down),
-# printed by `test-xpud-prom --dump` (also with pods on its GPUs and --workload-labels), passes `promtool check metrics` (Debian package
+# printed by `test-xpud-render-prom --dump` (also with pods on its GPUs and --workload-labels), passes `promtool check metrics` (Debian package
 # `prometheus`) with no lint line, also with a hostile device name; every series appears once
 # (promtool does not check that); the JSON bodies parse with jq and hold the values in base units.
 # SC2016: jq programs are single-quoted on purpose.
@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-DUMP=${XPU_BUILD:-$SRC/build}/tests/test-xpud-prom
+DUMP=${XPU_BUILD:-$SRC/build}/tests/test-xpud-render-prom
 [ -x "$DUMP" ] || bail "$DUMP is not built (make build-tests)"
 
 need_pkgs prometheus jq
@@ -44,7 +44,7 @@ check_metrics() {
 
 for body in metrics metrics-hostile metrics-mig metrics-workloads; do
         "$DUMP" --dump "$body" >"$TMP/$body.prom"
-        is "$?" 0 "test-xpud-prom --dump $body"
+        is "$?" 0 "test-xpud-render-prom --dump $body"
         check_metrics "$body"
 done
 

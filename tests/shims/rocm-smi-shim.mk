@@ -1,5 +1,5 @@
 # The fake ROCm SMI library (tests/shims/fake-rocm-smi.c) for the unit tests of the ROCm SMI
-# helper (tests/unit/test-rocm-smi.c); flags and the common state reader as in shims.mk (its
+# helper (tests/unit/test-amd-rocm-smi.c); flags and the common state reader as in shims.mk (its
 # variables are used in the recipe only, so the include order does not matter).
 $(BUILD)/tests/shims/librocm_smi64.so.shim: tests/shims/fake-rocm-smi.c tests/shims/state.c tests/shims/state.h
 	@mkdir -p $(@D)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Helpers shared by the runner's unit tests (test-isolate.c, test-isolate-ns.c). */
+/* Helpers shared by the runner's unit tests (test-isolate.c, test-isolate-child.c). */
 #pragma once
 
 #include <errno.h>

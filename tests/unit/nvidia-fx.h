@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The NVIDIA fast path's test helpers (test-nvidia.c, test-nvidia-edge.c): probing a tree and
+/* The NVIDIA fast path's test helpers (test-nvidia.c, test-nvidia.edge.c): probing a tree and
  * checking its device nodes and warnings. */
 #pragma once
 

@@ -125,6 +125,24 @@ static inline void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_
         ck_assert_int_ge(f->container_fd, 0);
 }
 
+/* The RTX 2080 Ti host with a container of its own made from NVIDIA's CDI spec: libnvidia-ml
+ * mounted by CDI (no hook ran ldconfig), an image with ldconfig and /etc/ld.so.conf and a newer
+ * forward-compatibility libcuda, a firmware file in the driver root, /dev/nvidiactl owned by group
+ * 44. */
+static inline void fx_rich(struct fx *f) {
+        fx_open(f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(f, NULL, "void", "/opt/cdi/lib");
+        xpu_test_write(f->container, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.465.19.01", "");
+        xpu_test_write(f->container, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(f->container, "sbin/ldconfig", "#!/bin/sh\n");
+        xpu_test_write(f->container, "usr/local/cuda/compat/libcuda.so.575.57.08", "");
+        xpu_test_write(f->root, "usr/lib/x86_64-linux-gnu/libcuda.so.465.19.01", "");
+        xpu_test_write(f->root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/dev/nvidiactl", f->root);
+        ck_assert_int_eq(chown(path, 0, 44), 0);
+}
+
 static inline const char *note_with(const struct xpu_plan *p, const char *needle) {
         for (size_t i = 0; i < p->n_notes; i++)
                 if (strstr(p->notes[i], needle))

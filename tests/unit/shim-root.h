@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared by the suites of the vendor-library readers (tests/unit/test-nvml*.c, test-cuda.c,
- * test-rocm-smi.c): a temporary driver root holding fake vendor libraries
+/* Shared by the suites of the vendor-library readers (tests/unit/test-nvidia-nvml*.c, test-nvidia-cuda.c,
+ * test-amd-rocm-smi.c): a temporary driver root holding fake vendor libraries
  * ($XPU_BUILD/tests/shims/<lib>.so.shim) under their installed names, with the shims' state file
  * beside them (the helper's environment has no XPU_FAKE_STATE, see tests/shims/state.h), and
  * the calls the suites make on it. Static inline: each suite uses what it needs. */

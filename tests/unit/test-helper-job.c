@@ -2,7 +2,7 @@
 /* probes/base/helper-job: the frame the vendor-library readers share. The refusals of both
  * sides (no version to check a library against, bad arguments), the helper-side string cleaning
  * and the parent-side parsers of the "library" and "devices_total" lines. The whole frame with a
- * real helper and fake libraries runs in test-nvml.c, test-cuda.c and test-rocm-smi.c. */
+ * real helper and fake libraries runs in test-nvidia-nvml.c, test-nvidia-cuda.c and test-amd-rocm-smi.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA fast path (probes/nvidia/nvidia.c): version and information parsers and the procfs probe on
  * the fixture hosts (oracle: each fixture's expected.json); synthetic edge-case trees are in
- * test-nvidia-edge.c. */
+ * test-nvidia.edge.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

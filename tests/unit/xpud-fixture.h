@@ -22,7 +22,7 @@
 #define FX_TIME 1700000000.5
 #define FX_STALE_TIME 1699999990.25
 
-/* Not ck_assert: the fixture also runs outside a test (the --dump mode of test-xpud-prom). */
+/* Not ck_assert: the fixture also runs outside a test (the --dump mode of test-xpud-render-prom). */
 #define FX_REQUIRE(x)                                                                                      \
         do {                                                                                               \
                 if (!(x)) {                                                                                \

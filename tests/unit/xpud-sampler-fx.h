@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A sampler on a fixture host and checks of its bodies, for the sampler suites
- * (test-xpud-sampler.c, test-xpud-intel.c). Include after sampler.h, shim-root.h and testlib.h. */
+ * (test-xpud-sampler.c, test-xpud-sampler.intel.c). Include after sampler.h, shim-root.h and testlib.h. */
 #pragma once
 
 #include <limits.h>

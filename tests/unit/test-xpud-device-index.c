@@ -108,7 +108,7 @@ START_TEST(test_identity) {
 END_TEST
 
 static Suite *index_suite(void) {
-        Suite *s = suite_create("xpud-index");
+        Suite *s = suite_create("xpud-device-index");
         TCase *tc = tcase_create("index");
         tcase_add_test(tc, test_lost_and_reordered);
         tcase_add_test(tc, test_identity);

@@ -196,7 +196,7 @@ START_TEST(test_both_vendors_column) {
 END_TEST
 
 static Suite *report_suite(void) {
-        Suite *s = suite_create("audit-report");
+        Suite *s = suite_create("audit-render");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_summary_counts_each_object_once);
         tcase_add_test(tc, test_row_rules);

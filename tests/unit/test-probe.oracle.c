@@ -279,7 +279,7 @@ START_TEST(test_expected_json) {
 END_TEST
 
 static Suite *oracle_suite(void) {
-        Suite *s = suite_create("oracle");
+        Suite *s = suite_create("probe.oracle");
         TCase *tc = tcase_create("expected.json");
         tcase_add_test(tc, test_expected_json);
         suite_add_tcase(s, tc);

@@ -112,7 +112,7 @@ START_TEST(test_plan) {
 END_TEST
 
 int main(void) {
-        Suite *s = suite_create("mig-caps");
+        Suite *s = suite_create("nvidia-mig");
         TCase *tc = tcase_create("mig-caps");
         tcase_add_test(tc, test_probe);
         tcase_add_test(tc, test_probe_colliding_minors);

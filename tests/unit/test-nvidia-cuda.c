@@ -579,7 +579,7 @@ START_TEST(test_rich_backend) {
 END_TEST
 
 static Suite *cuda_suite(void) {
-        Suite *s = suite_create("cuda");
+        Suite *s = suite_create("nvidia-cuda");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_read_fastest_first_and_merge);

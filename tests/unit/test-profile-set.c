@@ -131,7 +131,7 @@ START_TEST(test_builtin_require_checks) {
 END_TEST
 
 static Suite *builtin_suite(void) {
-        Suite *s = suite_create("builtin-profiles");
+        Suite *s = suite_create("profile-set");
         TCase *tc = tcase_create("builtin");
         tcase_add_test(tc, test_builtins_match_json);
         tcase_add_test(tc, test_builtin_require_checks);

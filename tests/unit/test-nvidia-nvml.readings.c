@@ -320,7 +320,7 @@ START_TEST(test_device_abort) {
 END_TEST
 
 static Suite *nvml_readings_suite(void) {
-        Suite *s = suite_create("nvml-readings");
+        Suite *s = suite_create("nvidia-nvml.readings");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_readings_round_trip);

@@ -235,7 +235,7 @@ START_TEST(test_unknown_tiles) {
 END_TEST
 
 static Suite *select_intel_suite(void) {
-        Suite *s = suite_create("select-intel");
+        Suite *s = suite_create("intel-levelzero");
         TCase *tc = tcase_create("levelzero");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_flat);

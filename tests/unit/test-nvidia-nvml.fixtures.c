@@ -257,7 +257,7 @@ START_TEST(test_fixture_hosts_agree) {
 END_TEST
 
 static Suite *nvml_fixtures_suite(void) {
-        Suite *s = suite_create("nvml-fixtures");
+        Suite *s = suite_create("nvidia-nvml.fixtures");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 30);
         tcase_add_test(tc, test_fixture_hosts_agree);

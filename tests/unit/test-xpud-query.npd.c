@@ -190,7 +190,7 @@ START_TEST(test_unreachable) {
 END_TEST
 
 static Suite *npd_suite(void) {
-        Suite *s = suite_create("xpud-npd");
+        Suite *s = suite_create("xpud-query.npd");
         TCase *tc = tcase_create("core");
         tcase_add_loop_test(tc, test_verdict, 0, (int)ELEMENTSOF(cases));
         tcase_add_test(tc, test_verdict_bounded);

@@ -401,7 +401,7 @@ START_TEST(test_rich_views) {
 END_TEST
 
 static Suite *nvml_parse_suite(void) {
-        Suite *s = suite_create("nvml-parse");
+        Suite *s = suite_create("nvidia-nvml-parse");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_parse_every_key);
         tcase_add_test(tc, test_parse_malformed);

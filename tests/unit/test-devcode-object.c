@@ -3,12 +3,15 @@
  * must get exactly (the library an object is, parallel-algorithm marks outside the symbol
  * tables, a device-code section with nothing in it), and the work budget that bounds what one
  * crafted object or index costs (docs/audit.md, "Limits"). ELF objects are built here, section by
- * section, with no program headers. */
+ * section, with no program headers. Then what the audit reads from real fixtures (nvcc 13, clang
+ * 14, gcc; tests/fixtures/devcode/), damaged ones included. */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/strv.h"
@@ -420,8 +423,159 @@ START_TEST(test_index_values_bounded) {
 }
 END_TEST
 
+/* ---- the fixtures: what the audit reads from real objects (nvcc 13, clang 14, gcc) ---- */
+
+/* Read tests/fixtures/devcode/REL as the audit would; asserts it is an object. */
+static void read_fixture(const char *rel, struct xpu_object *o) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/tests/fixtures/devcode/%s", XPU_SRCDIR, rel);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        struct stat st;
+        ck_assert_int_eq(fstat(fd, &st), 0);
+        ck_assert_int_eq(xpu_object_read(fd, rel, (uint64_t)st.st_size, o), 0);
+        close(fd);
+}
+
+START_TEST(test_object_nvidia) {
+        struct xpu_object o;
+        /* nvcc -shared: the device-link stub (sm_80 without kernels) is left out; the kernel's sm_80
+         * and compute_90 (ISA 9.0) are there; it needs libcudart.so.13. */
+        read_fixture("nvidia/libkernel.so", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_ELF);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        ck_assert(has(o.nv_sass, "sm_80") && has(o.nv_ptx, "compute_90"));
+        ck_assert(has(o.nv_sections, ".nv_fatbin"));
+        ck_assert(has(o.needed, "libcudart.so.13"));
+        ck_assert_uint_eq(o.cudart_major, 13);
+        ck_assert(o.layers & (1u << XPU_LAYER_RUNTIME));
+        ck_assert_uint_eq(o.nv_containers, 2);
+        ck_assert_ptr_null(o.malformed);
+        bool ptx90 = false;
+        for (size_t i = 0; i < o.n_nv_code; i++)
+                ptx90 |= o.nv_code[i].kind == 1 && o.nv_code[i].sm == 90 && o.nv_code[i].ptx_major == 9 &&
+                         o.nv_code[i].ptx_minor == 0;
+        ck_assert(ptx90);
+        xpu_object_clear(&o);
+
+        /* -rdc: the relocatable copy is reported apart and never judged. */
+        read_fixture("nvidia/librdc.so", &o);
+        ck_assert(has(o.nv_rel_sass, "sm_90") && has(o.nv_sass, "sm_90"));
+        ck_assert(has(o.nv_sections, "__nv_relfatbin") && has(o.nv_sections, ".nv_fatbin"));
+        for (size_t i = 0; i < o.n_nv_code; i++)
+                ck_assert_uint_eq(o.nv_code[i].sm, 90);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/mixed.fatbin", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_FATBIN);
+        ck_assert(has(o.nv_sass, "sm_90a") && has(o.nv_sass, "sm_100f") && has(o.nv_sass, "sm_80"));
+        ck_assert(has(o.nv_sections, "file"));
+        ck_assert(o.nv_compression & XPU_NV_ZSTD);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/lz4.fatbin", &o);
+        ck_assert_uint_eq(o.nv_compression, XPU_NV_LZ4);
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/lto.fatbin", &o);
+        ck_assert(has(o.nv_lto, "lto_86"));
+        ck_assert_uint_eq(o.n_nv_code, 0); /* LTO-IR is never loaded */
+        ck_assert(!xpu_object_has_code(&o, XPU_CODE_VENDOR_NVIDIA));
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/kernel.cubin", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_CUBIN);
+        ck_assert(has(o.nv_sass, "sm_90"));
+        xpu_object_clear(&o);
+
+        read_fixture("nvidia/kernel.ptx", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_PTX);
+        ck_assert(has(o.nv_ptx, "compute_90"));
+        ck_assert_uint_eq(o.nv_code[0].ptx_major, 9);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+START_TEST(test_object_amd_and_host) {
+        struct xpu_object o;
+        read_fixture("amd/libhip.so", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_ELF);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_AMD);
+        ck_assert(has(o.amd_gfx, "gfx90a:sramecc+:xnack-") && has(o.amd_gfx, "gfx1030"));
+        ck_assert(has(o.amd_compression, "ccob-v2-zstd"));
+        ck_assert(has(o.amd_sections, ".hip_fatbin"));
+        ck_assert(has(o.needed, "libamdhip64.so.5"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/kernel.hsaco", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_CODE_OBJECT);
+        ck_assert(has(o.amd_gfx, "gfx1030"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/generic.bundle", &o);
+        ck_assert_int_eq(o.kind, XPU_OBJECT_BUNDLE);
+        ck_assert(has(o.amd_gfx, "gfx11-generic") && has(o.amd_gfx, "gfx10-3-generic"));
+        xpu_object_clear(&o);
+
+        read_fixture("amd/two-v1-zlib.ccob", &o);
+        ck_assert(has(o.amd_compression, "ccob-v1-zlib") && has(o.amd_gfx, "gfx1030"));
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libcuda.so.1", &o);
+        ck_assert(o.stub && !o.driver_copy);
+        ck_assert_str_eq(o.library->name, "libcuda");
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libapp.so", &o);
+        ck_assert_uint_eq(o.vendors, XPU_CODE_VENDOR_NVIDIA);
+        ck_assert(has(o.needed, "libcudart.so.13") && has(o.needed, "libcublas.so.13") && !has(o.needed, "libc.so.6"));
+        ck_assert_uint_eq(o.layers, (1u << XPU_LAYER_RUNTIME) | (1u << XPU_LAYER_BLAS) |
+                                            (1u << XPU_LAYER_PARALLEL_ALGORITHMS));
+        ck_assert(!xpu_object_has_code(&o, XPU_CODE_VENDOR_NVIDIA));
+        xpu_object_clear(&o);
+
+        read_fixture("elf/libplain.so", &o);
+        ck_assert_uint_eq(o.vendors, 0);
+        ck_assert_uint_eq(o.layers, 0);
+        xpu_object_clear(&o);
+}
+END_TEST
+
+/* Damaged input: reported as malformed, never a crash, never a guess. */
+START_TEST(test_object_malformed) {
+        size_t len;
+        unsigned char *lib = xpu_test_read_fixture("devcode/nvidia/libkernel.so", &len);
+        struct xpu_object o;
+        /* ELF header only: the section headers are past the end. */
+        int fd = xpu_test_memfd(lib, 200);
+        ck_assert_int_eq(xpu_object_read(fd, "cut.so", 200, &o), 0);
+        ck_assert_ptr_nonnull(o.malformed);
+        ck_assert_uint_eq(o.vendors, 0);
+        xpu_object_clear(&o);
+        close(fd);
+        /* Not an object at all: text and zeros. */
+        static const unsigned char zeros[4096];
+        fd = xpu_test_memfd(zeros, sizeof zeros);
+        ck_assert_int_eq(xpu_object_read(fd, "libzero.so", sizeof zeros, &o), -ENOEXEC);
+        close(fd);
+        fd = xpu_test_memfd("not ptx\n", 8);
+        ck_assert_int_eq(xpu_object_read(fd, "x.ptx", 8, &o), -ENOEXEC);
+        close(fd);
+        /* A fatbin cut in its entries. */
+        unsigned char *fb = xpu_test_read_fixture("devcode/nvidia/mixed.fatbin", &len);
+        fd = xpu_test_memfd(fb, 300);
+        ck_assert_int_eq(xpu_object_read(fd, "cut.fatbin", 300, &o), 0);
+        ck_assert_ptr_nonnull(o.malformed);
+        ck_assert_ptr_nonnull(strstr(o.malformed, "malformed"));
+        xpu_object_clear(&o);
+        close(fd);
+        free(fb);
+        free(lib);
+}
+END_TEST
+
 static Suite *limits_suite(void) {
-        Suite *s = suite_create("devcode-limits");
+        Suite *s = suite_create("devcode-object");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_library_is_the_object);
@@ -436,6 +590,12 @@ static Suite *limits_suite(void) {
         tcase_add_test(tc, test_index_values_bounded);
         tcase_add_test(tc, test_index_only_what_the_audit_writes);
         suite_add_tcase(s, tc);
+        TCase *fx = tcase_create("fixtures");
+        tcase_set_timeout(fx, 30);
+        tcase_add_test(fx, test_object_nvidia);
+        tcase_add_test(fx, test_object_amd_and_host);
+        tcase_add_test(fx, test_object_malformed);
+        suite_add_tcase(s, fx);
         return s;
 }
 

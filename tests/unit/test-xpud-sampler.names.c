@@ -81,7 +81,7 @@ START_TEST(test_utf8_names) {
 END_TEST
 
 static Suite *names_suite(void) {
-        Suite *s = suite_create("xpud-names");
+        Suite *s = suite_create("xpud-sampler.names");
         TCase *tc = tcase_create("names");
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_utf8_names);

@@ -539,7 +539,7 @@ START_TEST(test_helper_devices_total) {
 END_TEST
 
 static Suite *rocm_smi_suite(void) {
-        Suite *s = suite_create("rocm-smi");
+        Suite *s = suite_create("amd-rocm-smi");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_parse_good);

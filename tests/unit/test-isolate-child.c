@@ -311,7 +311,7 @@ START_TEST(test_user_namespace_ids) {
 END_TEST
 
 static Suite *isolate_ns_suite(void) {
-        Suite *s = suite_create("isolate-ns");
+        Suite *s = suite_create("isolate-child");
         TCase *tc = tcase_create("root");
         tcase_add_checked_fixture(tc, host_proc_setup, NULL);
         tcase_set_timeout(tc, 20);

@@ -426,7 +426,7 @@ START_TEST(test_parse_reply) {
 END_TEST
 
 static Suite *nvml_suite(void) {
-        Suite *s = suite_create("nvml");
+        Suite *s = suite_create("nvidia-nvml");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_read_and_merge);

@@ -4,7 +4,7 @@
  * grouped, every series once: promtool does not check that), number formatting, label escaping of
  * a hostile name, unsupported readings omitted, a lost device reduced to xpu_info/xpu_up/health.
  *
- * `test-xpud-prom --dump metrics|metrics-hostile|metrics-workloads|devices|health|events|version`
+ * `test-xpud-render-prom --dump metrics|metrics-hostile|metrics-workloads|devices|health|events|version`
  * prints the fixture's body instead of testing: tests/e2e/xpud-promtool.sh feeds it to promtool. */
 #include <math.h>
 #include <stdio.h>
@@ -419,7 +419,7 @@ START_TEST(test_temp_limits) {
 END_TEST
 
 static Suite *prom_suite(void) {
-        Suite *s = suite_create("xpud-prom");
+        Suite *s = suite_create("xpud-render-prom");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_format_double);
         tcase_add_test(tc, test_fixture_lines);

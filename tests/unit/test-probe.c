@@ -231,7 +231,7 @@ START_TEST(test_truncated) {
 END_TEST
 
 static Suite *probe_merge_suite(void) {
-        Suite *s = suite_create("probe-merge");
+        Suite *s = suite_create("probe");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_uuid_taken);
         tcase_add_test(tc, test_uuid_taken_by_backends);

@@ -105,7 +105,7 @@ START_TEST(test_i915_error_state) {
 END_TEST
 
 static Suite *xpud_intel_suite(void) {
-        Suite *s = suite_create("xpud-intel");
+        Suite *s = suite_create("xpud-sampler.intel");
         TCase *tc = tcase_create("sampler");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_xe_arc_b580);

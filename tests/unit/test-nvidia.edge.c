@@ -453,7 +453,7 @@ START_TEST(test_edge_gpu_limit) {
 END_TEST
 
 static Suite *nvidia_edge_suite(void) {
-        Suite *s = suite_create("nvidia-edge");
+        Suite *s = suite_create("nvidia.edge");
         TCase *tc = tcase_create("edge");
         tcase_add_test(tc, test_edge_open_module_domains_order);
         tcase_add_test(tc, test_edge_excluded);

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* entrypoint/plan-host-files.c: the driver files at their own path. The library directory (the
+ * profile's library links, CUDA forward compatibility, compat32) is test-plan-libdir.c's. */
+#include "base/strv.h"
+#include "plan-fx.h"
+
+/* The profile's "files": found in the driver root (the host copy), planned at their own path in a
+ * container root of its own: the parent directory, then a bind of the file's kind (mount mode)
+ * or a link into the driver root (link mode). Where the container root is the driver root they
+ * are the very same files: nothing planned, a note says so. display alone, with no Xorg module in
+ * the driver root, places nothing and still starts. */
+START_TEST(test_host_files) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        xpu_test_write(f.root, "lib/firmware/nvidia/465.19.01/gsp_tu10x.bin", "fw");
+        xpu_test_write(f.root, "lib/firmware/nvidia/460.73.01/gsp_tu10x.bin", "old fw");
+        xpu_test_write(f.root, "tmp/nvidia-mps/control", "");
+        char mps_dir[PATH_MAX];
+        snprintf(mps_dir, sizeof mps_dir, "%s/tmp/nvidia-mps", f.root);
+        ck_assert_int_eq(chmod(mps_dir, 01777), 0);
+        xpu_test_write(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "{}");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "already in the container"),
+                         "already in the container as the driver root's own file(s): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        xpu_plan_free(p);
+
+        fx_cdi(&f, NULL, NULL, NULL);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "compute,graphics", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *fw = find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(fw);
+        ck_assert(fw->host_file);
+        ck_assert_int_eq(fw->host_kind, XPU_HOST_FILE_REGULAR);
+        ck_assert_str_eq(fw->source, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        const struct xpu_op *dir = find_op(p, XPU_OP_MKDIR, "/lib/firmware/nvidia/465.19.01");
+        ck_assert_ptr_nonnull(dir);
+        ck_assert(dir < fw);
+        const struct xpu_op *mps = find_op(p, XPU_OP_BIND, "/tmp/nvidia-mps");
+        ck_assert_ptr_nonnull(mps);
+        ck_assert_int_eq(mps->host_kind, XPU_HOST_FILE_DIRECTORY);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/tmp"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/share/vulkan/icd.d/nvidia_icd.json"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/nvidia/460.73.01/gsp_tu10x.bin"));
+        ck_assert_str_eq(note_with(p, "at their own path"),
+                         "driver files at their own path (bind mounts from driver root /xpu/driver): "
+                         "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin, /tmp/nvidia-mps, "
+                         "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        /* the library binds come first: the tmpfs is read-only before any file at its own path */
+        const struct xpu_op *ro = NULL;
+        for (size_t i = 0; i < p->n_ops; i++)
+                if (p->ops[i].type == XPU_OP_REMOUNT_RO)
+                        ro = &p->ops[i];
+        ck_assert_ptr_nonnull(ro);
+        ck_assert(ro < dir);
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "utility", workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *link = find_op(p, XPU_OP_SYMLINK, "/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_nonnull(link);
+        ck_assert_str_eq(link->target, "/xpu/driver/lib/firmware/nvidia/465.19.01/gsp_tu10x.bin");
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/tmp/nvidia-mps")); /* compute's, not utility's */
+        xpu_plan_free(p);
+
+        /* video: the VDPAU driver where libvdpau looks for it, not in the library directory */
+        xpu_test_write(f.root, "usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.465.19.01", "");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, "video", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.465.19.01"));
+        xpu_plan_free(p);
+
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, "display", workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(note_with(p, "none placed"),
+                         "capabilities display: none of the files profile \"nvidia-cuda\" names for them is in "
+                         "driver root /xpu/driver; none placed");
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0);
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* A profile of the image that names directories it should not: /run (which would cover the
+ * library directory's tree) and /etc (the image's own, with files); and a file reached through an
+ * absolute link in the driver root, whose link-mode target is the file itself, so the kernel
+ * never resolves that link against the container's root. */
+START_TEST(test_host_files_hostile_profile) {
+        struct fx f;
+        fx_open(&f, "nvidia-rtx2080ti-x8", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.root, "etc/host-config", "host");
+        xpu_test_write(f.root, "run/something", "");
+        xpu_test_write(f.root, "opt/real/icd.json", "{}");
+        xpu_test_symlink(f.root, "usr/share/vulkan/icd.d/nvidia_icd.json", "/opt/real/icd.json");
+        xpu_test_write(f.container, "etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+        /* (world-writable, so the mode rule lets them through and the rules below are what stop them) */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/run", f.root);
+        ck_assert_int_eq(chmod(path, 01777), 0);
+        snprintf(path, sizeof path, "%s/etc", f.root);
+        ck_assert_int_eq(chmod(path, 01777), 0);
+        xpu_test_write(f.container, "opt/real/icd.json", "{\"image\": \"not the driver's\"}");
+        struct xpu_profile *pr = NULL;
+        char err[512] = "";
+        ck_assert_msg(xpu_profile_parse("{\"name\": \"h\", \"match\": {\"vendor\": \"nvidia\"}, "
+                                        "\"libraries\": {\"utility\": [\"libnvidia-ml.so\"]}, "
+                                        "\"files\": {\"utility\": [\"/run\", \"/etc\", "
+                                        "\"/usr/share/vulkan/icd.d/nvidia_icd.json\"]}}",
+                                        "test.json", &pr, err, sizeof err) == 0, "%s", err);
+        char *envp[] = { NULL };
+        struct xpu_plan_options o = {
+                .inject = XPU_INJECT_LINK, .driver_root = "/xpu/driver", .driver_fd = f.roots.driver_fd,
+                .container_fd = f.container_fd, .dev_fd = f.roots.dev_fd, .capabilities_env = "utility",
+                .envp = envp, .argv = workload,
+        };
+        struct xpu_plan *p = NULL;
+        ck_assert_msg(xpu_test_plan(f.inv, f.sel, pr, &o, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/run"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/etc"));
+        ck_assert_str_eq(note_with(p, "skipped /run"),
+                         "skipped /run: it would cover /run/xpuinit, which xpuinit's library directory owns");
+        ck_assert_str_eq(note_with(p, "skipped /etc"),
+                         "skipped /etc: the image has a directory with files there, which a mount would hide");
+        const struct xpu_op *op = find_op(p, XPU_OP_SYMLINK, "/usr/share/vulkan/icd.d/nvidia_icd.json");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "/xpu/driver/opt/real/icd.json");
+        xpu_plan_free(p);
+        xpu_profile_free(pr);
+        fx_close(&f);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("plan-host-files");
+        TCase *tc = tcase_create("plan-host-files");
+        tcase_add_test(tc, test_host_files);
+        tcase_add_test(tc, test_host_files_hostile_profile);
+        suite_add_tcase(s, tc);
+        return xpu_test_run(s);
+}
