@@ -54,7 +54,6 @@ entrypoint/profile-json.c   an example in an error message
 # it). New circles fail. The list only shrinks.
 CIRCLES_KNOWN='
 probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # files and paths call each other
-probes/nvidia/nvidia-nvml probes/nvidia/nvidia-nvml-helper probes/nvidia/nvidia-nvml-parse # the NVML backend split by size
 '
 
 MAX_LINES=800
