@@ -9,7 +9,10 @@ dest=$(cd "$1" && pwd) # absolute: apt runs from another directory below
 if [ -f "$dest/src/cJSON.c" ]; then
         exit 0
 fi
-ver=$(dpkg-query -W -f='${Version}' libcjson1 2>/dev/null) || {
+# The first line: with the arm64 libraries installed (install-deps.sh arm64) dpkg lists libcjson1
+# once per architecture, the same version (multiarch).
+ver=$(dpkg-query -W -f='${Version}\n' libcjson1 2>/dev/null | head -n 1)
+[ -n "$ver" ] || {
         echo "fetch-cjson-source: libcjson1 is not installed (make deps)" >&2
         exit 1
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian 12 packages a make target needs; do nothing when all are present. Run as
 # root (make demo and make check call it first).
-#   sh packaging/install-deps.sh [build|demo|check]     (default: check)
+#   sh packaging/install-deps.sh [build|demo|check|arm64]     (default: check)
 # XPU_EXTRA_PKGS="PKG ..." adds packages a target asks for (make bench, static, fuzz).
 #
 # Daemons: some test packages ship a service that Debian starts and enables on installation
@@ -41,6 +41,14 @@ TEST_PKGS="check runc busybox-static jq util-linux procps curl librocm-smi64-1 p
 if ! command -v npm >/dev/null 2>&1; then
         TEST_PKGS="$TEST_PKGS nodejs npm"
 fi
+# make ARCH=arm64 and make check-arm64 (docs/architecture.md, "arm64"): the cross compiler
+# (gcc-aarch64-linux-gnu with libc6-dev-arm64-cross), the arm64 multiarch -dev packages of every
+# library the build links plus check:arm64 for the unit tests (Debian's multiarch: the same version
+# co-installs with the amd64 one; their .pc files are in /usr/lib/aarch64-linux-gnu/pkgconfig), and
+# qemu-user, whose qemu-aarch64 runs the arm64 programs with the arm64 loader and libraries that
+# libc6:arm64 and the :arm64 packages put under / (qemu-aarch64 -L /), named explicitly: no binfmt_misc
+# registration is needed, which containers and CI runners often lack.
+ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libc6-dev:arm64 libseccomp-dev:arm64 libcap-dev:arm64 libcjson-dev:arm64 libsystemd-dev:arm64 libmicrohttpd-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 libyaml-dev:arm64 libnghttp2-dev:arm64 libprotobuf-c-dev:arm64 check:arm64"
 # Units the packages above or XPU_EXTRA_PKGS enable on installation (podman: its API socket and
 # service, the auto-update timer and service, the restart service).
 DAEMONS="prometheus.service nginx.service podman.socket podman.service podman-auto-update.timer podman-auto-update.service podman-restart.service"
@@ -50,8 +58,9 @@ case "$TARGET" in
 build) PKGS="$BUILD_PKGS" ;;
 demo) PKGS="$BUILD_PKGS $DEMO_PKGS" ;;
 check) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+arm64) PKGS="$BUILD_PKGS $ARM64_PKGS" ;;
 *)
-        echo "install-deps: unknown target \"$TARGET\"; use build, demo or check" >&2
+        echo "install-deps: unknown target \"$TARGET\"; use build, demo, check or arm64" >&2
         exit 2
         ;;
 esac
@@ -98,6 +107,15 @@ fi
 
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# The :arm64 packages come from the same mirror once dpkg knows the foreign architecture.
+case "$missing" in
+*:arm64*)
+        if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+                dpkg --add-architecture arm64
+        fi
+        ;;
+*) ;;
+esac
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing

@@ -4,11 +4,21 @@
 #   tests/run-tests.sh --sanitized ASAN_BUILD [FILTER]     the same for an ASan + UBSan build
 #   tests/run-tests.sh --asan ASAN_BUILD BUILD_DIR [FILTER]
 #                                                          both: BUILD_DIR, then ASAN_BUILD (make check)
+#                                                          and, with XPU_ARM64_BUILD set, that arm64
+#                                                          build under XPU_ARM64_EXEC (make check's
+#                                                          third pass, as make check-arm64)
 # Unit tests (Check, $BUILD/tests/test-*, fuzz corpus replays included) write TAP to stdout through
 # CK_TAP_LOG_FILE_NAME=-; shell suites (tests/e2e/*.sh, tests/attack/*.sh) print TAP themselves.
 # tests/k8s/*.sh (manifests), tests/grafana/*.sh (the dashboard) and tests/deb/*.sh (packages, images)
 # check what is shipped, not how the code behaves, so they run in the plain pass only.
 # FILTER keeps the tests whose name ("unit/test-x", "e2e/pid1", "attack/...") contains it.
+# XPU_TEST_EXEC (make check-arm64): a command that runs the build's programs, such as
+# "qemu-aarch64 -L /" for an arm64 build on an x86-64 machine. It prefixes every unit test, and the
+# shell suites that read it start xpuinit through it; set, only the unit tests and the suites in
+# XPU_TEST_SUITES (names as FILTER matches them: "e2e/probe-plan e2e/seccomp-builtin") run, since
+# the others run the programs inside containers, which an emulator named on the command line cannot
+# follow, and the tests listed in tests/qemu-excluded.txt are not run: each is printed with its
+# reason (docs/architecture.md, "arm64").
 # A program that exits non-zero without reporting a failure counts as one failure, so a crash
 # cannot pass silently.
 #
@@ -43,12 +53,16 @@ while [ $# -gt 0 ]; do
 done
 BUILD=${1:-build}
 FILTER=${2:-}
+XPU_TEST_EXEC=${XPU_TEST_EXEC:-}
+XPU_TEST_SUITES=${XPU_TEST_SUITES:-}
+export XPU_TEST_EXEC
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export XPU_SRCDIR="$top"
 
 passed=0
 failed=0
+excluded=0
 log=$(mktemp)
 sanlogs=$(mktemp -d)
 chmod 1777 "$sanlogs"
@@ -64,6 +78,18 @@ run_one() {
         name=$1
         shift
         case "$name" in *"$FILTER"*) ;; *) return ;; esac
+        if [ -n "$XPU_TEST_EXEC" ]; then
+                case "$name" in
+                unit/*) ;;
+                *) case " $XPU_TEST_SUITES " in *" $name "*) ;; *) return ;; esac ;;
+                esac
+                why=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$top/tests/qemu-excluded.txt")
+                if [ -n "$why" ]; then
+                        printf '# %s: not run under %s: %s\n' "$name" "$XPU_TEST_EXEC" "$why"
+                        excluded=$((excluded + 1))
+                        return
+                fi
+        fi
         printf '# %s\n' "$name"
         rm -f "$sanlogs"/*
         start=$(date +%s)
@@ -108,7 +134,8 @@ run_suite() {
         [ "$2" -eq 1 ] && sanitizer_env 1
         for t in "$1"/tests/test-*; do
                 [ -x "$t" ] || continue
-                run_one "unit/$(basename "$t")" env CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent "$t"
+                # shellcheck disable=SC2086 # XPU_TEST_EXEC is a command with its arguments
+                run_one "unit/$(basename "$t")" env CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent $XPU_TEST_EXEC "$t"
         done
         [ "$2" -eq 1 ] && sanitizer_env 0
         for t in tests/e2e/*.sh tests/attack/*.sh; do
@@ -126,6 +153,7 @@ run_suite() {
 
 if [ -z "$asan_build" ]; then
         run_suite "$BUILD" "$sanitized"
+        [ "$excluded" -eq 0 ] || echo "# $excluded test programs not run under $XPU_TEST_EXEC (tests/qemu-excluded.txt)"
         echo "$passed passed, $failed failed"
         [ "$failed" -eq 0 ]
         exit
@@ -143,6 +171,16 @@ asan_pid=$!
 sh "$top/tests/run-tests.sh" "$BUILD" "$FILTER" | tee "$plain_out"
 wait "$asan_pid"
 sed -e '$d' -e 's/^# /# asan: /' "$asan_out"
+# make check's third pass: the arm64 cross build (XPU_ARM64_BUILD) under XPU_ARM64_EXEC, after the
+# two (its emulated unit tests keep the CPUs busy), its lines prefixed "arm64: ".
+arm64_out=
+if [ -n "${XPU_ARM64_BUILD:-}" ]; then
+        arm64_out=$(mktemp)
+        trap 'rm -rf "$log" "$sanlogs" "$plain_out" "$asan_out" "$arm64_out"' EXIT
+        XPU_TEST_EXEC=${XPU_ARM64_EXEC:-qemu-aarch64 -L /} XPU_TEST_SUITES=${XPU_ARM64_SUITES:-} \
+                sh "$top/tests/run-tests.sh" "$XPU_ARM64_BUILD" "$FILTER" >"$arm64_out" 2>&1
+        sed -e '$d' -e 's/^# /# arm64: /' "$arm64_out"
+fi
 
 # counts FILE: sets p and f from FILE's last line "N passed, N failed" (0 and 1 when missing).
 counts() {
@@ -159,5 +197,12 @@ plain_p=$p plain_f=$f
 counts "$asan_out"
 echo "# $BUILD: $plain_p passed, $plain_f failed"
 echo "# $asan_build (ASan + UBSan): $p passed, $f failed"
-echo "$((plain_p + p)) passed, $((plain_f + f)) failed"
-[ $((plain_f + f)) -eq 0 ]
+p=$((plain_p + p)) f=$((plain_f + f))
+if [ -n "$arm64_out" ]; then
+        arm_p=$p arm_f=$f
+        counts "$arm64_out"
+        echo "# $XPU_ARM64_BUILD (arm64 under ${XPU_ARM64_EXEC:-qemu-aarch64 -L /}): $p passed, $f failed"
+        p=$((arm_p + p)) f=$((arm_f + f))
+fi
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]

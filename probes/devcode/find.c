@@ -73,16 +73,19 @@ static bool have_avx2(void) {
 const uint8_t *xpu_find4(const uint8_t *buf, size_t len, const uint8_t needle[4]) {
         if (len < 4)
                 return NULL;
-        size_t i = 0, starts = len - 3; /* a match can start at 0 .. STARTS - 1 */
-        const uint8_t *hit = NULL;
+        size_t i = 0;
+#if defined(__x86_64__) || defined(__SSE2__)
+        const size_t starts = len - 3; /* a match can start at 0 .. STARTS - 1 */
+        const uint8_t *hit;
 #if defined(__x86_64__)
         hit = have_avx2() ? find_avx2(buf, starts, needle, &i) : find_sse2(buf, starts, needle, &i);
-#elif defined(__SSE2__)
+#else
         hit = find_sse2(buf, starts, needle, &i);
 #endif
         if (hit)
                 return hit;
-        /* The rest, or everything without vectors: by the needle's last byte (a hit at AT is a
+#endif
+        /* The rest, or everything without vectors (aarch64: glibc's memchr is NEON there): by the needle's last byte (a hit at AT is a
          * start at AT - 3). */
         for (size_t at = i + 3; at < len;) {
                 const uint8_t *q = memchr(buf + at, needle[3], len - at);

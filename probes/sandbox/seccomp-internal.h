@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* How an entry becomes a rule. */
 enum xpu_sc_kind {
@@ -55,6 +56,16 @@ extern const size_t xpu_sc_n_builtins;
  * generator, and for the tests that compare a built-in program with a fresh compilation. */
 int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err,
                         size_t err_size);
+
+/* xpu_seccomp_compile() for the architecture ARCH, a libseccomp SCMP_ARCH_* token (the kernel's
+ * AUDIT_ARCH_* value; SCMP_ARCH_NATIVE, 0, for the native one): the generator of a cross build
+ * (make ARCH=arm64: seccomp-cgen runs on the build machine) compiles the built-ins for the target.
+ * The rules' names are translated to ARCH's call numbers by libseccomp; a call ARCH lacks
+ * ("open", "arch_prctl" on aarch64) gives no rule, as in a native compilation there. x86_64 gets
+ * the i386 and x32 filters too; any other ARCH its own only (no x32 on aarch64). Same results and
+ * errors as xpu_seccomp_compile(); an ARCH libseccomp does not know fails with its -errno. */
+int xpu_seccomp_compile_arch(const char *spec, uint32_t arch, int root_fd, struct xpu_seccomp_program **ret,
+                             char *err, size_t err_size);
 
 /* Whether P's instructions are a built-in filter's static data (false for NULL). For the tests. */
 bool xpu_seccomp_is_builtin(const struct xpu_seccomp_program *p);

@@ -175,9 +175,10 @@ static int rule_emit(scmp_filter_ctx ctx, const struct rule *r, bool deny) {
         }
 }
 
-/* Compile RS (a deny list returning EPERM, or an allow list with everything else EPERM) and
- * export it into P->fprog. */
-static int compile(const struct rules *rs, bool deny, struct xpu_seccomp_program *p, char *err, size_t err_size) {
+/* Compile RS (a deny list returning EPERM, or an allow list with everything else EPERM) for ARCH
+ * (an SCMP_ARCH_* token, 0 for the native one) and export it into P->fprog. */
+static int compile(const struct rules *rs, bool deny, uint32_t arch, struct xpu_seccomp_program *p, char *err,
+                   size_t err_size) {
         scmp_filter_ctx ctx = seccomp_init(deny ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM));
         int r;
         if (!ctx)
@@ -187,12 +188,22 @@ static int compile(const struct rules *rs, bool deny, struct xpu_seccomp_program
         r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
         if (r == 0)
                 r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-#if defined(__x86_64__)
-        if (r == 0)
+        /* Another architecture (the generator of a cross build): its filter alone. libseccomp takes
+         * the rules' numbers as native ones and translates them to ARCH by name, as it does for
+         * the i386 and x32 filters below. */
+        const uint32_t native = seccomp_arch_native();
+        if (arch == SCMP_ARCH_NATIVE)
+                arch = native;
+        if (r == 0 && arch != native) {
+                r = seccomp_arch_add(ctx, arch);
+                if (r == 0)
+                        r = seccomp_arch_remove(ctx, SCMP_ARCH_NATIVE);
+        }
+        if (r == 0 && arch == SCMP_ARCH_X86_64) {
                 r = seccomp_arch_add(ctx, SCMP_ARCH_X86); /* i386 (int 0x80, ia32 emulation) */
-        if (r == 0)
-                r = seccomp_arch_add(ctx, SCMP_ARCH_X32); /* x32 (syscall numbers | 0x40000000) */
-#endif
+                if (r == 0)
+                        r = seccomp_arch_add(ctx, SCMP_ARCH_X32); /* x32 (syscall numbers | 0x40000000) */
+        }
         if (r < 0) {
                 xpu_format_error(err, err_size, "seccomp: cannot set up the filter's architectures: %s", strerror(-r));
                 seccomp_release(ctx);
@@ -437,6 +448,11 @@ static int rules_from_file(struct rules *rs, const char *path, int root_fd, char
 }
 
 int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_program **ret, char *err, size_t err_size) {
+        return xpu_seccomp_compile_arch(spec, SCMP_ARCH_NATIVE, root_fd, ret, err, err_size);
+}
+
+int xpu_seccomp_compile_arch(const char *spec, uint32_t arch, int root_fd, struct xpu_seccomp_program **ret, char *err,
+                             size_t err_size) {
         if (!spec || !ret) {
                 xpu_format_error(err, err_size, "seccomp: no spec given; use default, strict, xpud or an absolute path");
                 return -EINVAL;
@@ -473,7 +489,7 @@ int xpu_seccomp_compile(const char *spec, int root_fd, struct xpu_seccomp_progra
                         free(p->name);
                 return -ENOMEM;
         }
-        r = compile(rs, deny, p, err, err_size);
+        r = compile(rs, deny, arch, p, err, err_size);
         if (r < 0) {
                 free(p->name);
                 return r;
