@@ -112,7 +112,9 @@ ALL_CFLAGS = $(CFLAGS_COMMON) $(CJSON_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS_COMMON) $(LDFLAGS)
 
 # ---- probes/: libxpuprobe.a, linked by both programs --------------------------------------
-PROBE_SRCS := $(sort $(wildcard probes/base/*.c probes/sandbox/*.c probes/devcode/*.c probes/nvidia/*.c probes/amd/*.c probes/intel/*.c probes/*.c))
+# Every folder of probes/ is compiled: base, sandbox, devcode and each vendor's (a new vendor's folder
+# needs no line here).
+PROBE_SRCS := $(sort $(wildcard probes/*.c probes/*/*.c))
 PROBE_OBJS := $(PROBE_SRCS:%.c=$(BUILD)/%.o)
 LIBPROBE := $(BUILD)/libxpuprobe.a
 

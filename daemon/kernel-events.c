@@ -41,7 +41,7 @@ static bool entry_matches(const struct xpud_kernel_entry *e, const char *dev) {
                (!e->has_function || id.function == e->bus.function);
 }
 
-static struct xpud_kernel_entry *entry_get(struct xpud_kernel_state *ks, const struct xpud_kmsg_event *ev) {
+static struct xpud_kernel_entry *entry_get(struct xpud_kernel_state *ks, const struct xpu_kernel_event *ev) {
         struct xpu_pci_bus_id id;
         if (xpu_pci_bus_id_parse(ev->bus_id, &id) < 0)
                 return NULL;
@@ -86,14 +86,10 @@ static void count_xid(struct xpud_kernel_events *k, unsigned xid) {
         k->xids[k->n_xids++].count = 1;
 }
 
-static void on_event(void *userdata, const struct xpud_kmsg_event *ev) {
+static void on_event(void *userdata, const struct xpu_kernel_event *ev) {
         struct update *u = userdata;
         const struct xpud_device *d = NULL;
-        char label[40];
-        if (strcmp(ev->kind, "xid") == 0)
-                snprintf(label, sizeof label, "Xid %u", ev->xid);
-        else
-                snprintf(label, sizeof label, "amdgpu");
+        const char *label = ev->label; /* the vendor's rules name it: "Xid 79", "amdgpu" */
         struct xpud_kernel_entry *e = ev->bus_id[0] ? entry_get(u->ks, ev) : NULL;
         if (ev->bus_id[0] && !e) {
                 u->oom = true;
@@ -113,8 +109,8 @@ static void on_event(void *userdata, const struct xpud_kmsg_event *ev) {
                 return;
         if (ev->xid)
                 count_xid(&e->ev, ev->xid);
-        enum xpud_health h = ev->effect == XPUD_KMSG_UNHEALTHY ? XPUD_HEALTH_UNHEALTHY
-                             : ev->effect == XPUD_KMSG_DEGRADED ? XPUD_HEALTH_DEGRADED
+        enum xpud_health h = ev->effect == XPU_KERNEL_UNHEALTHY ? XPUD_HEALTH_UNHEALTHY
+                             : ev->effect == XPU_KERNEL_DEGRADED ? XPUD_HEALTH_DEGRADED
                                                                 : XPUD_HEALTH_HEALTHY;
         if (h == XPUD_HEALTH_HEALTHY || xpud_health_rank(h) < xpud_health_rank(e->ev.health))
                 return;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel log events of the GPU drivers, read from /dev/kmsg: NVIDIA Xid lines and amdgpu GPU
- * resets, ring timeouts and RAS errors, each mapped to a PCI bus id and to a health effect.
+ * resets, ring timeouts and RAS errors, each mapped to a PCI bus id and to a health effect. The
+ * reader is here; what a message means is each vendor's kernel-log rules (vendor.h kernel_log,
+ * probes/<vendor>/<vendor>-kmsg.c), each returning a struct xpu_kernel_event (kernel-log.h).
  *
  * Sources: the kernel's /dev/kmsg record format (Documentation/ABI/testing/dev-kmsg: one record
  * per read, "PRIORITY,SEQ,TIMESTAMP_USEC,FLAGS[,...];MESSAGE\n", then continuation lines
@@ -17,42 +19,16 @@
 #include <stdint.h>
 
 #include "base/pci.h"
+#include "kernel-log.h"
 #include "snapshot.h"
 
-/* What a kernel log event does to its device's health. */
-enum xpud_kmsg_effect {
-        XPUD_KMSG_NONE = 0, /* recorded as an event only (an application fault, a correctable error) */
-        XPUD_KMSG_DEGRADED,
-        XPUD_KMSG_UNHEALTHY,
-};
-
-/* One event found in a record. */
-struct xpud_kmsg_event {
-        char kind[24];                   /* "xid", "amdgpu_reset", "amdgpu_ring_timeout", "amdgpu_ras" */
-        char bus_id[XPU_PCI_BUS_ID_MAX]; /* canonical; an Xid names no function: function 0 */
-        bool bus_has_function;           /* false for an Xid (match the device by domain, bus, device) */
-        unsigned xid;                    /* the Xid number, 1..65535 (kind "xid"), else 0 */
-        enum xpud_kmsg_effect effect;
-        char what[160];                  /* "GPU has fallen off the bus" (the catalogue's words) */
-        char action[XPUD_ACTION_SIZE];   /* suggested action, "" when none */
-        char text[256];                  /* the kernel's message, printable ASCII, cut */
-        double kernel_time;              /* seconds since boot (the record's timestamp) */
-};
-
-/* One entry of the Xid catalogue: the Xids xpud knows, with NVIDIA's meaning and action. */
-struct xpud_xid_info {
-        unsigned xid;
-        enum xpud_kmsg_effect effect;
-        const char *what;
-        const char *action;
-};
-/* The catalogue entry of XID, or NULL for an Xid xpud does not know (an event, no health effect). */
-const struct xpud_xid_info *xpud_xid_lookup(unsigned xid);
+/* Bytes of an event's action and of a health action agree (kernel-log.h). */
+_Static_assert(XPU_KERNEL_ACTION_SIZE == XPUD_ACTION_SIZE, "an event's action is a health action");
 
 /* Parse one record (its first line and any continuation lines, NUL-terminated, as /dev/kmsg
  * returns it or as one record of a file). Returns 1 and fills *EV when the record is a GPU driver
  * event, 0 when it is some other message, -EINVAL when it is not a kmsg record at all. */
-int xpud_kmsg_parse(const char *record, struct xpud_kmsg_event *ev);
+int xpud_kmsg_parse(const char *record, struct xpu_kernel_event *ev);
 
 /* The reader: a non-blocking descriptor and the bytes of a record not yet complete. */
 struct xpud_kmsg {
@@ -81,5 +57,5 @@ void xpud_kmsg_done(struct xpud_kmsg *k);
  * (USERDATA passed through). Never blocks. Returns the number of events, or -errno when reading
  * failed (the reader stays usable). Records the kernel overwrote before they were read (EPIPE)
  * and records longer than the buffer are counted in K->lost, no error. */
-int xpud_kmsg_poll(struct xpud_kmsg *k, void (*fn)(void *userdata, const struct xpud_kmsg_event *ev),
+int xpud_kmsg_poll(struct xpud_kmsg *k, void (*fn)(void *userdata, const struct xpu_kernel_event *ev),
                    void *userdata);

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +63,15 @@ static void put_count(FILE *f, const char *name, size_t n) {
         put_label(f, name, v);
 }
 
-/* "X.Y" with Y one digit as the integer X*10+Y ("12.2" -> 122, "9.0" -> 90): comparable with Gt and
- * Lt. Returns -1 for anything else (a two-digit minor would make the integers ambiguous). */
-static int dotted_int(const char *v) {
-        unsigned major, minor;
-        int used = 0;
-        if (!v || v[0] < '0' || v[0] > '9' || sscanf(v, "%u.%u%n", &major, &minor, &used) != 2 || v[used] ||
-            major > 999 || minor > 9 || v[strlen(v) - 2] != '.')
-                return -1;
-        return (int)(major * 10 + minor);
+/* put_label() as a vendor's node-label hook calls it (vendor.h). */
+static void put_vendor_label(void *f, const char *name, const char *value) {
+        put_label(f, name, value);
 }
 
-/* The labels that say what the node can run: vendor, device-code targets, NVIDIA compute
- * capability and CUDA version, AMD generic family, smallest memory, partitioning. Each is left
- * out when a device's fact it needs is unknown: a label never speaks for a GPU it did not see. */
+/* The labels that say what the node can run: vendor, device-code targets, the vendors' own
+ * (NVIDIA compute capability and CUDA version, AMD generic family: each descriptor's
+ * k8s.node_labels), smallest memory, partitioning. Each is left out when a device's fact it needs
+ * is unknown: a label never speaks for a GPU it did not see. */
 static int put_node_labels(FILE *f, const struct xpud_snapshot *s) {
         if (s->n_devices == 0)
                 return 0;
@@ -121,37 +115,9 @@ static int put_node_labels(FILE *f, const struct xpud_snapshot *s) {
                         put_count(f, name, t[i].count);
                 }
 
-        /* NVIDIA: the smallest compute capability (every GPU has at least it), the CUDA version. */
-        int cc = INT_MAX;
-        bool nvidia = false, cc_known = true;
-        const char *generic = NULL;
-        bool amd = false, one_generic = true;
-        for (size_t i = 0; i < nt; i++) {
-                if (t[i].vendor == XPU_CODE_VENDOR_NVIDIA) {
-                        nvidia = true;
-                        cc_known = cc_known && !t[i].unknown;
-                        if (!t[i].unknown && (int)t[i].sm < cc)
-                                cc = (int)t[i].sm;
-                } else if (t[i].vendor == XPU_CODE_VENDOR_AMD) {
-                        const char *g = t[i].unknown ? NULL : xpu_gfx_generic_of(t[i].gfx.processor);
-                        one_generic = one_generic && g && (!generic || strcmp(generic, g) == 0);
-                        generic = g;
-                        amd = true;
-                }
-        }
-        if (nvidia && cc_known) {
-                char v[16];
-                snprintf(v, sizeof v, "%d", cc);
-                put_label(f, "xpu.nvidia.cc", v);
-        }
-        int cuda = nvidia ? dotted_int(xpu_inventory_cuda_driver_version(inv)) : -1;
-        if (cuda >= 0) {
-                char v[16];
-                snprintf(v, sizeof v, "%d", cuda);
-                put_label(f, "xpu.nvidia.cuda", v);
-        }
-        if (amd && one_generic && generic)
-                put_label(f, "xpu.amd.generic", generic);
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->k8s && xpu_vendors[v]->k8s->node_labels)
+                        xpu_vendors[v]->k8s->node_labels(inv, t, nt, put_vendor_label, f);
 
         uint64_t mem = UINT64_MAX;
         const char *partition = NULL;

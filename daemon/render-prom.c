@@ -153,7 +153,7 @@ static void emit_info(struct out *o, const struct xpud_snapshot *s, const struct
                         put_label(o->f, &first, meta[i].label, meta[i].value);
         /* Then the vendor's own facts (brand, compute capability, gfx target, ...). */
         const struct xpu_vendor_ops *ops = xpu_vendor(d->dev.vendor);
-        for (const struct xpu_fact_label *l = ops ? ops->info_labels : NULL; l && l->label; l++) {
+        for (const struct xpu_fact_label *l = ops ? ops->view.info_labels : NULL; l && l->label; l++) {
                 const char *value = (const char *)&d->dev + l->offset;
                 if (value[0])
                         put_label(o->f, &first, l->label, value);

@@ -188,9 +188,9 @@ bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
                 const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
                 char target[32];
-                if (!ops || !ops->code_target_sources || !ops->code_target)
+                if (!ops || !ops->code.target_sources || !ops->code.target)
                         continue;
-                ops->code_target(d, target, sizeof target);
+                ops->code.target(d, target, sizeof target);
                 if (!target[0])
                         return true;
         }
@@ -230,7 +230,7 @@ int xpu_device_code_read(const struct xpu_device_code_setting *s, const struct x
         if (f->error == 0 && xpu_device_code_needs_rich_facts(f->objects, f->n) &&
             xpu_device_code_targets_missing(inv, devices, n))
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                        f->rich_sources |= xpu_vendors[v]->code_target_sources;
+                        f->rich_sources |= xpu_vendors[v]->code.target_sources;
         return 0;
 }
 

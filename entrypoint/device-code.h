@@ -23,7 +23,7 @@
 
 
 /* The driver's CUDA version (xpu_vendor_info.cuda_driver_version "13.0" of the vendor whose
- * xpu_vendor_ops.cuda_driver is set, rich path) as 13000, or 0. */
+ * xpu_vendor_ops.probe.cuda_driver is set, rich path) as 13000, or 0. */
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv);
 
 /* Read the index at PATH (a path of this mount namespace) into a new array. Returns 0; -ENOENT
@@ -55,8 +55,8 @@ int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, co
 void xpu_device_code_result_clear(struct xpu_device_code_result *r);
 
 /* True when one of the devices INV->devices[DEVICES[i]] (all when DEVICES is NULL) is a GPU whose
- * device-code target (xpu_vendor_ops.code_target) is not known yet and comes from the rich path
- * (xpu_vendor_ops.code_target_sources: an NVIDIA GPU's compute capability, which the fast path
+ * device-code target (xpu_vendor_ops.code.target) is not known yet and comes from the rich path
+ * (xpu_vendor_ops.code.target_sources: an NVIDIA GPU's compute capability, which the fast path
  * does not read). */
 bool xpu_device_code_targets_missing(const struct xpu_inventory *inv, const size_t *devices, size_t n);
 
@@ -79,7 +79,7 @@ struct xpu_device_code_facts {
         char err[1024];
         struct xpu_object *objects;
         size_t n;
-        uint32_t rich_sources;          /* rich sources (xpu_vendor_ops.code_target_sources) whose facts the
+        uint32_t rich_sources;          /* rich sources (xpu_vendor_ops.code.target_sources) whose facts the
                                          * verdict needs: read with the start's other rich facts, before
                                          * the plan; 0: none */
 };

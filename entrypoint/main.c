@@ -173,7 +173,7 @@ static int context_rich(struct context *c, uint32_t explicit, uint32_t needed) {
 static int code_target_facts(struct context *c) {
         uint32_t sources = 0;
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                sources |= xpu_vendors[v]->code_target_sources;
+                sources |= xpu_vendors[v]->code.target_sources;
         return context_rich(c, 0, sources);
 }
 
@@ -307,8 +307,10 @@ static int context_gather(struct context *c, char **argv, enum xpu_inject_mode i
                           struct xpu_plan_facts **ret) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
-        if (!caps)
-                caps = secure_getenv((caps_var = "NVIDIA_DRIVER_CAPABILITIES"));
+        /* Then each vendor's toolkit's variable (its descriptor's plan.capabilities_variable). */
+        for (int v = 0; !caps && v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->plan.capabilities_variable)
+                        caps = secure_getenv((caps_var = xpu_vendors[v]->plan.capabilities_variable));
         c->container_fd = xpu_open_root(c->container_path);
         if (c->container_fd < 0) {
                 log_error("cannot open the container root \"%s\": %s", c->container_path, strerror(-c->container_fd));

@@ -15,6 +15,7 @@
 #include "base/strv.h"
 #include "device-targets.h"
 #include "plan.h"
+#include "vendor.h"
 
 static int add_group_of(struct xpu_plan *p, const struct xpu_plan_facts *facts, const char *path) {
         const struct xpu_node_fact *nf = xpu_plan_facts_node(facts, path);
@@ -97,13 +98,15 @@ int xpu_plan_mig(struct xpu_plan *p, const struct xpu_inventory *inv, const stru
  * their nodes checked like every other, or an error when the host has none to give. */
 int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, const struct xpu_selection *sel,
                       const struct xpu_plan_facts *facts, char *err, size_t err_size) {
+        /* The variables and the capability directory of the vendor whose MIG variables were read. */
+        const struct xpu_vendor_mig *mv = xpu_mig_vendor() ? &xpu_mig_vendor()->mig : NULL;
         const struct {
                 bool wanted;
                 const struct xpu_devnode *node;
                 const char *what, *var;
         } caps[] = {
-                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", "NVIDIA_MIG_CONFIG_DEVICES" },
-                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", "NVIDIA_MIG_MONITOR_DEVICES" },
+                { sel->mig_config, vi ? &vi->mig_config_cap : NULL, "config", mv ? mv->config_variable : "" },
+                { sel->mig_monitor, vi ? &vi->mig_monitor_cap : NULL, "monitor", mv ? mv->monitor_variable : "" },
         };
         for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
                 if (!caps[i].wanted)
@@ -116,10 +119,10 @@ int xpu_plan_mig_caps(struct xpu_plan *p, const struct xpu_vendor_info *vi, cons
                 }
                 if (!caps[i].node || !caps[i].node->path[0]) {
                         xpu_format_error(err, err_size, "the MIG %s capability was asked for (%s=all), "
-                                         "but this host offers none (no usable /proc/driver/nvidia/capabilities/mig/%s: "
+                                         "but this host offers none (no usable %s/mig/%s: "
                                          "missing, or refused with a probe warning): it needs a MIG-capable GPU and "
                                          "driver; unset the variable",
-                                         caps[i].what, caps[i].var, caps[i].what);
+                                         caps[i].what, caps[i].var, mv && mv->caps_dir ? mv->caps_dir : "", caps[i].what);
                         return -ENOENT;
                 }
                 if (xpu_plan_node_check(p, caps[i].node, facts) < 0 ||

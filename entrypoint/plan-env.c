@@ -15,6 +15,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "plan.h"
+#include "vendor.h"
 
 
 
@@ -25,7 +26,7 @@ static void strv_freep(char ***v) {
 int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_needs *n,
                           const char *env, const char *var, char *err, size_t err_size) {
         if (!var)
-                var = "NVIDIA_DRIVER_CAPABILITIES";
+                var = xpu_capabilities_variable();
         if (n->no_capability) { /* ",,," names nothing: never inject nothing silently */
                 xpu_format_error(err, err_size,
                                  "%s=\"%s\" names no capability; use a list such as \"utility,compute\", \"all\", "

@@ -101,13 +101,13 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 if (mem[0])
                         fprintf(f, "  %s", mem);
                 const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
-                if (ops && ops->facts_text)
-                        ops->facts_text(d, f);
+                if (ops && ops->view.facts_text)
+                        ops->view.facts_text(d, f);
                 for (size_t j = 0; j < d->n_nodes; j++)
                         fprintf(f, "  %s%s", d->nodes[j].path, d->nodes[j].present ? "" : " (absent)");
                 fputc('\n', f);
-                if (ops && ops->subdevices_text)
-                        ops->subdevices_text(d, f);
+                if (ops && ops->view.subdevices_text)
+                        ops->view.subdevices_text(d, f);
         }
         if (inv->n_devices == 0)
                 fputs("no accelerators found\n", f);

@@ -166,7 +166,7 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
         /* The vendor's own fact under this key (its descriptor's require_facts): "" when its GPUs
          * have none or this one does not know it. */
         const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
-        const char *fact = xpu_fact_label_value(ops ? ops->require_facts : NULL, d, xpu_require_keys[f->key].name);
+        const char *fact = xpu_fact_label_value(ops ? ops->require.facts : NULL, d, xpu_require_keys[f->key].name);
         switch (f->key) {
         case KEY_ARCH:
                 if (!fact[0]) {
@@ -287,7 +287,7 @@ static int check_selected(const struct xpu_require *r, const struct xpu_inventor
                         ops = xpu_vendor(xpu_vendor_cuda());
                 else if (first_known && first->key == KEY_DRIVER)
                         ops = xpu_vendor(vendor);
-                const char *advice = !ops ? NULL : ops->require_advice ? ops->require_advice : "update the driver";
+                const char *advice = !ops ? NULL : ops->require.advice ? ops->require.advice : "update the driver";
                 snprintf(why, why_size, "requirement \"%s\" not met: %s%s but %s%s%s", r->text,
                          r->n_terms > 1 ? "no alternative met; first: " : "", first->text, first_found,
                          advice ? "; " : "", advice ? advice : "");
@@ -357,7 +357,7 @@ static int start_add(struct xpu_require_start *s, const char *name, size_t name_
 
 /* Is NAME[0..LEN) one of OPS's image variables that are never checked? */
 static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size_t len) {
-        for (const char *const *k = ops->require_env_skip; k && *k; k++)
+        for (const char *const *k = ops->require.env_skip; k && *k; k++)
                 if (strlen(*k) == len && strncmp(*k, name, len) == 0)
                         return true;
         return false;
@@ -365,7 +365,7 @@ static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size
 
 /* The expression of ENTRY ("NAME=EXPR") when it is one of OPS's image variables to check, else NULL. */
 static const char *env_expr(const struct xpu_vendor_ops *ops, const char *entry) {
-        if (!xpu_startswith(entry, ops->require_env_prefix))
+        if (!xpu_startswith(entry, ops->require.env_prefix))
                 return NULL;
         const char *eq = strchr(entry, '=');
         return eq && !env_skipped(ops, entry, (size_t)(eq - entry)) ? eq + 1 : NULL;
@@ -379,9 +379,9 @@ int xpu_require_start_parse(const char *user_expr, char *const *envp, struct xpu
                 return -ENOMEM;
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 const struct xpu_vendor_ops *ops = xpu_vendors[v];
-                if (!ops->require_env_prefix)
+                if (!ops->require.env_prefix)
                         continue;
-                const char *off = ops->require_env_disable ? xpu_env_get(envp, ops->require_env_disable) : NULL;
+                const char *off = ops->require.env_disable ? xpu_env_get(envp, ops->require.env_disable) : NULL;
                 if (off && !(s->disable[v] = strdup(off)))
                         return -ENOMEM;
                 if (off && xpu_parse_bool(off) > 0)
@@ -454,23 +454,23 @@ int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_se
                     (r = check_one(inv, sel, vendor, &start->exprs[i], "", false, warn_only)) < 0)
                         return r;
         const struct xpu_vendor_ops *ops = xpu_vendor(vendor);
-        if (!start || !ops || !ops->require_env_prefix)
+        if (!start || !ops || !ops->require.env_prefix)
                 return 0;
         const char *v = start->disable[vendor];
         int disable = v ? xpu_parse_bool(v) : 0;
         if (disable < 0)
                 log_warning("%s: \"%s\" is not a boolean (use 1/0, true/false); requirements are checked",
-                            ops->require_env_disable, v);
+                            ops->require.env_disable, v);
         if (disable > 0) {
-                log_debug("%s=%s: %s* not checked", ops->require_env_disable, v, ops->require_env_prefix);
+                log_debug("%s=%s: %s* not checked", ops->require.env_disable, v, ops->require.env_prefix);
                 return 0;
         }
         /* The image's own variables (every CUDA image sets NVIDIA_REQUIRE_CUDA): facts the probe
          * cannot know yet are warned about, not enforced; known ones (driver) are. */
         char hint[160] = "";
-        if (ops->require_env_disable)
-                snprintf(hint, sizeof hint, "; %s=1 skips the %s* checks", ops->require_env_disable,
-                         ops->require_env_prefix);
+        if (ops->require.env_disable)
+                snprintf(hint, sizeof hint, "; %s=1 skips the %s* checks", ops->require.env_disable,
+                         ops->require.env_prefix);
         for (size_t i = 0; i < start->n; i++)
                 if (start->exprs[i].vendor == vendor &&
                     (r = check_one(inv, sel, vendor, &start->exprs[i], hint, true, warn_only)) < 0)

@@ -9,7 +9,7 @@
  *   vendor  the chosen profile's vendor (nvidia, amd); = and != only, case-insensitive
  *   driver  kernel driver version of that vendor (inv->vendors[vendor].driver_version), dotted
  *   cuda    CUDA driver API version (inv->vendors[v].cuda_driver_version of the vendor v whose
- *           xpu_vendor_ops.cuda_driver is set: NVIDIA), dotted; empty on the fast path, so a cuda
+ *           xpu_vendor_ops.probe.cuda_driver is set: NVIDIA), dotted; empty on the fast path, so a cuda
  *           factor is not met until the rich probe (NVML, libcuda) fills it
  *   rocm    ROCm version, dotted; no source yet, so a rocm factor is never met
  *   arch    per device: compute capability ("7.5"), dotted; rich probe only
@@ -77,7 +77,7 @@ struct xpu_require_expr {
 };
 
 /* The requirement expressions of a start: the user's (--require/XPU_REQUIRE), then each vendor's
- * image variables (xpu_vendor_ops.require_env_prefix: NVIDIA_REQUIRE_*) in environment order,
+ * image variables (xpu_vendor_ops.require.env_prefix: NVIDIA_REQUIRE_*) in environment order,
  * left out for a vendor whose require_env_disable variable is true. */
 struct xpu_require_start {
         struct xpu_require_expr *exprs;

@@ -16,9 +16,12 @@ void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selectio
          * CDI spec sets beside the devices and driver files it gives (xpu_vendor_visibility). */
         *env = (struct xpu_selection_env){
                 .xpu_visible = secure_getenv("XPU_VISIBLE_DEVICES"),
-                .mig_config = secure_getenv("NVIDIA_MIG_CONFIG_DEVICES"),
-                .mig_monitor = secure_getenv("NVIDIA_MIG_MONITOR_DEVICES"),
         };
+        const struct xpu_vendor_mig *mv = xpu_mig_vendor() ? &xpu_mig_vendor()->mig : NULL; /* its toolkit's MIG variables */
+        if (mv) {
+                env->mig_config = secure_getenv(mv->config_variable);
+                env->mig_monitor = mv->monitor_variable ? secure_getenv(mv->monitor_variable) : NULL;
+        }
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 const struct xpu_vendor_visibility *vis = &xpu_vendors[v]->visibility;
                 const char *value = vis->variable ? secure_getenv(vis->variable) : NULL;

@@ -50,16 +50,21 @@ static const char *no_mig_reason(const struct xpu_device *d, char *buf, size_t s
         if (d->have & XPU_HAVE_MIG_MODE)
                 return "MIG mode is off";
         const char *v = xpu_vendor_display_name(d->vendor);
-        snprintf(buf, size, "no MIG instance is listed for this %s GPU; NVIDIA's driver lists them under "
-                 "/proc/driver/nvidia/capabilities", v ? v : "");
+        /* The driver that lists them: the vendor whose MIG variables are read (xpu_mig_vendor()). */
+        const struct xpu_vendor_ops *mo = xpu_mig_vendor();
+        if (mo && mo->mig.caps_dir)
+                snprintf(buf, size, "no MIG instance is listed for this %s GPU; %s's driver lists them under %s",
+                         v ? v : "", mo->display_name, mo->mig.caps_dir);
+        else
+                snprintf(buf, size, "no MIG instance is listed for this %s GPU", v ? v : "");
         return buf;
 }
 
 /* Why the rich path gave no MIG UUIDs: the rich_note of the vendor whose rich path reports them
- * (xpu_vendor_ops.rich_mig_uuids), "" when it has none. */
+ * (xpu_vendor_ops.mig.rich_uuids), "" when it has none. */
 static const char *mig_rich_note(const struct xpu_inventory *inv) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (xpu_vendors[v]->rich_mig_uuids)
+                if (xpu_vendors[v]->mig.rich_uuids)
                         return inv->vendors[v].rich_note;
         return "";
 }
@@ -170,13 +175,15 @@ int xpu_sel_match_mig(const struct var_rules *r, const struct xpu_inventory *inv
                                 xpu_sel_out_add(&o, "which the container runtime did not give to this container (%s is "
                                             "missing); ask the runtime for it or leave it out", missing);
                         else {
-                                /* D has MIG devices, so it is NVIDIA's (xpu_mig_devices()): its minor names
-                                 * the directory, when procfs gave one. */
-                                char gpu[24] = "gpu<minor>";
-                                if (d->have & XPU_HAVE_MINOR)
-                                        snprintf(gpu, sizeof gpu, "gpu%u", d->nvidia.minor);
-                                xpu_sel_out_add(&o, "whose capability nodes are unknown (no /proc/driver/nvidia/capabilities/"
-                                            "%s/mig here); mount the host's /proc/driver/nvidia", gpu);
+                                /* D has MIG devices, so its vendor's MIG group names the directory of
+                                 * its capabilities (xpu_mig_devices()). */
+                                const struct xpu_vendor_mig *mv = &xpu_vendor(d->vendor)->mig;
+                                char gpu[24] = "";
+                                if (mv->caps_gpu)
+                                        mv->caps_gpu(d, gpu, sizeof gpu);
+                                xpu_sel_out_add(&o, "whose capability nodes are unknown (no %s/%s/mig here); mount the "
+                                            "host's %s", mv->caps_dir ? mv->caps_dir : "", gpu,
+                                            mv->proc_dir ? mv->proc_dir : "");
                         }
                 }
                 return -EINVAL;

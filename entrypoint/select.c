@@ -400,12 +400,14 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
                         return -ENOMEM;
         }
 
-        /* The toolkit takes "all" only for these (its docs: "Possible values: all"). */
+        /* The toolkit takes "all" only for these (its docs: "Possible values: all"); the variables
+         * are the MIG vendor's (xpu_mig_vendor()), read only when it has them. */
+        const struct xpu_vendor_mig *mv = xpu_mig_vendor() ? &xpu_mig_vendor()->mig : NULL;
         const struct {
                 const char *name, *what, *value;
                 bool *out;
-        } mig_caps[] = { { "NVIDIA_MIG_CONFIG_DEVICES", "config", env->mig_config, &s->mig_config },
-                         { "NVIDIA_MIG_MONITOR_DEVICES", "monitor", env->mig_monitor, &s->mig_monitor } };
+        } mig_caps[] = { { mv ? mv->config_variable : "", "config", env->mig_config, &s->mig_config },
+                         { mv ? mv->monitor_variable : "", "monitor", env->mig_monitor, &s->mig_monitor } };
         for (size_t i = 0; i < ELEMENTSOF(mig_caps); i++) {
                 const char *v = mig_caps[i].value;
                 if (!v || !*v)

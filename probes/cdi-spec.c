@@ -64,15 +64,19 @@ int xpu_cdi_kind_check(const char *kind, char *err, size_t err_size) {
                                  kind, slash + 1);
                 return -EINVAL;
         }
-        static const char *const vendor_kinds[] = { "nvidia.com", "amd.com" };
-        for (size_t i = 0; i < ELEMENTSOF(vendor_kinds); i++)
-                if (vlen == strlen(vendor_kinds[i]) && strncasecmp(kind, vendor_kinds[i], vlen) == 0) {
-                        xpu_format_error(err, err_size, "--kind \"%s\": %s is the vendor's own kind; a GPU in its "
+        /* The vendors' own kinds (the descriptors' visibility.cdi_kind, "nvidia.com/gpu"), by their
+         * vendor part. */
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                const char *own = xpu_vendors[v]->visibility.cdi_kind;
+                size_t own_len = own ? strcspn(own, "/") : 0;
+                if (own_len > 0 && vlen == own_len && strncasecmp(kind, own, vlen) == 0) {
+                        xpu_format_error(err, err_size, "--kind \"%s\": %.*s is the vendor's own kind; a GPU in its "
                                          "spec and in this one, in one directory, is dropped by CDI as a "
-                                         "conflict. Use a kind of your own (default %s)", kind, vendor_kinds[i],
+                                         "conflict. Use a kind of your own (default %s)", kind, (int)own_len, own,
                                          XPU_CDI_KIND_DEFAULT);
                         return -EINVAL;
                 }
+        }
         return 0;
 }
 
@@ -266,7 +270,7 @@ static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const cha
 static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
                         cJSON **ret, char ***warnings, char *err, size_t err_size) {
         static const struct xpu_vendor_cdi none;
-        const struct xpu_vendor_cdi *cv = xpu_vendors[v]->cdi ? xpu_vendors[v]->cdi : &none;
+        const struct xpu_vendor_cdi *cv = xpu_vendors[v]->plan.cdi ? xpu_vendors[v]->plan.cdi : &none;
         const struct xpu_vendor_info *vi = &inv->vendors[v];
         const char *name = xpu_vendor_to_string(v);
         *ret = NULL;

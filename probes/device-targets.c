@@ -20,17 +20,17 @@ size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *de
         for (size_t i = 0; i < total; i++) {
                 const struct xpu_device *d = &inv->devices[devices ? devices[i] : i];
                 const struct xpu_vendor_ops *vo = xpu_vendor(d->vendor);
-                if (!vo || !vo->code_vendor)
+                if (!vo || !vo->code.vendor)
                         continue; /* no device code of this vendor is judged */
                 struct xpu_code_target cur;
                 char spec[64] = "";
-                if (vo->code_target)
-                        vo->code_target(d, spec, sizeof spec);
+                if (vo->code.target)
+                        vo->code.target(d, spec, sizeof spec);
                 if (!spec[0] || xpu_code_target_parse(spec, &cur) < 0) {
                         /* Its vendor is still known: "nothing for this vendor" can be judged. */
                         (*unknown)++;
-                        cur = (struct xpu_code_target){ .vendor = vo->code_vendor, .unknown = true };
-                        snprintf(cur.name, sizeof cur.name, "%s (%s unknown)", vo->name, vo->code_target_name);
+                        cur = (struct xpu_code_target){ .vendor = vo->code.vendor, .unknown = true };
+                        snprintf(cur.name, sizeof cur.name, "%s (%s unknown)", vo->name, vo->code.target_name);
                 }
                 size_t k = 0;
                 while (k < nt && strcmp(t[k].name, cur.name) != 0)
@@ -58,5 +58,5 @@ const char *xpu_device_partition(const struct xpu_device *d) {
         const struct xpu_vendor_ops *vo = xpu_vendor(d->vendor);
         if (!vo)
                 return NULL;
-        return vo->partition ? vo->partition(d) : "none";
+        return vo->view.partition ? vo->view.partition(d) : "none";
 }

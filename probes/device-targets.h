@@ -12,7 +12,7 @@
 #define XPU_DEVICE_CODE_TARGETS_MAX 16
 
 /* The targets of the devices INV->devices[DEVICES[i]] for i < N (all of them when DEVICES is
- * NULL), one per kind, as each vendor's descriptor names them (xpu_vendor_ops.code_target): NVIDIA
+ * NULL), one per kind, as each vendor's descriptor names them (xpu_vendor_ops.code.target): NVIDIA
  * by compute capability (xpu_device.compute_capability, rich path: NVML or the CUDA driver API),
  * AMD by gfx target (KFD gfx_target_version); devices of a vendor whose device code is not judged
  * (Intel: SPIR-V is compiled at run time) are left out. GPUS says how many of
@@ -23,7 +23,7 @@
 size_t xpu_device_code_targets(const struct xpu_inventory *inv, const size_t *devices, size_t n,
                                struct xpu_code_target *t, size_t max, size_t *unknown);
 
-/* How device D is partitioned, as a label value (xpu_vendor_ops.partition): "mig" (NVIDIA with
+/* How device D is partitioned, as a label value (xpu_vendor_ops.view.partition): "mig" (NVIDIA with
  * MIG mode on: NVML), the AMD partition mode ("cpx_nps4", xpu_device.partition_mode), "none" (MIG
  * mode off; an AMD GPU that is not one of several partitions and whose driver shows no mode; a
  * vendor without partitions), or NULL when it is not known (NVIDIA without NVML; an AMD partition

@@ -68,8 +68,8 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
                         cJSON_Delete(a);
         }
         const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
-        if (ok && ops && ops->facts_json)
-                ok = ops->facts_json(d, o);
+        if (ok && ops && ops->view.facts_json)
+                ok = ops->view.facts_json(d, o);
         if (ok && (d->have & XPU_HAVE_RENDER_MINOR))
                 ok = xpu_json_add_num(o, "render_minor", d->render_minor);
         if (ok && (d->have & XPU_HAVE_PARTITION))

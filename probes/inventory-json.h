@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The inventory as JSON (also xpud's /v1/devices), and the small builders the vendors' own device
- * views (struct xpu_vendor_ops.facts_json) share. */
+ * views (struct xpu_vendor_ops.view.facts_json) share. */
 #pragma once
 
 #include <cJSON.h>

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "base/macro.h"
+#include "base/ldcache.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "libs-internal.h"
+#include "libs.h"
 
 /* Largest ld.so.cache read, in bytes (a full desktop's cache is ~100 KiB). */
 #define LDCACHE_SIZE_MAX (16u << 20)

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the driver-file finder (libs.c) and its candidate search (libs-candidates.c) share. Not
- * an interface: libs.h is. Silent: -errno. */
+ * an interface: libs.h is. Silent: -errno. It includes nothing of libs.h, so that libs.c and its
+ * parts form no include circle. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
-
-#include "libs.h"
 
 /* Where one search looks: the native libraries, or the 32-bit copies of compat32. */
 struct search {
@@ -44,7 +43,7 @@ bool xpu_libs_base_matches(const char *name, char *const *patterns, size_t n_pat
 
 /* Paths in the driver root whose "<base>.so" matches PATTERNS, in SEARCH's order: what the
  * root's ld.so.cache lists (resolved inside the root), then the entries of SEARCH's directories,
- * sorted by name within each. REFUSED (may be NULL): on a directory over XPU_LIBDIR_ENTRIES_MAX
+ * sorted by name within each. REFUSED (may be NULL): on a directory over XPU_LIBDIR_ENTRIES_MAX (libs.h)
  * entries, the line saying so (malloc'ed); the return is then -E2BIG. Returns 0 or -errno. */
 int xpu_libs_collect_candidates(int root_fd, const struct search *search, char *const *patterns, size_t n_patterns,
                                 struct xpu_libs_strv *ret, char **refused);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "probe.h"
 #include "base/escape.h"
-#include "vendor.h"
 #include "base/str.h"
 #include "base/path.h"
 
@@ -15,7 +14,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/utsname.h>
 
 static const char *const source_names[_XPU_SOURCE_MAX] = {
         [XPU_SOURCE_PROCFS] = "procfs",
@@ -295,37 +293,6 @@ bool xpu_device_available(const struct xpu_device *dev) {
                 if (!dev->nodes[i].optional && !dev->nodes[i].present)
                         return false;
         return true;
-}
-
-int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret) {
-        struct xpu_inventory *inv = xpu_inventory_new();
-        if (!inv)
-                return -ENOMEM;
-        /* The kernel release only means something for the real host. */
-        struct utsname u;
-        if (strcmp(roots->sys, "/") == 0 && uname(&u) == 0)
-                xpu_strlcpy(inv->kernel, u.release, sizeof inv->kernel);
-
-        for (size_t b = 0; b < _XPU_VENDOR_MAX; b++) {
-                int r = xpu_vendors[b]->probe(roots, inv);
-                if (r < 0) {
-                        xpu_inventory_free(inv);
-                        return r;
-                }
-        }
-        for (size_t i = 0; i < inv->n_devices; i++)
-                inv->devices[i].index = (unsigned)i;
-        *ret = inv;
-        return 0;
-}
-
-const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d, size_t *n) {
-        const struct xpu_vendor_ops *ops = d ? xpu_vendor(d->vendor) : NULL;
-        *n = 0;
-        const struct xpu_mig_device *m = ops && ops->mig ? ops->mig(d, n) : NULL;
-        if (!m)
-                *n = 0;
-        return *n ? m : NULL;
 }
 
 size_t xpu_mig_count(const struct xpu_device *d) {

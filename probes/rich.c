@@ -12,9 +12,9 @@
 
 const struct xpu_rich_ops *xpu_rich_backend_at(size_t i) {
         for (size_t v = 0; v < _XPU_VENDOR_MAX; v++)
-                for (size_t k = 0; xpu_vendors[v]->rich && xpu_vendors[v]->rich[k]; k++)
+                for (size_t k = 0; xpu_vendors[v]->probe.rich && xpu_vendors[v]->probe.rich[k]; k++)
                         if (i-- == 0)
-                                return xpu_vendors[v]->rich[k];
+                                return xpu_vendors[v]->probe.rich[k];
         return NULL;
 }
 

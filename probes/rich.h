@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The rich path: what the vendors' own libraries (NVML, the CUDA driver API, ROCm SMI)
  * say about the devices the fast path found. Vendor-neutral: each library is one backend in
- * its vendor's xpu_vendor_ops.rich (vendor.h), implemented in probes/<vendor>/; nothing here knows a vendor.
+ * its vendor's xpu_vendor_ops.probe.rich (vendor.h), implemented in probes/<vendor>/; nothing here knows a vendor.
  *
  * Flow: xpu_rich_probe() runs, for each backend whose vendor's kernel driver is loaded, its read()
  * (the library runs only inside an xpu_isolate_run() helper: unprivileged, clean environment,
@@ -55,7 +55,7 @@ struct xpu_rich_ops {
 
 };
 
-/* The I-th backend in merge order (each vendor's xpu_vendor_ops.rich, vendors in xpu_vendors[]
+/* The I-th backend in merge order (each vendor's xpu_vendor_ops.probe.rich, vendors in xpu_vendors[]
  * order: NVML, CUDA driver API, ROCm SMI), NULL past the last. A fact already set by an earlier
  * backend is kept; a later one that disagrees adds a warning. */
 const struct xpu_rich_ops *xpu_rich_backend_at(size_t i);

@@ -6,6 +6,13 @@
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/utsname.h>
+
+#include "base/str.h"
+
+/* Each vendor's descriptor, defined in probes/<vendor>/<vendor>.c: declared here, with the one list,
+ * so that no vendor-neutral header names a vendor. */
+extern const struct xpu_vendor_ops xpu_vendor_nvidia, xpu_vendor_amd, xpu_vendor_intel;
 
 const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX] = {
         [XPU_VENDOR_NVIDIA] = &xpu_vendor_nvidia, /* first: its index order is PCI bus order */
@@ -19,9 +26,23 @@ const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v) {
 
 enum xpu_vendor xpu_vendor_cuda(void) {
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                if (xpu_vendors[v]->cuda_driver)
+                if (xpu_vendors[v]->probe.cuda_driver)
                         return (enum xpu_vendor)v;
         return _XPU_VENDOR_MAX;
+}
+
+const struct xpu_vendor_ops *xpu_mig_vendor(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->mig.config_variable)
+                        return xpu_vendors[v];
+        return NULL;
+}
+
+const char *xpu_capabilities_variable(void) {
+        for (int v = 0; v < _XPU_VENDOR_MAX; v++)
+                if (xpu_vendors[v]->plan.capabilities_variable)
+                        return xpu_vendors[v]->plan.capabilities_variable;
+        return "XPU_DRIVER_CAPABILITIES";
 }
 
 const char *xpu_inventory_cuda_driver_version(const struct xpu_inventory *inv) {
@@ -51,4 +72,37 @@ const char *xpu_fact_label_value(const struct xpu_fact_label *table, const struc
                 if (strcmp(l->label, label) == 0)
                         return (const char *)d + l->offset;
         return "";
+}
+
+/* The two walks through the list that probe.h declares: the fast path of every vendor, and a
+ * device's MIG devices through its vendor's hook. */
+int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        if (!inv)
+                return -ENOMEM;
+        /* The kernel release only means something for the real host. */
+        struct utsname u;
+        if (strcmp(roots->sys, "/") == 0 && uname(&u) == 0)
+                xpu_strlcpy(inv->kernel, u.release, sizeof inv->kernel);
+
+        for (size_t b = 0; b < _XPU_VENDOR_MAX; b++) {
+                int r = xpu_vendors[b]->probe.fast(roots, inv);
+                if (r < 0) {
+                        xpu_inventory_free(inv);
+                        return r;
+                }
+        }
+        for (size_t i = 0; i < inv->n_devices; i++)
+                inv->devices[i].index = (unsigned)i;
+        *ret = inv;
+        return 0;
+}
+
+const struct xpu_mig_device *xpu_mig_devices(const struct xpu_device *d, size_t *n) {
+        const struct xpu_vendor_ops *ops = d ? xpu_vendor(d->vendor) : NULL;
+        *n = 0;
+        const struct xpu_mig_device *m = ops && ops->mig.devices ? ops->mig.devices(d, n) : NULL;
+        if (!m)
+                *n = 0;
+        return *n ? m : NULL;
 }

@@ -15,6 +15,8 @@
 struct xpu_rich_ops; /* rich.h */
 struct cJSON;        /* cJSON.h */
 struct xpu_readings;  /* readings.h */
+struct xpu_code_target; /* devcode/judge.h */
+struct xpu_kernel_event; /* kernel-log.h */
 
 /* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
  * open sysfs files) and one collection per sample. */
@@ -90,9 +92,13 @@ struct xpu_device_key {
         uint32_t number;
 };
 
+/* Writes one node label NAME=VALUE for CTX (xpud's Node Feature Discovery file: the caller adds
+ * its prefix and sanitises VALUE, leaving the label out when nothing is left). */
+typedef void xpu_node_label_fn(void *ctx, const char *name, const char *value);
+
 /* How the vendor's Kubernetes device plugin names its GPUs in the kubelet's pod-resources answer
- * (ContainerDevices.resource_name and device_ids): the facts of its source, in
- * probes/<vendor>/<vendor>-k8s.c. */
+ * (ContainerDevices.resource_name and device_ids), and the vendor's own node labels: the facts of
+ * its source, in probes/<vendor>/<vendor>-k8s.c. */
 struct xpu_vendor_k8s {
         /* The plugin's resource names, NULL-terminated; one ending in '*' matches every name that
          * starts with the rest ("nvidia.com/mig-*"). */
@@ -102,6 +108,12 @@ struct xpu_vendor_k8s {
          * in a form the plugin writes. Bounded: at most a few sysfs reads. */
         int (*device_key)(const struct xpu_roots *roots, const char *resource, const char *id,
                           struct xpu_device_key *key);
+        /* The vendor's own node labels ("xpu.nvidia.cc", docs/kubernetes.md) of INV, whose N
+         * device-code targets are T (device-targets.h: every vendor's; the hook reads its own),
+         * each through PUT. A label whose fact one of the vendor's GPUs does not know is left
+         * out. NULL: none. */
+        void (*node_labels)(const struct xpu_inventory *inv, const struct xpu_code_target *t, size_t n,
+                            xpu_node_label_fn *put, void *ctx);
 };
 
 /* A string fact of a vendor's devices under a name (a metadata label of xpud's xpu_info, a
@@ -116,32 +128,22 @@ struct xpu_fact_label {
  * table has no such name or D does not know it. */
 const char *xpu_fact_label_value(const struct xpu_fact_label *table, const struct xpu_device *d, const char *label);
 
-/* One vendor: everything the vendor-neutral code needs to know about it, in one place
- * (probes/<vendor>/). xpu_vendors[] is the only list of vendors in the program. */
-struct xpu_vendor_ops {
-        enum xpu_vendor vendor;
-        const char *name;         /* "nvidia": JSON values, labels, "vendor:index" entries */
-        const char *display_name; /* "NVIDIA": the vendor's own spelling, for messages */
-        struct xpu_vendor_visibility visibility;
+/* The probe step: how the vendor's GPUs are found (fast path) and what its libraries add (rich
+ * path). */
+struct xpu_vendor_probe {
         /* Fast path: procfs, sysfs and dev only; no dynamic loading. Appends this vendor's devices
          * (vendor_index set, index left to the caller) and fills inv->vendors[vendor]. A bad or
          * unreadable file skips that device or field with one xpu_inventory_warn() naming the
          * file; probing goes on. Returns 0, or -ENOMEM. */
-        int (*probe)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+        int (*fast)(const struct xpu_roots *roots, struct xpu_inventory *inv);
         /* The rich-path backends (rich.h) that read this vendor's library, in merge order,
          * NULL-terminated; NULL when the vendor has none. */
         const struct xpu_rich_ops *const *rich;
-        const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
-        const struct xpu_readings_ops *readings; /* NULL: xpud reads none (the device has health only) */
-        /* Device code (probes/devcode/): the vendor's XPU_CODE_VENDOR_* bit (0: the audit judges no
-         * device code of its GPUs), what its kinds of GPU are called ("compute capability"), and
-         * D's kind as an audit --for spelling into SPEC ("9.0", "gfx90a"; "" when unknown). */
-        unsigned code_vendor;
-        const char *code_target_name;
-        void (*code_target)(const struct xpu_device *d, char *spec, size_t size);
-        /* How D is partitioned, as a label value ("mig", "cpx_nps4", "none"); NULL when not known
-         * (device-targets.h). NULL: the vendor's GPUs are never partitioned (always "none"). */
-        const char *(*partition)(const struct xpu_device *d);
+        bool cuda_driver; /* its rich path sets xpu_vendor_info.cuda_driver_version (the "cuda" requirement key) */
+};
+
+/* How a device of the vendor is shown: `xpuinit probe`, the inventory JSON, xpud's labels. */
+struct xpu_vendor_view {
         /* D's own facts (D->nvidia, D->amd, ...; only this vendor's member is ever read) in the
          * views of a device: FACTS_JSON adds them as members of D's inventory JSON object O
          * ("minor", "gfx_target", ...: docs/architecture.md) and returns false on -ENOMEM;
@@ -151,32 +153,87 @@ struct xpu_vendor_ops {
         bool (*facts_json)(const struct xpu_device *d, struct cJSON *o);
         void (*facts_text)(const struct xpu_device *d, FILE *f);
         void (*subdevices_text)(const struct xpu_device *d, FILE *f);
+        /* How D is partitioned, as a label value ("mig", "cpx_nps4", "none"); NULL when not known
+         * (device-targets.h). NULL: the vendor's GPUs are never partitioned (always "none"). */
+        const char *(*partition)(const struct xpu_device *d);
         /* The vendor's own string facts that xpud's xpu_info carries as labels, ended by a NULL
          * label; NULL: none. */
         const struct xpu_fact_label *info_labels;
+};
+
+/* A vendor's partitions of a GPU that are devices of their own (NVIDIA's Multi-Instance GPU), for
+ * select and plan. All NULL and false: the vendor's GPUs have none. */
+struct xpu_vendor_mig {
+        /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
+         * xpu_mig_devices()). */
+        const struct xpu_mig_device *(*devices)(const struct xpu_device *d, size_t *n);
+        bool rich_uuids; /* their UUIDs come only from its rich path: their absence is told by its rich_note */
+        /* The variables that ask for the host-wide MIG config and monitor capabilities (value
+         * "all"; xpu_mig_vendor() picks the vendor whose variables are read). */
+        const char *config_variable, *monitor_variable; /* "NVIDIA_MIG_CONFIG_DEVICES", ..._MONITOR_... */
+        /* Where the driver lists the capabilities, for messages: its procfs directory (what a
+         * container must see) and the capability directory below it. */
+        const char *proc_dir, *caps_dir; /* "/proc/driver/nvidia", "/proc/driver/nvidia/capabilities" */
+        /* The directory of D's capabilities below caps_dir ("gpu3") into BUF (SIZE bytes), a
+         * placeholder when D's number is unknown. */
+        void (*caps_gpu)(const struct xpu_device *d, char *buf, size_t size);
+};
+
+/* What a start reads of the vendor's requirements (entrypoint/require.c). */
+struct xpu_vendor_require {
         /* The vendor's own string facts that the per-device requirement keys compare ("arch":
          * compute capability, "brand", "gfx": gfx target), ended by a NULL label; a key the
          * vendor does not list is unknown on its GPUs. NULL: none. */
-        const struct xpu_fact_label *require_facts;
-        /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
-         * xpu_mig_devices()). NULL: the vendor's GPUs have none. */
-        const struct xpu_mig_device *(*mig)(const struct xpu_device *d, size_t *n);
-        uint32_t code_target_sources; /* rich sources (1u << enum xpu_source) of code_target()'s fact; 0: fast path */
-        bool cuda_driver;    /* its rich path sets xpu_vendor_info.cuda_driver_version (the "cuda" requirement key) */
-        bool rich_mig_uuids; /* MIG UUIDs come only from its rich path: their absence is told by its rich_note */
-        const char *require_advice; /* after "; " when its known driver fails a requirement; NULL "update the driver" */
+        const struct xpu_fact_label *facts;
+        const char *advice; /* after "; " when its known driver fails a requirement; NULL "update the driver" */
         /* Its toolkit's image requirement variables: NAME=EXPR for every NAME with the prefix, checked with its
          * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
-        const char *require_env_prefix, *require_env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
-        const char *const *require_env_skip;                  /* "NVIDIA_REQUIRE_JETPACK" */
-        const struct xpu_vendor_k8s *k8s; /* its Kubernetes device plugin; NULL: none */
+        const char *env_prefix, *env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
+        const char *const *env_skip;          /* "NVIDIA_REQUIRE_JETPACK" */
 };
 
-/* The vendors' Kubernetes device plugins: probes/<vendor>/<vendor>-k8s.c. */
-extern const struct xpu_vendor_k8s xpu_k8s_nvidia, xpu_k8s_amd, xpu_k8s_intel;
-extern const struct xpu_vendor_ops xpu_vendor_nvidia; /* probes/nvidia/nvidia.c */
-extern const struct xpu_vendor_ops xpu_vendor_amd;    /* probes/amd/amd.c */
-extern const struct xpu_vendor_ops xpu_vendor_intel;  /* probes/intel/intel.c */
+/* What the plan gives a container of the vendor's GPUs beside their nodes. */
+struct xpu_vendor_plan {
+        const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
+        /* Its toolkit's variable naming the driver capabilities a container gets, read when
+         * XPU_DRIVER_CAPABILITIES is unset ("NVIDIA_DRIVER_CAPABILITIES"); NULL: none. */
+        const char *capabilities_variable;
+};
+
+/* Device code (probes/devcode/): the vendor's XPU_CODE_VENDOR_* bit (0: the audit judges no
+ * device code of its GPUs), what its kinds of GPU are called ("compute capability"), D's kind as
+ * an audit --for spelling into SPEC ("9.0", "gfx90a"; "" when unknown), and the rich sources (1u
+ * << enum xpu_source) that fact comes from (0: the fast path). */
+struct xpu_vendor_code {
+        unsigned vendor;
+        const char *target_name;
+        void (*target)(const struct xpu_device *d, char *spec, size_t size);
+        uint32_t target_sources;
+};
+
+/* One vendor: everything the vendor-neutral code needs to know about it, in one place
+ * (probes/<vendor>/), as a few groups of hooks and data, one per step that reads them.
+ * xpu_vendors[] is the only list of vendors in the program. */
+struct xpu_vendor_ops {
+        enum xpu_vendor vendor;
+        const char *name;         /* "nvidia": JSON values, labels, "vendor:index" entries */
+        const char *display_name; /* "NVIDIA": the vendor's own spelling, for messages */
+        struct xpu_vendor_probe probe;           /* probe: finding its GPUs */
+        struct xpu_vendor_view view;             /* probe's views, xpud's labels */
+        struct xpu_vendor_visibility visibility; /* select: its visibility variable, CDI marks */
+        struct xpu_vendor_mig mig;               /* select, plan: MIG devices and capabilities */
+        struct xpu_vendor_require require;       /* check: requirements */
+        struct xpu_vendor_plan plan;             /* plan: driver files, capabilities */
+        struct xpu_vendor_code code;             /* device code: audit and the start's check */
+        const struct xpu_readings_ops *readings; /* xpud's samples; NULL: health only */
+        const struct xpu_vendor_k8s *k8s;        /* its Kubernetes device plugin and node labels; NULL: none */
+        /* xpud: its kernel driver's events in one kernel log record (kernel-log.h; --kmsg): MSG,
+         * LEN bytes, is the record's message and RECORD the whole record, continuation lines
+         * included. Returns 1 with EV's kind, label, bus id, xid, effect, what and action set, 0
+         * when the message is none of its events. Bounded by LEN. NULL: the vendor has none. */
+        int (*kernel_log)(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);
+};
+
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and
  * the order of xpuinit indices (probes/vendor.c). */
 extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
@@ -184,8 +241,15 @@ extern const struct xpu_vendor_ops *const xpu_vendors[_XPU_VENDOR_MAX];
 const struct xpu_vendor_ops *xpu_vendor(enum xpu_vendor v);
 
 /* The vendor whose rich path reports the host's CUDA driver version (the descriptor with
- * cuda_driver set), _XPU_VENDOR_MAX when none does. */
+ * probe.cuda_driver set), _XPU_VENDOR_MAX when none does. */
 enum xpu_vendor xpu_vendor_cuda(void);
 /* INV's CUDA driver version ("12.2", from that vendor's xpu_vendor_info.cuda_driver_version): ""
  * when unknown or when no vendor reports one. */
 const char *xpu_inventory_cuda_driver_version(const struct xpu_inventory *inv);
+
+/* The vendor whose MIG variables a start reads (the first with mig.config_variable), NULL when no
+ * vendor has one. */
+const struct xpu_vendor_ops *xpu_mig_vendor(void);
+/* The capability variable messages name when none was given: the first vendor's
+ * plan.capabilities_variable, "XPU_DRIVER_CAPABILITIES" when no vendor has one. */
+const char *xpu_capabilities_variable(void);

@@ -9,7 +9,9 @@
  *                                                     (drm/renderD<M>)
  * Resources: amd.com/gpu ("single" naming strategy), or one per partition type,
  * "amd.com/<compute>_<memory>" lower-case ("amd.com/cpx_nps4", cmd/k8s-device-plugin/main.go with
- * resource_naming_strategy=mixed). */
+ * resource_naming_strategy=mixed).
+ * Node label: xpu.amd.generic, the generic family (devcode/compat.h) all the node's AMD GPUs
+ * share (docs/kubernetes.md). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,10 @@
 #include "base/path.h"
 #include "base/pci.h"
 #include "base/str.h"
+#include "devcode/compat.h"
+#include "devcode/judge.h"
 #include "vendor.h"
+#include "amd/amd.h"
 
 static const char *const amd_resources[] = { "amd.com/gpu", "amd.com/spx_*", "amd.com/dpx_*", "amd.com/tpx_*",
                                              "amd.com/qpx_*", "amd.com/cpx_*", NULL };
@@ -69,7 +74,25 @@ static int amd_device_key(const struct xpu_roots *roots, const char *resource, c
         return xcp_render_minor(roots, id, &key->number);
 }
 
+/* xpu.amd.generic when every AMD GPU's target is known and all have one generic family. */
+static void amd_node_labels(const struct xpu_inventory *inv, const struct xpu_code_target *t, size_t n,
+                            xpu_node_label_fn *put, void *ctx) {
+        (void)inv;
+        const char *generic = NULL;
+        bool amd = false, one_generic = true;
+        for (size_t i = 0; i < n; i++)
+                if (t[i].vendor == XPU_CODE_VENDOR_AMD) {
+                        const char *g = t[i].unknown ? NULL : xpu_gfx_generic_of(t[i].gfx.processor);
+                        one_generic = one_generic && g && (!generic || strcmp(generic, g) == 0);
+                        generic = g;
+                        amd = true;
+                }
+        if (amd && one_generic && generic)
+                put(ctx, "xpu.amd.generic", generic);
+}
+
 const struct xpu_vendor_k8s xpu_k8s_amd = {
         .resources = amd_resources,
         .device_key = amd_device_key,
+        .node_labels = amd_node_labels,
 };

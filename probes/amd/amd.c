@@ -601,7 +601,7 @@ static const char *amd_partition(const struct xpu_device *d) {
 
 static const struct xpu_rich_ops *const amd_rich[] = { &xpu_rich_rocm_smi, NULL };
 
-/* AMD's facts in the device views (xpu_vendor_ops.facts_json, facts_text): JSON "gfx_target",
+/* AMD's facts in the device views (xpu_vendor_ops.view.facts_json, facts_text): JSON "gfx_target",
  * "gfx_target_version", "kfd_gpu_id", "kfd_node", "unique_id", "simd_count", "compute_units",
  * "num_xcc", "partition_mode", each when known; text "  gfx90a". */
 static bool amd_facts_json(const struct xpu_device *d, cJSON *o) {
@@ -662,17 +662,17 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
                         .cdi_kind = "amd.com/gpu",
                         .cdi_mark = "DRA_RESOURCE_DRIVER_NAME",
                         .cdi_mark_value = "gpu.amd.com" },
-        .probe = amd_probe,
-        .rich = amd_rich,
+        .probe = { .fast = amd_probe, .rich = amd_rich },
+        .view = { .facts_json = amd_facts_json,
+                  .facts_text = amd_facts_text,
+                  .partition = amd_partition,
+                  .info_labels = amd_info_labels },
+        .require = { .facts = amd_require_facts },
+        .code = { .vendor = XPU_CODE_VENDOR_AMD,
+                  .target_name = "gfx target",
+                  .target = amd_code_target,
+                  .target_sources = 0 /* the gfx target is KFD topology's (fast path) */ },
         .readings = &xpu_readings_amdgpu,
-        .code_vendor = XPU_CODE_VENDOR_AMD,
-        .code_target_name = "gfx target",
-        .code_target = amd_code_target,
-        .partition = amd_partition,
-        .facts_json = amd_facts_json,
-        .facts_text = amd_facts_text,
-        .info_labels = amd_info_labels,
-        .require_facts = amd_require_facts,
-        .code_target_sources = 0, /* the gfx target is KFD topology's (fast path) */
         .k8s = &xpu_k8s_amd,
+        .kernel_log = xpu_amd_kernel_log,
 };

@@ -94,3 +94,11 @@ int xpu_amd_parse_dev(const char *text, uint32_t *ret_major, uint32_t *ret_minor
  * zeros, so fewer digits are accepted). Returns 0, -ENODATA for "N/A" or an empty text, -EINVAL
  * for anything else. */
 int xpu_amd_parse_unique_id(const char *text, uint64_t *ret);
+
+struct xpu_vendor_k8s;
+/* How AMD's Kubernetes device plugin names its GPUs (amd-k8s.c): the descriptor's k8s. */
+extern const struct xpu_vendor_k8s xpu_k8s_amd;
+
+struct xpu_kernel_event;
+/* AMD's kernel-log rules (amd-kmsg.c): the descriptor's kernel_log (vendor.h). */
+int xpu_amd_kernel_log(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);

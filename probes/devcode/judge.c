@@ -654,9 +654,27 @@ static int judge_files(const struct xpu_object *objects, size_t n, const struct 
         return r;
 }
 
+/* The code formats the judge knows, by their XPU_CODE_VENDOR_* bit: what a GPU's kind is called
+ * in them and how the device code of a target is judged. */
+static const struct code_format {
+        unsigned vendor;
+        const char *target_name;
+        int (*judge)(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
+                     const struct xpu_code_env *env, struct xpu_code_verdict *v);
+} code_formats[] = {
+        { NV, "compute capability", judge_nvidia }, /* CUDA fatbins: SASS and PTX */
+        { AMD, "gfx target", judge_amd },           /* AMD code objects, by target ID */
+};
+
 int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
                    const struct xpu_code_env *env, struct xpu_code_verdict *v) {
         memset(v, 0, sizeof *v);
+        const struct code_format *f = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(code_formats) && !f; i++)
+                if (code_formats[i].vendor == t->vendor)
+                        f = &code_formats[i];
+        if (!f)
+                return -EINVAL; /* xpu_code_target_parse() and the device targets give one of them */
         bool mine = false, other = false;
         for (size_t i = 0; i < n; i++) {
                 if (objects[i].kind != XPU_OBJECT_ELF)
@@ -671,9 +689,9 @@ int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_
                 /* Only the vendor is known: nothing more can be said. */
                 v->not_judged = true;
                 r = set_reason(v, "the %s GPU's %s is not known, so the image's device code was not judged for it",
-                               vendor_word(t->vendor), t->vendor == NV ? "compute capability" : "gfx target");
+                               vendor_word(t->vendor), f->target_name);
         } else {
-                r = t->vendor == NV ? judge_nvidia(objects, n, t, env, v) : judge_amd(objects, n, t, env, v);
+                r = f->judge(objects, n, t, env, v);
         }
         if (r == 0 && !t->unknown)
                 r = judge_files(objects, n, t, env, v);

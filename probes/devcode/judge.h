@@ -79,7 +79,8 @@ struct xpu_code_verdict {
         bool not_judged;               /* the target is unknown: LEVEL says nothing */
 };
 
-/* Judge OBJECTS[0..N) for T. Returns 0 with *V filled, or -ENOMEM. */
+/* Judge OBJECTS[0..N) for T. Returns 0 with *V filled, -ENOMEM, or -EINVAL when T's vendor is no code
+ * format the judge knows (XPU_CODE_VENDOR_NVIDIA, _AMD). */
 int xpu_code_judge(const struct xpu_object *objects, size_t n, const struct xpu_code_target *t,
                    const struct xpu_code_env *env, struct xpu_code_verdict *v);
 

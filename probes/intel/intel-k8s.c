@@ -10,6 +10,7 @@
 
 #include "base/str.h"
 #include "vendor.h"
+#include "intel/intel.h"
 
 static const char *const intel_resources[] = { "gpu.intel.com/i915", "gpu.intel.com/xe", NULL };
 

@@ -259,7 +259,7 @@ static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv)
         return 0;
 }
 
-/* Intel's facts in the device JSON (xpu_vendor_ops.facts_json): "tile_count" when known. */
+/* Intel's facts in the device JSON (xpu_vendor_ops.view.facts_json): "tile_count" when known. */
 static bool intel_facts_json(const struct xpu_device *d, cJSON *o) {
         return !(d->have & XPU_HAVE_TILES) || xpu_json_add_num(o, "tile_count", d->intel.tile_count);
 }
@@ -274,8 +274,8 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
          * boots, and set no variable: no CDI kind is read for Intel. */
         .visibility = { .variable = "ZE_AFFINITY_MASK", .translate = xpu_intel_affinity_translate,
                         .mask = xpu_intel_affinity_mask },
-        .probe = intel_probe,
+        .probe = { .fast = intel_probe },
+        .view = { .facts_json = intel_facts_json },
         .readings = &xpu_readings_intel,
-        .facts_json = intel_facts_json,
         .k8s = &xpu_k8s_intel,
 };

@@ -52,3 +52,7 @@ int xpu_intel_affinity_mask(const struct xpu_inventory *inv, const bool *selecte
 struct xpu_readings_ops;
 /* xpud's Intel readings backend "intel_sysfs" (vendor.h), the files above. */
 extern const struct xpu_readings_ops xpu_readings_intel;
+
+struct xpu_vendor_k8s;
+/* How Intel's Kubernetes device plugin names its GPUs (intel-k8s.c): the descriptor's k8s. */
+extern const struct xpu_vendor_k8s xpu_k8s_intel;

@@ -17,7 +17,7 @@
 #include "base/dl.h"
 #include "base/macro.h"
 #include "base/str.h"
-#include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-result.h"
 #include "sandbox/helper-job.h"
 #include "sandbox/isolate.h"
 #include "sandbox/reply.h"

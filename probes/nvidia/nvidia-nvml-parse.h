@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-result.h"
 #include "probe.h"
 
 /* Parse the helper's reply TEXT (NUL-terminated; the wire format is described in

@@ -639,6 +639,15 @@ static const struct xpu_fact_label nvidia_info_labels[] = {
         { NULL, 0 },
 };
 
+/* The directory of D's MIG capabilities below /proc/driver/nvidia/capabilities: gpu<minor>, the
+ * minor procfs gave (the descriptor's mig.caps_gpu). */
+static void nvidia_mig_caps_gpu(const struct xpu_device *d, char *buf, size_t size) {
+        if (d->have & XPU_HAVE_MINOR)
+                snprintf(buf, size, "gpu%u", d->nvidia.minor);
+        else
+                snprintf(buf, size, "gpu<minor>");
+}
+
 const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .vendor = XPU_VENDOR_NVIDIA,
         .name = "nvidia",
@@ -651,28 +660,35 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
                         .cdi_kind = "nvidia.com/gpu",
                         .cdi_mark = "NVIDIA_CTK_LIBCUDA_DIR",
                         .cdi_mark_is_libdir = true },
-        .probe = nvidia_probe,
-        .rich = nvidia_rich,
-        .cdi = &nvidia_cdi,
+        .probe = { .fast = nvidia_probe, .rich = nvidia_rich, .cuda_driver = true },
+        .view = { .facts_json = xpu_nvidia_facts_json,
+                  .facts_text = xpu_nvidia_facts_text,
+                  .subdevices_text = xpu_nvidia_subdevices_text,
+                  .partition = nvidia_partition,
+                  .info_labels = nvidia_info_labels },
+        /* The NVIDIA Container Toolkit's MIG variables (docs: "Possible values: all") and the
+         * driver's capability directory, /proc/driver/nvidia/capabilities/gpu<minor>/mig. */
+        .mig = { .devices = xpu_nvidia_mig,
+                 .rich_uuids = true,
+                 .config_variable = "NVIDIA_MIG_CONFIG_DEVICES",
+                 .monitor_variable = "NVIDIA_MIG_MONITOR_DEVICES",
+                 .proc_dir = "/proc/driver/nvidia",
+                 .caps_dir = "/proc/driver/nvidia/capabilities",
+                 .caps_gpu = nvidia_mig_caps_gpu },
+        .require = { .facts = nvidia_require_facts,
+                     /* an image's cuda-compat libraries (the profile's forward_compat) run on an older driver */
+                     .advice = "update the driver or use CUDA forward compatibility",
+                     .env_prefix = "NVIDIA_REQUIRE_",
+                     .env_disable = "NVIDIA_DISABLE_REQUIRE",
+                     .env_skip = nvidia_require_skip },
+        /* the NVIDIA Container Toolkit's capability variable (docs/: "driver capabilities") */
+        .plan = { .cdi = &nvidia_cdi, .capabilities_variable = "NVIDIA_DRIVER_CAPABILITIES" },
+        .code = { .vendor = XPU_CODE_VENDOR_NVIDIA,
+                  .target_name = "compute capability",
+                  .target = nvidia_code_target,
+                  /* procfs has no compute capability: NVML or the CUDA driver API gives it */
+                  .target_sources = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
         .readings = &xpu_readings_nvml,
-        .code_vendor = XPU_CODE_VENDOR_NVIDIA,
-        .code_target_name = "compute capability",
-        .code_target = nvidia_code_target,
-        .partition = nvidia_partition,
-        .facts_json = xpu_nvidia_facts_json,
-        .facts_text = xpu_nvidia_facts_text,
-        .subdevices_text = xpu_nvidia_subdevices_text,
-        .info_labels = nvidia_info_labels,
-        .mig = xpu_nvidia_mig,
-        .require_facts = nvidia_require_facts,
-        /* procfs has no compute capability: NVML or the CUDA driver API gives it */
-        .code_target_sources = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA),
-        .cuda_driver = true,
-        .rich_mig_uuids = true,
-        /* an image's cuda-compat libraries (the profile's forward_compat) run on an older driver */
-        .require_advice = "update the driver or use CUDA forward compatibility",
-        .require_env_prefix = "NVIDIA_REQUIRE_",
-        .require_env_disable = "NVIDIA_DISABLE_REQUIRE",
-        .require_env_skip = nvidia_require_skip,
         .k8s = &xpu_k8s_nvidia,
+        .kernel_log = xpu_nvidia_kernel_log,
 };

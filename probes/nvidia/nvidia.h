@@ -78,7 +78,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
 int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);
 
 /* The NVIDIA facts of D (D->nvidia) in the device views (nvidia-view.c; struct
- * xpu_vendor_ops.facts_json, facts_text, subdevices_text): JSON members "minor",
+ * xpu_vendor_ops.view.facts_json, facts_text, subdevices_text): JSON members "minor",
  * "compute_capability", "brand", "vbios_version", "bus_type", "gsp_firmware_version",
  * "mig_enabled" and "mig_devices" [{index, name "<gpu>:<mig>", gpu_instance_id,
  * compute_instance_id, uuid, product, memory_total_bytes, device_nodes}], "irq", "excluded" (each
@@ -92,3 +92,11 @@ void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f);
 /* D's MIG devices (D->nvidia.mig) and their number in *N (at most XPU_MIG_DEVICES_MAX): the
  * descriptor's mig hook, read through xpu_mig_devices() (probe.h). */
 const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n);
+
+struct xpu_vendor_k8s;
+/* How NVIDIA's Kubernetes device plugin names its GPUs (nvidia-k8s.c): the descriptor's k8s. */
+extern const struct xpu_vendor_k8s xpu_k8s_nvidia;
+
+struct xpu_kernel_event;
+/* NVIDIA's kernel-log rules (nvidia-kmsg.c): the descriptor's kernel_log (vendor.h). */
+int xpu_nvidia_kernel_log(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);

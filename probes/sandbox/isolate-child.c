@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sandbox/isolate-internal.h"
+#include "sandbox/isolate.h"
 #include "base/macro.h"
 #include "base/signals.h"
 

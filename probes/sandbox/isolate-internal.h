@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sandbox/isolate.h"
+struct xpu_isolate_options; /* sandbox/isolate.h: only pointed to here, so this header includes
+                             * nothing of isolate.c's and forms no include circle with it */
 
 /* Steps of the helper's set-up, in the order they run; the parent names the failed one. */
 enum xpu_isolate_step {

@@ -11,10 +11,15 @@
 #            facts.h: plain data over probes/base) is one layer with sandbox and devcode, so
 #            probe.h includes it for struct xpu_device. packaging/ and tests/ may include anything. An include
 #            is resolved as the compiler does: the including file's directory, then -Iprobes, -I.,
-#            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped;
-#   vendors  the vendor constants XPU_VENDOR_NVIDIA, _AMD and _INTEL appear in code (comments are
-#            not code) only in probes/<vendor>/, probes/vendor.c, the enum xpu_vendor of
-#            probes/probe.h, tests/, and the files of ALLOWED below: the rest of the code goes
+#            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped. A
+#            vendor is any folder of probes/ but base, sandbox and devcode (no vendor is listed here);
+#   circles  no include circle between the programs' files: in the graph "A includes B" (a .c and
+#            its same-named .h one file), no path leads back; the circles of CIRCLES_KNOWN, from
+#            before the rule, are told as diag lines until they are split;
+#   vendors  a vendor is named in code (comments are not code) only in probes/<vendor>/,
+#            probes/vendor.c (the list), tests/ and the files of ALLOWED below: an identifier, or a
+#            string literal without a blank, holding a vendor folder's name not after a letter or
+#            digit (XPU_VENDOR_AMD, "NVIDIA_VISIBLE_DEVICES", "amdgpu"); the rest of the code goes
 #            through the vendor descriptors (struct xpu_vendor_ops).
 # Each rule prints one "not ok" line per violation, or one "ok" line. The rules first run on a
 # small tree made here with one violation of each kind (and near misses): a rule that could not
@@ -25,9 +30,31 @@
 export LC_ALL=C
 SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 
-# Files that may name a vendor constant in code although they are vendor-neutral, one per line:
-# "PATH  reason". Empty: no exception is needed.
-ALLOWED=''
+# Files that may name a vendor in code although they are vendor-neutral, one per line: "PATH
+# reason"; a PATH ending in / is a folder.
+ALLOWED='
+probes/probe.h              enum xpu_vendor and each vendor facts member of struct xpu_device (its -facts.h)
+probes/devcode/             reads the vendors code formats (CUDA fatbins, AMD code objects), a layer below the descriptors
+entrypoint/audit.c          the device-code audit: its report names the code formats of probes/devcode
+entrypoint/audit-render.c   likewise
+entrypoint/audit-summary.h  likewise
+entrypoint/audit-summary.c  likewise
+entrypoint/device-code.c    likewise (a target of the NVIDIA code format)
+probes/base/ldcache.c       Debian nvidia-driver library directory among those ld.so reads, below the descriptors
+probes/cdi-spec.h           /run/nvidia/driver, the GPU Operator driver-container root: a path convention for every vendor
+daemon/sampler.c            likewise (the first default driver root)
+entrypoint/options.c        likewise (the first default driver root)
+entrypoint/profile-json.c   an example in an error message
+
+'
+
+# Include circles known when the rule came (issue 27), to be split by meaning, one group a line:
+# "FILE... # reason" (FILE: the path without .c/.h). A circle all of whose files are in one group
+# is a diag line, not a failure; a group that closes no circle any more is a diag line too (drop
+# it). New circles fail. The list only shrinks.
+CIRCLES_KNOWN='
+probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # files and paths call each other
+'
 
 MAX_LINES=800
 
@@ -67,29 +94,13 @@ size_violations() {
                 }' | sort
 }
 
-# include_violations ROOT LIST: "PATH:LINE includes NAME (RESOLVED): LAYER may not include TARGET".
-include_violations() {
+# include_edges ROOT LIST: "PATH LINE NAME RESOLVED" for every #include "NAME" of the programs'
+# sources that resolves to a file of the tree.
+include_edges() {
         grep -E '^(probes|entrypoint|daemon)/' "$2" >"$T/inc.list"
         [ -s "$T/inc.list" ] || return 0
         (cd "$1" && xargs awk -v list="$2" '
                 BEGIN { while ((getline l < list) > 0) have[l] = 1 }
-                # The layer of a path, and its rank: a file may include its own layer or one of lower rank.
-                function layer(p,   a) {
-                        if (p ~ /^probes\/(base|sandbox|devcode)\//) { split(p, a, "/"); return a[2] }
-                        if (p ~ /^probes\/(nvidia|amd|intel)\/[^\/]+-facts\.h$/) return "facts"
-                        if (p ~ /^probes\/[^\/]+$/) return "probes"
-                        if (p ~ /^probes\//) { split(p, a, "/"); return "vendor " a[2] }
-                        if (p ~ /^(entrypoint|daemon)\//) { split(p, a, "/"); return a[1] }
-                        return "other"
-                }
-                function rank(l) {
-                        if (l == "base") return 0
-                        if (l == "sandbox" || l == "devcode" || l == "facts") return 1
-                        if (l == "probes") return 2
-                        if (l ~ /^vendor /) return 3
-                        if (l == "entrypoint" || l == "daemon") return 4
-                        return 99
-                }
                 # NAME as the compiler finds it from FILE; "" when it is no file of the tree.
                 function resolve(file, name,   dir, c, i, cands) {
                         dir = file; sub(/\/[^\/]*$/, "", dir)
@@ -107,23 +118,127 @@ include_violations() {
                 /^[ \t]*#[ \t]*include[ \t]*"/ {
                         name = $0; sub(/^[^"]*"/, "", name); sub(/".*$/, "", name)
                         target = resolve(FILENAME, name)
-                        if (target == "") next
-                        from = layer(FILENAME); to = layer(target)
-                        if (from != to && rank(to) >= rank(from))
-                                printf "%s:%d includes \"%s\" (%s): %s may not include %s\n", FILENAME, FNR, name,
-                                        target, from, to
-                }' <"$T/inc.list") | sort -t: -k1,1 -k2,2n
+                        if (target != "")
+                                printf "%s %d %s %s\n", FILENAME, FNR, name, target
+                }' <"$T/inc.list") | sort -k1,1 -k2,2n
 }
 
-# vendor_violations ROOT LIST: "PATH:LINE: CODE" for every vendor constant in code outside the
-# places the header names.
+# include_violations EDGES: "PATH:LINE includes NAME (RESOLVED): LAYER may not include TARGET".
+include_violations() {
+        awk '
+                # The layer of a path, and its rank: a file may include its own layer or one of lower rank.
+                # A vendor is any folder of probes/ but base, sandbox and devcode.
+                function layer(p,   a) {
+                        if (p ~ /^probes\/(base|sandbox|devcode)\//) { split(p, a, "/"); return a[2] }
+                        if (p ~ /^probes\/[^\/]+\/[^\/]+-facts\.h$/) return "facts"
+                        if (p ~ /^probes\/[^\/]+$/) return "probes"
+                        if (p ~ /^probes\//) { split(p, a, "/"); return "vendor " a[2] }
+                        if (p ~ /^(entrypoint|daemon)\//) { split(p, a, "/"); return a[1] }
+                        return "other"
+                }
+                function rank(l) {
+                        if (l == "base") return 0
+                        if (l == "sandbox" || l == "devcode" || l == "facts") return 1
+                        if (l == "probes") return 2
+                        if (l ~ /^vendor /) return 3
+                        if (l == "entrypoint" || l == "daemon") return 4
+                        return 99
+                }
+                {
+                        from = layer($1); to = layer($4)
+                        if (from != to && rank(to) >= rank(from))
+                                printf "%s:%d includes \"%s\" (%s): %s may not include %s\n", $1, $2, $3, $4, from, to
+                }' "$1" | sort -t: -k1,1 -k2,2n
+}
+
+# include_circles EDGES: "A -> B -> A" for every circle of includes between files, a .c and its
+# same-named .h counted as one file (A: the path without .c/.h). One line per include that closes a
+# circle, found by a depth-first walk in sorted order.
+include_circles() {
+        awk '
+                function node(p) { sub(/\.[ch]$/, "", p); return p }
+                {
+                        a = node($1); b = node($4)
+                        if (a == b || ((a, b) in seen)) next
+                        seen[a, b] = 1; adj[a] = adj[a] " " b; nodes[a] = 1; nodes[b] = 1
+                }
+                function walk(u,   i, k, n, v, path) {
+                        color[u] = 1; stack[++sp] = u
+                        n = split(adj[u], tmp, " ")
+                        for (i = 1; i <= n; i++) out[sp, i] = tmp[i]
+                        for (i = 1; i <= n; i++) {
+                                v = out[sp, i]
+                                if (color[v] == 1) {
+                                        for (k = sp; stack[k] != v; k--) ;
+                                        path = ""
+                                        for (; k <= sp; k++) path = path stack[k] " -> "
+                                        print path v
+                                } else if (!color[v])
+                                        walk(v)
+                        }
+                        sp--; color[u] = 2
+                }
+                END {
+                        for (u in nodes) order[++m] = u
+                        # insertion sort: the walk, and so its report, does not depend on awk hash order
+                        for (i = 2; i <= m; i++) {
+                                x = order[i]
+                                for (j = i - 1; j >= 1 && order[j] > x; j--) order[j + 1] = order[j]
+                                order[j + 1] = x
+                        }
+                        for (i = 1; i <= m; i++) {
+                                n = split(adj[order[i]], tmp, " ")
+                                for (j = 2; j <= n; j++) {
+                                        x = tmp[j]
+                                        for (k = j - 1; k >= 1 && tmp[k] > x; k--) tmp[k + 1] = tmp[k]
+                                        tmp[k + 1] = x
+                                }
+                                s = ""
+                                for (j = 1; j <= n; j++) s = s " " tmp[j]
+                                adj[order[i]] = s
+                        }
+                        for (i = 1; i <= m; i++)
+                                if (!color[order[i]])
+                                        walk(order[i])
+                }' "$1"
+}
+
+# known_circles CIRCLES KNOWN: the lines of CIRCLES all of whose files are in one group of KNOWN
+# (as CIRCLES_KNOWN) prefixed "known: ", the others as they are, and "stale: GROUP" for each group
+# that no circle fell in.
+known_circles() {
+        printf '%s\n' "$2" | sed 's/#.*//' | awk 'NF' >"$T/known"
+        awk 'FILENAME == ARGV[1] { groups[++ng] = $0; for (i = 1; i <= NF; i++) in_group[ng, $i] = 1; next }
+             {
+                     n = split($0, f, / -> /); hit = 0
+                     for (g = 1; g <= ng && !hit; g++) {
+                             all = 1
+                             for (i = 1; i <= n && all; i++) all = ((g, f[i]) in in_group)
+                             if (all) hit = g
+                     }
+                     if (hit) { used[hit] = 1; print "known: " $0 } else print
+             }
+             END { for (g = 1; g <= ng; g++) if (!(g in used)) print "stale: " groups[g] }' "$T/known" "$1"
+}
+
+# vendor_violations ROOT LIST ALLOWED: "PATH:LINE: TOKEN..." for every name of a vendor in code
+# outside its folder, probes/vendor.c (the list), tests/ and the files of ALLOWED (as ALLOWED above). The vendors are the folders of
+# probes/ but base, sandbox and devcode; a name of a vendor is an identifier, or a string literal
+# without a blank (a variable, a path, a label, a kind: "NVIDIA_VISIBLE_DEVICES", "amdgpu"), that holds
+# a vendor's folder name in any case, not after a letter or digit (XPU_VENDOR_AMD, xpu_k8s_nvidia,
+# "nvidia.com/gpu"; not "command"). Prose in a message (a literal with a blank) and comments are free.
 vendor_violations() {
-        grep -vE '^tests/|^probes/(nvidia|amd|intel)/|^probes/vendor\.c$' "$2" >"$T/ven.list"
-        printf '%s\n' "$ALLOWED" | awk 'NF { print $1 }' >"$T/allowed"
-        grep -vxF -f "$T/allowed" "$T/ven.list" >"$T/ven2.list"
+        vendors=$(sed -n 's|^probes/\([^/]*\)/.*|\1|p' "$2" | grep -vxE 'base|sandbox|devcode' | sort -u |
+                tr '\n' '|' | sed 's/|$//')
+        [ -n "$vendors" ] || return 0
+        grep -vE "^tests/|^probes/($vendors)/|^probes/vendor\\.c\$" "$2" >"$T/ven.list"
+        printf '%s\n' "$3" | awk 'NF { print $1 }' >"$T/allowed"
+        # An allowed PATH ending in / is a folder: every file below it.
+        awk 'FILENAME == ARGV[1] { if ($0 ~ /\/$/) dir[$0] = 1; else file[$0] = 1; next }
+             { for (d in dir) if (index($0, d) == 1) next } !($0 in file)' "$T/allowed" "$T/ven.list" >"$T/ven2.list"
         [ -s "$T/ven2.list" ] || return 0
-        (cd "$1" && xargs awk '
-                FNR == 1 { incomment = 0; inenum = 0 }
+        (cd "$1" && xargs awk -v re="(^|[^a-z0-9])($vendors)" '
+                FNR == 1 { incomment = 0 }
                 {
                         # The line without its comments (a string holding "/*" or "//" is cut short:
                         # a miss, never a false report).
@@ -140,12 +255,21 @@ vendor_violations() {
                                 if (!i) { code = code line; break }
                                 code = code substr(line, 1, i - 1); line = substr(line, i + 2); incomment = 1
                         }
-                        if (FILENAME == "probes/probe.h" && code ~ /^enum xpu_vendor[ \t]*\{/) inenum = 1
-                        if (!inenum && code ~ /(^|[^A-Za-z0-9_])XPU_VENDOR_(NVIDIA|AMD|INTEL)([^A-Za-z0-9_]|$)/) {
-                                sub(/^[ \t]+/, "", code)
-                                printf "%s:%d: %s\n", FILENAME, FNR, code
+                        rest = code; hit = ""
+                        while (match(rest, /"([^"\\]|\\.)*"/)) {
+                                lit = substr(rest, RSTART, RLENGTH)
+                                if (lit !~ /[ \t]/ && tolower(lit) ~ re)
+                                        hit = hit " " lit
+                                rest = substr(rest, 1, RSTART - 1) " " substr(rest, RSTART + RLENGTH)
                         }
-                        if (inenum && code ~ /^\}/) inenum = 0
+                        while (match(rest, /[A-Za-z_][A-Za-z0-9_]*/)) {
+                                id = substr(rest, RSTART, RLENGTH)
+                                if (tolower(id) ~ re)
+                                        hit = hit " " id
+                                rest = substr(rest, RSTART + RLENGTH)
+                        }
+                        if (hit != "")
+                                printf "%s:%d:%s\n", FILENAME, FNR, hit
                 }' <"$T/ven2.list") | sort -t: -k1,1 -k2,2n
 }
 
@@ -181,22 +305,44 @@ printf '#include "base/big.h"\n#include "probe.h"\n#include "nvidia/nvidia.h"\n'
 printf '#include "d.h"\n' >"$S/entrypoint/e.c"
 printf '/* only a comment */\n' >"$S/daemon/d.h"
 printf 'enum xpu_vendor {\n        XPU_VENDOR_NVIDIA = 0,\n};\n#define FIRST XPU_VENDOR_AMD\n' >"$S/probes/probe.h"
+# The vendors of this tree are nvidia and amd (its folders): XPU_VENDOR_INTEL names none of them.
 cat >"$S/entrypoint/v.c" <<'EOF'
 /* XPU_VENDOR_NVIDIA in a comment is no code */
 int a = 1; // XPU_VENDOR_AMD after a line comment neither
 /* a comment over
-   two lines: XPU_VENDOR_INTEL */ int b = XPU_VENDOR_INTEL;
-int c = MY_XPU_VENDOR_AMD + XPU_VENDOR_AMDX;
+   two lines: XPU_VENDOR_AMD */ int b = XPU_VENDOR_NVIDIA;
+int c = command + pyramid + xnvidia + XPU_VENDOR_INTEL;
 if (v == XPU_VENDOR_AMD) {}
+log("no AMD GPU: %s", "amd.com/gpu");
+const char *s = "a \"nvidia\" word", *t = "\"";
+setenv("NVIDIA_VISIBLE_DEVICES", judge_nvidia(v));
 EOF
 printf 'int t = XPU_VENDOR_NVIDIA;\n' >"$S/tests/unit/t.c"
+printf 'int x = XPU_VENDOR_NVIDIA;\n' >"$S/entrypoint/allowed.c"
+mkdir -p "$S/daemon/old"
+printf 'const char *k = "amdgpu";\n' >"$S/daemon/old/k.c"
+printf 'const char *d = "/usr/lib/nvidia/current";\n' >"$S/probes/base/dirs.c"
+# Include circles: two files, three files; a .c with its own .h and a diamond are none.
+printf '#include "y.h"\n' >"$S/probes/x.c"
+printf '#include "x.h"\n' >"$S/probes/y.h"
+printf '/* x */\n' >"$S/probes/x.h"
+printf '#include "q.h"\n' >"$S/daemon/p.c"
+printf '/* p */\n' >"$S/daemon/p.h"
+printf '#include "r.h"\n#include "q.h"\n' >"$S/daemon/q.c"
+printf '/* q */\n' >"$S/daemon/q.h"
+printf '#include "p.h"\n' >"$S/daemon/r.h"
+printf '#include "own.h"\n#include "b.h"\n#include "c.h"\n' >"$S/entrypoint/own.c"
+printf '/* own */\n' >"$S/entrypoint/own.h"
+printf '#include "c.h"\n' >"$S/entrypoint/b.h"
+printf '/* c */\n' >"$S/entrypoint/c.h"
 list_files "$S" >"$T/self.list"
 
 size_violations "$S" "$T/self.list" >"$T/got"
 is "$(cat "$T/got")" "probes/base/big.c + .h: 801 lines
 tests/unit/lone.h: 801 lines" "self-test: the size rule reports a .c with its .h over $MAX_LINES and a lone .h, not 800 lines or a fixture"
 
-include_violations "$S" "$T/self.list" >"$T/got"
+include_edges "$S" "$T/self.list" >"$T/self.edges"
+include_violations "$T/self.edges" >"$T/got"
 is "$(cat "$T/got")" "probes/base/dotdot.c:1 includes \"../probe.h\" (probes/probe.h): base may not include probes
 probes/base/up.c:1 includes \"probe.h\" (probes/probe.h): base may not include probes
 probes/nvidia/nvidia.c:1 includes \"amd/amd.h\" (probes/amd/amd.h): vendor nvidia may not include vendor amd
@@ -204,11 +350,27 @@ probes/vendor.c:1 includes \"nvidia/nvidia.h\" (probes/nvidia/nvidia.h): probes 
         "self-test: the layer rule reports upward and cross-vendor includes, resolved as the compiler does"
 # entrypoint/e.c includes "d.h": daemon/d.h is not on entrypoint's include path, so it is no include of daemon/.
 
-vendor_violations "$S" "$T/self.list" >"$T/got"
-is "$(cat "$T/got")" "entrypoint/v.c:4: int b = XPU_VENDOR_INTEL;
-entrypoint/v.c:6: if (v == XPU_VENDOR_AMD) {}
-probes/probe.h:4: #define FIRST XPU_VENDOR_AMD" \
-        "self-test: the vendor rule reports the constants in code outside the vendors' files and the enum"
+include_circles "$T/self.edges" >"$T/got"
+is "$(cat "$T/got")" "daemon/p -> daemon/q -> daemon/r -> daemon/p
+probes/x -> probes/y -> probes/x" \
+        "self-test: the circle rule reports circles of two and three files, not a .c with its .h or a diamond"
+known_circles "$T/got" "daemon/p daemon/q daemon/r daemon/s # a group
+probes/z # stale" >"$T/got2"
+is "$(cat "$T/got2")" "known: daemon/p -> daemon/q -> daemon/r -> daemon/p
+probes/x -> probes/y -> probes/x
+stale: probes/z " "self-test: a known circle is told apart, a new one is not, a group closing none is stale"
+
+vendor_violations "$S" "$T/self.list" "entrypoint/allowed.c  a file
+daemon/old/  a folder" >"$T/got"
+is "$(cat "$T/got")" "daemon/d.c:3: \"nvidia/nvidia.h\"
+entrypoint/v.c:4: XPU_VENDOR_NVIDIA
+entrypoint/v.c:6: XPU_VENDOR_AMD
+entrypoint/v.c:7: \"amd.com/gpu\"
+entrypoint/v.c:9: \"NVIDIA_VISIBLE_DEVICES\" judge_nvidia
+probes/base/dirs.c:1: \"/usr/lib/nvidia/current\"
+probes/probe.h:2: XPU_VENDOR_NVIDIA
+probes/probe.h:4: XPU_VENDOR_AMD" \
+        "self-test: the vendor rule reports names and strings of the tree's vendors outside their folders and ALLOWED"
 
 # ---- the tree ------------------------------------------------------------------------------------
 list_files "$SRC" >"$T/src.list"
@@ -217,11 +379,18 @@ if [ -s "$T/src.list" ]; then ok "the tree's C files are listed ($(wc -l <"$T/sr
 size_violations "$SRC" "$T/src.list" >"$T/size"
 report "no .c with its .h, and no lone .h, over $MAX_LINES lines" "$T/size"
 
-include_violations "$SRC" "$T/src.list" >"$T/inc"
+include_edges "$SRC" "$T/src.list" >"$T/edges"
+include_violations "$T/edges" >"$T/inc"
 report "no upward include (probes/base < sandbox, devcode < probes/ < vendors < entrypoint, daemon)" "$T/inc"
 
-vendor_violations "$SRC" "$T/src.list" >"$T/ven"
-report "XPU_VENDOR_NVIDIA/AMD/INTEL only in the vendors' files, the enum and tests" "$T/ven"
+include_circles "$T/edges" >"$T/circ.all"
+known_circles "$T/circ.all" "$CIRCLES_KNOWN" >"$T/circ.k"
+grep -E '^(known|stale): ' "$T/circ.k" | while IFS= read -r l; do diag "include circle $l"; done
+grep -vE '^(known|stale): ' "$T/circ.k" >"$T/circ"
+report "no include circle between files (a .c with its .h one file)" "$T/circ"
+
+vendor_violations "$SRC" "$T/src.list" "$ALLOWED" >"$T/ven"
+report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, tests/ and ALLOWED" "$T/ven"
 
 # ---- unit tests named by subject (docs/architecture.md, "Tests") ---------------------------------
 # Every tests/unit/test-*.c is named after the module it covers, so a behaviour's test is found by

@@ -17,12 +17,12 @@
 #include "fuzz.h"
 #include "kmsg.h"
 
-static void check_event(const struct xpud_kmsg_event *ev) {
+static void check_event(const struct xpu_kernel_event *ev) {
         static const char *const kinds[] = { "xid", "amdgpu_reset", "amdgpu_ring_timeout", "amdgpu_ras" };
         bool known = false;
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
                 known |= strcmp(ev->kind, kinds[i]) == 0;
-        if (!known || (ev->xid && strcmp(ev->kind, "xid") != 0) || ev->effect > XPUD_KMSG_UNHEALTHY)
+        if (!known || (ev->xid && strcmp(ev->kind, "xid") != 0) || ev->effect > XPU_KERNEL_UNHEALTHY)
                 abort();
         if (ev->bus_id[0]) {
                 struct xpu_pci_bus_id id;
@@ -38,7 +38,7 @@ static void check_event(const struct xpud_kmsg_event *ev) {
                         abort();
 }
 
-static void on_event(void *userdata, const struct xpud_kmsg_event *ev) {
+static void on_event(void *userdata, const struct xpu_kernel_event *ev) {
         check_event(ev);
         (*(size_t *)userdata)++;
 }
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_strndup(data, size);
         if (!text)
                 return 0;
-        struct xpud_kmsg_event ev;
+        struct xpu_kernel_event ev;
         int r = xpud_kmsg_parse(text, &ev);
         if (r != 1 && r != 0 && r != -EINVAL)
                 abort();

@@ -14,7 +14,7 @@
 #define GPUS "/proc/driver/nvidia/gpus/"
 
 static inline struct xpu_inventory *probe_dir(const char *dir) {
-        return xpu_test_probe_backend(&xpu_vendor_nvidia, dir);
+        return xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_NVIDIA], dir);
 }
 
 static inline struct xpu_inventory *probe_host(const char *name) {

@@ -168,7 +168,7 @@ START_TEST(test_mkamdsys_through_fast_path) {
                                      "--power", "250000000,95000000", "--vram-used", "1073741824,2147483648",
                                      "--junction-crit", "100000,", "--junction-emergency", "105000,", NULL };
         mkamdsys(argv);
-        struct xpu_inventory *fast = xpu_test_probe_backend(&xpu_vendor_amd, out);
+        struct xpu_inventory *fast = xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_AMD], out);
         ck_assert_uint_eq(fast->n_devices, 2);
         static const struct {
                 double busy, edge, power;

@@ -27,9 +27,13 @@ START_TEST(test_kind) {
                 { "example.com/gpu_1", NULL },
                 { "a/b", NULL },
                 { "my-org.example/accel-x", NULL },
-                { "nvidia.com/gpu", "is the vendor's own kind" },
-                { "NVIDIA.com/mig", "is the vendor's own kind" },
-                { "amd.com/gpu", "is the vendor's own kind" },
+                /* The descriptors' CDI kinds, by their vendor part, in the descriptor's spelling. */
+                { "nvidia.com/gpu", "\"nvidia.com/gpu\": nvidia.com is the vendor's own kind" },
+                { "NVIDIA.com/mig", "\"NVIDIA.com/mig\": nvidia.com is the vendor's own kind" },
+                { "amd.com/gpu", "\"amd.com/gpu\": amd.com is the vendor's own kind" },
+                { "nvidia.co/gpu", NULL },
+                { "amd.comx/gpu", NULL },
+                { "intel.com/gpu", NULL }, /* Intel's descriptor names no CDI kind */
                 { "xpuinit.dev/gpu.x", "a dot in it needs cdiVersion 0.6.0" },
                 { "xpuinit.dev/", "the class \"\" must be" },
                 { "/gpu", "the vendor \"\" must be" },

@@ -16,7 +16,7 @@
 #include "vendor.h"
 
 static struct xpu_inventory *probe_dir(const char *dir) {
-        return xpu_test_probe_backend(&xpu_vendor_intel, dir);
+        return xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_INTEL], dir);
 }
 
 static cJSON *expected(const char *host) {

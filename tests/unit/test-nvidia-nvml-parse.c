@@ -267,7 +267,7 @@ START_TEST(test_merge_mig) {
         char caps[PATH_MAX];
         snprintf(caps, sizeof caps, "%s/proc/driver/nvidia/capabilities", root);
         xpu_test_rm_rf(caps);
-        inv = xpu_test_probe_backend(&xpu_vendor_nvidia, root);
+        inv = xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_NVIDIA], root);
         dev = shim_by_bus(inv, "0000:01:00.0");
         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
         r = nvml_parse_ok(full_reply);
@@ -300,7 +300,7 @@ START_TEST(test_merge_mig) {
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
 
-        inv = xpu_test_probe_backend(&xpu_vendor_nvidia, root);
+        inv = xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_NVIDIA], root);
         r = nvml_parse_ok(HEAD "device_count 1\ndevice.0.uuid GPU-202d648d-7b39-6345-296c-251c4321e21c\n"
                                "device.0.name NVIDIA A100-SXM4-80GB\ndevice.0.bus_id 0000:01:00.0\n"
                                "device.0.mig_mode 1\nend\n");

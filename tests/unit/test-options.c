@@ -434,6 +434,28 @@ START_TEST(test_usage) {
 }
 END_TEST
 
+/* --source names: the sets, and each source by its name in the one list (xpu_source_to_string());
+ * a fast source names the whole fast path. */
+START_TEST(test_sources) {
+        const uint32_t fast = XPU_SOURCES_FAST, nvml = XPU_SOURCE_BIT(XPU_SOURCE_NVML),
+                       cuda = XPU_SOURCE_BIT(XPU_SOURCE_CUDA), rocm = XPU_SOURCE_BIT(XPU_SOURCE_ROCM_SMI);
+        ck_assert_int_eq(xpu_options_parse_sources("fast"), (int)fast);
+        ck_assert_int_eq(xpu_options_parse_sources("all"), (int)(fast | XPU_SOURCES_RICH));
+        ck_assert_int_eq(xpu_options_parse_sources("procfs"), (int)fast);
+        ck_assert_int_eq(xpu_options_parse_sources("sysfs"), (int)fast);
+        ck_assert_int_eq(xpu_options_parse_sources("nvml"), (int)nvml);
+        ck_assert_int_eq(xpu_options_parse_sources("cuda"), (int)cuda);
+        ck_assert_int_eq(xpu_options_parse_sources("rocm_smi"), (int)rocm);
+        ck_assert_int_eq(xpu_options_parse_sources("nvml,rocm_smi,cuda"), (int)(nvml | rocm | cuda));
+        ck_assert_int_eq(xpu_options_parse_sources("fast,nvml"), (int)(fast | nvml));
+        ck_assert_int_eq(XPU_SOURCES_RICH, nvml | cuda | rocm);
+        static const char *const bad[] = { "", "nvm", "nvmlx", "NVML", "nvml,", ",nvml", "nvml,,cuda", "rocm" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ck_assert_msg(xpu_options_parse_sources(bad[i]) == -EINVAL, "\"%s\"", bad[i]);
+        ck_assert_int_eq(xpu_options_parse_sources(NULL), -EINVAL);
+}
+END_TEST
+
 static Suite *options_suite(void) {
         Suite *s = suite_create("options");
         TCase *tc = tcase_create("core");
@@ -443,6 +465,7 @@ static Suite *options_suite(void) {
         tcase_add_test(tc, test_env_twins);
         tcase_add_test(tc, test_env_refusals);
         tcase_add_test(tc, test_usage);
+        tcase_add_test(tc, test_sources);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -19,46 +19,49 @@
 #include "xpud-fixture.h"
 
 START_TEST(test_parse) {
-        struct xpud_kmsg_event ev;
+        struct xpu_kernel_event ev;
         ck_assert_int_eq(xpud_kmsg_parse("4,2102,7203114825,-;NVRM: Xid (PCI:0000:1a:00): 79, pid=2563, name=python3, "
                                          "GPU has fallen off the bus.\n", &ev), 1);
         ck_assert_str_eq(ev.kind, "xid");
+        ck_assert_str_eq(ev.label, "Xid 79"); /* NVIDIA's rules name the event (probes/nvidia/nvidia-kmsg.c) */
         ck_assert_uint_eq(ev.xid, 79);
         ck_assert_str_eq(ev.bus_id, "0000:1a:00.0");
         ck_assert(!ev.bus_has_function);
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_UNHEALTHY);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_UNHEALTHY);
         ck_assert_str_eq(ev.what, "GPU has fallen off the bus");
         ck_assert(ev.kernel_time > 7203.1148 && ev.kernel_time < 7203.1149);
         ck_assert_str_eq(ev.text, "NVRM: Xid (PCI:0000:1a:00): 79, pid=2563, name=python3, GPU has fallen off the bus.");
 
         /* An application fault: an event, no health effect; an Xid not in the catalogue likewise. */
         ck_assert_int_eq(xpud_kmsg_parse("4,1,2,-;NVRM: Xid (PCI:0000:1b:00): 13, pid=1, name=x, Graphics Exception", &ev), 1);
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_NONE);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_NONE);
         ck_assert_int_eq(xpud_kmsg_parse("4,1,2,-;NVRM: Xid (PCI:0000:61:00): 154, pid=1, GPU recovery action", &ev), 1);
         ck_assert_uint_eq(ev.xid, 154);
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_NONE);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_NONE);
         ck_assert_str_eq(ev.what, "an Xid not in xpud's catalogue");
         /* A 32-bit PCI domain (Hyper-V). */
         ck_assert_int_eq(xpud_kmsg_parse("4,1,2,-;NVRM: Xid (PCI:3f8cfdd:00:00): 48, DBE (double bit error)", &ev), 1);
         ck_assert_str_eq(ev.bus_id, "03f8cfdd:00:00.0");
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_UNHEALTHY);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_UNHEALTHY);
 
         /* amdgpu: the bus id from the prefix or from the DEVICE= continuation line. */
         ck_assert_int_eq(xpud_kmsg_parse("3,2108,8100000000,-;amdgpu 0000:c1:00.0: amdgpu: 3 uncorrectable hardware "
                                          "errors detected in umc block\n SUBSYSTEM=pci\n DEVICE=+pci:0000:c1:00.0\n",
                                          &ev), 1);
         ck_assert_str_eq(ev.kind, "amdgpu_ras");
+        ck_assert_str_eq(ev.label, "amdgpu"); /* AMD's rules (probes/amd/amd-kmsg.c) */
+        ck_assert_uint_eq(ev.xid, 0);
         ck_assert_str_eq(ev.bus_id, "0000:c1:00.0");
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_UNHEALTHY);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_UNHEALTHY);
         ck_assert_int_eq(xpud_kmsg_parse("3,9,9,-;amdgpu 0000:c1:00.0: amdgpu: 1 correctable hardware errors detected "
                                          "in total in gfx block", &ev), 1);
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_NONE);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_NONE);
         ck_assert_int_eq(xpud_kmsg_parse("3,2109,8200000000,-;[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 "
                                          "timeout, signaled seq=10, emitted seq=12\n SUBSYSTEM=pci\n"
                                          " DEVICE=+pci:0000:c2:00.0\n", &ev), 1);
         ck_assert_str_eq(ev.kind, "amdgpu_ring_timeout");
         ck_assert_str_eq(ev.bus_id, "0000:c2:00.0");
-        ck_assert_int_eq(ev.effect, XPUD_KMSG_DEGRADED);
+        ck_assert_int_eq(ev.effect, XPU_KERNEL_DEGRADED);
         ck_assert_int_eq(xpud_kmsg_parse("4,9,9,-;amdgpu 0000:03:00.0: amdgpu: GPU reset begin!", &ev), 1);
         ck_assert_str_eq(ev.kind, "amdgpu_reset");
         ck_assert_str_eq(ev.bus_id, "0000:03:00.0"); /* from the prefix: no DEVICE= line */
@@ -98,7 +101,7 @@ START_TEST(test_parse) {
 }
 END_TEST
 
-static void collect(void *userdata, const struct xpud_kmsg_event *ev) {
+static void collect(void *userdata, const struct xpu_kernel_event *ev) {
         char *log = userdata;
         size_t len = strlen(log);
         snprintf(log + len, 1024 - len, "%s%s/%u/%s", len ? "," : "", ev->kind, ev->xid, ev->bus_id);

@@ -135,7 +135,7 @@ START_TEST(test_amd_bus_ids_and_partitions) {
         char *root = xpu_test_copy_host("amd-mi210x8");
         xpu_test_write(root, "sys/devices/platform/amdgpu_xcp_30/drm/renderD129/dev", "226:129\n");
         struct xpud_snapshot *s = xpud_snapshot_new();
-        s->inv = xpu_test_probe_backend(&xpu_vendor_amd, root);
+        s->inv = xpu_test_probe_backend(xpu_vendors[XPU_VENDOR_AMD], root);
         s->n_devices = s->inv->n_devices;
         ck_assert_uint_eq(s->n_devices, 8);
         s->devices = calloc(s->n_devices, sizeof *s->devices);
