@@ -27,8 +27,11 @@ PIDS=
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
+        # Each pid is a timeout(1) wrapper, which leads a process group of its own with its
+        # command: SIGKILL to the group, so the python child is not left running when the
+        # wrapper alone dies (the pid itself when the group is not made yet).
         for p in $PIDS; do
-                kill -KILL "$p" 2>/dev/null
+                kill -KILL "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null
         done
         [ -n "$T" ] && rm -rf "$T"
 }
