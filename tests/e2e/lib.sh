@@ -119,6 +119,21 @@ need_pkgs() {
                 bail "cannot install $* (packaging/install-deps.sh; run as root)"
 }
 
+# stop_pid PID: SIGTERM, then wait for it (at most 10 s, then SIGKILL). Returns its exit status
+# (0 when it was already gone).
+stop_pid() {
+        kill -TERM "$1" 2>/dev/null || return 0
+        i=0
+        while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
+                sleep 0.1
+                i=$((i + 1))
+        done
+        kill -KILL "$1" 2>/dev/null
+        st=0
+        wait "$1" 2>/dev/null || st=$?
+        return "$st"
+}
+
 # e2e_done: print the plan and exit 0 when every test passed, else 1.
 e2e_done() {
         printf '1..%d\n' "$E2E_TESTS"

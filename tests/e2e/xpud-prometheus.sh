@@ -25,24 +25,11 @@ XPID=
 PPID_PROM=
 
 
-# stop PID: SIGTERM, then wait for it (at most 10 s, then SIGKILL). Returns its exit status.
-stop() {
-        kill -TERM "$1" 2>/dev/null || return 0
-        i=0
-        while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-                sleep 0.1
-                i=$((i + 1))
-        done
-        kill -KILL "$1" 2>/dev/null
-        st=0
-        wait "$1" 2>/dev/null || st=$?
-        return "$st"
-}
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-        [ -z "$PPID_PROM" ] || stop "$PPID_PROM" || true
-        [ -z "$XPID" ] || stop "$XPID" || true
+        [ -z "$PPID_PROM" ] || stop_pid "$PPID_PROM" || true
+        [ -z "$XPID" ] || stop_pid "$XPID" || true
         [ -z "$TMP" ] || rm -rf "$TMP"
 }
 
@@ -166,12 +153,12 @@ is "$rejected" 0 "Prometheus rejected no sample (duplicate timestamp, out of ord
 
 # ---- stop everything ---------------------------------------------------------------------------
 st=0
-stop "$PPID_PROM" || st=$?
+stop_pid "$PPID_PROM" || st=$?
 is "$st" 0 "Prometheus exits 0 on SIGTERM"
 if kill -0 "$PPID_PROM" 2>/dev/null; then not_ok "Prometheus is gone"; else ok "Prometheus is gone"; fi
 PPID_PROM=
 st=0
-stop "$XPID" || st=$?
+stop_pid "$XPID" || st=$?
 is "$st" 0 "xpud exits 0 on SIGTERM"
 if kill -0 "$XPID" 2>/dev/null; then not_ok "xpud is gone"; else ok "xpud is gone"; fi
 XPID=

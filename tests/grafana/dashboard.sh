@@ -53,24 +53,11 @@ xpud_prestart() {
 T=
 XPID=
 PROM=
-# stop PID: SIGTERM, then SIGKILL after 10 s; its exit status.
-stop() {
-        kill -TERM "$1" 2>/dev/null || return 0
-        i=0
-        while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do
-                sleep 0.1
-                i=$((i + 1))
-        done
-        kill -KILL "$1" 2>/dev/null
-        st=0
-        wait "$1" 2>/dev/null || st=$?
-        return "$st"
-}
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-        [ -z "$PROM" ] || stop "$PROM" || true
-        [ -z "$KPID" ] || stop "$KPID" || true
-        [ -z "$XPID" ] || stop "$XPID" || true
+        [ -z "$PROM" ] || stop_pid "$PROM" || true
+        [ -z "$KPID" ] || stop_pid "$KPID" || true
+        [ -z "$XPID" ] || stop_pid "$XPID" || true
         [ -z "$T" ] || rm -rf "$T"
 }
 
@@ -263,11 +250,11 @@ is "$(grep -vc "${TAB}variable${TAB}" "$T/check/queries.tsv")" \
         "every query of every panel, the per-pod ones and the temperature limits too, was required to return data"
 
 st=0
-stop "$PROM" || st=$?
+stop_pid "$PROM" || st=$?
 PROM=
 is "$st" 0 "Prometheus exits 0 on SIGTERM"
 st=0
-stop "$XPID" || st=$?
+stop_pid "$XPID" || st=$?
 XPID=
 is "$st" 0 "xpud exits 0 on SIGTERM"
 e2e_done
