@@ -448,14 +448,16 @@ static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu
         return 0;
 }
 
-/* Nothing of ours may reach the workload: close what we opened. */
-static void context_close(struct context *c) {
-        context_done(c);
+/* What xpuinit read for the plan, not needed once it is applied: freed before the workload
+ * starts (its descriptors are closed by the privileged sequence, after the stop check). */
+static void context_free_facts(struct context *c) {
+        xpu_inventory_free(c->inv);
+        xpu_profile_set_free(c->profiles);
+        xpu_selection_free(c->sel);
         c->inv = NULL;
         c->profiles = NULL;
         c->sel = NULL;
         c->profile = NULL;
-        c->container_fd = -EBADF; /* (context_done closed the roots and reset their fds) */
 }
 
 /* Start the workload: probe → select → gather → plan → check (device code) → apply → drop
@@ -486,15 +488,15 @@ static int run(struct context *c, const struct xpu_options *opts) {
         int stop = context_apply(c, p, &roots);
         if (stop)
                 return stop;
+        context_free_facts(c);
         _cleanup_(xpu_start_privileges_done) struct xpu_start_privileges sp = XPU_START_PRIVILEGES_INIT;
-        if (xpu_start_privileges(&sp, p, c->roots.dev_fd, TAKE_PTR(c->seccomp), opts->exec) < 0)
-                return EXIT_SETUP;
-        stop = xpu_stop_after_apply(p, &roots);
+        const struct xpu_start_own own = {
+                .applied = &roots,
+                .fds = { &c->container_fd, &c->roots.sys_fd, &c->roots.dev_fd, &c->roots.driver_fd },
+        };
+        stop = xpu_start_privileges(&sp, p, TAKE_PTR(c->seccomp), &own, opts->exec);
         if (stop)
-                return stop;
-        context_close(c);
-        if (xpu_start_privileges_drop(&sp, p, opts->exec) < 0)
-                return EXIT_SETUP;
+                return stop > 0 ? stop : EXIT_SETUP;
         struct xpu_supervise_options so = {
                 .group = opts->group,
                 .grace_seconds = opts->grace,

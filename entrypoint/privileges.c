@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The workload's privileges at a start (privileges.h, docs/privileges.md): planned from the
- * profile and xpuinit's own sets, then the privileged sequence of a start, in this order:
- *   1. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, before this
- *      file's steps: entrypoint/main.c);
- *   2. the device nodes' groups: added to xpuinit itself (xpu_add_device_groups) without --user;
- *      with --user they are the workload's only supplementary groups (step 4c);
- *   3. the workload's and the supervisor's cap_t and filters prepared (xpu_start_privileges):
- *      the child allocates nothing; then the caller closes what the workload must not inherit;
- *      and in xpuinit itself (xpu_start_privileges_drop): the bounding set narrowed once
- *      (supervised; inherited), no_new_privs and the shared filter (inherited);
- *   4. in the workload's process, right before execve (init.c launch_exec calls
+ * profile and xpuinit's own sets (xpu_plan_privilege), then the privileged sequence of a start,
+ * in this order:
+ *   A. mounts: a private mount namespace, then the plan's operations (xpu_plan_apply, before
+ *      this file's steps: entrypoint/main.c);
+ *   B. in xpuinit, one function top to bottom (xpu_start_privileges, the why of each step
+ *      there): 1. the device nodes' groups, 2. the workload's and the supervisor's cap_t and
+ *      filters prepared, 3. the stop check (a pending termination signal takes A back),
+ *      4. xpuinit's own descriptors closed, 5. the bounding set narrowed once (supervised),
+ *      6. no_new_privs and the shared filter;
+ *   C. in the workload's process, right before execve (init.c launch_exec calls
  *      xpu_privilege_apply, probes/sandbox/privilege.c, one function with a comment per step):
  *      a. bounding set (with --exec), b. PR_SET_KEEPCAPS, c. setgroups, d. setresgid,
  *      e. setresuid, f. capset (permitted/effective/inheritable), g. ambient set,
  *      h. PR_SET_NO_NEW_PRIVS, i. close stray fds, j. load the seccomp filter (unless shared);
- *   5. execve (init.c exec_search); the supervisor narrows itself to CAP_KILL after the start.
+ *   D. execve (init.c exec_search); the supervisor narrows itself to CAP_KILL after the start.
  * Each function logs one line on failure, naming the cause and the fix. */
 #include "privileges.h"
 
@@ -31,6 +31,7 @@
 #include "base/macro.h"
 #include "sandbox/privilege.h"
 #include "sandbox/seccomp.h"
+#include "stop.h"
 
 int xpu_plan_privilege(const struct xpu_profile *pr, bool user_set, uid_t uid, gid_t gid, struct xpu_plan *p) {
         p->user_set = user_set;
@@ -131,11 +132,10 @@ void xpu_start_privileges_done(struct xpu_start_privileges *s) {
         s->shared = NULL;
 }
 
-int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, int dev_fd,
-                         struct xpu_seccomp_program *filter, bool exec) {
-        s->filter = filter;
-        if (!p->user_set && xpu_add_device_groups(p, dev_fd) < 0)
-                return -EPERM;
+/* Step 2: the workload's and the supervisor's privileges (cap_t) and filters (S->filter: the
+ * plan's). */
+static int prepare(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec) {
+        struct xpu_seccomp_program *filter = s->filter;
         struct xpu_privilege *priv = &s->workload, *self = &s->supervisor;
         priv->set_ids = p->user_set;
         priv->uid = p->uid;
@@ -164,8 +164,8 @@ int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *
         }
         self->seccomp = s->self_filter;
         /* One filter serves both when the workload's is the supervisor's ("default", the usual
-         * case): xpuinit loads it right before the workload is started, and the workload inherits
-         * it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
+         * case): xpuinit loads it right before the workload is started (step 6), and the workload
+         * inherits it (fork and clone keep the filter). Each load costs the kernel a check, a JIT
          * compilation and a walk of the program for every system call number (its cache): the
          * most expensive step of a start, not to be paid twice. Any other filter is
          * loaded by the workload itself, and the supervisor's after the start, as before: stacked,
@@ -183,13 +183,15 @@ int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *
         return 0;
 }
 
-int xpu_start_privileges_drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec) {
+/* Steps 5 and 6, in xpuinit itself right before the clone (or execve with EXEC). */
+static int drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec) {
         uint64_t bnd = p->cap_have_bounding;
         /* Supervised, the workload's bounding set is narrowed once, here: the workload inherits
          * it, and the supervisor narrows it further to CAP_KILL after the start. Each drop
          * commits new credentials, and dropping twice (in the workload, and again in the
          * supervisor from the full set) was a third of a start's system calls. xpuinit's own
-         * permitted and effective sets are untouched by it. */
+         * permitted and effective sets are untouched by it. With --exec the workload's own
+         * xpu_privilege_apply() drops it (C.a). */
         if (!exec) {
                 int r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
                 if (r < 0) {
@@ -199,12 +201,45 @@ int xpu_start_privileges_drop(struct xpu_start_privileges *s, const struct xpu_p
                 bnd &= p->cap_bounding;
         }
         s->workload.bounding_now = s->supervisor.bounding_now = bnd;
-        /* The shared filter (xpu_start_privileges), with no_new_privs first as the kernel wants
-         * without CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
+        /* The shared filter (step 2), with no_new_privs first as the kernel wants without
+         * CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
         if (!s->shared)
                 return 0;
         int r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : xpu_seccomp_load(s->shared);
         if (r < 0)
                 log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(s->shared), strerror(-r));
         return r < 0 ? r : 0;
+}
+
+int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, struct xpu_seccomp_program *filter,
+                         const struct xpu_start_own *own, bool exec) {
+        s->filter = filter;
+        /* 1. The device nodes' groups, added to xpuinit itself while it may still setgroups: the
+         *    workload inherits them, and a node it could not open is reported once, here. With
+         *    --user they are the workload's only supplementary groups instead (C.c). */
+        if (!p->user_set && xpu_add_device_groups(p, own->applied->dev_fd) < 0)
+                return -EPERM;
+        /* 2. Everything the workload's process and the supervisor will apply, prepared now: the
+         *    child between clone and execve shares xpuinit's memory and must not allocate. */
+        int r = prepare(s, p, exec);
+        if (r < 0)
+                return r;
+        /* 3. The stop check, as late as can be: a termination signal that came during set-up
+         *    takes back what the apply put into the container, through descriptors still open,
+         *    and ends the start with 128+N before anything is dropped. One that comes after is
+         *    forwarded to the workload as it starts (xpu_supervise()). */
+        int stop = xpu_stop_after_apply(p, own->applied);
+        if (stop)
+                return stop;
+        /* 4. xpuinit's own descriptors (the roots it read from and applied into): nothing of
+         *    ours may reach the workload, and the supervisor needs none of them. */
+        for (size_t i = 0; i < ELEMENTSOF(own->fds); i++)
+                if (own->fds[i] && *own->fds[i] >= 0) {
+                        close(*own->fds[i]);
+                        *own->fds[i] = -EBADF;
+                }
+        /* 5. and 6. The bounding set, then no_new_privs and the shared filter, last: the filter
+         *    denies what the undo of step 3 may need (umount2), both are inherited by the
+         *    workload, and nothing of xpuinit's set-up runs after them. */
+        return drop(s, p, exec);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The workload's privileges at a start (docs/privileges.md): the plan's part (ids, capability
- * sets), then the privileged sequence of a start in one place (xpu_start_privileges and
- * xpu_start_privileges_drop, privileges.c, in the order written there once). */
+ * sets), then the privileged sequence of a start in one function (xpu_start_privileges,
+ * privileges.c, in the order written there once). */
 #pragma once
 
 #include <stdbool.h>
@@ -35,22 +35,32 @@ struct xpu_start_privileges {
         struct xpu_seccomp_program *filter;       /* the plan's filter (owned) */
         struct xpu_seccomp_program *self_filter;  /* the supervisor's "default" (owned; NULL with --exec) */
         const struct xpu_seccomp_program *shared; /* the one filter both use, loaded once by
-                                                   * xpu_start_privileges_drop; NULL: each loads its own */
+                                                   * xpu_start_privileges (step 6); NULL: each loads its own */
 };
 #define XPU_START_PRIVILEGES_INIT \
         { .workload = XPU_PRIVILEGE_INIT, .supervisor = XPU_PRIVILEGE_INIT, .filter = NULL, .self_filter = NULL, \
           .shared = NULL }
 void xpu_start_privileges_done(struct xpu_start_privileges *s);
 
-/* The privileged sequence of a start, first half, after the plan was applied (mounts done): the
- * device nodes' groups added to xpuinit (without --user; below DEV_FD), the workload's and the
- * supervisor's privileges and filters prepared (FILTER, the plan's compiled filter, is taken over;
- * EXEC: --exec, no supervisor). Nothing is dropped yet: the caller closes what the workload must
- * not inherit, then calls xpu_start_privileges_drop(). Returns 0, or -errno after logging one line. */
-int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, int dev_fd,
-                         struct xpu_seccomp_program *filter, bool exec);
+/* What xpuinit hands to the privileged sequence besides the plan: where the plan was applied
+ * (the stop check takes the apply back through it; its dev_fd is the dev root the device nodes'
+ * access is checked under) and xpuinit's own descriptors, which the workload must not inherit. */
+#define XPU_START_OWN_FDS 4
+struct xpu_start_own {
+        const struct xpu_apply_roots *applied; /* where xpu_plan_apply() ran (its fds stay open until step 4) */
+        int *fds[XPU_START_OWN_FDS];           /* closed in step 4 and set to -EBADF (NULL, or a negative
+                                                * fd: nothing to close) */
+};
 
-/* The second half, in xpuinit itself right before the clone (or execve with EXEC): the bounding
- * set narrowed once for the workload (supervised), then no_new_privs and the shared filter.
- * Returns 0, or -errno after logging one line. */
-int xpu_start_privileges_drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec);
+/* The privileged sequence of a start, in xpuinit after the plan P was applied (mounts done) and
+ * right before the workload is cloned (or execve'd with EXEC, --exec: no supervisor), top to
+ * bottom: 1. the device nodes' groups added to xpuinit (without --user; their access checked
+ * under OWN->applied->dev_fd when they cannot be), 2. the workload's and the supervisor's
+ * privileges and filters prepared (FILTER, the plan's compiled filter, is taken over: S owns it
+ * whatever the result), 3. the stop check (xpu_stop_after_apply(): a pending termination signal
+ * takes the apply back), 4. OWN->fds closed, 5. the bounding set narrowed once for the workload
+ * (supervised), 6. no_new_privs and the filter the workload and the supervisor share (S->shared).
+ * Returns 0 (S ready for xpu_supervise()/xpu_exec_workload(), init.h), 128+N when termination
+ * signal N was pending at step 3 (nothing closed or dropped), or -errno after logging one line. */
+int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, struct xpu_seccomp_program *filter,
+                         const struct xpu_start_own *own, bool exec);
