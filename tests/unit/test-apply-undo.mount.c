@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* entrypoint/apply-undo.c in mount mode (the link mode and the rules: test-apply-undo.c): in a
+ * mount namespace of the test's own, the tmpfs on /run/xpuinit made by the apply (fsopen,
+ * fsmount, move_mount) is detached by the undo with its bind mount and links, and the directory
+ * removed. Needs root (unshare(CLONE_NEWNS), mounts). */
+#include <sched.h>
+#include <sys/mount.h>
+
+#include "apply-undo-fx.h"
+
+/* Is PATH a mount point in this mount namespace? */
+static bool mounted(const char *path) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        ck_assert_ptr_nonnull(f);
+        char line[4096], mnt[PATH_MAX];
+        bool found = false;
+        while (!found && fgets(line, sizeof line, f))
+                found = sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 && strcmp(mnt, path) == 0;
+        fclose(f);
+        return found;
+}
+
+/* Mount mode, in a mount namespace of the test's own: the tmpfs on /run/xpuinit is detached
+ * (its bind mount and links go with it) and the directory removed; the drop-in goes and
+ * ldconfig runs again. */
+START_TEST(test_mount_mode_undone) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        /* Descriptors of the old namespace cannot take a mount of this one (as main.c's
+         * reopen_roots). */
+        close(container_fd);
+        close(driver_fd);
+        container_fd = xpu_open_root(container);
+        driver_fd = xpu_open_root(driver);
+        ck_assert_int_ge(container_fd, 0);
+        ck_assert_int_ge(driver_fd, 0);
+        struct xpu_plan *p = plan_new(true);
+        apply(p, SIZE_MAX);
+        char path[PATH_MAX * 2];
+        in_container(path, sizeof path, BASE);
+        ck_assert(mounted(path));
+        in_container(path, sizeof path, LIBDIR "/libfoo.so.1");
+        ck_assert_str_eq(contents(path), "\177ELF driver library\n"); /* through the link to the bind mount */
+        in_container(path, sizeof path, "/etc/ld.so.cache");
+        ck_assert_int_eq(unlink(path), 0);
+        char err[1024];
+        ck_assert_msg(undo(p, err, sizeof err) == 0, "%s", err);
+        in_container(path, sizeof path, BASE);
+        ck_assert(!mounted(path));
+        ck_assert_int_eq(at(BASE), 0);
+        ck_assert_int_eq(at("/run"), 'd');
+        ck_assert_int_eq(at(DROPIN), 0);
+        ck_assert_int_eq(at("/etc/ld.so.cache"), 'f');
+        char lib[PATH_MAX * 2];
+        snprintf(lib, sizeof lib, "%s/usr/lib/libfoo.so.1.2", driver);
+        ck_assert_str_eq(contents(lib), "\177ELF driver library\n");
+        xpu_plan_free(p);
+}
+END_TEST
+
+int main(void) {
+        Suite *s = suite_create("apply-undo.mount");
+        TCase *tc = tcase_create("undo");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_mount_mode_undone);
+        suite_add_tcase(s, tc);
+        return xpu_test_run(s);
+}
