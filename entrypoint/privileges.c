@@ -183,34 +183,6 @@ static int prepare(struct xpu_start_privileges *s, const struct xpu_plan *p, boo
         return 0;
 }
 
-/* Steps 5 and 6, in xpuinit itself right before the clone (or execve with EXEC). */
-static int drop(struct xpu_start_privileges *s, const struct xpu_plan *p, bool exec) {
-        uint64_t bnd = p->cap_have_bounding;
-        /* Supervised, the workload's bounding set is narrowed once, here: the workload inherits
-         * it, and the supervisor narrows it further to CAP_KILL after the start. Each drop
-         * commits new credentials, and dropping twice (in the workload, and again in the
-         * supervisor from the full set) was a third of a start's system calls. xpuinit's own
-         * permitted and effective sets are untouched by it. With --exec the workload's own
-         * xpu_privilege_apply() drops it (C.a). */
-        if (!exec) {
-                int r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
-                if (r < 0) {
-                        log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
-                        return r;
-                }
-                bnd &= p->cap_bounding;
-        }
-        s->workload.bounding_now = s->supervisor.bounding_now = bnd;
-        /* The shared filter (step 2), with no_new_privs first as the kernel wants without
-         * CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. */
-        if (!s->shared)
-                return 0;
-        int r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : xpu_seccomp_load(s->shared);
-        if (r < 0)
-                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(s->shared), strerror(-r));
-        return r < 0 ? r : 0;
-}
-
 int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *p, struct xpu_seccomp_program *filter,
                          const struct xpu_start_own *own, bool exec) {
         s->filter = filter;
@@ -228,9 +200,9 @@ int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *
          *    takes back what the apply put into the container, through descriptors still open,
          *    and ends the start with 128+N before anything is dropped. One that comes after is
          *    forwarded to the workload as it starts (xpu_supervise()). */
-        int stop = xpu_stop_after_apply(p, own->applied);
-        if (stop)
-                return stop;
+        r = xpu_stop_after_apply(p, own->applied);
+        if (r > 0)
+                return r;
         /* 4. xpuinit's own descriptors (the roots it read from and applied into): nothing of
          *    ours may reach the workload, and the supervisor needs none of them. */
         for (size_t i = 0; i < ELEMENTSOF(own->fds); i++)
@@ -238,8 +210,30 @@ int xpu_start_privileges(struct xpu_start_privileges *s, const struct xpu_plan *
                         close(*own->fds[i]);
                         *own->fds[i] = -EBADF;
                 }
-        /* 5. and 6. The bounding set, then no_new_privs and the shared filter, last: the filter
-         *    denies what the undo of step 3 may need (umount2), both are inherited by the
-         *    workload, and nothing of xpuinit's set-up runs after them. */
-        return drop(s, p, exec);
+        /* 5. The bounding set, narrowed once, here, when supervised: the workload inherits it,
+         *    and the supervisor narrows it further to CAP_KILL after the start. Each drop commits
+         *    new credentials, and dropping twice (in the workload, and again in the supervisor
+         *    from the full set) was a third of a start's system calls. xpuinit's own permitted
+         *    and effective sets are untouched by it. With --exec the workload's own
+         *    xpu_privilege_apply() drops it (C.a). After step 3: a stop leaves xpuinit as it was. */
+        uint64_t bnd = p->cap_have_bounding;
+        if (!exec) {
+                r = xpu_capability_bounding_drop(p->cap_bounding, bnd);
+                if (r < 0) {
+                        log_error("cannot narrow the bounding set for the workload: %s", strerror(-r));
+                        return r;
+                }
+                bnd &= p->cap_bounding;
+        }
+        s->workload.bounding_now = s->supervisor.bounding_now = bnd;
+        /* 6. The shared filter (step 2), with no_new_privs first as the kernel wants without
+         *    CAP_SYS_ADMIN; both are inherited and are the workload's last steps anyway. Last
+         *    here: the filter denies what the undo of step 3 may need (umount2), and nothing of
+         *    xpuinit's set-up runs after it. */
+        if (!s->shared)
+                return 0;
+        r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : xpu_seccomp_load(s->shared);
+        if (r < 0)
+                log_error("cannot load the seccomp filter \"%s\": %s", xpu_seccomp_name(s->shared), strerror(-r));
+        return r < 0 ? r : 0;
 }
