@@ -339,7 +339,7 @@ static int do_ldconfig(int container_fd, const struct xpu_op *op, const char *co
         struct xpu_seccomp_program *filter = NULL;
         priv.keep = outside ? HOST_LDCONFIG_CAPS & effective : 0;
         /* Without CAP_SETPCAP the bounding set cannot shrink: all bits kept, so nothing is
-         * dropped (as the supervisor does in main.c); NO_NEW_PRIVS still caps what execve grants
+         * dropped (as the supervisor does, privileges.c); NO_NEW_PRIVS still caps what execve grants
          * to what the child keeps. */
         priv.bounding = (effective & XPU_CAP_BIT(CAP_SETPCAP)) ? priv.keep : ~UINT64_C(0);
         priv.close_fds = true;
