@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "probe.h"

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 #include "base/str.h"

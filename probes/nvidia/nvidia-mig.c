@@ -11,6 +11,7 @@
  * business. <minor> is the GPU's Device Minor, as /dev/nvidia<minor>. The directories exist only
  * while the instances do, so a GI directory means MIG mode is on. */
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "nvidia/nvidia.h"

@@ -20,6 +20,7 @@
 #include "base/str.h"
 #include "base/path.h"
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/escape.h"
 #include "base/procfs.h"
 
@@ -497,13 +498,14 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
         if (r < 0)
                 return r;
 
-        /* Majors: the GPU major is "nvidia" since driver 550.40, "nvidia-frontend" before. */
-        int major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia");
+        /* Majors, one read of /proc/devices: the GPU's is "nvidia" since driver 550.40, "nvidia-frontend" before. */
+        const char *devices = xpu_read_file_in_root(roots->sys_fd, "/proc/devices", buf, XPU_READ_MAX + 1) < 0 ? NULL : buf;
+        int major_nvidia = xpu_proc_devices_major(devices, "nvidia");
         if (major_nvidia < 0)
-                major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia-frontend");
+                major_nvidia = xpu_proc_devices_major(devices, "nvidia-frontend");
         if (major_nvidia < 0)
                 major_nvidia = NVIDIA_MAJOR;
-        int major_uvm = xpu_proc_devices_major(roots->sys_fd, "nvidia-uvm");
+        int major_uvm = xpu_proc_devices_major(devices, "nvidia-uvm");
 
         for (size_t i = 0; i < ELEMENTSOF(vendor_nodes); i++) {
                 bool uvm = vendor_nodes[i].major == MAJOR_UVM;
@@ -519,7 +521,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .buf = buf,
                 .devs = devs,
                 .major_nvidia = (uint32_t)major_nvidia,
-                .major_caps = xpu_proc_devices_major(roots->sys_fd, "nvidia-caps"),
+                .major_caps = xpu_proc_devices_major(devices, "nvidia-caps"),
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);

@@ -14,8 +14,7 @@
 #            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped. A
 #            vendor is any folder of probes/ but base, sandbox and devcode (no vendor is listed here);
 #   circles  no include circle between the programs' files: in the graph "A includes B" (a .c and
-#            its same-named .h one file), no path leads back; the circles of CIRCLES_KNOWN, from
-#            before the rule, are told as diag lines until they are split;
+#            its same-named .h one file), no path leads back;
 #   vendors  a vendor is named in code (comments are not code) only in probes/<vendor>/,
 #            probes/vendor.c (the list), tests/ and the files of ALLOWED below: an identifier, or a
 #            string literal without a blank, holding a vendor folder's name not after a letter or
@@ -46,14 +45,6 @@ daemon/sampler.c            likewise (the first default driver root)
 entrypoint/options.c        likewise (the first default driver root)
 entrypoint/profile-json.c   an example in an error message
 
-'
-
-# Include circles known when the rule came (issue 27), to be split by meaning, one group a line:
-# "FILE... # reason" (FILE: the path without .c/.h). A circle all of whose files are in one group
-# is a diag line, not a failure; a group that closes no circle any more is a diag line too (drop
-# it). New circles fail. The list only shrinks.
-CIRCLES_KNOWN='
-probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # files and paths call each other
 '
 
 MAX_LINES=800
@@ -203,24 +194,6 @@ include_circles() {
                 }' "$1"
 }
 
-# known_circles CIRCLES KNOWN: the lines of CIRCLES all of whose files are in one group of KNOWN
-# (as CIRCLES_KNOWN) prefixed "known: ", the others as they are, and "stale: GROUP" for each group
-# that no circle fell in.
-known_circles() {
-        printf '%s\n' "$2" | sed 's/#.*//' | awk 'NF' >"$T/known"
-        awk 'FILENAME == ARGV[1] { groups[++ng] = $0; for (i = 1; i <= NF; i++) in_group[ng, $i] = 1; next }
-             {
-                     n = split($0, f, / -> /); hit = 0
-                     for (g = 1; g <= ng && !hit; g++) {
-                             all = 1
-                             for (i = 1; i <= n && all; i++) all = ((g, f[i]) in in_group)
-                             if (all) hit = g
-                     }
-                     if (hit) { used[hit] = 1; print "known: " $0 } else print
-             }
-             END { for (g = 1; g <= ng; g++) if (!(g in used)) print "stale: " groups[g] }' "$T/known" "$1"
-}
-
 # vendor_violations ROOT LIST ALLOWED: "PATH:LINE: TOKEN..." for every name of a vendor in code
 # outside its folder, probes/vendor.c (the list), tests/ and the files of ALLOWED (as ALLOWED above). The vendors are the folders of
 # probes/ but base, sandbox and devcode; a name of a vendor is an identifier, or a string literal
@@ -354,11 +327,6 @@ include_circles "$T/self.edges" >"$T/got"
 is "$(cat "$T/got")" "daemon/p -> daemon/q -> daemon/r -> daemon/p
 probes/x -> probes/y -> probes/x" \
         "self-test: the circle rule reports circles of two and three files, not a .c with its .h or a diamond"
-known_circles "$T/got" "daemon/p daemon/q daemon/r daemon/s # a group
-probes/z # stale" >"$T/got2"
-is "$(cat "$T/got2")" "known: daemon/p -> daemon/q -> daemon/r -> daemon/p
-probes/x -> probes/y -> probes/x
-stale: probes/z " "self-test: a known circle is told apart, a new one is not, a group closing none is stale"
 
 vendor_violations "$S" "$T/self.list" "entrypoint/allowed.c  a file
 daemon/old/  a folder" >"$T/got"
@@ -383,10 +351,7 @@ include_edges "$SRC" "$T/src.list" >"$T/edges"
 include_violations "$T/edges" >"$T/inc"
 report "no upward include (probes/base < sandbox, devcode < probes/ < vendors < entrypoint, daemon)" "$T/inc"
 
-include_circles "$T/edges" >"$T/circ.all"
-known_circles "$T/circ.all" "$CIRCLES_KNOWN" >"$T/circ.k"
-grep -E '^(known|stale): ' "$T/circ.k" | while IFS= read -r l; do diag "include circle $l"; done
-grep -vE '^(known|stale): ' "$T/circ.k" >"$T/circ"
+include_circles "$T/edges" >"$T/circ"
 report "no include circle between files (a .c with its .h one file)" "$T/circ"
 
 vendor_violations "$SRC" "$T/src.list" "$ALLOWED" >"$T/ven"
