@@ -40,9 +40,7 @@ entrypoint/audit-summary.h  likewise
 entrypoint/audit-summary.c  likewise
 entrypoint/device-code.c    likewise (a target of the NVIDIA code format)
 probes/base/ldcache.c       Debian nvidia-driver library directory among those ld.so reads, below the descriptors
-probes/cdi-spec.h           /run/nvidia/driver, the GPU Operator driver-container root: a path convention for every vendor
-daemon/sampler.c            likewise (the first default driver root)
-entrypoint/options.c        likewise (the first default driver root)
+probes/libs.h               /run/nvidia/driver, the GPU Operator driver-container root: the first default driver root, a path convention for every vendor
 entrypoint/profile-json.c   an example in an error message
 
 '
