@@ -7,16 +7,15 @@
 #   layers   no upward include among the programs' sources: probes/base < probes/sandbox,
 #            probes/devcode < probes/ (its own files) < probes/<vendor>/ < entrypoint/, daemon/. A
 #            file includes its own layer and lower ones; vendor folders do not include each other,
-#            entrypoint/ and daemon/ neither. A vendor's facts header (probes/<vendor>/<vendor>-
-#            facts.h: plain data over probes/base) is one layer with sandbox and devcode, so
-#            probe.h includes it for struct xpu_device. packaging/ and tests/ may include anything. An include
+#            entrypoint/ and daemon/ neither. packaging/ and tests/ may include anything. An include
 #            is resolved as the compiler does: the including file's directory, then -Iprobes, -I.,
 #            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped. A
 #            vendor is any folder of probes/ but base, sandbox and devcode (no vendor is listed here);
 #   circles  no include circle between the programs' files: in the graph "A includes B" (a .c and
 #            its same-named .h one file), no path leads back;
 #   vendors  a vendor is named in code (comments are not code) only in probes/<vendor>/,
-#            probes/vendor.c (the list), tests/ and the files of ALLOWED below: an identifier, or a
+#            probes/vendor.c and probes/vendor-id.h (the list and the enum), tests/ and the files of
+#            ALLOWED below: an identifier, or a
 #            string literal without a blank, holding a vendor folder's name not after a letter or
 #            digit (XPU_VENDOR_AMD, "NVIDIA_VISIBLE_DEVICES", "amdgpu"); the rest of the code goes
 #            through the vendor descriptors (struct xpu_vendor_ops).
@@ -32,7 +31,6 @@ SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 # Files that may name a vendor in code although they are vendor-neutral, one per line: "PATH
 # reason"; a PATH ending in / is a folder.
 ALLOWED='
-probes/probe.h              enum xpu_vendor and each vendor facts member of struct xpu_device (its -facts.h)
 probes/devcode/             reads the vendors code formats (CUDA fatbins, AMD code objects), a layer below the descriptors
 entrypoint/audit.c          the device-code audit: its report names the code formats of probes/devcode
 entrypoint/audit-render.c   likewise
@@ -119,7 +117,6 @@ include_violations() {
                 # A vendor is any folder of probes/ but base, sandbox and devcode.
                 function layer(p,   a) {
                         if (p ~ /^probes\/(base|sandbox|devcode)\//) { split(p, a, "/"); return a[2] }
-                        if (p ~ /^probes\/[^\/]+\/[^\/]+-facts\.h$/) return "facts"
                         if (p ~ /^probes\/[^\/]+$/) return "probes"
                         if (p ~ /^probes\//) { split(p, a, "/"); return "vendor " a[2] }
                         if (p ~ /^(entrypoint|daemon)\//) { split(p, a, "/"); return a[1] }
@@ -127,7 +124,7 @@ include_violations() {
                 }
                 function rank(l) {
                         if (l == "base") return 0
-                        if (l == "sandbox" || l == "devcode" || l == "facts") return 1
+                        if (l == "sandbox" || l == "devcode") return 1
                         if (l == "probes") return 2
                         if (l ~ /^vendor /) return 3
                         if (l == "entrypoint" || l == "daemon") return 4
@@ -193,7 +190,8 @@ include_circles() {
 }
 
 # vendor_violations ROOT LIST ALLOWED: "PATH:LINE: TOKEN..." for every name of a vendor in code
-# outside its folder, probes/vendor.c (the list), tests/ and the files of ALLOWED (as ALLOWED above). The vendors are the folders of
+# outside its folder, probes/vendor.c and probes/vendor-id.h (the list), tests/ and the files of
+# ALLOWED (as ALLOWED above). The vendors are the folders of
 # probes/ but base, sandbox and devcode; a name of a vendor is an identifier, or a string literal
 # without a blank (a variable, a path, a label, a kind: "NVIDIA_VISIBLE_DEVICES", "amdgpu"), that holds
 # a vendor's folder name in any case, not after a letter or digit (XPU_VENDOR_AMD, xpu_k8s_nvidia,
@@ -202,7 +200,7 @@ vendor_violations() {
         vendors=$(sed -n 's|^probes/\([^/]*\)/.*|\1|p' "$2" | grep -vxE 'base|sandbox|devcode' | sort -u |
                 tr '\n' '|' | sed 's/|$//')
         [ -n "$vendors" ] || return 0
-        grep -vE "^tests/|^probes/($vendors)/|^probes/vendor\\.c\$" "$2" >"$T/ven.list"
+        grep -vE "^tests/|^probes/($vendors)/|^probes/vendor(\\.c|-id\\.h)\$" "$2" >"$T/ven.list"
         printf '%s\n' "$3" | awk 'NF { print $1 }' >"$T/allowed"
         # An allowed PATH ending in / is a folder: every file below it.
         awk 'FILENAME == ARGV[1] { if ($0 ~ /\/$/) dir[$0] = 1; else file[$0] = 1; next }
@@ -272,6 +270,8 @@ printf '#include "amd/amd.h"\n#include "nvidia/nvidia.h"\n#include "probe.h"\n' 
 printf '/* the enum */\n' >"$S/probes/nvidia/nvidia.h"
 printf '/* the enum */\n' >"$S/probes/amd/amd.h"
 printf '#include "nvidia/nvidia.h"\nint v = XPU_VENDOR_NVIDIA;\n' >"$S/probes/vendor.c"
+printf 'enum xpu_vendor { XPU_VENDOR_NVIDIA, XPU_VENDOR_AMD };\n' >"$S/probes/vendor-id.h"
+printf 'int w = XPU_VENDOR_AMD;\n' >"$S/probes/vendor-id.c" # only the header is the list
 printf '#include "base/big.h"\n#include "probe.h"\n#include "nvidia/nvidia.h"\n' >"$S/daemon/d.c"
 printf '#include "d.h"\n' >"$S/entrypoint/e.c"
 printf '/* only a comment */\n' >"$S/daemon/d.h"
@@ -335,7 +335,8 @@ entrypoint/v.c:7: \"amd.com/gpu\"
 entrypoint/v.c:9: \"NVIDIA_VISIBLE_DEVICES\" judge_nvidia
 probes/base/dirs.c:1: \"/usr/lib/nvidia/current\"
 probes/probe.h:2: XPU_VENDOR_NVIDIA
-probes/probe.h:4: XPU_VENDOR_AMD" \
+probes/probe.h:4: XPU_VENDOR_AMD
+probes/vendor-id.c:1: XPU_VENDOR_AMD" \
         "self-test: the vendor rule reports names and strings of the tree's vendors outside their folders and ALLOWED"
 
 # ---- the tree ------------------------------------------------------------------------------------
@@ -353,7 +354,7 @@ include_circles "$T/edges" >"$T/circ"
 report "no include circle between files (a .c with its .h one file)" "$T/circ"
 
 vendor_violations "$SRC" "$T/src.list" "$ALLOWED" >"$T/ven"
-report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, tests/ and ALLOWED" "$T/ven"
+report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, probes/vendor-id.h, tests/ and ALLOWED" "$T/ven"
 
 # ---- unit tests named by subject (docs/architecture.md, "Tests") ---------------------------------
 # Every tests/unit/test-*.c is named after the module it covers, so a behaviour's test is found by
