@@ -36,7 +36,6 @@ entrypoint/audit.c          the device-code audit: its report names the code for
 entrypoint/audit-render.c   likewise
 entrypoint/audit-summary.h  likewise
 entrypoint/audit-summary.c  likewise
-entrypoint/device-code.c    likewise (a target of the NVIDIA code format)
 probes/base/ldcache.c       Debian nvidia-driver library directory among those ld.so reads, below the descriptors
 probes/libs.h               /run/nvidia/driver, the GPU Operator driver-container root: the first default driver root, a path convention for every vendor
 entrypoint/profile-json.c   an example in an error message
