@@ -117,7 +117,7 @@ START_TEST(test_amd_node) {
         for (size_t i = 0; i < s->n_devices; i++) {
                 struct xpu_device *d = &s->devices[i].dev;
                 d->vendor = XPU_VENDOR_AMD;
-                memset(xpu_amd_facts(d), 0, sizeof (*xpu_amd_facts(d))); /* no NVIDIA facts left in the union */
+                memset(d->vendor_facts, 0, sizeof d->vendor_facts); /* no NVIDIA facts left in its storage */
                 snprintf(xpu_amd_facts(d)->gfx_target, sizeof xpu_amd_facts(d)->gfx_target, "gfx942");
                 d->have |= XPU_HAVE_GFX_TARGET_VERSION | XPU_HAVE_PARTITION | XPU_HAVE_MEMORY_TOTAL;
                 d->partition = (uint32_t)i;
