@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "base/path.h"

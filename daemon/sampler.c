@@ -46,9 +46,6 @@
 #include "nfd.h"
 #include "vendor.h"
 
-/* Driver roots tried in order when --driver-root is not given (as xpuinit picks it). */
-static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
-
 struct xpud_sampler;
 
 /* What one sample builds before it becomes a snapshot. */
@@ -351,22 +348,6 @@ int xpud_sampler_sample(struct xpud_sampler *smp) {
 
 /* ---- life cycle ---------------------------------------------------------------------------------- */
 
-/* The driver root when --driver-root is not given: the first default that holds versioned driver
- * libraries, else "/" (as xpuinit picks it). */
-static const char *pick_driver_root(void) {
-        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
-                int fd = xpu_open_root(default_driver_roots[i]);
-                if (fd < 0)
-                        continue;
-                char ver[64];
-                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
-                close(fd);
-                if (has)
-                        return default_driver_roots[i];
-        }
-        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
-}
-
 static char *dup_or_null(const char *s, bool *oom) {
         char *d = s ? strdup(s) : NULL;
         if (s && !d)
@@ -398,7 +379,7 @@ int xpud_sampler_new(const struct xpud_sampler_options *o, struct xpud_store *st
         bool oom = false;
         smp->sys_root = dup_or_null(o->sys_root, &oom);
         smp->dev_root = dup_or_null(o->dev_root, &oom);
-        smp->driver_root = dup_or_null(o->driver_root ? o->driver_root : pick_driver_root(), &oom);
+        smp->driver_root = dup_or_null(o->driver_root ? o->driver_root : xpu_default_driver_root(NULL), &oom);
         smp->interval_s = o->interval_s;
         smp->vendor_timeout_s = o->vendor_timeout_s ? o->vendor_timeout_s : 10;
         smp->store = store;

@@ -64,9 +64,17 @@ int xpu_device_code_index_load(const char *path, struct xpu_object **objects, si
 }
 
 bool xpu_device_code_needs_rich_facts(const struct xpu_object *objects, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (xpu_object_has_code(&objects[i], XPU_CODE_VENDOR_NVIDIA) || objects[i].cudart_major)
+        for (size_t i = 0; i < n; i++) {
+                /* A CUDA runtime is judged on the host's CUDA driver version, a rich fact. */
+                if (objects[i].cudart_major)
                         return true;
+                /* Device code of a vendor whose GPUs' targets only the rich path tells. */
+                for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
+                        const struct xpu_vendor_code *code = &xpu_vendor((enum xpu_vendor)v)->code;
+                        if (code->vendor && code->target_sources && xpu_object_has_code(&objects[i], code->vendor))
+                                return true;
+                }
+        }
         return false;
 }
 

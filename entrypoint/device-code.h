@@ -31,8 +31,10 @@ int xpu_device_code_cuda_driver(const struct xpu_inventory *inv);
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
                                size_t err_size);
 
-/* True when OBJECTS need facts only the rich path reads to be judged: an NVIDIA GPU's compute
- * capability or the CUDA driver version (an object with NVIDIA device code, or a libcudart). */
+/* True when OBJECTS need facts only the rich path reads to be judged: the target of a GPU whose
+ * vendor's descriptor has it from rich sources (xpu_vendor_code.target_sources: an NVIDIA GPU's
+ * compute capability, for an object with its device code), or the CUDA driver version (a
+ * libcudart). */
 bool xpu_device_code_needs_rich_facts(const struct xpu_object *objects, size_t n);
 
 /* What the start-time check concluded. */

@@ -607,9 +607,6 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv) {
         return 0;
 }
 
-/* Driver roots tried in order when --driver-root is not given. */
-static const char *const default_driver_roots[] = { "/run/nvidia/driver", "/host", "/" };
-
 const char *xpu_options_driver_root(const struct xpu_options *o, const struct xpu_inventory *inv, const char **why) {
         if (o->driver_root) {
                 *why = "--driver-root/XPUINIT_DRIVER_ROOT";
@@ -619,18 +616,5 @@ const char *xpu_options_driver_root(const struct xpu_options *o, const struct xp
                 *why = "no GPU found, so no driver files are needed";
                 return "/";
         }
-        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
-                int fd = xpu_open_root(default_driver_roots[i]);
-                if (fd < 0)
-                        continue;
-                char ver[32];
-                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
-                close(fd);
-                if (has) {
-                        *why = "the first of /run/nvidia/driver, /host, / that holds driver libraries";
-                        return default_driver_roots[i];
-                }
-        }
-        *why = "neither /run/nvidia/driver nor /host holds driver libraries";
-        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
+        return xpu_default_driver_root(why);
 }

@@ -115,9 +115,9 @@ int xpu_options_parse_user(const char *s, const char *from, uid_t *uid, gid_t *g
 void xpu_options_usage(FILE *f);
 
 struct xpu_inventory;
-/* The driver root of a start: O->driver_root (--driver-root), else the first of
- * /run/nvidia/driver, /host that holds versioned driver libraries
- * (xpu_driver_version_from_libraries()), else "/". Only searched when INV has a device: a GPU-less
+/* The driver root of a start: O->driver_root (--driver-root), else the default one
+ * (xpu_default_driver_root(), probes/libs.h: the first of the default roots that holds versioned
+ * driver libraries, else "/"). Only searched when INV has a device: a GPU-less
  * host needs no driver files, and start-up there must stay as cheap as tini's. *WHY says how it
  * was chosen, for the info line. Returns a path that lives as long as O or the program. */
 const char *xpu_options_driver_root(const struct xpu_options *o, const struct xpu_inventory *inv, const char **why);

@@ -30,12 +30,13 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "libs.h"
 #include "probe.h"
 
 #define XPU_CDI_VERSION "0.5.0"
 #define XPU_CDI_KIND_DEFAULT "xpuinit.dev/gpu"
 /* Where the spec puts the host's driver files: the first of xpuinit's default driver roots. */
-#define XPU_CDI_DRIVER_ROOT "/run/nvidia/driver"
+#define XPU_CDI_DRIVER_ROOT XPU_DRIVER_ROOT_FIRST
 
 /* Check a kind "VENDOR/CLASS" for a spec of cdiVersion 0.5.0: VENDOR a DNS-style name of letters,
  * digits, '.', '-' and '_' starting and ending with a letter or digit (at most 253); CLASS letters,

@@ -456,3 +456,27 @@ int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size
         return -ENOENT;
 }
 
+/* The default driver roots in the order they are tried; the last is taken when none before it
+ * holds driver libraries. The reasons name them for xpuinit's info line. */
+#define DRIVER_ROOT_HOST "/host"
+static const char *const default_driver_roots[] = { XPU_DRIVER_ROOT_FIRST, DRIVER_ROOT_HOST, "/" };
+
+const char *xpu_default_driver_root(const char **why) {
+        for (size_t i = 0; i + 1 < ELEMENTSOF(default_driver_roots); i++) {
+                int fd = xpu_open_root(default_driver_roots[i]);
+                if (fd < 0)
+                        continue;
+                char ver[64];
+                bool has = xpu_driver_version_from_libraries(fd, ver, sizeof ver) >= 0;
+                close(fd);
+                if (has) {
+                        if (why)
+                                *why = "the first of " XPU_DRIVER_ROOT_FIRST ", " DRIVER_ROOT_HOST
+                                       ", / that holds driver libraries";
+                        return default_driver_roots[i];
+                }
+        }
+        if (why)
+                *why = "neither " XPU_DRIVER_ROOT_FIRST " nor " DRIVER_ROOT_HOST " holds driver libraries";
+        return default_driver_roots[ELEMENTSOF(default_driver_roots) - 1];
+}

@@ -113,3 +113,14 @@ int xpu_elf_soname(int fd, char *buf, size_t size);
  * Writes the version ("550.90.07") into BUF. Returns 0, -ENOENT when no such file exists,
  * -ENAMETOOLONG when BUF is too small, -ENOMEM. */
 int xpu_driver_version_from_libraries(int driver_root_fd, char *buf, size_t size);
+
+/* The first driver root searched when none is given: the NVIDIA GPU Operator's driver container,
+ * a path convention of the node (where a CDI spec also puts the host's driver files, cdi-spec.h). */
+#define XPU_DRIVER_ROOT_FIRST "/run/nvidia/driver"
+
+/* The driver root when none is given (xpuinit's --driver-root/XPUINIT_DRIVER_ROOT, xpud's
+ * --driver-root): the first of XPU_DRIVER_ROOT_FIRST, "/host" (a pod's mount of the host's "/")
+ * that holds versioned driver libraries (xpu_driver_version_from_libraries()), else "/". *WHY (may
+ * be NULL) says how it was chosen, for an info line. Returns a static string; reads each candidate
+ * root's library cache and directories, so a caller asks only when it needs driver files. */
+const char *xpu_default_driver_root(const char **why);

@@ -10,6 +10,7 @@
 
 #include "base/escape.h"
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 

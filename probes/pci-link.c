@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/str.h"
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <limits.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,17 +16,8 @@
 #include "base/macro.h"
 #include "base/pci.h"
 #include "base/devnode.h"
-/* The vendors' own facts (plain data, one header each): members of struct xpu_device. */
-#include "amd/amd-facts.h"
-#include "intel/intel-facts.h"
-#include "nvidia/nvidia-facts.h"
-
-enum xpu_vendor {
-        XPU_VENDOR_NVIDIA = 0,
-        XPU_VENDOR_AMD,
-        XPU_VENDOR_INTEL,
-        _XPU_VENDOR_MAX,
-};
+#include "mig.h"
+#include "vendor-id.h" /* enum xpu_vendor */
 
 /* "nvidia", "amd", "intel" (xpu_vendor_ops.name); NULL for an out-of-range value. */
 const char *xpu_vendor_to_string(enum xpu_vendor v);
@@ -66,6 +58,9 @@ enum xpu_field {
 const char *xpu_field_to_string(enum xpu_field f);
 
 #define XPU_DEVICE_NODES_MAX 4
+/* Bytes of struct xpu_device's vendor_facts: the largest vendor's facts (an NVIDIA GPU's with its
+ * MIG devices, 2840 bytes on x86-64 and aarch64). Each -facts.h asserts that its struct fits. */
+#define XPU_VENDOR_FACTS_SIZE 2840
 #define XPU_VENDOR_NODES_MAX 8
 
 /* Bits of xpu_device.have: set when the matching number is known. */
@@ -118,14 +113,12 @@ struct xpu_device {
         uint32_t card;         /* N of /sys/class/drm/cardN (AMD, Intel) */
         uint32_t partition;    /* partition number within its PCI device (AMD: location_id function bits) */
 
-        /* The vendor's own facts (probes/<vendor>/<vendor>-facts.h), one union: only the member of
-         * the device's vendor holds anything, so only the vendor's own code and descriptor hooks
-         * (struct xpu_vendor_ops) read them; vendor-neutral code goes through the descriptor. */
-        union {
-                struct xpu_nvidia_facts nvidia;
-                struct xpu_amd_facts amd;
-                struct xpu_intel_facts intel;
-        };
+        /* The vendor's own facts (probes/<vendor>/<vendor>-facts.h): storage whose shape only the
+         * device's vendor knows (as struct sockaddr_storage holds any address family), read by its
+         * own code and descriptor hooks through the accessor of its -facts.h (xpu_<vendor>_facts(d));
+         * vendor-neutral code goes through the descriptor (struct xpu_vendor_ops). Zero when
+         * nothing was found. */
+        alignas(max_align_t) unsigned char vendor_facts[XPU_VENDOR_FACTS_SIZE];
 
         /* Where each enum xpu_field came from: 0 = the device's own source (the fast path), else
          * 1 + the enum xpu_source of the rich backend that filled it. */
@@ -252,7 +245,7 @@ bool xpu_device_named_bus_id(const struct xpu_device *dev, char out[XPU_PCI_BUS_
  * (xpu_device_available()) and both capability nodes of M are known and present. */
 bool xpu_mig_available(const struct xpu_device *dev, size_t m);
 
-/* D's MIG devices (nvidia-facts.h), in (gi, ci) order, and their number in *N (at most
+/* D's MIG devices (mig.h), in (gi, ci) order, and their number in *N (at most
  * XPU_MIG_DEVICES_MAX), through its vendor's descriptor (the mig hook), so that code which is not
  * the vendor's reads no other vendor's facts: NULL with *N = 0 when D (NULL included) has none.
  * xpu_mig_count(): just the number. */

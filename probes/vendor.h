@@ -144,7 +144,7 @@ struct xpu_vendor_probe {
 
 /* How a device of the vendor is shown: `xpuinit probe`, the inventory JSON, xpud's labels. */
 struct xpu_vendor_view {
-        /* D's own facts (D->nvidia, D->amd, ...; only this vendor's member is ever read) in the
+        /* D's own facts (its vendor_facts, as only this vendor's code knows their shape) in the
          * views of a device: FACTS_JSON adds them as members of D's inventory JSON object O
          * ("minor", "gfx_target", ...: docs/architecture.md) and returns false on -ENOMEM;
          * FACTS_TEXT writes them on D's `xpuinit probe` line ("  cc 9.0  brand Tesla"), and
@@ -164,7 +164,7 @@ struct xpu_vendor_view {
 /* A vendor's partitions of a GPU that are devices of their own (NVIDIA's Multi-Instance GPU), for
  * select and plan. All NULL and false: the vendor's GPUs have none. */
 struct xpu_vendor_mig {
-        /* D's MIG devices (D->nvidia.mig) and their number in *N, or NULL with *N = 0 (probe.h's
+        /* D's MIG devices (in its vendor_facts) and their number in *N, or NULL with *N = 0 (probe.h's
          * xpu_mig_devices()). */
         const struct xpu_mig_device *(*devices)(const struct xpu_device *d, size_t *n);
         bool rich_uuids; /* their UUIDs come only from its rich path: their absence is told by its rich_note */

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What only an AMD GPU has: the facts of struct xpu_device's `amd` member (probe.h), valid when
- * the device's vendor is XPU_VENDOR_AMD. Plain data, from the KFD topology node properties
- * (/sys/class/kfd/kfd/topology/nodes/N/properties, gpu_id) and amdgpu sysfs. */
+/* What only an AMD GPU has: the facts struct xpu_device keeps in its vendor_facts (probe.h),
+ * reached through xpu_amd_facts(), valid when the device's vendor is XPU_VENDOR_AMD. Plain data,
+ * from the KFD topology node properties (/sys/class/kfd/kfd/topology/nodes/N/properties, gpu_id)
+ * and amdgpu sysfs. */
 #pragma once
 
+#include <assert.h>
+#include <stdalign.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "probe.h"
 
 /* An AMD GPU's (or one partition's) own facts. */
 struct xpu_amd_facts {
@@ -19,3 +25,17 @@ struct xpu_amd_facts {
         char partition_mode[24];     /* "cpx_nps4": the card's current_compute_partition and
                                       * current_memory_partition (MI300 and later), lower-case; "" without */
 };
+
+static_assert(sizeof(struct xpu_amd_facts) <= XPU_VENDOR_FACTS_SIZE,
+              "struct xpu_amd_facts outgrew XPU_VENDOR_FACTS_SIZE: raise it in probes/probe.h");
+static_assert(alignof(struct xpu_amd_facts) <= alignof(max_align_t), "vendor facts are aligned as max_align_t");
+
+/* D's AMD facts: D a struct xpu_device * of an AMD GPU, the result as const as D. */
+#define xpu_amd_facts(d)                                                                                  \
+        _Generic((d),                                                                                     \
+                const struct xpu_device *: (const struct xpu_amd_facts *)(const void *)(d)->vendor_facts, \
+                struct xpu_device *: (struct xpu_amd_facts *)(void *)(d)->vendor_facts)
+
+/* The offset in struct xpu_device of MEMBER of D's AMD facts, for the descriptor's tables of string
+ * facts (struct xpu_fact_label, vendor.h), which vendor-neutral code reads by offset. */
+#define XPU_AMD_FACT(member) (offsetof(struct xpu_device, vendor_facts) + offsetof(struct xpu_amd_facts, member))

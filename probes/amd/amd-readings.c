@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 #include "base/str.h"

@@ -18,6 +18,7 @@
  *   device.0.power 95000000                   microwatts
  *   end */
 #include "amd/amd-rocm-smi.h"
+#include "amd/amd-facts.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -373,7 +374,8 @@ static int merge_one(struct xpu_inventory *inv, struct xpu_device *dev, const st
                 e |= r;
         }
         if (d->have & XPU_ROCM_SMI_HAVE_UNIQUE_ID) {
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UNIQUE_ID, dev->amd.unique_id, sizeof dev->amd.unique_id,
+                struct xpu_amd_facts *a = xpu_amd_facts(dev);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UNIQUE_ID, a->unique_id, sizeof a->unique_id,
                                              d->unique_id, src);
                 if (!dev->uuid[0]) {
                         char uuid[sizeof dev->uuid];

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "base/escape.h"
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "probe.h"
@@ -283,7 +283,7 @@ static int numa_read(struct amd_probe *p, const char *path, struct xpu_device *d
  * Returns 0 or -ENOMEM. */
 static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_device *d) {
         static const char *const files[] = { "current_compute_partition", "current_memory_partition" };
-        char mode[sizeof d->amd.partition_mode] = "";
+        char mode[sizeof xpu_amd_facts(d)->partition_mode] = "";
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 char buf[32];
                 if (read_valuef(p->fd, buf, sizeof buf, DRM_CLASS "/card%u/device/%s", n, files[i]) <= 0)
@@ -308,7 +308,7 @@ static int partition_mode_read(struct amd_probe *p, unsigned n, struct xpu_devic
         for (char *c = mode; *c; c++)
                 if (*c >= 'A' && *c <= 'Z')
                         *c = (char)(*c - 'A' + 'a');
-        memcpy(d->amd.partition_mode, mode, sizeof mode);
+        memcpy(xpu_amd_facts(d)->partition_mode, mode, sizeof mode);
         return 0;
 }
 
@@ -366,8 +366,9 @@ static int card_fill(struct amd_probe *p, const struct xpu_drm_card *c, struct x
         if (r >= 0) {
                 r = xpu_amd_parse_unique_id(buf, &v);
                 if (r == 0 && v != 0) {
-                        snprintf(d->amd.unique_id, sizeof d->amd.unique_id, "%016llx", (unsigned long long)v);
-                        snprintf(d->uuid, sizeof d->uuid, "GPU-%s", d->amd.unique_id);
+                        struct xpu_amd_facts *a = xpu_amd_facts(d);
+                        snprintf(a->unique_id, sizeof a->unique_id, "%016llx", (unsigned long long)v);
+                        snprintf(d->uuid, sizeof d->uuid, "GPU-%s", a->unique_id);
                 } else if (r == -EINVAL &&
                            xpu_inventory_warn(p->inv, DRM_CLASS "/card%u/device/unique_id: \"%s\" is not a hex id; left out",
                                               c->n, buf) < 0)
@@ -409,17 +410,19 @@ static int device_append(struct amd_probe *p, struct xpu_device *d) {
 /* One device from GPU node NODE; one warning for its properties file when something was off. */
 static int node_device(struct amd_probe *p, struct amd_node *node) {
         const struct xpu_amd_properties *pr = &node->props;
-        struct xpu_device d = { .amd.kfd_node = node->n, .have = XPU_HAVE_KFD_NODE };
+        struct xpu_device d = { .have = XPU_HAVE_KFD_NODE };
+        struct xpu_amd_facts *a = xpu_amd_facts(&d);
+        a->kfd_node = node->n;
         uint64_t v, w;
         int r;
 
         if (node->have_gpu_id) {
-                d.amd.kfd_gpu_id = node->gpu_id;
+                a->kfd_gpu_id = node->gpu_id;
                 d.have |= XPU_HAVE_KFD_GPU_ID;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_GFX_TARGET_VERSION, &v) && v != 0) {
-                if (v <= UINT32_MAX && xpu_amd_gfx_target((uint32_t)v, d.amd.gfx_target, sizeof d.amd.gfx_target) > 0) {
-                        d.amd.gfx_target_version = (uint32_t)v;
+                if (v <= UINT32_MAX && xpu_amd_gfx_target((uint32_t)v, a->gfx_target, sizeof a->gfx_target) > 0) {
+                        a->gfx_target_version = (uint32_t)v;
                         d.have |= XPU_HAVE_GFX_TARGET_VERSION;
                 } else
                         problem_add(node->problems, sizeof node->problems,
@@ -427,13 +430,13 @@ static int node_device(struct amd_probe *p, struct amd_node *node) {
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_SIMD_COUNT, &v) && xpu_amd_prop_get(pr, XPU_AMD_PROP_SIMD_PER_CU, &w) &&
             w > 0 && v <= UINT32_MAX) {
-                d.amd.simd_count = (uint32_t)v;
-                d.amd.compute_units = (uint32_t)(v / w);
+                a->simd_count = (uint32_t)v;
+                a->compute_units = (uint32_t)(v / w);
                 d.have |= XPU_HAVE_SIMD_COUNT;
         } else
                 problem_add(node->problems, sizeof node->problems, "no simd_count/simd_per_cu: compute units left out");
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_NUM_XCC, &v) && v > 0 && v <= UINT32_MAX) {
-                d.amd.num_xcc = (uint32_t)v;
+                a->num_xcc = (uint32_t)v;
                 d.have |= XPU_HAVE_NUM_XCC;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_VENDOR_ID, &v) && xpu_amd_prop_get(pr, XPU_AMD_PROP_DEVICE_ID, &w) &&
@@ -443,8 +446,8 @@ static int node_device(struct amd_probe *p, struct amd_node *node) {
                 d.have |= XPU_HAVE_PCI_IDS;
         }
         if (xpu_amd_prop_get(pr, XPU_AMD_PROP_UNIQUE_ID, &v) && v != 0) {
-                snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "%016llx", (unsigned long long)v);
-                snprintf(d.uuid, sizeof d.uuid, "GPU-%s", d.amd.unique_id);
+                snprintf(a->unique_id, sizeof a->unique_id, "%016llx", (unsigned long long)v);
+                snprintf(d.uuid, sizeof d.uuid, "GPU-%s", a->unique_id);
         }
         if (node->have_loc) {
                 const struct xpu_amd_location *l = &node->loc;
@@ -590,12 +593,12 @@ static int amd_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
 
 static void amd_code_target(const struct xpu_device *d, char *spec, size_t size) {
         if (d->have & XPU_HAVE_GFX_TARGET_VERSION)
-                xpu_strlcpy(spec, d->amd.gfx_target, size);
+                xpu_strlcpy(spec, xpu_amd_facts(d)->gfx_target, size);
 }
 
 static const char *amd_partition(const struct xpu_device *d) {
-        if (d->amd.partition_mode[0])
-                return d->amd.partition_mode;
+        if (xpu_amd_facts(d)->partition_mode[0])
+                return xpu_amd_facts(d)->partition_mode;
         return (d->have & XPU_HAVE_PARTITION) ? NULL : "none";
 }
 
@@ -605,7 +608,7 @@ static const struct xpu_rich_ops *const amd_rich[] = { &xpu_rich_rocm_smi, NULL 
  * "gfx_target_version", "kfd_gpu_id", "kfd_node", "unique_id", "simd_count", "compute_units",
  * "num_xcc", "partition_mode", each when known; text "  gfx90a". */
 static bool amd_facts_json(const struct xpu_device *d, cJSON *o) {
-        const struct xpu_amd_facts *a = &d->amd;
+        const struct xpu_amd_facts *a = xpu_amd_facts(d);
         bool ok = true;
         if (d->have & XPU_HAVE_GFX_TARGET_VERSION) {
                 ok = xpu_json_add_str(o, "gfx_target", a->gfx_target) &&
@@ -627,24 +630,24 @@ static bool amd_facts_json(const struct xpu_device *d, cJSON *o) {
 }
 
 static void amd_facts_text(const struct xpu_device *d, FILE *f) {
-        if (d->amd.gfx_target[0])
-                fprintf(f, "  %s", d->amd.gfx_target);
+        if (xpu_amd_facts(d)->gfx_target[0])
+                fprintf(f, "  %s", xpu_amd_facts(d)->gfx_target);
 }
 
 /* The KFD unique_id of D, "0x<hex>" in AMD_VISIBLE_DEVICES and XPU_VISIBLE_DEVICES. */
 static const char *amd_unique_id(const struct xpu_device *d) {
-        return d->amd.unique_id;
+        return xpu_amd_facts(d)->unique_id;
 }
 
 /* The per-device requirement key of the gfx target ("gfx90a", from KFD's gfx_target_version). */
 static const struct xpu_fact_label amd_require_facts[] = {
-        { "gfx", offsetof(struct xpu_device, amd.gfx_target) },
+        { "gfx", XPU_AMD_FACT(gfx_target) },
         { NULL, 0 },
 };
 
 static const struct xpu_fact_label amd_info_labels[] = {
-        { "gfx_target", offsetof(struct xpu_device, amd.gfx_target) }, /* KFD gfx_target_version */
-        { "unique_id", offsetof(struct xpu_device, amd.unique_id) },   /* KFD unique_id */
+        { "gfx_target", XPU_AMD_FACT(gfx_target) }, /* KFD gfx_target_version */
+        { "unique_id", XPU_AMD_FACT(unique_id) },   /* KFD unique_id */
         { NULL, 0 },
 };
 

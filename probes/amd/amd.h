@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "amd/amd-facts.h"
 
 /* Device minors are 20 bits wide (the kernel's MINORBITS). */
 #define XPU_AMD_MINOR_LIMIT (1u << 20)

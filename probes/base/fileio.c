@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "path.h"
 #include "str.h"
 
 /* read(2) (OFFSET < 0) or pread(2) at OFFSET until SIZE bytes are in or the file ends. */
@@ -70,23 +69,6 @@ int xpu_reopen_regular(int fd, int flags, struct stat *ret) {
         return rd < 0 ? negative_errno() : rd;
 }
 
-int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret) {
-        /* O_NONBLOCK: a FIFO planted where a file should be must not block the open. */
-        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0);
-        if (fd < 0)
-                return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        if (ret)
-                *ret = st;
-        return TAKE_FD(fd);
-}
-
 ssize_t xpu_pread_text(int fd, char *buf, size_t size) {
         if (size == 0)
                 return -EINVAL;
@@ -119,19 +101,6 @@ static ssize_t strip_value(char *buf, ssize_t n) {
 
 ssize_t xpu_pread_value(int fd, char *buf, size_t size) {
         return strip_value(buf, xpu_pread_text(fd, buf, size));
-}
-
-ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size) {
-        if (size == 0)
-                return -EINVAL;
-        _cleanup_close_ int fd = xpu_open_file_in_root(root_fd, path, NULL);
-        if (fd < 0)
-                return fd;
-        return xpu_pread_text(fd, buf, size);
-}
-
-ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size) {
-        return strip_value(buf, xpu_read_file_in_root(root_fd, path, buf, size));
 }
 
 int xpu_write_file_replace(const char *path, const void *buf, size_t len, mode_t mode) {

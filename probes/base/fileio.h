@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Files: whole reads and writes with EINTR retried, regular files only where a FIFO or a device
- * would block or run a driver, and atomic replacement. The *_in_root readers resolve their path
- * with xpu_open_in_root() (path.h). Nothing here logs; errors are returned as -errno. */
+/* Files on an open fd: whole reads and writes with EINTR retried, a regular file reopened from an
+ * O_PATH fd, a file's text read whole, and atomic replacement. Nothing here resolves a path below a
+ * root (root-file.h builds on this for that) and nothing logs; errors are returned as -errno. */
 #pragma once
 
 #include <stddef.h>
@@ -26,11 +26,6 @@ ssize_t xpu_pread_full(int fd, void *buf, size_t size, uint64_t offset);
  * when write wrote nothing, or write's -errno. */
 int xpu_write_full(int fd, const void *buf, size_t len);
 
-/* Open PATH below ROOT_FD for reading (O_NONBLOCK, so that a FIFO planted there cannot block the
- * open), a regular file only; fill *RET (may be NULL) with its fstat. Returns the fd, -EISDIR
- * for a directory, -EINVAL for a FIFO, device or socket, or open's -errno. */
-int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret);
-
 /* Open the file FD refers to (typically an O_PATH fd) for reading with FLAGS (O_RDONLY and
  * O_CLOEXEC added), only when it is a regular file: it is reopened through "/proc/self/fd/N", so a
  * FIFO, device node or socket found there is never opened for real (opening a FIFO, even with
@@ -40,22 +35,12 @@ int xpu_open_file_in_root(int root_fd, const char *path, struct stat *ret);
  * /proc is not mounted, or fstat's/open's -errno. */
 int xpu_reopen_regular(int fd, int flags, struct stat *ret);
 
-/* Read the whole file PATH below ROOT_FD into BUF (SIZE bytes, NUL-terminated).
- * Returns the number of bytes read (without the NUL), -EFBIG when the file does not fit,
- * -EISDIR/-ENOENT/-EACCES... from open/read. Refuses anything that is not a regular file
- * (sysfs and procfs attributes are regular files): -EINVAL for FIFOs, devices, sockets. */
-ssize_t xpu_read_file_in_root(int root_fd, const char *path, char *buf, size_t size);
-
-/* Like xpu_read_file_in_root(), then strips leading and trailing white space (spaces, tabs,
- * newlines). Returns the length after stripping or -errno. */
-ssize_t xpu_read_value_in_root(int root_fd, const char *path, char *buf, size_t size);
-
-/* The reading part of xpu_read_file_in_root() on an open FD: the whole file from offset 0 (pread,
- * so a kept sysfs attribute is read anew each time) into BUF (SIZE bytes, NUL-terminated).
- * Returns the length, -EFBIG when it does not fit, -EINVAL for an embedded NUL or SIZE 0, or
- * pread's -errno. */
+/* The whole file on an open FD from offset 0 (pread, so a kept sysfs attribute is read anew each
+ * time) into BUF (SIZE bytes, NUL-terminated). Returns the length, -EFBIG when it does not fit,
+ * -EINVAL for an embedded NUL or SIZE 0, or pread's -errno. */
 ssize_t xpu_pread_text(int fd, char *buf, size_t size);
-/* xpu_pread_text(), then stripped as xpu_read_value_in_root() strips. */
+/* xpu_pread_text(), then leading and trailing white space (spaces, tabs, newlines) stripped.
+ * Returns the length after stripping or -errno. */
 ssize_t xpu_pread_value(int fd, char *buf, size_t size);
 
 /* Replace PATH's content by BUF (LEN bytes) atomically: whatever is at ".<name of PATH>" in the

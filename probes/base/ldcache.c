@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 
 const char *const xpu_library_dirs[] = {

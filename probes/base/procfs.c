@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* /proc/PID/stat and /proc/PID/status readers (procfs.h). */
+/* /proc/PID/stat and /proc/PID/status readers, /proc/devices parsed (procfs.h). */
 #include "procfs.h"
 
 #include <errno.h>
@@ -138,33 +138,47 @@ int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret) {
         return xpu_parse_u64(hex, 16, ret) < 0 ? -EBADMSG : 0;
 }
 
-int xpu_proc_devices_major(int sys_fd, const char *name) {
-        char buf[16384];
-        ssize_t n = xpu_read_file_in_root(sys_fd, "/proc/devices", buf, sizeof buf);
-        if (n < 0)
-                return (int)n;
+int xpu_proc_devices_major(const char *text, const char *name) {
+        if (!text || !name)
+                return -ENOENT;
+        size_t name_len = strlen(name);
         bool in_char = false;
-        char *save = NULL;
-        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                line = xpu_strstrip(line);
-                if (strcmp(line, "Character devices:") == 0) {
+        for (const char *line = text; *line;) {
+                const char *nl = strchr(line, '\n');
+                size_t len = nl ? (size_t)(nl - line) : strlen(line);
+                const char *next = nl ? nl + 1 : line + len;
+                /* The line without its leading and trailing blanks: [p, end). */
+                const char *p = line, *end = line + len;
+                while (p < end && (*p == ' ' || *p == '\t'))
+                        p++;
+                while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+                        end--;
+                size_t n = (size_t)(end - p);
+                line = next;
+                if (n == strlen("Character devices:") && memcmp(p, "Character devices:", n) == 0) {
                         in_char = true;
                         continue;
                 }
-                if (strcmp(line, "Block devices:") == 0) {
+                if (n == strlen("Block devices:") && memcmp(p, "Block devices:", n) == 0) {
                         in_char = false;
                         continue;
                 }
                 if (!in_char)
                         continue;
-                /* "195 nvidia-frontend" */
-                char *sp = strpbrk(line, " \t");
-                if (!sp)
+                /* "195 nvidia-frontend": up to 4 digits, blanks, the name. */
+                size_t digits = strspn(p, "0123456789");
+                if (digits == 0 || digits > 4 || digits >= n || (p[digits] != ' ' && p[digits] != '\t'))
                         continue;
-                *sp = '\0';
-                const char *dev = xpu_strstrip(sp + 1);
+                const char *dev = p + digits;
+                while (dev < end && (*dev == ' ' || *dev == '\t'))
+                        dev++;
+                if ((size_t)(end - dev) != name_len || memcmp(dev, name, name_len) != 0)
+                        continue;
+                char num[5];
+                memcpy(num, p, digits);
+                num[digits] = '\0';
                 uint64_t major;
-                if (strcmp(dev, name) == 0 && xpu_parse_u64(line, 10, &major) == 0 && major < 4096)
+                if (xpu_parse_u64(num, 10, &major) == 0 && major < 4096)
                         return (int)major;
         }
         return -ENOENT;

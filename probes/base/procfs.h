@@ -42,8 +42,8 @@ int xpu_proc_status_mask(const char *path, const char *key, uint64_t *ret);
  * when longer, -ENOMEM). */
 ssize_t xpu_proc_read_alloc(const char *path, size_t max, char **ret);
 
-/* Look up a character device major by name in /proc/devices ("Character devices:" section)
- * below SYS_FD, the root of the /sys and /proc reads (struct xpu_roots' sys_fd). Returns the
- * major (>= 0, below 4096: MINORBITS 20 leaves 12 bits), -ENOENT when absent, or -errno from the
- * read. */
-int xpu_proc_devices_major(int sys_fd, const char *name);
+/* Look up a character device major by name in TEXT, the content of /proc/devices (its
+ * "Character devices:" section; the caller reads it, below its sys root, with root-file.h's
+ * xpu_read_file_in_root()). TEXT is not changed. Returns the major (>= 0, below 4096: MINORBITS 20
+ * leaves 12 bits) or -ENOENT when NAME is not there (also for a NULL TEXT). */
+int xpu_proc_devices_major(const char *text, const char *name);

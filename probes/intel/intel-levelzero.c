@@ -115,12 +115,13 @@ static ssize_t given_gpus(const struct xpu_inventory *inv, struct gpu **ret, siz
                 const struct xpu_device *d = &inv->devices[i];
                 if (d->vendor != XPU_VENDOR_INTEL || !xpu_device_available(d) || !(d->have & XPU_HAVE_RENDER_MINOR))
                         continue;
-                if (!(d->have & XPU_HAVE_TILES) || d->intel.tile_count < 1 || d->intel.tile_count > XPU_INTEL_TILES_MAX)
+                uint32_t tiles = xpu_intel_facts(d)->tile_count;
+                if (!(d->have & XPU_HAVE_TILES) || tiles < 1 || tiles > XPU_INTEL_TILES_MAX)
                         return fail(err, err_size, "ZE_AFFINITY_MASK: the tile count of Intel GPU %u (%s) is not known "
                                     "(see xpuinit probe's warnings), so Level Zero's numbers cannot be read; select "
                                     "with XPU_VISIBLE_DEVICES and ZE_FLAT_DEVICE_HIERARCHY=COMPOSITE",
                                     d->vendor_index, d->pci_bus_id);
-                (*ret)[k].tiles = d->intel.tile_count;
+                (*ret)[k].tiles = xpu_intel_facts(d)->tile_count;
                 (*inv_index)[k++] = i;
         }
         return (ssize_t)k;

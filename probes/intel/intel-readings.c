@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 #include "base/str.h"

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -83,7 +83,7 @@ static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c
         bool xe = strcmp(c->driver, "xe") == 0, more = false;
         snprintf(path, sizeof path, XPU_DRM_CLASS "/card%u/%s", c->n, xe ? "device" : "gt");
         int n = xpu_sysfs_list_numbered(p->fd, path, xe ? "tile" : "gt", nums, ELEMENTSOF(nums), &more);
-        d->intel.tile_count = 1;
+        xpu_intel_facts(d)->tile_count = 1;
         if (more)
                 /* no such part exists: the Level Zero numbering would be a guess */
                 return xpu_inventory_warn(p->inv, "%s: more than %u %s directories; tile count left out", path,
@@ -93,7 +93,7 @@ static int tiles_memory_read(struct intel_probe *p, const struct xpu_drm_card *c
                 return xpu_inventory_warn(p->inv, "%s: %d GT directories but no device id to tell tiles from media "
                                           "GTs; tile count left out", path, n);
         if (n > 1 && (xe || xpu_intel_is_pvc(d->pci_device_id)))
-                d->intel.tile_count = (uint32_t)n;
+                xpu_intel_facts(d)->tile_count = (uint32_t)n;
         d->have |= XPU_HAVE_TILES;
 
         uint64_t v, sum = 0;
@@ -261,7 +261,7 @@ static int intel_probe(const struct xpu_roots *roots, struct xpu_inventory *inv)
 
 /* Intel's facts in the device JSON (xpu_vendor_ops.view.facts_json): "tile_count" when known. */
 static bool intel_facts_json(const struct xpu_device *d, cJSON *o) {
-        return !(d->have & XPU_HAVE_TILES) || xpu_json_add_num(o, "tile_count", d->intel.tile_count);
+        return !(d->have & XPU_HAVE_TILES) || xpu_json_add_num(o, "tile_count", xpu_intel_facts(d)->tile_count);
 }
 
 const struct xpu_vendor_ops xpu_vendor_intel = {

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "intel/intel-facts.h"
 #include "probe.h"
 
 /* Most tiles one GPU is taken to have (a Max 1550 has 2); a card listing more has no tile count. */

@@ -313,13 +313,14 @@ int xpu_cuda_merge(struct xpu_inventory *inv, const struct xpu_cuda_result *r) {
                 }
                 matched++;
                 /* A MIG-mode GPU shows CUDA one MIG instance: its UUID and memory are not the GPU's. */
-                bool mig = (dev->have & XPU_HAVE_MIG_MODE) && dev->nvidia.mig_enabled;
+                bool mig = (dev->have & XPU_HAVE_MIG_MODE) && xpu_nvidia_facts(dev)->mig_enabled;
                 int e = 0;
                 if ((cd->have & XPU_CUDA_HAVE_MEMORY_TOTAL) && !mig)
                         e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_TOTAL, &dev->memory_total_bytes,
                                                   XPU_HAVE_MEMORY_TOTAL, cd->memory_total_bytes, XPU_SOURCE_CUDA);
-                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->nvidia.compute_capability,
-                                             sizeof(dev->nvidia.compute_capability), cd->compute_capability, XPU_SOURCE_CUDA);
+                struct xpu_nvidia_facts *nv = xpu_nvidia_facts(dev);
+                e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, nv->compute_capability,
+                                             sizeof nv->compute_capability, cd->compute_capability, XPU_SOURCE_CUDA);
                 e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), cd->name,
                                              XPU_SOURCE_CUDA);
                 if (!mig)

@@ -1,40 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What only an NVIDIA GPU has: the facts of struct xpu_device's `nvidia` member (probe.h), valid
- * when the device's vendor is XPU_VENDOR_NVIDIA. Plain data, filled by the fast path
- * (/proc/driver/nvidia/gpus/<bus id>/information, capabilities/) and the rich path (NVML, CUDA). */
+/* What only an NVIDIA GPU has: the facts struct xpu_device keeps in its vendor_facts (probe.h),
+ * reached through xpu_nvidia_facts(), valid when the device's vendor is XPU_VENDOR_NVIDIA. Plain
+ * data, filled by the fast path (/proc/driver/nvidia/gpus/<bus id>/information, capabilities/) and
+ * the rich path (NVML, CUDA). Its MIG devices are struct xpu_mig_device (mig.h). */
 #pragma once
 
+#include <assert.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/devnode.h"
-
-/* Most MIG devices one GPU can hold (7 on A100/H100/H200) with room to spare. */
-#define XPU_MIG_DEVICES_MAX 8
-
-/* Bits of xpu_mig_device.have. */
-enum {
-        XPU_MIG_HAVE_MEMORY_TOTAL = 1u << 0, /* memory_total_bytes (NVML) */
-        XPU_MIG_HAVE_CAPS = 1u << 1,         /* gi_cap, ci_cap (procfs) */
-};
-
-/* One MIG device of an NVIDIA GPU in MIG mode: a compute instance (CI) inside a GPU instance (GI).
- * A workload that is given it needs the parent's /dev/nvidiaN and the two capability nodes, whose
- * minors the driver lists in /proc/driver/nvidia/capabilities/gpu<minor>/mig/gi<G>/access and
- * .../gi<G>/ci<C>/access ("DeviceFileMinor: M" → /dev/nvidia-caps/nvidia-capM, major "nvidia-caps"
- * of /proc/devices). Ordered by (gi, ci), the order NVML's nvmlDeviceGetMigDeviceHandleByIndex
- * and nvidia-smi number them in; the index in xpu_device.mig[] is the "<gpu>:<mig>" number. */
-struct xpu_mig_device {
-        uint32_t gi;                 /* GPU instance id: G of gi<G> (nvmlDeviceGetGpuInstanceId) */
-        uint32_t ci;                 /* compute instance id: C of ci<C> (nvmlDeviceGetComputeInstanceId) */
-        uint32_t have;               /* XPU_MIG_HAVE_* */
-        char uuid[64];               /* "MIG-<uuid>" from NVML (nvmlDeviceGetUUID of the MIG handle); "" unknown */
-        char name[96];               /* NVML name of the MIG handle ("NVIDIA A100-SXM4-80GB MIG 1g.20gb"); "" */
-        uint64_t memory_total_bytes; /* bytes, nvmlDeviceGetMemoryInfo of the MIG handle */
-        struct xpu_devnode gi_cap;   /* /dev/nvidia-caps/nvidia-cap<M> of the GI's access file */
-        struct xpu_devnode ci_cap;   /* the same for the CI */
-};
+#include "mig.h"
+#include "probe.h"
 
 /* An NVIDIA GPU's own facts. */
 struct xpu_nvidia_facts {
@@ -50,3 +28,17 @@ struct xpu_nvidia_facts {
         struct xpu_mig_device mig[XPU_MIG_DEVICES_MAX]; /* by (gi, ci) */
         size_t n_mig;
 };
+
+static_assert(sizeof(struct xpu_nvidia_facts) <= XPU_VENDOR_FACTS_SIZE,
+              "struct xpu_nvidia_facts outgrew XPU_VENDOR_FACTS_SIZE: raise it in probes/probe.h");
+static_assert(alignof(struct xpu_nvidia_facts) <= alignof(max_align_t), "vendor facts are aligned as max_align_t");
+
+/* D's NVIDIA facts: D a struct xpu_device * of an NVIDIA GPU, the result as const as D. */
+#define xpu_nvidia_facts(d)                                                                                  \
+        _Generic((d),                                                                                        \
+                const struct xpu_device *: (const struct xpu_nvidia_facts *)(const void *)(d)->vendor_facts, \
+                struct xpu_device *: (struct xpu_nvidia_facts *)(void *)(d)->vendor_facts)
+
+/* The offset in struct xpu_device of MEMBER of D's NVIDIA facts, for the descriptor's tables of string
+ * facts (struct xpu_fact_label, vendor.h), which vendor-neutral code reads by offset. */
+#define XPU_NVIDIA_FACT(member) (offsetof(struct xpu_device, vendor_facts) + offsetof(struct xpu_nvidia_facts, member))

@@ -11,6 +11,7 @@
  * business. <minor> is the GPU's Device Minor, as /dev/nvidia<minor>. The directories exist only
  * while the instances do, so a GI directory means MIG mode is on. */
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "nvidia/nvidia.h"
@@ -125,11 +126,11 @@ static int read_cap(const struct xpu_roots *roots, const char *path, int caps_ma
  * tree) would hand out another instance's node: dropped, with one warning. Returns 0 or -ENOMEM. */
 static int drop_colliding(struct xpu_inventory *inv, struct xpu_device *dev, const char *dir) {
         bool bad[XPU_MIG_DEVICES_MAX] = { false };
-        for (size_t a = 0; a < dev->nvidia.n_mig; a++) {
-                const struct xpu_mig_device *x = &dev->nvidia.mig[a];
+        for (size_t a = 0; a < xpu_nvidia_facts(dev)->n_mig; a++) {
+                const struct xpu_mig_device *x = &xpu_nvidia_facts(dev)->mig[a];
                 bad[a] |= x->gi_cap.minor == x->ci_cap.minor;
-                for (size_t b = 0; b < dev->nvidia.n_mig; b++) {
-                        const struct xpu_mig_device *y = &dev->nvidia.mig[b];
+                for (size_t b = 0; b < xpu_nvidia_facts(dev)->n_mig; b++) {
+                        const struct xpu_mig_device *y = &xpu_nvidia_facts(dev)->mig[b];
                         if (a == b)
                                 continue;
                         bad[a] |= x->ci_cap.minor == y->ci_cap.minor || x->ci_cap.minor == y->gi_cap.minor ||
@@ -137,17 +138,18 @@ static int drop_colliding(struct xpu_inventory *inv, struct xpu_device *dev, con
                 }
         }
         size_t k = 0;
-        for (size_t m = 0; m < dev->nvidia.n_mig; m++) {
+        struct xpu_mig_device *mig = xpu_nvidia_facts(dev)->mig;
+        for (size_t m = 0; m < xpu_nvidia_facts(dev)->n_mig; m++) {
                 if (!bad[m]) {
-                        dev->nvidia.mig[k++] = dev->nvidia.mig[m];
+                        mig[k++] = mig[m];
                         continue;
                 }
                 if (xpu_inventory_warn(inv, "%s/gi%u/ci%u/access: capability minors %u and %u are another instance's "
-                                       "too; that MIG device skipped", dir, dev->nvidia.mig[m].gi, dev->nvidia.mig[m].ci,
-                                       dev->nvidia.mig[m].gi_cap.minor, dev->nvidia.mig[m].ci_cap.minor) < 0)
+                                       "too; that MIG device skipped", dir, mig[m].gi, mig[m].ci,
+                                       mig[m].gi_cap.minor, mig[m].ci_cap.minor) < 0)
                         return -ENOMEM;
         }
-        dev->nvidia.n_mig = k;
+        xpu_nvidia_facts(dev)->n_mig = k;
         return 0;
 }
 
@@ -159,7 +161,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
 
         if (!(dev->have & XPU_HAVE_MINOR))
                 return 0;
-        snprintf(dir, sizeof dir, PROC_CAPS "/gpu%u/mig", dev->nvidia.minor);
+        snprintf(dir, sizeof dir, PROC_CAPS "/gpu%u/mig", xpu_nvidia_facts(dev)->minor);
         int n_gi = list_ids(roots, dir, "gi", gis);
         if (n_gi == -ENOENT || n_gi == -ENOTDIR)
                 return 0; /* no instance (or a driver older than MIG) */
@@ -172,13 +174,13 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
         if (!buf)
                 return -ENOMEM;
         /* A GPU instance exists only in MIG mode, whether or not it holds a compute instance. */
-        dev->nvidia.mig_enabled = true;
+        xpu_nvidia_facts(dev)->mig_enabled = true;
         dev->have |= XPU_HAVE_MIG_MODE;
-        dev->nvidia.n_mig = 0;
+        xpu_nvidia_facts(dev)->n_mig = 0;
         for (int g = 0; g < n_gi; g++) {
                 struct xpu_devnode gi_cap = { .optional = false };
                 const char *why = "";
-                if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX) { /* full: the rest only counted */
+                if (xpu_nvidia_facts(dev)->n_mig == XPU_MIG_DEVICES_MAX) { /* full: the rest only counted */
                         snprintf(path, sizeof path, "%s/gi%d", dir, gis[g]);
                         int k = list_ids(roots, path, "ci", cis);
                         dropped += k > 0 ? (unsigned)k : 0;
@@ -204,11 +206,11 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
                                         return -ENOMEM;
                                 continue;
                         }
-                        if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX) {
+                        if (xpu_nvidia_facts(dev)->n_mig == XPU_MIG_DEVICES_MAX) {
                                 dropped++;
                                 continue;
                         }
-                        dev->nvidia.mig[dev->nvidia.n_mig++] = (struct xpu_mig_device){
+                        xpu_nvidia_facts(dev)->mig[xpu_nvidia_facts(dev)->n_mig++] = (struct xpu_mig_device){
                                 .gi = (uint32_t)gis[g],
                                 .ci = (uint32_t)cis[c],
                                 .have = XPU_MIG_HAVE_CAPS,
@@ -264,6 +266,6 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
 }
 
 const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n) {
-        *n = d->nvidia.n_mig < XPU_MIG_DEVICES_MAX ? d->nvidia.n_mig : XPU_MIG_DEVICES_MAX;
-        return d->nvidia.mig;
+        *n = xpu_nvidia_facts(d)->n_mig < XPU_MIG_DEVICES_MAX ? xpu_nvidia_facts(d)->n_mig : XPU_MIG_DEVICES_MAX;
+        return xpu_nvidia_facts(d)->mig;
 }

@@ -297,15 +297,16 @@ int xpu_nvml_parse_reply(const char *text, struct xpu_nvml_result **ret, char *e
 
 /* Insert M into DEV's MIG list, kept in (gi, ci) order. Returns the stored copy or NULL when full. */
 static struct xpu_mig_device *mig_insert(struct xpu_device *dev, const struct xpu_mig_device *m) {
-        if (dev->nvidia.n_mig == XPU_MIG_DEVICES_MAX)
+        struct xpu_nvidia_facts *nv = xpu_nvidia_facts(dev);
+        if (nv->n_mig == XPU_MIG_DEVICES_MAX)
                 return NULL;
-        size_t k = dev->nvidia.n_mig++;
-        while (k > 0 && (dev->nvidia.mig[k - 1].gi > m->gi || (dev->nvidia.mig[k - 1].gi == m->gi && dev->nvidia.mig[k - 1].ci > m->ci))) {
-                dev->nvidia.mig[k] = dev->nvidia.mig[k - 1];
+        size_t k = nv->n_mig++;
+        while (k > 0 && (nv->mig[k - 1].gi > m->gi || (nv->mig[k - 1].gi == m->gi && nv->mig[k - 1].ci > m->ci))) {
+                nv->mig[k] = nv->mig[k - 1];
                 k--;
         }
-        dev->nvidia.mig[k] = *m;
-        return &dev->nvidia.mig[k];
+        nv->mig[k] = *m;
+        return &nv->mig[k];
 }
 
 /* MIG mode and devices of ND into DEV. The mode: set when DEV has none yet, else a different one
@@ -316,14 +317,14 @@ static struct xpu_mig_device *mig_insert(struct xpu_device *dev, const struct xp
 static int merge_mig(struct xpu_inventory *inv, struct xpu_device *dev, const struct xpu_nvml_device *nd) {
         if (!(nd->have & XPU_NVML_HAVE_MIG_MODE))
                 return 0;
-        if ((dev->have & XPU_HAVE_MIG_MODE) && dev->nvidia.mig_enabled != nd->mig_enabled) {
+        if ((dev->have & XPU_HAVE_MIG_MODE) && xpu_nvidia_facts(dev)->mig_enabled != nd->mig_enabled) {
                 const char *own = xpu_source_to_string(xpu_device_field_source(dev, XPU_FIELD_MIG));
                 return xpu_inventory_warn(inv, "%s: nvml reports mig \"%s\" but %s has \"%s\"; keeping %s's",
                                           dev->pci_bus_id, nd->mig_enabled ? "enabled" : "disabled", own,
-                                          dev->nvidia.mig_enabled ? "enabled" : "disabled", own);
+                                          xpu_nvidia_facts(dev)->mig_enabled ? "enabled" : "disabled", own);
         }
         if (!(dev->have & XPU_HAVE_MIG_MODE)) {
-                dev->nvidia.mig_enabled = nd->mig_enabled;
+                xpu_nvidia_facts(dev)->mig_enabled = nd->mig_enabled;
                 dev->have |= XPU_HAVE_MIG_MODE;
                 xpu_device_mark(dev, XPU_FIELD_MIG, XPU_SOURCE_NVML);
         }
@@ -378,19 +379,20 @@ static int merge_device(struct xpu_inventory *inv, struct xpu_device *dev, const
         if ((nd->have & XPU_NVML_HAVE_MEMORY_USED) && !(dev->have & XPU_HAVE_MEMORY_USED))
                 e |= xpu_device_merge_u64(inv, dev, XPU_FIELD_MEMORY_USED, &dev->memory_used_bytes,
                                           XPU_HAVE_MEMORY_USED, nd->memory_used_bytes, XPU_SOURCE_NVML);
-        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, dev->nvidia.compute_capability,
-                                     sizeof(dev->nvidia.compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
-        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, dev->nvidia.brand, sizeof(dev->nvidia.brand), nd->brand,
+        struct xpu_nvidia_facts *nv = xpu_nvidia_facts(dev);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_COMPUTE_CAPABILITY, nv->compute_capability,
+                                     sizeof(nv->compute_capability), nd->compute_capability, XPU_SOURCE_NVML);
+        e |= xpu_device_merge_string(inv, dev, XPU_FIELD_BRAND, nv->brand, sizeof(nv->brand), nd->brand,
                                      XPU_SOURCE_NVML);
         e |= xpu_device_merge_string(inv, dev, XPU_FIELD_NAME, dev->name, sizeof(dev->name), nd->name,
                                      XPU_SOURCE_NVML);
         e |= xpu_device_merge_string(inv, dev, XPU_FIELD_UUID, dev->uuid, sizeof(dev->uuid), nd->uuid,
                                      XPU_SOURCE_NVML);
         /* procfs owns the minor (it names /dev/nvidiaN); NVML only cross-checks it. */
-        if ((nd->have & XPU_NVML_HAVE_MINOR) && (dev->have & XPU_HAVE_MINOR) && nd->minor != dev->nvidia.minor)
+        if ((nd->have & XPU_NVML_HAVE_MINOR) && (dev->have & XPU_HAVE_MINOR) && nd->minor != nv->minor)
                 e |= xpu_inventory_warn(inv, "%s: nvml reports minor \"%" PRIu32 "\" but %s has \"%" PRIu32
                                              "\"; keeping %s's",
-                                        dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), dev->nvidia.minor,
+                                        dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), nv->minor,
                                         xpu_source_to_string(dev->source));
         e |= merge_mig(inv, dev, nd);
         return e < 0 ? -ENOMEM : 0;

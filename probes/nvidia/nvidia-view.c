@@ -10,7 +10,7 @@
 /* MIG device I of D: {"index", "name": "<gpu index>:<I>", "gpu_instance_id", "compute_instance_id",
  * "uuid"?, "product"?, "memory_total_bytes"?, "device_nodes": [the capability nodes]}. */
 static cJSON *mig_to_json(const struct xpu_device *d, size_t i) {
-        const struct xpu_mig_device *m = &d->nvidia.mig[i];
+        const struct xpu_mig_device *m = &xpu_nvidia_facts(d)->mig[i];
         char name[32];
         snprintf(name, sizeof name, "%u:%zu", d->vendor_index, i);
         cJSON *o = cJSON_CreateObject();
@@ -39,17 +39,17 @@ static cJSON *mig_to_json(const struct xpu_device *d, size_t i) {
 }
 
 bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
-        const struct xpu_nvidia_facts *nv = &d->nvidia;
+        const struct xpu_nvidia_facts *nv = xpu_nvidia_facts(d);
         bool ok = !(d->have & XPU_HAVE_MINOR) || xpu_json_add_num(o, "minor", nv->minor);
         ok = ok && xpu_json_add_str(o, "compute_capability", nv->compute_capability) &&
              xpu_json_add_str(o, "brand", nv->brand) && xpu_json_add_str(o, "vbios_version", nv->vbios_version) &&
              xpu_json_add_str(o, "bus_type", nv->bus_type) &&
              xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware);
         if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
-                ok = cJSON_AddBoolToObject(o, "mig_enabled", d->nvidia.mig_enabled) != NULL;
+                ok = cJSON_AddBoolToObject(o, "mig_enabled", xpu_nvidia_facts(d)->mig_enabled) != NULL;
                 cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
                 ok = a != NULL;
-                for (size_t i = 0; ok && i < d->nvidia.n_mig && i < XPU_MIG_DEVICES_MAX; i++) {
+                for (size_t i = 0; ok && i < xpu_nvidia_facts(d)->n_mig && i < XPU_MIG_DEVICES_MAX; i++) {
                         cJSON *m = mig_to_json(d, i);
                         ok = m && cJSON_AddItemToArray(a, m);
                         if (!ok)
@@ -57,25 +57,25 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
                 }
         }
         if (ok && (d->have & XPU_HAVE_IRQ))
-                ok = xpu_json_add_num(o, "irq", d->nvidia.irq);
+                ok = xpu_json_add_num(o, "irq", xpu_nvidia_facts(d)->irq);
         if (ok && (d->have & XPU_HAVE_EXCLUDED))
-                ok = cJSON_AddBoolToObject(o, "excluded", d->nvidia.excluded) != NULL;
+                ok = cJSON_AddBoolToObject(o, "excluded", xpu_nvidia_facts(d)->excluded) != NULL;
         return ok;
 }
 
 void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f) {
-        if (d->nvidia.compute_capability[0])
-                fprintf(f, "  cc %s", d->nvidia.compute_capability);
-        if (d->nvidia.brand[0])
-                fprintf(f, "  brand %s", d->nvidia.brand);
-        if ((d->have & XPU_HAVE_MIG_MODE) && d->nvidia.mig_enabled)
-                fprintf(f, "  MIG on (%zu)", d->nvidia.n_mig);
+        if (xpu_nvidia_facts(d)->compute_capability[0])
+                fprintf(f, "  cc %s", xpu_nvidia_facts(d)->compute_capability);
+        if (xpu_nvidia_facts(d)->brand[0])
+                fprintf(f, "  brand %s", xpu_nvidia_facts(d)->brand);
+        if ((d->have & XPU_HAVE_MIG_MODE) && xpu_nvidia_facts(d)->mig_enabled)
+                fprintf(f, "  MIG on (%zu)", xpu_nvidia_facts(d)->n_mig);
 }
 
 void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f) {
         char mem[32];
-        for (size_t m = 0; m < d->nvidia.n_mig; m++) {
-                const struct xpu_mig_device *g = &d->nvidia.mig[m];
+        for (size_t m = 0; m < xpu_nvidia_facts(d)->n_mig; m++) {
+                const struct xpu_mig_device *g = &xpu_nvidia_facts(d)->mig[m];
                 fprintf(f, "    MIG %u:%zu  gi %u ci %u  %s", d->vendor_index, m, g->gi, g->ci,
                         g->uuid[0] ? g->uuid : "-");
                 if (g->name[0])

@@ -20,6 +20,7 @@
 #include "base/str.h"
 #include "base/path.h"
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/escape.h"
 #include "base/procfs.h"
 
@@ -126,19 +127,20 @@ struct info_key {
 
 #define FIELD(k, kind, f, have, max)                                                               \
         { k, kind, offsetof(struct xpu_device, f), sizeof(((struct xpu_device *)0)->f), have, max }
+#define NV_FIELD(k, kind, f, have, max) { k, kind, XPU_NVIDIA_FACT(f), sizeof(((struct xpu_nvidia_facts *)0)->f), have, max }
 
 /* Keys as the driver writes them (nvidia.ko nv-procfs.c); matched case-insensitively. */
 static const struct info_key info_keys[] = {
         FIELD("Model", INFO_TEXT, name, 0, 0),                    /* "NVIDIA L4" */
         FIELD("GPU UUID", INFO_STRING, uuid, 0, 0),               /* "GPU-b1654cba-..." */
-        FIELD("Video BIOS", INFO_STRING, nvidia.vbios_version, 0, 0),    /* "95.04.65.00.13" */
-        FIELD("Bus Type", INFO_STRING, nvidia.bus_type, 0, 0),           /* "PCIe", "PCI" */
-        FIELD("GPU Firmware", INFO_STRING, nvidia.gsp_firmware, 0, 0),   /* GSP firmware, newer drivers */
+        NV_FIELD("Video BIOS", INFO_STRING, vbios_version, 0, 0),    /* "95.04.65.00.13" */
+        NV_FIELD("Bus Type", INFO_STRING, bus_type, 0, 0),           /* "PCIe", "PCI" */
+        NV_FIELD("GPU Firmware", INFO_STRING, gsp_firmware, 0, 0),   /* GSP firmware, newer drivers */
         FIELD("Bus Location", INFO_BUS_ID, pci_bus_id, 0, 0),     /* "0000:70:00.0", 32-bit domains too */
-        FIELD("Device Minor", INFO_U32, nvidia.minor, XPU_HAVE_MINOR, NVIDIA_MINOR_GPU_MAX), /* /dev/nvidiaN */
-        FIELD("IRQ", INFO_U32, nvidia.irq, XPU_HAVE_IRQ, UINT32_MAX),
-        FIELD("GPU Excluded", INFO_BOOL, nvidia.excluded, XPU_HAVE_EXCLUDED, 0), /* drivers >= 450 */
-        FIELD("Blacklisted", INFO_BOOL, nvidia.excluded, XPU_HAVE_EXCLUDED, 0),  /* older name of the same */
+        NV_FIELD("Device Minor", INFO_U32, minor, XPU_HAVE_MINOR, NVIDIA_MINOR_GPU_MAX), /* /dev/nvidiaN */
+        NV_FIELD("IRQ", INFO_U32, irq, XPU_HAVE_IRQ, UINT32_MAX),
+        NV_FIELD("GPU Excluded", INFO_BOOL, excluded, XPU_HAVE_EXCLUDED, 0), /* drivers >= 450 */
+        NV_FIELD("Blacklisted", INFO_BOOL, excluded, XPU_HAVE_EXCLUDED, 0),  /* older name of the same */
 };
 
 /* A value the driver prints when it could not read the fact: "??.??.??.??.??", "N/A". */
@@ -402,7 +404,7 @@ static int probe_gpu(struct probe_state *s, const char *name) {
         if (!dev.pci_bus_id[0] && xpu_pci_bus_id_normalize(name, dev.pci_bus_id) < 0)
                 return xpu_inventory_warn(inv, "%s: no usable \"Bus Location\" line and \"%s\" is not a "
                                           "PCI bus id; device skipped", info, name);
-        if (dev.nvidia.excluded)
+        if (xpu_nvidia_facts(&dev)->excluded)
                 return xpu_inventory_warn(inv, "%s: the driver excludes this GPU (\"GPU Excluded\" or \"Blacklisted\": Yes); "
                                           "device skipped", info);
         for (size_t i = 0; i < s->n_devs; i++)
@@ -426,9 +428,9 @@ static int probe_gpu(struct probe_state *s, const char *name) {
                 xpu_strlcpy(dev.driver_version, s->driver_version, sizeof dev.driver_version);
         if (dev.have & XPU_HAVE_MINOR) {
                 char node[32];
-                snprintf(node, sizeof node, "/dev/nvidia%u", dev.nvidia.minor);
+                snprintf(node, sizeof node, "/dev/nvidia%u", xpu_nvidia_facts(&dev)->minor);
                 xpu_devnode_add(s->roots, dev.nodes, &dev.n_nodes, XPU_DEVICE_NODES_MAX, node,
-                                s->major_nvidia, dev.nvidia.minor, true, false);
+                                s->major_nvidia, xpu_nvidia_facts(&dev)->minor, true, false);
         }
         if (read_pci_sysfs(s->roots, inv, &dev) < 0 || xpu_nvidia_probe_mig(s->roots, inv, &dev, s->major_caps) < 0)
                 return -ENOMEM;
@@ -497,13 +499,14 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
         if (r < 0)
                 return r;
 
-        /* Majors: the GPU major is "nvidia" since driver 550.40, "nvidia-frontend" before. */
-        int major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia");
+        /* Majors, one read of /proc/devices: the GPU's is "nvidia" since driver 550.40, "nvidia-frontend" before. */
+        const char *devices = xpu_read_file_in_root(roots->sys_fd, "/proc/devices", buf, XPU_READ_MAX + 1) < 0 ? NULL : buf;
+        int major_nvidia = xpu_proc_devices_major(devices, "nvidia");
         if (major_nvidia < 0)
-                major_nvidia = xpu_proc_devices_major(roots->sys_fd, "nvidia-frontend");
+                major_nvidia = xpu_proc_devices_major(devices, "nvidia-frontend");
         if (major_nvidia < 0)
                 major_nvidia = NVIDIA_MAJOR;
-        int major_uvm = xpu_proc_devices_major(roots->sys_fd, "nvidia-uvm");
+        int major_uvm = xpu_proc_devices_major(devices, "nvidia-uvm");
 
         for (size_t i = 0; i < ELEMENTSOF(vendor_nodes); i++) {
                 bool uvm = vendor_nodes[i].major == MAJOR_UVM;
@@ -519,7 +522,7 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 .buf = buf,
                 .devs = devs,
                 .major_nvidia = (uint32_t)major_nvidia,
-                .major_caps = xpu_proc_devices_major(roots->sys_fd, "nvidia-caps"),
+                .major_caps = xpu_proc_devices_major(devices, "nvidia-caps"),
                 .driver_version = vi->driver_version[0] ? vi->driver_version : NULL,
         };
         r = probe_gpus(&s);
@@ -534,7 +537,8 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 const struct xpu_device *d = &s.devs[i], *dup = NULL;
                 for (size_t j = 0; j < i && !dup; j++)
                         if ((d->uuid[0] && strcmp(d->uuid, s.devs[j].uuid) == 0) ||
-                            ((d->have & s.devs[j].have & XPU_HAVE_MINOR) && d->nvidia.minor == s.devs[j].nvidia.minor))
+                            ((d->have & s.devs[j].have & XPU_HAVE_MINOR) &&
+                             xpu_nvidia_facts(d)->minor == xpu_nvidia_facts(&s.devs[j])->minor))
                                 dup = &s.devs[j];
                 if (dup) {
                         if (xpu_inventory_warn(inv, PROC_NVIDIA_GPUS "/%s/information: same %s as the GPU at %s; "
@@ -605,13 +609,13 @@ static const struct xpu_vendor_cdi nvidia_cdi = {
 };
 
 static void nvidia_code_target(const struct xpu_device *d, char *spec, size_t size) {
-        xpu_strlcpy(spec, d->nvidia.compute_capability, size); /* "9.0": a --for spelling */
+        xpu_strlcpy(spec, xpu_nvidia_facts(d)->compute_capability, size); /* "9.0": a --for spelling */
 }
 
 static const char *nvidia_partition(const struct xpu_device *d) {
         if (!(d->have & XPU_HAVE_MIG_MODE))
                 return NULL;
-        return d->nvidia.mig_enabled ? "mig" : "none";
+        return xpu_nvidia_facts(d)->mig_enabled ? "mig" : "none";
 }
 
 /* The NVIDIA Container Toolkit's image requirements (internal/config/image/cuda_image.go): every
@@ -627,15 +631,15 @@ static const struct xpu_rich_ops *const nvidia_rich[] = {
 
 /* The per-device requirement keys of the NVIDIA Container Toolkit's grammar. */
 static const struct xpu_fact_label nvidia_require_facts[] = {
-        { "arch", offsetof(struct xpu_device, nvidia.compute_capability) }, /* "9.0": NVML, CUDA */
-        { "brand", offsetof(struct xpu_device, nvidia.brand) },             /* "Tesla": NVML */
+        { "arch", XPU_NVIDIA_FACT(compute_capability) }, /* "9.0": NVML, CUDA */
+        { "brand", XPU_NVIDIA_FACT(brand) },             /* "Tesla": NVML */
         { NULL, 0 },
 };
 
 static const struct xpu_fact_label nvidia_info_labels[] = {
-        { "brand", offsetof(struct xpu_device, nvidia.brand) },                           /* NVML */
-        { "compute_capability", offsetof(struct xpu_device, nvidia.compute_capability) }, /* NVML, CUDA */
-        { "vbios_version", offsetof(struct xpu_device, nvidia.vbios_version) },           /* procfs */
+        { "brand", XPU_NVIDIA_FACT(brand) },                           /* NVML */
+        { "compute_capability", XPU_NVIDIA_FACT(compute_capability) }, /* NVML, CUDA */
+        { "vbios_version", XPU_NVIDIA_FACT(vbios_version) },           /* procfs */
         { NULL, 0 },
 };
 
@@ -643,7 +647,7 @@ static const struct xpu_fact_label nvidia_info_labels[] = {
  * minor procfs gave (the descriptor's mig.caps_gpu). */
 static void nvidia_mig_caps_gpu(const struct xpu_device *d, char *buf, size_t size) {
         if (d->have & XPU_HAVE_MINOR)
-                snprintf(buf, size, "gpu%u", d->nvidia.minor);
+                snprintf(buf, size, "gpu%u", xpu_nvidia_facts(d)->minor);
         else
                 snprintf(buf, size, "gpu<minor>");
 }

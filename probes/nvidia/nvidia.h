@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "probe.h"
+#include "nvidia/nvidia-facts.h" /* and probe.h */
 
 /* Longest line the parsers look at, in bytes (without the newline). The kernel's lines are well
  * under 100 bytes; a longer line is malformed. */
@@ -77,7 +77,7 @@ int xpu_nvidia_probe_mig(const struct xpu_roots *roots, struct xpu_inventory *in
  * or -ENOMEM. */
 int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventory *inv, int caps_major);
 
-/* The NVIDIA facts of D (D->nvidia) in the device views (nvidia-view.c; struct
+/* The NVIDIA facts of D (xpu_nvidia_facts(D)) in the device views (nvidia-view.c; struct
  * xpu_vendor_ops.view.facts_json, facts_text, subdevices_text): JSON members "minor",
  * "compute_capability", "brand", "vbios_version", "bus_type", "gsp_firmware_version",
  * "mig_enabled" and "mig_devices" [{index, name "<gpu>:<mig>", gpu_instance_id,
@@ -89,7 +89,7 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, struct cJSON *o);
 void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f);
 void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f);
 
-/* D's MIG devices (D->nvidia.mig) and their number in *N (at most XPU_MIG_DEVICES_MAX): the
+/* D's MIG devices (xpu_nvidia_facts(D)->mig) and their number in *N (at most XPU_MIG_DEVICES_MAX): the
  * descriptor's mig hook, read through xpu_mig_devices() (probe.h). */
 const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *n);
 

@@ -30,6 +30,7 @@
 #include <cJSON.h>
 
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/log.h"
 #include "base/macro.h"
 #include "sandbox/seccomp-internal.h"

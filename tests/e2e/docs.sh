@@ -90,7 +90,10 @@ while read -r p; do
 done <"$T/tree"
 is "$missing" "" "every path docs/architecture.md's source tree names exists"
 unlisted=
-for d in probes/ probes/base/ probes/sandbox/ probes/nvidia/ probes/amd/ probes/intel/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
+# The folders of probes/ (base, sandbox, devcode and every vendor's) by wildcard: a new vendor's
+# folder is checked without naming it here.
+for d in probes/ "$SRC"/probes/*/ entrypoint/ daemon/ profiles/ packaging/ tests/ examples/ docs/; do
+        d=${d#"$SRC"/}
         grep -qx "$d" "$T/tree" || unlisted="$unlisted $d"
 done
 is "$unlisted" "" "docs/architecture.md's source tree lists every directory of the source"

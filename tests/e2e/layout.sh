@@ -7,17 +7,15 @@
 #   layers   no upward include among the programs' sources: probes/base < probes/sandbox,
 #            probes/devcode < probes/ (its own files) < probes/<vendor>/ < entrypoint/, daemon/. A
 #            file includes its own layer and lower ones; vendor folders do not include each other,
-#            entrypoint/ and daemon/ neither. A vendor's facts header (probes/<vendor>/<vendor>-
-#            facts.h: plain data over probes/base) is one layer with sandbox and devcode, so
-#            probe.h includes it for struct xpu_device. packaging/ and tests/ may include anything. An include
+#            entrypoint/ and daemon/ neither. packaging/ and tests/ may include anything. An include
 #            is resolved as the compiler does: the including file's directory, then -Iprobes, -I.,
 #            then -Ientrypoint / -Idaemon; one that resolves to no file (generated) is skipped. A
 #            vendor is any folder of probes/ but base, sandbox and devcode (no vendor is listed here);
 #   circles  no include circle between the programs' files: in the graph "A includes B" (a .c and
-#            its same-named .h one file), no path leads back; the circles of CIRCLES_KNOWN, from
-#            before the rule, are told as diag lines until they are split;
+#            its same-named .h one file), no path leads back;
 #   vendors  a vendor is named in code (comments are not code) only in probes/<vendor>/,
-#            probes/vendor.c (the list), tests/ and the files of ALLOWED below: an identifier, or a
+#            probes/vendor.c and probes/vendor-id.h (the list and the enum), tests/ and the files of
+#            ALLOWED below: an identifier, or a
 #            string literal without a blank, holding a vendor folder's name not after a letter or
 #            digit (XPU_VENDOR_AMD, "NVIDIA_VISIBLE_DEVICES", "amdgpu"); the rest of the code goes
 #            through the vendor descriptors (struct xpu_vendor_ops).
@@ -33,27 +31,15 @@ SRC=${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 # Files that may name a vendor in code although they are vendor-neutral, one per line: "PATH
 # reason"; a PATH ending in / is a folder.
 ALLOWED='
-probes/probe.h              enum xpu_vendor and each vendor facts member of struct xpu_device (its -facts.h)
 probes/devcode/             reads the vendors code formats (CUDA fatbins, AMD code objects), a layer below the descriptors
 entrypoint/audit.c          the device-code audit: its report names the code formats of probes/devcode
 entrypoint/audit-render.c   likewise
 entrypoint/audit-summary.h  likewise
 entrypoint/audit-summary.c  likewise
-entrypoint/device-code.c    likewise (a target of the NVIDIA code format)
 probes/base/ldcache.c       Debian nvidia-driver library directory among those ld.so reads, below the descriptors
-probes/cdi-spec.h           /run/nvidia/driver, the GPU Operator driver-container root: a path convention for every vendor
-daemon/sampler.c            likewise (the first default driver root)
-entrypoint/options.c        likewise (the first default driver root)
+probes/libs.h               /run/nvidia/driver, the GPU Operator driver-container root: the first default driver root, a path convention for every vendor
 entrypoint/profile-json.c   an example in an error message
 
-'
-
-# Include circles known when the rule came (issue 27), to be split by meaning, one group a line:
-# "FILE... # reason" (FILE: the path without .c/.h). A circle all of whose files are in one group
-# is a diag line, not a failure; a group that closes no circle any more is a diag line too (drop
-# it). New circles fail. The list only shrinks.
-CIRCLES_KNOWN='
-probes/base/fileio probes/base/path probes/base/mountinfo probes/base/procfs # files and paths call each other
 '
 
 MAX_LINES=800
@@ -130,7 +116,6 @@ include_violations() {
                 # A vendor is any folder of probes/ but base, sandbox and devcode.
                 function layer(p,   a) {
                         if (p ~ /^probes\/(base|sandbox|devcode)\//) { split(p, a, "/"); return a[2] }
-                        if (p ~ /^probes\/[^\/]+\/[^\/]+-facts\.h$/) return "facts"
                         if (p ~ /^probes\/[^\/]+$/) return "probes"
                         if (p ~ /^probes\//) { split(p, a, "/"); return "vendor " a[2] }
                         if (p ~ /^(entrypoint|daemon)\//) { split(p, a, "/"); return a[1] }
@@ -138,7 +123,7 @@ include_violations() {
                 }
                 function rank(l) {
                         if (l == "base") return 0
-                        if (l == "sandbox" || l == "devcode" || l == "facts") return 1
+                        if (l == "sandbox" || l == "devcode") return 1
                         if (l == "probes") return 2
                         if (l ~ /^vendor /) return 3
                         if (l == "entrypoint" || l == "daemon") return 4
@@ -203,26 +188,9 @@ include_circles() {
                 }' "$1"
 }
 
-# known_circles CIRCLES KNOWN: the lines of CIRCLES all of whose files are in one group of KNOWN
-# (as CIRCLES_KNOWN) prefixed "known: ", the others as they are, and "stale: GROUP" for each group
-# that no circle fell in.
-known_circles() {
-        printf '%s\n' "$2" | sed 's/#.*//' | awk 'NF' >"$T/known"
-        awk 'FILENAME == ARGV[1] { groups[++ng] = $0; for (i = 1; i <= NF; i++) in_group[ng, $i] = 1; next }
-             {
-                     n = split($0, f, / -> /); hit = 0
-                     for (g = 1; g <= ng && !hit; g++) {
-                             all = 1
-                             for (i = 1; i <= n && all; i++) all = ((g, f[i]) in in_group)
-                             if (all) hit = g
-                     }
-                     if (hit) { used[hit] = 1; print "known: " $0 } else print
-             }
-             END { for (g = 1; g <= ng; g++) if (!(g in used)) print "stale: " groups[g] }' "$T/known" "$1"
-}
-
 # vendor_violations ROOT LIST ALLOWED: "PATH:LINE: TOKEN..." for every name of a vendor in code
-# outside its folder, probes/vendor.c (the list), tests/ and the files of ALLOWED (as ALLOWED above). The vendors are the folders of
+# outside its folder, probes/vendor.c and probes/vendor-id.h (the list), tests/ and the files of
+# ALLOWED (as ALLOWED above). The vendors are the folders of
 # probes/ but base, sandbox and devcode; a name of a vendor is an identifier, or a string literal
 # without a blank (a variable, a path, a label, a kind: "NVIDIA_VISIBLE_DEVICES", "amdgpu"), that holds
 # a vendor's folder name in any case, not after a letter or digit (XPU_VENDOR_AMD, xpu_k8s_nvidia,
@@ -231,7 +199,7 @@ vendor_violations() {
         vendors=$(sed -n 's|^probes/\([^/]*\)/.*|\1|p' "$2" | grep -vxE 'base|sandbox|devcode' | sort -u |
                 tr '\n' '|' | sed 's/|$//')
         [ -n "$vendors" ] || return 0
-        grep -vE "^tests/|^probes/($vendors)/|^probes/vendor\\.c\$" "$2" >"$T/ven.list"
+        grep -vE "^tests/|^probes/($vendors)/|^probes/vendor(\\.c|-id\\.h)\$" "$2" >"$T/ven.list"
         printf '%s\n' "$3" | awk 'NF { print $1 }' >"$T/allowed"
         # An allowed PATH ending in / is a folder: every file below it.
         awk 'FILENAME == ARGV[1] { if ($0 ~ /\/$/) dir[$0] = 1; else file[$0] = 1; next }
@@ -301,6 +269,8 @@ printf '#include "amd/amd.h"\n#include "nvidia/nvidia.h"\n#include "probe.h"\n' 
 printf '/* the enum */\n' >"$S/probes/nvidia/nvidia.h"
 printf '/* the enum */\n' >"$S/probes/amd/amd.h"
 printf '#include "nvidia/nvidia.h"\nint v = XPU_VENDOR_NVIDIA;\n' >"$S/probes/vendor.c"
+printf 'enum xpu_vendor { XPU_VENDOR_NVIDIA, XPU_VENDOR_AMD };\n' >"$S/probes/vendor-id.h"
+printf 'int w = XPU_VENDOR_AMD;\n' >"$S/probes/vendor-id.c" # only the header is the list
 printf '#include "base/big.h"\n#include "probe.h"\n#include "nvidia/nvidia.h"\n' >"$S/daemon/d.c"
 printf '#include "d.h"\n' >"$S/entrypoint/e.c"
 printf '/* only a comment */\n' >"$S/daemon/d.h"
@@ -354,11 +324,6 @@ include_circles "$T/self.edges" >"$T/got"
 is "$(cat "$T/got")" "daemon/p -> daemon/q -> daemon/r -> daemon/p
 probes/x -> probes/y -> probes/x" \
         "self-test: the circle rule reports circles of two and three files, not a .c with its .h or a diamond"
-known_circles "$T/got" "daemon/p daemon/q daemon/r daemon/s # a group
-probes/z # stale" >"$T/got2"
-is "$(cat "$T/got2")" "known: daemon/p -> daemon/q -> daemon/r -> daemon/p
-probes/x -> probes/y -> probes/x
-stale: probes/z " "self-test: a known circle is told apart, a new one is not, a group closing none is stale"
 
 vendor_violations "$S" "$T/self.list" "entrypoint/allowed.c  a file
 daemon/old/  a folder" >"$T/got"
@@ -369,7 +334,8 @@ entrypoint/v.c:7: \"amd.com/gpu\"
 entrypoint/v.c:9: \"NVIDIA_VISIBLE_DEVICES\" judge_nvidia
 probes/base/dirs.c:1: \"/usr/lib/nvidia/current\"
 probes/probe.h:2: XPU_VENDOR_NVIDIA
-probes/probe.h:4: XPU_VENDOR_AMD" \
+probes/probe.h:4: XPU_VENDOR_AMD
+probes/vendor-id.c:1: XPU_VENDOR_AMD" \
         "self-test: the vendor rule reports names and strings of the tree's vendors outside their folders and ALLOWED"
 
 # ---- the tree ------------------------------------------------------------------------------------
@@ -383,14 +349,11 @@ include_edges "$SRC" "$T/src.list" >"$T/edges"
 include_violations "$T/edges" >"$T/inc"
 report "no upward include (probes/base < sandbox, devcode < probes/ < vendors < entrypoint, daemon)" "$T/inc"
 
-include_circles "$T/edges" >"$T/circ.all"
-known_circles "$T/circ.all" "$CIRCLES_KNOWN" >"$T/circ.k"
-grep -E '^(known|stale): ' "$T/circ.k" | while IFS= read -r l; do diag "include circle $l"; done
-grep -vE '^(known|stale): ' "$T/circ.k" >"$T/circ"
+include_circles "$T/edges" >"$T/circ"
 report "no include circle between files (a .c with its .h one file)" "$T/circ"
 
 vendor_violations "$SRC" "$T/src.list" "$ALLOWED" >"$T/ven"
-report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, tests/ and ALLOWED" "$T/ven"
+report "a vendor is named in code only in probes/<vendor>/, probes/vendor.c, probes/vendor-id.h, tests/ and ALLOWED" "$T/ven"
 
 # ---- unit tests named by subject (docs/architecture.md, "Tests") ---------------------------------
 # Every tests/unit/test-*.c is named after the module it covers, so a behaviour's test is found by

@@ -6,6 +6,7 @@
 #include <cJSON.h>
 
 #include "fuzz.h"
+#include "nvidia/nvidia-facts.h"
 #include "nvidia/nvidia-cuda.h"
 #include "rich.h"
 
@@ -20,7 +21,7 @@ static void merge_into_fixed_inventory(const struct xpu_cuda_result *r) {
                 memcpy(d.uuid, "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31", 41);
                 if (i == 1) {
                         d.have |= XPU_HAVE_MIG_MODE | XPU_HAVE_MEMORY_TOTAL;
-                        d.nvidia.mig_enabled = true;
+                        xpu_nvidia_facts(&d)->mig_enabled = true;
                         d.memory_total_bytes = 1u << 30;
                 }
                 if (!xpu_inventory_add_device(inv, &d)) {

@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "fuzz.h"
+#include "nvidia/nvidia-facts.h"
 #include "nvidia/nvidia-nvml.h"
 #include "nvidia/nvidia-nvml-parse.h"
 #include "rich.h"
@@ -46,11 +47,11 @@ static void merge_into_fixed_inventory(const struct xpu_nvml_result *r) {
                 struct xpu_device d = { .vendor = XPU_VENDOR_NVIDIA, .source = XPU_SOURCE_PROCFS, .index = (unsigned)i };
                 memcpy(d.pci_bus_id, buses[i], strlen(buses[i]) + 1);
                 memcpy(d.uuid, "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31", 41);
-                d.nvidia.minor = (uint32_t)i;
+                xpu_nvidia_facts(&d)->minor = (uint32_t)i;
                 d.have = XPU_HAVE_MINOR;
                 if (i == 1) {
                         d.have |= XPU_HAVE_MIG_MODE | XPU_HAVE_MEMORY_USED;
-                        d.nvidia.mig_enabled = true;
+                        xpu_nvidia_facts(&d)->mig_enabled = true;
                         d.memory_used_bytes = 1u << 20;
                 }
                 if (!xpu_inventory_add_device(inv, &d)) {
@@ -64,7 +65,7 @@ static void merge_into_fixed_inventory(const struct xpu_nvml_result *r) {
                         abort();
         }
         for (size_t i = 0; i < inv->n_devices; i++)
-                if (inv->devices[i].nvidia.n_mig > XPU_MIG_DEVICES_MAX)
+                if (xpu_nvidia_facts(&inv->devices[i])->n_mig > XPU_MIG_DEVICES_MAX)
                         abort();
         xpu_inventory_free(inv);
 }

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "fuzz.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "require.h"
 
 #define GIB (1024ull * 1024 * 1024)
@@ -61,10 +63,10 @@ static void setup(void) {
                 snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/fuzz%zu", i);
                 d.nodes[0].present = spec[i].available;
                 if (spec[i].compute_capability)
-                        snprintf(d.nvidia.compute_capability, sizeof d.nvidia.compute_capability, "%s",
+                        snprintf(xpu_nvidia_facts(&d)->compute_capability, sizeof xpu_nvidia_facts(&d)->compute_capability, "%s",
                                  spec[i].compute_capability);
                 if (spec[i].gfx_target) {
-                        snprintf(d.amd.gfx_target, sizeof d.amd.gfx_target, "%s", spec[i].gfx_target);
+                        snprintf(xpu_amd_facts(&d)->gfx_target, sizeof xpu_amd_facts(&d)->gfx_target, "%s", spec[i].gfx_target);
                         d.have |= XPU_HAVE_GFX_TARGET_VERSION;
                 }
                 if (spec[i].memory) {

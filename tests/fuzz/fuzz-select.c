@@ -17,6 +17,9 @@
 #include <stdio.h>
 
 #include "fuzz.h"
+#include "intel/intel-facts.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "select.h"
 
 #define N_VARS 4
@@ -59,7 +62,7 @@ static struct xpu_inventory *inventory(void) {
                 snprintf(d.uuid, sizeof d.uuid, "%s", spec[i].uuid);
                 snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "%s", spec[i].bus);
                 if (spec[i].unique_id)
-                        snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "%s", spec[i].unique_id);
+                        snprintf(xpu_amd_facts(&d)->unique_id, sizeof xpu_amd_facts(&d)->unique_id, "%s", spec[i].unique_id);
                 if (spec[i].vendor == XPU_VENDOR_NVIDIA)
                         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u", spec[i].vendor_index);
                 else
@@ -68,16 +71,16 @@ static struct xpu_inventory *inventory(void) {
                 d.nodes[0].present = spec[i].available;
                 if (spec[i].vendor == XPU_VENDOR_INTEL) {
                         d.have |= XPU_HAVE_TILES | XPU_HAVE_RENDER_MINOR;
-                        d.intel.tile_count = 2 - spec[i].vendor_index;
+                        xpu_intel_facts(&d)->tile_count = 2 - spec[i].vendor_index;
                         d.render_minor = 128 + spec[i].vendor_index;
                 }
                 if (i == 1) {
                         static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
                         d.have |= XPU_HAVE_MIG_MODE;
-                        d.nvidia.mig_enabled = true;
-                        d.nvidia.n_mig = 3;
+                        xpu_nvidia_facts(&d)->mig_enabled = true;
+                        xpu_nvidia_facts(&d)->n_mig = 3;
                         for (size_t m = 0; m < 3; m++) {
-                                struct xpu_mig_device *g = &d.nvidia.mig[m];
+                                struct xpu_mig_device *g = &xpu_nvidia_facts(&d)->mig[m];
                                 g->gi = ids[m][0];
                                 g->ci = ids[m][1];
                                 g->have = XPU_MIG_HAVE_CAPS;
@@ -86,7 +89,7 @@ static struct xpu_inventory *inventory(void) {
                                 g->gi_cap.present = true;
                                 g->ci_cap.present = m != 2;
                         }
-                        snprintf(d.nvidia.mig[0].uuid, sizeof d.nvidia.mig[0].uuid, "MIG-5d3e6a10-7c2b-5f41-9e08-3b7d1c2a4f60");
+                        snprintf(xpu_nvidia_facts(&d)->mig[0].uuid, sizeof xpu_nvidia_facts(&d)->mig[0].uuid, "MIG-5d3e6a10-7c2b-5f41-9e08-3b7d1c2a4f60");
                 }
                 if (!xpu_inventory_add_device(inv, &d))
                         abort();

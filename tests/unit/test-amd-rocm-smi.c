@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "amd/amd-rocm-smi.h"
+#include "amd/amd-facts.h"
 #include "rich.h"
 #include "shim-root.h"
 
@@ -251,7 +252,7 @@ START_TEST(test_merge_by_bus_id) {
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MEMORY_TOTAL), XPU_SOURCE_ROCM_SMI);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MEMORY_USED), XPU_SOURCE_ROCM_SMI);
         /* Equal facts stay the fast path's. */
-        ck_assert_str_eq(d->amd.unique_id, "c31c435ca66bf59a");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "c31c435ca66bf59a");
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UNIQUE_ID), XPU_SOURCE_SYSFS);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_PCI_IDS), XPU_SOURCE_SYSFS);
 
@@ -290,7 +291,7 @@ START_TEST(test_merge_fills_missing) {
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_rocm_smi_merge(inv, r), 2);
         struct xpu_device *d = amd_by_bus(inv, "0000:0b:00.0");
-        ck_assert_str_eq(d->amd.unique_id, "00000000000000ff");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "00000000000000ff");
         ck_assert_str_eq(d->uuid, "GPU-00000000000000ff");
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UNIQUE_ID), XPU_SOURCE_ROCM_SMI);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UUID), XPU_SOURCE_ROCM_SMI);
@@ -344,7 +345,7 @@ START_TEST(test_merge_disagreement) {
         ck_assert_str_eq(inv->warnings[warnings + 2], "0000:83:00.0: rocm_smi reports memory_total_bytes "
                                                       "\"34342961153\" but sysfs has \"34342961152\"; keeping sysfs's");
         ck_assert_uint_eq(d->pci_device_id, 0x738c);
-        ck_assert_str_eq(d->amd.unique_id, "2aba500bd9e889b6");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "2aba500bd9e889b6");
         ck_assert_str_eq(d->uuid, "GPU-2aba500bd9e889b6");
         ck_assert_uint_eq(d->memory_total_bytes, 34342961152ull);
         ck_assert_uint_eq(d->memory_used_bytes, 6750208ull);
@@ -382,7 +383,7 @@ START_TEST(test_merge_partitions) {
                 ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_NAME), XPU_SOURCE_ROCM_SMI);
                 ck_assert_uint_eq(d->pci_device_id, 0x74a1);
                 ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_PCI_IDS), XPU_SOURCE_ROCM_SMI);
-                ck_assert_str_eq(d->amd.unique_id, "1234567890abcdef");
+                ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "1234567890abcdef");
                 ck_assert_uint_eq(d->memory_total_bytes, 51539607552ull);
                 ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MEMORY_TOTAL), XPU_SOURCE_SYSFS);
                 ck_assert_uint_eq(d->have & XPU_HAVE_MEMORY_USED, 0);

@@ -174,8 +174,8 @@ START_TEST(test_host_mi25_old_kernel) {
         ck_assert_int_eq(d->vendor, XPU_VENDOR_AMD);
         ck_assert_int_eq(d->source, XPU_SOURCE_SYSFS);
         ck_assert_uint_eq(d->vendor_index, 0);
-        ck_assert_uint_eq(d->amd.kfd_node, 1);
-        ck_assert_uint_eq(d->amd.kfd_gpu_id, 13261);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, 1);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_gpu_id, 13261);
         ck_assert(d->have & XPU_HAVE_KFD_GPU_ID);
         ck_assert(d->have & XPU_HAVE_PCI_IDS);
         ck_assert_uint_eq(d->pci_vendor_id, 0x1002);
@@ -183,13 +183,13 @@ START_TEST(test_host_mi25_old_kernel) {
         ck_assert_str_eq(d->pci_bus_id, "0000:19:00.0"); /* no domain line: domain 0 */
         /* Old kernel: no gfx_target_version, so no gfx target (never guessed from the device id). */
         ck_assert(!(d->have & XPU_HAVE_GFX_TARGET_VERSION));
-        ck_assert_str_eq(d->amd.gfx_target, "");
+        ck_assert_str_eq(xpu_amd_facts(d)->gfx_target, "");
         ck_assert(!(d->have & XPU_HAVE_NUM_XCC));
         ck_assert_uint_eq(d->render_minor, 128);
-        ck_assert_str_eq(d->amd.unique_id, "15549e5bf7f063b7");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "15549e5bf7f063b7");
         ck_assert_str_eq(d->uuid, "GPU-15549e5bf7f063b7");
-        ck_assert_uint_eq(d->amd.simd_count, 256);
-        ck_assert_uint_eq(d->amd.compute_units, 64);
+        ck_assert_uint_eq(xpu_amd_facts(d)->simd_count, 256);
+        ck_assert_uint_eq(xpu_amd_facts(d)->compute_units, 64);
         ck_assert(d->have & XPU_HAVE_MEMORY_TOTAL);
         ck_assert_uint_eq(d->memory_total_bytes, 17163091968ull); /* local_mem_size */
         ck_assert(!(d->have & (XPU_HAVE_MEMORY_USED | XPU_HAVE_NUMA_NODE | XPU_HAVE_CARD | XPU_HAVE_PARTITION)));
@@ -225,18 +225,18 @@ START_TEST(test_host_mi210x8_node_order) {
                 char uuid[32];
                 ck_assert_uint_eq(d->index, i);
                 ck_assert_uint_eq(d->vendor_index, i);
-                ck_assert_uint_eq(d->amd.kfd_node, want[i].kfd_node);
+                ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, want[i].kfd_node);
                 ck_assert_str_eq(d->pci_bus_id, want[i].bus);
-                ck_assert_str_eq(d->amd.unique_id, want[i].unique_id);
+                ck_assert_str_eq(xpu_amd_facts(d)->unique_id, want[i].unique_id);
                 snprintf(uuid, sizeof uuid, "GPU-%s", want[i].unique_id);
                 ck_assert_str_eq(d->uuid, uuid);
                 ck_assert_uint_eq(d->render_minor, 128 + i);
-                ck_assert_uint_eq(d->amd.gfx_target_version, 90010);
-                ck_assert_str_eq(d->amd.gfx_target, "gfx90a");
-                ck_assert_uint_eq(d->amd.simd_count, 416);
-                ck_assert_uint_eq(d->amd.compute_units, 104);
+                ck_assert_uint_eq(xpu_amd_facts(d)->gfx_target_version, 90010);
+                ck_assert_str_eq(xpu_amd_facts(d)->gfx_target, "gfx90a");
+                ck_assert_uint_eq(xpu_amd_facts(d)->simd_count, 416);
+                ck_assert_uint_eq(xpu_amd_facts(d)->compute_units, 104);
                 ck_assert(d->have & XPU_HAVE_NUM_XCC);
-                ck_assert_uint_eq(d->amd.num_xcc, 1);
+                ck_assert_uint_eq(xpu_amd_facts(d)->num_xcc, 1);
                 ck_assert_uint_eq(d->pci_device_id, 0x740f);
                 /* No gpu_id files in this capture; local_mem_size 0 and no mem_banks: unknown. */
                 ck_assert(!(d->have & (XPU_HAVE_KFD_GPU_ID | XPU_HAVE_MEMORY_TOTAL | XPU_HAVE_PARTITION)));
@@ -267,7 +267,7 @@ START_TEST(test_host_mi100x4_sysfs_only) {
                 ck_assert(d->have & XPU_HAVE_CARD);
                 ck_assert_uint_eq(d->card, i);
                 ck_assert_str_eq(d->pci_bus_id, bus[i]); /* from the cardN/device link */
-                ck_assert_str_eq(d->amd.unique_id, uid[i]);
+                ck_assert_str_eq(xpu_amd_facts(d)->unique_id, uid[i]);
                 snprintf(s, sizeof s, "GPU-%s", uid[i]);
                 ck_assert_str_eq(d->uuid, s);
                 ck_assert_uint_eq(d->pci_vendor_id, 0x1002);
@@ -302,7 +302,7 @@ START_TEST(test_host_vega10_consumer) {
         ck_assert_uint_eq(d->card, 0);
         ck_assert_str_eq(d->pci_bus_id, "0000:09:00.0"); /* flattened link: from uevent */
         ck_assert_uint_eq(d->pci_device_id, 0x687f);
-        ck_assert_str_eq(d->amd.unique_id, "0123456789abcdef");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "0123456789abcdef");
         ck_assert_str_eq(d->uuid, "GPU-0123456789abcdef");
         ck_assert_uint_eq(d->memory_total_bytes, 8573157376ull);
         ck_assert_uint_eq(d->memory_used_bytes, 1490378752ull);
@@ -326,16 +326,16 @@ START_TEST(test_mi300x_partitions) {
                 const struct xpu_device *d = &inv->devices[i];
                 char s[32];
                 ck_assert_uint_eq(d->vendor_index, i);
-                ck_assert_uint_eq(d->amd.kfd_node, i + 1);
-                ck_assert_uint_eq(d->amd.kfd_gpu_id, 4660 + i * 1111);
+                ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, i + 1);
+                ck_assert_uint_eq(xpu_amd_facts(d)->kfd_gpu_id, 4660 + i * 1111);
                 ck_assert(d->have & XPU_HAVE_PARTITION);
                 ck_assert_uint_eq(d->partition, i);
                 ck_assert_str_eq(d->pci_bus_id, "0000:05:00.0"); /* the parent PCI device */
-                ck_assert_str_eq(d->amd.unique_id, "1234567890abcdef");
+                ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "1234567890abcdef");
                 ck_assert_str_eq(d->uuid, "GPU-1234567890abcdef");
-                ck_assert_str_eq(d->amd.gfx_target, "gfx942");
-                ck_assert_uint_eq(d->amd.num_xcc, 2);
-                ck_assert_uint_eq(d->amd.compute_units, 76);
+                ck_assert_str_eq(xpu_amd_facts(d)->gfx_target, "gfx942");
+                ck_assert_uint_eq(xpu_amd_facts(d)->num_xcc, 2);
+                ck_assert_uint_eq(xpu_amd_facts(d)->compute_units, 76);
                 ck_assert_uint_eq(d->pci_device_id, 0x74a1);
                 /* Per-partition VRAM from mem_banks, not the card's whole-GPU figure. */
                 ck_assert_uint_eq(d->memory_total_bytes, 51539607552ull);
@@ -359,19 +359,19 @@ END_TEST
 START_TEST(test_partition_mode) {
         char *t = xpu_test_copy_host("amd-edge-mi300x-qpx");
         struct xpu_inventory *inv = probe_dir(t);
-        ck_assert_str_eq(inv->devices[0].amd.partition_mode, ""); /* the capture has neither file */
+        ck_assert_str_eq(xpu_amd_facts(&inv->devices[0])->partition_mode, ""); /* the capture has neither file */
         xpu_inventory_free(inv);
         xpu_test_write(t, "sys/class/drm/card0/device/current_compute_partition", "QPX\n");
         xpu_test_write(t, "sys/class/drm/card0/device/current_memory_partition", "NPS1\n");
         inv = probe_dir(t);
         ck_assert_uint_eq(inv->n_devices, 4);
         for (size_t i = 0; i < inv->n_devices; i++)
-                ck_assert_str_eq(inv->devices[i].amd.partition_mode, "qpx_nps1");
+                ck_assert_str_eq(xpu_amd_facts(&inv->devices[i])->partition_mode, "qpx_nps1");
         ck_assert_uint_eq(inv->n_warnings, 0);
         xpu_inventory_free(inv);
         xpu_test_write(t, "sys/class/drm/card0/device/current_memory_partition", "NPS1 ../\033[31m\n");
         inv = probe_dir(t);
-        ck_assert_str_eq(inv->devices[0].amd.partition_mode, "qpx");
+        ck_assert_str_eq(xpu_amd_facts(&inv->devices[0])->partition_mode, "qpx");
         ck_assert_uint_ge(inv->n_warnings, 1);
         ck_assert_msg(strstr(inv->warnings[0], "/sys/class/drm/card0/device/current_memory_partition: ") &&
                               strstr(inv->warnings[0], "is no partition mode; left out"),
@@ -393,7 +393,7 @@ START_TEST(test_lone_partition_in_container) {
         struct xpu_inventory *inv = probe_dir(t);
         ck_assert_uint_eq(inv->n_devices, 1);
         const struct xpu_device *d = &inv->devices[0];
-        ck_assert_uint_eq(d->amd.kfd_node, 4);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, 4);
         ck_assert(d->have & XPU_HAVE_PARTITION);
         ck_assert_uint_eq(d->partition, 3);
         ck_assert_str_eq(d->pci_bus_id, "0000:05:00.0");
@@ -421,12 +421,12 @@ START_TEST(test_quirks) {
         ck_assert_uint_eq(inv->n_devices, 3);
 
         const struct xpu_device *d = &inv->devices[0];
-        ck_assert_uint_eq(d->amd.kfd_node, 1);
-        ck_assert_uint_eq(d->amd.kfd_gpu_id, 17330);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, 1);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_gpu_id, 17330);
         ck_assert_str_eq(d->pci_bus_id, "0000:0b:00.0");
-        ck_assert_str_eq(d->amd.gfx_target, "gfx1030");
-        ck_assert_uint_eq(d->amd.compute_units, 60);
-        ck_assert_str_eq(d->amd.unique_id, ""); /* no unique_id line; card's "N/A" not used */
+        ck_assert_str_eq(xpu_amd_facts(d)->gfx_target, "gfx1030");
+        ck_assert_uint_eq(xpu_amd_facts(d)->compute_units, 60);
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, ""); /* no unique_id line; card's "N/A" not used */
         ck_assert_str_eq(d->uuid, "");
         ck_assert(d->have & XPU_HAVE_CARD);
         ck_assert_uint_eq(d->card, 1); /* card0 is simpledrm */
@@ -441,23 +441,23 @@ START_TEST(test_quirks) {
 
         d = &inv->devices[1];
         ck_assert_uint_eq(d->vendor_index, 1);
-        ck_assert_uint_eq(d->amd.kfd_node, 3);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, 3);
         ck_assert_str_eq(d->pci_bus_id, "0000:43:00.0");
-        ck_assert_str_eq(d->amd.unique_id, "0000000000000012");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "0000000000000012");
         ck_assert_uint_eq(d->memory_total_bytes, 68702699520ull); /* heap 2 bank; system heap left out */
         ck_assert(!(d->have & (XPU_HAVE_CARD | XPU_HAVE_MEMORY_USED)));
         ck_assert_int_eq(d->numa_node, 1); /* from /sys/bus/pci/devices */
         assert_node(&d->nodes[1], "/dev/dri/renderD129", 226, 129);
 
         d = &inv->devices[2];
-        ck_assert_uint_eq(d->amd.kfd_node, 12);
+        ck_assert_uint_eq(xpu_amd_facts(d)->kfd_node, 12);
         ck_assert_str_eq(d->pci_bus_id, "0001:83:00.0");
-        ck_assert_uint_eq(d->amd.simd_count, 64); /* the first simd_count line stands */
-        ck_assert_uint_eq(d->amd.compute_units, 16);
+        ck_assert_uint_eq(xpu_amd_facts(d)->simd_count, 64); /* the first simd_count line stands */
+        ck_assert_uint_eq(xpu_amd_facts(d)->compute_units, 16);
         ck_assert(!(d->have & (XPU_HAVE_GFX_TARGET_VERSION | XPU_HAVE_PCI_IDS | XPU_HAVE_RENDER_MINOR |
                                XPU_HAVE_NUMA_NODE)));
-        ck_assert_str_eq(d->amd.gfx_target, "");
-        ck_assert_str_eq(d->amd.unique_id, "");
+        ck_assert_str_eq(xpu_amd_facts(d)->gfx_target, "");
+        ck_assert_str_eq(xpu_amd_facts(d)->unique_id, "");
         ck_assert_uint_eq(d->memory_total_bytes, 8589934592ull);
         ck_assert_uint_eq(d->n_nodes, 0);
 
@@ -570,8 +570,8 @@ START_TEST(test_denied_node_skipped_quietly) {
         ck_assert_int_eq(rc, 0);
         ck_assert_uint_eq(inv->n_devices, 7);
         ck_assert_uint_eq(inv->n_warnings, 0);
-        ck_assert_uint_eq(inv->devices[0].amd.kfd_node, 2);
-        ck_assert_uint_eq(inv->devices[1].amd.kfd_node, 4); /* HIP's index 1 is now node 4 */
+        ck_assert_uint_eq(xpu_amd_facts(&inv->devices[0])->kfd_node, 2);
+        ck_assert_uint_eq(xpu_amd_facts(&inv->devices[1])->kfd_node, 4); /* HIP's index 1 is now node 4 */
         ck_assert_uint_eq(inv->devices[1].vendor_index, 1);
         ck_assert_str_eq(inv->devices[1].pci_bus_id, "0000:03:00.0");
         ck_assert_uint_eq(inv->devices[1].render_minor, 130);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/macro.h"
+#include "nvidia/nvidia-facts.h"
 #include "base/strv.h"
 #include "cdi-spec.h"
 #include "cdi.h"
@@ -212,17 +213,17 @@ START_TEST(test_mig_names) {
         struct xpu_inventory *inv = inventory(XPU_VENDOR_NVIDIA, 1, "/dev/null");
         const struct xpu_cdi_roots roots = { .dev_root = "/", .driver_root = "/", .driver_fd = -1 };
         struct xpu_device *d = &inv->devices[0];
-        d->nvidia.n_mig = 5;
-        for (size_t m = 0; m < d->nvidia.n_mig; m++) {
-                struct xpu_mig_device *g = &d->nvidia.mig[m];
+        xpu_nvidia_facts(d)->n_mig = 5;
+        for (size_t m = 0; m < xpu_nvidia_facts(d)->n_mig; m++) {
+                struct xpu_mig_device *g = &xpu_nvidia_facts(d)->mig[m];
                 g->gi = (uint32_t)m + 1;
                 g->have = XPU_MIG_HAVE_CAPS;
                 snprintf(g->gi_cap.path, sizeof g->gi_cap.path, "/dev/full");
                 snprintf(g->ci_cap.path, sizeof g->ci_cap.path, m == 2 ? "/dev/xpu-no-such-cap" : "/dev/urandom");
         }
-        d->nvidia.mig[3].have = 0;
-        snprintf(d->nvidia.mig[0].uuid, sizeof d->nvidia.mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000000");
-        snprintf(d->nvidia.mig[4].uuid, sizeof d->nvidia.mig[4].uuid, "MIG x\";rm");
+        xpu_nvidia_facts(d)->mig[3].have = 0;
+        snprintf(xpu_nvidia_facts(d)->mig[0].uuid, sizeof xpu_nvidia_facts(d)->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000000");
+        snprintf(xpu_nvidia_facts(d)->mig[4].uuid, sizeof xpu_nvidia_facts(d)->mig[4].uuid, "MIG x\";rm");
         cJSON *spec = NULL;
         char **w = NULL, err[1024];
         ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);

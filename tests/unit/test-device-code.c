@@ -162,6 +162,24 @@ START_TEST(test_no_check_without_facts) {
 }
 END_TEST
 
+/* The rich path is asked for only by what the descriptors say needs it: device code of a vendor
+ * whose GPUs' targets come from rich sources (NVIDIA's compute capability), or a CUDA runtime (the
+ * CUDA driver version); AMD device code is judged on KFD's gfx target, from the fast path. */
+START_TEST(test_needs_rich_facts) {
+        char target[] = "gfx90a", *gfx[] = { target, NULL };
+        struct xpu_object o[3] = { { .kind = XPU_OBJECT_ELF } };
+        ck_assert(!xpu_device_code_needs_rich_facts(o, 0));
+        ck_assert(!xpu_device_code_needs_rich_facts(o, 1)); /* no device code */
+        o[1].amd_gfx = gfx;
+        ck_assert(!xpu_device_code_needs_rich_facts(o, 2));
+        o[2].n_nv_code = 1;
+        ck_assert(xpu_device_code_needs_rich_facts(o, 3));
+        o[2].n_nv_code = 0;
+        o[0].cudart_major = 12;
+        ck_assert(xpu_device_code_needs_rich_facts(o, 3));
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("device-code");
         TCase *tc = tcase_create("device-code");
@@ -170,6 +188,7 @@ int main(void) {
         tcase_add_test(tc, test_no_index);
         tcase_add_test(tc, test_bad_index);
         tcase_add_test(tc, test_no_check_without_facts);
+        tcase_add_test(tc, test_needs_rich_facts);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
 }

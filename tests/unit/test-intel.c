@@ -64,7 +64,7 @@ static void check_host(const char *host) {
                         ck_assert_str_eq(want, jstr(e, "device_id"));
                 }
                 const cJSON *tiles = cJSON_GetObjectItemCaseSensitive(e, "tile_count");
-                ck_assert_uint_eq(d->intel.tile_count, tiles ? (unsigned)tiles->valueint : 1u);
+                ck_assert_uint_eq(xpu_intel_facts(d)->tile_count, tiles ? (unsigned)tiles->valueint : 1u);
                 ck_assert_int_eq(d->integrated, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "integrated")));
                 /* memory is not in upstream sysfs: absent, not 0 */
                 ck_assert(!(d->have & XPU_HAVE_MEMORY_TOTAL));
@@ -148,14 +148,14 @@ START_TEST(test_tiles_and_memory) {
         const struct xpu_device *igpu = &inv->devices[0], *bmg = &inv->devices[1], *pvc = &inv->devices[2];
         ck_assert_str_eq(igpu->pci_bus_id, "0000:00:02.0");
         ck_assert(igpu->integrated);
-        ck_assert_uint_eq(igpu->intel.tile_count, 1);
+        ck_assert_uint_eq(xpu_intel_facts(igpu)->tile_count, 1);
         ck_assert(!(igpu->have & XPU_HAVE_MEMORY_TOTAL));
         ck_assert_str_eq(bmg->kernel_driver, "xe");
         ck_assert(!bmg->integrated);
-        ck_assert_uint_eq(bmg->intel.tile_count, 2);
+        ck_assert_uint_eq(xpu_intel_facts(bmg)->tile_count, 2);
         ck_assert(bmg->have & XPU_HAVE_MEMORY_TOTAL);
         ck_assert_uint_eq(bmg->memory_total_bytes, 25769803776ull + 0x600000000ull);
-        ck_assert_uint_eq(pvc->intel.tile_count, 2);
+        ck_assert_uint_eq(xpu_intel_facts(pvc)->tile_count, 2);
         ck_assert_uint_eq(pvc->memory_total_bytes, 137438953472ull);
         ck_assert_int_eq(pvc->numa_node, 1);
         ck_assert_uint_eq(pvc->vendor_index, 2);

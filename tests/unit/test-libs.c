@@ -4,12 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -511,6 +513,32 @@ START_TEST(test_version_from_libraries) {
 }
 END_TEST
 
+/* The default driver root, in a private mount namespace whose /run (and /host, when this machine
+ * has one) are empty tmpfs: "/" while neither default holds driver libraries, then the GPU
+ * Operator's root once it does; the reasons name the list. Needs root (unshare, mount). */
+START_TEST(test_default_driver_root) {
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        ck_assert_msg(mount("xpu-test", "/run", "tmpfs", 0, NULL) == 0, "mount tmpfs on /run: %s", strerror(errno));
+        struct stat st;
+        if (stat("/host", &st) == 0)
+                ck_assert_msg(mount("xpu-test", "/host", "tmpfs", 0, NULL) == 0, "mount tmpfs on /host: %s",
+                              strerror(errno));
+        const char *why = NULL;
+        ck_assert_str_eq(xpu_default_driver_root(&why), "/");
+        ck_assert_str_eq(why, "neither /run/nvidia/driver nor /host holds driver libraries");
+        ck_assert_str_eq(xpu_default_driver_root(NULL), "/");
+        /* A root without a versioned library is passed over. */
+        xpu_test_write("/run/nvidia/driver", "etc/os-release", "ID=test\n");
+        ck_assert_str_eq(xpu_default_driver_root(&why), "/");
+        xpu_test_write("/run/nvidia/driver", libdir_rel("libcuda.so.550.90.07"), "");
+        why = NULL;
+        ck_assert_str_eq(xpu_default_driver_root(&why), XPU_DRIVER_ROOT_FIRST);
+        ck_assert_str_eq(XPU_DRIVER_ROOT_FIRST, "/run/nvidia/driver");
+        ck_assert_str_eq(why, "the first of /run/nvidia/driver, /host, / that holds driver libraries");
+}
+END_TEST
+
 /* ---- the driver root's own ld.so.cache --------------------------------------------------- */
 
 static void check_cache_root(const char *t, const char *what) {
@@ -623,6 +651,7 @@ static Suite *libs_suite(void) {
         tcase_add_test(tc, test_find_binary_private);
         tcase_add_test(tc, test_find_dedupe_and_order);
         tcase_add_test(tc, test_version_from_libraries);
+        tcase_add_test(tc, test_default_driver_root);
         tcase_add_test(tc, test_find_via_crafted_cache);
         tcase_add_test(tc, test_find_via_ldconfig_cache);
         tcase_add_test(tc, test_find_on_this_host);

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "base/path.h"
+#include "nvidia/nvidia-facts.h"
 #include "rich.h"
 #include "shim-root.h"
 
@@ -85,7 +86,7 @@ START_TEST(test_read_fastest_first_and_merge) {
         ck_assert_uint_eq(d1a->memory_total_bytes, 11554717696ull);
         ck_assert_uint_eq(d1b->memory_total_bytes, 11811160064ull);
         ck_assert_uint_ne(d1a->have & XPU_HAVE_MEMORY_TOTAL, 0);
-        ck_assert_str_eq(d1a->nvidia.compute_capability, "7.5");
+        ck_assert_str_eq(xpu_nvidia_facts(d1a)->compute_capability, "7.5");
         ck_assert_int_eq(xpu_device_field_source(d1a, XPU_FIELD_MEMORY_TOTAL), XPU_SOURCE_CUDA);
         ck_assert_int_eq(xpu_device_field_source(d1b, XPU_FIELD_COMPUTE_CAPABILITY), XPU_SOURCE_CUDA);
         /* procfs had the same UUIDs and 1a's name: they stay procfs's, without a warning; 1b's
@@ -97,7 +98,7 @@ START_TEST(test_read_fastest_first_and_merge) {
         ck_assert_str_eq(d1b->name, "NVIDIA GeForce RTX 2080 Ti");
         ck_assert_int_eq(xpu_device_field_source(d1b, XPU_FIELD_NAME), XPU_SOURCE_CUDA);
         ck_assert_uint_eq(d60->have & XPU_HAVE_MEMORY_TOTAL, 0);
-        ck_assert_str_eq(d60->nvidia.compute_capability, "");
+        ck_assert_str_eq(xpu_nvidia_facts(d60)->compute_capability, "");
         ck_assert_uint_eq(inv->n_devices, 8);
         /* The stray GPU: one warning, no device. */
         ck_assert_uint_eq(inv->n_warnings, warnings + 1);
@@ -152,7 +153,7 @@ START_TEST(test_after_nvml_cross_check) {
                                                       "has \"7.5\"; keeping nvml's");
         struct xpu_device *d1b = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(d1b->memory_total_bytes, 11811160064ull);
-        ck_assert_str_eq(d1b->nvidia.compute_capability, "7.5");
+        ck_assert_str_eq(xpu_nvidia_facts(d1b)->compute_capability, "7.5");
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "12.2");
 
         close(fd);
@@ -175,15 +176,15 @@ START_TEST(test_mig_mode_keeps_gpu_uuid) {
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
         struct xpu_device *d = shim_by_bus(inv, "0000:1a:00.0");
         d->have |= XPU_HAVE_MIG_MODE;
-        d->nvidia.mig_enabled = true;
+        xpu_nvidia_facts(d)->mig_enabled = true;
         size_t warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_cuda_merge(inv, r), 1);
         ck_assert_uint_eq(inv->n_warnings, warnings);
         ck_assert_str_eq(d->uuid, UUID_1A);
         ck_assert_uint_eq(d->have & XPU_HAVE_MEMORY_TOTAL, 0);
-        ck_assert_str_eq(d->nvidia.compute_capability, "7.5");
+        ck_assert_str_eq(xpu_nvidia_facts(d)->compute_capability, "7.5");
         /* The same reply for a GPU not in MIG mode: the UUID disagreement is reported. */
-        d->nvidia.mig_enabled = false;
+        xpu_nvidia_facts(d)->mig_enabled = false;
         ck_assert_int_eq(xpu_cuda_merge(inv, r), 1);
         ck_assert_uint_eq(d->memory_total_bytes, 5000000000ull);
         ck_assert_uint_eq(inv->n_warnings, warnings + 1);

@@ -5,6 +5,8 @@
 #include <cJSON.h>
 
 #include "shim-root.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "rich.h"
 #include "vendor.h"
 
@@ -196,8 +198,8 @@ START_TEST(test_merge_other_vendor_untouched) {
                  before.pci_bus_id);
         struct xpu_nvml_result *r = nvml_parse_ok(reply);
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 0);
-        ck_assert_mem_eq(&inv->devices[0].amd, &before.amd, sizeof before.amd);
-        ck_assert_str_eq(inv->devices[0].amd.gfx_target, "gfx90a");
+        ck_assert_mem_eq(inv->devices[0].vendor_facts, before.vendor_facts, sizeof before.vendor_facts);
+        ck_assert_str_eq(xpu_amd_facts(&inv->devices[0])->gfx_target, "gfx90a");
         ck_assert_str_eq(inv->devices[0].uuid, before.uuid);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
@@ -212,30 +214,30 @@ START_TEST(test_merge_mig) {
         ck_assert_uint_eq(inv->n_devices, 1);
         struct xpu_device *dev = shim_by_bus(inv, "0000:01:00.0");
         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
-        ck_assert(dev->nvidia.mig_enabled);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 4);
+        ck_assert(xpu_nvidia_facts(dev)->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 4);
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
         size_t warnings = inv->n_warnings;
 
         struct xpu_nvml_result *r = nvml_parse_ok(full_reply);
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
-        ck_assert(dev->nvidia.mig_enabled);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 4);
-        ck_assert_uint_eq(dev->nvidia.mig[0].gi, 3);
-        ck_assert_str_eq(dev->nvidia.mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
-        ck_assert_str_eq(dev->nvidia.mig[0].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
-        ck_assert_uint_eq(dev->nvidia.mig[0].have, XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL);
-        ck_assert_uint_eq(dev->nvidia.mig[0].memory_total_bytes, 20937965568ull);
-        ck_assert_str_eq(dev->nvidia.mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap165");
-        ck_assert_str_eq(dev->nvidia.mig[1].uuid, ""); /* GI 4: NVML did not list it */
-        ck_assert_uint_eq(dev->nvidia.mig[2].gi, 5);
-        ck_assert_str_eq(dev->nvidia.mig[2].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
-        ck_assert_uint_eq(dev->nvidia.mig[2].have, XPU_MIG_HAVE_CAPS);
+        ck_assert(xpu_nvidia_facts(dev)->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 4);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[0].gi, 3);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[0].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[0].have, XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[0].memory_total_bytes, 20937965568ull);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap165");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[1].uuid, ""); /* GI 4: NVML did not list it */
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[2].gi, 5);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[2].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[2].have, XPU_MIG_HAVE_CAPS);
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
         /* The fast path's uuid and minor stay; memory used is filled. */
         ck_assert_str_eq(dev->uuid, "GPU-202d648d-7b39-6345-296c-251c4321e21c");
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_UUID), XPU_SOURCE_PROCFS);
-        ck_assert_uint_eq(dev->nvidia.minor, 1);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->minor, 1);
         ck_assert_uint_eq(dev->memory_used_bytes, 911212544ull);
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MEMORY_USED), XPU_SOURCE_NVML);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "12.2");
@@ -255,8 +257,8 @@ START_TEST(test_merge_mig) {
         ck_assert_uint_eq(inv->n_warnings, warnings + 1);
         ck_assert_str_eq(inv->warnings[warnings],
                          "0000:01:00.0: nvml reports mig \"disabled\" but procfs has \"enabled\"; keeping procfs's");
-        ck_assert(dev->nvidia.mig_enabled);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 4);
+        ck_assert(xpu_nvidia_facts(dev)->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 4);
         ck_assert_uint_eq(dev->memory_used_bytes, 911212544ull);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
@@ -272,11 +274,11 @@ START_TEST(test_merge_mig) {
         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);
         r = nvml_parse_ok(full_reply);
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 2);
-        ck_assert_uint_eq(dev->nvidia.mig[0].gi, 3);
-        ck_assert_uint_eq(dev->nvidia.mig[1].gi, 5);
-        ck_assert_uint_eq(dev->nvidia.mig[1].have, 0);
-        ck_assert_str_eq(dev->nvidia.mig[1].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 2);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[0].gi, 3);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[1].gi, 5);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[1].have, 0);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[1].uuid, "MIG-bbbbbbbb-0000-4000-8000-000000000002");
         ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_MIG), XPU_SOURCE_NVML);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
@@ -292,8 +294,8 @@ START_TEST(test_merge_mig) {
         warnings = inv->n_warnings;
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
         dev = shim_by_bus(inv, "0000:01:00.0");
-        ck_assert_str_eq(dev->nvidia.mig[0].uuid, "");
-        ck_assert_str_eq(dev->nvidia.mig[1].uuid, "");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[0].uuid, "");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[1].uuid, "");
         ck_assert_uint_eq(inv->n_warnings, warnings + 2);
         ck_assert_msg(strstr(inv->warnings[warnings], "reports MIG UUID MIG-aaaaaaaa-0000-4000-8000-000000000001 for two"),
                       "%s", inv->warnings[warnings]);
@@ -306,9 +308,9 @@ START_TEST(test_merge_mig) {
                                "device.0.mig_mode 1\nend\n");
         ck_assert_int_eq(xpu_nvml_merge(inv, r), 1);
         dev = shim_by_bus(inv, "0000:01:00.0");
-        ck_assert(dev->nvidia.mig_enabled);
+        ck_assert(xpu_nvidia_facts(dev)->mig_enabled);
         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 0);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 0);
         xpu_nvml_result_free(r);
         xpu_inventory_free(inv);
         xpu_test_rm_rf(root);
@@ -335,7 +337,7 @@ START_TEST(test_merge_minor_and_lost) {
                          "0000:1a:00.0: nvml reports minor \"5\" but procfs has \"0\"; keeping procfs's");
         ck_assert_str_eq(inv->warnings[warnings + 1], "nvml: 0000:1b:00.0: GPU is lost (nvmlDeviceGetPowerUsage failed: "
                                                       "GPU is lost (error 15)); merged only what NVML answered before");
-        ck_assert_uint_eq(shim_by_bus(inv, "0000:1a:00.0")->nvidia.minor, 0);
+        ck_assert_uint_eq(xpu_nvidia_facts(shim_by_bus(inv, "0000:1a:00.0"))->minor, 0);
         const struct xpu_device *lost = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(lost->memory_total_bytes, 11554717696ull);
         ck_assert_str_eq(lost->name, "NVIDIA GeForce RTX 2080 Ti");

@@ -6,6 +6,7 @@
 #include <cJSON.h>
 
 #include "rich.h"
+#include "nvidia/nvidia-facts.h"
 #include "shim-root.h"
 
 #define HOST "nvidia-rtx2080ti-x8"
@@ -72,13 +73,13 @@ START_TEST(test_read_and_merge) {
         ck_assert_str_eq(d0->uuid, "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31");
         ck_assert_uint_eq(d0->memory_total_bytes, 11811160064ull);
         ck_assert_uint_ne(d0->have & XPU_HAVE_MEMORY_TOTAL, 0);
-        ck_assert_str_eq(d0->nvidia.compute_capability, "7.6");
+        ck_assert_str_eq(xpu_nvidia_facts(d0)->compute_capability, "7.6");
         ck_assert_str_eq(d1->uuid, "GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe");
         ck_assert_uint_eq(d1->memory_total_bytes, 11554717696ull);
-        ck_assert_str_eq(d1->nvidia.compute_capability, "7.5");
+        ck_assert_str_eq(xpu_nvidia_facts(d1)->compute_capability, "7.5");
         ck_assert_str_eq(d1->name, "NVIDIA GeForce RTX 2080 Ti");
         ck_assert_uint_eq(d2->have & XPU_HAVE_MEMORY_TOTAL, 0);
-        ck_assert_str_eq(d2->nvidia.compute_capability, "");
+        ck_assert_str_eq(xpu_nvidia_facts(d2)->compute_capability, "");
         ck_assert_uint_eq(inv->n_devices, 8);
         ck_assert_uint_eq(inv->n_warnings, warnings + 1);
         ck_assert_msg(strstr(inv->warnings[warnings], "0000:ff:00.0") != NULL, "%s", inv->warnings[warnings]);
@@ -210,7 +211,7 @@ START_TEST(test_hyperv_bus_ids) {
         ck_assert_uint_eq(inv->n_warnings, warnings + 1); /* the stray at 001a2b3c:00:00.0 */
         ck_assert_ptr_nonnull(strstr(inv->warnings[warnings], "001a2b3c:00:00.0"));
         ck_assert_str_eq(inv->devices[0].pci_bus_id, "03f8cfdd:00:00.0");
-        ck_assert_uint_eq(inv->devices[0].nvidia.minor, 0);
+        ck_assert_uint_eq(xpu_nvidia_facts(&inv->devices[0])->minor, 0);
         xpu_inventory_free(inv);
         xpu_nvml_result_free(r);
         shim_drop_root(root);

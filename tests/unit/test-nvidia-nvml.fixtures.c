@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "shim-root.h"
+#include "nvidia/nvidia-facts.h"
 
 /* The text of FILE under the fixture HOST, or NULL when it does not exist. free(). */
 static char *host_file(const char *host, const char *file) {
@@ -188,8 +189,8 @@ static size_t check_host(const char *host) {
                 ck_assert_str_eq(dev->uuid, w[i].uuid);
                 ck_assert_str_eq(dev->uuid, old->uuid);
                 ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_UUID), XPU_SOURCE_PROCFS);
-                ck_assert_uint_eq(dev->nvidia.minor, w[i].minor);
-                ck_assert_uint_eq(dev->nvidia.minor, old->nvidia.minor);
+                ck_assert_uint_eq(xpu_nvidia_facts(dev)->minor, w[i].minor);
+                ck_assert_uint_eq(xpu_nvidia_facts(dev)->minor, xpu_nvidia_facts(old)->minor);
                 ck_assert_str_eq(dev->name, w[i].name);
                 ck_assert_int_eq(xpu_device_field_source(dev, XPU_FIELD_NAME),
                                  old->name[0] ? XPU_SOURCE_PROCFS : XPU_SOURCE_NVML);
@@ -199,20 +200,20 @@ static size_t check_host(const char *host) {
                 }
                 /* nvidia-smi prints "GeForce"; the inventory has the toolkit's "geforce" */
                 if (brands[i])
-                        ck_assert_msg(strcasecmp(dev->nvidia.brand, brands[i]) == 0, "brand %s, captured %s", dev->nvidia.brand,
+                        ck_assert_msg(strcasecmp(xpu_nvidia_facts(dev)->brand, brands[i]) == 0, "brand %s, captured %s", xpu_nvidia_facts(dev)->brand,
                                       brands[i]);
                 if (w[i].mig_mode >= 0) {
                         ck_assert_uint_ne(dev->have & XPU_HAVE_MIG_MODE, 0);
-                        ck_assert_int_eq(dev->nvidia.mig_enabled, w[i].mig_mode == 1);
-                        ck_assert_uint_eq(dev->nvidia.n_mig, w[i].n_mig);
+                        ck_assert_int_eq(xpu_nvidia_facts(dev)->mig_enabled, w[i].mig_mode == 1);
+                        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, w[i].n_mig);
                         for (size_t m = 0; m < w[i].n_mig; m++) {
                                 char uuid[64];
                                 snprintf(uuid, sizeof uuid, "MIG-%08zx-0000-4000-8000-%012zx", i, m);
-                                ck_assert_uint_eq(dev->nvidia.mig[m].gi, w[i].mig_gi[m]);
-                                ck_assert_uint_eq(dev->nvidia.mig[m].ci, w[i].mig_ci[m]);
-                                ck_assert_str_eq(dev->nvidia.mig[m].uuid, uuid);
+                                ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[m].gi, w[i].mig_gi[m]);
+                                ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[m].ci, w[i].mig_ci[m]);
+                                ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[m].uuid, uuid);
                                 if (w[i].mig_memory[m] > 0)
-                                        ck_assert(dev->nvidia.mig[m].memory_total_bytes == (uint64_t)w[i].mig_memory[m]);
+                                        ck_assert(xpu_nvidia_facts(dev)->mig[m].memory_total_bytes == (uint64_t)w[i].mig_memory[m]);
                         }
                 } else {
                         ck_assert_uint_eq(dev->have & XPU_HAVE_MIG_MODE, 0);

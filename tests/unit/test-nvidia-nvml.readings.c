@@ -4,6 +4,7 @@
  * NOT_SUPPORTED, a GPU lost among four, and per-device failure modes (an error code on one
  * device's call, a call that hangs on one device, one that aborts). */
 #include "shim-root.h"
+#include "nvidia/nvidia-facts.h"
 
 #define HOST "nvidia-rtx2080ti-x8"
 #define DRIVER "465.19.01"
@@ -133,19 +134,19 @@ START_TEST(test_readings_round_trip) {
         const struct xpu_device *dev = shim_by_bus(inv, "0000:1a:00.0");
         ck_assert_uint_eq(dev->memory_used_bytes, 911212544ull);
         ck_assert_uint_ne(dev->have & XPU_HAVE_MEMORY_USED, 0);
-        ck_assert(dev->nvidia.mig_enabled);
-        ck_assert_uint_eq(dev->nvidia.n_mig, 3);
+        ck_assert(xpu_nvidia_facts(dev)->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->n_mig, 3);
         /* By GPU instance: the fake's default ids for 0 and 2 (GI 1 and 3, CI 0), 9/2 as set. */
-        ck_assert_uint_eq(dev->nvidia.mig[0].gi, 1);
-        ck_assert_uint_eq(dev->nvidia.mig[1].gi, 3);
-        ck_assert_str_eq(dev->nvidia.mig[1].uuid, "MIG-11111111-2222-3333-4444-555555555552");
-        ck_assert_str_eq(dev->nvidia.mig[1].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
-        ck_assert_uint_eq(dev->nvidia.mig[1].memory_total_bytes, 20937965568ull);
-        ck_assert_uint_eq(dev->nvidia.mig[1].have, XPU_MIG_HAVE_MEMORY_TOTAL);
-        ck_assert_uint_eq(dev->nvidia.mig[2].gi, 9);
-        ck_assert_uint_eq(dev->nvidia.mig[2].ci, 2);
-        ck_assert_str_eq(dev->nvidia.mig[2].uuid, "MIG-11111111-2222-3333-4444-555555555555");
-        ck_assert_str_eq(dev->nvidia.mig[2].name, "");
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[0].gi, 1);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[1].gi, 3);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[1].uuid, "MIG-11111111-2222-3333-4444-555555555552");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[1].name, "NVIDIA A100-SXM4-80GB MIG 1g.20gb");
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[1].memory_total_bytes, 20937965568ull);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[1].have, XPU_MIG_HAVE_MEMORY_TOTAL);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[2].gi, 9);
+        ck_assert_uint_eq(xpu_nvidia_facts(dev)->mig[2].ci, 2);
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[2].uuid, "MIG-11111111-2222-3333-4444-555555555555");
+        ck_assert_str_eq(xpu_nvidia_facts(dev)->mig[2].name, "");
         dev = shim_by_bus(inv, "0000:1b:00.0");
         ck_assert_uint_eq(dev->have & (XPU_HAVE_MIG_MODE | XPU_HAVE_MEMORY_USED), 0);
         xpu_inventory_free(inv);

@@ -91,13 +91,13 @@ START_TEST(test_parse_information_l4) {
         ck_assert_str_eq(err, "untouched");
         ck_assert_str_eq(d.name, "NVIDIA L4");
         ck_assert_str_eq(d.uuid, "GPU-b1654cba-65c2-d1dc-f239-d38d0eeb796b");
-        ck_assert_str_eq(d.nvidia.vbios_version, "95.04.65.00.13");
-        ck_assert_str_eq(d.nvidia.bus_type, "PCIe");
+        ck_assert_str_eq(xpu_nvidia_facts(&d)->vbios_version, "95.04.65.00.13");
+        ck_assert_str_eq(xpu_nvidia_facts(&d)->bus_type, "PCIe");
         ck_assert_str_eq(d.pci_bus_id, "0000:70:00.0");
-        ck_assert_str_eq(d.nvidia.gsp_firmware, "");
-        ck_assert_uint_eq(d.nvidia.minor, 0);
-        ck_assert_uint_eq(d.nvidia.irq, 16);
-        ck_assert_int_eq(d.nvidia.excluded, false);
+        ck_assert_str_eq(xpu_nvidia_facts(&d)->gsp_firmware, "");
+        ck_assert_uint_eq(xpu_nvidia_facts(&d)->minor, 0);
+        ck_assert_uint_eq(xpu_nvidia_facts(&d)->irq, 16);
+        ck_assert_int_eq(xpu_nvidia_facts(&d)->excluded, false);
         ck_assert_uint_eq(d.have, XPU_HAVE_MINOR | XPU_HAVE_IRQ | XPU_HAVE_EXCLUDED);
 }
 END_TEST
@@ -112,10 +112,10 @@ START_TEST(test_parse_information_variants) {
                                                       &d, err, sizeof err),
                          0);
         ck_assert_str_eq(d.name, "Tesla K80");
-        ck_assert_int_eq(d.nvidia.excluded, true);
+        ck_assert_int_eq(xpu_nvidia_facts(&d)->excluded, true);
         ck_assert_str_eq(d.pci_bus_id, "03f8cfdd:00:00.0"); /* 8 digits: the domain needs more than 4 */
-        ck_assert_str_eq(d.nvidia.gsp_firmware, "550.54.14");
-        ck_assert_uint_eq(d.nvidia.minor, 7);
+        ck_assert_str_eq(xpu_nvidia_facts(&d)->gsp_firmware, "550.54.14");
+        ck_assert_uint_eq(xpu_nvidia_facts(&d)->minor, 7);
         ck_assert_uint_eq(d.have, XPU_HAVE_MINOR | XPU_HAVE_EXCLUDED);
 
         /* Values the driver could not read stay absent, silently */
@@ -125,10 +125,10 @@ START_TEST(test_parse_information_variants) {
                                                       "GPU Firmware: N/A\nDevice Minor: 3\n",
                                                       &u, err, sizeof err),
                          0);
-        ck_assert_str_eq(u.nvidia.vbios_version, "");
+        ck_assert_str_eq(xpu_nvidia_facts(&u)->vbios_version, "");
         ck_assert_str_eq(u.uuid, "");
-        ck_assert_str_eq(u.nvidia.gsp_firmware, "");
-        ck_assert_uint_eq(u.nvidia.minor, 3);
+        ck_assert_str_eq(xpu_nvidia_facts(&u)->gsp_firmware, "");
+        ck_assert_uint_eq(xpu_nvidia_facts(&u)->minor, 3);
 }
 END_TEST
 
@@ -139,7 +139,7 @@ START_TEST(test_parse_information_bad) {
                          -EINVAL);
         ck_assert_str_eq(err, "bad \"Device Minor\" value \"abc\"");
         ck_assert_str_eq(d.name, "X"); /* other fields still filled */
-        ck_assert_uint_eq(d.nvidia.irq, 5);
+        ck_assert_uint_eq(xpu_nvidia_facts(&d)->irq, 5);
         ck_assert_uint_eq(d.have, XPU_HAVE_IRQ);
 
         /* 254/255 belong to nvidia-modeset/nvidiactl */
@@ -161,7 +161,7 @@ START_TEST(test_parse_information_bad) {
         struct xpu_device g = { 0 };
         ck_assert_int_eq(xpu_nvidia_parse_information(longname, &g, err, sizeof err), -EINVAL);
         ck_assert_str_eq(g.name, "");
-        ck_assert_uint_eq(g.nvidia.minor, 1);
+        ck_assert_uint_eq(xpu_nvidia_facts(&g)->minor, 1);
 
         /* A Model in UTF-8 is kept byte for byte; bytes that are not UTF-8 and control
          * characters become U+FFFD. */
@@ -184,7 +184,7 @@ START_TEST(test_parse_information_bad) {
         struct xpu_device h = { 0 };
         ck_assert_int_eq(xpu_nvidia_parse_information(huge, &h, err, sizeof err), -EINVAL);
         ck_assert_str_eq(err, "line 1 longer than 512 bytes");
-        ck_assert_uint_eq(h.nvidia.minor, 2);
+        ck_assert_uint_eq(xpu_nvidia_facts(&h)->minor, 2);
         free(huge);
 
         struct xpu_device z = { 0 };
@@ -213,11 +213,11 @@ START_TEST(test_host_l4_single) {
         ck_assert_str_eq(d->name, "NVIDIA L4");
         ck_assert_str_eq(d->uuid, "GPU-b1654cba-65c2-d1dc-f239-d38d0eeb796b");
         ck_assert_str_eq(d->pci_bus_id, "0000:70:00.0");
-        ck_assert_uint_eq(d->nvidia.minor, 0);
-        ck_assert_str_eq(d->nvidia.vbios_version, "95.04.65.00.13");
-        ck_assert_uint_eq(d->nvidia.irq, 16);
-        ck_assert_str_eq(d->nvidia.bus_type, "PCIe");
-        ck_assert_int_eq(d->nvidia.excluded, false);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->minor, 0);
+        ck_assert_str_eq(xpu_nvidia_facts(d)->vbios_version, "95.04.65.00.13");
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->irq, 16);
+        ck_assert_str_eq(xpu_nvidia_facts(d)->bus_type, "PCIe");
+        ck_assert_int_eq(xpu_nvidia_facts(d)->excluded, false);
         ck_assert_uint_eq(d->have & (XPU_HAVE_MINOR | XPU_HAVE_IRQ | XPU_HAVE_EXCLUDED),
                           XPU_HAVE_MINOR | XPU_HAVE_IRQ | XPU_HAVE_EXCLUDED);
         ck_assert_uint_eq(d->pci_vendor_id, 0x10de);
@@ -246,9 +246,9 @@ START_TEST(test_host_a100_mig) {
         ck_assert_str_eq(d->name, "NVIDIA A100-SXM4-80GB");
         ck_assert_str_eq(d->uuid, "GPU-202d648d-7b39-6345-296c-251c4321e21c");
         ck_assert_str_eq(d->pci_bus_id, "0000:01:00.0");
-        ck_assert_uint_eq(d->nvidia.minor, 1); /* not the index */
-        ck_assert_str_eq(d->nvidia.vbios_version, "92.00.36.00.02");
-        ck_assert_str_eq(d->nvidia.gsp_firmware, "535.54.03");
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->minor, 1); /* not the index */
+        ck_assert_str_eq(xpu_nvidia_facts(d)->vbios_version, "92.00.36.00.02");
+        ck_assert_str_eq(xpu_nvidia_facts(d)->gsp_firmware, "535.54.03");
         ck_assert_str_eq(d->driver_version, "535.54.03");
         ck_assert_uint_eq(d->have & (XPU_HAVE_IRQ | XPU_HAVE_EXCLUDED), 0); /* lines not in the file */
         assert_gpu_node(d, 195, 1, false);
@@ -256,11 +256,11 @@ START_TEST(test_host_a100_mig) {
         assert_node(vi->nodes, vi->n_nodes, "/dev/nvidiactl", 195, 255, false, false);
         /* The capture's four MIG devices (GI 3..6, CI 0) from capabilities/gpu1 (the minor). */
         ck_assert_uint_ne(d->have & XPU_HAVE_MIG_MODE, 0);
-        ck_assert(d->nvidia.mig_enabled);
+        ck_assert(xpu_nvidia_facts(d)->mig_enabled);
         ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_MIG), XPU_SOURCE_PROCFS);
-        ck_assert_uint_eq(d->nvidia.n_mig, 4);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->n_mig, 4);
         for (unsigned m = 0; m < 4; m++) {
-                const struct xpu_mig_device *g = &d->nvidia.mig[m];
+                const struct xpu_mig_device *g = &xpu_nvidia_facts(d)->mig[m];
                 ck_assert_uint_eq(g->gi, 3 + m);
                 ck_assert_uint_eq(g->ci, 0);
                 ck_assert_uint_eq(g->have, XPU_MIG_HAVE_CAPS);
@@ -271,7 +271,7 @@ START_TEST(test_host_a100_mig) {
                 snprintf(want, sizeof want, "/dev/nvidia-caps/nvidia-cap%u", 166 + 9 * m);
                 ck_assert_str_eq(g->ci_cap.path, want);
         }
-        ck_assert_ptr_eq(xpu_device_find_mig(d, 5, 0), &d->nvidia.mig[2]);
+        ck_assert_ptr_eq(xpu_device_find_mig(d, 5, 0), &xpu_nvidia_facts(d)->mig[2]);
         ck_assert_ptr_null(xpu_device_find_mig(d, 5, 1));
         xpu_inventory_free(inv);
 }
@@ -321,7 +321,7 @@ START_TEST(test_host_rtx2080ti_x8) {
                 ck_assert_uint_eq(d->vendor_index, i);
                 ck_assert_str_eq(d->uuid, rtx_uuids[i]);
                 ck_assert_str_eq(d->pci_bus_id, rtx_bus[i]);
-                ck_assert_uint_eq(d->nvidia.minor, i);
+                ck_assert_uint_eq(xpu_nvidia_facts(d)->minor, i);
                 ck_assert_str_eq(d->driver_version, "465.19.01");
                 assert_gpu_node(d, 195, i, false);
                 /* Only GPU 0's Model line was captured: the rest have no name, not a guess */
@@ -359,8 +359,8 @@ START_TEST(test_devnodes_present) {
         assert_gpu_node(&inv->devices[0], 195, 1, true);
         assert_node(inv->vendors[XPU_VENDOR_NVIDIA].nodes, inv->vendors[XPU_VENDOR_NVIDIA].n_nodes,
                     "/dev/nvidia-modeset", 195, 254, true, true);
-        ck_assert(inv->devices[0].nvidia.mig[3].gi_cap.present);
-        ck_assert(inv->devices[0].nvidia.mig[3].ci_cap.present);
+        ck_assert(xpu_nvidia_facts(&inv->devices[0])->mig[3].gi_cap.present);
+        ck_assert(xpu_nvidia_facts(&inv->devices[0])->mig[3].ci_cap.present);
         xpu_inventory_free(inv);
         xpu_test_rm_rf(t);
         free(t);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "nvidia/nvidia-facts.h"
 #include "inventory-json.h"
 #include "nvidia-fx.h"
 
@@ -64,7 +65,7 @@ START_TEST(test_edge_open_module_domains_order) {
                 assert_gpu_node(&inv->devices[i], 195, minor[i], false);
         }
         ck_assert_str_eq(inv->devices[0].name, "B");
-        ck_assert_int_eq(inv->devices[0].nvidia.excluded, false);
+        ck_assert_int_eq(xpu_nvidia_facts(&inv->devices[0])->excluded, false);
         ck_assert_uint_eq(inv->devices[0].have & XPU_HAVE_EXCLUDED, XPU_HAVE_EXCLUDED);
         assert_node(vi->nodes, vi->n_nodes, "/dev/nvidia-uvm", 509, 0, false, false);
         edge_done(t, inv);
@@ -311,15 +312,15 @@ START_TEST(test_edge_mig) {
         struct xpu_inventory *inv = probe_dir(t);
         ck_assert_uint_eq(inv->n_devices, 1);
         const struct xpu_device *d = &inv->devices[0];
-        ck_assert(d->nvidia.mig_enabled);
-        ck_assert_uint_eq(d->nvidia.n_mig, 2);
-        ck_assert_uint_eq(d->nvidia.mig[0].gi, 2);
-        ck_assert_uint_eq(d->nvidia.mig[0].ci, 0);
-        ck_assert_str_eq(d->nvidia.mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap21");
-        ck_assert(!d->nvidia.mig[0].gi_cap.have_major); /* no nvidia-caps in /proc/devices */
-        ck_assert_uint_eq(d->nvidia.mig[1].gi, 10); /* numeric order, not text order */
-        ck_assert_uint_eq(d->nvidia.mig[1].ci, 2);
-        ck_assert_str_eq(d->nvidia.mig[1].ci_cap.path, "/dev/nvidia-caps/nvidia-cap96");
+        ck_assert(xpu_nvidia_facts(d)->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->n_mig, 2);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[0].gi, 2);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[0].ci, 0);
+        ck_assert_str_eq(xpu_nvidia_facts(d)->mig[0].gi_cap.path, "/dev/nvidia-caps/nvidia-cap21");
+        ck_assert(!xpu_nvidia_facts(d)->mig[0].gi_cap.have_major); /* no nvidia-caps in /proc/devices */
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[1].gi, 10); /* numeric order, not text order */
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[1].ci, 2);
+        ck_assert_str_eq(xpu_nvidia_facts(d)->mig[1].ci_cap.path, "/dev/nvidia-caps/nvidia-cap96");
         static const char *const want[] = {
                 "/" CAPS "gi2/ci1/access: bad \"DeviceFileMinor\" line; that MIG device skipped",
                 "/" CAPS "gi3/access: no \"DeviceFileMinor\" line; the MIG devices of GPU instance 3 skipped",
@@ -342,10 +343,10 @@ START_TEST(test_edge_mig) {
         xpu_test_write(t, "proc/devices", "Character devices:\n195 nvidia\n237 nvidia-caps\n");
         inv = probe_dir(t);
         d = &inv->devices[0];
-        ck_assert_uint_eq(d->nvidia.n_mig, XPU_MIG_DEVICES_MAX);
-        ck_assert_uint_eq(d->nvidia.mig[XPU_MIG_DEVICES_MAX - 1].gi, 16);
-        ck_assert(d->nvidia.mig[0].gi_cap.have_major);
-        ck_assert_uint_eq(d->nvidia.mig[0].gi_cap.major, 237);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->n_mig, XPU_MIG_DEVICES_MAX);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[XPU_MIG_DEVICES_MAX - 1].gi, 16);
+        ck_assert(xpu_nvidia_facts(d)->mig[0].gi_cap.have_major);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[0].gi_cap.major, 237);
         ck_assert_str_eq(inv->warnings[inv->n_warnings - 1],
                          "/proc/driver/nvidia/capabilities/gpu0/mig: more than 8 MIG devices; the 2 with the highest "
                          "ids ignored");
@@ -380,9 +381,9 @@ START_TEST(test_edge_mig) {
         inv = probe_dir(t);
         d = &inv->devices[0];
         /* the 8 lowest (gi1-3, gi100-104; gi4 unreadable), then the colliding gi1, gi2 and gi3 out */
-        ck_assert_uint_eq(d->nvidia.n_mig, 5);
-        ck_assert_uint_eq(d->nvidia.mig[0].gi, 100);
-        ck_assert_uint_eq(d->nvidia.mig[4].gi, 104);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->n_mig, 5);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[0].gi, 100);
+        ck_assert_uint_eq(xpu_nvidia_facts(d)->mig[4].gi, 104);
         bool too_long = false, collide = false, counted = false;
         for (size_t w = 0; w < inv->n_warnings; w++) {
                 too_long |= strstr(inv->warnings[w], "gi4/access: a line longer than 512 bytes") != NULL;
@@ -402,8 +403,8 @@ START_TEST(test_edge_mig) {
         xpu_inventory_free(inv);
         xpu_test_write(t, CAPS "gi1/access", "DeviceFileMinor: 12\n");
         inv = probe_dir(t);
-        ck_assert(inv->devices[0].nvidia.mig_enabled);
-        ck_assert_uint_eq(inv->devices[0].nvidia.n_mig, 0);
+        ck_assert(xpu_nvidia_facts(&inv->devices[0])->mig_enabled);
+        ck_assert_uint_eq(xpu_nvidia_facts(&inv->devices[0])->n_mig, 0);
         ck_assert_uint_eq(inv->n_warnings, 0);
         edge_done(t, inv);
 }
@@ -414,7 +415,7 @@ START_TEST(test_hyperv_host) {
         ck_assert_msg(inv->n_warnings == 0, "%s", inv->n_warnings ? inv->warnings[0] : "");
         ck_assert_uint_eq(inv->n_devices, 2);
         ck_assert_str_eq(inv->devices[0].pci_bus_id, "03f8cfdd:00:00.0");
-        ck_assert_uint_eq(inv->devices[0].nvidia.minor, 0);
+        ck_assert_uint_eq(xpu_nvidia_facts(&inv->devices[0])->minor, 0);
         ck_assert_int_eq(inv->devices[0].numa_node, 0);
         ck_assert_uint_eq(inv->devices[0].have & XPU_HAVE_NUMA_NODE, XPU_HAVE_NUMA_NODE);
         ck_assert_uint_eq(inv->devices[0].pci_device_id, 0x1eb8);

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/path.h"
 #include "testlib.h"
 

@@ -3,6 +3,7 @@
  * image's compat libraries and the host's the loader finds first), and compat32. The files at
  * their own path are test-plan-host-files.c's. */
 #include "base/strv.h"
+#include "nvidia/nvidia-facts.h"
 #include "plan-fx.h"
 
 /* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
@@ -30,7 +31,7 @@ END_TEST
 /* Every selected device of F reports BRAND (as NVML would). */
 static void set_brand(struct fx *f, const char *brand) {
         for (size_t i = 0; i < f->inv->n_devices; i++)
-                snprintf(f->inv->devices[i].nvidia.brand, sizeof f->inv->devices[i].nvidia.brand, "%s", brand);
+                snprintf(xpu_nvidia_facts(&f->inv->devices[i])->brand, sizeof xpu_nvidia_facts(&f->inv->devices[i])->brand, "%s", brand);
 }
 
 /* Forward compatibility: the image's /usr/local/cuda/compat holds libcuda of a newer branch (575)

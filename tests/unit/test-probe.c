@@ -5,12 +5,16 @@
  * ignored, and a library with more devices than the reply holds is named. Each rule through the
  * helper and through the three backends' merges. */
 #include <errno.h>
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amd/amd-rocm-smi.h"
+#include "amd/amd-facts.h"
+#include "intel/intel-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
 #include "nvidia/nvidia-nvml-parse.h"
@@ -118,7 +122,7 @@ START_TEST(test_uuid_partitions_share) {
         struct xpu_device *d = at(inv, XPU_VENDOR_AMD, "0000:63:00.0");
         const struct xpu_device *owner = at(inv, XPU_VENDOR_AMD, "0000:03:00.0");
         ck_assert_str_eq(owner->uuid, "GPU-c31c435ca66bf59a");
-        d->uuid[0] = d->amd.unique_id[0] = '\0';
+        d->uuid[0] = xpu_amd_facts(d)->unique_id[0] = '\0';
         ck_assert_int_eq(xpu_rocm_smi_parse_reply("library /l\ndevice_count 1\ndevice.0.bus_id 0000:63:00.0\n"
                                                   "device.0.unique_id 14059186201951991194\nend\n",
                                                   &r, NULL, 0),
@@ -230,6 +234,49 @@ START_TEST(test_truncated) {
 }
 END_TEST
 
+/* Each vendor's facts live in the device's vendor_facts: the accessors point there (as const as
+ * the device), the offsets of the descriptors' fact tables land on the same bytes, a device copied
+ * or added to an inventory keeps them, and every vendor's struct fits. */
+START_TEST(test_vendor_facts_storage) {
+        ck_assert_uint_le(sizeof(struct xpu_nvidia_facts), XPU_VENDOR_FACTS_SIZE);
+        ck_assert_uint_le(sizeof(struct xpu_amd_facts), XPU_VENDOR_FACTS_SIZE);
+        ck_assert_uint_le(sizeof(struct xpu_intel_facts), XPU_VENDOR_FACTS_SIZE);
+        ck_assert_uint_eq(offsetof(struct xpu_device, vendor_facts) % alignof(max_align_t), 0);
+
+        struct xpu_device d = { .vendor = XPU_VENDOR_NVIDIA };
+        struct xpu_nvidia_facts *nv = xpu_nvidia_facts(&d);
+        ck_assert_ptr_eq((void *)nv, (void *)d.vendor_facts);
+        nv->minor = 7;
+        snprintf(nv->compute_capability, sizeof nv->compute_capability, "9.0");
+        nv->n_mig = 1;
+        nv->mig[0].gi = 3;
+        const struct xpu_device *cd = &d;
+        const struct xpu_nvidia_facts *cnv = xpu_nvidia_facts(cd);
+        ck_assert_uint_eq(cnv->minor, 7);
+        ck_assert_str_eq((const char *)cd + XPU_NVIDIA_FACT(compute_capability), "9.0");
+
+        struct xpu_device copy = d;
+        ck_assert_uint_eq(xpu_nvidia_facts(&copy)->mig[0].gi, 3);
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        struct xpu_device *stored = xpu_inventory_add_device(inv, &d);
+        ck_assert_ptr_nonnull(stored);
+        ck_assert_str_eq(xpu_nvidia_facts(stored)->compute_capability, "9.0");
+        size_t n = 0;
+        ck_assert_ptr_nonnull(xpu_mig_devices(stored, &n));
+        ck_assert_uint_eq(n, 1);
+
+        struct xpu_device a = { .vendor = XPU_VENDOR_AMD };
+        snprintf(xpu_amd_facts(&a)->gfx_target, sizeof xpu_amd_facts(&a)->gfx_target, "gfx90a");
+        ck_assert_str_eq((const char *)&a + XPU_AMD_FACT(gfx_target), "gfx90a");
+        ck_assert_uint_eq(xpu_mig_count(&a), 0);
+        struct xpu_device i = { .vendor = XPU_VENDOR_INTEL };
+        xpu_intel_facts(&i)->tile_count = 2;
+        ck_assert_uint_eq(*(const uint32_t *)((const char *)&i + XPU_INTEL_FACT(tile_count)), 2);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 static Suite *probe_merge_suite(void) {
         Suite *s = suite_create("probe");
         TCase *tc = tcase_create("core");
@@ -238,6 +285,7 @@ static Suite *probe_merge_suite(void) {
         tcase_add_test(tc, test_uuid_partitions_share);
         tcase_add_test(tc, test_repeated_bus_id);
         tcase_add_test(tc, test_truncated);
+        tcase_add_test(tc, test_vendor_facts_storage);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "intel/intel-facts.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "pci-ids.h"
 #include "testlib.h"
 
@@ -136,25 +139,25 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                 else if (!strcmp(k, "pci_bus_id"))
                         expect_str(host, i, k, f, d->pci_bus_id);
                 else if (!strcmp(k, "device_minor"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_MINOR, d->nvidia.minor);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_MINOR, xpu_nvidia_facts(d)->minor);
                 else if (!strcmp(k, "irq"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_IRQ, d->nvidia.irq);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_IRQ, xpu_nvidia_facts(d)->irq);
                 else if (!strcmp(k, "bus_type"))
-                        expect_str(host, i, k, f, d->nvidia.bus_type);
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->bus_type);
                 else if (!strcmp(k, "excluded")) {
                         ck_assert_msg(d->have & XPU_HAVE_EXCLUDED, "%s: device %zu: no excluded", host, i);
-                        ck_assert_int_eq(cJSON_IsTrue(f), d->nvidia.excluded);
+                        ck_assert_int_eq(cJSON_IsTrue(f), xpu_nvidia_facts(d)->excluded);
                         checked++;
                 } else if (!strcmp(k, "gfx_target"))
-                        expect_str(host, i, k, f, d->amd.gfx_target);
+                        expect_str(host, i, k, f, xpu_amd_facts(d)->gfx_target);
                 else if (!strcmp(k, "render_minor"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_RENDER_MINOR, d->render_minor);
                 else if (!strcmp(k, "unique_id"))
-                        expect_str(host, i, k, f, d->amd.unique_id);
+                        expect_str(host, i, k, f, xpu_amd_facts(d)->unique_id);
                 else if (!strcmp(k, "simd_count"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_SIMD_COUNT, d->amd.simd_count);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_SIMD_COUNT, xpu_amd_facts(d)->simd_count);
                 else if (!strcmp(k, "compute_units"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_SIMD_COUNT, d->amd.compute_units);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_SIMD_COUNT, xpu_amd_facts(d)->compute_units);
                 else if (!strcmp(k, "memory_total_bytes"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_MEMORY_TOTAL, (double)d->memory_total_bytes);
                 else if (!strcmp(k, "memory_used_bytes"))
@@ -162,11 +165,11 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                 else if (!strcmp(k, "numa_node"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_NUMA_NODE, d->numa_node);
                 else if (!strcmp(k, "kfd_node"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_NODE, d->amd.kfd_node);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_NODE, xpu_amd_facts(d)->kfd_node);
                 else if (!strcmp(k, "gpu_id"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_GPU_ID, d->amd.kfd_gpu_id);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_GPU_ID, xpu_amd_facts(d)->kfd_gpu_id);
                 else if (!strcmp(k, "num_xcc"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_NUM_XCC, d->amd.num_xcc);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_NUM_XCC, xpu_amd_facts(d)->num_xcc);
                 else if (!strcmp(k, "card")) {
                         ck_assert(cJSON_IsString(f) && strncmp(f->valuestring, "card", 4) == 0);
                         ck_assert_msg(d->have & XPU_HAVE_CARD, "%s: device %zu: no card", host, i);
@@ -180,14 +183,14 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                         expect_str(host, i, k, cJSON_IsNull(f) ? &(cJSON){ .type = cJSON_String, .valuestring = (char *)"" } : f,
                                    d->kernel_driver);
                 } else if (!strcmp(k, "tile_count"))
-                        expect_num(host, i, k, f, d->have & XPU_HAVE_TILES, d->intel.tile_count);
+                        expect_num(host, i, k, f, d->have & XPU_HAVE_TILES, xpu_intel_facts(d)->tile_count);
                 else if (!strcmp(k, "integrated")) {
                         ck_assert_int_eq(cJSON_IsTrue(f), d->integrated);
                         checked++;
                 } else if (!strcmp(k, "vbios_version") && d->vendor == XPU_VENDOR_NVIDIA)
-                        expect_str(host, i, k, f, d->nvidia.vbios_version);
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->vbios_version);
                 else if (!strcmp(k, "gsp_firmware_version"))
-                        expect_str(host, i, k, f, d->nvidia.gsp_firmware);
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->gsp_firmware);
                 else if (!strcmp(k, "device_nodes")) {
                         /* Same set of paths (order free). */
                         ck_assert_msg((size_t)cJSON_GetArraySize(f) == d->n_nodes,

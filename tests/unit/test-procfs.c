@@ -75,29 +75,31 @@ START_TEST(test_self_is) {
 }
 END_TEST
 
-/* Character device majors by name from /proc/devices below a root, its block section ignored. */
+/* Character device majors by name from the text of /proc/devices, its block section ignored, the
+ * text unchanged. */
 START_TEST(test_proc_devices_major) {
-        _cleanup_free_ char *d = xpu_test_mkdtemp();
-        xpu_test_write(d, "proc/devices", "Character devices:\n  1 mem\n195 nvidia-frontend\n"
-                                          "235 nvidia-caps\n510 nvidia-uvm\n4096 toobig\nx bad\n\n"
-                                          "Block devices:\n  7 loop\n259 blkext\n");
-        int root = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(root, 0);
-        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia-frontend"), 195);
-        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia-uvm"), 510);
-        ck_assert_int_eq(xpu_proc_devices_major(root, "mem"), 1);
-        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia"), -ENOENT); /* no prefix match */
-        ck_assert_int_eq(xpu_proc_devices_major(root, "loop"), -ENOENT);   /* a block device */
-        ck_assert_int_eq(xpu_proc_devices_major(root, "toobig"), -ENOENT); /* above 12 bits */
-        ck_assert_int_eq(xpu_proc_devices_major(root, "bad"), -ENOENT);
-        close(root);
-        xpu_test_rm_rf(d);
-        _cleanup_free_ char *e = xpu_test_mkdtemp();
-        root = open(e, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        ck_assert_int_ge(root, 0);
-        ck_assert_int_eq(xpu_proc_devices_major(root, "nvidia"), -ENOENT); /* no /proc/devices */
-        close(root);
-        xpu_test_rm_rf(e);
+        static const char text[] = "Character devices:\n  1 mem\n195 nvidia-frontend\n"
+                                   "235 nvidia-caps  \n510\tnvidia-uvm\n4096 toobig\nx bad\n12345 long\n\n"
+                                   "Block devices:\n  7 loop\n259 blkext\n";
+        char copy[sizeof text];
+        memcpy(copy, text, sizeof text);
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "nvidia-frontend"), 195);
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "nvidia-uvm"), 510);     /* after a tab */
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "nvidia-caps"), 235);    /* trailing blanks */
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "mem"), 1);
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "nvidia"), -ENOENT); /* no prefix match */
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "nvidia-fr"), -ENOENT);
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "loop"), -ENOENT);   /* a block device */
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "toobig"), -ENOENT); /* above 12 bits */
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "bad"), -ENOENT);
+        ck_assert_int_eq(xpu_proc_devices_major(copy, "long"), -ENOENT);
+        ck_assert_int_eq(memcmp(copy, text, sizeof text), 0);
+        /* No section header: nothing is a character device; no text at all (the read failed). */
+        ck_assert_int_eq(xpu_proc_devices_major("195 nvidia\n", "nvidia"), -ENOENT);
+        /* no final newline */
+        ck_assert_int_eq(xpu_proc_devices_major("Character devices:\n195 nvidia", "nvidia"), 195);
+        ck_assert_int_eq(xpu_proc_devices_major("", "nvidia"), -ENOENT);
+        ck_assert_int_eq(xpu_proc_devices_major(NULL, "nvidia"), -ENOENT);
 }
 END_TEST
 

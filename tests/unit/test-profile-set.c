@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "builtin-profiles.h"
+#include "nvidia/nvidia-facts.h"
 #include "profile.h"
 #include "require.h"
 #include "testlib.h"
@@ -117,14 +118,14 @@ START_TEST(test_builtin_require_checks) {
         struct xpu_inventory *inv = xpu_inventory_new();
         ck_assert_ptr_nonnull(inv);
         struct xpu_device d = { .vendor = cuda->vendor };
-        snprintf(d.nvidia.brand, sizeof d.nvidia.brand, "Tesla");
+        snprintf(xpu_nvidia_facts(&d)->brand, sizeof xpu_nvidia_facts(&d)->brand, "Tesla");
         ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
         const bool all[1] = { true };
         char why[512];
         const struct xpu_require *req = cuda->forward_compat_require;
         ck_assert_int_eq(xpu_require_check_selected(req, inv, all, cuda->vendor, why, sizeof why), 1);
         ck_assert_str_eq(why, "requirement \"brand=tesla brand=nvidia\" met");
-        snprintf(inv->devices[0].nvidia.brand, sizeof inv->devices[0].nvidia.brand, "geforce");
+        snprintf(xpu_nvidia_facts(&inv->devices[0])->brand, sizeof xpu_nvidia_facts(&inv->devices[0])->brand, "geforce");
         ck_assert_int_eq(xpu_require_check_selected(req, inv, all, cuda->vendor, why, sizeof why), 0);
         xpu_inventory_free(inv);
 }

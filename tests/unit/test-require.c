@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "require.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "testlib.h"
 
 #define NV XPU_VENDOR_NVIDIA
@@ -36,9 +38,9 @@ static struct xpu_inventory *make_inv(const char *nv_driver, const char *cuda) {
         for (size_t i = 0; i < ELEMENTSOF(devs); i++) {
                 struct xpu_device d = { .index = (unsigned)i, .vendor = devs[i].vendor, .vendor_index = devs[i].vendor_index };
                 if (devs[i].cc)
-                        snprintf(d.nvidia.compute_capability, sizeof d.nvidia.compute_capability, "%s", devs[i].cc);
+                        snprintf(xpu_nvidia_facts(&d)->compute_capability, sizeof xpu_nvidia_facts(&d)->compute_capability, "%s", devs[i].cc);
                 if (devs[i].gfx) {
-                        snprintf(d.amd.gfx_target, sizeof d.amd.gfx_target, "%s", devs[i].gfx);
+                        snprintf(xpu_amd_facts(&d)->gfx_target, sizeof xpu_amd_facts(&d)->gfx_target, "%s", devs[i].gfx);
                         d.have |= XPU_HAVE_GFX_TARGET_VERSION;
                 }
                 if (devs[i].memory) {
@@ -426,8 +428,8 @@ START_TEST(test_rich_facts) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         char why[1024];
         /* brand from NVML (the toolkit's spelling), compared case-insensitively */
-        snprintf(inv->devices[0].nvidia.brand, sizeof inv->devices[0].nvidia.brand, "geforce");
-        snprintf(inv->devices[1].nvidia.brand, sizeof inv->devices[1].nvidia.brand, "tesla");
+        snprintf(xpu_nvidia_facts(&inv->devices[0])->brand, sizeof xpu_nvidia_facts(&inv->devices[0])->brand, "geforce");
+        snprintf(xpu_nvidia_facts(&inv->devices[1])->brand, sizeof xpu_nvidia_facts(&inv->devices[1])->brand, "tesla");
         const bool nv0[5] = { true, false, false, false, false };
         ck_assert_int_eq(eval_expr("brand=GeForce", inv, nv0, NV, why, sizeof why), 1);
         ck_assert_int_eq(eval_expr("brand=tesla", inv, nv_all, NV, why, sizeof why), 0);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/root-file.h"
 #include "base/macro.h"
 #include "base/path.h"
 #include "sandbox/seccomp-internal.h"

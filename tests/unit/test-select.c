@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "select.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "testlib.h"
 
 #define assert_contains(hay, needle)                                                               \
@@ -52,7 +54,7 @@ static struct xpu_inventory *make_inventory(const struct dev_spec *spec, size_t 
                 snprintf(d.uuid, sizeof d.uuid, "%s", spec[i].uuid);
                 snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "%s", spec[i].bus);
                 if (spec[i].unique_id)
-                        snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "%s", spec[i].unique_id);
+                        snprintf(xpu_amd_facts(&d)->unique_id, sizeof xpu_amd_facts(&d)->unique_id, "%s", spec[i].unique_id);
                 if (spec[i].vendor == XPU_VENDOR_NVIDIA)
                         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia%u",
                                  spec[i].vendor_index);
@@ -356,7 +358,7 @@ START_TEST(test_unique_id_own_vendor_only) {
         struct xpu_inventory *inv = xpu_inventory_new();
         ck_assert_ptr_nonnull(inv);
         struct xpu_device d = { .vendor = XPU_VENDOR_NVIDIA, .n_nodes = 1 };
-        snprintf(d.amd.unique_id, sizeof d.amd.unique_id, "11");
+        snprintf(xpu_amd_facts(&d)->unique_id, sizeof xpu_amd_facts(&d)->unique_id, "11");
         snprintf(d.uuid, sizeof d.uuid, "%s", UUID_N0);
         snprintf(d.pci_bus_id, sizeof d.pci_bus_id, "0000:1a:00.0");
         snprintf(d.nodes[0].path, sizeof d.nodes[0].path, "/dev/nvidia0");
@@ -380,11 +382,11 @@ static struct xpu_inventory *make_mig_inventory(void) {
         struct xpu_inventory *inv = make_inventory(spec, ELEMENTSOF(spec));
         struct xpu_device *d = &inv->devices[0];
         d->have |= XPU_HAVE_MIG_MODE | XPU_HAVE_MINOR; /* /dev/nvidia0: minor 0 */
-        d->nvidia.mig_enabled = true;
-        d->nvidia.n_mig = 3;
+        xpu_nvidia_facts(d)->mig_enabled = true;
+        xpu_nvidia_facts(d)->n_mig = 3;
         static const uint32_t ids[3][2] = { { 1, 0 }, { 2, 0 }, { 2, 1 } };
         for (size_t m = 0; m < 3; m++) {
-                struct xpu_mig_device *g = &d->nvidia.mig[m];
+                struct xpu_mig_device *g = &xpu_nvidia_facts(d)->mig[m];
                 g->gi = ids[m][0];
                 g->ci = ids[m][1];
                 g->have = XPU_MIG_HAVE_CAPS;
@@ -393,7 +395,7 @@ static struct xpu_inventory *make_mig_inventory(void) {
                 g->gi_cap.present = true;
                 g->ci_cap.present = m != 2;
         }
-        snprintf(d->nvidia.mig[0].uuid, sizeof d->nvidia.mig[0].uuid, "%s", MIG_UUID0);
+        snprintf(xpu_nvidia_facts(d)->mig[0].uuid, sizeof xpu_nvidia_facts(d)->mig[0].uuid, "%s", MIG_UUID0);
         return inv;
 }
 
@@ -476,7 +478,7 @@ END_TEST
 START_TEST(test_mig_caps_unknown) {
         struct xpu_inventory *inv = make_mig_inventory();
         for (size_t m = 0; m < 3; m++)
-                inv->devices[0].nvidia.mig[m].have = 0;
+                xpu_nvidia_facts(&inv->devices[0])->mig[m].have = 0;
         char err[2048];
         sel_err(inv, NULL, "0:0", NULL, err, sizeof err);
         ck_assert_str_eq(err, "NVIDIA_VISIBLE_DEVICES: \"0:0\" names MIG device 0:0 (GPU instance 1, compute instance 0 of "

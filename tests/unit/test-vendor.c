@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "devcode/judge.h"
+#include "nvidia/nvidia-facts.h"
 #include "testlib.h"
 #include "vendor.h"
 
@@ -44,7 +45,7 @@ START_TEST(test_one_vendor_settings) {
         mig->mig.caps_gpu(&d, gpu, sizeof gpu);
         ck_assert_str_eq(gpu, "gpu<minor>");
         d.have |= XPU_HAVE_MINOR;
-        d.nvidia.minor = 3;
+        xpu_nvidia_facts(&d)->minor = 3;
         mig->mig.caps_gpu(&d, gpu, sizeof gpu);
         ck_assert_str_eq(gpu, "gpu3");
         /* no other vendor has MIG variables or a capability variable */

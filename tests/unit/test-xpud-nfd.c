@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "nfd.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "testlib.h"
 #include "xpud-fixture.h"
 
@@ -101,7 +103,7 @@ START_TEST(test_mixed_node) {
         free(t);
 
         /* MIG on one H100: the node is partitioned two ways. */
-        s->devices[1].dev.nvidia.mig_enabled = true;
+        xpu_nvidia_facts(&s->devices[1].dev)->mig_enabled = true;
         t = render(s);
         LABEL_IS(t, "xpu.partition", "mixed");
         free(t);
@@ -115,12 +117,12 @@ START_TEST(test_amd_node) {
         for (size_t i = 0; i < s->n_devices; i++) {
                 struct xpu_device *d = &s->devices[i].dev;
                 d->vendor = XPU_VENDOR_AMD;
-                memset(&d->amd, 0, sizeof d->amd); /* no NVIDIA facts left in the union */
-                snprintf(d->amd.gfx_target, sizeof d->amd.gfx_target, "gfx942");
+                memset(d->vendor_facts, 0, sizeof d->vendor_facts); /* no NVIDIA facts left in its storage */
+                snprintf(xpu_amd_facts(d)->gfx_target, sizeof xpu_amd_facts(d)->gfx_target, "gfx942");
                 d->have |= XPU_HAVE_GFX_TARGET_VERSION | XPU_HAVE_PARTITION | XPU_HAVE_MEMORY_TOTAL;
                 d->partition = (uint32_t)i;
                 d->memory_total_bytes = 51539607552ull; /* 48 GiB */
-                snprintf(d->amd.partition_mode, sizeof d->amd.partition_mode, "cpx_nps4");
+                snprintf(xpu_amd_facts(d)->partition_mode, sizeof xpu_amd_facts(d)->partition_mode, "cpx_nps4");
                 snprintf(d->name, sizeof d->name, "AMD Instinct MI300X");
         }
         char *t = render(s);
@@ -135,12 +137,12 @@ START_TEST(test_amd_node) {
         free(t);
 
         /* A partition whose driver shows no mode: partitioned, but how is unknown. */
-        s->devices[2].dev.amd.partition_mode[0] = '\0';
+        xpu_amd_facts(&s->devices[2].dev)->partition_mode[0] = '\0';
         t = render(s);
         LABEL_ABSENT(t, "xpu.partition");
         free(t);
         /* A target with features: they are dropped (":" is no label character). */
-        snprintf(s->devices[3].dev.amd.gfx_target, sizeof s->devices[3].dev.amd.gfx_target, "gfx90a:xnack-");
+        snprintf(xpu_amd_facts(&s->devices[3].dev)->gfx_target, sizeof xpu_amd_facts(&s->devices[3].dev)->gfx_target, "gfx90a:xnack-");
         t = render(s);
         LABEL_IS(t, "xpu.arch", "mixed");
         LABEL_IS(t, "xpu.arch.gfx942", "3");
@@ -148,7 +150,7 @@ START_TEST(test_amd_node) {
         LABEL_ABSENT(t, "xpu.amd.generic"); /* gfx90a: no family shared by all */
         free(t);
         /* Two generic families. */
-        snprintf(s->devices[3].dev.amd.gfx_target, sizeof s->devices[3].dev.amd.gfx_target, "gfx1100");
+        snprintf(xpu_amd_facts(&s->devices[3].dev)->gfx_target, sizeof xpu_amd_facts(&s->devices[3].dev)->gfx_target, "gfx1100");
         t = render(s);
         LABEL_ABSENT(t, "xpu.amd.generic");
         LABEL_IS(t, "xpu.arch.gfx1100", "1");
@@ -162,7 +164,7 @@ END_TEST
 START_TEST(test_nvidia_node) {
         struct xpud_snapshot *s = fx_snapshot();
         s->n_devices = 2; /* the H100s; the AMD entries stay allocated and are freed with s */
-        snprintf(s->devices[1].dev.nvidia.compute_capability, sizeof s->devices[1].dev.nvidia.compute_capability, "8.9");
+        snprintf(xpu_nvidia_facts(&s->devices[1].dev)->compute_capability, sizeof xpu_nvidia_facts(&s->devices[1].dev)->compute_capability, "8.9");
         snprintf(s->inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version,
                  sizeof s->inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "13.0");
         char *t = render(s);
@@ -175,7 +177,7 @@ START_TEST(test_nvidia_node) {
         LABEL_ABSENT(t, "xpu.amd.generic");
         free(t);
 
-        s->devices[1].dev.nvidia.compute_capability[0] = '\0';
+        xpu_nvidia_facts(&s->devices[1].dev)->compute_capability[0] = '\0';
         t = render(s);
         LABEL_ABSENT(t, "xpu.arch");       /* one GPU's target unknown: not "sm_90" for the node */
         LABEL_IS(t, "xpu.arch.sm_90", "1"); /* the one that is known is counted */
@@ -183,7 +185,7 @@ START_TEST(test_nvidia_node) {
         free(t);
 
         /* A CUDA version the integers cannot carry, or none: no label. */
-        snprintf(s->devices[1].dev.nvidia.compute_capability, sizeof s->devices[1].dev.nvidia.compute_capability, "9.0");
+        snprintf(xpu_nvidia_facts(&s->devices[1].dev)->compute_capability, sizeof xpu_nvidia_facts(&s->devices[1].dev)->compute_capability, "9.0");
         static const char *const bad[] = { "", "12", "12.10", "x.1", "12.2.1", "1234.5" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 snprintf(s->inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "health.h"
+#include "nvidia/nvidia-facts.h"
 #include "render-json.h"
 #include "render-prom.h"
 #include "server.h"
@@ -267,7 +268,7 @@ END_TEST
 static void make_hostile(struct xpud_snapshot *s) {
         struct xpud_device *d = &s->devices[0];
         snprintf(d->dev.name, sizeof d->dev.name, "%s", HOSTILE_NAME);
-        snprintf(d->dev.nvidia.vbios_version, sizeof d->dev.nvidia.vbios_version, "96.00.\\\"x\"");
+        snprintf(xpu_nvidia_facts(&d->dev)->vbios_version, sizeof xpu_nvidia_facts(&d->dev)->vbios_version, "96.00.\\\"x\"");
         snprintf(s->backends[0].name, sizeof s->backends[0].name, "a\"b\\c\nd");
 }
 
@@ -299,13 +300,13 @@ static void make_mig(struct xpud_snapshot *s) {
         r1->retired_pages[XPU_REPAIR_UNCORRECTABLE] = 1;
         struct xpu_device *d = &s->devices[1].dev;
         d->have |= XPU_HAVE_MIG_MODE;
-        d->nvidia.mig_enabled = true;
-        d->nvidia.n_mig = 2;
-        d->nvidia.mig[0] = (struct xpu_mig_device){ .gi = 1, .have = XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL,
+        xpu_nvidia_facts(d)->mig_enabled = true;
+        xpu_nvidia_facts(d)->n_mig = 2;
+        xpu_nvidia_facts(d)->mig[0] = (struct xpu_mig_device){ .gi = 1, .have = XPU_MIG_HAVE_CAPS | XPU_MIG_HAVE_MEMORY_TOTAL,
                                              .memory_total_bytes = 20937965568ull };
-        snprintf(d->nvidia.mig[0].uuid, sizeof d->nvidia.mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
-        snprintf(d->nvidia.mig[0].name, sizeof d->nvidia.mig[0].name, "NVIDIA H100 80GB HBM3 MIG 1g.20gb");
-        d->nvidia.mig[1] = (struct xpu_mig_device){ .gi = 2, .have = XPU_MIG_HAVE_CAPS };
+        snprintf(xpu_nvidia_facts(d)->mig[0].uuid, sizeof xpu_nvidia_facts(d)->mig[0].uuid, "MIG-aaaaaaaa-0000-4000-8000-000000000001");
+        snprintf(xpu_nvidia_facts(d)->mig[0].name, sizeof xpu_nvidia_facts(d)->mig[0].name, "NVIDIA H100 80GB HBM3 MIG 1g.20gb");
+        xpu_nvidia_facts(d)->mig[1] = (struct xpu_mig_device){ .gi = 2, .have = XPU_MIG_HAVE_CAPS };
 }
 
 START_TEST(test_mig) {

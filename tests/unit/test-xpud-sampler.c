@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "nvidia/nvidia-facts.h"
 #include "events.h"
 #include "health.h"
 #include "nfd.h"
@@ -339,7 +340,7 @@ START_TEST(test_nvidia_session_and_readings) {
         const struct xpud_device *d = &s->devices[0];
         ck_assert(d->up);
         ck_assert_str_eq(d->dev.uuid, UUID0);
-        ck_assert_str_eq(d->dev.nvidia.compute_capability, "7.5"); /* merged from NVML */
+        ck_assert_str_eq(xpu_nvidia_facts(&d->dev)->compute_capability, "7.5"); /* merged from NVML */
         ck_assert_double_eq(d->r.power_watts, 250);
         ck_assert_double_eq(d->r.power_limit_watts, 260);
         ck_assert_double_eq(d->r.temperature_celsius[XPU_TEMP_GPU], 41);

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "render-json.h"
+#include "nvidia/nvidia-facts.h"
 #include "render-prom.h"
 #include "testlib.h"
 #include "workloads.h"
@@ -92,9 +93,9 @@ START_TEST(test_nvidia_gpu_mig_shared) {
         struct xpud_snapshot *s = host_snapshot("nvidia-a100-mig");
         struct xpud_device *d = (struct xpud_device *)by_bus(s, "0000:01:00.0");
         ck_assert_str_eq(d->dev.uuid, A100_UUID);
-        ck_assert_uint_ge(d->dev.nvidia.n_mig, 2);
+        ck_assert_uint_ge(xpu_nvidia_facts(&d->dev)->n_mig, 2);
         /* MIG UUIDs are NVML's (rich path): set one as NVML would. */
-        snprintf(d->dev.nvidia.mig[1].uuid, sizeof d->dev.nvidia.mig[1].uuid, "%s", A100_MIG1);
+        snprintf(xpu_nvidia_facts(&d->dev)->mig[1].uuid, sizeof xpu_nvidia_facts(&d->dev)->mig[1].uuid, "%s", A100_MIG1);
         static const char *const whole[] = { A100_UUID "::0", A100_UUID "::3" }; /* time-sliced replicas */
         static const char *const mig[] = { A100_MIG1 };
         static const char *const other[] = { "GPU-00000000-0000-0000-0000-000000000000", "not-a-uuid" };
@@ -296,7 +297,7 @@ START_TEST(test_dra_real_specs) {
         ck_assert_uint_eq(s->n_workloads, 1);
         ck_assert_uint_eq(s->podres.unmatched_ids, 0);
         for (size_t i = 0; i < s->n_devices; i++)
-                ck_assert_uint_eq(s->devices[i].n_workloads, s->devices[i].dev.nvidia.minor == 1 ? 1 : 0);
+                ck_assert_uint_eq(s->devices[i].n_workloads, xpu_nvidia_facts(&s->devices[i].dev)->minor == 1 ? 1 : 0);
         xpud_snapshot_unref(s);
         xpu_test_rm_rf(dir);
         free(dir);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "health.h"
+#include "amd/amd-facts.h"
+#include "nvidia/nvidia-facts.h"
 #include "snapshot.h"
 
 #define FX_UUID0 "GPU-307dcc96-618a-4416-c1ef-87823c2e1a31"
@@ -117,13 +119,13 @@ static inline struct xpud_snapshot *fx_snapshot(void) {
         fx_device(&d[3], 3, XPU_VENDOR_AMD, FX_UUID3, "0000:c2:00.0", "AMD Instinct MI210");
         for (int i = 0; i < 2; i++) {
                 snprintf(d[i].dev.driver_version, sizeof d[i].dev.driver_version, "550.54.15");
-                snprintf(d[i].dev.nvidia.compute_capability, sizeof d[i].dev.nvidia.compute_capability, "9.0");
+                snprintf(xpu_nvidia_facts(&d[i].dev)->compute_capability, sizeof xpu_nvidia_facts(&d[i].dev)->compute_capability, "9.0");
                 d[i].dev.source = XPU_SOURCE_PROCFS;
                 fx_nvidia_readings(&d[i].r);
         }
         for (int i = 2; i < 4; i++) {
                 snprintf(d[i].dev.driver_version, sizeof d[i].dev.driver_version, "6.3.6");
-                snprintf(d[i].dev.amd.gfx_target, sizeof d[i].dev.amd.gfx_target, "gfx90a");
+                snprintf(xpu_amd_facts(&d[i].dev)->gfx_target, sizeof xpu_amd_facts(&d[i].dev)->gfx_target, "gfx90a");
                 d[i].dev.source = XPU_SOURCE_SYSFS;
                 fx_amd_readings(&d[i].r);
         }
