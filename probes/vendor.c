@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "base/str.h"
+#include "wsl.h"
 
 /* Each vendor's descriptor, defined in probes/<vendor>/<vendor>.c: declared here, with the one list,
  * so that no vendor-neutral header names a vendor. */
@@ -91,6 +92,12 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
                         xpu_inventory_free(inv);
                         return r;
                 }
+        }
+        /* WSL2: the vendors' fast paths found nothing of theirs; /dev/dxg and the driver store say */
+        int r = xpu_wsl_probe(roots, inv);
+        if (r < 0) {
+                xpu_inventory_free(inv);
+                return r;
         }
         for (size_t i = 0; i < inv->n_devices; i++)
                 inv->devices[i].index = (unsigned)i;

@@ -211,6 +211,20 @@ struct xpu_vendor_code {
         uint32_t target_sources;
 };
 
+/* How the vendor's GPUs are reached on WSL2 (probes/wsl.h): its folder in the Windows driver store
+ * that Windows mounts at /usr/lib/wsl/drivers/, and the files a container needs. Plain data. */
+struct xpu_vendor_wsl {
+        /* fnmatch patterns of its driver store folder names ("nv*.inf_amd64_*"), NULL-terminated */
+        const char *const *store_patterns;
+        /* a file the folder must hold to count as the vendor's GPU driver (NVIDIA's libcuda.so.1.1:
+         * its INF names are many, and not all of its folders are the display driver); NULL: none */
+        const char *store_marker;
+        /* the files a container gets, each looked for in the driver store folder first, then in
+         * /usr/lib/wsl/lib, and placed at its own path (the NVIDIA Container Toolkit's wsl mode),
+         * NULL-terminated */
+        const char *const *files;
+};
+
 /* One vendor: everything the vendor-neutral code needs to know about it, in one place
  * (probes/<vendor>/), as a few groups of hooks and data, one per step that reads them.
  * xpu_vendors[] is the only list of vendors in the program. */
@@ -232,6 +246,7 @@ struct xpu_vendor_ops {
          * included. Returns 1 with EV's kind, label, bus id, xid, effect, what and action set, 0
          * when the message is none of its events. Bounded by LEN. NULL: the vendor has none. */
         int (*kernel_log)(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);
+        const struct xpu_vendor_wsl *wsl; /* its GPUs on WSL2; NULL: not reached there */
 };
 
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and

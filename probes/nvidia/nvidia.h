@@ -97,6 +97,10 @@ struct xpu_vendor_k8s;
 /* How NVIDIA's Kubernetes device plugin names its GPUs (nvidia-k8s.c): the descriptor's k8s. */
 extern const struct xpu_vendor_k8s xpu_k8s_nvidia;
 
+struct xpu_vendor_wsl;
+/* NVIDIA's GPUs on WSL2 (nvidia-wsl.c): the descriptor's wsl. */
+extern const struct xpu_vendor_wsl xpu_wsl_nvidia;
+
 struct xpu_kernel_event;
 /* NVIDIA's kernel-log rules (nvidia-kmsg.c): the descriptor's kernel_log (vendor.h). */
 int xpu_nvidia_kernel_log(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);
