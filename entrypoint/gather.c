@@ -18,7 +18,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "require.h"
-#include "wsl.h"
+#include "vendor.h"
 
 /* Where the image's ldconfig may live, in the order glibc distributions use. */
 static const char *const ldconfig_paths[] = {
@@ -223,7 +223,7 @@ int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu
  * name, not by version; then the image's loader and the container's side of those paths. */
 static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
                       int driver_fd, int container_fd) {
-        f->host_files_error = xpu_wsl_files_find(driver_fd, pr->vendor, inv->vendors[pr->vendor].wsl_store,
+        f->host_files_error = xpu_wsl_files_find(driver_fd, xpu_vendor(pr->vendor)->wsl, inv->vendors[pr->vendor].wsl_store,
                                                  &f->host_files);
         if (f->host_files_error == -ENOMEM)
                 return -ENOMEM;
@@ -242,9 +242,11 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         int r = f ? xpu_plan_needs(sel, pr, o, &f->needs) : -ENOMEM;
         if (r >= 0)
                 r = gather_nodes(f, inv, sel, pr, o->dev_fd);
-        if (r >= 0 && f->needs.files && inv->platform == XPU_PLATFORM_WSL && !pr->match_any) {
+        /* WSL2: the Windows driver's files are how any vendor's GPU is reached, capabilities or not */
+        const bool wsl = inv->platform == XPU_PLATFORM_WSL && !pr->match_any;
+        if (r >= 0 && wsl && f->needs.inject != XPU_INJECT_NONE && !f->needs.void_request) {
                 r = gather_wsl(f, inv, pr, o->driver_fd, o->container_fd);
-        } else if (r >= 0 && f->needs.files) {
+        } else if (r >= 0 && f->needs.files && !wsl) {
                 gather_driver_files(f, inv, pr, o->driver_fd);
                 if (f->files && !f->files->refused)
                         r = gather_container(f, sel, pr, o->container_fd);

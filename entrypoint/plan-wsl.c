@@ -87,3 +87,22 @@ int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const str
                        ? -ENOMEM
                        : 0;
 }
+
+int xpu_plan_wsl_env(struct xpu_plan *p, const struct xpu_vendor_wsl *w) {
+        for (size_t i = 0; w && w->env && w->env[i]; i++) {
+                const char *eq = strchr(w->env[i], '=');
+                if (!eq)
+                        continue;
+                char name[128];
+                if ((size_t)(eq - w->env[i]) >= sizeof name)
+                        continue;
+                memcpy(name, w->env[i], (size_t)(eq - w->env[i]));
+                name[eq - w->env[i]] = '\0';
+                if (xpu_env_get(p->env, name))
+                        continue; /* the image's own choice */
+                if (xpu_env_set(&p->env, name, eq + 1) < 0 ||
+                    xpu_plan_note(p, "WSL2: %s set for the vendor runtime's WSL2 path", w->env[i]) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}

@@ -6,6 +6,7 @@
 
 #include "gathered.h"
 #include "plan.h"
+#include "wsl.h"
 
 /* The driver files of a WSL2 start: the files the vendor's descriptor names (gathered from its
  * driver store folder STORE, else /usr/lib/wsl/lib, into FACTS->host_files) placed at their own
@@ -17,3 +18,6 @@
  * ERR naming the driver root and the fix. */
 int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
                  const char *store, char *err, size_t err_size);
+/* The variables the vendor's wsl data W sets on WSL2 (its env), each unless the image set it;
+ * before the profile's own edits. Returns 0 or -ENOMEM. */
+int xpu_plan_wsl_env(struct xpu_plan *p, const struct xpu_vendor_wsl *w);

@@ -221,10 +221,12 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         /* Files from the driver root, for the capabilities in effect. */
         const bool void_request = needs->void_request;
         if (wsl) {
-                if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && p->n_devices &&
+                if (p->inject != XPU_INJECT_NONE && !void_request && p->n_devices &&
                     (r = xpu_plan_wsl(p, o, facts, vi->wsl_store, err, err_size)) < 0)
                         goto fail;
                 r = -ENOMEM;
+                if (p->n_devices && xpu_plan_wsl_env(p, xpu_vendors[pr->vendor]->wsl) < 0)
+                        goto fail;
         } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");

@@ -79,6 +79,9 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
                 ok = xpu_json_add_num(o, "numa_node", d->numa_node);
         ok = ok && xpu_json_add_str(o, "source", xpu_source_to_string(d->source));
+        /* WSL2: the entry stands for the vendor's driver store; how many GPUs it drives is unknown */
+        if (ok && d->source == XPU_SOURCE_WSL)
+                ok = cJSON_AddBoolToObject(o, "count_known", false) != NULL;
         /* "sources": the facts a rich backend filled, each with that backend's name, and a name
          * taken from the PCI ID database ("pci.ids"). */
         cJSON *src = NULL;
@@ -119,6 +122,7 @@ static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
                 if (!ok)
                         cJSON_Delete(a);
         }
+        ok = ok && xpu_json_add_str(o, "wsl_driver_store", vi->wsl_store);
         if (ok && !vi->driver_loaded)
                 ok = xpu_json_add_str(o, "looked_for", vi->looked_for);
         if (!ok) {

@@ -9,7 +9,6 @@
 #include <sys/utsname.h>
 
 #include "base/str.h"
-#include "wsl.h"
 
 /* Each vendor's descriptor, defined in probes/<vendor>/<vendor>.c: declared here, with the one list,
  * so that no vendor-neutral header names a vendor. */
@@ -94,7 +93,10 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
                 }
         }
         /* WSL2: the vendors' fast paths found nothing of theirs; /dev/dxg and the driver store say */
-        int r = xpu_wsl_probe(roots, inv);
+        const struct xpu_vendor_wsl *wsl[_XPU_VENDOR_MAX];
+        for (size_t v = 0; v < _XPU_VENDOR_MAX; v++)
+                wsl[v] = xpu_vendors[v]->wsl;
+        int r = xpu_wsl_probe(roots, inv, wsl);
         if (r < 0) {
                 xpu_inventory_free(inv);
                 return r;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "probe.h"
+#include "wsl.h"
 
 struct xpu_rich_ops; /* rich.h */
 struct cJSON;        /* cJSON.h */
@@ -209,20 +210,6 @@ struct xpu_vendor_code {
         const char *target_name;
         void (*target)(const struct xpu_device *d, char *spec, size_t size);
         uint32_t target_sources;
-};
-
-/* How the vendor's GPUs are reached on WSL2 (probes/wsl.h): its folder in the Windows driver store
- * that Windows mounts at /usr/lib/wsl/drivers/, and the files a container needs. Plain data. */
-struct xpu_vendor_wsl {
-        /* fnmatch patterns of its driver store folder names ("nv*.inf_amd64_*"), NULL-terminated */
-        const char *const *store_patterns;
-        /* a file the folder must hold to count as the vendor's GPU driver (NVIDIA's libcuda.so.1.1:
-         * its INF names are many, and not all of its folders are the display driver); NULL: none */
-        const char *store_marker;
-        /* the files a container gets, each looked for in the driver store folder first, then in
-         * /usr/lib/wsl/lib, and placed at its own path (the NVIDIA Container Toolkit's wsl mode),
-         * NULL-terminated */
-        const char *const *files;
 };
 
 /* One vendor: everything the vendor-neutral code needs to know about it, in one place

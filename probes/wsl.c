@@ -17,7 +17,6 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
-#include "vendor.h"
 
 static void strv_freep(char ***v) {
         xpu_strv_free(*v);
@@ -166,7 +165,8 @@ static int vendor_folder(const struct xpu_roots *roots, struct xpu_inventory *in
         return 1;
 }
 
-int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
+int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv,
+                  const struct xpu_vendor_wsl *const vendors[_XPU_VENDOR_MAX]) {
         uint32_t minor = 0;
         int r = dxg_node(roots, inv, &minor);
         if (r <= 0)
@@ -181,7 +181,7 @@ int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
 
         bool any = false;
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
-                const struct xpu_vendor_wsl *w = xpu_vendors[v]->wsl;
+                const struct xpu_vendor_wsl *w = vendors[v];
                 struct xpu_vendor_info *vi = &inv->vendors[v];
                 if (!w || xpu_inventory_count(inv, (enum xpu_vendor)v) > 0)
                         continue;
@@ -201,7 +201,7 @@ int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
                          * adapter uses, a directory listing does not. */
                         if (xpu_inventory_warn(inv, "%s in driver root %s: another %s driver store folder besides %s; "
                                                     "using %s (the first by name)",
-                                               path, roots->driver, xpu_vendors[v]->display_name, vi->wsl_store,
+                                               path, roots->driver, xpu_vendor_display_name((enum xpu_vendor)v), vi->wsl_store,
                                                vi->wsl_store) < 0)
                                 return -ENOMEM;
                 }
@@ -252,9 +252,7 @@ static bool has_name(const struct xpu_host_files *f, const char *name) {
         return false;
 }
 
-int xpu_wsl_files_find(int driver_fd, enum xpu_vendor vendor, const char *store, struct xpu_host_files **ret) {
-        const struct xpu_vendor_ops *ops = xpu_vendor(vendor);
-        const struct xpu_vendor_wsl *w = ops ? ops->wsl : NULL;
+int xpu_wsl_files_find(int driver_fd, const struct xpu_vendor_wsl *w, const char *store, struct xpu_host_files **ret) {
         if (!w || !w->files)
                 return -EINVAL;
         struct xpu_host_files *found = NULL, *lib = NULL;
