@@ -4,8 +4,10 @@
  * folder, its node, the inventory JSON) and on broken copies of them (/dev/dxg a regular file or of
  * another major, an empty /usr/lib/wsl/lib, a driver store folder that is a symbolic link out of
  * the root, two folders of one vendor, a folder without the vendor's marker file); the files a
- * container gets (the driver store first, then /usr/lib/wsl/lib). */
+ * container is given: from the driver store first, then from /usr/lib/wsl/lib. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,19 +149,30 @@ static void dxg_wrong_major(const char *root) {
         ck_assert_int_eq(mknod(p, S_IFCHR | 0666, makedev(1, 3)), 0);
 }
 
+/* Every file of ROOT/REL removed (the directory kept). */
+static void empty_dir(const char *root, const char *rel) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", root, rel);
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *de; (de = readdir(d));)
+                if (de->d_name[0] != '.')
+                        ck_assert_int_eq(unlinkat(dirfd(d), de->d_name, 0), 0);
+        closedir(d);
+}
+
 static void lib_empty(const char *root) {
-        char cmd[PATH_MAX + 64];
-        snprintf(cmd, sizeof cmd, "rm -f '%s'/usr/lib/wsl/lib/*", root);
-        ck_assert_int_eq(system(cmd), 0);
+        empty_dir(root, "usr/lib/wsl/lib");
 }
 
 /* The driver store folder replaced by a symbolic link to a folder outside the root holding the
  * same files. */
 static void store_symlink_out(const char *root) {
-        char cmd[3 * PATH_MAX];
-        snprintf(cmd, sizeof cmd, "mv '%s'" NV_STORE " '%s'.outside && ln -s '%s'.outside '%s'" NV_STORE, root, root,
-                 root, root);
-        ck_assert_int_eq(system(cmd), 0);
+        char store[PATH_MAX], outside[PATH_MAX];
+        snprintf(store, sizeof store, "%s" NV_STORE, root);
+        snprintf(outside, sizeof outside, "%s.outside", root);
+        ck_assert_int_eq(rename(store, outside), 0);
+        ck_assert_int_eq(symlink(outside, store), 0);
 }
 
 static void store_twice(const char *root) {
@@ -167,9 +180,9 @@ static void store_twice(const char *root) {
 }
 
 static void store_no_marker(const char *root) {
-        char cmd[PATH_MAX + 64];
-        snprintf(cmd, sizeof cmd, "rm -f '%s'" NV_STORE "/libcuda.so.1.1", root);
-        ck_assert_int_eq(system(cmd), 0);
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s" NV_STORE "/libcuda.so.1.1", root);
+        ck_assert_int_eq(unlink(path), 0);
         xpu_test_write(root, "usr/lib/wsl/drivers/nvmii.inf_amd64_dc83e8227e4d659f/NvCamera.dll", "");
 }
 
