@@ -231,6 +231,18 @@ static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
                 if (container_has_file(container_fd, ldconfig_paths[i]))
                         f->ldconfig = ldconfig_paths[i];
         f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        const struct xpu_vendor_wsl *w = xpu_vendor(pr->vendor)->wsl;
+        for (size_t i = 0; w && w->links && w->links[i] && i < 32; i++) {
+                char link[PATH_MAX];
+                const char *eq = strchr(w->links[i], '=');
+                struct stat st;
+                if (eq && (size_t)(eq - w->links[i]) < sizeof link) {
+                        memcpy(link, w->links[i], (size_t)(eq - w->links[i]));
+                        link[eq - w->links[i]] = '\0';
+                        if (container_fd >= 0 && xpu_stat_in_root(container_fd, link, true, &st) == 0)
+                                f->wsl_links_taken |= 1u << i;
+                }
+        }
         return f->host_files_error == 0 ? gather_host_files_in_container(f, container_fd) : 0;
 }
 

@@ -24,8 +24,48 @@ static bool placed_below(const struct xpu_host_files *f, const char *dir) {
         return false;
 }
 
+/* The links of W (LINK=NAME) to the placed file NAME, where the image has nothing at LINK. */
+static int plan_links(struct xpu_plan *p, const struct xpu_plan_facts *facts, const struct xpu_vendor_wsl *w) {
+        for (size_t i = 0; w && w->links && w->links[i] && i < 32; i++) {
+                const char *eq = strchr(w->links[i], '=');
+                if (!eq || (size_t)(eq - w->links[i]) >= PATH_MAX)
+                        continue;
+                char link[PATH_MAX];
+                memcpy(link, w->links[i], (size_t)(eq - w->links[i]));
+                link[eq - w->links[i]] = '\0';
+                const struct xpu_host_file *to = NULL;
+                for (size_t k = 0; !to && k < facts->host_files->n; k++) {
+                        const char *slash = strrchr(facts->host_files->files[k].path, '/');
+                        if (slash && strcmp(slash + 1, eq + 1) == 0)
+                                to = &facts->host_files->files[k];
+                }
+                if (!to)
+                        continue;
+                if (facts->wsl_links_taken & (1u << i)) {
+                        if (xpu_plan_note(p, "WSL2: %s is the image's; not linked to %s", link, to->path) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                char parent[PATH_MAX];
+                memcpy(parent, link, strlen(link) + 1);
+                char *slash = strrchr(parent, '/');
+                if (slash && slash != parent)
+                        *slash = '\0';
+                struct xpu_op *op = xpu_plan_add_op(p, XPU_OP_MKDIR, parent);
+                if (!op)
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, link)))
+                        return -ENOMEM;
+                memcpy(op->target, to->path, strlen(to->path) + 1);
+                if (xpu_plan_note(p, "WSL2: %s -> %s", link, to->path) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
-                 const char *store, char *err, size_t err_size) {
+                 const char *store, const struct xpu_vendor_wsl *w, char *err, size_t err_size) {
         if (facts->host_files_error < 0 || !facts->host_files) {
                 int r = facts->host_files_error < 0 ? facts->host_files_error : -EINVAL;
                 xpu_format_error(err, err_size, "cannot list the WSL2 driver files in driver root %s: %s", o->driver_root,
@@ -82,6 +122,8 @@ int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const str
                                      "/etc/ld.so.conf)", dirs) < 0)
                         return -ENOMEM;
         }
+        if ((r = plan_links(p, facts, w)) < 0)
+                return r;
         return xpu_plan_note(p, "WSL2: the GPU is %s; the Windows driver's files are placed at their own path%s%s",
                              XPU_WSL_DXG, in_store ? ", from its driver store " : "", in_store ? store : "") < 0
                        ? -ENOMEM

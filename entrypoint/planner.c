@@ -222,7 +222,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         const bool void_request = needs->void_request;
         if (wsl) {
                 if (p->inject != XPU_INJECT_NONE && !void_request && p->n_devices &&
-                    (r = xpu_plan_wsl(p, o, facts, vi->wsl_store, err, err_size)) < 0)
+                    (r = xpu_plan_wsl(p, o, facts, vi->wsl_store, xpu_vendors[pr->vendor]->wsl, err, err_size)) < 0)
                         goto fail;
                 r = -ENOMEM;
                 if (p->n_devices && xpu_plan_wsl_env(p, xpu_vendors[pr->vendor]->wsl) < 0)

@@ -32,6 +32,9 @@ struct xpu_vendor_wsl {
          * /usr/lib/wsl/lib, and placed at its own path (the NVIDIA Container Toolkit's wsl mode),
          * NULL-terminated */
         const char *const *files;
+        /* "LINK=NAME": a symbolic link LINK in the container to the placed file NAME (the toolkit's
+         * /usr/bin/nvidia-smi to the driver store's), at most 32, NULL-terminated; NULL: none */
+        const char *const *links;
         /* "NAME=VALUE" set for the workload on WSL2 (the vendor runtime's switch to its dxg path),
          * NULL-terminated; NULL: none */
         const char *const *env;

@@ -25,8 +25,13 @@ static const char *const nvidia_wsl_files[] = {
         NULL,
 };
 
+/* The driver store path is kept, so the toolkit links nvidia-smi where images look for it
+ * (driver-wsl.go, nvidiaSMISimlinkHook). */
+static const char *const nvidia_wsl_links[] = { "/usr/bin/nvidia-smi=nvidia-smi", NULL };
+
 const struct xpu_vendor_wsl xpu_wsl_nvidia = {
         .store_patterns = nvidia_wsl_patterns,
         .store_marker = "libcuda.so.1.1",
         .files = nvidia_wsl_files,
+        .links = nvidia_wsl_links,
 };

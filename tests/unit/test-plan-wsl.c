@@ -66,9 +66,21 @@ START_TEST(test_nvidia) {
                                                   "/usr/lib/wsl/lib," NV_STORE "; /sbin/ldconfig rebuilds the cache");
         ck_assert_str_eq(note_with(p, "WSL2: the GPU"), "WSL2: the GPU is /dev/dxg; the Windows driver's files are "
                                                         "placed at their own path, from its driver store " NV_STORE);
+        const struct xpu_op *smi = find_op(p, XPU_OP_SYMLINK, "/usr/bin/nvidia-smi");
+        ck_assert_ptr_nonnull(smi);
+        ck_assert_str_eq(smi->target, NV_STORE "/nvidia-smi");
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_MKDIR, "/usr/bin"));
         ck_assert_uint_eq(p->n_warnings, 0);
         for (size_t i = 0; i < p->n_ops; i++)
                 ck_assert_msg(strncmp(p->ops[i].path, "/dev/nvidia", 11) != 0, "%s", p->ops[i].path);
+        xpu_plan_free(p);
+
+        /* an image with its own nvidia-smi keeps it */
+        xpu_test_write(f.container, "usr/bin/nvidia-smi", "");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/usr/bin/nvidia-smi"));
+        ck_assert_str_eq(note_with(p, "is the image's"), "WSL2: /usr/bin/nvidia-smi is the image's; not linked to "
+                                                         NV_STORE "/nvidia-smi");
         xpu_plan_free(p);
 
         /* link mode, an image without ldconfig: links into the driver root, LD_LIBRARY_PATH */
