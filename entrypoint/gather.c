@@ -223,15 +223,14 @@ int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu
  * name, not by version; then the image's loader and the container's side of those paths. */
 static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
                       int driver_fd, int container_fd) {
-        f->host_files_error = xpu_wsl_files_find(driver_fd, xpu_vendor(pr->vendor)->wsl, inv->vendors[pr->vendor].wsl_store,
-                                                 &f->host_files);
+        const struct xpu_vendor_wsl *w = xpu_vendor(pr->vendor)->wsl;
+        f->host_files_error = xpu_wsl_files_find(driver_fd, w, inv->vendors[pr->vendor].wsl_store, &f->host_files);
         if (f->host_files_error == -ENOMEM)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
                 if (container_has_file(container_fd, ldconfig_paths[i]))
                         f->ldconfig = ldconfig_paths[i];
         f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
-        const struct xpu_vendor_wsl *w = xpu_vendor(pr->vendor)->wsl;
         for (size_t i = 0; w && w->links && w->links[i] && i < 32; i++) {
                 char link[PATH_MAX];
                 const char *eq = strchr(w->links[i], '=');

@@ -68,8 +68,8 @@ int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const str
                  const char *store, const struct xpu_vendor_wsl *w, char *err, size_t err_size) {
         if (facts->host_files_error < 0 || !facts->host_files) {
                 int r = facts->host_files_error < 0 ? facts->host_files_error : -EINVAL;
-                xpu_format_error(err, err_size, "cannot list the WSL2 driver files in driver root %s: %s", o->driver_root,
-                                 strerror(-r));
+                xpu_format_error(err, err_size, "cannot list the WSL2 driver files in driver root %s: %s",
+                                 o->driver_root, strerror(-r));
                 return r;
         }
         if (facts->host_files->n == 0) {
@@ -83,7 +83,8 @@ int xpu_plan_wsl(struct xpu_plan *p, const struct xpu_plan_options *o, const str
         }
         int r = xpu_plan_host_files(p, o, facts);
         if (r < 0) {
-                xpu_format_error(err, err_size, "cannot plan the WSL2 driver files at their own path: %s", strerror(-r));
+                xpu_format_error(err, err_size, "cannot plan the WSL2 driver files at their own path: %s",
+                                 strerror(-r));
                 return r;
         }
         /* The loader: WSL's own directory first (Microsoft's loaders, libdxcore), then the folder the

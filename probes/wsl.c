@@ -201,8 +201,8 @@ int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv,
                          * adapter uses, a directory listing does not. */
                         if (xpu_inventory_warn(inv, "%s in driver root %s: another %s driver store folder besides %s; "
                                                     "using %s (the first by name)",
-                                               path, roots->driver, xpu_vendor_display_name((enum xpu_vendor)v), vi->wsl_store,
-                                               vi->wsl_store) < 0)
+                                               path, roots->driver, xpu_vendor_display_name((enum xpu_vendor)v),
+                                               vi->wsl_store, vi->wsl_store) < 0)
                                 return -ENOMEM;
                 }
                 if (!found)
