@@ -4,9 +4,10 @@
 # the engine gives it with --device /dev/dxg). The workload must see /dev/dxg and no Linux GPU
 # node (/dev/nvidiactl, /dev/kfd, /dev/dri), exactly the vendor's Windows driver files at their
 # own path (the driver store folder and /usr/lib/wsl/lib hold those and nothing else), the loader
-# drop-in naming both folders, and on NVIDIA a libcuda.so.1 and libnvidia-ml.so.1 that load
-# through the loader's cache (the fake libraries of tests/shims as the driver store's
-# libcuda.so.1.1 and libnvidia-ml.so.1: ldconfig made their soname links); on AMD
+# drop-in naming both folders, and on NVIDIA /usr/bin/nvidia-smi leading to the driver store's,
+# a libcuda.so.1 and libnvidia-ml.so.1 that load through the loader's cache (the fake libraries
+# of tests/shims as the driver store's libcuda.so.1.1 and libnvidia-ml.so.1: ldconfig made their
+# soname links); on AMD
 # HSA_ENABLE_DXG_DETECTION=1. Bad input: a /dev/dxg of another major is no WSL2 GPU (the start
 # runs on the cpu profile with a warning naming it), a driver store that is a symlink out of the
 # root is skipped with a warning, and `xpuinit cdi generate` on the host writes /dev/dxg and the
@@ -43,12 +44,14 @@ wsl_bundle() {
 wsl_host wsl-nvidia nv
 cp "$XPU_BUILD/tests/shims/libcuda.so.shim" "$WSL_HOST$NV_STORE/libcuda.so.1.1" || bail "no libcuda shim"
 cp "$XPU_BUILD/tests/shims/libnvidia-ml.so.shim" "$WSL_HOST$NV_STORE/libnvidia-ml.so.1" || bail "no NVML shim"
+printf 'smi\n' >"$WSL_HOST$NV_STORE/nvidia-smi" # what /usr/bin/nvidia-smi must read
 printf 'driver_version 581.57\ncuda_version 13000\ndevice_count 1\ndevice.0.uuid GPU-00000000-0000-0000-0000-000000000001\ndevice.0.name NVIDIA GeForce RTX 4090\n' \
         >"$WSL_HOST/xpu-fake-state"
 wsl_bundle nvidia --expect-node /dev/dxg=10:124 --expect-no-node /dev/nvidiactl --expect-no-node /dev/nvidia0 \
         --expect-no-node /dev/nvidia-uvm --expect-cuda-count 1 --expect-nvml-count 1 \
         --expect-file "/etc/ld.so.conf.d/001-xpuinit-wsl.conf=# written by xpuinit: the WSL2 driver's libraries" \
-        --expect-env CUDA_VISIBLE_DEVICES=0 --list-dir "$NV_STORE" --list-dir /usr/lib/wsl/lib \
+        --expect-env CUDA_VISIBLE_DEVICES=0 --expect-file /usr/bin/nvidia-smi=smi \
+        --list-dir "$NV_STORE" --list-dir /usr/lib/wsl/lib \
         --list-dir /usr/lib/wsl/drivers --list-dir /dev --list-dir /run/xpuinit/lib
 e2e_env "$E2E_BUNDLE" XPU_FAKE_STATE=/xpu/host/xpu-fake-state
 e2e_run "$E2E_BUNDLE"
