@@ -138,6 +138,14 @@ static int vendor_folder(const struct xpu_roots *roots, struct xpu_inventory *in
                          const char *name, char path[static 128]) {
         if (!name_matches(w->store_patterns, name))
                 return 0;
+        /* The name goes into the plan's paths and the loader's drop-in, one folder a line: only
+         * what Windows names a package folder with ("<inf>.inf_amd64_<hash>"). */
+        for (const char *c = name; *c; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                      *c == '.' || *c == '_' || *c == '-'))
+                        return xpu_inventory_warn(inv, "%s/%s in driver root %s: not a driver store folder's name "
+                                                       "(letters, digits, '.', '_', '-'); skipped",
+                                                  XPU_WSL_DRIVERS_DIR, name, roots->driver) < 0 ? -ENOMEM : 0;
         char full[128];
         int n = snprintf(full, sizeof full, "%s/%s", XPU_WSL_DRIVERS_DIR, name);
         if (n < 0 || (size_t)n >= sizeof full)

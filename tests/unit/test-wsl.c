@@ -186,6 +186,14 @@ static void store_no_marker(const char *root) {
         xpu_test_write(root, "usr/lib/wsl/drivers/nvmii.inf_amd64_dc83e8227e4d659f/NvCamera.dll", "");
 }
 
+/* A folder whose name would add a line to the loader's drop-in. */
+static void store_newline(const char *root) {
+        char store[PATH_MAX], odd[PATH_MAX];
+        snprintf(store, sizeof store, "%s" NV_STORE, root);
+        snprintf(odd, sizeof odd, "%s/usr/lib/wsl/drivers/nv_x.inf_amd64_1\ninclude", root);
+        ck_assert_int_eq(rename(store, odd), 0);
+}
+
 /* Bad input: each a warning naming the path and the fix, never a device guessed. */
 START_TEST(test_bad_input) {
         struct xpu_inventory *inv = probe_copy("wsl-nvidia", dxg_regular, NULL);
@@ -242,6 +250,12 @@ START_TEST(test_bad_input) {
                               strstr(inv->warnings[0], ": another NVIDIA driver store folder besides " NV_STORE
                                                        "; using " NV_STORE " (the first by name)"),
                       "%s", inv->warnings[0]);
+        xpu_inventory_free(inv);
+
+        inv = probe_copy("wsl-nvidia", store_newline, NULL);
+        ck_assert_uint_eq(inv->n_devices, 0);
+        ck_assert(has_warning(inv, "/usr/lib/wsl/drivers/nv_x.inf_amd64_1"));
+        ck_assert(has_warning(inv, ": not a driver store folder's name (letters, digits, '.', '_', '-'); skipped"));
         xpu_inventory_free(inv);
 
         /* NVIDIA folders without libcuda.so.1.1 are other packages of NVIDIA's: no GPU */
