@@ -11,8 +11,8 @@
 
 /* Does entry E stand for device D? In a first pass only a UUID that both have counts (a device
  * whose UUID is known is never taken for another one at its bus id); in the second, whatever
- * xpud_device_same() accepts, and for devices that have neither a UUID nor a bus id (no probe
- * lists such a device today) the same vendor ordinal. */
+ * xpud_device_same() accepts, and for devices that have neither a UUID nor a bus id (WSL2's
+ * driver-store entries, whom xpud_device_same() also takes by it) the same vendor ordinal. */
 static bool matches(const struct xpu_device *e, const struct xpu_device *d, bool uuid_pass) {
         if (uuid_pass)
                 return e->uuid[0] && d->uuid[0] && xpud_device_same(e, d);

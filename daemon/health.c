@@ -269,6 +269,9 @@ bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b) {
                 return false;
         if (a->uuid[0] && b->uuid[0])
                 return strcasecmp(a->uuid, b->uuid) == 0;
+        /* WSL2's entries (one per vendor's driver store) have neither: their vendor ordinal */
+        if (!a->uuid[0] && !b->uuid[0] && !a->pci_bus_id[0] && !b->pci_bus_id[0])
+                return a->source == b->source && a->vendor_index == b->vendor_index;
         return a->pci_bus_id[0] && strcmp(a->pci_bus_id, b->pci_bus_id) == 0;
 }
 

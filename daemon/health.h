@@ -63,7 +63,8 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
 
 /* Are A and B one device (seen in two samples)? Same vendor, same partition number (AMD
  * partitions share their GPU's UUID and bus id), and the same UUID (any case) when both have one,
- * else the same PCI bus id (a device whose UUID is not known yet, or no longer). */
+ * else the same PCI bus id (a device whose UUID is not known yet, or no longer); with neither on
+ * both (WSL2's driver-store entries), the same source and vendor ordinal. */
 bool xpud_device_same(const struct xpu_device *a, const struct xpu_device *b);
 
 /* The device of PREV that is D (xpud_device_same()); NULL when PREV is NULL or has no such

@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "require.h"
+#include "vendor.h"
 
 /* Where the image's ldconfig may live, in the order glibc distributions use. */
 static const char *const ldconfig_paths[] = {
@@ -216,6 +217,34 @@ int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu
         return f->forward_compat_require == -ENOMEM ? -ENOMEM : 0;
 }
 
+/* ---- WSL2 --------------------------------------------------------------------------------- */
+
+/* On WSL2 the driver files are the vendor's files of the Windows driver (probes/wsl.h), found by
+ * name, not by version; then the image's loader and the container's side of those paths. */
+static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
+                      int driver_fd, int container_fd) {
+        const struct xpu_vendor_wsl *w = xpu_vendor(pr->vendor)->wsl;
+        f->host_files_error = xpu_wsl_files_find(driver_fd, w, inv->vendors[pr->vendor].wsl_store, &f->host_files);
+        if (f->host_files_error == -ENOMEM)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
+                if (container_has_file(container_fd, ldconfig_paths[i]))
+                        f->ldconfig = ldconfig_paths[i];
+        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        for (size_t i = 0; w && w->links && w->links[i] && i < 32; i++) {
+                char link[PATH_MAX];
+                const char *eq = strchr(w->links[i], '=');
+                struct stat st;
+                if (eq && (size_t)(eq - w->links[i]) < sizeof link) {
+                        memcpy(link, w->links[i], (size_t)(eq - w->links[i]));
+                        link[eq - w->links[i]] = '\0';
+                        if (container_fd >= 0 && xpu_stat_in_root(container_fd, link, true, &st) == 0)
+                                f->wsl_links_taken |= 1u << i;
+                }
+        }
+        return f->host_files_error == 0 ? gather_host_files_in_container(f, container_fd) : 0;
+}
+
 /* ---- the step ----------------------------------------------------------------------------- */
 
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
@@ -224,7 +253,11 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         int r = f ? xpu_plan_needs(sel, pr, o, &f->needs) : -ENOMEM;
         if (r >= 0)
                 r = gather_nodes(f, inv, sel, pr, o->dev_fd);
-        if (r >= 0 && f->needs.files) {
+        /* WSL2: the Windows driver's files are how any vendor's GPU is reached, capabilities or not */
+        const bool wsl = inv->platform == XPU_PLATFORM_WSL && !pr->match_any;
+        if (r >= 0 && wsl && f->needs.inject != XPU_INJECT_NONE && !f->needs.void_request) {
+                r = gather_wsl(f, inv, pr, o->driver_fd, o->container_fd);
+        } else if (r >= 0 && f->needs.files && !wsl) {
                 gather_driver_files(f, inv, pr, o->driver_fd);
                 if (f->files && !f->files->refused)
                         r = gather_container(f, sel, pr, o->container_fd);

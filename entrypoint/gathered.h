@@ -65,6 +65,8 @@ struct xpu_plan_facts {
         size_t n_given;
         const char *ldconfig;       /* the image's ldconfig (a static string), NULL: none */
         bool ld_so_conf;            /* the image has /etc/ld.so.conf as a regular file */
+        uint32_t wsl_links_taken;   /* WSL2: bit i set when the image has something at the vendor's
+                                     * links[i] path (plan-wsl.h), which is then left as it is */
         int forward_compat;         /* xpu_forward_compat_find(): 1 found, 0 none, -errno */
         char forward_compat_version[64]; /* when found: "575.57.08" */
         /* Once the rich facts are read (xpu_gather_forward_compat_require, gather.h), when found:

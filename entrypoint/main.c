@@ -79,8 +79,15 @@ static void context_done(struct context *c) {
 
 static int context_probe(struct context *c, const struct xpu_options *opts) {
         const char *which = NULL;
-        /* The fast path reads only the sys and dev roots; the driver root follows the probe. */
-        int r = xpu_roots_open(&c->roots, opts->sys_root, opts->dev_root, "/", &which);
+        /* The fast path reads only the sys and dev roots; the driver root follows the probe, but
+         * one given is read by it (WSL2's driver store is in the driver root, probes/wsl.h). */
+        int r = xpu_roots_open(&c->roots, opts->sys_root, opts->dev_root, opts->driver_root ? opts->driver_root : "/",
+                               &which);
+        if (r < 0 && which && !strcmp(which, "driver")) {
+                log_error("cannot open the driver root \"%s\": %s; check --driver-root", opts->driver_root,
+                          strerror(-r));
+                return -r;
+        }
         if (r < 0) {
                 bool sys = which && !strcmp(which, "sys");
                 log_error("cannot open the %s root \"%s\": %s; check --%s-root", sys ? "sys" : "dev",
@@ -99,7 +106,7 @@ static int context_probe(struct context *c, const struct xpu_options *opts) {
         const char *driver_root = xpu_options_driver_root(opts, c->inv, &why);
         log_debug("sys root %s, dev root %s", c->roots.sys, c->roots.dev);
         log_info("driver root %s (%s)", driver_root, why);
-        if (strcmp(driver_root, "/") != 0) {
+        if (strcmp(driver_root, c->roots.driver) != 0) {
                 int fd = xpu_open_root(driver_root);
                 if (fd < 0) {
                         log_error("cannot open the driver root \"%s\": %s; check --driver-root", driver_root,

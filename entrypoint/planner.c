@@ -20,6 +20,7 @@
 #include "plan-env.h"
 #include "plan-host-files.h"
 #include "plan-libdir.h"
+#include "plan-wsl.h"
 #include "sandbox/privilege.h"
 #include "vendor.h"
 
@@ -185,7 +186,12 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         /* Device nodes first: the profile's vendor-wide nodes, then each selected device's. The
          * checks come before any change, so a missing node fails the start with nothing done. */
         r = -ENOMEM;
-        for (size_t i = 0; vi && i < pr->n_device_nodes; i++) {
+        /* WSL2: every GPU is /dev/dxg (the devices' node); the profile's Linux nodes do not exist. */
+        const bool wsl = inv->platform == XPU_PLATFORM_WSL && vi;
+        if (wsl && pr->n_device_nodes && p->n_devices &&
+            xpu_plan_note(p, "WSL2: the profile's device nodes (%s, ...) are not looked for", pr->device_nodes[0]) < 0)
+                goto fail;
+        for (size_t i = 0; vi && !wsl && i < pr->n_device_nodes; i++) {
                 struct xpu_devnode probe_node = { .optional = false };
                 bool found = false;
                 for (size_t j = 0; j < vi->n_nodes && !found; j++)
@@ -214,7 +220,14 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
 
         /* Files from the driver root, for the capabilities in effect. */
         const bool void_request = needs->void_request;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
+        if (wsl) {
+                if (p->inject != XPU_INJECT_NONE && !void_request && p->n_devices &&
+                    (r = xpu_plan_wsl(p, o, facts, vi->wsl_store, xpu_vendors[pr->vendor]->wsl, err, err_size)) < 0)
+                        goto fail;
+                r = -ENOMEM;
+                if (p->n_devices && xpu_plan_wsl_env(p, xpu_vendors[pr->vendor]->wsl) < 0)
+                        goto fail;
+        } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps || xpu_plan_note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",

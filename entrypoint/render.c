@@ -67,6 +67,8 @@ void xpu_render_source_text(const struct xpu_rich_ops *ops, const void *result, 
 
 void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu_rich_report *reports,
                                uint32_t sources, FILE *f) {
+        if (inv->platform != XPU_PLATFORM_LINUX)
+                fprintf(f, "platform: %s\n", xpu_platform_name(inv->platform));
         for (int v = 0; v < _XPU_VENDOR_MAX; v++) {
                 const struct xpu_vendor_info *vi = &inv->vendors[v];
                 size_t n = xpu_inventory_count(inv, (enum xpu_vendor)v);
@@ -83,6 +85,8 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 if (vi->cuda_driver_version[0])
                         fprintf(f, ", CUDA %s (%s)", vi->cuda_driver_version,
                                 xpu_source_to_string(vi->cuda_driver_version_source));
+                if (vi->wsl_store[0])
+                        fprintf(f, ", WSL2 driver store %s (GPUs not counted)", vi->wsl_store);
                 fputc('\n', f);
                 for (size_t i = 0; i < vi->n_nodes; i++)
                         fprintf(f, "  node %s%s\n", vi->nodes[i].path, vi->nodes[i].present ? "" : " (absent)");

@@ -264,6 +264,36 @@ static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const cha
         return r < 0 ? r : 0;
 }
 
+/* WSL2 (wsl.h): the vendor's files of the Windows driver, each mounted at its own path as the
+ * NVIDIA Container Toolkit's wsl mode mounts them (xpuinit in the image then finds them in its
+ * own root and gives their folders to the loader), and the vendor's WSL2 variables. Returns 0,
+ * -ENOMEM. */
+static int wsl_edits(cJSON *e, const struct xpu_vendor_wsl *w, const struct xpu_vendor_info *vi,
+                     const struct xpu_cdi_roots *roots, const char *name, char ***warnings) {
+        struct xpu_host_files *hf = NULL;
+        int r = xpu_wsl_files_find(roots->driver_fd, w, vi->wsl_store, &hf);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        size_t n = 0;
+        for (size_t i = 0; r >= 0 && i < hf->n; i++) {
+                char lp[PATH_MAX];
+                if (resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
+                        continue;
+                r = mount_add(e, host_view(roots, lp), hf->files[i].path, false);
+                n++;
+        }
+        for (size_t i = 0; r >= 0 && i < hf->n_skipped; i++)
+                r = warn(warnings, "%s: %s", name, hf->skipped[i]);
+        xpu_host_files_free(hf);
+        for (size_t i = 0; r >= 0 && w->env && w->env[i]; i++)
+                r = env_add(e, w->env[i]);
+        if (r >= 0 && n == 0)
+                r = warn(warnings, "%s: no WSL2 driver file under the driver root %s (%s, %s): the spec gives %s only "
+                         "(point --host-root at the host's root)", name, roots->driver_root,
+                         vi->wsl_store[0] ? vi->wsl_store : "no driver store folder", XPU_WSL_LIB_DIR, XPU_WSL_DXG);
+        return r < 0 ? -ENOMEM : 0;
+}
+
 /* The edits every GPU of vendor V gets: its vendor nodes that the dev root has, its env, and the
  * running driver's files. *RET NULL when the vendor's GPUs cannot be given (a node it needs is
  * missing: the warning says which). Returns 0, -ENOMEM, -EIO (refused driver root, ERR). */
@@ -289,9 +319,25 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                                        : 0;
                 }
         }
-        for (size_t i = 0; cv->env && cv->env[i]; i++)
-                if (env_add(e, cv->env[i]) < 0)
+        const bool wsl = inv->platform == XPU_PLATFORM_WSL && xpu_vendors[v]->wsl;
+        for (size_t i = 0; cv->env && cv->env[i]; i++) {
+                /* WSL2: the files are mounted at their own path, so a variable naming the spec's
+                 * driver root names "/" */
+                const char *kv = cv->env[i], *eq = strchr(kv, '=');
+                char root[128];
+                if (wsl && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 && (size_t)(eq - kv) + 3 <= sizeof root) {
+                        snprintf(root, sizeof root, "%.*s=/", (int)(eq - kv), kv);
+                        kv = root;
+                }
+                if (env_add(e, kv) < 0)
                         goto oom;
+        }
+        if (wsl) {
+                if (wsl_edits(e, xpu_vendors[v]->wsl, vi, roots, name, warnings) < 0)
+                        goto oom;
+                *ret = e;
+                return 0;
+        }
         if (!cv->libraries) {
                 *ret = e;
                 return 0;

@@ -79,6 +79,9 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
                 ok = xpu_json_add_num(o, "numa_node", d->numa_node);
         ok = ok && xpu_json_add_str(o, "source", xpu_source_to_string(d->source));
+        /* WSL2: the entry stands for the vendor's driver store; how many GPUs it drives is unknown */
+        if (ok && d->source == XPU_SOURCE_WSL)
+                ok = cJSON_AddBoolToObject(o, "count_known", false) != NULL;
         /* "sources": the facts a rich backend filled, each with that backend's name, and a name
          * taken from the PCI ID database ("pci.ids"). */
         cJSON *src = NULL;
@@ -119,6 +122,7 @@ static cJSON *vendor_to_json(const struct xpu_vendor_info *vi) {
                 if (!ok)
                         cJSON_Delete(a);
         }
+        ok = ok && xpu_json_add_str(o, "wsl_driver_store", vi->wsl_store);
         if (ok && !vi->driver_loaded)
                 ok = xpu_json_add_str(o, "looked_for", vi->looked_for);
         if (!ok) {
@@ -133,7 +137,8 @@ cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
         cJSON *host = cJSON_AddObjectToObject(root, "host");
         cJSON *vendors = host ? cJSON_AddObjectToObject(host, "vendors") : NULL;
         cJSON *devs = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
-        bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel);
+        bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel) &&
+                  xpu_json_add_str(host, "platform", xpu_platform_name(inv->platform));
         /* Convenience copies of the versions users look for first: "<vendor>_driver_version" of
          * each vendor whose driver told one, and the host's CUDA driver version. */
         for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {

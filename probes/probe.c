@@ -21,7 +21,18 @@ static const char *const source_names[_XPU_SOURCE_MAX] = {
         [XPU_SOURCE_NVML] = "nvml",
         [XPU_SOURCE_ROCM_SMI] = "rocm_smi",
         [XPU_SOURCE_CUDA] = "cuda",
+        [XPU_SOURCE_WSL] = "wsl",
 };
+
+static const char *const platform_names[_XPU_PLATFORM_MAX] = {
+        [XPU_PLATFORM_LINUX] = "linux",
+        [XPU_PLATFORM_WSL] = "wsl",
+        [XPU_PLATFORM_TEGRA] = "tegra",
+};
+
+const char *xpu_platform_name(enum xpu_platform p) {
+        return (unsigned)p < _XPU_PLATFORM_MAX ? platform_names[p] : NULL;
+}
 
 static const char *const field_names[_XPU_FIELD_MAX] = {
         [XPU_FIELD_NAME] = "name",

@@ -33,9 +33,10 @@ enum xpu_source {
         XPU_SOURCE_NVML,
         XPU_SOURCE_ROCM_SMI,
         XPU_SOURCE_CUDA,       /* CUDA driver API (libcuda) */
+        XPU_SOURCE_WSL,        /* WSL2: /dev/dxg and a vendor's driver store under /usr/lib/wsl (wsl.h) */
         _XPU_SOURCE_MAX,
 };
-/* "procfs", "sysfs", "nvml", "rocm_smi", "cuda"; NULL for an out-of-range value. */
+/* "procfs", "sysfs", "nvml", "rocm_smi", "cuda", "wsl"; NULL for an out-of-range value. */
 const char *xpu_source_to_string(enum xpu_source s);
 /* Inverse of xpu_source_to_string(). Returns the source or -EINVAL. */
 int xpu_source_from_string(const char *s);
@@ -142,10 +143,24 @@ struct xpu_vendor_info {
          * of /proc/driver/nvidia/capabilities/mig/config and .../monitor; path "" when absent. */
         struct xpu_devnode mig_config_cap, mig_monitor_cap;
         char looked_for[256]; /* what was looked for, shown when nothing was found */
+        /* WSL2: the vendor's driver store folder, "/usr/lib/wsl/drivers/<folder>" in the driver
+         * root (wsl.h); "" elsewhere or when none was found. */
+        char wsl_store[128];
 };
+
+/* Where the GPUs are reached: the probe JSON's host.platform. */
+enum xpu_platform {
+        XPU_PLATFORM_LINUX = 0, /* each vendor's Linux kernel driver: procfs, sysfs, its own nodes */
+        XPU_PLATFORM_WSL,       /* WSL2: /dev/dxg and the Windows driver's files under /usr/lib/wsl */
+        XPU_PLATFORM_TEGRA,     /* NVIDIA Jetson: the integrated GPU, no PCI */
+        _XPU_PLATFORM_MAX,
+};
+/* "linux", "wsl", "tegra"; NULL for an out-of-range value. */
+const char *xpu_platform_name(enum xpu_platform p);
 
 struct xpu_inventory {
         char kernel[65]; /* uname release of the running kernel ("" under a fixture sys root) */
+        enum xpu_platform platform;
         struct xpu_vendor_info vendors[_XPU_VENDOR_MAX];
         struct xpu_device *devices;
         size_t n_devices;

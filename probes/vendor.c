@@ -92,6 +92,15 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
                         return r;
                 }
         }
+        /* WSL2: the vendors' fast paths found nothing of theirs; /dev/dxg and the driver store say */
+        const struct xpu_vendor_wsl *wsl[_XPU_VENDOR_MAX];
+        for (size_t v = 0; v < _XPU_VENDOR_MAX; v++)
+                wsl[v] = xpu_vendors[v]->wsl;
+        int r = xpu_wsl_probe(roots, inv, wsl);
+        if (r < 0) {
+                xpu_inventory_free(inv);
+                return r;
+        }
         for (size_t i = 0; i < inv->n_devices; i++)
                 inv->devices[i].index = (unsigned)i;
         *ret = inv;

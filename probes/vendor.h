@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "probe.h"
+#include "wsl.h"
 
 struct xpu_rich_ops; /* rich.h */
 struct cJSON;        /* cJSON.h */
@@ -232,6 +233,7 @@ struct xpu_vendor_ops {
          * included. Returns 1 with EV's kind, label, bus id, xid, effect, what and action set, 0
          * when the message is none of its events. Bounded by LEN. NULL: the vendor has none. */
         int (*kernel_log)(const char *record, const char *msg, size_t len, struct xpu_kernel_event *ev);
+        const struct xpu_vendor_wsl *wsl; /* its GPUs on WSL2; NULL: not reached there */
 };
 
 /* Every vendor, indexed by enum xpu_vendor, which is also the order the fast paths run in and

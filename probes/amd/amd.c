@@ -677,5 +677,6 @@ const struct xpu_vendor_ops xpu_vendor_amd = {
                   .target_sources = 0 /* the gfx target is KFD topology's (fast path) */ },
         .readings = &xpu_readings_amdgpu,
         .k8s = &xpu_k8s_amd,
+        .wsl = &xpu_wsl_amd,
         .kernel_log = xpu_amd_kernel_log,
 };

@@ -99,6 +99,8 @@ int xpu_amd_parse_unique_id(const char *text, uint64_t *ret);
 struct xpu_vendor_k8s;
 /* How AMD's Kubernetes device plugin names its GPUs (amd-k8s.c): the descriptor's k8s. */
 extern const struct xpu_vendor_k8s xpu_k8s_amd;
+/* AMD's GPUs on WSL2 (amd-wsl.c): the descriptor's wsl. */
+extern const struct xpu_vendor_wsl xpu_wsl_amd;
 
 struct xpu_kernel_event;
 /* AMD's kernel-log rules (amd-kmsg.c): the descriptor's kernel_log (vendor.h). */

@@ -278,4 +278,5 @@ const struct xpu_vendor_ops xpu_vendor_intel = {
         .view = { .facts_json = intel_facts_json },
         .readings = &xpu_readings_intel,
         .k8s = &xpu_k8s_intel,
+        .wsl = &xpu_wsl_intel,
 };

@@ -57,3 +57,5 @@ extern const struct xpu_readings_ops xpu_readings_intel;
 struct xpu_vendor_k8s;
 /* How Intel's Kubernetes device plugin names its GPUs (intel-k8s.c): the descriptor's k8s. */
 extern const struct xpu_vendor_k8s xpu_k8s_intel;
+/* Intel's GPUs on WSL2 (intel-wsl.c): the descriptor's wsl. */
+extern const struct xpu_vendor_wsl xpu_wsl_intel;

@@ -694,5 +694,6 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
                   .target_sources = (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
         .readings = &xpu_readings_nvml,
         .k8s = &xpu_k8s_nvidia,
+        .wsl = &xpu_wsl_nvidia,
         .kernel_log = xpu_nvidia_kernel_log,
 };

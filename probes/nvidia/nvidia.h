@@ -96,6 +96,8 @@ const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *
 struct xpu_vendor_k8s;
 /* How NVIDIA's Kubernetes device plugin names its GPUs (nvidia-k8s.c): the descriptor's k8s. */
 extern const struct xpu_vendor_k8s xpu_k8s_nvidia;
+/* NVIDIA's GPUs on WSL2 (nvidia-wsl.c): the descriptor's wsl. */
+extern const struct xpu_vendor_wsl xpu_wsl_nvidia;
 
 struct xpu_kernel_event;
 /* NVIDIA's kernel-log rules (nvidia-kmsg.c): the descriptor's kernel_log (vendor.h). */

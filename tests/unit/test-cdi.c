@@ -440,6 +440,76 @@ START_TEST(test_nvidia_host_files) {
 }
 END_TEST
 
+/* WSL2 (the wsl-amd and wsl-nvidia fixture hosts, probed): every device gives /dev/dxg with the
+ * host's numbers and the vendor's Windows driver files mounted at their own path (NVIDIA's from
+ * its driver store), the variable naming the driver root says "/", and AMD's runtime is told to
+ * use its dxg path. */
+START_TEST(test_wsl) {
+        char *root = xpu_test_copy_host("wsl-nvidia");
+        xpu_test_make_devnodes(root);
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        struct xpu_inventory *inv = NULL;
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd,
+                                             .host_root = root };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_msg(w == NULL, "%s", w ? w[0] : "");
+        const cJSON *dev0 = device(spec, "0");
+        char *env = cJSON_PrintUnformatted(cJSON_GetObjectItem(dev0, "env"));
+        ck_assert_str_eq(env, "[\"XPUINIT_DRIVER_ROOT=/\",\"NVIDIA_VISIBLE_DEVICES=void\"]");
+        free(env);
+        const cJSON *nodes = cJSON_GetObjectItem(dev0, "deviceNodes");
+        ck_assert_int_eq(cJSON_GetArraySize(nodes), 1);
+        const cJSON *dxg = cJSON_GetArrayItem(nodes, 0);
+        ck_assert_str_eq(cJSON_GetObjectItem(dxg, "path")->valuestring, "/dev/dxg");
+        ck_assert_str_eq(cJSON_GetObjectItem(dxg, "hostPath")->valuestring, "/dev/dxg");
+        ck_assert_int_eq(cJSON_GetObjectItem(dxg, "major")->valueint, 10);
+        ck_assert_int_eq(cJSON_GetObjectItem(dxg, "minor")->valueint, 124);
+        char got[4096] = "";
+        size_t n = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(dev0, "mounts")) {
+                ck_assert_str_eq(cJSON_GetObjectItem(m, "hostPath")->valuestring,
+                                 cJSON_GetObjectItem(m, "containerPath")->valuestring);
+                n += (size_t)snprintf(got + n, sizeof got - n, "%s\n", cJSON_GetObjectItem(m, "containerPath")->valuestring);
+        }
+#define S "/usr/lib/wsl/drivers/nv_dispsi.inf_amd64_7cc7738d8e428783/"
+        ck_assert_str_eq(got, S "libcuda.so.1.1\n" S "libcuda_loader.so\n" S "libnvidia-ptxjitcompiler.so.1\n" S
+                              "libnvidia-ml.so.1\n" S "libnvidia-ml_loader.so\n" S "libnvdxgdmal.so.1\n" S
+                              "nvcubins.bin\n" S "nvidia-smi\n/usr/lib/wsl/lib/libdxcore.so\n");
+#undef S
+        cJSON_Delete(spec);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&r);
+        xpu_test_rm_rf(root);
+        free(root);
+
+        root = xpu_test_copy_host("wsl-amd");
+        xpu_test_make_devnodes(root);
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        const struct xpu_cdi_roots amd = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd };
+        ck_assert_int_eq(build(inv, &amd, &spec, &w, err), 1);
+        ck_assert_msg(w == NULL, "%s", w ? w[0] : "");
+        dev0 = device(spec, "0");
+        env = cJSON_PrintUnformatted(cJSON_GetObjectItem(dev0, "env"));
+        ck_assert_str_eq(env, "[\"HSA_ENABLE_DXG_DETECTION=1\"]");
+        free(env);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(dev0, "mounts")), 1);
+        ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(dev0, "mounts"), 0),
+                                             "containerPath")->valuestring, "/usr/lib/wsl/lib/libdxcore.so");
+        cJSON_Delete(spec);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&r);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *cdi_suite(void) {
         Suite *s = suite_create("cdi");
         TCase *tc = tcase_create("spec");
@@ -450,6 +520,7 @@ static Suite *cdi_suite(void) {
         tcase_add_test(tc, test_left_out);
         tcase_add_test(tc, test_nvidia_driver_files);
         tcase_add_test(tc, test_nvidia_host_files);
+        tcase_add_test(tc, test_wsl);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -226,6 +226,11 @@ static void compare_vendor(const char *name, const cJSON *e, const struct xpu_in
                 ck_assert_str_eq(inv->vendors[v].driver_version, ver->valuestring);
                 checked++;
         }
+        const cJSON *store = cJSON_GetObjectItemCaseSensitive(e, "wsl_driver_store");
+        if (cJSON_IsString(store)) {
+                ck_assert_str_eq(inv->vendors[v].wsl_store, store->valuestring);
+                checked++;
+        }
         const cJSON *devs = cJSON_GetObjectItemCaseSensitive(e, "devices");
         size_t k = 0;
         const cJSON *d;
@@ -260,7 +265,22 @@ START_TEST(test_expected_json) {
                         continue; /* most synthetic edge-case hosts have no capture */
                 cJSON *e = cJSON_Parse(text);
                 ck_assert_msg(e != NULL, "%s does not parse", path);
-                struct xpu_inventory *inv = xpu_test_probe_host(de->d_name);
+                /* A host that says its platform (WSL2: /dev/dxg) is probed on a copy with its nodes made. */
+                const cJSON *platform = cJSON_GetObjectItemCaseSensitive(e, "platform");
+                char *copy = NULL;
+                struct xpu_inventory *inv = NULL;
+                if (cJSON_IsString(platform)) {
+                        copy = xpu_test_copy_host(de->d_name);
+                        xpu_test_make_devnodes(copy);
+                        struct xpu_roots r;
+                        const char *which = NULL;
+                        ck_assert_int_eq(xpu_roots_open(&r, copy, copy, copy, &which), 0);
+                        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+                        xpu_roots_close(&r);
+                        ck_assert_str_eq(xpu_platform_name(inv->platform), platform->valuestring);
+                        checked++;
+                } else
+                        inv = xpu_test_probe_host(de->d_name);
                 int root = xpu_open_root(xpu_test_host(de->d_name));
                 ck_assert_int_ge(root, 0);
                 ck_assert_int_ge(xpu_inventory_name_from_pci_ids(inv, root), 0);
@@ -269,14 +289,19 @@ START_TEST(test_expected_json) {
                         compare_vendor(de->d_name, cJSON_GetObjectItemCaseSensitive(e, xpu_vendor_to_string(v)), inv,
                                        (enum xpu_vendor)v);
                 xpu_inventory_free(inv);
+                if (copy) {
+                        xpu_test_rm_rf(copy);
+                        free(copy);
+                }
                 cJSON_Delete(e);
                 free(text);
                 hosts++;
         }
         closedir(d);
-        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22) and the
-         * synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16 bits. */
-        ck_assert_uint_eq(hosts, 12);
+        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22), the
+         * synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16 bits, and the
+         * three WSL2 hosts (wsl-nvidia, wsl-amd, wsl-intel). */
+        ck_assert_uint_eq(hosts, 15);
         ck_assert_uint_gt(checked, 150);
 }
 END_TEST

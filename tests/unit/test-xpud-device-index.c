@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device-index.h"
+#include "health.h"
 #include "testlib.h"
 
 /* An AMD device with probe index INDEX, UUID "GPU-<UUID>" ("" for none) and bus 0000:BUS:00.0. */
@@ -107,11 +108,32 @@ START_TEST(test_identity) {
 }
 END_TEST
 
+/* WSL2's entries (one per vendor's driver store: no UUID, no bus id, source wsl) are one device
+ * across samples by vendor and vendor ordinal, in the index map and for health (never "lost"). */
+START_TEST(test_wsl_entries) {
+        struct xpud_index_map m = {};
+        struct xpu_device nv = { .index = 0, .vendor = XPU_VENDOR_NVIDIA, .source = XPU_SOURCE_WSL };
+        struct xpu_device in = { .index = 1, .vendor = XPU_VENDOR_INTEL, .source = XPU_SOURCE_WSL };
+        struct xpu_device s1[] = { nv, in };
+        assign(&m, s1, 2, (const unsigned[]){ 0, 1 });
+        struct xpu_device s2[] = { in };
+        s2[0].index = 0;
+        assign(&m, s2, 1, (const unsigned[]){ 1 });
+        ck_assert(xpud_device_same(&nv, &nv));
+        ck_assert(!xpud_device_same(&nv, &in));
+        struct xpu_device other = nv;
+        other.vendor_index = 1;
+        ck_assert(!xpud_device_same(&nv, &other));
+        xpud_index_map_done(&m);
+}
+END_TEST
+
 static Suite *index_suite(void) {
         Suite *s = suite_create("xpud-device-index");
         TCase *tc = tcase_create("index");
         tcase_add_test(tc, test_lost_and_reordered);
         tcase_add_test(tc, test_identity);
+        tcase_add_test(tc, test_wsl_entries);
         suite_add_tcase(s, tc);
         return s;
 }
