@@ -13,6 +13,7 @@
 #include "nvidia/nvidia.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-numa.h"
 #include "cdi-spec.h"
 #include "devcode/libraries.h"
 #include "rich.h"
@@ -549,8 +550,8 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 if (!xpu_inventory_add_device(inv, &s.devs[i]))
                         return -ENOMEM;
         }
-        /* after the GPUs: their MIG capability minors are checked against these */
-        if ((r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps)) < 0)
+        /* after the GPUs: their MIG capability minors are checked against these; their memory's NUMA nodes */
+        if ((r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps)) < 0 || (r = xpu_nvidia_probe_memory_numa(roots, inv)) < 0)
                 return r;
         if (s.n_devs == 0)
                 snprintf(vi->looked_for, sizeof vi->looked_for,
@@ -636,6 +637,9 @@ static const struct xpu_fact_label nvidia_info_labels[] = {
         { "brand", offsetof(struct xpu_device, nvidia.brand) },                           /* NVML */
         { "compute_capability", offsetof(struct xpu_device, nvidia.compute_capability) }, /* NVML, CUDA */
         { "vbios_version", offsetof(struct xpu_device, nvidia.vbios_version) },           /* procfs */
+        { "memory_numa_node", offsetof(struct xpu_device, nvidia.memory_numa_label) },    /* sysfs, NVML */
+        { "memory_coherent", offsetof(struct xpu_device, nvidia.memory_coherent) },       /* sysfs, NVML */
+        { "addressing_mode", offsetof(struct xpu_device, nvidia.addressing_mode) },       /* NVML */
         { NULL, 0 },
 };
 
