@@ -647,6 +647,12 @@ void xpu_nvml_result_print(const struct xpu_nvml_result *r, FILE *f) {
                         fprintf(f, " %" PRIu64 " MiB", d->memory_total_bytes >> 20);
                 if (d->have & XPU_NVML_HAVE_MEMORY_USED)
                         fprintf(f, " (%" PRIu64 " MiB used)", d->memory_used_bytes >> 20);
+                if (d->have & XPU_NVML_HAVE_NUMA_NODE)
+                        fprintf(f, " memory on NUMA node %" PRIu32, d->numa_node);
+                if (d->have & XPU_NVML_HAVE_ADDRESSING_MODE)
+                        fprintf(f, " addressing %s", d->addressing_mode);
+                if (d->have & XPU_NVML_HAVE_C2C)
+                        fprintf(f, " C2C %s", d->c2c_enabled ? "on" : "off");
                 fputc('\n', f);
                 if (d->have & XPU_NVML_HAVE_MIG_MODE)
                         fprintf(f, "    MIG %s%s\n", d->mig_enabled ? "enabled" : "disabled",

@@ -200,6 +200,16 @@ START_TEST(test_nvml_gh200) {
         ck_assert_str_eq(cJSON_GetObjectItem(d0, "addressing_mode")->valuestring, "ats");
         ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(d0, "c2c_enabled")));
         cJSON_Delete(j);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(f);
+        xpu_nvml_result_print(r, f);
+        fclose(f);
+        ck_assert_msg(strstr(text, "  0 " BUS " GPU-7c1e2d3a-9b4f-4e21-a6d8-3f5b0c9e7a12 NVIDIA GH200 480GB memory on "
+                                   "NUMA node 1 addressing ats C2C on\n"),
+                      "%s", text);
+        free(text);
 
         /* Merged into the fixture's inventory: NVML agrees with the sysfs pairing. */
         struct xpu_inventory *inv = xpu_test_probe_host(HOST);
