@@ -60,8 +60,8 @@ const char *xpu_field_to_string(enum xpu_field f);
 
 #define XPU_DEVICE_NODES_MAX 4
 /* Bytes of struct xpu_device's vendor_facts: the largest vendor's facts (an NVIDIA GPU's with its
- * MIG devices, 2840 bytes on x86-64 and aarch64). Each -facts.h asserts that its struct fits. */
-#define XPU_VENDOR_FACTS_SIZE 2840
+ * MIG devices, 2880 bytes on x86-64 and aarch64, rounded up). Each -facts.h asserts that its struct fits. */
+#define XPU_VENDOR_FACTS_SIZE 3072
 #define XPU_VENDOR_NODES_MAX 8
 
 /* Bits of xpu_device.have: set when the matching number is known. */

@@ -14,6 +14,10 @@
 #include "mig.h"
 #include "probe.h"
 
+/* Highest NUMA node id + 1 we accept from sysfs or NVML (the kernel's NODES_SHIFT is at most 10 on
+ * arm64 and x86-64: 1024 nodes; room to spare). */
+#define XPU_NVIDIA_NUMA_NODES_MAX 4096
+
 /* An NVIDIA GPU's own facts. */
 struct xpu_nvidia_facts {
         uint32_t minor;              /* "Device Minor:" → /dev/nvidia<minor>; not the index (XPU_HAVE_MINOR) */
@@ -27,6 +31,14 @@ struct xpu_nvidia_facts {
         bool mig_enabled;            /* current MIG mode (XPU_HAVE_MIG_MODE) */
         struct xpu_mig_device mig[XPU_MIG_DEVICES_MAX]; /* by (gi, ci) */
         size_t n_mig;
+        /* Memory coherent with the CPU's (Grace Hopper, Grace Blackwell: NVLink-C2C), nvidia-numa.h:
+         * the CPU-less NUMA node that holds the GPU's memory, from the sysfs pairing or NVML. */
+        bool memory_numa_known;      /* memory_numa_node is set */
+        uint32_t memory_numa_node;   /* < XPU_NVIDIA_NUMA_NODES_MAX */
+        uint8_t memory_numa_source;  /* enum xpu_source that gave it: sysfs or nvml */
+        char memory_numa_label[12];  /* memory_numa_node in decimal ("" unknown): the xpu_info label */
+        char memory_coherent[8];     /* "true", "false"; "" unknown */
+        char addressing_mode[8];     /* nvmlDeviceGetAddressingMode: "ats", "hmm", "none"; "" unknown */
 };
 
 static_assert(sizeof(struct xpu_nvidia_facts) <= XPU_VENDOR_FACTS_SIZE,

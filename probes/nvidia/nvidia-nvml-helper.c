@@ -59,6 +59,19 @@ enum {
         NVML_VOLATILE_ECC = 0,             /* nvmlEccCounterType_t: since the driver was loaded */
         NVML_DEVICE_MIG_ENABLE = 1,        /* nvmlDeviceGetMigMode */
 };
+/* nvmlDeviceAddressingMode_t (R570+): the version word is NVML_STRUCT_VERSION(DeviceAddressingMode,
+ * 1), the struct's size with 1 in the top byte (0x1000008, as NVIDIA's nvidia-ml-py spells it);
+ * value NVML_DEVICE_ADDRESSING_MODE_{NONE,HMM,ATS} = 0, 1, 2. The spare words take a longer layout
+ * a later library might write. */
+typedef struct {
+        unsigned version, value, spare[14];
+} nvml_addressing_mode;
+#define NVML_ADDRESSING_MODE_V1 0x1000008u
+static const char *const addressing_names[] = { "none", "hmm", "ats" };
+/* nvmlC2cModeInfo_v1_t of nvmlDeviceGetC2cModeInfoV: isC2cEnabled 0 or 1; spare words as above. */
+typedef struct {
+        unsigned is_c2c_enabled, spare[15];
+} nvml_c2c_mode;
 /* MIG indices tried per GPU at most, whatever nvmlDeviceGetMaxMigDeviceCount says (7 on H100). */
 #define MIG_INDEX_MAX 64u
 
@@ -87,7 +100,7 @@ struct nvml_api {
                 *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *mig_gi, *mig_ci, *utilization, *temperature,
                 *temp_threshold,
                 *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *remapped_rows, *retired_pages,
-                *retired_pending, *error_string;
+                *retired_pending, *numa_node, *addressing_mode, *c2c_mode, *error_string;
 };
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
@@ -308,6 +321,27 @@ static void read_memory_repair(struct dev_read *c) {
                 xpu_reply_add(c->r, "device.%u.retired %u %u %d\n", c->i, count[0], count[1], status);
 }
 
+/* Memory coherent with the CPU's (Grace Hopper, Grace Blackwell): the NUMA node of the GPU's
+ * memory, the addressing mode, NVLink-C2C. NOT_SUPPORTED on other GPUs; a value out of range
+ * (node >= XPU_NVIDIA_NUMA_NODES_MAX, a mode or flag NVML does not define) is left out. */
+static void read_coherence(struct dev_read *c) {
+        const struct nvml_api *a = c->a;
+        unsigned node = 0;
+        if (dev_can(c, offsetof(struct nvml_api, numa_node)) &&
+            dev_ok(c, "nvmlDeviceGetNumaNodeId", CALL(fn_dev_uint, a->numa_node)(c->d, &node)) &&
+            node < XPU_NVIDIA_NUMA_NODES_MAX)
+                xpu_reply_add(c->r, "device.%u.numa_node %u\n", c->i, node);
+        nvml_addressing_mode mode = { .version = NVML_ADDRESSING_MODE_V1 };
+        if (dev_can(c, offsetof(struct nvml_api, addressing_mode)) &&
+            dev_ok(c, "nvmlDeviceGetAddressingMode", CALL(fn_dev_ptr, a->addressing_mode)(c->d, &mode)) &&
+            mode.value < ELEMENTSOF(addressing_names))
+                xpu_reply_add(c->r, "device.%u.addressing_mode %s\n", c->i, addressing_names[mode.value]);
+        nvml_c2c_mode c2c = { 0 };
+        if (dev_can(c, offsetof(struct nvml_api, c2c_mode)) &&
+            dev_ok(c, "nvmlDeviceGetC2cModeInfoV", CALL(fn_dev_ptr, a->c2c_mode)(c->d, &c2c)) && c2c.is_c2c_enabled <= 1)
+                xpu_reply_add(c->r, "device.%u.c2c_mode %u\n", c->i, c2c.is_c2c_enabled);
+}
+
 /* The optional per-device facts; a failing optional call just leaves its line out. */
 static void read_device_extras(struct dev_read *c) {
         const struct nvml_api *a = c->a;
@@ -359,6 +393,7 @@ static void read_device_extras(struct dev_read *c) {
         }
 
         read_mig(c);
+        read_coherence(c);
 
         nvml_utilization util = {0};
         if (dev_can(c, offsetof(struct nvml_api, utilization)) &&
@@ -492,6 +527,9 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 { "nvmlDeviceGetRemappedRows", NULL, &a.remapped_rows, true },
                 { "nvmlDeviceGetRetiredPages", NULL, &a.retired_pages, true },
                 { "nvmlDeviceGetRetiredPagesPendingStatus", NULL, &a.retired_pending, true },
+                { "nvmlDeviceGetNumaNodeId", NULL, &a.numa_node, true },
+                { "nvmlDeviceGetAddressingMode", NULL, &a.addressing_mode, true },
+                { "nvmlDeviceGetC2cModeInfoV", NULL, &a.c2c_mode, true },
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
         int e = xpu_helper_job_load(job, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, r, out_fd, status);

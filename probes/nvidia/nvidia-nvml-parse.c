@@ -43,10 +43,14 @@
  *   device.0.remap 0 2 1 0               row remapping: correctable rows, uncorrectable rows, pending
  *                                        (0/1), failed (0/1)
  *   device.0.retired 1 0 0               page retirement: single-bit pages, double-bit pages, pending (0/1)
+ *   device.0.numa_node 1                 nvmlDeviceGetNumaNodeId: below XPU_NVIDIA_NUMA_NODES_MAX
+ *   device.0.addressing_mode ats         nvmlDeviceGetAddressingMode: none, hmm or ats
+ *   device.0.c2c_mode 1                  nvmlDeviceGetC2cModeInfoV: 0 or 1
  *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
  *   end
  * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
 #include "nvidia/nvidia-nvml-parse.h"
+#include "nvidia/nvidia-numa.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -208,11 +212,42 @@ static int set_repair_field(struct xpu_nvml_device *d, const char *field, const 
         return -ENOENT;
 }
 
-/* The hand-parsed device keys (xpu_reply_spec.device_line): MIG, then memory repair; -ENOENT for
- * the field table. */
+/* The coherence keys "numa_node", "addressing_mode" and "c2c_mode" (each once, in range).
+ * Returns 0, -ENOENT when FIELD is none of them, -EINVAL. */
+static int set_coherence_field(struct xpu_nvml_device *d, const char *field, const char *value) {
+        uint32_t v = 0;
+        if (strcmp(field, "numa_node") == 0) {
+                if ((d->have & XPU_NVML_HAVE_NUMA_NODE) || parse_u32s(value, &v, 1) < 0 || v >= XPU_NVIDIA_NUMA_NODES_MAX)
+                        return -EINVAL;
+                d->numa_node = v;
+                d->have |= XPU_NVML_HAVE_NUMA_NODE;
+                return 0;
+        }
+        if (strcmp(field, "addressing_mode") == 0) {
+                if ((d->have & XPU_NVML_HAVE_ADDRESSING_MODE) ||
+                    (strcmp(value, "none") != 0 && strcmp(value, "hmm") != 0 && strcmp(value, "ats") != 0))
+                        return -EINVAL;
+                xpu_strlcpy(d->addressing_mode, value, sizeof d->addressing_mode);
+                d->have |= XPU_NVML_HAVE_ADDRESSING_MODE;
+                return 0;
+        }
+        if (strcmp(field, "c2c_mode") == 0) {
+                if ((d->have & XPU_NVML_HAVE_C2C) || parse_u32s(value, &v, 1) < 0 || v > 1)
+                        return -EINVAL;
+                d->c2c_enabled = v == 1;
+                d->have |= XPU_NVML_HAVE_C2C;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+/* The hand-parsed device keys (xpu_reply_spec.device_line): MIG, memory repair, coherence;
+ * -ENOENT for the field table. */
 static int device_line(void *device, const char *field, const char *value) {
         int e = set_mig_field(device, field, value);
-        return e == -ENOENT ? set_repair_field(device, field, value) : e;
+        if (e == -ENOENT)
+                e = set_repair_field(device, field, value);
+        return e == -ENOENT ? set_coherence_field(device, field, value) : e;
 }
 
 /* What the parser requires of a device once the reply has ended: a complete MIG list; and its
@@ -395,6 +430,9 @@ static int merge_device(struct xpu_inventory *inv, struct xpu_device *dev, const
                                         dev->pci_bus_id, nd->minor, xpu_source_to_string(dev->source), nv->minor,
                                         xpu_source_to_string(dev->source));
         e |= merge_mig(inv, dev, nd);
+        e |= xpu_nvidia_merge_coherence(inv, dev, nd->have & XPU_NVML_HAVE_NUMA_NODE, nd->numa_node,
+                                        nd->have & XPU_NVML_HAVE_ADDRESSING_MODE ? nd->addressing_mode : "",
+                                        nd->have & XPU_NVML_HAVE_C2C ? nd->c2c_enabled : -1);
         return e < 0 ? -ENOMEM : 0;
 }
 
@@ -510,6 +548,12 @@ static bool device_to_json(cJSON *j, const struct xpu_nvml_device *d, size_t i) 
                 ok = cJSON_AddStringToObject(j, "compute_capability", d->compute_capability) != NULL;
         if (ok && (d->have & XPU_NVML_HAVE_BRAND))
                 ok = cJSON_AddStringToObject(j, "brand", d->brand) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_NUMA_NODE))
+                ok = cJSON_AddNumberToObject(j, "numa_node", d->numa_node) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_ADDRESSING_MODE))
+                ok = cJSON_AddStringToObject(j, "addressing_mode", d->addressing_mode) != NULL;
+        if (ok && (d->have & XPU_NVML_HAVE_C2C))
+                ok = cJSON_AddBoolToObject(j, "c2c_enabled", d->c2c_enabled) != NULL;
         ok = ok && mig_to_json(j, d, i);
         if (ok) {
                 cJSON *readings = readings_to_json(d);
@@ -605,6 +649,12 @@ void xpu_nvml_result_print(const struct xpu_nvml_result *r, FILE *f) {
                         fprintf(f, " %" PRIu64 " MiB", d->memory_total_bytes >> 20);
                 if (d->have & XPU_NVML_HAVE_MEMORY_USED)
                         fprintf(f, " (%" PRIu64 " MiB used)", d->memory_used_bytes >> 20);
+                if (d->have & XPU_NVML_HAVE_NUMA_NODE)
+                        fprintf(f, " memory on NUMA node %" PRIu32, d->numa_node);
+                if (d->have & XPU_NVML_HAVE_ADDRESSING_MODE)
+                        fprintf(f, " addressing %s", d->addressing_mode);
+                if (d->have & XPU_NVML_HAVE_C2C)
+                        fprintf(f, " C2C %s", d->c2c_enabled ? "on" : "off");
                 fputc('\n', f);
                 if (d->have & XPU_NVML_HAVE_MIG_MODE)
                         fprintf(f, "    MIG %s%s\n", d->mig_enabled ? "enabled" : "disabled",

@@ -42,6 +42,9 @@ enum {
         XPU_NVML_HAVE_RETIRED = 1u << 20,           /* retired_*: all three (page retirement, before Ampere) */
         XPU_NVML_HAVE_TEMP_SLOWDOWN = 1u << 21,     /* temp_slowdown_celsius */
         XPU_NVML_HAVE_TEMP_SHUTDOWN = 1u << 22,     /* temp_shutdown_celsius */
+        XPU_NVML_HAVE_NUMA_NODE = 1u << 23,         /* numa_node */
+        XPU_NVML_HAVE_ADDRESSING_MODE = 1u << 24,   /* addressing_mode */
+        XPU_NVML_HAVE_C2C = 1u << 25,               /* c2c_enabled */
 };
 
 /* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
@@ -84,6 +87,12 @@ struct xpu_nvml_device {
                                                          nvmlDeviceGetMaxMigDeviceCount-1 (indices without a
                                                          MIG device skipped), in NVML index order */
         size_t n_mig;
+
+        /* Memory coherent with the CPU's (Grace Hopper, Grace Blackwell; nvidia-numa.h): */
+        uint32_t numa_node;                  /* nvmlDeviceGetNumaNodeId: the NUMA node of the GPU's memory,
+                                                < XPU_NVIDIA_NUMA_NODES_MAX */
+        char addressing_mode[8];             /* nvmlDeviceGetAddressingMode: "none", "hmm", "ats" */
+        bool c2c_enabled;                    /* nvmlDeviceGetC2cModeInfoV isC2cEnabled */
 
         /* Live readings for xpud (not merged into the inventory). */
         uint32_t utilization_gpu_percent;    /* nvmlDeviceGetUtilizationRates gpu, 0..100 % of the last sample period */

@@ -3,6 +3,7 @@
  * JSON object, its `xpuinit probe` line and the lines of its MIG devices. Reached through
  * xpu_vendor_nvidia's facts_json, facts_text and subdevices_text. */
 #include <stdio.h>
+#include <string.h>
 
 #include "inventory-json.h"
 #include "nvidia/nvidia.h"
@@ -60,6 +61,14 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
                 ok = xpu_json_add_num(o, "irq", xpu_nvidia_facts(d)->irq);
         if (ok && (d->have & XPU_HAVE_EXCLUDED))
                 ok = cJSON_AddBoolToObject(o, "excluded", xpu_nvidia_facts(d)->excluded) != NULL;
+        /* Grace Hopper and Grace Blackwell (nvidia-numa.h): each only when known. */
+        if (ok && nv->memory_numa_known)
+                ok = xpu_json_add_num(o, "memory_numa_node", nv->memory_numa_node) &&
+                     xpu_json_add_str(o, "memory_numa_node_source", xpu_source_to_string(nv->memory_numa_source));
+        if (ok && nv->memory_coherent[0])
+                ok = cJSON_AddBoolToObject(o, "memory_coherent", strcmp(nv->memory_coherent, "true") == 0) != NULL;
+        if (ok)
+                ok = xpu_json_add_str(o, "addressing_mode", nv->addressing_mode);
         return ok;
 }
 
@@ -70,6 +79,10 @@ void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f) {
                 fprintf(f, "  brand %s", xpu_nvidia_facts(d)->brand);
         if ((d->have & XPU_HAVE_MIG_MODE) && xpu_nvidia_facts(d)->mig_enabled)
                 fprintf(f, "  MIG on (%zu)", xpu_nvidia_facts(d)->n_mig);
+        if (xpu_nvidia_facts(d)->memory_numa_known)
+                fprintf(f, "  memory on NUMA node %u", xpu_nvidia_facts(d)->memory_numa_node);
+        if (strcmp(xpu_nvidia_facts(d)->memory_coherent, "true") == 0)
+                fprintf(f, " (coherent)");
 }
 
 void xpu_nvidia_subdevices_text(const struct xpu_device *d, FILE *f) {

@@ -13,6 +13,7 @@
 #include "nvidia/nvidia.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-numa.h"
 #include "cdi-spec.h"
 #include "devcode/libraries.h"
 #include "rich.h"
@@ -553,8 +554,8 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
                 if (!xpu_inventory_add_device(inv, &s.devs[i]))
                         return -ENOMEM;
         }
-        /* after the GPUs: their MIG capability minors are checked against these */
-        if ((r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps)) < 0)
+        /* after the GPUs: their MIG capability minors are checked against these; their memory's NUMA nodes */
+        if ((r = xpu_nvidia_probe_mig_caps(roots, inv, s.major_caps)) < 0 || (r = xpu_nvidia_probe_memory_numa(roots, inv)) < 0)
                 return r;
         if (s.n_devs == 0)
                 snprintf(vi->looked_for, sizeof vi->looked_for,
@@ -640,6 +641,9 @@ static const struct xpu_fact_label nvidia_info_labels[] = {
         { "brand", XPU_NVIDIA_FACT(brand) },                           /* NVML */
         { "compute_capability", XPU_NVIDIA_FACT(compute_capability) }, /* NVML, CUDA */
         { "vbios_version", XPU_NVIDIA_FACT(vbios_version) },           /* procfs */
+        { "memory_numa_node", XPU_NVIDIA_FACT(memory_numa_label) },    /* sysfs, NVML */
+        { "memory_coherent", XPU_NVIDIA_FACT(memory_coherent) },       /* sysfs, NVML */
+        { "addressing_mode", XPU_NVIDIA_FACT(addressing_mode) },       /* NVML */
         { NULL, 0 },
 };
 

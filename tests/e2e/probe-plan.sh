@@ -6,7 +6,9 @@
 # with a driver root whose libraries lie in the multiarch directory of the programs' architecture
 # (/usr/lib/x86_64-linux-gnu or /usr/lib/aarch64-linux-gnu, read from xpuinit's ELF header) and a
 # decoy copy in the other one, picks nvidia-cuda for all 8 GPUs and binds the libraries from the
-# right directory only. Needs root (mknod for the dev root) and jq. Prints TAP.
+# right directory only. The Grace Hopper host (nvidia-gh200): its probe (memory NUMA node, PCI domain
+# 9, the aarch64 version line) and its nvidia-cuda plan. Needs root (mknod for the dev root) and
+# jq. Prints TAP.
 
 # shellcheck source=tests/e2e/lib.sh
 . "${XPU_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
@@ -71,4 +73,40 @@ is "$(jq -r '[.operations[] | select(.op == "bind" and (.path | endswith("/libcu
         | join(" ")' "$T/plan.json" 2>&1)" "/usr/lib/$triplet/libcuda.so.465.19.01" "plan: libcuda bound from /usr/lib/$triplet"
 is "$(jq -r --arg o "/usr/lib/$other/" '[.operations[] | .source // empty | select(startswith($o))] | length' \
         "$T/plan.json" 2>&1)" 0 "plan: nothing from the other architecture's /usr/lib/$other"
+# Grace Hopper (nvidia-gh200): the aarch64 open-module version line, a GPU at PCI domain 9, its
+# memory on NUMA node 1 (a node without CPUs), coherent.
+gh=nvidia-gh200
+probe "$gh" 1 nvidia 0009:01:00.0
+is "$(jq -c '.devices[0] | [.memory_numa_node, .memory_numa_node_source, .memory_coherent, .numa_node, .minor]' \
+        "$T/$gh.json" 2>&1)" '[1,"sysfs",true,0,0]' "probe $gh: memory on NUMA node 1 (sysfs), coherent; the PCI node 0"
+is "$(jq -r '[.host.vendors.nvidia.driver_version, .host.vendors.nvidia.kernel_module] | join(" ")' "$T/$gh.json" 2>&1)" \
+        "570.124.06 open" "probe $gh: driver 570.124.06 from the aarch64 open-module line"
+is "$(jq -c '.warnings' "$T/$gh.json" 2>&1)" '[]' "probe $gh: no warnings"
+
+# Its plan: the libraries are under /usr/lib/aarch64-linux-gnu as on a real GH200, which the arm64
+# build finds where they are (make check-arm64); an x86-64 build searches its own triplet, so
+# there they move (the rule is the same: the build's directory only).
+e2e_driver_root "$HOSTS/$gh" "$T/ghroot"
+if [ "$triplet" != aarch64-linux-gnu ]; then
+        mv "$T/ghroot/usr/lib/aarch64-linux-gnu" "$T/ghroot/usr/lib/$triplet" || bail "cannot move the GH200 libraries"
+fi
+sh "$XPU_SRCDIR/tests/fixtures/mkdevroot.sh" "$HOSTS/$gh" "$T/ghdev" >/dev/null || bail "mkdevroot.sh failed"
+chmod -R a+rX "$T"
+NVIDIA_VISIBLE_DEVICES=all xpuinit plan --json --sys-root "$T/ghroot" --dev-root "$T/ghdev" --driver-root "$T/ghroot" \
+        -- /bin/true >"$T/ghplan.json" 2>"$T/ghplan.err"
+rc=$?
+is "$rc" 0 "plan on $gh exits 0"
+[ "$rc" -eq 0 ] || diag_file "$T/ghplan.err"
+is "$(jq -c '[.profile, (.devices | length), .driver_version]' "$T/ghplan.json" 2>&1)" '["nvidia-cuda",1,"570.124.06"]' \
+        "plan $gh: nvidia-cuda, 1 GPU, driver 570.124.06"
+for lib in libnvidia-ml libcuda libnvidia-ptxjitcompiler libnvidia-nvvm; do
+        is "$(jq -r --arg l "/$lib.so.570.124.06" '[.operations[] | select(.op == "bind" and (.path | endswith($l)))
+                | .source] | join(" ")' "$T/ghplan.json" 2>&1)" "/usr/lib/$triplet/$lib.so.570.124.06" \
+                "plan $gh: $lib bound from /usr/lib/$triplet"
+done
+is "$(jq -r '[.operations[] | select(.op == "check-device-node") | .path] | sort | join(" ")' "$T/ghplan.json" 2>&1)" \
+        "/dev/nvidia-modeset /dev/nvidia-uvm /dev/nvidia-uvm-tools /dev/nvidia0 /dev/nvidiactl" \
+        "plan $gh: the GPU's node, nvidiactl, nvidia-modeset and uvm"
+is "$(jq -r '.env.CUDA_VISIBLE_DEVICES // empty' "$T/ghplan.json" 2>&1)" "GPU-7c1e2d3a-9b4f-4e21-a6d8-3f5b0c9e7a12" \
+        "plan $gh: CUDA_VISIBLE_DEVICES names the GH200 by UUID"
 e2e_done

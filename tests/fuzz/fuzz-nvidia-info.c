@@ -3,9 +3,11 @@
  * a file read from /proc/driver/nvidia: xpu_nvidia_parse_information() (gpus/<bus>/information)
  * xpu_nvidia_parse_version() (version), the latter also with answer buffers too small for any
  * real version (its -ENOBUFS path), and xpu_nvidia_parse_cap_minor() (a MIG capability's access
- * file). Corpus: tests/fuzz/corpus/nvidia-info/. */
+ * file); the Grace Hopper readers (probes/nvidia/nvidia-numa.h) of the version line's architecture
+ * and of a sysfs node list (has_cpu, has_memory). Corpus: tests/fuzz/corpus/nvidia-info/. */
 #include "fuzz.h"
 #include "nvidia/nvidia.h"
+#include "nvidia/nvidia-numa.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_strndup(data, size);
@@ -23,6 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                        sizeof small_flavor);
         uint32_t minor = 0;
         if (xpu_nvidia_parse_cap_minor(text, &minor) == 0 && minor > XPU_NVIDIA_CAP_MINOR_MAX)
+                abort();
+        char arch[32], small_arch[2];
+        (void)xpu_nvidia_parse_version_arch(text, arch, sizeof arch);
+        (void)xpu_nvidia_parse_version_arch(text, small_arch, sizeof small_arch);
+        uint64_t nodes[XPU_NVIDIA_NUMA_WORDS];
+        int n = xpu_nvidia_parse_node_list(text, nodes);
+        if (n > XPU_NVIDIA_NUMA_NODES_MAX)
                 abort();
         free(text);
         return 0;

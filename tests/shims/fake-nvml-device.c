@@ -489,3 +489,35 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigne
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons) {
         return ull_reading("nvmlDeviceGetCurrentClocksThrottleReasons", device, "clock_event_reasons", reasons);
 }
+
+/* The coherence queries of a Grace Hopper GPU, each NOT_SUPPORTED without its key, as NVML answers
+ * on other GPUs. Any number is handed out as given (cut to 32 bits), so tests can send hostile
+ * values: "device.N.numa_node" (nvmlDeviceGetNumaNodeId), "device.N.addressing_mode"
+ * (nvmlDeviceGetAddressingMode's value; a wrong version word is NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+ * 25), "device.N.c2c_mode" (nvmlDeviceGetC2cModeInfoV's isC2cEnabled). */
+static nvmlReturn_t coherence_value(const char *function, nvmlDevice_t device, const char *key, unsigned *out) {
+        long long v = 0;
+        nvmlReturn_t r = fake_enter(function, device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (xpu_fake_state_get_long(&v, "device.%u.%s", device->index, key) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        *out = (unsigned)v;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node) {
+        return coherence_value("nvmlDeviceGetNumaNodeId", device, "numa_node", node);
+}
+
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode) {
+        if (mode && mode->version != 0x1000008u)
+                return 25; /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+        return coherence_value("nvmlDeviceGetAddressingMode", device, "addressing_mode", mode ? &mode->value : NULL);
+}
+
+nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *info) {
+        return coherence_value("nvmlDeviceGetC2cModeInfoV", device, "c2c_mode", info ? &info->isC2cEnabled : NULL);
+}

@@ -102,6 +102,18 @@ EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int 
 EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, int cause, unsigned int *pageCount,
                                               unsigned long long *addresses);
 EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, int *isPending);
+/* nvmlDeviceAddressingMode_t (version NVML_STRUCT_VERSION(DeviceAddressingMode, 1) = 0x1000008)
+ * and nvmlC2cModeInfo_v1_t, as NVIDIA's nvidia-ml-py defines them. */
+typedef struct {
+        unsigned int version;
+        unsigned int value; /* 0 none, 1 HMM, 2 ATS */
+} nvmlDeviceAddressingMode_t;
+typedef struct {
+        unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+EXPORT nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
+EXPORT nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode);
+EXPORT nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *info);
 EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorType, int counterType,
                                                 unsigned long long *eccCounts);
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);

@@ -46,10 +46,14 @@ static int state_path_beside_library(char *buf, size_t size) {
 }
 
 static char *state_load(void) {
-        char beside[PATH_MAX];
+        /* Where this library lies does not change while it is loaded: found once, since reading
+         * /proc/self/maps on every call made a 64-GPU read crawl under qemu-user. The file itself
+         * is read anew each time (tests change readings while xpud runs). */
+        static char beside[PATH_MAX];
         const char *path = getenv("XPU_FAKE_STATE");
         if (!path || !*path) {
-                if (state_path_beside_library(beside, sizeof(beside)) < 0) {
+                if (!beside[0] && state_path_beside_library(beside, sizeof(beside)) < 0) {
+                        beside[0] = '\0';
                         errno = ENODATA;
                         return NULL;
                 }

@@ -127,6 +127,7 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                         { "simd_count", XPU_VENDOR_AMD },      { "compute_units", XPU_VENDOR_AMD },
                         { "kfd_node", XPU_VENDOR_AMD },        { "gpu_id", XPU_VENDOR_AMD },
                         { "num_xcc", XPU_VENDOR_AMD },         { "tile_count", XPU_VENDOR_INTEL },
+                        { "memory_numa_node", XPU_VENDOR_NVIDIA }, { "memory_coherent", XPU_VENDOR_NVIDIA },
                 };
                 for (size_t j = 0; j < ELEMENTSOF(own); j++)
                         ck_assert_msg(strcmp(k, own[j].key) != 0 || d->vendor == own[j].vendor,
@@ -164,7 +165,12 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                         expect_num(host, i, k, f, d->have & XPU_HAVE_MEMORY_USED, (double)d->memory_used_bytes);
                 else if (!strcmp(k, "numa_node"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_NUMA_NODE, d->numa_node);
-                else if (!strcmp(k, "kfd_node"))
+                else if (!strcmp(k, "memory_numa_node")) /* Grace Hopper: sysfs */
+                        expect_num(host, i, k, f, xpu_nvidia_facts(d)->memory_numa_known, xpu_nvidia_facts(d)->memory_numa_node);
+                else if (!strcmp(k, "memory_coherent")) {
+                        ck_assert_str_eq(xpu_nvidia_facts(d)->memory_coherent, cJSON_IsTrue(f) ? "true" : "false");
+                        checked++;
+                } else if (!strcmp(k, "kfd_node"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_NODE, xpu_amd_facts(d)->kfd_node);
                 else if (!strcmp(k, "gpu_id"))
                         expect_num(host, i, k, f, d->have & XPU_HAVE_KFD_GPU_ID, xpu_amd_facts(d)->kfd_gpu_id);
@@ -298,10 +304,11 @@ START_TEST(test_expected_json) {
                 hosts++;
         }
         closedir(d);
-        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22), the
-         * synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16 bits, and the
+        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22), nvidia-gh200
+         * (GH200 captures) and the synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider
+         * than 16 bits, and the
          * three WSL2 hosts (wsl-nvidia, wsl-amd, wsl-intel). */
-        ck_assert_uint_eq(hosts, 15);
+        ck_assert_uint_eq(hosts, 16);
         ck_assert_uint_gt(checked, 150);
 }
 END_TEST
