@@ -16,11 +16,11 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "devcode/object-json.h"
-#include "options.h"
+#include "version.h"
 #include "vendor.h"
 
 int xpu_device_code_cuda_driver(const struct xpu_inventory *inv) {
-        int k = xpu_options_parse_cuda_version(xpu_inventory_cuda_driver_version(inv));
+        int k = xpu_version_parse_cuda(xpu_inventory_cuda_driver_version(inv));
         return k < 0 ? 0 : k;
 }
 

@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "require.h"
+#include "version.h"
 
 /* Where the image's ldconfig may live, in the order glibc distributions use. */
 static const char *const ldconfig_paths[] = {

@@ -39,6 +39,7 @@
 #include "select.h"
 #include "vendor.h"
 #include "stop.h"
+#include "version.h"
 #include "base/str.h"
 #include "base/path.h"
 
@@ -556,7 +557,7 @@ static int cmd_probe(struct context *c, const struct xpu_options *opts) {
 static int cmd_audit(struct context *c, const struct xpu_options *opts) {
         struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
         size_t n = 0, unknown;
-        int cuda = opts->cuda_driver ? xpu_options_parse_cuda_version(opts->cuda_driver) : 0;
+        int cuda = opts->cuda_driver ? xpu_version_parse_cuda(opts->cuda_driver) : 0;
         for (size_t i = 0; i < opts->n_audit_for && n < ELEMENTSOF(t); i++)
                 n += xpu_code_target_parse(opts->audit_for[i], &t[n]) == 0;
         if (!opts->n_audit_for && !opts->k8s_affinity) {

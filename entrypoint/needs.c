@@ -155,19 +155,3 @@ int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr
         *ret = n;
         return 0;
 }
-
-/* ---- driver versions -------------------------------------------------------------------------- */
-
-bool xpu_plain_driver_version(const char *v) {
-        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
-                return false;
-        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
-                if (strcspn(c, ".") > 9)
-                        return false;
-        return true;
-}
-
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
-               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
-}

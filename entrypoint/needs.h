@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a start needs, decided before anything is gathered: the plan's options, the injection mode,
  * the capabilities in effect and which driver files are looked for (from the profile, the
- * selection and the options alone), and how driver versions compare. The gathering step (gather.h)
+ * selection and the options alone). The gathering step (gather.h)
  * reads what these name; the plan (plan.h) reads both. Includes neither. */
 #pragma once
 
@@ -78,12 +78,3 @@ const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_pro
 /* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
  * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
 int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
-
-/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
- * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
-bool xpu_plain_driver_version(const char *v);
-
-/* Is the image's forward-compatibility build (xpu_forward_compat_find, gather.h) of a newer driver
- * branch (first version component) than HOST_VERSION, the running driver? Then the profile's
- * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);

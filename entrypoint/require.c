@@ -16,6 +16,7 @@
 #include "base/strv.h"
 #include "require-parse.h"
 #include "require.h"
+#include "version.h"
 #include "vendor.h"
 
 /* ---- checking --------------------------------------------------------------------------------- */
@@ -64,7 +65,7 @@ static int fact_cmp(const struct factor *f, const char *fact) {
  * end of "<factor> but ...". *KNOWN says whether the host reported the fact. */
 static bool check_version_fact(const struct factor *f, const char *fact, const char *what, const char *extra,
                                char *found, size_t size, bool *known) {
-        if (!xpu_require_is_dotted(fact)) {
+        if (!xpu_version_is_dotted(fact)) {
                 *known = false;
                 snprintf(found, size, "host %s \"%s\" is not a dotted number", what, fact);
                 return false;
@@ -175,7 +176,7 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
                                  rich_unknown(inv, d->vendor, why, sizeof why));
                         return false;
                 }
-                if (!xpu_require_is_dotted(fact)) {
+                if (!xpu_version_is_dotted(fact)) {
                         snprintf(found, size, "%s compute capability \"%s\" is not a dotted number", name,
                                  fact);
                         return false;

@@ -4,6 +4,7 @@
  * their own path are test-plan-host-files.c's. */
 #include "base/strv.h"
 #include "plan-fx.h"
+#include "version.h"
 
 /* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
  * nothing without it. */
