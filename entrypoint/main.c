@@ -36,6 +36,7 @@
 #include "profile.h"
 #include "render.h"
 #include "require.h"
+#include "require-start.h"
 #include "select.h"
 #include "vendor.h"
 #include "stop.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "require.h"
+#include "require-start.h"
 #include "testlib.h"
 
 #define NV XPU_VENDOR_NVIDIA
