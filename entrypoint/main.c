@@ -35,8 +35,8 @@
 #include "probe.h"
 #include "profile.h"
 #include "render.h"
-#include "require.h"
 #include "require-start.h"
+#include "rich-facts.h"
 #include "select.h"
 #include "vendor.h"
 #include "stop.h"
@@ -248,17 +248,6 @@ static void plan_freep(struct xpu_plan **p) {
         xpu_plan_free(*p);
 }
 
-/* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
- * libraries: wanted only when the image has a newer forward-compatibility build (as gathered for
- * the plan), so no other start pays for them. Returns their sources, 0: none. */
-static uint32_t forward_compat_sources(const struct context *c, const struct xpu_plan_facts *facts) {
-        const struct xpu_profile *pr = c->profile;
-        if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
-            !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
-                return 0;
-        return xpu_require_sources(pr->forward_compat_require);
-}
-
 /* The device-code check's facts, read before gather (device-code.h): the mode in effect, the
  * image's index, and which vendor libraries its verdict needs. */
 static int context_device_code(struct context *c, const struct xpu_options *opts,
@@ -272,18 +261,16 @@ static int context_device_code(struct context *c, const struct xpu_options *opts
         return r;
 }
 
-/* The rich facts the plan reads, decided before it and read in one run of the vendor libraries:
- * those forward compatibility names and those the device-code check DC needs; then the
- * profile's forward_compat.require checked with them, for the plan. The inventory is frozen after
- * this. A library the check alone asked for that fails is a warning (its verdict
- * says what is unknown); -EINTR: a stop was asked for while it ran. */
+/* Rich facts: those the plan reads (rich-facts.h: forward compatibility's and the device-code
+ * check's DC), read in one run of the vendor libraries; then what the plan reads of them. The
+ * inventory is frozen after this. A library the check alone asked for that fails is a warning
+ * (its verdict says what is unknown); -EINTR: a stop was asked for while it ran. */
 static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_device_code_facts *dc) {
-        uint32_t fc = forward_compat_sources(c, facts);
-        int r = context_rich(c, 0, fc | (dc ? dc->rich_sources : 0));
-        if (r == -EINTR || (r < 0 && fc))
+        uint32_t required;
+        int r = context_rich(c, 0, xpu_rich_facts_sources(facts, c->inv, c->profile, dc, &required));
+        if (r == -EINTR || (r < 0 && required))
                 return r;
-        /* What the plan reads of them: forward_compat.require, checked once. */
-        r = xpu_gather_forward_compat_require(facts, c->inv, c->sel, c->profile);
+        r = xpu_rich_facts_forward_compat(facts, c->inv, c->sel, c->profile);
         if (r < 0)
                 log_error("out of memory while gathering the plan's facts");
         return r;
@@ -303,10 +290,11 @@ static int check_device_code(const struct xpu_plan *p) {
         return p->device_code_refuse ? -EINVAL : 0;
 }
 
-/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h). *O
- * gets the plan's options (ARGV the workload's), for the plan built from the facts. */
-static int context_gather(struct context *c, char **argv, enum xpu_inject_mode inject, struct xpu_plan_options *o,
-                          struct xpu_plan_facts **ret) {
+/* Needs: what the plan needs, decided before anything is read for it (needs.h): *O gets the
+ * plan's options (ARGV the workload's; the container root opened), *NEEDS what they and the
+ * profile ask for. */
+static int context_needs(struct context *c, char **argv, enum xpu_inject_mode inject, struct xpu_plan_options *o,
+                         struct xpu_plan_needs *needs) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
         /* Then each vendor's toolkit's variable (its descriptor's plan.capabilities_variable). */
@@ -331,10 +319,20 @@ static int context_gather(struct context *c, char **argv, enum xpu_inject_mode i
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,
         };
+        int r = xpu_plan_needs(c->sel, c->profile, o, needs);
+        if (r < 0)
+                log_error("out of memory while gathering the plan's facts");
+        return r;
+}
+
+/* Gather: what the plan needs from the driver, dev and container roots (O), as NEEDS names it,
+ * read once (gather.h; the facts take NEEDS over). */
+static int context_gather(struct context *c, const struct xpu_plan_options *o, struct xpu_plan_needs *needs,
+                          struct xpu_plan_facts **ret) {
         char err[1024];
         err[0] = '\0';
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, &facts, err, sizeof err);
+        int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, needs, &facts, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -473,8 +471,10 @@ static int run(struct context *c, const struct xpu_options *opts) {
         c->container_path = "/";
         struct xpu_plan_options o;
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
+        _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_device_code(c, opts, &dc) < 0 || context_gather(c, opts->argv, opts->inject, &o, &facts) < 0)
+        if (context_device_code(c, opts, &dc) < 0 || context_needs(c, opts->argv, opts->inject, &o, &needs) < 0 ||
+            context_gather(c, &o, &needs, &facts) < 0)
                 return EXIT_SETUP;
         int r = context_rich_facts(c, facts, &dc);
         if (r < 0)
@@ -620,9 +620,10 @@ static int cmd_plan(struct context *c, const struct xpu_options *opts, bool inje
                 mode = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         struct xpu_plan_options o;
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
+        _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if ((!inject && context_device_code(c, opts, &dc) < 0) || context_gather(c, opts->argv, mode, &o, &facts) < 0 ||
-            context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
+        if ((!inject && context_device_code(c, opts, &dc) < 0) || context_needs(c, opts->argv, mode, &o, &needs) < 0 ||
+            context_gather(c, &o, &needs, &facts) < 0 || context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
                 return EXIT_SETUP;
         o.device_code = inject ? NULL : &dc; /* inject: no workload to check */
         o.show = true;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "profile.h"
 #include "select.h"
@@ -62,19 +63,17 @@ struct xpu_plan_needs {
         bool files;                  /* driver files are looked for: capabilities in effect, a mode that
                                       * injects, no void request, and the profile names some for them */
         bool files32;                /* and their 32-bit copies (the profile's capability_32bit is in effect) */
+        uint32_t forward_compat_sources; /* the rich sources (bits of enum xpu_source) the profile's
+                                      * forward_compat.require names (xpu_require_sources): the
+                                      * rich-facts step reads them when gather finds a newer
+                                      * forward-compatibility build (rich-facts.h); 0: none */
 };
 
-/* Decide what a plan for PR needs (plan-env.c): the mode, the capabilities in effect from
+/* Decide what a plan for PR needs (needs.c): the mode, the capabilities in effect from
  * O->capabilities_env (comma-separated, "all"; a word PR has no files for goes to ->ignored), and
- * which driver files are looked for. Pure. Returns 0 or -ENOMEM; free with xpu_plan_needs_done(). */
+ * which driver files are looked for, and which rich sources forward_compat.require names. Pure.
+ * Returns 0 or -ENOMEM; free with xpu_plan_needs_done() (gathered.c: the facts take the needs
+ * over, xpu_plan_gather()). */
 int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
                    struct xpu_plan_needs *ret);
 void xpu_plan_needs_done(struct xpu_plan_needs *n);
-
-/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
-const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n);
-
-
-/* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
- * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
-int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);

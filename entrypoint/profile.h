@@ -189,3 +189,10 @@ bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory
  * xpu_profile_matches(), requirements included. */
 const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
                                              const struct xpu_inventory *inv, const bool *selected);
+
+/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
+const struct xpu_capability_files *xpu_profile_capability_list(const struct xpu_profile *pr, int k, size_t *n);
+
+/* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
+ * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
+int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
