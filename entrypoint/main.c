@@ -207,14 +207,17 @@ static int context_select(struct context *c, const struct xpu_options *opts) {
                 log_error("requirements: %s", strerror(-r));
                 return r;
         }
-        /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
-         * nothing on the start-up path that the fast path can answer. */
-        r = context_rich(c, opts->sources, xpu_require_start_sources(c->profiles, &reqs));
-        if (r < 0)
-                return r;
         struct xpu_selection_env env;
         xpu_selection_env_read(c->inv, &env);
-        if (xpu_selection_env_names_mig_uuid(&env) && (r = context_rich(c, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML))) < 0)
+        /* The vendor libraries only when asked (--source) or for facts the fast path lacks, decided
+         * once and read in one helper run: the requirements' (a vendor's libraries are alternatives)
+         * and a MIG device's UUID, which only NVML knows (NVML is its vendor's first alternative, so
+         * joining it reads what a read of each would). Nothing the fast path can answer. */
+        uint32_t needed = xpu_require_start_sources(c->profiles, &reqs);
+        if (xpu_selection_env_names_mig_uuid(&env))
+                needed |= XPU_SOURCE_BIT(XPU_SOURCE_NVML);
+        r = context_rich(c, opts->sources, needed);
+        if (r < 0)
                 return r;
         r = xpu_selection_parse_env(c->inv, &env, &c->sel, err, sizeof err);
         if (r < 0) {
