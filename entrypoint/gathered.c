@@ -25,6 +25,8 @@ struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
         free(f->host_file_present);
         free(f->host_dir_has_entries);
         free(f->given);
+        for (int i = 0; i < _XPU_PLACEHOLDER_MAX; i++)
+                free(f->placeholders[i]);
         free(f);
         return NULL;
 }

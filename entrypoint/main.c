@@ -23,7 +23,7 @@
 #include "base/strv.h"
 #include "audit.h"
 #include "cdi.h"
-#include "device-code.h"
+#include "device-code-verdict.h"
 #include "gather.h"
 #include "options.h"
 #include "pci-ids.h"
@@ -265,32 +265,41 @@ static int context_device_code(struct context *c, const struct xpu_options *opts
 }
 
 /* Rich facts: those the plan reads (rich-facts.h: forward compatibility's and the device-code
- * check's DC), read in one run of the vendor libraries; then what the plan reads of them. The
- * inventory is frozen after this. A library the check alone asked for that fails is a warning
- * (its verdict says what is unknown); -EINTR: a stop was asked for while it ran. */
-static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_device_code_facts *dc) {
+ * check's DC), read in one run of the vendor libraries; then what the plan reads of them:
+ * forward_compat.require checked, the placeholders' values (O->library_dir) and, for DC, the
+ * device-code verdict into *VERDICT (SHOW: `plan`'s wording). The inventory is frozen after
+ * this. A library the check alone asked for that fails is a warning (its verdict says what is
+ * unknown); -EINTR: a stop was asked for while it ran. */
+static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_plan_options *o,
+                              const struct xpu_device_code_facts *dc, bool show,
+                              struct xpu_device_code_outcome *verdict) {
         uint32_t required;
         int r = context_rich(c, 0, xpu_rich_facts_sources(facts, c->inv, c->profile, dc, &required));
         if (r == -EINTR || (r < 0 && required))
                 return r;
         r = xpu_rich_facts_forward_compat(facts, c->inv, c->sel, c->profile);
+        if (r >= 0)
+                r = xpu_rich_facts_placeholders(facts, c->inv, c->sel, c->profile, o->library_dir);
+        if (r >= 0 && dc)
+                r = xpu_device_code_verdict(dc, c->inv, c->sel, c->profile, o->envp,
+                                            (const char *const *)facts->placeholders, show, verdict);
         if (r < 0)
                 log_error("out of memory while gathering the plan's facts");
         return r;
 }
 
-/* Check: the device-code verdict the plan holds (planner.c judged it), logged as the check
- * decided. Returns -EINVAL when it refuses the start. */
-static int check_device_code(const struct xpu_plan *p) {
-        if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_ERROR)
-                log_error("%s", p->device_code);
-        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_WARNING)
-                log_warning("%s", p->device_code);
-        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_INFO)
-                log_info("%s", p->device_code);
-        if (p->device_code_hint)
+/* Check: the device-code verdict V (judged before the plan), logged as the check decided.
+ * Returns -EINVAL when it refuses the start. */
+static int check_device_code(const struct xpu_device_code_outcome *v) {
+        if (v->message && v->log == XPU_DEVICE_CODE_LOG_ERROR)
+                log_error("%s", v->message);
+        else if (v->message && v->log == XPU_DEVICE_CODE_LOG_WARNING)
+                log_warning("%s", v->message);
+        else if (v->message && v->log == XPU_DEVICE_CODE_LOG_INFO)
+                log_info("%s", v->message);
+        if (v->hint_unknown)
                 log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
-        return p->device_code_refuse ? -EINVAL : 0;
+        return v->refuse ? -EINVAL : 0;
 }
 
 /* Needs: what the plan needs, decided before anything is read for it (needs.h): *O gets the
@@ -479,11 +488,12 @@ static int run(struct context *c, const struct xpu_options *opts) {
         if (context_device_code(c, opts, &dc) < 0 || context_needs(c, opts->argv, opts->inject, &o, &needs) < 0 ||
             context_gather(c, &o, &needs, &facts) < 0)
                 return EXIT_SETUP;
-        int r = context_rich_facts(c, facts, &dc);
+        _cleanup_(xpu_device_code_outcome_clear) struct xpu_device_code_outcome verdict = { 0 };
+        int r = context_rich_facts(c, facts, &o, &dc, false, &verdict);
         if (r < 0)
                 return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
-        o.device_code = &dc;
-        if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(p) < 0)
+        o.device_code = &verdict;
+        if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(&verdict) < 0)
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
         xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
@@ -625,12 +635,13 @@ static int cmd_plan(struct context *c, const struct xpu_options *opts, bool inje
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
         _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
+        _cleanup_(xpu_device_code_outcome_clear) struct xpu_device_code_outcome verdict = { 0 };
         if ((!inject && context_device_code(c, opts, &dc) < 0) || context_needs(c, opts->argv, mode, &o, &needs) < 0 ||
-            context_gather(c, &o, &needs, &facts) < 0 || context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
+            context_gather(c, &o, &needs, &facts) < 0 ||
+            context_rich_facts(c, facts, &o, inject ? NULL : &dc, true, &verdict) < 0)
                 return EXIT_SETUP;
-        o.device_code = inject ? NULL : &dc; /* inject: no workload to check */
-        o.show = true;
-        if (context_plan(c, opts, facts, &o, &p) < 0 || (!inject && check_device_code(p) < 0))
+        o.device_code = inject ? NULL : &verdict; /* inject: no workload to check */
+        if (context_plan(c, opts, facts, &o, &p) < 0 || (!inject && check_device_code(&verdict) < 0))
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {

@@ -22,7 +22,10 @@ enum xpu_inject_mode {
 const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
 int xpu_inject_mode_from_string(const char *s);
 
-struct xpu_device_code_facts; /* device-code.h */
+struct xpu_device_code_outcome; /* device-code-verdict.h */
+
+/* Where the plan injects libraries unless O->library_dir says otherwise. */
+#define XPU_DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 
 /* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
  * xpu_plan_gather() only; xpu_plan_build() never uses them. */
@@ -40,9 +43,9 @@ struct xpu_plan_options {
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
         bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
-        const struct xpu_device_code_facts *device_code; /* the start-time device-code check's facts
-                                       * (device-code.h), judged by the planner; NULL: no check */
-        bool show;                    /* `plan`: the check says what a start would do, refuses nothing */
+        const struct xpu_device_code_outcome *device_code; /* the start-time device-code check's
+                                       * verdict (device-code-verdict.h), judged before the plan, which
+                                       * records it and sets the override it asks for; NULL: no check */
 };
 
 /* What a plan needs from the host, decided from the profile, the selection and the options alone

@@ -178,3 +178,29 @@ int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile
         }
         return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
 }
+
+int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char *const values[_XPU_PLACEHOLDER_MAX]) {
+        for (size_t i = 0; i < pr->n_env; i++) {
+                const struct xpu_env_edit *e = &pr->env[i];
+                if (e->op == XPU_ENV_UNSET) {
+                        xpu_env_unset(*env, e->name);
+                        continue;
+                }
+                _cleanup_free_ char *v = NULL;
+                int r = xpu_env_expand(e->value ? e->value : "", values, &v);
+                if (r < 0)
+                        return r;
+                const char *old = xpu_env_get(*env, e->name);
+                _cleanup_free_ char *joined = NULL;
+                if (e->op == XPU_ENV_PREPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", v, old) < 0)
+                                return -ENOMEM;
+                } else if (e->op == XPU_ENV_APPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", old, v) < 0)
+                                return -ENOMEM;
+                }
+                if (xpu_env_set(env, e->name, joined ? joined : v) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}

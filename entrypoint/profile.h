@@ -196,3 +196,10 @@ const struct xpu_capability_files *xpu_profile_capability_list(const struct xpu_
 /* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
  * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
 int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
+
+/* PR's environment edits (set, prepend, append, unset, in the profile's order) applied to the
+ * environment *ENV (a NULL-terminated strv, grown as needed), with the placeholders expanded from
+ * VALUES (xpu_env_expand). The plan's environment is made with them (plan-env.c), and the
+ * device-code verdict reads the same (device-code-verdict.c). Returns 0, -EINVAL (a placeholder
+ * the profile's parser would have refused), or -ENOMEM. */
+int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char *const values[_XPU_PLACEHOLDER_MAX]);
