@@ -283,8 +283,10 @@ static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, c
         if (r >= 0 && dc)
                 r = xpu_device_code_verdict(dc, c->inv, c->sel, c->profile, o->envp,
                                             (const char *const *)facts->placeholders, show, verdict);
-        if (r < 0)
+        if (r == -ENOMEM)
                 log_error("out of memory while gathering the plan's facts");
+        else if (r < 0) /* a placeholder the profile's parser refuses: not reached */
+                log_error("profile \"%s\" (%s): env: %s", c->profile->name, c->profile->origin, strerror(-r));
         return r;
 }
 
@@ -497,6 +499,7 @@ static int run(struct context *c, const struct xpu_options *opts) {
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
         xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
+        xpu_device_code_outcome_clear(&verdict); /* (the plan holds its line) */
         struct xpu_apply_roots roots;
         int stop = context_apply(c, p, &roots);
         if (stop)
