@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* entrypoint/rich-facts.c: which vendor-library facts a start reads before the plan, and
- * forward_compat.require checked with them. */
+/* entrypoint/rich-facts.c: which vendor-library facts a start reads before the plan,
+ * forward_compat.require checked with them, and the placeholders' values. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,11 +84,59 @@ START_TEST(test_forward_compat) {
 }
 END_TEST
 
+/* The placeholders' values, as the plan expands them: the selected devices of the profile's vendor
+ * by UUID (by index where two share one), their indices, the plan's driver version, the library
+ * directory. */
+START_TEST(test_placeholders) {
+        struct rf t;
+        rf_init(&t, "465.19.01", "", 0);
+        struct xpu_device devs[3] = {
+                { .vendor = XPU_VENDOR_NVIDIA, .vendor_index = 0, .uuid = "GPU-a" },
+                { .vendor = XPU_VENDOR_NVIDIA, .vendor_index = 1, .uuid = "GPU-b" },
+                { .vendor = XPU_VENDOR_AMD, .vendor_index = 0, .uuid = "GPU-c" },
+        };
+        bool selected[3] = { true, true, true };
+        uint32_t mig[3] = { 0 };
+        t.inv->devices = devs;
+        t.inv->n_devices = 3;
+        t.sel = (struct xpu_selection){ .selected = selected, .mig = mig, .n = 3 };
+        ck_assert_int_eq(xpu_rich_facts_placeholders(&t.f, t.inv, &t.sel, &t.pr, NULL), 0);
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_VISIBLE_IDS], "GPU-a,GPU-b"); /* not the AMD GPU */
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_VISIBLE_INDICES], "0,1");
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_DRIVER_VERSION], "465.19.01");
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_LIBRARY_DIR], XPU_DEFAULT_LIBRARY_DIR);
+
+        /* Two devices with one UUID: indices; no kernel driver version: the gathered one when
+         * driver files are looked for, else none; the options' library directory. */
+        xpu_strlcpy(devs[1].uuid, "GPU-a", sizeof devs[1].uuid);
+        selected[0] = false;
+        t.inv->vendors[XPU_VENDOR_NVIDIA].driver_version[0] = '\0';
+        xpu_strlcpy(t.f.driver_version, "550.54.15", sizeof t.f.driver_version);
+        t.f.needs.files = true;
+        ck_assert_int_eq(xpu_rich_facts_placeholders(&t.f, t.inv, &t.sel, &t.pr, "/opt/lib"), 0);
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_VISIBLE_IDS], "1");
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_DRIVER_VERSION], "550.54.15");
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_LIBRARY_DIR], "/opt/lib");
+        t.f.needs.files = false;
+        ck_assert_int_eq(xpu_rich_facts_placeholders(&t.f, t.inv, &t.sel, &t.pr, NULL), 0);
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_DRIVER_VERSION], "");
+
+        /* A profile without a vendor (cpu) takes no device. */
+        t.pr.match_any = true;
+        ck_assert_int_eq(xpu_rich_facts_placeholders(&t.f, t.inv, &t.sel, &t.pr, NULL), 0);
+        ck_assert_str_eq(t.f.placeholders[XPU_PLACEHOLDER_VISIBLE_IDS], "");
+        for (int i = 0; i < _XPU_PLACEHOLDER_MAX; i++)
+                free(t.f.placeholders[i]);
+        free(t.inv);
+}
+END_TEST
+
 static Suite *rich_facts_suite(void) {
         Suite *s = suite_create("rich-facts");
         TCase *tc = tcase_create("core");
         tcase_add_test(tc, test_sources);
         tcase_add_test(tc, test_forward_compat);
+        tcase_add_test(tc, test_placeholders);
         suite_add_tcase(s, tc);
         return s;
 }
