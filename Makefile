@@ -171,7 +171,7 @@ $(LIBPROBE): $(PROBE_OBJS)
 # (below).
 ifeq ($(CROSS),)
 PROFILE_CGEN := $(BUILD)/gen/profile-cgen
-PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-parse.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o
+PROFILE_CGEN_OBJS := $(BUILD)/entrypoint/profile.o $(BUILD)/entrypoint/profile-parse.o $(BUILD)/entrypoint/profile-json.o $(BUILD)/entrypoint/require-parse.o $(BUILD)/entrypoint/version.o
 $(PROFILE_CGEN): packaging/profile-cgen.c $(PROFILE_CGEN_OBJS) $(LIBPROBE)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"

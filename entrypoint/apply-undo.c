@@ -18,6 +18,7 @@
 #include "base/macro.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "ldconfig.h"
 
 /* Keep the first failure's message; later ones only count. */
 struct undo_result {
@@ -162,11 +163,8 @@ int xpu_plan_undo(const struct xpu_plan *p, const struct xpu_apply_roots *roots,
                 undo_mkdir(root_fd, base, &u); /* made by mkdir -p as the library directory's parent */
         if (ldconfig != SIZE_MAX && dropin_removed) {
                 /* The cache names the library directory until it is rebuilt without the drop-in. */
-                struct xpu_plan again = *p;
-                again.ops = &p->ops[ldconfig];
-                again.n_ops = 1;
                 char why[1024];
-                int r = xpu_plan_apply(&again, roots, false, why, sizeof why);
+                int r = xpu_ldconfig_run(root_fd, p->ops[ldconfig].path, roots->container_path, why, sizeof why);
                 if (r < 0 && u.error == 0) {
                         u.error = r;
                         xpu_format_error(err, err_size, "%s (rebuilding /etc/ld.so.cache without %s)", why,

@@ -22,10 +22,6 @@
 
 
 
-/* The driver's CUDA version (xpu_vendor_info.cuda_driver_version "13.0" of the vendor whose
- * xpu_vendor_ops.probe.cuda_driver is set, rich path) as 13000, or 0. */
-int xpu_device_code_cuda_driver(const struct xpu_inventory *inv);
-
 /* Read the index at PATH (a path of this mount namespace) into a new array. Returns 0; -ENOENT
  * when there is none; -EINVAL with ERR naming the file, the problem and the fix; -ENOMEM. */
 int xpu_device_code_index_load(const char *path, struct xpu_object **objects, size_t *n, char *err,
@@ -36,25 +32,6 @@ int xpu_device_code_index_load(const char *path, struct xpu_object **objects, si
  * compute capability, for an object with its device code), or the CUDA driver version (a
  * libcudart). */
 bool xpu_device_code_needs_rich_facts(const struct xpu_object *objects, size_t n);
-
-/* What the start-time check concluded. */
-struct xpu_device_code_result {
-        enum xpu_code_level level;       /* the worst over the targets */
-        bool refuse;                     /* exit 125 */
-        char *message;                   /* one line for the log and `plan`, or NULL when native */
-        char override_name[32];          /* with apply: set OVERRIDE_NAME=OVERRIDE_VALUE for the workload */
-        char override_value[16];
-        bool override_from_env;          /* the override the image needs is the user's own */
-        bool not_judged;                 /* a GPU's architecture was not known (MESSAGE says so) */
-};
-
-/* Judge OBJECTS for targets T[0..N) under MODE with the workload's environment ENV and the
- * driver's CUDA version CUDA_DRIVER (0: unknown). Returns 0 with *R filled, or -ENOMEM. */
-int xpu_device_code_check(const struct xpu_object *objects, size_t n_objects, const struct xpu_code_target *t,
-                          size_t n, enum xpu_device_code_mode mode, char *const *env, int cuda_driver,
-                          struct xpu_device_code_result *r);
-
-void xpu_device_code_result_clear(struct xpu_device_code_result *r);
 
 /* True when one of the devices INV->devices[DEVICES[i]] (all when DEVICES is NULL) is a GPU whose
  * device-code target (xpu_vendor_ops.code.target) is not known yet and comes from the rich path
@@ -70,8 +47,8 @@ struct xpu_device_code_setting {
 };
 
 /* The check's facts, read before gather (xpu_device_code_read): the mode in effect, the image's
- * index, and which vendor libraries the verdict needs facts of. The planner judges them
- * (xpu_device_code_judge) for the plan's devices and environment. */
+ * index, and which vendor libraries the verdict needs facts of. The rich-facts step judges them
+ * (device-code-verdict.h) before the plan; the plan and the check read the verdict. */
 struct xpu_device_code_facts {
         enum xpu_device_code_mode mode; /* in effect: the setting, else the profile's, else enforce */
         bool judged;                    /* the mode is not off and the profile's vendor has selected devices */
@@ -94,31 +71,3 @@ int xpu_device_code_read(const struct xpu_device_code_setting *s, const struct x
                          const struct xpu_inventory *inv, const struct xpu_selection *sel,
                          struct xpu_device_code_facts *f);
 void xpu_device_code_facts_done(struct xpu_device_code_facts *f);
-
-/* How a start logs a verdict (xpu_device_code_outcome.log). */
-enum xpu_device_code_log {
-        XPU_DEVICE_CODE_LOG_NONE = 0,
-        XPU_DEVICE_CODE_LOG_INFO,
-        XPU_DEVICE_CODE_LOG_WARNING,
-        XPU_DEVICE_CODE_LOG_ERROR,
-};
-
-/* The verdict the planner records in the plan (plan.h device_code*) and a start logs. */
-struct xpu_device_code_outcome {
-        const char *verdict;            /* the level's name, NULL: not judged */
-        char *message;                  /* the line for `plan` and the log, NULL: nothing to say */
-        enum xpu_device_code_log log;   /* how a start logs MESSAGE */
-        bool hint_unknown;              /* also log how to see why a GPU's architecture is unknown */
-        bool refuse;                    /* a start exits 125 (never with SHOW) */
-        char override_name[32];         /* with apply: set OVERRIDE_NAME=OVERRIDE_VALUE for the workload */
-        char override_value[16];
-};
-void xpu_device_code_outcome_clear(struct xpu_device_code_outcome *out);
-
-/* Judge F for the devices INV->devices[DEVICES[0..N)] (their targets as the inventory knows them
- * now, the rich facts of F->rich_sources read) with the workload's environment ENV. SHOW (`plan`):
- * what a start would do is said in the message, nothing is refused. Returns 0 with *OUT filled
- * (nothing when F is not judged), or -ENOMEM. */
-int xpu_device_code_judge(const struct xpu_device_code_facts *f, const struct xpu_inventory *inv,
-                          const size_t *devices, size_t n, char *const *env, bool show,
-                          struct xpu_device_code_outcome *out);

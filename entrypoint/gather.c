@@ -17,8 +17,8 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "base/strv.h"
-#include "require.h"
 #include "vendor.h"
+#include "version.h"
 
 /* Where the image's ldconfig may live, in the order glibc distributions use. */
 static const char *const ldconfig_paths[] = {
@@ -205,18 +205,6 @@ int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char
         return xpu_strlcpy(version, best, size) < 0 ? -ENAMETOOLONG : 1;
 }
 
-int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
-                                      const struct xpu_selection *sel, const struct xpu_profile *pr) {
-        xpu_strlcpy(f->forward_compat_why, "no requirement", sizeof f->forward_compat_why);
-        f->forward_compat_require = 1;
-        if (f->forward_compat <= 0 || !pr->forward_compat_require)
-                return 0;
-        f->forward_compat_require = xpu_require_check_selected(pr->forward_compat_require, inv, sel->selected,
-                                                               pr->vendor, f->forward_compat_why,
-                                                               sizeof f->forward_compat_why);
-        return f->forward_compat_require == -ENOMEM ? -ENOMEM : 0;
-}
-
 /* ---- WSL2 --------------------------------------------------------------------------------- */
 
 /* On WSL2 the driver files are the vendor's files of the Windows driver (probes/wsl.h), found by
@@ -248,11 +236,17 @@ static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
 /* ---- the step ----------------------------------------------------------------------------- */
 
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
-                    const struct xpu_plan_options *o, struct xpu_plan_facts **ret, char *err, size_t err_size) {
+                    const struct xpu_plan_options *o, struct xpu_plan_needs *needs, struct xpu_plan_facts **ret,
+                    char *err, size_t err_size) {
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *f = calloc(1, sizeof *f);
-        int r = f ? xpu_plan_needs(sel, pr, o, &f->needs) : -ENOMEM;
-        if (r >= 0)
-                r = gather_nodes(f, inv, sel, pr, o->dev_fd);
+        if (!f) {
+                xpu_plan_needs_done(needs);
+                xpu_format_error(err, err_size, "out of memory while gathering the plan's facts");
+                return -ENOMEM;
+        }
+        f->needs = *needs; /* taken over: the facts free them */
+        *needs = (struct xpu_plan_needs){ 0 };
+        int r = gather_nodes(f, inv, sel, pr, o->dev_fd);
         /* WSL2: the Windows driver's files are how any vendor's GPU is reached, capabilities or not */
         const bool wsl = inv->platform == XPU_PLATFORM_WSL && !pr->match_any;
         if (r >= 0 && wsl && f->needs.inject != XPU_INJECT_NONE && !f->needs.void_request) {

@@ -17,19 +17,14 @@
 #include "select.h"
 
 /* Read what the plan for PR (with INV, SEL and O) needs from the roots behind O->driver_fd,
- * O->dev_fd and O->container_fd (each may be negative: nothing read there): the needs
- * (xpu_plan_needs), the device nodes' groups, the driver version and files, the files CDI gave,
- * the image's loader and forward-compatibility build. Reads only, silent. Returns 0 with *RET set
- * (free with xpu_plan_facts_free()), or -ENOMEM with ERR saying so. */
+ * O->dev_fd and O->container_fd (each may be negative: nothing read there), as NEEDS (decided
+ * before, xpu_plan_needs(); taken over by the facts, *NEEDS emptied, whatever the result) names:
+ * the device nodes' groups, the driver version and files, the files CDI gave, the image's loader
+ * and forward-compatibility build. Reads only, silent. Returns 0 with *RET set (free with
+ * xpu_plan_facts_free()), or -ENOMEM with ERR saying so. */
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
-                    const struct xpu_plan_options *o, struct xpu_plan_facts **ret, char *err, size_t err_size);
-
-/* The last of gathering, after the start's rich facts are read (they may name NVML's brand):
- * when F found a forward-compatibility build, check PR's forward_compat.require for the selected
- * devices of SEL against INV (strictly: an unknown fact fails) into F->forward_compat_require
- * and F->forward_compat_why, for the planner. Returns 0, or -ENOMEM. */
-int xpu_gather_forward_compat_require(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
-                                      const struct xpu_selection *sel, const struct xpu_profile *pr);
+                    const struct xpu_plan_options *o, struct xpu_plan_needs *needs, struct xpu_plan_facts **ret,
+                    char *err, size_t err_size);
 
 /* The newest "<library>.<version>" (a regular file, VERSION digits and dots) in the profile's
  * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gathered: the gathered facts' lifetime and look-ups (gathered.h). */
+/* gathered: the gathered facts' lifetime and look-ups (gathered.h); the needs' lifetime too, as
+ * the facts take them over. A library no step owns: the steps after gather read the facts. */
 #include "gathered.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/strv.h"
+
+void xpu_plan_needs_done(struct xpu_plan_needs *n) {
+        n->capabilities = xpu_strv_free(n->capabilities);
+        n->ignored = xpu_strv_free(n->ignored);
+        n->n_capabilities = n->n_ignored = 0;
+}
 
 struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
         if (!f)
@@ -16,6 +25,8 @@ struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
         free(f->host_file_present);
         free(f->host_dir_has_entries);
         free(f->given);
+        for (int i = 0; i < _XPU_PLACEHOLDER_MAX; i++)
+                free(f->placeholders[i]);
         free(f);
         return NULL;
 }

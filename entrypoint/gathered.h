@@ -73,6 +73,10 @@ struct xpu_plan_facts {
          * the profile's forward_compat.require for the selected devices. */
         int forward_compat_require;       /* 1 holds (or there is none), 0 not, -ENOMEM */
         char forward_compat_why[1024];    /* why, for the plan's note: "no requirement" when none */
+        /* The rich-facts step's (rich-facts.h), malloc'ed: the values of the profile's environment
+         * placeholders (profile.h), which the plan expands the profile's edits with and the
+         * device-code verdict reads the environment of; NULL expands to "". */
+        char *placeholders[_XPU_PLACEHOLDER_MAX];
 };
 
 struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f);

@@ -23,7 +23,7 @@
 #include "base/strv.h"
 #include "audit.h"
 #include "cdi.h"
-#include "device-code.h"
+#include "device-code-verdict.h"
 #include "gather.h"
 #include "options.h"
 #include "pci-ids.h"
@@ -35,10 +35,12 @@
 #include "probe.h"
 #include "profile.h"
 #include "render.h"
-#include "require.h"
+#include "require-start.h"
+#include "rich-facts.h"
 #include "select.h"
 #include "vendor.h"
 #include "stop.h"
+#include "version.h"
 #include "base/str.h"
 #include "base/path.h"
 
@@ -212,14 +214,17 @@ static int context_select(struct context *c, const struct xpu_options *opts) {
                 log_error("requirements: %s", strerror(-r));
                 return r;
         }
-        /* The vendor libraries only when asked (--source) or when a requirement needs their facts:
-         * nothing on the start-up path that the fast path can answer. */
-        r = context_rich(c, opts->sources, xpu_require_start_sources(c->profiles, &reqs));
-        if (r < 0)
-                return r;
         struct xpu_selection_env env;
         xpu_selection_env_read(c->inv, &env);
-        if (xpu_selection_env_names_mig_uuid(&env) && (r = context_rich(c, 0, XPU_SOURCE_BIT(XPU_SOURCE_NVML))) < 0)
+        /* The vendor libraries only when asked (--source) or for facts the fast path lacks, decided
+         * once and read in one helper run: the requirements' (a vendor's libraries are alternatives)
+         * and a MIG device's UUID, which only NVML knows (NVML is its vendor's first alternative, so
+         * joining it reads what a read of each would). Nothing the fast path can answer. */
+        uint32_t needed = xpu_require_start_sources(c->profiles, &reqs);
+        if (xpu_selection_env_names_mig_uuid(&env))
+                needed |= XPU_SOURCE_BIT(XPU_SOURCE_NVML);
+        r = context_rich(c, opts->sources, needed);
+        if (r < 0)
                 return r;
         r = xpu_selection_parse_env(c->inv, &env, &c->sel, err, sizeof err);
         if (r < 0) {
@@ -253,17 +258,6 @@ static void plan_freep(struct xpu_plan **p) {
         xpu_plan_free(*p);
 }
 
-/* The facts the profile's forward_compat.require names (NVML's brand) come from the vendor
- * libraries: wanted only when the image has a newer forward-compatibility build (as gathered for
- * the plan), so no other start pays for them. Returns their sources, 0: none. */
-static uint32_t forward_compat_sources(const struct context *c, const struct xpu_plan_facts *facts) {
-        const struct xpu_profile *pr = c->profile;
-        if (pr->match_any || !pr->forward_compat_require || facts->forward_compat <= 0 ||
-            !xpu_forward_compat_newer(facts->forward_compat_version, c->inv->vendors[pr->vendor].driver_version))
-                return 0;
-        return xpu_require_sources(pr->forward_compat_require);
-}
-
 /* The device-code check's facts, read before gather (device-code.h): the mode in effect, the
  * image's index, and which vendor libraries its verdict needs. */
 static int context_device_code(struct context *c, const struct xpu_options *opts,
@@ -277,41 +271,51 @@ static int context_device_code(struct context *c, const struct xpu_options *opts
         return r;
 }
 
-/* The rich facts the plan reads, decided before it and read in one run of the vendor libraries:
- * those forward compatibility names and those the device-code check DC needs; then the
- * profile's forward_compat.require checked with them, for the plan. The inventory is frozen after
- * this. A library the check alone asked for that fails is a warning (its verdict
- * says what is unknown); -EINTR: a stop was asked for while it ran. */
-static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_device_code_facts *dc) {
-        uint32_t fc = forward_compat_sources(c, facts);
-        int r = context_rich(c, 0, fc | (dc ? dc->rich_sources : 0));
-        if (r == -EINTR || (r < 0 && fc))
+/* Rich facts: those the plan reads (rich-facts.h: forward compatibility's and the device-code
+ * check's DC), read in one run of the vendor libraries; then what the plan reads of them:
+ * forward_compat.require checked, the placeholders' values (O->library_dir) and, for DC, the
+ * device-code verdict into *VERDICT (SHOW: `plan`'s wording). The inventory is frozen after
+ * this. A library the check alone asked for that fails is a warning (its verdict says what is
+ * unknown); -EINTR: a stop was asked for while it ran. */
+static int context_rich_facts(struct context *c, struct xpu_plan_facts *facts, const struct xpu_plan_options *o,
+                              const struct xpu_device_code_facts *dc, bool show,
+                              struct xpu_device_code_outcome *verdict) {
+        uint32_t required;
+        int r = context_rich(c, 0, xpu_rich_facts_sources(facts, c->inv, c->profile, dc, &required));
+        if (r == -EINTR || (r < 0 && required))
                 return r;
-        /* What the plan reads of them: forward_compat.require, checked once. */
-        r = xpu_gather_forward_compat_require(facts, c->inv, c->sel, c->profile);
-        if (r < 0)
+        r = xpu_rich_facts_forward_compat(facts, c->inv, c->sel, c->profile);
+        if (r >= 0)
+                r = xpu_rich_facts_placeholders(facts, c->inv, c->sel, c->profile, o->library_dir);
+        if (r >= 0 && dc)
+                r = xpu_device_code_verdict(dc, c->inv, c->sel, c->profile, o->envp,
+                                            (const char *const *)facts->placeholders, show, verdict);
+        if (r == -ENOMEM)
                 log_error("out of memory while gathering the plan's facts");
+        else if (r < 0) /* a placeholder the profile's parser refuses: not reached */
+                log_error("profile \"%s\" (%s): env: %s", c->profile->name, c->profile->origin, strerror(-r));
         return r;
 }
 
-/* Check: the device-code verdict the plan holds (planner.c judged it), logged as the check
- * decided. Returns -EINVAL when it refuses the start. */
-static int check_device_code(const struct xpu_plan *p) {
-        if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_ERROR)
-                log_error("%s", p->device_code);
-        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_WARNING)
-                log_warning("%s", p->device_code);
-        else if (p->device_code && p->device_code_log == XPU_DEVICE_CODE_LOG_INFO)
-                log_info("%s", p->device_code);
-        if (p->device_code_hint)
+/* Check: the device-code verdict V (judged before the plan), logged as the check decided.
+ * Returns -EINVAL when it refuses the start. */
+static int check_device_code(const struct xpu_device_code_outcome *v) {
+        if (v->message && v->log == XPU_DEVICE_CODE_LOG_ERROR)
+                log_error("%s", v->message);
+        else if (v->message && v->log == XPU_DEVICE_CODE_LOG_WARNING)
+                log_warning("%s", v->message);
+        else if (v->message && v->log == XPU_DEVICE_CODE_LOG_INFO)
+                log_info("%s", v->message);
+        if (v->hint_unknown)
                 log_info("device code: `xpuinit probe --source all` shows why NVML or libcuda gave no compute capability");
-        return p->device_code_refuse ? -EINVAL : 0;
+        return v->refuse ? -EINVAL : 0;
 }
 
-/* Gather: what the plan needs from the driver, dev and container roots, read once (gather.h). *O
- * gets the plan's options (ARGV the workload's), for the plan built from the facts. */
-static int context_gather(struct context *c, char **argv, enum xpu_inject_mode inject, struct xpu_plan_options *o,
-                          struct xpu_plan_facts **ret) {
+/* Needs: what the plan needs, decided before anything is read for it (needs.h): *O gets the
+ * plan's options (ARGV the workload's; the container root opened), *NEEDS what they and the
+ * profile ask for. */
+static int context_needs(struct context *c, char **argv, enum xpu_inject_mode inject, struct xpu_plan_options *o,
+                         struct xpu_plan_needs *needs) {
         const char *caps_var = "XPU_DRIVER_CAPABILITIES";
         const char *caps = secure_getenv(caps_var);
         /* Then each vendor's toolkit's variable (its descriptor's plan.capabilities_variable). */
@@ -336,10 +340,20 @@ static int context_gather(struct context *c, char **argv, enum xpu_inject_mode i
                 .argv = argv,
                 .from_outside = strcmp(c->container_path, "/") != 0,
         };
+        int r = xpu_plan_needs(c->sel, c->profile, o, needs);
+        if (r < 0)
+                log_error("out of memory while gathering the plan's facts");
+        return r;
+}
+
+/* Gather: what the plan needs from the driver, dev and container roots (O), as NEEDS names it,
+ * read once (gather.h; the facts take NEEDS over). */
+static int context_gather(struct context *c, const struct xpu_plan_options *o, struct xpu_plan_needs *needs,
+                          struct xpu_plan_facts **ret) {
         char err[1024];
         err[0] = '\0';
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, &facts, err, sizeof err);
+        int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, needs, &facts, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -480,17 +494,21 @@ static int run(struct context *c, const struct xpu_options *opts) {
         c->container_path = "/";
         struct xpu_plan_options o;
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
+        _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_device_code(c, opts, &dc) < 0 || context_gather(c, opts->argv, opts->inject, &o, &facts) < 0)
+        if (context_device_code(c, opts, &dc) < 0 || context_needs(c, opts->argv, opts->inject, &o, &needs) < 0 ||
+            context_gather(c, &o, &needs, &facts) < 0)
                 return EXIT_SETUP;
-        int r = context_rich_facts(c, facts, &dc);
+        _cleanup_(xpu_device_code_outcome_clear) struct xpu_device_code_outcome verdict = { 0 };
+        int r = context_rich_facts(c, facts, &o, &dc, false, &verdict);
         if (r < 0)
                 return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
-        o.device_code = &dc;
-        if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(p) < 0)
+        o.device_code = &verdict;
+        if (context_plan(c, opts, facts, &o, &p) < 0 || check_device_code(&verdict) < 0)
                 return EXIT_SETUP;
         facts = xpu_plan_facts_free(facts); /* the plan owns what it took from them */
         xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
+        xpu_device_code_outcome_clear(&verdict); /* (the plan holds its line) */
         struct xpu_apply_roots roots;
         int stop = context_apply(c, p, &roots);
         if (stop)
@@ -565,7 +583,7 @@ static int cmd_probe(struct context *c, const struct xpu_options *opts) {
 static int cmd_audit(struct context *c, const struct xpu_options *opts) {
         struct xpu_code_target t[XPU_DEVICE_CODE_TARGETS_MAX];
         size_t n = 0, unknown;
-        int cuda = opts->cuda_driver ? xpu_options_parse_cuda_version(opts->cuda_driver) : 0;
+        int cuda = opts->cuda_driver ? xpu_version_parse_cuda(opts->cuda_driver) : 0;
         for (size_t i = 0; i < opts->n_audit_for && n < ELEMENTSOF(t); i++)
                 n += xpu_code_target_parse(opts->audit_for[i], &t[n]) == 0;
         if (!opts->n_audit_for && !opts->k8s_affinity) {
@@ -627,13 +645,15 @@ static int cmd_plan(struct context *c, const struct xpu_options *opts, bool inje
                 mode = XPU_INJECT_MOUNT; /* from outside, links into the host would dangle */
         struct xpu_plan_options o;
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
+        _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if ((!inject && context_device_code(c, opts, &dc) < 0) || context_gather(c, opts->argv, mode, &o, &facts) < 0 ||
-            context_rich_facts(c, facts, inject ? NULL : &dc) < 0)
+        _cleanup_(xpu_device_code_outcome_clear) struct xpu_device_code_outcome verdict = { 0 };
+        if ((!inject && context_device_code(c, opts, &dc) < 0) || context_needs(c, opts->argv, mode, &o, &needs) < 0 ||
+            context_gather(c, &o, &needs, &facts) < 0 ||
+            context_rich_facts(c, facts, &o, inject ? NULL : &dc, true, &verdict) < 0)
                 return EXIT_SETUP;
-        o.device_code = inject ? NULL : &dc; /* inject: no workload to check */
-        o.show = true;
-        if (context_plan(c, opts, facts, &o, &p) < 0 || (!inject && check_device_code(p) < 0))
+        o.device_code = inject ? NULL : &verdict; /* inject: no workload to check */
+        if (context_plan(c, opts, facts, &o, &p) < 0 || (!inject && check_device_code(&verdict) < 0))
                 return EXIT_SETUP;
         int status = 0;
         if (inject && p->inject == XPU_INJECT_LINK && p->files) {

@@ -11,6 +11,7 @@
 #include "base/macro.h"
 #include "base/strv.h"
 #include "base/dl.h"
+#include "require.h"
 
 static const char *const inject_names[_XPU_INJECT_MAX] = {
         [XPU_INJECT_AUTO] = "auto",
@@ -30,30 +31,12 @@ int xpu_inject_mode_from_string(const char *s) {
         return -EINVAL;
 }
 
-/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
-const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n) {
-        switch (k) {
-        case 0:
-                *n = pr->n_libraries;
-                return pr->libraries;
-        case 1:
-                *n = pr->n_binaries;
-                return pr->binaries;
-        case 2:
-                *n = pr->n_files;
-                return pr->files;
-        default:
-                *n = 0;
-                return NULL;
-        }
-}
-
 static bool profile_knows_capability(const struct xpu_profile *pr, const char *cap) {
         if (pr->capability_32bit && strcmp(pr->capability_32bit, cap) == 0)
                 return true;
         size_t n;
         for (int k = 0; k < 3; k++) {
-                const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &n);
+                const struct xpu_capability_files *cf = xpu_profile_capability_list(pr, k, &n);
                 for (size_t i = 0; i < n; i++)
                         if (strcmp(cf[i].capability, cap) == 0)
                                 return true;
@@ -69,17 +52,6 @@ static int push_unique(char ***v, size_t *n, const char *s) {
         if (r >= 0)
                 (*n)++;
         return r;
-}
-
-int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr) {
-        size_t m;
-        for (int k = 0; k < 3; k++) {
-                const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &m);
-                for (size_t i = 0; i < m; i++)
-                        if (push_unique(v, n, cf[i].capability) < 0)
-                                return -ENOMEM;
-        }
-        return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
 }
 
 /* Capabilities in effect into N: the image's list ENV (comma-separated, "all"), else the profile
@@ -120,18 +92,12 @@ static bool profile_names_files(const struct xpu_profile *pr, const struct xpu_p
         size_t m;
         for (size_t c = 0; c < n->n_capabilities; c++)
                 for (int k = 0; k < lists; k++) {
-                        const struct xpu_capability_files *cf = xpu_plan_capability_list(pr, k, &m);
+                        const struct xpu_capability_files *cf = xpu_profile_capability_list(pr, k, &m);
                         for (size_t i = 0; i < m; i++)
                                 if (strcmp(cf[i].capability, n->capabilities[c]) == 0 && cf[i].n_names)
                                         return true;
                 }
         return false;
-}
-
-void xpu_plan_needs_done(struct xpu_plan_needs *n) {
-        n->capabilities = xpu_strv_free(n->capabilities);
-        n->ignored = xpu_strv_free(n->ignored);
-        n->n_capabilities = n->n_ignored = 0;
 }
 
 int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
@@ -142,6 +108,8 @@ int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr
                 .capabilities = calloc(1, sizeof(char *)),
                 .ignored = calloc(1, sizeof(char *)),
                 .void_request = !pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_VOID,
+                /* forward_compat.require's facts: read after gather, only for a newer build */
+                .forward_compat_sources = pr->match_any ? 0 : xpu_require_sources(pr->forward_compat_require),
         };
         if (!n.capabilities || !n.ignored || capabilities_in_effect(&n, pr, o->capabilities_env) < 0) {
                 xpu_plan_needs_done(&n);
@@ -154,20 +122,4 @@ int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr
                 n.files32 |= strcmp(n.capabilities[c], pr->capability_32bit) == 0;
         *ret = n;
         return 0;
-}
-
-/* ---- driver versions -------------------------------------------------------------------------- */
-
-bool xpu_plain_driver_version(const char *v) {
-        if (!xpu_is_driver_version(v) || (v[0] == '0' && v[1] != '.'))
-                return false;
-        for (const char *c = v; *c; c += strcspn(c, ".") + (c[strcspn(c, ".")] == '.'))
-                if (strcspn(c, ".") > 9)
-                        return false;
-        return true;
-}
-
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version) {
-        return xpu_plain_driver_version(compat_version) && xpu_plain_driver_version(host_version) &&
-               strtoul(compat_version, NULL, 10) > strtoul(host_version, NULL, 10);
 }

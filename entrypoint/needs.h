@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What a start needs, decided before anything is gathered: the plan's options, the injection mode,
  * the capabilities in effect and which driver files are looked for (from the profile, the
- * selection and the options alone), and how driver versions compare. The gathering step (gather.h)
+ * selection and the options alone). The gathering step (gather.h)
  * reads what these name; the plan (plan.h) reads both. Includes neither. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "profile.h"
 #include "select.h"
@@ -21,7 +22,10 @@ enum xpu_inject_mode {
 const char *xpu_inject_mode_to_string(enum xpu_inject_mode m);
 int xpu_inject_mode_from_string(const char *s);
 
-struct xpu_device_code_facts; /* device-code.h */
+struct xpu_device_code_outcome; /* device-code-verdict.h */
+
+/* Where the plan injects libraries unless O->library_dir says otherwise. */
+#define XPU_DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 
 /* Where and how the plan is applied; all strings are borrowed. The three descriptors are read by
  * xpu_plan_gather() only; xpu_plan_build() never uses them. */
@@ -39,9 +43,9 @@ struct xpu_plan_options {
         char *const *envp;            /* the environment the workload would get without us */
         char *const *argv;            /* workload argv (may be empty for inject) */
         bool from_outside;            /* inject --rootfs: the host's ldconfig -X -r runs, not the image's */
-        const struct xpu_device_code_facts *device_code; /* the start-time device-code check's facts
-                                       * (device-code.h), judged by the planner; NULL: no check */
-        bool show;                    /* `plan`: the check says what a start would do, refuses nothing */
+        const struct xpu_device_code_outcome *device_code; /* the start-time device-code check's
+                                       * verdict (device-code-verdict.h), judged before the plan, which
+                                       * records it and sets the override it asks for; NULL: no check */
 };
 
 /* What a plan needs from the host, decided from the profile, the selection and the options alone
@@ -62,28 +66,17 @@ struct xpu_plan_needs {
         bool files;                  /* driver files are looked for: capabilities in effect, a mode that
                                       * injects, no void request, and the profile names some for them */
         bool files32;                /* and their 32-bit copies (the profile's capability_32bit is in effect) */
+        uint32_t forward_compat_sources; /* the rich sources (bits of enum xpu_source) the profile's
+                                      * forward_compat.require names (xpu_require_sources): the
+                                      * rich-facts step reads them when gather finds a newer
+                                      * forward-compatibility build (rich-facts.h); 0: none */
 };
 
-/* Decide what a plan for PR needs (plan-env.c): the mode, the capabilities in effect from
+/* Decide what a plan for PR needs (needs.c): the mode, the capabilities in effect from
  * O->capabilities_env (comma-separated, "all"; a word PR has no files for goes to ->ignored), and
- * which driver files are looked for. Pure. Returns 0 or -ENOMEM; free with xpu_plan_needs_done(). */
+ * which driver files are looked for, and which rich sources forward_compat.require names. Pure.
+ * Returns 0 or -ENOMEM; free with xpu_plan_needs_done() (gathered.c: the facts take the needs
+ * over, xpu_plan_gather()). */
 int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
                    struct xpu_plan_needs *ret);
 void xpu_plan_needs_done(struct xpu_plan_needs *n);
-
-/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
-const struct xpu_capability_files *xpu_plan_capability_list(const struct xpu_profile *pr, int k, size_t *n);
-
-
-/* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
- * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
-int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
-
-/* A driver version as NVIDIA numbers them: components of 1 to 9 digits without a leading zero
- * ("575.57.08" has one in its last component, which is allowed: only the branch is compared). */
-bool xpu_plain_driver_version(const char *v);
-
-/* Is the image's forward-compatibility build (xpu_forward_compat_find, gather.h) of a newer driver
- * branch (first version component) than HOST_VERSION, the running driver? Then the profile's
- * forward_compat.require decides (xpuinit reads the facts it names, NVML's brand, only then). */
-bool xpu_forward_compat_newer(const char *compat_version, const char *host_version);

@@ -18,6 +18,7 @@
 #include "cdi-spec.h"
 #include "devcode/judge.h"
 #include "libs.h"
+#include "version.h"
 
 const char *const xpu_command_names[_XPU_CMD_MAX] = {
         [XPU_CMD_RUN] = "run", [XPU_CMD_PROBE] = "probe", [XPU_CMD_PLAN] = "plan", [XPU_CMD_PROFILES] = "profiles",
@@ -68,18 +69,6 @@ void xpu_options_usage(FILE *f) {
               "Exit status: the workload's; 128+N if killed by signal N; 125 setup failure; 126 not\n"
               "executable; 127 not found; 2 usage error.\n",
               f);
-}
-
-int xpu_options_parse_cuda_version(const char *s) {
-        unsigned major, minor = 0;
-        int used = 0;
-        if (!s || !*s || strspn(s, "0123456789.") != strlen(s))
-                return -EINVAL;
-        if (sscanf(s, "%u.%u%n", &major, &minor, &used) != 2 && sscanf(s, "%u%n", &major, &used) != 1)
-                return -EINVAL;
-        if (s[used] != '\0' || major < 1 || major > 99 || minor > 9)
-                return -EINVAL;
-        return (int)(major * 1000 + minor * 10);
 }
 
 int xpu_options_parse_sources(const char *list) {
@@ -323,7 +312,7 @@ static int set_for(struct xpu_options *o, const struct option_row *row, const ch
 static int set_cuda_driver(struct xpu_options *o, const struct option_row *row, const char *value,
                            const char *from) {
         (void)row;
-        if (xpu_options_parse_cuda_version(value) < 0) {
+        if (xpu_version_parse_cuda(value) < 0) {
                 log_error("%s: \"%s\" is not a CUDA version such as 12.4, 13.0 or 13", from, value);
                 return -EINVAL;
         }

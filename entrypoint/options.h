@@ -99,9 +99,6 @@ int xpu_options_parse(struct xpu_options *o, int argc, char **argv);
  * -EINVAL after logging the bad variable. */
 int xpu_options_env(struct xpu_options *o);
 
-/* Parse a CUDA version "X.Y" or "X" (--cuda-driver, NVML's and libcuda's version) into
- * cuDriverGetVersion()'s spelling (13.0: 13000). Returns it, or -EINVAL. */
-int xpu_options_parse_cuda_version(const char *s);
 
 /* Parse a --source LIST: comma-separated "fast", "all", "procfs", "sysfs", "nvml", "cuda",
  * "rocm_smi". Returns the XPU_SOURCE_BIT()s (the fast path's always included), or -EINVAL. */

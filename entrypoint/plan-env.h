@@ -22,12 +22,6 @@
 int xpu_plan_capabilities(struct xpu_plan *p, const struct xpu_profile *pr, const struct xpu_plan_needs *n,
                           const char *env, const char *var, char *err, size_t err_size);
 
-/* Comma list of the selected devices of P's vendor (malloc'ed; NULL on -ENOMEM): UUID when it
- * names exactly one device, else the vendor index; MIG devices as CUDA names them; INDICES_ONLY
- * lists the vendor index of each device once. */
-char *xpu_plan_visible_ids(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_plan *p,
-                           bool indices_only);
-
 /* The profile's environment edits into P's environment, with the placeholders of profile.h
- * expanded from VALUES. */
+ * expanded from VALUES (the rich-facts step's, gathered.h placeholders). */
 int xpu_plan_env_edits(struct xpu_plan *p, const struct xpu_profile *pr, const char *const values[_XPU_PLACEHOLDER_MAX]);

@@ -13,6 +13,7 @@
 #include "base/strv.h"
 #include "gathered.h"
 #include "plan.h"
+#include "version.h"
 
 /* Is NAME a file of the library BASE (LEN bytes): "<base>." and its version? */
 static bool is_library_of(const char *name, const char *base, size_t len) {

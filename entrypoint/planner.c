@@ -15,7 +15,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/strv.h"
-#include "device-code.h"
+#include "device-code-verdict.h"
 #include "plan-devices.h"
 #include "plan-env.h"
 #include "plan-host-files.h"
@@ -24,7 +24,6 @@
 #include "sandbox/privilege.h"
 #include "vendor.h"
 
-#define DEFAULT_LIBRARY_DIR "/run/xpuinit/lib"
 
 /* ---- files -------------------------------------------------------------------------------- */
 
@@ -137,8 +136,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 return -ENOMEM;
         p->profile = pr;
         int r = -ENOMEM;
-        _cleanup_free_ char *ids = NULL, *indices = NULL; /* placeholder values */
-        if (xpu_strlcpy(p->library_dir, o->library_dir ? o->library_dir : DEFAULT_LIBRARY_DIR,
+        if (xpu_strlcpy(p->library_dir, o->library_dir ? o->library_dir : XPU_DEFAULT_LIBRARY_DIR,
                         sizeof p->library_dir) < 0 ||
             p->library_dir[0] != '/') {
                 xpu_format_error(err, err_size, "library directory \"%s\" must be an absolute path", p->library_dir);
@@ -317,16 +315,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 xpu_env_unset(p->env, mask_var);
         else if (mask && xpu_env_set(&p->env, mask_var, mask) < 0)
                 goto fail;
-        ids = xpu_plan_visible_ids(inv, sel, p, false);
-        indices = xpu_plan_visible_ids(inv, sel, p, true);
-        if (!ids || !indices)
-                goto fail;
-        const char *values[_XPU_PLACEHOLDER_MAX] = {
-                [XPU_PLACEHOLDER_VISIBLE_IDS] = ids,
-                [XPU_PLACEHOLDER_VISIBLE_INDICES] = indices,
-                [XPU_PLACEHOLDER_DRIVER_VERSION] = p->driver_version,
-                [XPU_PLACEHOLDER_LIBRARY_DIR] = p->library_dir,
-        };
+        /* The placeholders' values: the rich-facts step's (gathered.h). */
+        const char *values[_XPU_PLACEHOLDER_MAX];
+        for (int i = 0; i < _XPU_PLACEHOLDER_MAX; i++)
+                values[i] = facts->placeholders[i];
         if (xpu_plan_env_edits(p, pr, values) < 0)
                 goto fail;
 
@@ -339,23 +331,19 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (pr->command_mode != XPU_COMMAND_REPLACE && xpu_strv_extend(&p->argv, o->argv) < 0)
                 goto fail;
 
-        /* Last, on the final environment: the device-code check's verdict (its facts were read
-         * before gather), an override it sets, and how a start logs it. */
+        /* Last: the device-code check's verdict (judged before the plan, device-code-verdict.h),
+         * recorded, and the override it asks for set. */
         if (o->device_code) {
-                struct xpu_device_code_outcome dc;
-                r = xpu_device_code_judge(o->device_code, inv, p->devices, p->n_devices, p->env, o->show, &dc);
-                if (r < 0)
+                const struct xpu_device_code_outcome *dc = o->device_code;
+                r = -ENOMEM;
+                if (dc->override_name[0] && xpu_env_set(&p->env, dc->override_name, dc->override_value) < 0)
                         goto fail;
-                if (dc.override_name[0] && xpu_env_set(&p->env, dc.override_name, dc.override_value) < 0) {
-                        xpu_device_code_outcome_clear(&dc);
-                        r = -ENOMEM;
+                if (dc->message && !(p->device_code = strdup(dc->message)))
                         goto fail;
-                }
-                p->device_code_verdict = dc.verdict;
-                p->device_code = TAKE_PTR(dc.message);
-                p->device_code_log = dc.log;
-                p->device_code_hint = dc.hint_unknown;
-                p->device_code_refuse = dc.refuse;
+                p->device_code_verdict = dc->verdict;
+                p->device_code_log = dc->log;
+                p->device_code_hint = dc->hint_unknown;
+                p->device_code_refuse = dc->refuse;
         }
         *ret = p;
         return 0;

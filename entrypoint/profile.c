@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "base/macro.h"
+#include "base/strv.h"
 #include "sandbox/privilege.h"
 #include "host-files.h"
 #include "profile.h"
@@ -139,3 +140,67 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         return NULL;
 }
 
+const struct xpu_capability_files *xpu_profile_capability_list(const struct xpu_profile *pr, int k, size_t *n) {
+        switch (k) {
+        case 0:
+                *n = pr->n_libraries;
+                return pr->libraries;
+        case 1:
+                *n = pr->n_binaries;
+                return pr->binaries;
+        case 2:
+                *n = pr->n_files;
+                return pr->files;
+        default:
+                *n = 0;
+                return NULL;
+        }
+}
+
+/* Push S onto *V (*N entries) unless it is there. */
+static int push_unique(char ***v, size_t *n, const char *s) {
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], s) == 0)
+                        return 0;
+        int r = xpu_strv_push(v, s);
+        if (r >= 0)
+                (*n)++;
+        return r;
+}
+
+int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr) {
+        size_t m;
+        for (int k = 0; k < 3; k++) {
+                const struct xpu_capability_files *cf = xpu_profile_capability_list(pr, k, &m);
+                for (size_t i = 0; i < m; i++)
+                        if (push_unique(v, n, cf[i].capability) < 0)
+                                return -ENOMEM;
+        }
+        return pr->capability_32bit ? push_unique(v, n, pr->capability_32bit) : 0;
+}
+
+int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char *const values[_XPU_PLACEHOLDER_MAX]) {
+        for (size_t i = 0; i < pr->n_env; i++) {
+                const struct xpu_env_edit *e = &pr->env[i];
+                if (e->op == XPU_ENV_UNSET) {
+                        xpu_env_unset(*env, e->name);
+                        continue;
+                }
+                _cleanup_free_ char *v = NULL;
+                int r = xpu_env_expand(e->value ? e->value : "", values, &v);
+                if (r < 0)
+                        return r;
+                const char *old = xpu_env_get(*env, e->name);
+                _cleanup_free_ char *joined = NULL;
+                if (e->op == XPU_ENV_PREPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", v, old) < 0)
+                                return -ENOMEM;
+                } else if (e->op == XPU_ENV_APPEND && old && *old) {
+                        if (asprintf(&joined, "%s:%s", old, v) < 0)
+                                return -ENOMEM;
+                }
+                if (xpu_env_set(env, e->name, joined ? joined : v) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}

@@ -189,3 +189,17 @@ bool xpu_profile_matches(const struct xpu_profile *p, const struct xpu_inventory
  * xpu_profile_matches(), requirements included. */
 const struct xpu_profile *xpu_profile_select(const struct xpu_profile_set *s,
                                              const struct xpu_inventory *inv, const bool *selected);
+
+/* The profile's per-capability lists: libraries, binaries, files (K = 0, 1, 2; NULL after). */
+const struct xpu_capability_files *xpu_profile_capability_list(const struct xpu_profile *pr, int k, size_t *n);
+
+/* Push every capability PR names files for onto *V (*N entries; libraries first, then binaries,
+ * then files, then the 32-bit capability), each once. Returns 0 or -ENOMEM. */
+int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile *pr);
+
+/* PR's environment edits (set, prepend, append, unset, in the profile's order) applied to the
+ * environment *ENV (a NULL-terminated strv, grown as needed), with the placeholders expanded from
+ * VALUES (xpu_env_expand). The plan's environment is made with them (plan-env.c), and the
+ * device-code verdict reads the same (device-code-verdict.c). Returns 0, -EINVAL (a placeholder
+ * the profile's parser would have refused), or -ENOMEM. */
+int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char *const values[_XPU_PLACEHOLDER_MAX]);

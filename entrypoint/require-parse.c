@@ -11,6 +11,7 @@
 #include "base/macro.h"
 #include "base/str.h"
 #include "require-parse.h"
+#include "version.h"
 
 const struct require_key xpu_require_keys[_KEY_MAX] = {
         [KEY_VENDOR] = { "vendor", KIND_NAME, false, 0 }, /* the chosen profile's vendor */
@@ -69,54 +70,6 @@ const char *xpu_require_show(char *buf, size_t size, const char *s, size_t len) 
         if (len > SHOW_MAX && n + 4 <= size)
                 memcpy(buf + n, "...", 4);
         return buf;
-}
-
-/* One component of a dotted number at *S (digits), advanced past it and its '.'. Returns 0 and
- * the value, -EINVAL when *S does not start with a digit, -ERANGE above UINT64_MAX. */
-static int take_component(const char **s, uint64_t *ret) {
-        const char *p = *s;
-        if (!is_digit(*p))
-                return -EINVAL;
-        uint64_t v = 0;
-        for (; is_digit(*p); p++) {
-                uint64_t d = (uint64_t)(*p - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        if (*p == '.') {
-                p++;
-                if (!is_digit(*p))
-                        return -EINVAL; /* "12." or "12..1" */
-        }
-        *s = p;
-        *ret = v;
-        return 0;
-}
-
-/* True when S is a dotted number: digits ('.' digits)*, each component within 64 bits. */
-bool xpu_require_is_dotted(const char *s) {
-        if (!*s)
-                return false;
-        while (*s) {
-                uint64_t v;
-                if (take_component(&s, &v) < 0)
-                        return false;
-        }
-        return true;
-}
-
-int xpu_version_cmp(const char *a, const char *b) {
-        while (*a || *b) {
-                uint64_t x = 0, y = 0;
-                if (*a && take_component(&a, &x) < 0)
-                        return 0; /* not reached for checked input */
-                if (*b && take_component(&b, &y) < 0)
-                        return 0;
-                if (x != y)
-                        return x < y ? -1 : 1;
-        }
-        return 0;
 }
 
 static bool is_name(const char *s) {
@@ -188,7 +141,7 @@ static int parse_factor(const char *s, size_t len, struct factor *f, char *err, 
                                           "\"%s\" is not a name (letters, digits, '.', '_', '-')", v);
                 break;
         case KIND_VERSION:
-                if (!xpu_require_is_dotted(f->value))
+                if (!xpu_version_is_dotted(f->value))
                         return parse_fail(err, err_size, s, len, "\"%s\" is not a dotted number (e.g. 12.2)", v);
                 break;
         case KIND_BYTES: {

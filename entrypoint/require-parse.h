@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The requirement parser (require-parse.c): an expression's parsed form (keys, factors and terms,
- * which the checks in require.c read), its bounds, and the parse, print and compare helpers.
+ * which the checks in require.c read), its bounds, and the parse and print helpers (version.h compares).
  * Includes nothing of the checks; require.h (the grammar, the checks) includes it. */
 #pragma once
 
@@ -29,11 +29,6 @@ static inline void xpu_require_freep(struct xpu_require **r) {
 /* The parsed expression in normal form: terms joined by one space, factors by ",", keys in lower
  * case ("" for no requirement). Valid while R lives. */
 const char *xpu_require_to_string(const struct xpu_require *r);
-
-/* Compare two dotted numbers ("550.90.07", "12.4"): <0, 0, >0; a missing component is 0. Only for
- * strings of digits and dots (as xpu_is_driver_version() or a parsed requirement has them): a
- * component that does not parse compares as equal. */
-int xpu_version_cmp(const char *a, const char *b);
 
 enum key {
         KEY_VENDOR = 0,
@@ -97,6 +92,3 @@ struct xpu_require {
 
 /* S[0..LEN) quoted for a message into BUF, cut and escaped (require-parse.c). */
 const char *xpu_require_show(char *buf, size_t size, const char *s, size_t len);
-
-/* S is a dotted version: digits, '.' between components. */
-bool xpu_require_is_dotted(const char *s);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Requirement expressions (the NVIDIA Container Toolkit's grammar):
+/* Requirement expressions (the NVIDIA Container Toolkit's grammar), evaluated: a library no step
+ * owns, which the select step (require-start.h, profile-set.c) and the rich-facts step
+ * (forward_compat.require) call down into. The grammar:
  * space separates OR terms, comma separates AND factors, each factor is KEY OP VALUE with
  * OP one of = != < <= > >=. Keys: vendor, driver, cuda (CUDA driver API version), arch (compute
  * capability), brand, rocm, gfx (gfx target), memory (bytes, per device). Versions compare as
@@ -27,7 +29,6 @@
 #include <stdint.h>
 
 #include "probe.h"
-#include "profile.h"
 #include "require-parse.h"
 #include "select.h"
 
@@ -66,44 +67,3 @@ int xpu_require_check_selected(const struct xpu_require *r, const struct xpu_inv
 int xpu_require_check_lenient(const struct xpu_require *r, const struct xpu_inventory *inv, const bool *selected,
                               enum xpu_vendor vendor, char *unchecked, size_t unchecked_size, char *why,
                               size_t why_size);
-
-/* One requirement expression of a start, parsed once by xpu_require_start_parse(). */
-struct xpu_require_expr {
-        char *name;              /* where it came from: "--require/XPU_REQUIRE", "NVIDIA_REQUIRE_CUDA" */
-        enum xpu_vendor vendor;  /* the image variable's vendor; _XPU_VENDOR_MAX: the user's (every profile) */
-        struct xpu_require *req; /* NULL when it did not parse */
-        int error;               /* 0, or what the parse returned: -EINVAL (MESSAGE says why), -ENOMEM */
-        char *message;           /* the parse error's line; NULL unless ERROR is -EINVAL */
-};
-
-/* The requirement expressions of a start: the user's (--require/XPU_REQUIRE), then each vendor's
- * image variables (xpu_vendor_ops.require.env_prefix: NVIDIA_REQUIRE_*) in environment order,
- * left out for a vendor whose require_env_disable variable is true. */
-struct xpu_require_start {
-        struct xpu_require_expr *exprs;
-        size_t n;
-        char *disable[_XPU_VENDOR_MAX]; /* the value of the vendor's require_env_disable variable; NULL: unset */
-};
-
-/* Parse the start's expressions once into *RET: USER_EXPR (NULL: none) and the image variables of
- * ENVP. An expression that does not parse is kept with its error, reported by
- * xpu_require_check_start() when it is checked. The caller's struct, released with
- * xpu_require_start_done(): a start with no expression allocates nothing. Returns 0 or -ENOMEM.
- * Silent. */
-int xpu_require_start_parse(const char *user_expr, char *const *envp, struct xpu_require_start *ret);
-/* Release what S holds and empty it (a _cleanup_ function). */
-void xpu_require_start_done(struct xpu_require_start *s);
-
-/* The rich sources a start needs for its requirement checks: every expression of START (NULL:
- * none) and every profile's match.require in SET. Expressions that do not parse count as needing
- * nothing (their check reports them). */
-uint32_t xpu_require_start_sources(const struct xpu_profile_set *set, const struct xpu_require_start *start);
-
-/* The requirement checks of a start, after the profile is chosen: START's user expression
- * (strict) and, for a profile whose vendor has image variables, that vendor's (lenient, see
- * xpu_require_check_lenient(); none when its require_env_disable variable is true). A logger: one
- * line per problem. With WARN_ONLY (xpuinit profiles) an unmet requirement is a warning. Returns
- * 0, or -EINVAL (-ENOMEM) after logging the one line (xpuinit exits 125). */
-int xpu_require_check_start(const struct xpu_inventory *inv, const struct xpu_selection *sel,
-                            const struct xpu_profile *profile, const struct xpu_require_start *start,
-                            bool warn_only);

@@ -85,6 +85,29 @@ is "$E2E_RC" 0 "gfx1030 image on gfx1031, XPUINIT_DEVICE_CODE=apply: starts with
 like "$E2E_ERR" '^xpuinit: warning: device code for gfx1031: setting HSA_OVERRIDE_GFX_VERSION=10\.3\.0 for the workload' \
         "gfx1030 image on gfx1031, apply: a warning says what was set"
 
+# The verdict is judged before the plan on the environment the workload gets: the image's with its
+# profile's edits. A profile that sets the override starts the image; one that unsets the user's
+# stops it.
+# image_profile BUNDLE EDITS: the image's own profile for AMD GPUs with the env EDITS (JSON).
+image_profile() {
+        mkdir -p "$1/rootfs/etc/xpuinit/profiles.d" || bail "mkdir profiles.d"
+        printf '{ "name": "amd-own", "priority": 200, "match": { "vendor": "amd", "min_devices": 1 },
+  "device_nodes": ["/dev/kfd"], "env": %s, "seccomp": "default" }\n' "$2" \
+                >"$1/rootfs/etc/xpuinit/profiles.d/amd-own.json" || bail "write the profile"
+}
+image_bundle g1030-profile "$E2E_TMP/host1031" amd/libhip1030.so
+image_profile "$E2E_BUNDLE" '{ "set": { "HSA_OVERRIDE_GFX_VERSION": "10.3.0" } }'
+run_args -- /workload --expect-env HSA_OVERRIDE_GFX_VERSION=10.3.0 # (only amd-own sets it)
+is "$E2E_RC" 0 "gfx1030 image on gfx1031, HSA_OVERRIDE_GFX_VERSION=10.3.0 set by the image's profile: starts"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+
+image_bundle g1030-unset "$E2E_TMP/host1031" amd/libhip1030.so
+image_profile "$E2E_BUNDLE" '{ "unset": ["HSA_OVERRIDE_GFX_VERSION"] }'
+e2e_env "$E2E_BUNDLE" HSA_OVERRIDE_GFX_VERSION=10.3.0
+run_args -- /workload
+is "$E2E_RC" 125 "gfx1030 image on gfx1031, the user's override unset by the image's profile: exits 125"
+like "$E2E_ERR" 'runs only with HSA_OVERRIDE_GFX_VERSION=10\.3\.0' "profile-unset override: the line names the variable"
+
 # ---- no index: the start goes on; -v names the RUN line to add ----------------------------------------
 e2e_bundle noindex
 e2e_mount_ro "$E2E_BUNDLE" "$mi210" /xpu/host

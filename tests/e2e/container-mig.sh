@@ -58,6 +58,19 @@ is "$E2E_RC" 0 "uuid: NVIDIA_VISIBLE_DEVICES=MIG-<uuid> starts the workload"
 is "$(e2e_fact env.CUDA_VISIBLE_DEVICES)" MIG-3f0c1a2b-0000-5000-8000-000000000002 \
         "uuid: CUDA_VISIBLE_DEVICES is that MIG UUID"
 
+# ---- "MIG-<uuid>" and a requirement on the CUDA version: one read of the vendor libraries --------
+# The selection decides once what it reads: the requirement's facts (NVML, else libcuda) and the MIG
+# UUID's (NVML) in one helper run, NVML once, libcuda not at all once NVML answered.
+mig_bundle uuid-require -- /workload --expect-env CUDA_VISIBLE_DEVICES=MIG-3f0c1a2b-0000-5000-8000-000000000002
+e2e_env "$E2E_BUNDLE" NVIDIA_VISIBLE_DEVICES=MIG-3f0c1a2b-0000-5000-8000-000000000002 "XPU_REQUIRE=cuda>=11.0" \
+        XPUINIT_LOG_LEVEL=info
+e2e_devices "$E2E_BUNDLE" "$fx"
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "uuid-require: MIG-<uuid> with a cuda requirement starts the workload"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(grep -c 'nvml: [0-9]* device(s) matched' "$E2E_ERR")" 1 "uuid-require: NVML read once, for both"
+unlike "$E2E_ERR" 'cuda: [0-9]* device(s) matched' "uuid-require: libcuda not read once NVML answered"
+
 # ---- MIG-GPU-<uuid>/<gi>/<ci> and a CDI name of nvidia-ctk's ------------------------------------
 n=0
 for v in "MIG-$gpu/6/0" "nvidia.com/gpu=0:3"; do

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* entrypoint/device-code.c: the start-time device-code check's facts, read before gather
- * (xpu_device_code_read), and the verdict the planner records in the plan (xpu_device_code_judge
- * through xpu_plan_build): the mode's precedence, no index, a bad index, `plan`'s wording. */
+ * (xpu_device_code_read), and the verdict judged before the plan (device-code-verdict.c) that the
+ * planner records in the plan: the mode's precedence, no index, a bad index, `plan`'s wording. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +18,10 @@ static struct xpu_plan *plan_with_check(struct fx *f, enum xpu_device_code_mode 
         const struct xpu_device_code_setting s = { .mode = mode, .mode_set = mode_set, .index = index };
         ck_assert_int_eq(xpu_device_code_read(&s, fx_profile(f), f->inv, f->sel, dc), 0);
         struct xpu_plan_options o = fx_options(f, XPU_INJECT_LINK, NULL, workload);
-        o.device_code = dc;
-        o.show = show;
         struct xpu_plan *p = NULL;
         char err[1024] = "";
-        ck_assert_msg(xpu_test_plan(f->inv, f->sel, fx_profile(f), &o, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_test_plan_checked(f->inv, f->sel, fx_profile(f), &o, dc, show, &p, err, sizeof err) == 0,
+                      "%s", err);
         return p;
 }
 

@@ -29,7 +29,7 @@ START_TEST(test_gather_values) {
         const struct xpu_plan_options o = fx_options(&f, XPU_INJECT_AUTO, "utility,compute,ngz", workload);
         struct xpu_plan_facts *facts = NULL;
         char err[512] = "";
-        ck_assert_msg(xpu_plan_gather(f.inv, f.sel, fx_profile(&f), &o, &facts, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_test_gather(f.inv, f.sel, fx_profile(&f), &o, &facts, err, sizeof err) == 0, "%s", err);
 
         const struct xpu_plan_needs *n = &facts->needs;
         ck_assert_int_eq(n->inject, XPU_INJECT_LINK); /* AUTO without CAP_SYS_ADMIN */
@@ -96,7 +96,7 @@ START_TEST(test_gather_version_from_libraries) {
         const struct xpu_plan_options o = fx_options(&f, XPU_INJECT_LINK, "utility", workload);
         struct xpu_plan_facts *facts = NULL;
         char err[512] = "";
-        ck_assert_msg(xpu_plan_gather(f.inv, f.sel, fx_profile(&f), &o, &facts, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_test_gather(f.inv, f.sel, fx_profile(&f), &o, &facts, err, sizeof err) == 0, "%s", err);
         ck_assert(facts->driver_version_from_libraries);
         ck_assert_int_eq(facts->driver_version_error, 0);
         ck_assert_str_eq(facts->driver_version, VER);
@@ -115,7 +115,7 @@ START_TEST(test_gather_cpu_needs_nothing) {
         const struct xpu_plan_options o = fx_options(&f, XPU_INJECT_AUTO, NULL, workload);
         struct xpu_plan_facts *facts = NULL;
         char err[512] = "";
-        ck_assert_msg(xpu_plan_gather(f.inv, f.sel, pr, &o, &facts, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(xpu_test_gather(f.inv, f.sel, pr, &o, &facts, err, sizeof err) == 0, "%s", err);
         ck_assert_uint_eq(facts->n_nodes, 0);
         ck_assert_uint_eq(facts->needs.n_capabilities, 0);
         ck_assert(!facts->needs.files);

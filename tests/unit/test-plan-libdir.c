@@ -5,6 +5,7 @@
 #include "base/strv.h"
 #include "nvidia/nvidia-facts.h"
 #include "plan-fx.h"
+#include "version.h"
 
 /* library_links: libGLX_indirect.so.0 -> the injected libGLX_nvidia.so.<version> with graphics,
  * nothing without it. */

@@ -122,7 +122,9 @@ START_TEST(test_plan_build_is_pure) {
                 struct xpu_plan_facts *facts = NULL;
                 struct xpu_plan *expected = NULL;
                 char err[512] = "";
-                ck_assert_msg(xpu_plan_gather(f.inv, f.sel, pr, &o, &facts, err, sizeof err) == 0, "%s", err);
+                ck_assert_msg(xpu_test_gather(f.inv, f.sel, pr, &o, &facts, err, sizeof err) == 0, "%s", err);
+                ck_assert_int_eq(xpu_rich_facts_forward_compat(facts, f.inv, f.sel, pr), 0);
+                ck_assert_int_eq(xpu_rich_facts_placeholders(facts, f.inv, f.sel, pr, o.library_dir), 0);
                 ck_assert_msg(xpu_plan_build(f.inv, f.sel, pr, facts, &o, &expected, err, sizeof err) == 0, "%s", err);
                 /* (a plan with something of every fact in it) */
                 ck_assert_uint_eq(expected->n_given, 1);
