@@ -133,7 +133,8 @@ cJSON *xpu_inventory_to_json(const struct xpu_inventory *inv) {
         cJSON *host = cJSON_AddObjectToObject(root, "host");
         cJSON *vendors = host ? cJSON_AddObjectToObject(host, "vendors") : NULL;
         cJSON *devs = root ? cJSON_AddArrayToObject(root, "devices") : NULL;
-        bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel);
+        bool ok = vendors && devs && xpu_json_add_str(host, "kernel", inv->kernel) &&
+                  xpu_json_add_str(host, "platform", xpu_platform_name(inv->platform));
         /* Convenience copies of the versions users look for first: "<vendor>_driver_version" of
          * each vendor whose driver told one, and the host's CUDA driver version. */
         for (int v = 0; ok && v < _XPU_VENDOR_MAX; v++) {

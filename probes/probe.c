@@ -35,6 +35,16 @@ static const char *const field_names[_XPU_FIELD_MAX] = {
         [XPU_FIELD_PCI_IDS] = "pci_device_id",
 };
 
+static const char *const platform_names[_XPU_PLATFORM_MAX] = {
+        [XPU_PLATFORM_LINUX] = "linux",
+        [XPU_PLATFORM_WSL] = "wsl",
+        [XPU_PLATFORM_TEGRA] = "tegra",
+};
+
+const char *xpu_platform_name(enum xpu_platform p) {
+        return (unsigned)p < _XPU_PLATFORM_MAX ? platform_names[p] : NULL;
+}
+
 const char *xpu_source_to_string(enum xpu_source s) {
         return (unsigned)s < _XPU_SOURCE_MAX ? source_names[s] : NULL;
 }

@@ -151,8 +151,19 @@ struct xpu_vendor_info {
         char looked_for[256]; /* what was looked for, shown when nothing was found */
 };
 
+/* What kind of host the GPUs are reached on (probe JSON's host "platform"). */
+enum xpu_platform {
+        XPU_PLATFORM_LINUX = 0, /* GPUs on PCI, their drivers' procfs, sysfs and /dev nodes */
+        XPU_PLATFORM_WSL,       /* WSL2: every vendor through /dev/dxg and /usr/lib/wsl */
+        XPU_PLATFORM_TEGRA,     /* an SoC's integrated GPU (Jetson): device tree, CSV host lists */
+        _XPU_PLATFORM_MAX,
+};
+/* "linux", "wsl", "tegra"; NULL for an out-of-range value. */
+const char *xpu_platform_name(enum xpu_platform p);
+
 struct xpu_inventory {
         char kernel[65]; /* uname release of the running kernel ("" under a fixture sys root) */
+        enum xpu_platform platform; /* set by the fast path that recognised the platform; LINUX otherwise */
         struct xpu_vendor_info vendors[_XPU_VENDOR_MAX];
         struct xpu_device *devices;
         size_t n_devices;

@@ -44,7 +44,8 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
         ok = ok && xpu_json_add_str(o, "compute_capability", nv->compute_capability) &&
              xpu_json_add_str(o, "brand", nv->brand) && xpu_json_add_str(o, "vbios_version", nv->vbios_version) &&
              xpu_json_add_str(o, "bus_type", nv->bus_type) &&
-             xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware);
+             xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware) &&
+             xpu_json_add_str(o, "tegra_soc", nv->tegra_soc) && xpu_json_add_str(o, "l4t_release", nv->l4t_release);
         if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
                 ok = cJSON_AddBoolToObject(o, "mig_enabled", d->nvidia.mig_enabled) != NULL;
                 cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
@@ -68,6 +69,8 @@ void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f) {
                 fprintf(f, "  cc %s", d->nvidia.compute_capability);
         if (d->nvidia.brand[0])
                 fprintf(f, "  brand %s", d->nvidia.brand);
+        if (d->nvidia.l4t_release[0])
+                fprintf(f, "  %s L4T %s", d->nvidia.tegra_soc[0] ? d->nvidia.tegra_soc : "tegra", d->nvidia.l4t_release);
         if ((d->have & XPU_HAVE_MIG_MODE) && d->nvidia.mig_enabled)
                 fprintf(f, "  MIG on (%zu)", d->nvidia.n_mig);
 }

@@ -482,6 +482,9 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
         int r;
 
         if (xpu_stat_in_root(roots->sys_fd, PROC_NVIDIA, false, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                /* A Jetson's integrated GPU has no procfs directory: its device tree tells. */
+                if ((r = xpu_nvidia_tegra_probe(roots, inv)) != 0)
+                        return r < 0 ? r : 0;
                 vi->driver_loaded = false;
                 snprintf(vi->looked_for, sizeof vi->looked_for,
                          "%s under %.100s: not found (no NVIDIA kernel driver loaded)", LOOKED_FOR, roots->sys);

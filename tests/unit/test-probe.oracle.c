@@ -188,6 +188,12 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                         expect_str(host, i, k, f, d->nvidia.vbios_version);
                 else if (!strcmp(k, "gsp_firmware_version"))
                         expect_str(host, i, k, f, d->nvidia.gsp_firmware);
+                else if (!strcmp(k, "tegra_soc") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, d->nvidia.tegra_soc);
+                else if (!strcmp(k, "l4t_release") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, d->nvidia.l4t_release);
+                else if (!strcmp(k, "compute_capability") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, d->nvidia.compute_capability);
                 else if (!strcmp(k, "device_nodes")) {
                         /* Same set of paths (order free). */
                         ck_assert_msg((size_t)cJSON_GetArraySize(f) == d->n_nodes,
@@ -262,6 +268,11 @@ START_TEST(test_expected_json) {
                 ck_assert_int_ge(root, 0);
                 ck_assert_int_ge(xpu_inventory_name_from_pci_ids(inv, root), 0);
                 close(root);
+                /* The host's platform: "linux" unless expected.json says (jetson-*: "tegra"). */
+                const cJSON *platform = cJSON_GetObjectItemCaseSensitive(e, "platform");
+                ck_assert_str_eq(xpu_platform_name(inv->platform),
+                                 cJSON_IsString(platform) ? platform->valuestring : "linux");
+                checked++;
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                         compare_vendor(de->d_name, cJSON_GetObjectItemCaseSensitive(e, xpu_vendor_to_string(v)), inv,
                                        (enum xpu_vendor)v);
@@ -271,9 +282,10 @@ START_TEST(test_expected_json) {
                 hosts++;
         }
         closedir(d);
-        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22) and the
-         * synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16 bits. */
-        ck_assert_uint_eq(hosts, 12);
+        /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22), the
+         * synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16 bits, and the two
+         * Jetsons (jetson-orin, jetson-xavier). */
+        ck_assert_uint_eq(hosts, 14);
         ck_assert_uint_gt(checked, 150);
 }
 END_TEST
