@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "base/strv.h"
 #include "require.h"
+#include "vendor.h"
 
 /* Where the image's ldconfig may live, in the order glibc distributions use. */
 static const char *const ldconfig_paths[] = {
@@ -113,6 +114,33 @@ static void gather_driver_files(struct xpu_plan_facts *f, const struct xpu_inven
                                                   pr->n_files, &f->host_files);
 }
 
+/* The host's own list of what a container gets (the vendor's plan.host_list: a Jetson's CSV
+ * files), when the plan would inject files and the vendor has such a hook: its files become the
+ * files at their own path, its nodes are gathered like every node. Returns 1 when the host has a
+ * list (or reading it failed: kept for the plan), 0 when not, -ENOMEM. */
+static int gather_host_list(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
+                            const struct xpu_plan_options *o) {
+        const struct xpu_plan_needs *n = &f->needs;
+        const struct xpu_vendor_ops *ops = pr->match_any ? NULL : xpu_vendor(pr->vendor);
+        if (!ops || !ops->plan.host_list || n->n_capabilities == 0 || n->inject == XPU_INJECT_NONE || n->void_request)
+                return 0;
+        int r = ops->plan.host_list(inv, o->driver_fd, o->dev_fd, o->envp, &f->host_list, f->host_list_why,
+                                    sizeof f->host_list_why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                f->host_list_error = r;
+                return 1;
+        }
+        if (!f->host_list)
+                return 0;
+        f->host_files = TAKE_PTR(f->host_list->files);
+        for (size_t i = 0; i < f->host_list->nodes->n; i++)
+                if (gather_node(f, o->dev_fd, f->host_list->nodes->files[i].path) < 0)
+                        return -ENOMEM;
+        return 1;
+}
+
 /* ---- container root ----------------------------------------------------------------------- */
 
 static bool container_has_file(int container_fd, const char *path) {
@@ -153,7 +181,8 @@ static int gather_host_files_in_container(struct xpu_plan_facts *f, int containe
                 f->host_file_present[i] = container_fd >= 0 &&
                                           xpu_stat_in_root(container_fd, h->path, false, &here) == 0 &&
                                           here.st_dev == h->dev && here.st_ino == h->ino;
-                f->host_dir_has_entries[i] = !f->host_file_present[i] && h->kind == XPU_HOST_FILE_DIRECTORY &&
+                f->host_dir_has_entries[i] = !f->host_file_present[i] &&
+                                             (h->kind == XPU_HOST_FILE_DIRECTORY || h->kind == XPU_HOST_FILE_TREE) &&
                                              image_dir_has_entries(container_fd, h->path);
         }
         return 0;
@@ -224,7 +253,12 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         int r = f ? xpu_plan_needs(sel, pr, o, &f->needs) : -ENOMEM;
         if (r >= 0)
                 r = gather_nodes(f, inv, sel, pr, o->dev_fd);
-        if (r >= 0 && f->needs.files) {
+        int listed = r >= 0 ? gather_host_list(f, inv, pr, o) : 0;
+        if (listed < 0)
+                r = listed;
+        if (r >= 0 && listed && f->host_files)
+                r = gather_host_files_in_container(f, o->container_fd);
+        else if (r >= 0 && !listed && f->needs.files) {
                 gather_driver_files(f, inv, pr, o->driver_fd);
                 if (f->files && !f->files->refused)
                         r = gather_container(f, sel, pr, o->container_fd);

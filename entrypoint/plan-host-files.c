@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/str.h"
 #include "base/strv.h"
 #include "gathered.h"
+#include "plan-devices.h"
 #include "plan.h"
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */
@@ -63,7 +65,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                 if (!op)
                         return -ENOMEM;
                 op->mode = 0755;
-                if (p->inject == XPU_INJECT_MOUNT) {
+                if (f->kind == XPU_HOST_FILE_SYMLINK) {
+                        /* A host list's sym line: the same link, in either mode. */
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, f->path)))
+                                return -ENOMEM;
+                        memcpy(op->target, f->resolved, strlen(f->resolved) + 1);
+                } else if (p->inject == XPU_INJECT_MOUNT) {
                         if (!(op = xpu_plan_add_op(p, XPU_OP_BIND, f->path)))
                                 return -ENOMEM;
                         op->host_file = true;
@@ -77,6 +84,7 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                         if (n < 0 || (size_t)n >= sizeof op->target)
                                 return -ENAMETOOLONG;
                 }
+                memcpy(op->origin, f->origin, sizeof op->origin);
                 placed[n_placed++] = (char *)f->path;
         }
         _cleanup_free_ char *placed_s = xpu_strv_join(placed, ", "), *present_s = xpu_strv_join(present, ", ");
@@ -93,4 +101,39 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                 if (xpu_plan_note(p, "skipped %s", p->host_files->skipped[i]) < 0)
                         return -ENOMEM;
         return 0;
+}
+
+int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
+                       char *err, size_t err_size) {
+        if (facts->host_list_error < 0) {
+                xpu_format_error(err, err_size, "%s", facts->host_list_why);
+                return facts->host_list_error;
+        }
+        const struct xpu_host_list *l = facts->host_list;
+        if (xpu_plan_note(p, "the host lists what its containers get (%s in driver root %s): %zu device node(s) and "
+                             "%zu file(s) of it found; the profile's own driver files are not looked for",
+                          l->source, o->driver_root, l->nodes->n, facts->host_files ? facts->host_files->n : 0) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_notes; i++)
+                if (xpu_plan_note(p, "%s", l->notes[i]) < 0)
+                        return -ENOMEM;
+        /* The listed nodes, checked like the GPU's own: their numbers are the host's (dynamic on a
+         * Jetson), so only that each is a character device is checked. */
+        for (size_t i = 0; i < l->nodes->n; i++) {
+                struct xpu_devnode node = { .have_major = false, .optional = false };
+                xpu_strlcpy(node.path, l->nodes->files[i].path, sizeof node.path);
+                if (xpu_plan_node_check(p, &node, facts) < 0)
+                        return -ENOMEM;
+                for (size_t k = 0; k < p->n_ops; k++)
+                        if (p->ops[k].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[k].path, node.path) == 0 &&
+                            !p->ops[k].origin[0])
+                                memcpy(p->ops[k].origin, l->nodes->files[i].origin, sizeof p->ops[k].origin);
+        }
+        for (size_t i = 0; i < l->nodes->n_skipped; i++)
+                if (xpu_plan_note(p, "skipped %s", l->nodes->skipped[i]) < 0)
+                        return -ENOMEM;
+        int r = facts->host_files ? xpu_plan_host_files(p, o, facts) : 0;
+        if (r < 0)
+                xpu_format_error(err, err_size, "cannot plan the files the host lists: %s", strerror(-r));
+        return r;
 }

@@ -46,6 +46,7 @@ struct xpu_op {
         bool host_file;  /* BIND: a file placed at its own path (host-files.h), of kind HOST_KIND,
                           * not a driver library (an ELF file, or an empty stand-in) */
         enum xpu_host_file_kind host_kind;
+        char origin[64]; /* the host list's line that asked for it ("drivers.csv:12"), "" otherwise */
 };
 
 struct xpu_plan {

@@ -212,9 +212,14 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 goto fail;
         r = -ENOMEM;
 
-        /* Files from the driver root, for the capabilities in effect. */
+        /* Files from the driver root, for the capabilities in effect: what the host lists when it
+         * has lists (a Jetson), else the profile's. */
         const bool void_request = needs->void_request;
-        if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
+        if (facts->host_list || facts->host_list_error < 0) {
+                if ((r = xpu_plan_host_list(p, o, facts, err, err_size)) < 0)
+                        goto fail;
+                r = -ENOMEM;
+        } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");
                 if (!caps || xpu_plan_note(p, "capabilities %s: profile \"%s\" names no driver files for them; none injected",

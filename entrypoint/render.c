@@ -286,6 +286,8 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                         ok = cJSON_AddStringToObject(oj, "content", op->content) != NULL;
                 if (ok && op->type == XPU_OP_BIND && op->host_file)
                         ok = cJSON_AddStringToObject(oj, "kind", xpu_host_file_kind_to_string(op->host_kind)) != NULL;
+                if (ok && op->origin[0])
+                        ok = cJSON_AddStringToObject(oj, "origin", op->origin) != NULL;
         }
         for (size_t i = 0; ok && i < p->n_groups; i++) {
                 cJSON *gj = cJSON_CreateObject();
@@ -338,17 +340,23 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                         fprintf(f, " <- %s", op->source);
                 if (op->type == XPU_OP_BIND && op->host_file)
                         fprintf(f, " (%s%s)", xpu_host_file_kind_to_string(op->host_kind),
-                                op->host_kind == XPU_HOST_FILE_REGULAR ? ", read-only" : ", writable");
+                                op->host_kind == XPU_HOST_FILE_REGULAR || op->host_kind == XPU_HOST_FILE_TREE
+                                        ? ", read-only"
+                                        : ", writable");
                 if (op->target[0])
                         fprintf(f, " -> %s", op->target);
                 if (op->type == XPU_OP_CHECK_DEVNODE) {
                         if (op->have_major)
                                 fprintf(f, " (c %u:%u)", op->major, op->minor);
+                        else if (op->origin[0]) /* a host list's node: the numbers are the host's */
+                                fputs(" (c)", f);
                         else
                                 fprintf(f, " (c ?:%u)", op->minor);
                         if (op->optional)
                                 fputs(" optional", f);
                 }
+                if (op->origin[0])
+                        fprintf(f, " [%s]", op->origin);
                 fputc('\n', f);
         }
         for (size_t i = 0; i < p->n_groups; i++)

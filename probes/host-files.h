@@ -101,3 +101,6 @@ struct xpu_host_list {
         char source[128]; /* what was read, for the plan: "/etc/nvidia-container-runtime/host-files-for-container.d/\*.csv" */
 };
 struct xpu_host_list *xpu_host_list_free(struct xpu_host_list *l);
+static inline void xpu_host_list_freep(struct xpu_host_list **l) {
+        xpu_host_list_free(*l);
+}

@@ -192,9 +192,19 @@ struct xpu_vendor_require {
         const char *const *env_skip;          /* "NVIDIA_REQUIRE_JETPACK" */
 };
 
+struct xpu_host_list; /* host-files.h */
+
 /* What the plan gives a container of the vendor's GPUs beside their nodes. */
 struct xpu_vendor_plan {
         const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
+        /* A host that lists what its containers get (a Jetson's CSV files): read those lists for
+         * INV's platform, in the driver root DRIVER_FD and the dev root DEV_FD; ENVP is the image's
+         * environment (a variable may ask for more of them). *RET NULL when the host has none: the
+         * profile's own files are looked for. Else the plan gives what the list names instead of
+         * the profile's libraries, binaries and files. Returns 0, -ENOMEM, or another -errno with
+         * ERR one line naming the file and line. NULL: the vendor's hosts have none. */
+        int (*host_list)(const struct xpu_inventory *inv, int driver_fd, int dev_fd, char *const *envp,
+                         struct xpu_host_list **ret, char *err, size_t err_size);
         /* Its toolkit's variable naming the driver capabilities a container gets, read when
          * XPU_DRIVER_CAPABILITIES is unset ("NVIDIA_DRIVER_CAPABILITIES"); NULL: none. */
         const char *capabilities_variable;

@@ -11,6 +11,7 @@
  * ("GPU Excluded: Yes", old "Blacklisted: Yes") are not enumerated by NVML either, so they are
  * skipped (with a warning) and do not take an index. MIG instances: nvidia-mig.c. */
 #include "nvidia/nvidia.h"
+#include "nvidia/nvidia-csv.h"
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
 #include "cdi-spec.h"
@@ -685,7 +686,10 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
                      .env_disable = "NVIDIA_DISABLE_REQUIRE",
                      .env_skip = nvidia_require_skip },
         /* the NVIDIA Container Toolkit's capability variable (docs/: "driver capabilities") */
-        .plan = { .cdi = &nvidia_cdi, .capabilities_variable = "NVIDIA_DRIVER_CAPABILITIES" },
+        .plan = { .cdi = &nvidia_cdi,
+                  .capabilities_variable = "NVIDIA_DRIVER_CAPABILITIES",
+                  /* a Jetson's CSV files (nvidia-csv.c) */
+                  .host_list = xpu_nvidia_csv_host_list },
         .code = { .vendor = XPU_CODE_VENDOR_NVIDIA,
                   .target_name = "compute capability",
                   .target = nvidia_code_target,
