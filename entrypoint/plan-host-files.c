@@ -120,7 +120,7 @@ int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, con
         /* The listed nodes, checked like the GPU's own: their numbers are the host's (dynamic on a
          * Jetson), so only that each is a character device is checked. */
         for (size_t i = 0; i < l->nodes->n; i++) {
-                struct xpu_devnode node = { .have_major = false, .optional = false };
+                struct xpu_devnode node = { .have_major = false, .optional = false, .any_number = true };
                 xpu_strlcpy(node.path, l->nodes->files[i].path, sizeof node.path);
                 if (xpu_plan_node_check(p, &node, facts) < 0)
                         return -ENOMEM;

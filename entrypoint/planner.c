@@ -196,6 +196,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 if (!found) {
                         xpu_strlcpy(probe_node.path, pr->device_nodes[i], sizeof probe_node.path);
                         probe_node.optional = true; /* the probe does not know it: check if present */
+                        probe_node.any_number = true;
                 }
                 if (xpu_plan_node_check(p, &probe_node, facts) < 0)
                         goto fail;

@@ -278,7 +278,7 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                         if (op->have_major)
                                 snprintf(mm, sizeof mm, "%u:%u", op->major, op->minor);
                         else
-                                snprintf(mm, sizeof mm, "?:%u", op->minor);
+                                snprintf(mm, sizeof mm, op->any_number ? "?:?" : "?:%u", op->minor);
                         ok = cJSON_AddStringToObject(oj, "device", mm) &&
                              cJSON_AddBoolToObject(oj, "optional", op->optional);
                 }
@@ -348,7 +348,7 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                 if (op->type == XPU_OP_CHECK_DEVNODE) {
                         if (op->have_major)
                                 fprintf(f, " (c %u:%u)", op->major, op->minor);
-                        else if (op->origin[0]) /* a host list's node: the numbers are the host's */
+                        else if (op->any_number) /* a host list's node: the numbers are the host's */
                                 fputs(" (c)", f);
                         else
                                 fprintf(f, " (c ?:%u)", op->minor);

@@ -151,6 +151,7 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
         case KEY_BRAND:
         case KEY_GFX:
         case KEY_MEMORY:
+        case KEY_L4T:
         case _KEY_MAX:
         default:
                 return false; /* per-device keys: check_device_factor() */
@@ -212,6 +213,17 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
                 return op_holds(f->op, d->memory_total_bytes < f->bytes   ? -1
                                        : d->memory_total_bytes > f->bytes ? 1
                                                                           : 0);
+        case KEY_L4T:
+                /* The vendor's own version fact (an NVIDIA Jetson's L4T release); a GPU that is
+                 * not a Jetson's has none, so the factor fails there (lenient checks: unchecked). */
+                if (!fact[0]) {
+                        snprintf(found, size, "%s has no L4T release (not a Jetson, or /etc/nv_tegra_release "
+                                 "unreadable)", name);
+                        return false;
+                }
+                *known = true;
+                snprintf(found, size, "host has %s on L4T %s (a newer L4T comes with a newer JetPack)", name, fact);
+                return op_holds(f->op, fact_cmp(f, fact));
         case KEY_VENDOR:
         case KEY_DRIVER:
         case KEY_CUDA:
@@ -355,11 +367,19 @@ static int start_add(struct xpu_require_start *s, const char *name, size_t name_
         return 0;
 }
 
-/* Is NAME[0..LEN) one of OPS's image variables that are never checked? */
-static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size_t len) {
-        for (const char *const *k = ops->require.env_skip; k && *k; k++)
-                if (strlen(*k) == len && strncmp(*k, name, len) == 0)
+/* Is ENTRY ("NAME=VALUE", NAME LEN bytes) one of OPS's image variables that are not checked? A
+ * skip entry "NAME" skips NAME, "PREFIX*" every name with PREFIX, and "NAME=VALUE" NAME only
+ * with that value (vendor.h). */
+static bool env_skipped(const struct xpu_vendor_ops *ops, const char *entry, size_t len) {
+        for (const char *const *k = ops->require.env_skip; k && *k; k++) {
+                const char *eq = strchr(*k, '=');
+                size_t kl = eq ? (size_t)(eq - *k) : strlen(*k);
+                bool prefix = kl && (*k)[kl - 1] == '*';
+                bool name = prefix ? len >= kl - 1 && strncmp(*k, entry, kl - 1) == 0
+                                   : kl == len && strncmp(*k, entry, len) == 0;
+                if (name && (!eq || strcmp(eq + 1, entry + len + 1) == 0))
                         return true;
+        }
         return false;
 }
 

@@ -136,6 +136,10 @@ struct xpu_vendor_probe {
          * unreadable file skips that device or field with one xpu_inventory_warn() naming the
          * file; probing goes on. Returns 0, or -ENOMEM. */
         int (*fast)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+        /* The facts of its devices that live in the driver root, read (again) once the driver
+         * root is known (xpu_inventory_driver_root_facts(): a Jetson's L4T release); silent but
+         * for warnings. Returns 0 or -ENOMEM. NULL: none. */
+        int (*driver_root)(const struct xpu_roots *roots, struct xpu_inventory *inv);
         /* The rich-path backends (rich.h) that read this vendor's library, in merge order,
          * NULL-terminated; NULL when the vendor has none. */
         const struct xpu_rich_ops *const *rich;
@@ -189,7 +193,9 @@ struct xpu_vendor_require {
         /* Its toolkit's image requirement variables: NAME=EXPR for every NAME with the prefix, checked with its
          * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
         const char *env_prefix, *env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
-        const char *const *env_skip;          /* "NVIDIA_REQUIRE_JETPACK" */
+        /* Names not checked: "NAME", "PREFIX*" (every name with PREFIX), "NAME=VALUE" (only with
+         * that value: "NVIDIA_REQUIRE_JETPACK=csv-mounts=all" picks files, it is no requirement). */
+        const char *const *env_skip;
 };
 
 struct xpu_host_list; /* host-files.h */

@@ -5,12 +5,13 @@
  *   /proc/device-tree/model        the board's name ("NVIDIA Jetson ..."), the device's name
  *   /sys/devices/.../<gpu>/of_node/compatible  the GPU's node: "nvidia,ga10b" (Orin), "nvidia,gv11b"
  *                                  (Xavier); its directory is where nvgpu publishes railgate, load
- *   /etc/nv_tegra_release          line 1 "# R35 (release), REVISION: 4.1, ..." (driver root): L4T 35.4.1
+ *   /etc/nv_tegra_release          line 1 "# R35 (release), REVISION: 4.1, ..." (driver root, read once
+ *                                  it is chosen: xpu_nvidia_tegra_driver_root): L4T 35.4.1
  * Device nodes (dev root): /dev/nvmap and the GPU's control node (/dev/nvgpu/igpu0/ctrl on L4T
  * 35 and later, /dev/nvhost-ctrl-gpu before, both optional); their majors are dynamic and not in a file we read,
  * so they stay unknown. What a container gets beyond them the host lists in its CSV files
  * (nvidia-csv.c). */
-#include "nvidia/nvidia.h"
+#include "nvidia/nvidia-tegra.h"
 #include "base/fileio.h"
 #include "base/macro.h"
 #include "base/path.h"
@@ -51,6 +52,12 @@ static const struct {
         { "gv11b", "7.2" }, /* Xavier */
         { "ga10b", "8.7" }, /* Orin */
 };
+
+/* The toolkit checks no NVIDIA_REQUIRE_JETPACK* variable (internal/config/image/cuda_image.go): its
+ * one value, csv-mounts=all, picks CSV files (nvidia-csv.c), and NGC images set an empty
+ * NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS. Any other NVIDIA_REQUIRE_JETPACK is checked here ("l4t>=36"). */
+const char *const xpu_nvidia_require_skip[] = { "NVIDIA_REQUIRE_JETPACK=csv-mounts=all", "NVIDIA_REQUIRE_JETPACK_*",
+                                                NULL };
 
 int xpu_nvidia_parse_l4t_release(const char *text, char *out, size_t size) {
         unsigned major, minor, patch = 0;
@@ -111,7 +118,8 @@ static ssize_t read_raw(int root_fd, const char *path, char *buf, size_t size) {
 
 /* Add the node PATH to DEV (major unknown: dynamic on every L4T release). */
 static void add_node(const struct xpu_roots *roots, struct xpu_device *dev, const char *path, bool optional) {
-        xpu_devnode_add(roots, dev->nodes, &dev->n_nodes, XPU_DEVICE_NODES_MAX, path, 0, 0, false, optional);
+        if (xpu_devnode_add(roots, dev->nodes, &dev->n_nodes, XPU_DEVICE_NODES_MAX, path, 0, 0, false, optional) == 0)
+                dev->nodes[dev->n_nodes - 1].any_number = true;
 }
 
 /* The GPU's chip from its node's compatible, into CHIP; "" when no nvgpu directory says. */
@@ -130,6 +138,26 @@ static const char *find_gpu(const struct xpu_roots *roots, char *chip, size_t si
                 return gpu_dirs[i];
         }
         return NULL;
+}
+
+int xpu_nvidia_tegra_driver_root(const struct xpu_roots *roots, struct xpu_inventory *inv) {
+        char buf[DT_READ_MAX];
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                struct xpu_device *d = &inv->devices[i];
+                if (d->vendor != XPU_VENDOR_NVIDIA || !d->nvidia.tegra_soc[0])
+                        continue;
+                d->nvidia.l4t_release[0] = '\0';
+                ssize_t n = xpu_read_file_in_root(roots->driver_fd, TEGRA_RELEASE, buf, sizeof buf);
+                char *l4t = d->nvidia.l4t_release;
+                if (n >= 0 && xpu_nvidia_parse_l4t_release(buf, l4t, sizeof d->nvidia.l4t_release) < 0)
+                        return xpu_inventory_warn(inv, "%s in driver root %.100s: first line is not \"# R<major> "
+                                                       "(release), REVISION: <minor>[.<patch>], ...\"; L4T release "
+                                                       "omitted", TEGRA_RELEASE, roots->driver);
+                if (n < 0 && n != -ENOENT)
+                        return xpu_inventory_warn(inv, "%s in driver root %.100s: %s; L4T release omitted",
+                                                  TEGRA_RELEASE, roots->driver, strerror((int)-n));
+        }
+        return 0;
 }
 
 int xpu_nvidia_tegra_probe(const struct xpu_roots *roots, struct xpu_inventory *inv) {
@@ -170,15 +198,6 @@ int xpu_nvidia_tegra_probe(const struct xpu_roots *roots, struct xpu_inventory *
         if (chip[0] && !dev.nvidia.compute_capability[0] &&
             xpu_inventory_warn(inv, "%s/of_node/compatible: GPU \"%s\" is not a chip xpuinit knows; compute "
                                     "capability omitted", dir, chip) < 0)
-                return -ENOMEM;
-
-        n = xpu_read_file_in_root(roots->driver_fd, TEGRA_RELEASE, buf, sizeof buf);
-        if (n >= 0 && xpu_nvidia_parse_l4t_release(buf, dev.nvidia.l4t_release, sizeof dev.nvidia.l4t_release) < 0 &&
-            xpu_inventory_warn(inv, "%s: first line is not \"# R<major> (release), REVISION: <minor>[.<patch>], "
-                                    "...\"; L4T release omitted", TEGRA_RELEASE) < 0)
-                return -ENOMEM;
-        if (n < 0 && n != -ENOENT &&
-            xpu_inventory_warn(inv, "%s: %s; L4T release omitted", TEGRA_RELEASE, strerror((int)-n)) < 0)
                 return -ENOMEM;
 
         /* nvmap (the memory allocator every CUDA context opens) on every release; the GPU's control

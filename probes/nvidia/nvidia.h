@@ -84,21 +84,6 @@ int xpu_nvidia_probe_mig_caps(const struct xpu_roots *roots, struct xpu_inventor
  * compute_instance_id, uuid, product, memory_total_bytes, device_nodes}], "irq", "excluded" (each
  * only when known); text "  cc 9.0  brand Tesla  MIG on (N)" and one "    MIG ..." line per MIG
  * device. facts_json returns false on -ENOMEM. */
-/* Jetson (nvidia-tegra.c). The fast path of a Tegra SoC's integrated GPU, run when there is no
- * /proc/driver/nvidia: from the device tree's compatible ("nvidia,tegra234": the platform is then
- * XPU_PLATFORM_TEGRA), the GPU's nvgpu node in sysfs (its chip gives the compute capability), the
- * board's model (its name) and /etc/nv_tegra_release in the driver root (the L4T release). No PCI
- * bus id: the GPU is not on PCI. Returns 1 when the host is a Tegra (a GPU added when nvgpu is
- * there), 0 when not, -ENOMEM. */
-int xpu_nvidia_tegra_probe(const struct xpu_roots *roots, struct xpu_inventory *inv);
-/* The L4T release of /etc/nv_tegra_release's first line ("# R35 (release), REVISION: 4.1, ..."
- * → "35.4.1", "REVISION: 5," → "32.5") into OUT. Returns 0, -EINVAL (not that form),
- * -ENAMETOOLONG. */
-int xpu_nvidia_parse_l4t_release(const char *text, char *out, size_t size);
-/* The SoC of a device tree's compatible property (LEN bytes of NUL-separated strings): the first
- * "nvidia,tegra<N>" → "tegra<N>" into SOC. Returns 0, -ENOENT (none), -EINVAL (odd characters). */
-int xpu_nvidia_tegra_soc(const char *compat, size_t len, char *soc, size_t size);
-
 struct cJSON;
 bool xpu_nvidia_facts_json(const struct xpu_device *d, struct cJSON *o);
 void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f);

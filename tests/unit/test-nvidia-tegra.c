@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "inventory-json.h"
-#include "nvidia/nvidia.h"
+#include "nvidia/nvidia-tegra.h"
 #include "testlib.h"
 
 START_TEST(test_parse_l4t_release) {
@@ -118,10 +118,21 @@ START_TEST(test_model_and_warnings) {
         ck_assert_uint_eq(inv->n_devices, 1);
         ck_assert_str_eq(inv->devices[0].name, "NVIDIA Jetson AGX Xavier");
         ck_assert_str_eq(inv->devices[0].nvidia.compute_capability, "");
+        ck_assert_uint_eq(inv->n_warnings, 1);
+        ck_assert_ptr_nonnull(strstr(inv->warnings[0], "GPU \"gx99b\" is not a chip xpuinit knows"));
+        /* the release is read from the driver root, once it is known */
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        ck_assert_int_eq(xpu_inventory_driver_root_facts(&r, inv), 0);
         ck_assert_str_eq(inv->devices[0].nvidia.l4t_release, "");
         ck_assert_uint_eq(inv->n_warnings, 2);
-        ck_assert_ptr_nonnull(strstr(inv->warnings[0], "GPU \"gx99b\" is not a chip xpuinit knows"));
-        ck_assert_ptr_nonnull(strstr(inv->warnings[1], "/etc/nv_tegra_release: first line is not"));
+        ck_assert_ptr_nonnull(strstr(inv->warnings[1], "/etc/nv_tegra_release in driver root "));
+        ck_assert_ptr_nonnull(strstr(inv->warnings[1], ": first line is not"));
+        xpu_test_write(root, "etc/nv_tegra_release", "# R32 (release), REVISION: 7.4, GCID: 1\n");
+        ck_assert_int_eq(xpu_inventory_driver_root_facts(&r, inv), 0);
+        ck_assert_str_eq(inv->devices[0].nvidia.l4t_release, "32.7.4");
+        xpu_roots_close(&r);
         xpu_inventory_free(inv);
         xpu_test_rm_rf(root);
         free(root);

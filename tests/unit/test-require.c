@@ -174,9 +174,9 @@ static const struct {
         const char *expr, *err;
 } bad[] = {
         { "driverr>=1", "requirement \"driverr>=1\": unknown key \"driverr\"; expected one of vendor, driver, cuda, "
-                        "arch, brand, rocm, gfx, memory" },
+                        "arch, brand, rocm, gfx, memory, l4t" },
         { "cuda>=12 nvml>1", "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, driver, cuda, "
-                             "arch, brand, rocm, gfx, memory" },
+                             "arch, brand, rocm, gfx, memory, l4t" },
         { "cuda>=x", "requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)" },
         { "cuda>=12.", "requirement \"cuda>=12.\": \"12.\" is not a dotted number (e.g. 12.2)" },
         { "cuda>=12..1", "requirement \"cuda>=12..1\": \"12..1\" is not a dotted number (e.g. 12.2)" },
@@ -422,6 +422,44 @@ START_TEST(test_lenient_unknown_facts) {
 }
 END_TEST
 
+/* l4t: a Jetson's L4T release, on its fast path; a GPU that is no Jetson's has none (strict: not
+ * met; an image variable: unchecked). NVIDIA_REQUIRE_JETPACK is such a variable unless it is the
+ * toolkit's csv-mounts=all; NVIDIA_REQUIRE_JETPACK_* never is. */
+START_TEST(test_l4t) {
+        struct xpu_inventory *inv = xpu_test_probe_host("jetson-orin"); /* L4T 36.4.3 */
+        const bool one[1] = { true };
+        char why[1024], unchecked[512];
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36", why, sizeof why), 1);
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36.4.3,l4t<37", why, sizeof why), 1);
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36.5", why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"l4t>=36.5\" not met: l4t>=36.5 but host has nvidia:0 on L4T 36.4.3 (a "
+                              "newer L4T comes with a newer JetPack)");
+        ck_assert_int_eq(eval_lenient("l4t>=37", inv, one, NV, unchecked, sizeof unchecked, why, sizeof why), 0);
+        xpu_inventory_free(inv);
+
+        inv = make_inv("465.19.01", "");
+        ck_assert_int_eq(eval(inv, nv_all, NV, "l4t>=35", why, sizeof why), 0);
+        ck_assert_msg(strstr(why, "has no L4T release (not a Jetson"), "%s", why);
+        ck_assert_int_eq(eval_lenient("l4t>=35", inv, nv_all, NV, unchecked, sizeof unchecked, why, sizeof why), 1);
+        ck_assert_msg(strstr(unchecked, "l4t>=35 (nvidia:0 has no L4T release"), "%s", unchecked);
+        xpu_inventory_free(inv);
+
+        static char jp[] = "NVIDIA_REQUIRE_JETPACK=l4t>=36", all[] = "NVIDIA_REQUIRE_JETPACK=csv-mounts=all",
+                    mounts[] = "NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS=";
+        char *env[] = { jp, NULL }, *skipped[] = { all, mounts, NULL };
+        struct xpu_require_start st;
+        ck_assert_int_eq(xpu_require_start_parse(NULL, env, &st), 0);
+        ck_assert_uint_eq(st.n, 1);
+        ck_assert_str_eq(st.exprs[0].name, "NVIDIA_REQUIRE_JETPACK");
+        ck_assert_str_eq(xpu_require_to_string(st.exprs[0].req), "l4t>=36");
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, &st), 0); /* the fast path knows it */
+        xpu_require_start_done(&st);
+        ck_assert_int_eq(xpu_require_start_parse(NULL, skipped, &st), 0);
+        ck_assert_uint_eq(st.n, 0);
+        xpu_require_start_done(&st);
+}
+END_TEST
+
 START_TEST(test_rich_facts) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         char why[1024];
@@ -488,7 +526,7 @@ START_TEST(test_start_sources) {
         const uint32_t nvml = 1u << XPU_SOURCE_NVML, cuda = 1u << XPU_SOURCE_CUDA;
         static char path[] = "PATH=/bin", cuda_img[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470",
                     cuda124[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4", off[] = "NVIDIA_DISABLE_REQUIRE=true",
-                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", x[] = "NVIDIA_REQUIRE_X=driver>=1";
+                    jet[] = "NVIDIA_REQUIRE_JETPACK=csv-mounts=all", x[] = "NVIDIA_REQUIRE_X=driver>=1";
         char *plain[] = { path, NULL };
         char *image[] = { cuda_img, NULL };
         char *disabled[] = { cuda124, off, NULL };
@@ -519,7 +557,7 @@ END_TEST
  * vendors that have them, in environment order; a parse error is kept for the check to report. */
 START_TEST(test_start_parse) {
         static char a[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470", b[] = "NVIDIA_REQUIRE_BAD=nvml>1",
-                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", noeq[] = "NVIDIA_REQUIRE_X", other[] = "XPU_REQUIRE=x",
+                    jet[] = "NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS=cuda>=1", noeq[] = "NVIDIA_REQUIRE_X", other[] = "XPU_REQUIRE=x",
                     maybe[] = "NVIDIA_DISABLE_REQUIRE=maybe", off[] = "NVIDIA_DISABLE_REQUIRE=1";
         char *env[] = { a, jet, noeq, other, b, maybe, NULL };
         struct xpu_require_start s;
@@ -536,7 +574,7 @@ START_TEST(test_start_parse) {
         ck_assert_int_eq(s.exprs[2].error, -EINVAL);
         ck_assert_ptr_null(s.exprs[2].req);
         ck_assert_str_eq(s.exprs[2].message, "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, "
-                                              "driver, cuda, arch, brand, rocm, gfx, memory");
+                                              "driver, cuda, arch, brand, rocm, gfx, memory, l4t");
         ck_assert_str_eq(s.disable[NV], "maybe"); /* not a boolean: still checked (with a warning) */
         ck_assert_ptr_null(s.disable[AMD]);
         xpu_require_start_done(&s);
@@ -592,6 +630,7 @@ static Suite *require_suite(void) {
         tcase_add_test(tc, test_check_arguments);
         tcase_add_test(tc, test_lenient_unknown_facts);
         tcase_add_test(tc, test_rich_facts);
+        tcase_add_test(tc, test_l4t);
         tcase_add_test(tc, test_sources);
         tcase_add_test(tc, test_start_sources);
         tcase_add_test(tc, test_start_parse);
