@@ -114,7 +114,7 @@ static void gather_driver_files(struct xpu_plan_facts *f, const struct xpu_inven
                                                   pr->n_files, &f->host_files);
 }
 
-/* The host's own list of what a container gets (the vendor's plan.host_list: a Jetson's CSV
+/* The host's own list of what a container is given (the vendor's plan.host_list: a Jetson's CSV
  * files), when the plan would inject files and the vendor has such a hook: its files become the
  * files at their own path, its nodes are gathered like every node. Returns 1 when the host has a
  * list (or reading it failed: kept for the plan), 0 when not, -ENOMEM. */

@@ -56,7 +56,7 @@ struct xpu_plan_facts {
         int host_files_error;             /* xpu_host_files_find(): 0 or -errno */
         struct xpu_host_files *host_files; /* the profile's "files" found, NULL when not looked for; with
                                             * a host list, the files of its lines instead */
-        /* Driver and dev root: the host's own list of what a container gets (the vendor's
+        /* Driver and dev root: the host's own list of what a container is given (the vendor's
          * plan.host_list, vendor.h: a Jetson's CSV files), read instead of the profile's files.
          * NULL when the host has none; its files are moved to HOST_FILES above. */
         struct xpu_host_list *host_list;

@@ -12,7 +12,9 @@ e2e_init
 e2e_fixture jetson-orin
 fx=$E2E_FIXTURE
 drv="$E2E_TMP/driver"
-mkdir -p "$drv" && cp -a "$fx/." "$drv/" || bail "cannot copy $fx"
+if ! mkdir -p "$drv" || ! cp -a "$fx/." "$drv/"; then
+        bail "cannot copy $fx"
+fi
 lib=usr/lib/aarch64-linux-gnu
 # The placeholders get their names as contents (one word: the workload compares the first line),
 # so the workload can tell the host's file; an unlisted library next to the listed ones must stay

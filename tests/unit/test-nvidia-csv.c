@@ -88,7 +88,7 @@ START_TEST(test_parse_bounds) {
         ck_assert_ptr_nonnull(text);
         memcpy(text, "lib, /", 6);
         memset(text + 6, 'a', XPU_CSV_LINE_MAX);
-        strcpy(text + 6 + XPU_CSV_LINE_MAX, "\n");
+        memcpy(text + 6 + XPU_CSV_LINE_MAX, "\n", 2);
         bad(text, "drivers.csv:1: longer than 1024 bytes");
         free(text);
 
