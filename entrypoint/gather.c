@@ -188,6 +188,14 @@ static int gather_host_files_in_container(struct xpu_plan_facts *f, int containe
         return 0;
 }
 
+/* The image's loader: its ldconfig and /etc/ld.so.conf. */
+static void gather_loader(struct xpu_plan_facts *f, int container_fd) {
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
+                if (container_has_file(container_fd, ldconfig_paths[i]))
+                        f->ldconfig = ldconfig_paths[i];
+        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+}
+
 /* What the image holds that the plan's library directory and files depend on: the files CDI
  * gave (with the vendor's CDI mark), its loader (ldconfig and /etc/ld.so.conf), and the
  * container's side of the files at their own path. */
@@ -196,10 +204,7 @@ static int gather_container(struct xpu_plan_facts *f, const struct xpu_selection
         if (!pr->match_any && sel->cdi_mark[pr->vendor] &&
             xpu_gather_given(container_fd, sel->cdi_libdir[pr->vendor], f->files, &f->given, &f->n_given) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
-                if (container_has_file(container_fd, ldconfig_paths[i]))
-                        f->ldconfig = ldconfig_paths[i];
-        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        gather_loader(f, container_fd);
         return f->host_files_error == 0 && f->host_files ? gather_host_files_in_container(f, container_fd) : 0;
 }
 
@@ -256,8 +261,10 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         int listed = r >= 0 ? gather_host_list(f, inv, pr, o) : 0;
         if (listed < 0)
                 r = listed;
-        if (r >= 0 && listed && f->host_files)
+        if (r >= 0 && listed && f->host_files) {
+                gather_loader(f, o->container_fd);
                 r = gather_host_files_in_container(f, o->container_fd);
+        }
         else if (r >= 0 && !listed && f->needs.files) {
                 gather_driver_files(f, inv, pr, o->driver_fd);
                 if (f->files && !f->files->refused)

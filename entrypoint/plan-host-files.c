@@ -13,6 +13,9 @@
 #include "base/strv.h"
 #include "gathered.h"
 #include "plan-devices.h"
+
+/* The loader's drop-in for a host list's library directories (as plan-libdir.c's, one name). */
+#define HOST_LIST_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
 #include "plan.h"
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */
@@ -103,6 +106,75 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
         return 0;
 }
 
+/* The directories of the shared libraries a host list placed (its lines' "lib" files and links
+ * named *.so*), each once, in order, joined by SEP into *RET ("" when none). */
+static int listed_library_dirs(const struct xpu_plan *p, const char *sep, char **ret) {
+        char **dirs = NULL;
+        int r = 0;
+        for (size_t i = 0; i < p->n_ops && r >= 0; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if (!op->origin[0] || (op->type != XPU_OP_BIND && op->type != XPU_OP_SYMLINK) ||
+                    (op->type == XPU_OP_BIND && op->host_kind != XPU_HOST_FILE_REGULAR) ||
+                    !strstr(strrchr(op->path, '/'), ".so"))
+                        continue;
+                char dir[PATH_MAX] = "/";
+                size_t n = (size_t)(strrchr(op->path, '/') - op->path);
+                if (n) {
+                        memcpy(dir, op->path, n);
+                        dir[n] = '\0';
+                }
+                bool seen = false;
+                for (char **d = dirs; d && *d && !seen; d++)
+                        seen = strcmp(*d, dir) == 0;
+                if (!seen)
+                        r = xpu_strv_push(&dirs, dir);
+        }
+        *ret = r < 0 ? NULL : dirs ? xpu_strv_join(dirs, sep) : strdup("");
+        xpu_strv_free(dirs);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* The loader for a host list's libraries, which keep the host's directories: the image's own
+ * ld.so.conf.d drop-in plus its ldconfig when it has both (the toolkit's csv mode runs
+ * update-ldcache on those directories too), else LD_LIBRARY_PATH. */
+static int plan_host_list_loader(struct xpu_plan *p, const struct xpu_plan_facts *facts) {
+        _cleanup_free_ char *lines = NULL, *path = NULL;
+        if (listed_library_dirs(p, "\n", &lines) < 0 || listed_library_dirs(p, ":", &path) < 0)
+                return -ENOMEM;
+        if (!lines[0])
+                return 0;
+        struct xpu_op *op;
+        if (facts->ldconfig && facts->ld_so_conf) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_WRITE_FILE, HOST_LIST_DROPIN)))
+                        return -ENOMEM;
+                op->mode = 0644;
+                if (asprintf(&op->content, "# written by xpuinit: the directories of the libraries the host lists\n%s\n",
+                             lines) < 0) {
+                        op->content = NULL;
+                        return -ENOMEM;
+                }
+                if (!xpu_plan_add_op(p, XPU_OP_LDCONFIG, facts->ldconfig))
+                        return -ENOMEM;
+                return xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", HOST_LIST_DROPIN, path,
+                                     facts->ldconfig) < 0
+                               ? -ENOMEM
+                               : 0;
+        }
+        const char *old = xpu_env_get(p->env, "LD_LIBRARY_PATH");
+        _cleanup_free_ char *v = NULL;
+        if (asprintf(&v, "%s%s%s", path, old && *old ? ":" : "", old && *old ? old : "") < 0)
+                return -ENOMEM;
+        if (xpu_env_set(&p->env, "LD_LIBRARY_PATH", v) < 0)
+                return -ENOMEM;
+        return xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and "
+                                "/etc/ld.so.conf)", path) < 0
+                       ? -ENOMEM
+                       : 0;
+}
+
 int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
                        char *err, size_t err_size) {
         if (facts->host_list_error < 0) {
@@ -133,6 +205,8 @@ int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, con
                 if (xpu_plan_note(p, "skipped %s", l->nodes->skipped[i]) < 0)
                         return -ENOMEM;
         int r = facts->host_files ? xpu_plan_host_files(p, o, facts) : 0;
+        if (r >= 0)
+                r = plan_host_list_loader(p, facts);
         if (r < 0)
                 xpu_format_error(err, err_size, "cannot plan the files the host lists: %s", strerror(-r));
         return r;

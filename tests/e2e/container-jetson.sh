@@ -46,7 +46,7 @@ workload="/workload --expect-node /dev/nvmap=10:120 --expect-node /dev/nvgpu/igp
         --expect-file /$lib/tegra-egl/libEGL_nvidia.so.0=host_libEGL_nvidia.so.0
         --expect-file /lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin=host_nvhost_nvdec050_desc_prod.bin
         --expect-no-node /lib/firmware/tegra19x --expect-no-node /$lib/nvidia/libnvos.so
-        --list-dir /$lib/nvidia --list-dir /$lib/tegra-egl --list-dir /run/xpuinit/lib"
+        --list-dir /$lib/nvidia --list-dir /$lib/tegra-egl --list-dir /run/xpuinit/lib --print-env LD_LIBRARY_PATH"
 
 # check RUN: what every Jetson start must show.
 check() {
@@ -55,6 +55,8 @@ check() {
         is "$(e2e_fact "dir./$lib/nvidia")" "$listed" "$1: /$lib/nvidia holds exactly the listed files"
         is "$(e2e_fact "dir./$lib/tegra-egl")" "libEGL_nvidia.so.0" "$1: /$lib/tegra-egl holds the one listed file"
         is "$(e2e_fact dir./run/xpuinit/lib)" missing "$1: no library directory (the host lists the files)"
+        is "$(e2e_fact env.LD_LIBRARY_PATH)" "/$lib/nvidia:/$lib/tegra-egl:/$lib" \
+                "$1: the listed libraries' directories lead the loader path (the image has no ldconfig)"
 }
 
 # ---- link mode: Docker's default capabilities --------------------------------------------------

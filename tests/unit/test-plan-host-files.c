@@ -172,6 +172,22 @@ START_TEST(test_host_list_jetson) {
         ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin"));
         ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/usr/share/extra.json"));
         ck_assert_uint_eq(count_ops(p, XPU_OP_TMPFS), 0); /* no library directory */
+        /* the image has no ldconfig: the listed libraries' directories lead LD_LIBRARY_PATH */
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/lib/aarch64-linux-gnu/nvidia:"
+                                                                  "/usr/lib/aarch64-linux-gnu/tegra-egl:/usr/lib/aarch64-linux-gnu");
+        xpu_plan_free(p);
+
+        /* an image with ldconfig and /etc/ld.so.conf: its drop-in lists them, its ldconfig runs */
+        xpu_test_write(f.container, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(f.container, "sbin/ldconfig", "#!/bin/sh\n");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        op = find_op(p, XPU_OP_WRITE_FILE, "/etc/ld.so.conf.d/000-xpuinit.conf");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->content, "# written by xpuinit: the directories of the libraries the host lists\n"
+                                      "/usr/lib/aarch64-linux-gnu/nvidia\n/usr/lib/aarch64-linux-gnu/tegra-egl\n"
+                                      "/usr/lib/aarch64-linux-gnu\n");
+        ck_assert(find_op(p, XPU_OP_LDCONFIG, "/sbin/ldconfig") > op);
+        ck_assert_ptr_null(xpu_env_get(p->env, "LD_LIBRARY_PATH"));
         xpu_plan_free(p);
 
         /* link mode: links into the driver root; the image asks for every CSV file */
