@@ -93,9 +93,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
         _cleanup_free_ char *placed_s = xpu_strv_join(placed, ", "), *present_s = xpu_strv_join(present, ", ");
         if (!placed_s || !present_s)
                 return -ENOMEM;
-        if (n_placed && xpu_plan_note(p, "driver files at their own path (%s from driver root %s): %s",
+        bool links = false; /* a host list's sym lines: made again, neither bound nor linked into the root */
+        for (size_t i = 0; i < p->host_files->n; i++)
+                links |= p->host_files->files[i].kind == XPU_HOST_FILE_SYMLINK;
+        if (n_placed && xpu_plan_note(p, "driver files at their own path (%s from driver root %s%s): %s",
                                       p->inject == XPU_INJECT_MOUNT ? "bind mounts" : "symlinks", o->driver_root,
-                                      placed_s) < 0)
+                                      links ? "; the host's symlinks made again as they are" : "", placed_s) < 0)
                 return -ENOMEM;
         if (n_present && xpu_plan_note(p, "already in the container as the driver root's own file(s): %s",
                                        present_s) < 0)
