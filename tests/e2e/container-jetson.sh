@@ -93,6 +93,33 @@ e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 0 "jetpack: csv-mounts=all is the toolkit's file choice, not a requirement"
 [ "$E2E_RC" -eq 0 ] || e2e_show
 
+# ---- a Xavier on L4T 32 (jetson-xavier), mount mode: l4t.csv's dir line bound read-only -------
+e2e_fixture jetson-xavier
+xfx=$E2E_FIXTURE
+xdrv="$E2E_TMP/xavier"
+if ! mkdir -p "$xdrv" || ! cp -a "$xfx/." "$xdrv/"; then
+        bail "cannot copy $xfx"
+fi
+printf 'host_fw\n' >"$xdrv/lib/firmware/tegra19x/nvhost_nvdec040_ns.fw"
+printf 'host_tegra_libcuda\n' >"$xdrv/$lib/tegra/libcuda.so.1.1"
+e2e_bundle xavier
+e2e_mount_ro "$E2E_BUNDLE" "$xdrv" /xpu/host
+e2e_args "$E2E_BUNDLE" /usr/bin/xpuinit --sys-root /xpu/host --driver-root /xpu/host --inject mount -- \
+        /workload --expect-node /dev/nvmap=10:120 --expect-node /dev/nvhost-ctrl-gpu=508:2 \
+        --expect-node /dev/nvhost-nvdla0=503:1 --expect-no-node /dev/nvhost-nvdla1 \
+        --expect-file /lib/firmware/tegra19x/nvhost_nvdec040_ns.fw=host_fw \
+        --expect-file "/$lib/libcuda.so=host_tegra_libcuda" --list-dir "/$lib/tegra" \
+        --mounts /lib/firmware --print-env LD_LIBRARY_PATH
+e2e_devices "$E2E_BUNDLE" "$xfx"
+e2e_caps_add "$E2E_BUNDLE" CAP_SYS_ADMIN
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "xavier: xpuinit ran the workload and every workload check passed"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+like "$E2E_OUT" '^mount\./lib/firmware/tegra19x=[^ ]* ro,' "xavier: the dir line's directory is bound read-only"
+is "$(e2e_fact "dir./$lib/tegra")" "libcuda.so,libcuda.so.1.1,libnvos.so,libnvrm.so,libnvrm_gpu.so" \
+        "xavier: /$lib/tegra holds exactly the listed files"
+is "$(e2e_fact env.LD_LIBRARY_PATH)" "/$lib/tegra:/$lib" "xavier: the loader path leads with .../tegra"
+
 # ---- a CSV line that does not parse: the start stops, naming file, line and fix -----------------
 printf 'dev, /dev/nvmap\nlibs, /usr/lib/x.so\n' >"$drv/etc/nvidia-container-runtime/host-files-for-container.d/drivers.csv"
 jetson_bundle bad-csv -- /workload

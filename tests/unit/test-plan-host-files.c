@@ -204,6 +204,34 @@ START_TEST(test_host_list_jetson) {
 }
 END_TEST
 
+/* A Xavier on L4T 32 (jetson-xavier): l4t.csv's dir line is a directory bound read-only (mount
+ * mode) or linked (link mode), its lib lines under .../tegra, its two sym lines the same links. */
+START_TEST(test_host_list_xavier) {
+        struct fx f;
+        fx_open(&f, "jetson-xavier", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *op = find_op(p, XPU_OP_BIND, "/lib/firmware/tegra19x");
+        ck_assert_ptr_nonnull(op);
+        ck_assert(op->host_file);
+        ck_assert_int_eq(op->host_kind, XPU_HOST_FILE_TREE);
+        ck_assert_str_eq(op->origin, "l4t.csv:21");
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/libcuda.so")->target, "tegra/libcuda.so");
+        ck_assert_str_eq(find_op(p, XPU_OP_BIND, "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1")->origin, "l4t.csv:22");
+        ck_assert_str_eq(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-ctrl-gpu")->origin, "l4t.csv:5");
+        ck_assert_str_eq(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-nvdla0")->origin, "l4t.csv:14");
+        ck_assert_ptr_null(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-nvdla1")); /* not on this host */
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/lib/aarch64-linux-gnu/tegra:/usr/lib/aarch64-linux-gnu");
+        xpu_plan_free(p);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/lib/firmware/tegra19x")->target, "/xpu/driver/lib/firmware/tegra19x");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 /* What a hostile or stale list names is checked like every driver file: a file not every user may
  * read, a path of another kind than its line says, a sym line that is no link, a link that leaves
  * nothing but its text behind; a line that does not parse ends the plan with its file and line. */
@@ -255,6 +283,7 @@ int main(void) {
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_host_files_hostile_profile);
         tcase_add_test(tc, test_host_list_jetson);
+        tcase_add_test(tc, test_host_list_xavier);
         tcase_add_test(tc, test_host_list_hostile);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
