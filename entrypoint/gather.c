@@ -182,8 +182,15 @@ static int gather_host_files_in_container(struct xpu_plan_facts *f, int containe
                                           xpu_stat_in_root(container_fd, h->path, false, &here) == 0 &&
                                           here.st_dev == h->dev && here.st_ino == h->ino;
                 f->host_dir_has_entries[i] = !f->host_file_present[i] &&
-                                             (h->kind == XPU_HOST_FILE_DIRECTORY || h->kind == XPU_HOST_FILE_TREE) &&
+                                             (h->kind == XPU_HOST_FILE_DIRECTORY || h->kind == XPU_HOST_FILE_TREE ||
+                                              h->kind == XPU_HOST_FILE_SYMLINK) &&
                                              image_dir_has_entries(container_fd, h->path);
+                if (h->kind == XPU_HOST_FILE_SYMLINK && !f->host_dir_has_entries[i] && container_fd >= 0) {
+                        /* a link of the host's is not made over an image's directory, even an empty one */
+                        struct stat st;
+                        f->host_dir_has_entries[i] = xpu_stat_in_root(container_fd, h->path, true, &st) == 0 &&
+                                                     S_ISDIR(st.st_mode);
+                }
         }
         return 0;
 }

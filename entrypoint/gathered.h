@@ -66,7 +66,8 @@ struct xpu_plan_facts {
         /* Container root, read when needs.files (forward compatibility: when the profile has it). */
         bool *host_file_present;    /* parallel to host_files->files: the container has that path as the
                                      * driver root's very file (same st_dev and st_ino) */
-        bool *host_dir_has_entries; /* parallel: the container has a directory with entries there */
+        bool *host_dir_has_entries; /* parallel: the container has a directory with entries there (a
+                                     * host list's symlink: any directory) */
         struct xpu_given_file *given; /* driver files (of ->files) CDI already put in the container,
                                        * when the selection carries the vendor's CDI mark */
         size_t n_given;

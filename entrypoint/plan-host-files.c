@@ -52,8 +52,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                         continue;
                 }
                 if (facts->host_dir_has_entries[i]) {
-                        if (xpu_plan_note(p, "skipped %s: the image has a directory with files there, which a "
-                                             "mount would hide", f->path) < 0)
+                        if (xpu_plan_note(p, f->kind == XPU_HOST_FILE_SYMLINK
+                                                     ? "skipped %s: the image has a directory there, which the host's "
+                                                       "symlink would replace"
+                                                     : "skipped %s: the image has a directory with files there, which "
+                                                       "a mount would hide",
+                                          f->path) < 0)
                                 return -ENOMEM;
                         continue;
                 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* entrypoint/plan-host-files.c: the driver files at their own path. The library directory (the
  * profile's library links, CUDA forward compatibility, compat32) is test-plan-libdir.c's. */
+#include <sys/stat.h>
+
 #include "base/strv.h"
 #include "plan-fx.h"
 
@@ -227,6 +229,17 @@ START_TEST(test_host_list_xavier) {
         xpu_plan_free(p);
         ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
         ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/lib/firmware/tegra19x")->target, "/xpu/driver/lib/firmware/tegra19x");
+        xpu_plan_free(p);
+        /* an image that has the sym line's path as a directory keeps it */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/usr/lib/aarch64-linux-gnu/libcuda.so", f.container);
+        xpu_test_write(f.container, "usr/lib/aarch64-linux-gnu/other.so", "");
+        ck_assert_int_eq(mkdir(dir, 0755), 0); /* empty: still kept */
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/libcuda.so"));
+        ck_assert_str_eq(note_with(p, "skipped /usr/lib/aarch64-linux-gnu/libcuda.so"),
+                         "skipped /usr/lib/aarch64-linux-gnu/libcuda.so: the image has a directory there, which the "
+                         "host's symlink would replace");
         xpu_plan_free(p);
         fx_close(&f);
 }
