@@ -111,6 +111,7 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                 [XPU_HOST_FILE_REGULAR] = S_IFREG,
                 [XPU_HOST_FILE_SOCKET] = S_IFSOCK,
                 [XPU_HOST_FILE_DIRECTORY] = S_IFDIR,
+                [XPU_HOST_FILE_TREE] = S_IFDIR,
         };
         const mode_t want = op->host_file && op->host_kind < _XPU_HOST_FILE_MAX ? kind_types[op->host_kind] : S_IFREG;
         if ((st.st_mode & S_IFMT) != want) {
@@ -200,9 +201,11 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         /* A socket or a pipe directory is not made read-only (clients connect(2) and use the
          * pipes; the toolkit's IPC mounts drop "ro" too) but never more writable than the driver
          * root's own mount: the clone keeps its flags, and nothing clears them. */
+        /* A host list's directory (firmware, libraries) is read-only, and not noexec: its
+         * libraries are mapped executable. */
+        const bool ro = want == S_IFREG || (op->host_file && op->host_kind == XPU_HOST_FILE_TREE);
         struct mount_attr attr = {
-                .attr_set = (want == S_IFREG ? MOUNT_ATTR_RDONLY : MOUNT_ATTR_NOEXEC) | MOUNT_ATTR_NOSUID |
-                            MOUNT_ATTR_NODEV,
+                .attr_set = (ro ? MOUNT_ATTR_RDONLY : MOUNT_ATTR_NOEXEC) | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
                 .propagation = MS_PRIVATE,
         };
         int set = mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
@@ -279,6 +282,8 @@ static int do_check_devnode(const struct xpu_apply_roots *roots, const struct xp
                 xpu_format_error(err, err_size, "%s %s is not a character device", op->path, where);
                 return -ENODEV;
         }
+        if (op->any_number)
+                return 0; /* a host list's or a Jetson's node: its numbers are the host's own */
         if (!op->have_major)
                 log_warning("%s: the host driver does not say its major number (not in /proc/devices or "
                             "sysfs); only the minor %u was checked",

@@ -114,6 +114,33 @@ static void gather_driver_files(struct xpu_plan_facts *f, const struct xpu_inven
                                                   pr->n_files, &f->host_files);
 }
 
+/* The host's own list of what a container is given (the vendor's plan.host_list: a Jetson's CSV
+ * files), when the plan would inject files and the vendor has such a hook: its files become the
+ * files at their own path, its nodes are gathered like every node. Returns 1 when the host has a
+ * list (or reading it failed: kept for the plan), 0 when not, -ENOMEM. */
+static int gather_host_list(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
+                            const struct xpu_plan_options *o) {
+        const struct xpu_plan_needs *n = &f->needs;
+        const struct xpu_vendor_ops *ops = pr->match_any ? NULL : xpu_vendor(pr->vendor);
+        if (!ops || !ops->plan.host_list || n->n_capabilities == 0 || n->inject == XPU_INJECT_NONE || n->void_request)
+                return 0;
+        int r = ops->plan.host_list(inv, o->driver_fd, o->dev_fd, o->envp, &f->host_list, f->host_list_why,
+                                    sizeof f->host_list_why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                f->host_list_error = r;
+                return 1;
+        }
+        if (!f->host_list)
+                return 0;
+        f->host_files = TAKE_PTR(f->host_list->files);
+        for (size_t i = 0; i < f->host_list->nodes->n; i++)
+                if (gather_node(f, o->dev_fd, f->host_list->nodes->files[i].path) < 0)
+                        return -ENOMEM;
+        return 1;
+}
+
 /* ---- container root ----------------------------------------------------------------------- */
 
 static bool container_has_file(int container_fd, const char *path) {
@@ -154,10 +181,26 @@ static int gather_host_files_in_container(struct xpu_plan_facts *f, int containe
                 f->host_file_present[i] = container_fd >= 0 &&
                                           xpu_stat_in_root(container_fd, h->path, false, &here) == 0 &&
                                           here.st_dev == h->dev && here.st_ino == h->ino;
-                f->host_dir_has_entries[i] = !f->host_file_present[i] && h->kind == XPU_HOST_FILE_DIRECTORY &&
+                f->host_dir_has_entries[i] = !f->host_file_present[i] &&
+                                             (h->kind == XPU_HOST_FILE_DIRECTORY || h->kind == XPU_HOST_FILE_TREE ||
+                                              h->kind == XPU_HOST_FILE_SYMLINK) &&
                                              image_dir_has_entries(container_fd, h->path);
+                if (h->kind == XPU_HOST_FILE_SYMLINK && !f->host_dir_has_entries[i] && container_fd >= 0) {
+                        /* a link of the host's is not made over an image's directory, even an empty one */
+                        struct stat st;
+                        f->host_dir_has_entries[i] = xpu_stat_in_root(container_fd, h->path, true, &st) == 0 &&
+                                                     S_ISDIR(st.st_mode);
+                }
         }
         return 0;
+}
+
+/* The image's loader: its ldconfig and /etc/ld.so.conf. */
+static void gather_loader(struct xpu_plan_facts *f, int container_fd) {
+        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
+                if (container_has_file(container_fd, ldconfig_paths[i]))
+                        f->ldconfig = ldconfig_paths[i];
+        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
 }
 
 /* What the image holds that the plan's library directory and files depend on: the files CDI
@@ -168,10 +211,7 @@ static int gather_container(struct xpu_plan_facts *f, const struct xpu_selection
         if (!pr->match_any && sel->cdi_mark[pr->vendor] &&
             xpu_gather_given(container_fd, sel->cdi_libdir[pr->vendor], f->files, &f->given, &f->n_given) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
-                if (container_has_file(container_fd, ldconfig_paths[i]))
-                        f->ldconfig = ldconfig_paths[i];
-        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        gather_loader(f, container_fd);
         return f->host_files_error == 0 && f->host_files ? gather_host_files_in_container(f, container_fd) : 0;
 }
 
@@ -247,11 +287,17 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         f->needs = *needs; /* taken over: the facts free them */
         *needs = (struct xpu_plan_needs){ 0 };
         int r = gather_nodes(f, inv, sel, pr, o->dev_fd);
+        int listed = r >= 0 ? gather_host_list(f, inv, pr, o) : 0;
+        if (listed < 0)
+                r = listed;
         /* WSL2: the Windows driver's files are how any vendor's GPU is reached, capabilities or not */
         const bool wsl = inv->platform == XPU_PLATFORM_WSL && !pr->match_any;
-        if (r >= 0 && wsl && f->needs.inject != XPU_INJECT_NONE && !f->needs.void_request) {
+        if (r >= 0 && listed && f->host_files) {
+                gather_loader(f, o->container_fd);
+                r = gather_host_files_in_container(f, o->container_fd);
+        } else if (r >= 0 && wsl && f->needs.inject != XPU_INJECT_NONE && !f->needs.void_request) {
                 r = gather_wsl(f, inv, pr, o->driver_fd, o->container_fd);
-        } else if (r >= 0 && f->needs.files && !wsl) {
+        } else if (r >= 0 && !listed && f->needs.files && !wsl) {
                 gather_driver_files(f, inv, pr, o->driver_fd);
                 if (f->files && !f->files->refused)
                         r = gather_container(f, sel, pr, o->container_fd);

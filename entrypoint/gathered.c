@@ -22,6 +22,7 @@ struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
         xpu_driver_files_free(f->files);
         xpu_driver_files_free(f->files32);
         xpu_host_files_free(f->host_files);
+        xpu_host_list_free(f->host_list);
         free(f->host_file_present);
         free(f->host_dir_has_entries);
         free(f->given);

@@ -54,12 +54,20 @@ struct xpu_plan_facts {
         int files32_error;                /* xpu_driver_files_find32(): 0 or -errno */
         struct xpu_driver_files *files32; /* their 32-bit copies, NULL when not looked for */
         int host_files_error;             /* xpu_host_files_find(): 0 or -errno */
-        struct xpu_host_files *host_files; /* the profile's "files" found, NULL when not looked for */
+        struct xpu_host_files *host_files; /* the profile's "files" found, NULL when not looked for; with
+                                            * a host list, the files of its lines instead */
+        /* Driver and dev root: the host's own list of what a container is given (the vendor's
+         * plan.host_list, vendor.h: a Jetson's CSV files), read instead of the profile's files.
+         * NULL when the host has none; its files are moved to HOST_FILES above. */
+        struct xpu_host_list *host_list;
+        int host_list_error;         /* 0, or the hook's -errno: HOST_LIST_WHY says why */
+        char host_list_why[768];
 
         /* Container root, read when needs.files (forward compatibility: when the profile has it). */
         bool *host_file_present;    /* parallel to host_files->files: the container has that path as the
                                      * driver root's very file (same st_dev and st_ino) */
-        bool *host_dir_has_entries; /* parallel: the container has a directory with entries there */
+        bool *host_dir_has_entries; /* parallel: the container has a directory with entries there (a
+                                     * host list's symlink: any directory) */
         struct xpu_given_file *given; /* driver files (of ->files) CDI already put in the container,
                                        * when the selection carries the vendor's CDI mark */
         size_t n_given;

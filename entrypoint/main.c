@@ -118,6 +118,13 @@ static int context_probe(struct context *c, const struct xpu_options *opts) {
                 close(c->roots.driver_fd);
                 c->roots.driver_fd = fd;
                 xpu_strlcpy(c->roots.driver, driver_root, sizeof c->roots.driver);
+                size_t seen = c->inv->n_warnings;
+                if ((r = xpu_inventory_driver_root_facts(&c->roots, c->inv)) < 0) {
+                        log_error("probing failed: %s", strerror(-r));
+                        return -r;
+                }
+                for (size_t i = seen; i < c->inv->n_warnings; i++)
+                        log_warning("%s", c->inv->warnings[i]);
         }
         /* Names the kernel drivers do not give (an AMD GPU without a FRU product_name) from the
          * host's PCI ID database, for what is shown; a start does not need them. */

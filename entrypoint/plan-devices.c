@@ -47,6 +47,7 @@ int xpu_plan_node_check(struct xpu_plan *p, const struct xpu_devnode *node, cons
         op->major = node->major;
         op->minor = node->minor;
         op->have_major = node->have_major;
+        op->any_number = node->any_number;
         op->optional = node->optional;
         return add_group_of(p, facts, node->path);
 }

@@ -8,9 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/str.h"
 #include "base/strv.h"
 #include "gathered.h"
+#include "plan-devices.h"
+
+/* The loader's drop-in for a host list's library directories (as plan-libdir.c's, one name). */
+#define HOST_LIST_DROPIN "/etc/ld.so.conf.d/000-xpuinit.conf"
 #include "plan.h"
 
 /* Is PATH the library directory's tree (/run/xpuinit) or inside it? */
@@ -47,8 +52,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                         continue;
                 }
                 if (facts->host_dir_has_entries[i]) {
-                        if (xpu_plan_note(p, "skipped %s: the image has a directory with files there, which a "
-                                             "mount would hide", f->path) < 0)
+                        if (xpu_plan_note(p, f->kind == XPU_HOST_FILE_SYMLINK
+                                                     ? "skipped %s: the image has a directory there, which the host's "
+                                                       "symlink would replace"
+                                                     : "skipped %s: the image has a directory with files there, which "
+                                                       "a mount would hide",
+                                          f->path) < 0)
                                 return -ENOMEM;
                         continue;
                 }
@@ -63,7 +72,12 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                 if (!op)
                         return -ENOMEM;
                 op->mode = 0755;
-                if (p->inject == XPU_INJECT_MOUNT) {
+                if (f->kind == XPU_HOST_FILE_SYMLINK) {
+                        /* A host list's sym line: the same link, in either mode. */
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, f->path)))
+                                return -ENOMEM;
+                        memcpy(op->target, f->resolved, strlen(f->resolved) + 1);
+                } else if (p->inject == XPU_INJECT_MOUNT) {
                         if (!(op = xpu_plan_add_op(p, XPU_OP_BIND, f->path)))
                                 return -ENOMEM;
                         op->host_file = true;
@@ -77,14 +91,18 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                         if (n < 0 || (size_t)n >= sizeof op->target)
                                 return -ENAMETOOLONG;
                 }
+                memcpy(op->origin, f->origin, sizeof op->origin);
                 placed[n_placed++] = (char *)f->path;
         }
         _cleanup_free_ char *placed_s = xpu_strv_join(placed, ", "), *present_s = xpu_strv_join(present, ", ");
         if (!placed_s || !present_s)
                 return -ENOMEM;
-        if (n_placed && xpu_plan_note(p, "driver files at their own path (%s from driver root %s): %s",
+        bool links = false; /* a host list's sym lines: made again, neither bound nor linked into the root */
+        for (size_t i = 0; i < p->host_files->n; i++)
+                links |= p->host_files->files[i].kind == XPU_HOST_FILE_SYMLINK;
+        if (n_placed && xpu_plan_note(p, "driver files at their own path (%s from driver root %s%s): %s",
                                       p->inject == XPU_INJECT_MOUNT ? "bind mounts" : "symlinks", o->driver_root,
-                                      placed_s) < 0)
+                                      links ? "; the host's symlinks made again as they are" : "", placed_s) < 0)
                 return -ENOMEM;
         if (n_present && xpu_plan_note(p, "already in the container as the driver root's own file(s): %s",
                                        present_s) < 0)
@@ -93,4 +111,110 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                 if (xpu_plan_note(p, "skipped %s", p->host_files->skipped[i]) < 0)
                         return -ENOMEM;
         return 0;
+}
+
+/* The directories of the shared libraries a host list placed (its lines' "lib" files and links
+ * named *.so*), each once, in order, joined by SEP into *RET ("" when none). */
+static int listed_library_dirs(const struct xpu_plan *p, const char *sep, char **ret) {
+        char **dirs = NULL;
+        int r = 0;
+        for (size_t i = 0; i < p->n_ops && r >= 0; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                if (!op->origin[0] || (op->type != XPU_OP_BIND && op->type != XPU_OP_SYMLINK) ||
+                    (op->type == XPU_OP_BIND && op->host_kind != XPU_HOST_FILE_REGULAR) ||
+                    !strstr(strrchr(op->path, '/'), ".so"))
+                        continue;
+                char dir[PATH_MAX] = "/";
+                size_t n = (size_t)(strrchr(op->path, '/') - op->path);
+                if (n) {
+                        memcpy(dir, op->path, n);
+                        dir[n] = '\0';
+                }
+                bool seen = false;
+                for (char **d = dirs; d && *d && !seen; d++)
+                        seen = strcmp(*d, dir) == 0;
+                if (!seen)
+                        r = xpu_strv_push(&dirs, dir);
+        }
+        *ret = r < 0 ? NULL : dirs ? xpu_strv_join(dirs, sep) : strdup("");
+        xpu_strv_free(dirs);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* The loader for a host list's libraries, which keep the host's directories: the image's own
+ * ld.so.conf.d drop-in plus its ldconfig when it has both (the toolkit's csv mode runs
+ * update-ldcache on those directories too), else LD_LIBRARY_PATH. */
+static int plan_host_list_loader(struct xpu_plan *p, const struct xpu_plan_facts *facts) {
+        _cleanup_free_ char *lines = NULL, *path = NULL;
+        if (listed_library_dirs(p, "\n", &lines) < 0 || listed_library_dirs(p, ":", &path) < 0)
+                return -ENOMEM;
+        if (!lines[0])
+                return 0;
+        struct xpu_op *op;
+        if (facts->ldconfig && facts->ld_so_conf) {
+                if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, "/etc/ld.so.conf.d")))
+                        return -ENOMEM;
+                op->mode = 0755;
+                if (!(op = xpu_plan_add_op(p, XPU_OP_WRITE_FILE, HOST_LIST_DROPIN)))
+                        return -ENOMEM;
+                op->mode = 0644;
+                if (asprintf(&op->content, "# written by xpuinit: the directories of the libraries the host lists\n%s\n",
+                             lines) < 0) {
+                        op->content = NULL;
+                        return -ENOMEM;
+                }
+                if (!xpu_plan_add_op(p, XPU_OP_LDCONFIG, facts->ldconfig))
+                        return -ENOMEM;
+                return xpu_plan_note(p, "loader: %s lists %s; %s rebuilds the cache", HOST_LIST_DROPIN, path,
+                                     facts->ldconfig) < 0
+                               ? -ENOMEM
+                               : 0;
+        }
+        const char *old = xpu_env_get(p->env, "LD_LIBRARY_PATH");
+        _cleanup_free_ char *v = NULL;
+        if (asprintf(&v, "%s%s%s", path, old && *old ? ":" : "", old && *old ? old : "") < 0)
+                return -ENOMEM;
+        if (xpu_env_set(&p->env, "LD_LIBRARY_PATH", v) < 0)
+                return -ENOMEM;
+        return xpu_plan_note(p, "loader: LD_LIBRARY_PATH starts with %s (the image has no ldconfig and "
+                                "/etc/ld.so.conf)", path) < 0
+                       ? -ENOMEM
+                       : 0;
+}
+
+int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
+                       char *err, size_t err_size) {
+        if (facts->host_list_error < 0) {
+                xpu_format_error(err, err_size, "%s", facts->host_list_why);
+                return facts->host_list_error;
+        }
+        const struct xpu_host_list *l = facts->host_list;
+        if (xpu_plan_note(p, "the host lists what its containers get (%s in driver root %s): %zu device node(s) and "
+                             "%zu file(s) of it found; the profile's own driver files are not looked for",
+                          l->source, o->driver_root, l->nodes->n, facts->host_files ? facts->host_files->n : 0) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_notes; i++)
+                if (xpu_plan_note(p, "%s", l->notes[i]) < 0)
+                        return -ENOMEM;
+        /* The listed nodes, checked like the GPU's own: their numbers are the host's (dynamic on a
+         * Jetson), so only that each is a character device is checked. */
+        for (size_t i = 0; i < l->nodes->n; i++) {
+                struct xpu_devnode node = { .have_major = false, .optional = false, .any_number = true };
+                xpu_strlcpy(node.path, l->nodes->files[i].path, sizeof node.path);
+                if (xpu_plan_node_check(p, &node, facts) < 0)
+                        return -ENOMEM;
+                for (size_t k = 0; k < p->n_ops; k++)
+                        if (p->ops[k].type == XPU_OP_CHECK_DEVNODE && strcmp(p->ops[k].path, node.path) == 0 &&
+                            !p->ops[k].origin[0])
+                                memcpy(p->ops[k].origin, l->nodes->files[i].origin, sizeof p->ops[k].origin);
+        }
+        for (size_t i = 0; i < l->nodes->n_skipped; i++)
+                if (xpu_plan_note(p, "skipped %s", l->nodes->skipped[i]) < 0)
+                        return -ENOMEM;
+        int r = facts->host_files ? xpu_plan_host_files(p, o, facts) : 0;
+        if (r >= 0)
+                r = plan_host_list_loader(p, facts);
+        if (r < 0)
+                xpu_format_error(err, err_size, "cannot plan the files the host lists: %s", strerror(-r));
+        return r;
 }

@@ -22,3 +22,13 @@
  * is left as it is, and so is a directory of the image that has entries. Notes say what was
  * placed and skipped. Returns 0, -ENOMEM, -ENAMETOOLONG. */
 int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts);
+
+/* Instead of the profile's driver files, what the host lists for its containers (FACTS->host_list,
+ * a Jetson's CSV files; gathered.h): a note naming the lists and what was left out, a device-node
+ * check for each listed node found in the dev root (a character device, its numbers the host's),
+ * and the listed files as xpu_plan_host_files() places them (lib: a file bound read-only or
+ * linked; dir: a directory bound read-only or linked; sym: the same symlink made again), each op
+ * with its origin ("drivers.csv:12"). A failed read of the lists: -errno with ERR its line.
+ * Returns 0, -ENOMEM, -ENAMETOOLONG or that -errno. */
+int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, const struct xpu_plan_facts *facts,
+                       char *err, size_t err_size);

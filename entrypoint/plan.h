@@ -41,11 +41,13 @@ struct xpu_op {
         mode_t mode;
         uint32_t major, minor; /* CHECK_DEVNODE */
         bool have_major;
+        bool any_number; /* CHECK_DEVNODE: numbers unknown, any character device passes */
         bool optional; /* CHECK_DEVNODE: a missing node is only a warning */
         bool filesystem; /* part of the filesystem plan (`inject --rootfs` applies only these) */
         bool host_file;  /* BIND: a file placed at its own path (host-files.h), of kind HOST_KIND,
                           * not a driver library (an ELF file, or an empty stand-in) */
         enum xpu_host_file_kind host_kind;
+        char origin[64]; /* the host list's line that asked for it ("drivers.csv:12"), "" otherwise */
 };
 
 struct xpu_plan {

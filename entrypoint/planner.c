@@ -200,6 +200,7 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 if (!found) {
                         xpu_strlcpy(probe_node.path, pr->device_nodes[i], sizeof probe_node.path);
                         probe_node.optional = true; /* the probe does not know it: check if present */
+                        probe_node.any_number = true;
                 }
                 if (xpu_plan_node_check(p, &probe_node, facts) < 0)
                         goto fail;
@@ -216,7 +217,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 goto fail;
         r = -ENOMEM;
 
-        /* Files from the driver root, for the capabilities in effect. */
+        /* Files from the driver root, for the capabilities in effect: what the host lists when it
+         * has lists (a Jetson), else the profile's. */
         const bool void_request = needs->void_request;
         if (wsl) {
                 if (p->inject != XPU_INJECT_NONE && !void_request && p->n_devices &&
@@ -225,6 +227,10 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 r = -ENOMEM;
                 if (p->n_devices && xpu_plan_wsl_env(p, xpu_vendors[pr->vendor]->wsl) < 0)
                         goto fail;
+        } else if (facts->host_list || facts->host_list_error < 0) {
+                if ((r = xpu_plan_host_list(p, o, facts, err, err_size)) < 0)
+                        goto fail;
+                r = -ENOMEM;
         } else if (p->n_capabilities > 0 && p->inject != XPU_INJECT_NONE && !void_request && !needs->names_files) {
                 /* display alone on nvidia-cuda: the toolkit accepts it, and it has no files here */
                 _cleanup_free_ char *caps = xpu_strv_join(p->capabilities, ",");

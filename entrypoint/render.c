@@ -282,7 +282,7 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                         if (op->have_major)
                                 snprintf(mm, sizeof mm, "%u:%u", op->major, op->minor);
                         else
-                                snprintf(mm, sizeof mm, "?:%u", op->minor);
+                                snprintf(mm, sizeof mm, op->any_number ? "?:?" : "?:%u", op->minor);
                         ok = cJSON_AddStringToObject(oj, "device", mm) &&
                              cJSON_AddBoolToObject(oj, "optional", op->optional);
                 }
@@ -290,6 +290,8 @@ int xpu_render_plan_json(const struct xpu_plan *p, const struct xpu_inventory *i
                         ok = cJSON_AddStringToObject(oj, "content", op->content) != NULL;
                 if (ok && op->type == XPU_OP_BIND && op->host_file)
                         ok = cJSON_AddStringToObject(oj, "kind", xpu_host_file_kind_to_string(op->host_kind)) != NULL;
+                if (ok && op->origin[0])
+                        ok = cJSON_AddStringToObject(oj, "origin", op->origin) != NULL;
         }
         for (size_t i = 0; ok && i < p->n_groups; i++) {
                 cJSON *gj = cJSON_CreateObject();
@@ -342,17 +344,23 @@ int xpu_render_plan_text(const struct xpu_plan *p, const struct xpu_inventory *i
                         fprintf(f, " <- %s", op->source);
                 if (op->type == XPU_OP_BIND && op->host_file)
                         fprintf(f, " (%s%s)", xpu_host_file_kind_to_string(op->host_kind),
-                                op->host_kind == XPU_HOST_FILE_REGULAR ? ", read-only" : ", writable");
+                                op->host_kind == XPU_HOST_FILE_REGULAR || op->host_kind == XPU_HOST_FILE_TREE
+                                        ? ", read-only"
+                                        : ", writable");
                 if (op->target[0])
                         fprintf(f, " -> %s", op->target);
                 if (op->type == XPU_OP_CHECK_DEVNODE) {
                         if (op->have_major)
                                 fprintf(f, " (c %u:%u)", op->major, op->minor);
+                        else if (op->any_number) /* a host list's node: the numbers are the host's */
+                                fputs(" (c)", f);
                         else
                                 fprintf(f, " (c ?:%u)", op->minor);
                         if (op->optional)
                                 fputs(" optional", f);
                 }
+                if (op->origin[0])
+                        fprintf(f, " [%s]", op->origin);
                 fputc('\n', f);
         }
         for (size_t i = 0; i < p->n_groups; i++)

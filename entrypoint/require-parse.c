@@ -24,6 +24,8 @@ const struct require_key xpu_require_keys[_KEY_MAX] = {
         [KEY_GFX] = { "gfx", KIND_EXACT, true, 0 },       /* gfx target: gfx90a */
         /* bytes; sysfs has it for AMD, NVIDIA's procfs does not */
         [KEY_MEMORY] = { "memory", KIND_BYTES, true, (1u << XPU_SOURCE_NVML) | (1u << XPU_SOURCE_CUDA) },
+        /* a Jetson's L4T (Jetson Linux) release: its fast path reads /etc/nv_tegra_release */
+        [KEY_L4T] = { "l4t", KIND_VERSION, true, 0 },
 };
 
 static const char *const op_names[_OP_MAX] = {
@@ -98,7 +100,7 @@ _printf_(5, 6) static int parse_fail(char *err, size_t err_size, const char *s, 
 static int parse_factor(const char *s, size_t len, struct factor *f, char *err, size_t err_size) {
         char shown[SHOW_MAX + 4];
         size_t k = 0;
-        while (k < len && is_alpha(s[k]))
+        while (k < len && (is_alpha(s[k]) || (k && s[k] >= '0' && s[k] <= '9'))) /* "l4t" */
                 k++;
         if (k == 0)
                 return parse_fail(err, err_size, s, len, "expected KEY OP VALUE, e.g. cuda>=12.2");

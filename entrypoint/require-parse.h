@@ -39,6 +39,7 @@ enum key {
         KEY_ROCM,
         KEY_GFX,
         KEY_MEMORY,
+        KEY_L4T,
         _KEY_MAX,
 };
 
@@ -63,7 +64,7 @@ extern const struct require_key xpu_require_keys[_KEY_MAX];
 enum op { OP_EQ = 0, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, _OP_MAX };
 
 #define OPS_EXPECTED "one of = != < <= > >="
-#define KEYS_EXPECTED "one of vendor, driver, cuda, arch, brand, rocm, gfx, memory"
+#define KEYS_EXPECTED "one of vendor, driver, cuda, arch, brand, rocm, gfx, memory, l4t"
 #define FACTOR_TEXT_MAX (8 + 2 + XPU_REQUIRE_VALUE_MAX + 1) /* key, operator, value, NUL */
 #define SHOW_MAX 80                                         /* bytes of user text quoted in an error */
 

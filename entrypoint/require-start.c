@@ -52,11 +52,19 @@ static int start_add(struct xpu_require_start *s, const char *name, size_t name_
         return 0;
 }
 
-/* Is NAME[0..LEN) one of OPS's image variables that are never checked? */
-static bool env_skipped(const struct xpu_vendor_ops *ops, const char *name, size_t len) {
-        for (const char *const *k = ops->require.env_skip; k && *k; k++)
-                if (strlen(*k) == len && strncmp(*k, name, len) == 0)
+/* Is ENTRY ("NAME=VALUE", NAME LEN bytes) one of OPS's image variables that are not checked? A
+ * skip entry "NAME" skips NAME, "PREFIX*" every name with PREFIX, and "NAME=VALUE" NAME only
+ * with that value (vendor.h). */
+static bool env_skipped(const struct xpu_vendor_ops *ops, const char *entry, size_t len) {
+        for (const char *const *k = ops->require.env_skip; k && *k; k++) {
+                const char *eq = strchr(*k, '=');
+                size_t kl = eq ? (size_t)(eq - *k) : strlen(*k);
+                bool prefix = kl && (*k)[kl - 1] == '*';
+                bool name = prefix ? len >= kl - 1 && strncmp(*k, entry, kl - 1) == 0
+                                   : kl == len && strncmp(*k, entry, len) == 0;
+                if (name && (!eq || strcmp(eq + 1, entry + len + 1) == 0))
                         return true;
+        }
         return false;
 }
 

@@ -152,6 +152,7 @@ static bool check_host_factor(const struct factor *f, const struct host *h, char
         case KEY_BRAND:
         case KEY_GFX:
         case KEY_MEMORY:
+        case KEY_L4T:
         case _KEY_MAX:
         default:
                 return false; /* per-device keys: check_device_factor() */
@@ -213,6 +214,17 @@ static bool check_device_factor(const struct factor *f, const struct xpu_invento
                 return op_holds(f->op, d->memory_total_bytes < f->bytes   ? -1
                                        : d->memory_total_bytes > f->bytes ? 1
                                                                           : 0);
+        case KEY_L4T:
+                /* The vendor's own version fact (an NVIDIA Jetson's L4T release); a GPU that is
+                 * not a Jetson's has none, so the factor fails there (lenient checks: unchecked). */
+                if (!fact[0]) {
+                        snprintf(found, size, "%s has no L4T release (not a Jetson, or /etc/nv_tegra_release "
+                                 "unreadable)", name);
+                        return false;
+                }
+                *known = true;
+                snprintf(found, size, "host has %s on L4T %s (a newer L4T comes with a newer JetPack)", name, fact);
+                return op_holds(f->op, fact_cmp(f, fact));
         case KEY_VENDOR:
         case KEY_DRIVER:
         case KEY_CUDA:

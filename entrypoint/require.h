@@ -19,6 +19,7 @@
  *           quadrortx, ...); = and != only, case-insensitive; rich probe only
  *   gfx     per device: gfx target ("gfx90a"); = and != only, exact
  *   memory  per device: total memory in bytes, a plain decimal number (no suffix)
+ *   l4t     per device: a Jetson's L4T release ("36.4.3", /etc/nv_tegra_release), dotted; fast path
  * Dotted numbers compare numerically component by component, a missing component counting as 0
  * ("12" = "12.0" < "12.0.1"). Bounds: at most XPU_REQUIRE_TERMS_MAX terms of at most
  * XPU_REQUIRE_FACTORS_MAX factors, values of at most XPU_REQUIRE_VALUE_MAX bytes. */

@@ -23,6 +23,9 @@ static const char *const kind_names[_XPU_HOST_FILE_MAX] = {
         [XPU_HOST_FILE_REGULAR] = "file",
         [XPU_HOST_FILE_SOCKET] = "socket",
         [XPU_HOST_FILE_DIRECTORY] = "directory",
+        [XPU_HOST_FILE_TREE] = "tree",
+        [XPU_HOST_FILE_SYMLINK] = "symlink",
+        [XPU_HOST_FILE_DEVICE] = "device",
 };
 
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
@@ -105,11 +108,20 @@ static int expand(const char *pattern, const char *version, char *out, size_t si
 struct finder {
         int root_fd;
         struct xpu_host_files *f;
+        int want;           /* enum xpu_host_file_kind a host's list asks for; -1: any the profile may name */
+        const char *origin; /* the list's line ("drivers.csv:12"), NULL for a profile's pattern */
 };
+
+static const char *mode_kind(mode_t m) {
+        return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink"
+               : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+               : S_ISFIFO(m) ? "a FIFO" : "of another type";
+}
 
 static int skip(struct finder *fi, const char *path, const char *why) {
         _cleanup_free_ char *line = NULL;
-        if (asprintf(&line, "%s: %s", path, why) < 0)
+        if (fi->origin ? asprintf(&line, "%s (%s): %s", path, fi->origin, why) < 0
+                       : asprintf(&line, "%s: %s", path, why) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < fi->f->n_skipped; i++)
                 if (strcmp(fi->f->skipped[i], line) == 0)
@@ -133,11 +145,59 @@ static int full_path_in_root(int root_fd, const char *path, char out[PATH_MAX], 
         return xpu_fd_path_in_root(root_fd, fd, out, PATH_MAX);
 }
 
+static int add_file(struct finder *fi, const char *path, const char *resolved, const char *capability,
+                    enum xpu_host_file_kind kind, const struct stat *st) {
+        struct xpu_host_file *n = reallocarray(fi->f->files, fi->f->n + 1, sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        fi->f->files = n;
+        struct xpu_host_file *hf = &n[fi->f->n++];
+        memset(hf, 0, sizeof *hf);
+        memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
+        memcpy(hf->resolved, resolved, strlen(resolved) + 1);
+        xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
+        if (fi->origin)
+                xpu_strlcpy(hf->origin, fi->origin, sizeof hf->origin);
+        hf->kind = kind;
+        hf->dev = st->st_dev;
+        hf->ino = st->st_ino;
+        return 0;
+}
+
+/* A host list's sym line: PATH itself must be a symlink; its text is what the container gets. */
+static int take_symlink(struct finder *fi, const char *path) {
+        struct stat st;
+        int r = xpu_stat_in_root(fi->root_fd, path, true, &st);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0) {
+                char why[128];
+                snprintf(why, sizeof why, "cannot be looked at inside the driver root (%s); not placed", strerror(-r));
+                return skip(fi, path, why);
+        }
+        if (!S_ISLNK(st.st_mode)) {
+                char why[128];
+                snprintf(why, sizeof why, "listed as a symlink but is %s; not placed", mode_kind(st.st_mode));
+                return skip(fi, path, why);
+        }
+        char text[PATH_MAX];
+        ssize_t n = xpu_readlink_in_root(fi->root_fd, path, text, sizeof text);
+        if (n <= 0 || (size_t)n >= sizeof text)
+                return skip(fi, path, "the link's text cannot be read or is too long; not placed");
+        text[n] = '\0';
+        for (const char *c = text; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        return skip(fi, path, "the link's text holds control characters; not placed");
+        return add_file(fi, path, text, "", XPU_HOST_FILE_SYMLINK, &st);
+}
+
 /* Take PATH (found by CAPABILITY) when it resolves inside the root to a kind we place. */
 static int take(struct finder *fi, const char *path, const char *capability) {
         for (size_t i = 0; i < fi->f->n; i++)
                 if (strcmp(fi->f->files[i].path, path) == 0)
                         return 0;
+        if (fi->want == XPU_HOST_FILE_SYMLINK)
+                return take_symlink(fi, path);
         struct stat st;
         char resolved[PATH_MAX];
         int r = full_path_in_root(fi->root_fd, path, resolved, &st);
@@ -149,7 +209,25 @@ static int take(struct finder *fi, const char *path, const char *capability) {
                 return skip(fi, path, why);
         }
         enum xpu_host_file_kind kind;
-        if (S_ISREG(st.st_mode))
+        if (fi->want >= 0) {
+                /* A host's list says what each line is: another kind is a stale or hostile list. */
+                static const mode_t types[_XPU_HOST_FILE_MAX] = {
+                        [XPU_HOST_FILE_REGULAR] = S_IFREG,
+                        [XPU_HOST_FILE_TREE] = S_IFDIR,
+                        [XPU_HOST_FILE_DEVICE] = S_IFCHR,
+                };
+                kind = (enum xpu_host_file_kind)fi->want;
+                if ((st.st_mode & S_IFMT) != types[kind]) {
+                        char why[128];
+                        snprintf(why, sizeof why, "listed as %s but is %s; not placed",
+                                 kind == XPU_HOST_FILE_REGULAR ? "a file" : kind == XPU_HOST_FILE_TREE ? "a directory"
+                                                                                                 : "a character device",
+                                 mode_kind(st.st_mode));
+                        return skip(fi, path, why);
+                }
+                if (kind == XPU_HOST_FILE_DEVICE)
+                        return add_file(fi, path, resolved, capability, kind, &st);
+        } else if (S_ISREG(st.st_mode))
                 kind = XPU_HOST_FILE_REGULAR;
         else if (S_ISSOCK(st.st_mode))
                 kind = XPU_HOST_FILE_SOCKET;
@@ -165,6 +243,7 @@ static int take(struct finder *fi, const char *path, const char *capability) {
                 [XPU_HOST_FILE_REGULAR] = S_IROTH,
                 [XPU_HOST_FILE_SOCKET] = S_IWOTH,
                 [XPU_HOST_FILE_DIRECTORY] = S_IROTH | S_IWOTH | S_IXOTH,
+                [XPU_HOST_FILE_TREE] = S_IROTH | S_IXOTH,
         };
         if ((st.st_mode & need[kind]) != need[kind]) {
                 char why[160];
@@ -172,22 +251,11 @@ static int take(struct finder *fi, const char *path, const char *capability) {
                          (unsigned)(st.st_mode & 07777),
                          kind == XPU_HOST_FILE_REGULAR  ? "readable"
                          : kind == XPU_HOST_FILE_SOCKET ? "connectable"
+                         : kind == XPU_HOST_FILE_TREE   ? "readable and searchable"
                                                         : "readable, writable and searchable");
                 return skip(fi, path, why);
         }
-        struct xpu_host_file *n = reallocarray(fi->f->files, fi->f->n + 1, sizeof *n);
-        if (!n)
-                return -ENOMEM;
-        fi->f->files = n;
-        struct xpu_host_file *hf = &n[fi->f->n++];
-        memset(hf, 0, sizeof *hf);
-        memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
-        memcpy(hf->resolved, resolved, strlen(resolved) + 1);
-        xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
-        hf->kind = kind;
-        hf->dev = st.st_dev;
-        hf->ino = st.st_ino;
-        return 0;
+        return add_file(fi, path, resolved, capability, kind, &st);
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -292,7 +360,7 @@ int xpu_host_files_find(int driver_root_fd, const char *driver_version, const ch
                         struct xpu_host_files **ret) {
         if (!ret || (n_capabilities && !capabilities) || (n_files && !files))
                 return -EINVAL;
-        struct finder fi = { .root_fd = driver_root_fd, .f = calloc(1, sizeof(struct xpu_host_files)) };
+        struct finder fi = { .root_fd = driver_root_fd, .f = calloc(1, sizeof(struct xpu_host_files)), .want = -1 };
         if (!fi.f)
                 return -ENOMEM;
         int r = 0;
@@ -324,4 +392,24 @@ int xpu_host_files_find(int driver_root_fd, const char *driver_version, const ch
         }
         *ret = fi.f;
         return 0;
+}
+
+int xpu_host_files_take(int root_fd, const char *pattern, enum xpu_host_file_kind want, const char *origin,
+                        struct xpu_host_files *files) {
+        if (!files || !pattern || xpu_host_file_pattern_invalid(pattern) || strstr(pattern, "${") ||
+            (want != XPU_HOST_FILE_REGULAR && want != XPU_HOST_FILE_TREE && want != XPU_HOST_FILE_SYMLINK &&
+             want != XPU_HOST_FILE_DEVICE))
+                return -EINVAL;
+        struct finder fi = { .root_fd = root_fd, .f = files, .want = (int)want, .origin = origin };
+        return strpbrk(strrchr(pattern, '/') + 1, "*?[") ? find_glob(&fi, pattern, "") : take(&fi, pattern, "");
+}
+
+struct xpu_host_list *xpu_host_list_free(struct xpu_host_list *l) {
+        if (!l)
+                return NULL;
+        xpu_host_files_free(l->files);
+        xpu_host_files_free(l->nodes);
+        xpu_strv_free(l->notes);
+        free(l);
+        return NULL;
 }

@@ -16,17 +16,23 @@ enum xpu_host_file_kind {
         XPU_HOST_FILE_REGULAR = 0, /* bound read-only */
         XPU_HOST_FILE_SOCKET,      /* a UNIX socket: bound writable (connect(2) needs write access) */
         XPU_HOST_FILE_DIRECTORY,   /* bound writable: clients create their pipes in it */
+        /* Only from a host's lists (xpu_host_files_take, the CSV files of a Jetson): */
+        XPU_HOST_FILE_TREE,        /* a directory bound read-only (firmware, library directories) */
+        XPU_HOST_FILE_SYMLINK,     /* a symlink, made again in the container with the same text */
+        XPU_HOST_FILE_DEVICE,      /* a character device in the dev root: checked, never mounted */
         _XPU_HOST_FILE_MAX,
 };
-/* "file", "socket", "directory" */
+/* "file", "socket", "directory", "tree", "symlink", "device" */
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k);
 
 struct xpu_host_file {
         char path[PATH_MAX];     /* absolute, as the pattern names it (links not resolved): the same
                                   * path in the driver root and in the container */
         char resolved[PATH_MAX]; /* the file itself inside the driver root, every link followed
-                                  * there (the bind source and the link target) */
-        char capability[32];     /* capability whose pattern found it */
+                                  * there (the bind source and the link target); for a SYMLINK
+                                  * the link's own text */
+        char capability[32];     /* capability whose pattern found it ("" from a host's list) */
+        char origin[64];         /* the host's list line that named it ("drivers.csv:12"), "" else */
         enum xpu_host_file_kind kind;
         dev_t dev;               /* the file's st_dev and st_ino, when it was found */
         ino_t ino;
@@ -68,3 +74,33 @@ const char *xpu_host_file_pattern_invalid(const char *s);
 int xpu_host_files_find(int driver_root_fd, const char *driver_version, const char *const *capabilities,
                         size_t n_capabilities, const struct xpu_capability_files *files, size_t n_files,
                         struct xpu_host_files **ret);
+
+/* Add to FILES what one line of a host's list names (ORIGIN: "drivers.csv:12"): PATTERN (valid
+ * for xpu_host_file_pattern_invalid(), without a placeholder; a glob in its last component takes
+ * its matches as xpu_host_files_find() does) resolved inside ROOT_FD and of the kind WANT:
+ *   REGULAR  a regular file every user may read, links followed inside the root
+ *   TREE     a directory every user may read and search, links followed
+ *   SYMLINK  the path itself a symlink (not followed); its text (at most PATH_MAX - 1 bytes, no
+ *            control characters) is kept in ->resolved
+ *   DEVICE   a character device, links followed (ROOT_FD is then the dev root)
+ * A path that does not exist is no error and not recorded (a list names the files of every
+ * board); one of another kind, or that cannot be resolved inside the root, is recorded in
+ * ->skipped with ORIGIN and the kind found. Reads only. Returns 0, -EINVAL (bad pattern or
+ * kind), -ENOMEM. */
+int xpu_host_files_take(int root_fd, const char *pattern, enum xpu_host_file_kind want, const char *origin,
+                        struct xpu_host_files *files);
+
+/* What a host lists for its containers (a Jetson's CSV files, probes/nvidia/nvidia-csv.c): the
+ * files of its lib, dir and sym lines found in the driver root, and the nodes of its dev lines
+ * found in the dev root, each with its origin; NOTES say what was not read and why. */
+struct xpu_host_list {
+        struct xpu_host_files *files; /* kinds REGULAR, TREE, SYMLINK */
+        struct xpu_host_files *nodes; /* kind DEVICE */
+        char **notes;
+        size_t n_notes;
+        char source[128]; /* what was read, for the plan: "/etc/nvidia-container-runtime/host-files-for-container.d/\*.csv" */
+};
+struct xpu_host_list *xpu_host_list_free(struct xpu_host_list *l);
+static inline void xpu_host_list_freep(struct xpu_host_list **l) {
+        xpu_host_list_free(*l);
+}

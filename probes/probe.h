@@ -184,6 +184,10 @@ int xpu_roots_open(struct xpu_roots *r, const char *sys, const char *dev, const 
                    const char **ret_which);
 void xpu_roots_close(struct xpu_roots *r);
 
+/* Read (again) the devices' facts that live in the driver root (each vendor's probe.driver_root,
+ * vendor.h), after the driver root was chosen: xpu_inventory_probe() calls it with its roots, a
+ * start again when the driver root it chose differs. Returns 0 or -ENOMEM. */
+int xpu_inventory_driver_root_facts(const struct xpu_roots *roots, struct xpu_inventory *inv);
 /* Run every backend and number the devices. *RET is owned by the caller (xpu_inventory_free()).
  * Returns 0 or -ENOMEM; device-level problems become warnings, never errors. */
 int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **ret);

@@ -103,7 +103,21 @@ int xpu_inventory_probe(const struct xpu_roots *roots, struct xpu_inventory **re
         }
         for (size_t i = 0; i < inv->n_devices; i++)
                 inv->devices[i].index = (unsigned)i;
+        r = xpu_inventory_driver_root_facts(roots, inv);
+        if (r < 0) {
+                xpu_inventory_free(inv);
+                return r;
+        }
         *ret = inv;
+        return 0;
+}
+
+int xpu_inventory_driver_root_facts(const struct xpu_roots *roots, struct xpu_inventory *inv) {
+        for (size_t b = 0; b < _XPU_VENDOR_MAX; b++) {
+                int r = xpu_vendors[b]->probe.driver_root ? xpu_vendors[b]->probe.driver_root(roots, inv) : 0;
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 

@@ -137,6 +137,10 @@ struct xpu_vendor_probe {
          * unreadable file skips that device or field with one xpu_inventory_warn() naming the
          * file; probing goes on. Returns 0, or -ENOMEM. */
         int (*fast)(const struct xpu_roots *roots, struct xpu_inventory *inv);
+        /* The facts of its devices that live in the driver root, read (again) once the driver
+         * root is known (xpu_inventory_driver_root_facts(): a Jetson's L4T release); silent but
+         * for warnings. Returns 0 or -ENOMEM. NULL: none. */
+        int (*driver_root)(const struct xpu_roots *roots, struct xpu_inventory *inv);
         /* The rich-path backends (rich.h) that read this vendor's library, in merge order,
          * NULL-terminated; NULL when the vendor has none. */
         const struct xpu_rich_ops *const *rich;
@@ -190,12 +194,24 @@ struct xpu_vendor_require {
         /* Its toolkit's image requirement variables: NAME=EXPR for every NAME with the prefix, checked with its
          * profiles unless the disable variable is true, SKIP (NULL-terminated) never; NULL: none. */
         const char *env_prefix, *env_disable; /* "NVIDIA_REQUIRE_", "NVIDIA_DISABLE_REQUIRE" */
-        const char *const *env_skip;          /* "NVIDIA_REQUIRE_JETPACK" */
+        /* Names not checked: "NAME", "PREFIX*" (every name with PREFIX), "NAME=VALUE" (only with
+         * that value: "NVIDIA_REQUIRE_JETPACK=csv-mounts=all" picks files, it is no requirement). */
+        const char *const *env_skip;
 };
+
+struct xpu_host_list; /* host-files.h */
 
 /* What the plan gives a container of the vendor's GPUs beside their nodes. */
 struct xpu_vendor_plan {
         const struct xpu_vendor_cdi *cdi; /* NULL: nodes only */
+        /* A host that lists what its containers get (a Jetson's CSV files): read those lists for
+         * INV's platform, in the driver root DRIVER_FD and the dev root DEV_FD; ENVP is the image's
+         * environment (a variable may ask for more of them). *RET NULL when the host has none: the
+         * profile's own files are looked for. Else the plan gives what the list names instead of
+         * the profile's libraries, binaries and files. Returns 0, -ENOMEM, or another -errno with
+         * ERR one line naming the file and line. NULL: the vendor's hosts have none. */
+        int (*host_list)(const struct xpu_inventory *inv, int driver_fd, int dev_fd, char *const *envp,
+                         struct xpu_host_list **ret, char *err, size_t err_size);
         /* Its toolkit's variable naming the driver capabilities a container gets, read when
          * XPU_DRIVER_CAPABILITIES is unset ("NVIDIA_DRIVER_CAPABILITIES"); NULL: none. */
         const char *capabilities_variable;

@@ -14,4 +14,5 @@ struct xpu_devnode {
         bool have_major; /* false when a dynamic major was not found in /proc/devices */
         bool present;    /* found under the dev root as a character device */
         bool optional;   /* a workload can run without it (nvidia-uvm-tools, nvidia-modeset) */
+        bool any_number; /* major and minor unknown (a Jetson's dynamic nodes): only a character device */
 };

@@ -29,6 +29,10 @@ struct xpu_nvidia_facts {
         char compute_capability[16]; /* "9.0"; NVML or CUDA only */
         char brand[32];              /* NVML brand: "GeForce", "Tesla", "NVIDIA"; NVML only */
         bool mig_enabled;            /* current MIG mode (XPU_HAVE_MIG_MODE) */
+        /* Jetson's integrated GPU (nvidia-tegra.c): the SoC ("tegra234", from the device tree's
+         * compatible) and the L4T release of /etc/nv_tegra_release ("35.4.1"); "" elsewhere. */
+        char tegra_soc[16];
+        char l4t_release[16];
         struct xpu_mig_device mig[XPU_MIG_DEVICES_MAX]; /* by (gi, ci) */
         size_t n_mig;
         /* Memory coherent with the CPU's (Grace Hopper, Grace Blackwell: NVLink-C2C), nvidia-numa.h:

@@ -45,7 +45,8 @@ bool xpu_nvidia_facts_json(const struct xpu_device *d, cJSON *o) {
         ok = ok && xpu_json_add_str(o, "compute_capability", nv->compute_capability) &&
              xpu_json_add_str(o, "brand", nv->brand) && xpu_json_add_str(o, "vbios_version", nv->vbios_version) &&
              xpu_json_add_str(o, "bus_type", nv->bus_type) &&
-             xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware);
+             xpu_json_add_str(o, "gsp_firmware_version", nv->gsp_firmware) &&
+             xpu_json_add_str(o, "tegra_soc", nv->tegra_soc) && xpu_json_add_str(o, "l4t_release", nv->l4t_release);
         if (ok && (d->have & XPU_HAVE_MIG_MODE)) {
                 ok = cJSON_AddBoolToObject(o, "mig_enabled", xpu_nvidia_facts(d)->mig_enabled) != NULL;
                 cJSON *a = ok ? cJSON_AddArrayToObject(o, "mig_devices") : NULL;
@@ -77,6 +78,8 @@ void xpu_nvidia_facts_text(const struct xpu_device *d, FILE *f) {
                 fprintf(f, "  cc %s", xpu_nvidia_facts(d)->compute_capability);
         if (xpu_nvidia_facts(d)->brand[0])
                 fprintf(f, "  brand %s", xpu_nvidia_facts(d)->brand);
+        if (xpu_nvidia_facts(d)->l4t_release[0])
+                fprintf(f, "  %s L4T %s", xpu_nvidia_facts(d)->tegra_soc[0] ? xpu_nvidia_facts(d)->tegra_soc : "tegra", xpu_nvidia_facts(d)->l4t_release);
         if ((d->have & XPU_HAVE_MIG_MODE) && xpu_nvidia_facts(d)->mig_enabled)
                 fprintf(f, "  MIG on (%zu)", xpu_nvidia_facts(d)->n_mig);
         if (xpu_nvidia_facts(d)->memory_numa_known)

@@ -11,6 +11,7 @@
  * ("GPU Excluded: Yes", old "Blacklisted: Yes") are not enumerated by NVML either, so they are
  * skipped (with a warning) and do not take an index. MIG instances: nvidia-mig.c. */
 #include "nvidia/nvidia.h"
+#include "nvidia/nvidia-tegra.h" /* and nvidia-csv.h */
 #include "nvidia/nvidia-cuda.h"
 #include "nvidia/nvidia-nvml.h"
 #include "nvidia/nvidia-numa.h"
@@ -485,6 +486,8 @@ static int nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv
         int r;
 
         if (xpu_stat_in_root(roots->sys_fd, PROC_NVIDIA, false, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                if ((r = xpu_nvidia_tegra_probe(roots, inv)) != 0) /* a Jetson's iGPU: no procfs */
+                        return r < 0 ? r : 0;
                 vi->driver_loaded = false;
                 snprintf(vi->looked_for, sizeof vi->looked_for,
                          "%s under %.100s: not found (no NVIDIA kernel driver loaded)", LOOKED_FOR, roots->sys);
@@ -619,10 +622,6 @@ static const char *nvidia_partition(const struct xpu_device *d) {
         return xpu_nvidia_facts(d)->mig_enabled ? "mig" : "none";
 }
 
-/* The NVIDIA Container Toolkit's image requirements (internal/config/image/cuda_image.go): every
- * NVIDIA_REQUIRE_* variable is an expression unless NVIDIA_DISABLE_REQUIRE is true; the Jetson
- * variable NVIDIA_REQUIRE_JETPACK is left out. */
-static const char *const nvidia_require_skip[] = { "NVIDIA_REQUIRE_JETPACK", NULL };
 
 static const struct xpu_rich_ops *const nvidia_rich[] = {
         &xpu_rich_nvml, /* NVML first: the fullest view of an NVIDIA GPU */
@@ -634,6 +633,7 @@ static const struct xpu_rich_ops *const nvidia_rich[] = {
 static const struct xpu_fact_label nvidia_require_facts[] = {
         { "arch", XPU_NVIDIA_FACT(compute_capability) }, /* "9.0": NVML, CUDA */
         { "brand", XPU_NVIDIA_FACT(brand) },             /* "Tesla": NVML */
+        { "l4t", XPU_NVIDIA_FACT(l4t_release) },         /* "36.4.3": a Jetson's fast path */
         { NULL, 0 },
 };
 
@@ -668,7 +668,8 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
                         .cdi_kind = "nvidia.com/gpu",
                         .cdi_mark = "NVIDIA_CTK_LIBCUDA_DIR",
                         .cdi_mark_is_libdir = true },
-        .probe = { .fast = nvidia_probe, .rich = nvidia_rich, .cuda_driver = true },
+        .probe = { .fast = nvidia_probe, .rich = nvidia_rich, .cuda_driver = true,
+                   .driver_root = xpu_nvidia_tegra_driver_root /* a Jetson's L4T release */ },
         .view = { .facts_json = xpu_nvidia_facts_json,
                   .facts_text = xpu_nvidia_facts_text,
                   .subdevices_text = xpu_nvidia_subdevices_text,
@@ -688,9 +689,10 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
                      .advice = "update the driver or use CUDA forward compatibility",
                      .env_prefix = "NVIDIA_REQUIRE_",
                      .env_disable = "NVIDIA_DISABLE_REQUIRE",
-                     .env_skip = nvidia_require_skip },
+                     .env_skip = xpu_nvidia_require_skip },
         /* the NVIDIA Container Toolkit's capability variable (docs/: "driver capabilities") */
-        .plan = { .cdi = &nvidia_cdi, .capabilities_variable = "NVIDIA_DRIVER_CAPABILITIES" },
+        .plan = { .cdi = &nvidia_cdi, .capabilities_variable = "NVIDIA_DRIVER_CAPABILITIES",
+                  .host_list = xpu_nvidia_csv_host_list /* a Jetson's CSV files */ },
         .code = { .vendor = XPU_CODE_VENDOR_NVIDIA,
                   .target_name = "compute capability",
                   .target = nvidia_code_target,

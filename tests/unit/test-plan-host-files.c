@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* entrypoint/plan-host-files.c: the driver files at their own path. The library directory (the
  * profile's library links, CUDA forward compatibility, compat32) is test-plan-libdir.c's. */
+#include <sys/stat.h>
+
 #include "base/strv.h"
 #include "plan-fx.h"
 
@@ -131,11 +133,171 @@ START_TEST(test_host_files_hostile_profile) {
 }
 END_TEST
 
+/* A Jetson (jetson-orin): what its CSV files list, planned instead of the profile's files. The
+ * listed nodes the host has are checked with their origin, the listed files it has are placed at
+ * their own path (bind or link), sym lines are the same links again; nothing goes to the library
+ * directory. A file not in the base set is read only with NVIDIA_REQUIRE_JETPACK=csv-mounts=all. */
+START_TEST(test_host_list_jetson) {
+        struct fx f;
+        fx_open(&f, "jetson-orin", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        xpu_test_write(f.root, "etc/nvidia-container-runtime/host-files-for-container.d/extra.csv",
+                       "lib, /usr/share/extra.json\n");
+        xpu_test_write(f.root, "usr/share/extra.json", "{}");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(p->profile->name, "nvidia-cuda");
+        ck_assert_str_ne(note_with(p, "the host lists what its containers get"), "");
+        ck_assert_str_eq(note_with(p, "extra.csv"), "extra.csv not read: only devices.csv, drivers.csv and l4t.csv "
+                                                    "are unless the image sets NVIDIA_REQUIRE_JETPACK=csv-mounts=all");
+        const struct xpu_op *op = find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvgpu/igpu0/as");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->origin, "devices.csv:22");
+        ck_assert(!op->optional && !op->have_major);
+        ck_assert_str_eq(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvmap")->origin, "devices.csv:37");
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/dri/renderD128")); /* a glob line */
+        ck_assert_ptr_null(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/v4l2-nvdec"));        /* not on this host */
+        op = find_op(p, XPU_OP_BIND, "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1");
+        ck_assert_ptr_nonnull(op);
+        ck_assert(op->host_file);
+        ck_assert_int_eq(op->host_kind, XPU_HOST_FILE_REGULAR);
+        ck_assert_str_eq(op->origin, "drivers.csv:1");
+        op = find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/tegra");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->target, "nvidia");
+        ck_assert_str_eq(op->origin, "drivers.csv:12");
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1")->target,
+                         "libcuda.so.1.1");
+        /* "lib, //lib/firmware/tegra19x/..." names a file an Orin does not have: nothing */
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/lib/firmware/tegra19x/nvhost_nvdec040_ns.fw"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_BIND, "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/usr/share/extra.json"));
+        ck_assert_uint_eq(count_ops(p, XPU_OP_TMPFS), 0); /* no library directory */
+        /* the image has no ldconfig: the listed libraries' directories lead LD_LIBRARY_PATH */
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/lib/aarch64-linux-gnu/nvidia:"
+                                                                  "/usr/lib/aarch64-linux-gnu/tegra-egl:/usr/lib/aarch64-linux-gnu");
+        xpu_plan_free(p);
+
+        /* an image with ldconfig and /etc/ld.so.conf: its drop-in lists them, its ldconfig runs */
+        xpu_test_write(f.container, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        xpu_test_write(f.container, "sbin/ldconfig", "#!/bin/sh\n");
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        op = find_op(p, XPU_OP_WRITE_FILE, "/etc/ld.so.conf.d/000-xpuinit.conf");
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->content, "# written by xpuinit: the directories of the libraries the host lists\n"
+                                      "/usr/lib/aarch64-linux-gnu/nvidia\n/usr/lib/aarch64-linux-gnu/tegra-egl\n"
+                                      "/usr/lib/aarch64-linux-gnu\n");
+        ck_assert(find_op(p, XPU_OP_LDCONFIG, "/sbin/ldconfig") > op);
+        ck_assert_ptr_null(xpu_env_get(p->env, "LD_LIBRARY_PATH"));
+        xpu_plan_free(p);
+
+        /* link mode: links into the driver root; the image asks for every CSV file */
+        struct xpu_plan_options o = fx_options(&f, XPU_INJECT_LINK, NULL, workload);
+        char *all[] = { (char *)"NVIDIA_REQUIRE_JETPACK=csv-mounts=all", NULL };
+        o.envp = all;
+        ck_assert_msg(xpu_test_plan(f.inv, f.sel, fx_profile(&f), &o, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1")->target,
+                         "/xpu/driver/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1");
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/usr/share/extra.json")->origin, "extra.csv:1");
+        ck_assert_str_eq(note_with(p, "extra.csv not read"), "");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* A Xavier on L4T 32 (jetson-xavier): l4t.csv's dir line is a directory bound read-only (mount
+ * mode) or linked (link mode), its lib lines under .../tegra, its two sym lines the same links. */
+START_TEST(test_host_list_xavier) {
+        struct fx f;
+        fx_open(&f, "jetson-xavier", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        const struct xpu_op *op = find_op(p, XPU_OP_BIND, "/lib/firmware/tegra19x");
+        ck_assert_ptr_nonnull(op);
+        ck_assert(op->host_file);
+        ck_assert_int_eq(op->host_kind, XPU_HOST_FILE_TREE);
+        ck_assert_str_eq(op->origin, "l4t.csv:21");
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/libcuda.so")->target, "tegra/libcuda.so");
+        ck_assert_str_eq(find_op(p, XPU_OP_BIND, "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1")->origin, "l4t.csv:22");
+        ck_assert_str_eq(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-ctrl-gpu")->origin, "l4t.csv:5");
+        ck_assert_str_eq(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-nvdla0")->origin, "l4t.csv:14");
+        ck_assert_ptr_null(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/nvhost-nvdla1")); /* not on this host */
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/lib/aarch64-linux-gnu/tegra:/usr/lib/aarch64-linux-gnu");
+        xpu_plan_free(p);
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(find_op(p, XPU_OP_SYMLINK, "/lib/firmware/tegra19x")->target, "/xpu/driver/lib/firmware/tegra19x");
+        xpu_plan_free(p);
+        /* an image that has the sym line's path as a directory keeps it */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/usr/lib/aarch64-linux-gnu/libcuda.so", f.container);
+        xpu_test_write(f.container, "usr/lib/aarch64-linux-gnu/other.so", "");
+        ck_assert_int_eq(mkdir(dir, 0755), 0); /* empty: still kept */
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_LINK, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/libcuda.so"));
+        ck_assert_str_eq(note_with(p, "skipped /usr/lib/aarch64-linux-gnu/libcuda.so"),
+                         "skipped /usr/lib/aarch64-linux-gnu/libcuda.so: the image has a directory there, which the "
+                         "host's symlink would replace");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
+/* What a hostile or stale list names is checked like every driver file: a file not every user may
+ * read, a path of another kind than its line says, a sym line that is no link, a link that leaves
+ * nothing but its text behind; a line that does not parse ends the plan with its file and line. */
+START_TEST(test_host_list_hostile) {
+        struct fx f;
+        fx_open(&f, "jetson-xavier", NULL, NULL);
+        fx_cdi(&f, NULL, NULL, NULL);
+        const char *csv = "etc/nvidia-container-runtime/host-files-for-container.d/l4t.csv";
+        xpu_test_write(f.root, "etc/secret", "x");
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/etc/secret", f.root);
+        ck_assert_int_eq(chmod(path, 0600), 0);
+        xpu_test_symlink(f.root, "usr/lib/escape.so", "../../../../../../etc/secret");
+        xpu_test_write(f.root, csv,
+                       "lib, /etc/secret\n"
+                       "lib, /usr/lib/aarch64-linux-gnu/tegra\n"
+                       "sym, /usr/lib/aarch64-linux-gnu/tegra/libnvos.so\n"
+                       "dir, /etc/secret\n"
+                       "dev, /etc/secret\n"
+                       "lib, /usr/lib/escape.so\n");
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(count_ops(p, XPU_OP_BIND), 0);
+        ck_assert_uint_eq(count_ops(p, XPU_OP_SYMLINK), 0);
+        ck_assert_str_ne(note_with(p, "skipped /etc/secret (l4t.csv:1): mode 0600: not readable by every user"), "");
+        ck_assert_str_ne(note_with(p, "skipped /usr/lib/aarch64-linux-gnu/tegra (l4t.csv:2): listed as a file "
+                                           "but is a directory"), "");
+        ck_assert_str_ne(note_with(p, "skipped /usr/lib/aarch64-linux-gnu/tegra/libnvos.so (l4t.csv:3): listed as "
+                                           "a symlink but is a regular file"), "");
+        ck_assert_str_ne(note_with(p, "skipped /etc/secret (l4t.csv:4): listed as a directory but is a regular"), "");
+        ck_assert_str_ne(note_with(p, "skipped /etc/secret (l4t.csv:5): listed as a character device"), "");
+        /* resolved inside the driver root: the link's many ".." stop at its top, /etc/secret, 0600 */
+        ck_assert_str_ne(note_with(p, "skipped /usr/lib/escape.so (l4t.csv:6): mode 0600"), "");
+        xpu_plan_free(p);
+
+        xpu_test_write(f.root, csv, "dev, /dev/nvmap\n# a comment\n\nlibs, /usr/lib/x.so\n");
+        ck_assert_int_lt(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err), 0);
+        ck_assert_str_eq(err, "/etc/nvidia-container-runtime/host-files-for-container.d/l4t.csv:4: unknown kind "
+                              "\"libs\"; expected \"KIND, PATH\" with KIND dev, lib, sym or dir and an absolute PATH "
+                              "(\"lib, /usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1\"); fix or remove that line");
+        fx_close(&f);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("plan-host-files");
         TCase *tc = tcase_create("plan-host-files");
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_host_files_hostile_profile);
+        tcase_add_test(tc, test_host_list_jetson);
+        tcase_add_test(tc, test_host_list_xavier);
+        tcase_add_test(tc, test_host_list_hostile);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
 }

@@ -197,6 +197,12 @@ static void compare_device(const char *host, size_t i, const cJSON *e, const str
                         expect_str(host, i, k, f, xpu_nvidia_facts(d)->vbios_version);
                 else if (!strcmp(k, "gsp_firmware_version"))
                         expect_str(host, i, k, f, xpu_nvidia_facts(d)->gsp_firmware);
+                else if (!strcmp(k, "tegra_soc") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->tegra_soc);
+                else if (!strcmp(k, "l4t_release") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->l4t_release);
+                else if (!strcmp(k, "compute_capability") && d->vendor == XPU_VENDOR_NVIDIA)
+                        expect_str(host, i, k, f, xpu_nvidia_facts(d)->compute_capability);
                 else if (!strcmp(k, "device_nodes")) {
                         /* Same set of paths (order free). */
                         ck_assert_msg((size_t)cJSON_GetArraySize(f) == d->n_nodes,
@@ -271,7 +277,7 @@ START_TEST(test_expected_json) {
                         continue; /* most synthetic edge-case hosts have no capture */
                 cJSON *e = cJSON_Parse(text);
                 ck_assert_msg(e != NULL, "%s does not parse", path);
-                /* A host that says its platform (WSL2: /dev/dxg) is probed on a copy with its nodes made. */
+                /* A host that says its platform (WSL2: /dev/dxg; a Jetson) is probed on a copy with its nodes made. */
                 const cJSON *platform = cJSON_GetObjectItemCaseSensitive(e, "platform");
                 char *copy = NULL;
                 struct xpu_inventory *inv = NULL;
@@ -291,6 +297,11 @@ START_TEST(test_expected_json) {
                 ck_assert_int_ge(root, 0);
                 ck_assert_int_ge(xpu_inventory_name_from_pci_ids(inv, root), 0);
                 close(root);
+                /* The host's platform: "linux" unless expected.json says (wsl-*, jetson-*: above). */
+                if (!cJSON_IsString(platform)) {
+                        ck_assert_str_eq(xpu_platform_name(inv->platform), "linux");
+                        checked++;
+                }
                 for (int v = 0; v < _XPU_VENDOR_MAX; v++)
                         compare_vendor(de->d_name, cJSON_GetObjectItemCaseSensitive(e, xpu_vendor_to_string(v)), inv,
                                        (enum xpu_vendor)v);
@@ -305,10 +316,10 @@ START_TEST(test_expected_json) {
         }
         closedir(d);
         /* Eleven captures (host01, 03, 05, 07, 08, 11, 13, 17; Intel host20, 21, 22), nvidia-gh200
-         * (GH200 captures) and the synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider
-         * than 16 bits, and the
-         * three WSL2 hosts (wsl-nvidia, wsl-amd, wsl-intel). */
-        ck_assert_uint_eq(hosts, 16);
+         * (GH200 captures), the synthetic nvidia-hyperv-t4x2, whose Hyper-V domains are wider than 16
+         * bits, the three WSL2 hosts (wsl-nvidia, wsl-amd, wsl-intel) and the two Jetsons
+         * (jetson-orin, jetson-xavier). */
+        ck_assert_uint_eq(hosts, 18);
         ck_assert_uint_gt(checked, 150);
 }
 END_TEST

@@ -678,7 +678,7 @@ START_TEST(test_require_bad_in_file) {
         } cases[] = {
                 { "cuda>=x", "requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)" },
                 { "nvml>1", "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, driver, cuda, arch, "
-                            "brand, rocm, gfx, memory" },
+                            "brand, rocm, gfx, memory, l4t" },
                 { "cuda>=12,", "requirement \"cuda>=12,\": empty factor (a comma at either end, or two in a row)" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

@@ -27,7 +27,7 @@ START_TEST(test_start_sources) {
         const uint32_t nvml = 1u << XPU_SOURCE_NVML, cuda = 1u << XPU_SOURCE_CUDA;
         static char path[] = "PATH=/bin", cuda_img[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470",
                     cuda124[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4", off[] = "NVIDIA_DISABLE_REQUIRE=true",
-                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", x[] = "NVIDIA_REQUIRE_X=driver>=1";
+                    jet[] = "NVIDIA_REQUIRE_JETPACK=csv-mounts=all", x[] = "NVIDIA_REQUIRE_X=driver>=1";
         char *plain[] = { path, NULL };
         char *image[] = { cuda_img, NULL };
         char *disabled[] = { cuda124, off, NULL };
@@ -58,7 +58,7 @@ END_TEST
  * vendors that have them, in environment order; a parse error is kept for the check to report. */
 START_TEST(test_start_parse) {
         static char a[] = "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470", b[] = "NVIDIA_REQUIRE_BAD=nvml>1",
-                    jet[] = "NVIDIA_REQUIRE_JETPACK=cuda>=1", noeq[] = "NVIDIA_REQUIRE_X", other[] = "XPU_REQUIRE=x",
+                    jet[] = "NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS=cuda>=1", noeq[] = "NVIDIA_REQUIRE_X", other[] = "XPU_REQUIRE=x",
                     maybe[] = "NVIDIA_DISABLE_REQUIRE=maybe", off[] = "NVIDIA_DISABLE_REQUIRE=1";
         char *env[] = { a, jet, noeq, other, b, maybe, NULL };
         struct xpu_require_start s;
@@ -75,7 +75,7 @@ START_TEST(test_start_parse) {
         ck_assert_int_eq(s.exprs[2].error, -EINVAL);
         ck_assert_ptr_null(s.exprs[2].req);
         ck_assert_str_eq(s.exprs[2].message, "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, "
-                                              "driver, cuda, arch, brand, rocm, gfx, memory");
+                                              "driver, cuda, arch, brand, rocm, gfx, memory, l4t");
         ck_assert_str_eq(s.disable[NV], "maybe"); /* not a boolean: still checked (with a warning) */
         ck_assert_ptr_null(s.disable[AMD]);
         xpu_require_start_done(&s);
@@ -90,11 +90,31 @@ START_TEST(test_start_parse) {
 }
 END_TEST
 
+/* NVIDIA_REQUIRE_JETPACK is an image variable checked like the others (e.g. l4t>=36) unless it is
+ * the toolkit's csv-mounts=all; NVIDIA_REQUIRE_JETPACK_* never is. */
+START_TEST(test_jetpack) {
+        static char jp[] = "NVIDIA_REQUIRE_JETPACK=l4t>=36", all[] = "NVIDIA_REQUIRE_JETPACK=csv-mounts=all",
+                    mounts[] = "NVIDIA_REQUIRE_JETPACK_HOST_MOUNTS=";
+        char *env[] = { jp, NULL }, *skipped[] = { all, mounts, NULL };
+        struct xpu_require_start st;
+        ck_assert_int_eq(xpu_require_start_parse(NULL, env, &st), 0);
+        ck_assert_uint_eq(st.n, 1);
+        ck_assert_str_eq(st.exprs[0].name, "NVIDIA_REQUIRE_JETPACK");
+        ck_assert_str_eq(xpu_require_to_string(st.exprs[0].req), "l4t>=36");
+        ck_assert_uint_eq(xpu_require_start_sources(NULL, &st), 0); /* the fast path knows it */
+        xpu_require_start_done(&st);
+        ck_assert_int_eq(xpu_require_start_parse(NULL, skipped, &st), 0);
+        ck_assert_uint_eq(st.n, 0);
+        xpu_require_start_done(&st);
+}
+END_TEST
+
 static Suite *require_start_suite(void) {
         Suite *s = suite_create("require-start");
         TCase *tc = tcase_create("require-start");
         tcase_add_test(tc, test_start_sources);
         tcase_add_test(tc, test_start_parse);
+        tcase_add_test(tc, test_jetpack);
         suite_add_tcase(s, tc);
         return s;
 }

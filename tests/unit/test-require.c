@@ -176,9 +176,9 @@ static const struct {
         const char *expr, *err;
 } bad[] = {
         { "driverr>=1", "requirement \"driverr>=1\": unknown key \"driverr\"; expected one of vendor, driver, cuda, "
-                        "arch, brand, rocm, gfx, memory" },
+                        "arch, brand, rocm, gfx, memory, l4t" },
         { "cuda>=12 nvml>1", "requirement \"nvml>1\": unknown key \"nvml\"; expected one of vendor, driver, cuda, "
-                             "arch, brand, rocm, gfx, memory" },
+                             "arch, brand, rocm, gfx, memory, l4t" },
         { "cuda>=x", "requirement \"cuda>=x\": \"x\" is not a dotted number (e.g. 12.2)" },
         { "cuda>=12.", "requirement \"cuda>=12.\": \"12.\" is not a dotted number (e.g. 12.2)" },
         { "cuda>=12..1", "requirement \"cuda>=12..1\": \"12..1\" is not a dotted number (e.g. 12.2)" },
@@ -424,6 +424,30 @@ START_TEST(test_lenient_unknown_facts) {
 }
 END_TEST
 
+/* l4t: a Jetson's L4T release, on its fast path; a GPU that is no Jetson's has none (strict: not
+ * met; an image variable: unchecked). */
+START_TEST(test_l4t) {
+        struct xpu_inventory *inv = xpu_test_probe_host("jetson-orin"); /* L4T 36.4.3 */
+        const bool one[1] = { true };
+        char why[1024], unchecked[512];
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36", why, sizeof why), 1);
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36.4.3,l4t<37", why, sizeof why), 1);
+        ck_assert_int_eq(eval(inv, one, NV, "l4t>=36.5", why, sizeof why), 0);
+        ck_assert_str_eq(why, "requirement \"l4t>=36.5\" not met: l4t>=36.5 but host has nvidia:0 on L4T 36.4.3 (a "
+                              "newer L4T comes with a newer JetPack)");
+        ck_assert_int_eq(eval_lenient("l4t>=37", inv, one, NV, unchecked, sizeof unchecked, why, sizeof why), 0);
+        xpu_inventory_free(inv);
+
+        inv = make_inv("465.19.01", "");
+        ck_assert_int_eq(eval(inv, nv_all, NV, "l4t>=35", why, sizeof why), 0);
+        ck_assert_msg(strstr(why, "has no L4T release (not a Jetson"), "%s", why);
+        ck_assert_int_eq(eval_lenient("l4t>=35", inv, nv_all, NV, unchecked, sizeof unchecked, why, sizeof why), 1);
+        ck_assert_msg(strstr(unchecked, "l4t>=35 (nvidia:0 has no L4T release"), "%s", unchecked);
+        xpu_inventory_free(inv);
+
+}
+END_TEST
+
 START_TEST(test_rich_facts) {
         struct xpu_inventory *inv = make_inv("535.54.03", "");
         char why[1024];
@@ -517,6 +541,7 @@ static Suite *require_suite(void) {
         tcase_add_test(tc, test_check_arguments);
         tcase_add_test(tc, test_lenient_unknown_facts);
         tcase_add_test(tc, test_rich_facts);
+        tcase_add_test(tc, test_l4t);
         tcase_add_test(tc, test_sources);
         suite_add_tcase(s, tc);
         return s;
