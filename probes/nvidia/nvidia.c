@@ -691,4 +691,6 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .readings = &xpu_readings_nvml,
         .k8s = &xpu_k8s_nvidia,
         .kernel_log = xpu_nvidia_kernel_log,
+        .fabric = xpu_nvidia_fabric,
+        .fabric_aliases = xpu_nvidia_fabric_aliases,
 };
