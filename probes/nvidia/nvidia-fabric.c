@@ -3,8 +3,6 @@
  * its CDI modes imex, gdrcopy, gds and nvswitch (internal/discover/gdrcopy.go, gds.go,
  * nvswitch.go; the IMEX channels of NVIDIA_IMEX_CHANNELS), and its name for the vendor-neutral
  * RDMA set (mode mofed, NVIDIA_MOFED). The /proc/devices names are the drivers' own. */
-#include "nvidia.h"
-
 #include "fabric.h"
 #include "vendor.h"
 

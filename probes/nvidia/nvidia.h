@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "probe.h"
-#include "vendor.h"
 
 /* Longest line the parsers look at, in bytes (without the newline). The kernel's lines are well
  * under 100 bytes; a longer line is malformed. */
@@ -97,9 +96,6 @@ const struct xpu_mig_device *xpu_nvidia_mig(const struct xpu_device *d, size_t *
 struct xpu_vendor_k8s;
 /* How NVIDIA's Kubernetes device plugin names its GPUs (nvidia-k8s.c): the descriptor's k8s. */
 extern const struct xpu_vendor_k8s xpu_k8s_nvidia;
-/* NVIDIA's fabric device sets and its toolkit's names for the neutral ones (nvidia-fabric.c). */
-extern const struct xpu_fabric_set *const xpu_nvidia_fabric[];
-extern const struct xpu_fabric_alias xpu_nvidia_fabric_aliases[];
 
 struct xpu_kernel_event;
 /* NVIDIA's kernel-log rules (nvidia-kmsg.c): the descriptor's kernel_log (vendor.h). */
