@@ -2,11 +2,17 @@
 /* Fabric device sets: the list of every vendor's, and the parsers of their variables (fabric.h). */
 #include "fabric.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/macro.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "vendor.h"
 
@@ -111,6 +117,29 @@ int xpu_fabric_parse_channels(const char *value, struct xpu_fabric_request *r, c
         }
         r->wanted = true;
         return 0;
+}
+
+int xpu_fabric_count_nodes(int dev_fd, const struct xpu_fabric_set *set) {
+        const char *glob = set->nodes[0].glob;
+        const char *slash = strrchr(glob, '/');
+        char dir[64];
+        if (!slash || (size_t)(slash - glob) >= sizeof dir)
+                return -EINVAL;
+        memcpy(dir, glob, (size_t)(slash - glob));
+        dir[slash - glob] = '\0';
+        int fd = xpu_open_in_root(dev_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        if (fd < 0)
+                return fd;
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        int n = 0;
+        unsigned visited = 0;
+        for (struct dirent *de; visited < 65536 && (de = readdir(d)); visited++)
+                n += de->d_name[0] != '.' && fnmatch(slash + 1, de->d_name, FNM_PERIOD) == 0;
+        return n;
 }
 
 int xpu_fabric_channel_path(const struct xpu_fabric_set *set, uint32_t id, char *buf, size_t size) {

@@ -73,6 +73,11 @@ int xpu_fabric_parse_channels(const char *value, struct xpu_fabric_request *r, c
  * -EINVAL. */
 int xpu_fabric_parse_enabled(const char *value);
 
+/* How many nodes of SET's first glob the dev root DEV_FD holds ("/dev/nvidia-caps-imex-channels/
+ * channel*": the IMEX channels a host has made), for xpud. Returns the count, -ENOENT when the
+ * directory is absent, or another -errno. Bounded: at most 65536 directory entries are read. */
+int xpu_fabric_count_nodes(int dev_fd, const struct xpu_fabric_set *set);
+
 /* The path of channel ID of SET (its one glob with the '*' replaced) into BUF. Returns 0 or
  * -ENAMETOOLONG. */
 int xpu_fabric_channel_path(const struct xpu_fabric_set *set, uint32_t id, char *buf, size_t size);

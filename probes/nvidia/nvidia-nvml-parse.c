@@ -43,6 +43,11 @@
  *   device.0.remap 0 2 1 0               row remapping: correctable rows, uncorrectable rows, pending
  *                                        (0/1), failed (0/1)
  *   device.0.retired 1 0 0               page retirement: single-bit pages, double-bit pages, pending (0/1)
+ *   device.0.fabric_state 3              nvmlDeviceGetGpuFabricInfo[V]: NVML_GPU_FABRIC_STATE_* (0..3), then
+ *   device.0.fabric_status 0             the registration's nvmlReturn_t, the clique id and (completed,
+ *   device.0.fabric_clique 4026          not all zero) the cluster UUID; fabric_health_mask from the V
+ *   device.0.fabric_cluster 9c6f5af3-53bf-49b5-a436-b66766c413c3   call only
+ *   device.0.fabric_health_mask 0
  *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
  *   end
  * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
@@ -89,6 +94,11 @@ static const struct xpu_reply_field device_fields[] = {
         FIELD("ecc_corrected", XPU_REPLY_U64, ecc_corrected, XPU_NVML_HAVE_ECC_CORRECTED),
         FIELD("ecc_uncorrected", XPU_REPLY_U64, ecc_uncorrected, XPU_NVML_HAVE_ECC_UNCORRECTED),
         FIELD("clock_event_reasons", XPU_REPLY_U64, clock_event_reasons, XPU_NVML_HAVE_CLOCK_EVENTS),
+        FIELD("fabric_state", XPU_REPLY_U32, fabric_state, XPU_NVML_HAVE_FABRIC),
+        FIELD("fabric_status", XPU_REPLY_U32, fabric_status, 0),
+        FIELD("fabric_clique", XPU_REPLY_U32, fabric_clique_id, 0),
+        FIELD("fabric_cluster", XPU_REPLY_STR, fabric_cluster_uuid, 0),
+        FIELD("fabric_health_mask", XPU_REPLY_U32, fabric_health_mask, XPU_NVML_HAVE_FABRIC_HEALTH),
         FIELD("lost", XPU_REPLY_STR, lost_reason, 0),
 #undef FIELD
 };

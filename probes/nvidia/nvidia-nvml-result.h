@@ -42,6 +42,8 @@ enum {
         XPU_NVML_HAVE_RETIRED = 1u << 20,           /* retired_*: all three (page retirement, before Ampere) */
         XPU_NVML_HAVE_TEMP_SLOWDOWN = 1u << 21,     /* temp_slowdown_celsius */
         XPU_NVML_HAVE_TEMP_SHUTDOWN = 1u << 22,     /* temp_shutdown_celsius */
+        XPU_NVML_HAVE_FABRIC = 1u << 23,            /* fabric_state, fabric_status, fabric_clique_id, fabric_cluster_uuid */
+        XPU_NVML_HAVE_FABRIC_HEALTH = 1u << 24,     /* fabric_health_mask (nvmlDeviceGetGpuFabricInfoV) */
 };
 
 /* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
@@ -109,6 +111,13 @@ struct xpu_nvml_device {
         uint32_t retired_sbe;                /* nvmlDeviceGetRetiredPages(MULTIPLE_SINGLE_BIT_ECC_ERRORS) count */
         uint32_t retired_dbe;                /* nvmlDeviceGetRetiredPages(DOUBLE_BIT_ECC_ERROR) count */
         uint32_t retired_pending;            /* nvmlDeviceGetRetiredPagesPendingStatus: 1 = retirement waits for a reset */
+        /* Multi-node NVLink fabric (nvmlDeviceGetGpuFabricInfoV, else nvmlDeviceGetGpuFabricInfo): */
+        uint32_t fabric_state;               /* NVML_GPU_FABRIC_STATE_*: 0 not supported, 1 not started, 2 in progress,
+                                                3 completed */
+        uint32_t fabric_status;              /* the registration's nvmlReturn_t once completed (0 = success) */
+        uint32_t fabric_clique_id;           /* cliqueId: the GPUs of one clique reach each other over NVLink */
+        char fabric_cluster_uuid[40];        /* clusterUuid as "8-4-4-4-12" hex; "" when not completed or all zero */
+        uint32_t fabric_health_mask;         /* healthMask (NVML_GPU_FABRIC_HEALTH_MASK_*), V only */
 
         /* A per-device call answered NVML_ERROR_GPU_IS_LOST (15): the helper stopped querying this
          * device (the fields read before stay, with their bits) and went on with the others. */
