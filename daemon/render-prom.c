@@ -560,7 +560,8 @@ static void emit_fabric_channels(struct out *o, const struct xpud_snapshot *s) {
         size_t n = xpu_fabric_sets(sets, vendor);
         for (size_t i = 0; i < n; i++)
                 if (s->fabric_channels[i] >= 0)
-                        sample_u64(o, &fam_fabric_channels, NULL, "set", sets[i]->name, (uint64_t)s->fabric_channels[i]);
+                        sample_u64(o, &fam_fabric_channels, NULL, "set", sets[i]->name,
+                                   (uint64_t)s->fabric_channels[i]);
 }
 
 static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {

@@ -71,8 +71,9 @@ void xpu_fabric_needs(const struct xpu_profile *pr, char *const *envp, struct xp
                 }
                 if (k < 0) {
                         ret->error = k;
-                        snprintf(ret->error_text, sizeof ret->error_text, "%s=\"%.64s%s\": %s; fix the variable or unset it",
-                                 var, value, strlen(value) > 64 ? "..." : "", why);
+                        snprintf(ret->error_text, sizeof ret->error_text,
+                                 "%s=\"%.64s%s\": %s; fix the variable or unset it", var, value,
+                                 strlen(value) > 64 ? "..." : "", why);
                         continue;
                 }
                 r->required = r->wanted;

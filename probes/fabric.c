@@ -20,14 +20,16 @@
 extern const struct xpu_fabric_set xpu_fabric_rdma;
 static const struct xpu_fabric_set *const neutral_sets[] = { &xpu_fabric_rdma };
 
-size_t xpu_fabric_sets(const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX], enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX]) {
+size_t xpu_fabric_sets(const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX],
+                       enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX]) {
         size_t n = 0;
         for (size_t i = 0; i < sizeof neutral_sets / sizeof *neutral_sets && n < XPU_FABRIC_SETS_MAX; i++) {
                 sets[n] = neutral_sets[i];
                 vendor[n++] = _XPU_VENDOR_MAX;
         }
         for (int v = 0; v < _XPU_VENDOR_MAX; v++)
-                for (const struct xpu_fabric_set *const *s = xpu_vendors[v]->fabric; s && *s && n < XPU_FABRIC_SETS_MAX; s++) {
+                for (const struct xpu_fabric_set *const *s = xpu_vendors[v]->fabric;
+                     s && *s && n < XPU_FABRIC_SETS_MAX; s++) {
                         sets[n] = *s;
                         vendor[n++] = (enum xpu_vendor)v;
                 }

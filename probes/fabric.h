@@ -46,7 +46,8 @@ struct xpu_fabric_set {
 /* Every set of every vendor: the vendor-neutral ones first, then each vendor's in xpu_vendors[]
  * order. SETS[i] and VENDOR[i] (the set's vendor, or _XPU_VENDOR_MAX for a vendor-neutral set)
  * for i below the returned count (at most XPU_FABRIC_SETS_MAX). */
-size_t xpu_fabric_sets(const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX], enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX]);
+size_t xpu_fabric_sets(const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX],
+                       enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX]);
 
 /* NULL when NAME is the name of a set of some vendor, else what a profile's "fabric" entry must
  * be (for the profile parser's message). */

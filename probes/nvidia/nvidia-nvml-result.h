@@ -42,7 +42,7 @@ enum {
         XPU_NVML_HAVE_RETIRED = 1u << 20,           /* retired_*: all three (page retirement, before Ampere) */
         XPU_NVML_HAVE_TEMP_SLOWDOWN = 1u << 21,     /* temp_slowdown_celsius */
         XPU_NVML_HAVE_TEMP_SHUTDOWN = 1u << 22,     /* temp_shutdown_celsius */
-        XPU_NVML_HAVE_FABRIC = 1u << 23,            /* fabric_state, fabric_status, fabric_clique_id, fabric_cluster_uuid */
+        XPU_NVML_HAVE_FABRIC = 1u << 23,            /* fabric_state, _status, _clique_id, _cluster_uuid */
         XPU_NVML_HAVE_FABRIC_HEALTH = 1u << 24,     /* fabric_health_mask (nvmlDeviceGetGpuFabricInfoV) */
 };
 

@@ -352,7 +352,8 @@ START_TEST(test_fabric) {
         for (int i = 0; i < 4; i++)
                 xpu_nvml_device_readings(&r->devices[i], &rd[i]);
         /* registered, with the health mask of the V call */
-        ck_assert_uint_eq(rd[0].have & (XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH), XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH);
+        ck_assert_uint_eq(rd[0].have & (XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH),
+                          XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH);
         ck_assert_uint_eq(rd[0].fabric_state, XPU_FABRIC_COMPLETED);
         ck_assert_str_eq(xpu_fabric_state_to_string(XPU_FABRIC_COMPLETED), "completed");
         ck_assert_uint_eq(rd[0].fabric_status, 0);
