@@ -107,10 +107,12 @@ int xpu_fabric_parse_channels(const char *value, struct xpu_fabric_request *r, c
                 if (!digits) {
                         snprintf(err, err_size, "entry \"%.*s\" is not a channel id (a decimal number from 0 to %u)",
                                  (int)(n > 32 ? 32 : n), a, XPU_FABRIC_CHANNEL_MAX);
+                        r->n_channels = 0;
                         return -EINVAL;
                 }
                 if (add_channel(r, (uint32_t)id) < 0) {
                         snprintf(err, err_size, "more than %d channel ids", XPU_FABRIC_CHANNELS_MAX);
+                        r->n_channels = 0;
                         return -E2BIG;
                 }
                 if (!comma)
