@@ -33,7 +33,6 @@ static const char *const full_profile =
         "  \"libraries\": { \"compute\": [\"libcuda.so\", \"libnvidia-*.so\"], \"display\": [] },\n"
         "  \"binaries\": { \"utility\": [\"nvidia-smi\"] },\n"
         "  \"device_nodes\": [\"/dev/nvidiactl\", \"/dev/nvidia-uvm\"],\n"
-        "  \"fabric\": [\"rdma\", \"imex\"],\n"
         "  \"env\": { \"unset\": [\"LD_PRELOAD\"],\n"
         "             \"set\": { \"A\": \"1\", \"CUDA_VISIBLE_DEVICES\": \"${XPU_VISIBLE_IDS}\" },\n"
         "             \"prepend\": { \"PATH\": \"${XPU_LIBRARY_DIR}/../bin\" },\n"
@@ -66,9 +65,6 @@ START_TEST(test_parse_full) {
         ck_assert_str_eq(p->binaries[0].names[0], "nvidia-smi");
         ck_assert_uint_eq(p->n_device_nodes, 2);
         ck_assert_str_eq(p->device_nodes[1], "/dev/nvidia-uvm");
-        ck_assert_uint_eq(p->n_fabric, 2);
-        ck_assert_str_eq(p->fabric[0], "rdma");
-        ck_assert_str_eq(p->fabric[1], "imex");
         /* env: sections in file order, entries in file order. */
         ck_assert_uint_eq(p->n_env, 5);
         ck_assert_int_eq(p->env[0].op, XPU_ENV_UNSET);
@@ -174,10 +170,6 @@ static const struct {
           { "key \"binaries\": expected an object mapping capabilities" } },
         { "{\"name\": \"x\", \"libraries\": {\"compute\": [], \"compute\": []}}",
           { "key \"libraries.compute\" appears twice" } },
-        { "{\"name\": \"x\", \"fabric\": [\"mofed\"]}",
-          { "key \"fabric[0]\": expected the name of a fabric device set: rdma, imex, gdrcopy, gds or nvswitch",
-            "got \"mofed\"" } },
-        { "{\"name\": \"x\", \"fabric\": \"rdma\"}", { "key \"fabric\"" } },
         { "{\"name\": \"x\", \"device_nodes\": [\"/etc/passwd\"]}",
           { "key \"device_nodes[0]\": expected an absolute path under /dev/", "got \"/etc/passwd\"" } },
         { "{\"name\": \"x\", \"device_nodes\": [\"/dev/../etc/shadow\"]}",
