@@ -68,6 +68,23 @@ is "$E2E_RC" 0 "gdr-gds-nvswitch: runs"
 [ "$E2E_RC" -eq 0 ] || e2e_show
 is "$(fabric_groups)" "3020,3030,3040" "gdr-gds-nvswitch: gdrdrv, nvidia-fs and nvswitch groups only"
 
+# ---- an image profile asks for IMEX and GDRCopy; its variable still decides -----------------------
+mkdir -p "$E2E_TMP/profiles"
+cat >"$E2E_TMP/profiles/nccl.json" <<'JSON'
+{ "name": "nccl", "priority": 200, "match": { "vendor": "nvidia" },
+  "device_nodes": ["/dev/nvidiactl"], "fabric": ["imex", "gdrcopy"] }
+JSON
+fab profile --
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/profiles" /etc/xpuinit/profiles.d
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 0 "profile: runs"
+[ "$E2E_RC" -eq 0 ] || e2e_show
+is "$(fabric_groups)" "3000,3001,3020" "profile: \"fabric\": [\"imex\", \"gdrcopy\"] gives every channel and gdrdrv"
+fab profile-var NVIDIA_IMEX_CHANNELS=0 --
+e2e_mount_ro "$E2E_BUNDLE" "$E2E_TMP/profiles" /etc/xpuinit/profiles.d
+e2e_run "$E2E_BUNDLE"
+is "$(fabric_groups)" "3000,3020" "profile-var: NVIDIA_IMEX_CHANNELS=0 narrows the profile's channels to channel0"
+
 # ---- nothing asked: no fabric group ----------------------------------------------------------------
 fab none --
 e2e_run "$E2E_BUNDLE"
