@@ -48,8 +48,11 @@ void xpu_fabric_needs(const struct xpu_profile *pr, char *const *envp, struct xp
                 const struct xpu_fabric_set *set = ret->sets[i];
                 struct xpu_fabric_request *r = &ret->req[i];
                 /* A vendor's own set is its profiles' only: an image for every vendor may set them all. */
-                if (ret->vendor[i] != _XPU_VENDOR_MAX && (int)ret->vendor[i] != pr_vendor)
+                if (ret->vendor[i] != _XPU_VENDOR_MAX && (int)ret->vendor[i] != pr_vendor) {
+                        if (env_value(envp, set->variable))
+                                ret->ignored[i] = set->variable;
                         continue;
+                }
                 const char *value;
                 const char *var = deciding_variable(set, pr_vendor, envp, &value);
                 if (!value) {

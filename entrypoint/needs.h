@@ -55,6 +55,9 @@ struct xpu_fabric_needs {
         enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
         struct xpu_fabric_request req[XPU_FABRIC_SETS_MAX];
         bool any;         /* some set is wanted */
+        /* A vendor's set whose variable is set while the profile is not that vendor's: not read
+         * (the plan notes it). NULL: none. */
+        const char *ignored[XPU_FABRIC_SETS_MAX];
         int error;        /* 0, or -EINVAL/-E2BIG: a variable's value is bad (the plan fails with ERROR_TEXT) */
         char error_text[512];
 };

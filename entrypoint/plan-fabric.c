@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/str.h"
 #include "plan-devices.h"
+#include "vendor.h"
 
 /* The found node of PATH, NULL when the container lacks it. */
 static const struct xpu_fabric_found *found_node(const struct xpu_plan_facts *f, const char *path) {
@@ -73,6 +74,11 @@ int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char
         for (size_t s = 0; s < fn->n; s++) {
                 const struct xpu_fabric_request *r = &fn->req[s];
                 const struct xpu_fabric_set *set = fn->sets[s];
+                if (fn->ignored[s] &&
+                    xpu_plan_note(p, "%s is set, but profile %s is not for %s's GPUs: the %s nodes are not given",
+                                  fn->ignored[s], p->profile->name, xpu_vendor_display_name(fn->vendor[s]),
+                                  set->what) < 0)
+                        return -ENOMEM;
                 if (!r->wanted)
                         continue;
                 if (facts->fabric_truncated[s] &&

@@ -174,6 +174,8 @@ START_TEST(test_rdma) {
         ck_assert_ptr_nonnull(cpu);
         ck_assert_int_eq(plan_env(cpu, &p, "XPU_RDMA=enabled", "NVIDIA_GDRCOPY=enabled", NULL), 0);
         ck_assert_str_eq(fabric_checks(p), rdma);
+        ck_assert(has_note(p, "NVIDIA_GDRCOPY is set, but profile cpu is not for NVIDIA's GPUs: the GDRCopy nodes are "
+                              "not given"));
         xpu_plan_free(p);
         ck_assert_int_eq(plan_env(cpu, &p, "NVIDIA_MOFED=enabled", NULL), 0);
         ck_assert_str_eq(fabric_checks(p), "");
