@@ -136,6 +136,19 @@ static cJSON *readings_to_json(const struct xpud_device *d) {
                      add_bool(e, "pending", r->retired_pending);
                 ok = add_item(o, "retired_pages", e) && ok;
         }
+        if (ok && (r->have & XPU_READ_FABRIC)) {
+                /* {"state": "completed", "status": 0, "clique_id": 4026, "cluster_uuid": "...", "health_mask": 0} */
+                cJSON *e = cJSON_CreateObject();
+                ok = e && cJSON_AddStringToObject(e, "state",
+                                                  xpu_fabric_state_to_string((enum xpu_fabric_state)r->fabric_state));
+                if (ok && r->fabric_state == XPU_FABRIC_COMPLETED)
+                        ok = add_u64(e, "status", r->fabric_status) && add_u64(e, "clique_id", r->fabric_clique_id) &&
+                             (!r->fabric_cluster_uuid[0] ||
+                              cJSON_AddStringToObject(e, "cluster_uuid", r->fabric_cluster_uuid));
+                if (ok && (r->have & XPU_READ_FABRIC_HEALTH))
+                        ok = add_u64(e, "health_mask", r->fabric_health_mask);
+                ok = add_item(o, "fabric", e) && ok;
+        }
         if (ok && (r->have & XPU_READ_THROTTLE)) {
                 cJSON *a = cJSON_CreateArray();
                 for (int i = 0; a && ok && i < _XPU_THROTTLE_MAX; i++)
@@ -270,7 +283,21 @@ static cJSON *devices_to_json(const struct xpud_snapshot *s) {
                 cJSON_Delete(root);
                 return NULL;
         }
-        if (!add_u64(root, "seq", s->seq) || !add_num(root, "collect_time", s->collect_time)) {
+        /* host.fabric: {"imex_channels": 2}, for the channel-list fabric sets whose directory exists */
+        cJSON *host = cJSON_GetObjectItemCaseSensitive(root, "host");
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        size_t n_sets = xpu_fabric_sets(sets, vendor);
+        cJSON *fabric = NULL;
+        for (size_t i = 0; ok && host && i < n_sets; i++) {
+                if (s->fabric_channels[i] < 0)
+                        continue;
+                char key[64];
+                snprintf(key, sizeof key, "%s_channels", sets[i]->name);
+                ok = (fabric || (fabric = cJSON_AddObjectToObject(host, "fabric"))) &&
+                     add_u64(fabric, key, (uint64_t)s->fabric_channels[i]);
+        }
+        if (!ok || !add_u64(root, "seq", s->seq) || !add_num(root, "collect_time", s->collect_time)) {
                 cJSON_Delete(root);
                 return NULL;
         }

@@ -458,12 +458,55 @@ static void emit_workloads(struct out *o, const struct xpud_snapshot *s, const s
         }
 }
 
+static const struct family fam_fabric_state = {
+        "xpu_fabric_state", "gauge",
+        "The GPU's registration with its multi-node NVLink fabric as a state set: 1 for the current state."
+};
+static const struct family fam_fabric_info = {
+        "xpu_fabric_info", "gauge",
+        "The NVLink fabric a registered GPU belongs to: its clique and cluster, and status (0 = registered); always 1."
+};
+static const struct family fam_fabric_health = { "xpu_fabric_health_mask", "gauge",
+                                                 "The library's fabric health bits of the GPU (NVML healthMask)." };
+
+static void emit_fabric_state(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        for (int k = 0; has_values(d) && (d->r.have & XPU_READ_FABRIC) && k < _XPU_FABRIC_STATE_MAX; k++)
+                sample_u64(o, &fam_fabric_state, d, "state", xpu_fabric_state_to_string((enum xpu_fabric_state)k),
+                           d->r.fabric_state == k);
+}
+
+static void emit_fabric_info(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        if (!has_values(d) || !(d->r.have & XPU_READ_FABRIC) || d->r.fabric_state != XPU_FABRIC_COMPLETED)
+                return;
+        char clique[16], status[16];
+        snprintf(clique, sizeof clique, "%u", d->r.fabric_clique_id);
+        snprintf(status, sizeof status, "%u", d->r.fabric_status);
+        header(o, &fam_fabric_info);
+        fputs(fam_fabric_info.name, o->f);
+        fputc('{', o->f);
+        bool first = true;
+        put_device_labels(o, &first, d);
+        put_label(o->f, &first, "clique_id", clique);
+        put_label(o->f, &first, "cluster_uuid", d->r.fabric_cluster_uuid);
+        put_label(o->f, &first, "status", status);
+        fputs("} 1\n", o->f);
+}
+
+static void emit_fabric_health(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d) {
+        (void)s;
+        if (has_values(d) && (d->r.have & XPU_READ_FABRIC_HEALTH))
+                sample_u64(o, &fam_fabric_health, d, NULL, NULL, d->r.fabric_health_mask);
+}
+
 /* Device families in output order; NULL entries stand for the scalars[] table. */
 typedef void (*device_emit_fn)(struct out *o, const struct xpud_snapshot *s, const struct xpud_device *d);
 static const device_emit_fn device_families[] = {
         emit_info,  emit_up,          emit_health, emit_collect_ts, NULL,          emit_temp,
         emit_temp_limit, emit_power, emit_power_limit, emit_energy, emit_clock,      emit_ecc,      emit_throttle,
         emit_pcie_width, emit_pcie_speed, emit_remap, emit_retired, emit_mig_info, emit_mig_memory, emit_xid,
+        emit_fabric_state, emit_fabric_info, emit_fabric_health,
 };
 
 /* ---- daemon families ------------------------------------------------------------------------- */
@@ -505,6 +548,22 @@ static void emit_podres(struct out *o, const struct xpud_snapshot *s) {
         sample_u64(o, &fam_unmatched, NULL, NULL, NULL, s->podres.unmatched_ids);
 }
 
+static const struct family fam_fabric_channels = {
+        "xpu_fabric_channels", "gauge",
+        "Channels of a fabric set the node has made (set=\"imex\": /dev/nvidia-caps-imex-channels/channel*)."
+};
+
+/* The channel-list fabric sets' counts: host-wide, no device labels. */
+static void emit_fabric_channels(struct out *o, const struct xpud_snapshot *s) {
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        size_t n = xpu_fabric_sets(sets, vendor);
+        for (size_t i = 0; i < n; i++)
+                if (s->fabric_channels[i] >= 0)
+                        sample_u64(o, &fam_fabric_channels, NULL, "set", sets[i]->name,
+                                   (uint64_t)s->fabric_channels[i]);
+}
+
 static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {
         sample(o, &fam_build, NULL, "version", XPU_VERSION, "1");
         if (s->collect_time > 0)
@@ -518,6 +577,7 @@ static void emit_daemon(struct out *o, const struct xpud_snapshot *s) {
                 sample_u64(o, &fam_backend_up, NULL, "backend", s->backends[i].name, s->backends[i].up);
         sample_u64(o, &fam_dropped, NULL, NULL, NULL, s->events_dropped);
         emit_podres(o, s);
+        emit_fabric_channels(o, s);
 }
 
 /* EMIT for D once, or with --workload-labels once per container holding D, with its labels. */

@@ -44,6 +44,7 @@
 #include "libs.h"
 #include "cdi-dir.h"
 #include "nfd.h"
+#include "fabric.h"
 #include "vendor.h"
 
 struct xpud_sampler;
@@ -261,6 +262,20 @@ static void log_new_warnings(struct xpud_sampler *smp, const struct xpu_inventor
 
 /* ---- one sample ----------------------------------------------------------------------------------- */
 
+/* The channels each channel-list fabric set has under the dev root (the IMEX channels). */
+static void fabric_channels(const struct xpud_sampler *smp, struct xpud_snapshot *s) {
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        size_t n = xpu_fabric_sets(sets, vendor);
+        for (size_t i = 0; i < XPU_FABRIC_SETS_MAX; i++) {
+                s->fabric_channels[i] = -1;
+                if (i < n && sets[i]->channels) {
+                        int k = xpu_fabric_count_nodes(smp->roots.dev_fd, sets[i]);
+                        s->fabric_channels[i] = k >= 0 ? k : -1;
+                }
+        }
+}
+
 static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         const struct xpud_snapshot *prev = smp->prev;
         double t0 = monotonic_s();
@@ -269,6 +284,7 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         if (r < 0)
                 return r;
         s->inv = sm.inv;
+        fabric_channels(smp, s);
         size_t n = sm.inv->n_devices;
         _cleanup_free_ struct xpu_readings *readings = calloc(n + 1, sizeof *readings);
         _cleanup_free_ bool *fresh = calloc(n + 1, sizeof *fresh);

@@ -33,6 +33,8 @@ struct xpud_snapshot *xpud_snapshot_new(void) {
                 return NULL;
         }
         atomic_init(&s->refs, 1);
+        for (size_t i = 0; i < XPU_FABRIC_SETS_MAX; i++)
+                s->fabric_channels[i] = -1; /* not counted */
         return s;
 }
 

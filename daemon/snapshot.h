@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric.h"
 #include "probe.h"
 #include "readings.h"
 
@@ -149,6 +150,9 @@ struct xpud_snapshot {
         size_t n_events;
         uint64_t events_dropped;    /* events the ring dropped (oldest first) since start */
         struct xpud_pod_resources podres;
+        /* The nodes of each fabric set that is a channel list (fabric.h: the IMEX channels) the
+         * dev root holds, by xpu_fabric_sets() index; -1 when its directory is absent. */
+        int fabric_channels[XPU_FABRIC_SETS_MAX];
         struct xpud_workload *workloads; /* owned, grouped by device (xpud_device.workloads) */
         size_t n_workloads;
         bool workload_labels;       /* --workload-labels: namespace, pod, container on device series */

@@ -32,7 +32,7 @@ static const char *const ldconfig_paths[] = {
 
 /* The node PATH under DEV_FD, once per path. An empty path names no node (a MIG device whose
  * capability nodes the probe did not find). */
-static int gather_node(struct xpu_plan_facts *f, int dev_fd, const char *path) {
+int xpu_gather_node(struct xpu_plan_facts *f, int dev_fd, const char *path) {
         if (!path[0] || xpu_plan_facts_node(f, path))
                 return 0;
         struct xpu_node_fact *n = reallocarray(f->nodes, f->n_nodes + 1, sizeof *n);
@@ -60,7 +60,7 @@ static int gather_nodes(struct xpu_plan_facts *f, const struct xpu_inventory *in
         const struct xpu_vendor_info *vi = &inv->vendors[pr->vendor];
         bool any = false;
         for (size_t i = 0; i < pr->n_device_nodes; i++)
-                if (gather_node(f, dev_fd, pr->device_nodes[i]) < 0)
+                if (xpu_gather_node(f, dev_fd, pr->device_nodes[i]) < 0)
                         return -ENOMEM;
         for (size_t i = 0; i < inv->n_devices; i++) {
                 const struct xpu_device *d = &inv->devices[i];
@@ -68,18 +68,18 @@ static int gather_nodes(struct xpu_plan_facts *f, const struct xpu_inventory *in
                         continue;
                 any = true;
                 for (size_t j = 0; j < d->n_nodes; j++)
-                        if (gather_node(f, dev_fd, d->nodes[j].path) < 0)
+                        if (xpu_gather_node(f, dev_fd, d->nodes[j].path) < 0)
                                 return -ENOMEM;
                 size_t n_mig;
                 const struct xpu_mig_device *mig = xpu_mig_devices(d, &n_mig);
                 for (size_t m = 0; m < n_mig; m++)
-                        if (gather_node(f, dev_fd, mig[m].gi_cap.path) < 0 ||
-                            gather_node(f, dev_fd, mig[m].ci_cap.path) < 0)
+                        if (xpu_gather_node(f, dev_fd, mig[m].gi_cap.path) < 0 ||
+                            xpu_gather_node(f, dev_fd, mig[m].ci_cap.path) < 0)
                                 return -ENOMEM;
         }
-        if (any && sel->mig_config && gather_node(f, dev_fd, vi->mig_config_cap.path) < 0)
+        if (any && sel->mig_config && xpu_gather_node(f, dev_fd, vi->mig_config_cap.path) < 0)
                 return -ENOMEM;
-        if (any && sel->mig_monitor && gather_node(f, dev_fd, vi->mig_monitor_cap.path) < 0)
+        if (any && sel->mig_monitor && xpu_gather_node(f, dev_fd, vi->mig_monitor_cap.path) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -136,7 +136,7 @@ static int gather_host_list(struct xpu_plan_facts *f, const struct xpu_inventory
                 return 0;
         f->host_files = TAKE_PTR(f->host_list->files);
         for (size_t i = 0; i < f->host_list->nodes->n; i++)
-                if (gather_node(f, o->dev_fd, f->host_list->nodes->files[i].path) < 0)
+                if (xpu_gather_node(f, o->dev_fd, f->host_list->nodes->files[i].path) < 0)
                         return -ENOMEM;
         return 1;
 }
@@ -287,6 +287,8 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
         f->needs = *needs; /* taken over: the facts free them */
         *needs = (struct xpu_plan_needs){ 0 };
         int r = gather_nodes(f, inv, sel, pr, o->dev_fd);
+        if (r >= 0 && f->needs.fabric.any)
+                r = xpu_gather_fabric(f, o->dev_fd, o->sys_fd);
         int listed = r >= 0 ? gather_host_list(f, inv, pr, o) : 0;
         if (listed < 0)
                 r = listed;

@@ -30,6 +30,14 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
  * forward_compat directory of the container root CONTAINER_FD (resolved inside the root), e.g.
  * /usr/local/cuda/compat/libcuda.so.575.57.08. Writes the version into VERSION. Returns 1 when
  * found, 0 when the profile has no forward_compat or the image has no such file, -errno. */
+/* The node PATH under DEV_FD into F->nodes (found, group), once per path; "" is no node. Returns
+ * 0 or -ENOMEM. */
+int xpu_gather_node(struct xpu_plan_facts *f, int dev_fd, const char *path);
+
+/* The nodes of every fabric set F->needs.fabric asks for, under DEV_FD, with the majors their
+ * /proc/devices names have under SYS_FD (gather-fabric.c). Returns 0 or -ENOMEM. */
+int xpu_gather_fabric(struct xpu_plan_facts *f, int dev_fd, int sys_fd);
+
 int xpu_forward_compat_find(const struct xpu_profile *pr, int container_fd, char *version, size_t size);
 
 /* The files of FILES (found in the driver root) that the container root CONTAINER_FD already has

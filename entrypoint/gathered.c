@@ -19,6 +19,7 @@ struct xpu_plan_facts *xpu_plan_facts_free(struct xpu_plan_facts *f) {
                 return NULL;
         xpu_plan_needs_done(&f->needs);
         free(f->nodes);
+        free(f->fabric);
         xpu_driver_files_free(f->files);
         xpu_driver_files_free(f->files32);
         xpu_host_files_free(f->host_files);

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "host-files.h"
@@ -33,6 +34,16 @@ struct xpu_node_fact {
         gid_t gid;  /* its group (st_gid) when found */
 };
 
+/* One node of a fabric device set found under the dev root (gather-fabric.c). */
+struct xpu_fabric_found {
+        char path[sizeof(((struct xpu_devnode *)0)->path)]; /* "/dev/infiniband/uverbs0" */
+        size_t set;         /* its set: index into needs.fabric */
+        bool chr;           /* a character device (else the plan refuses it) */
+        uint32_t major, minor; /* its numbers when CHR */
+        const char *major_name; /* the /proc/devices name its major must have (the set's data), NULL: any */
+        int want_major;     /* that name's major in /proc/devices, or -errno (unknown) */
+};
+
 /* What xpu_plan_gather() read. A step the plan does not reach for these inputs is not read, and
  * a failure of one is kept as its -errno for the plan to report where it always has. */
 struct xpu_plan_facts {
@@ -43,6 +54,12 @@ struct xpu_plan_facts {
          * once per path. */
         struct xpu_node_fact *nodes;
         size_t n_nodes;
+        /* Dev and sys roots, when needs.fabric.any: the nodes of each fabric set asked for, in the
+         * sets' order (their groups are in NODES too), and which sets had more than
+         * XPU_FABRIC_NODES_MAX. */
+        struct xpu_fabric_found *fabric;
+        size_t n_fabric;
+        bool fabric_truncated[XPU_FABRIC_SETS_MAX];
 
         /* Driver root, read when needs.files. */
         char driver_version[32];          /* the kernel driver's (the inventory's), else the libraries'

@@ -341,6 +341,7 @@ static int context_needs(struct context *c, char **argv, enum xpu_inject_mode in
                 .driver_fd = c->roots.driver_fd,
                 .container_fd = c->container_fd,
                 .dev_fd = c->roots.dev_fd,
+                .sys_fd = c->roots.sys_fd,
                 .capabilities_env = caps,
                 .capabilities_var = caps_var,
                 .envp = environ,

@@ -120,6 +120,7 @@ int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr
         n.files = n.n_capabilities > 0 && n.inject != XPU_INJECT_NONE && !n.void_request && n.names_files;
         for (size_t c = 0; n.files && pr->capability_32bit && c < n.n_capabilities; c++)
                 n.files32 |= strcmp(n.capabilities[c], pr->capability_32bit) == 0;
+        xpu_fabric_needs(pr, o->envp, &n.fabric);
         *ret = n;
         return 0;
 }

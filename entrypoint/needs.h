@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric.h"
 #include "profile.h"
 #include "select.h"
 
@@ -37,6 +38,8 @@ struct xpu_plan_options {
         int container_fd;             /* container root fd (CDI files, ldconfig, forward compatibility,
                                        * files at their own path; gathering only) */
         int dev_fd;                   /* dev root fd (device node group ids; gathering only) */
+        int sys_fd;                   /* sys root fd (/proc/devices for fabric nodes; gathering only;
+                                       * 0: not given, majors unknown) */
         const char *library_dir;      /* default "/run/xpuinit/lib" */
         const char *capabilities_env; /* XPU_DRIVER_CAPABILITIES or NVIDIA_DRIVER_CAPABILITIES value */
         const char *capabilities_var; /* which of the two it is, for messages (NULL: NVIDIA_...) */
@@ -46,6 +49,21 @@ struct xpu_plan_options {
         const struct xpu_device_code_outcome *device_code; /* the start-time device-code check's
                                        * verdict (device-code-verdict.h), judged before the plan, which
                                        * records it and sets the override it asks for; NULL: no check */
+};
+
+/* The fabric device sets a start asks for (fabric.h), from the profile's "fabric" and the sets'
+ * variables in the workload's environment (needs-fabric.c). */
+struct xpu_fabric_needs {
+        size_t n; /* sets known (xpu_fabric_sets()): SETS[i], VENDOR[i], REQ[i] */
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        struct xpu_fabric_request req[XPU_FABRIC_SETS_MAX];
+        bool any;         /* some set is wanted */
+        /* A vendor's set whose variable is set while the profile is not that vendor's: not read
+         * (the plan notes it). NULL: none. */
+        const char *ignored[XPU_FABRIC_SETS_MAX];
+        int error;        /* 0, or -EINVAL/-E2BIG: a variable's value is bad (the plan fails with ERROR_TEXT) */
+        char error_text[512];
 };
 
 /* What a plan needs from the host, decided from the profile, the selection and the options alone
@@ -70,6 +88,7 @@ struct xpu_plan_needs {
                                       * forward_compat.require names (xpu_require_sources): the
                                       * rich-facts step reads them when gather finds a newer
                                       * forward-compatibility build (rich-facts.h); 0: none */
+        struct xpu_fabric_needs fabric; /* the fabric device sets asked for */
 };
 
 /* Decide what a plan for PR needs (needs.c): the mode, the capabilities in effect from
@@ -80,3 +99,9 @@ struct xpu_plan_needs {
 int xpu_plan_needs(const struct xpu_selection *sel, const struct xpu_profile *pr, const struct xpu_plan_options *o,
                    struct xpu_plan_needs *ret);
 void xpu_plan_needs_done(struct xpu_plan_needs *n);
+
+/* The fabric device sets PR and the environment ENVP ("NAME=VALUE", NULL-terminated) ask for: a
+ * set's variable (or its vendor's alias of it) decides when set, else the profile's "fabric"; a
+ * vendor's own sets and aliases only when PR is that vendor's. Pure; a bad value is kept in
+ * RET->error for the plan to report. */
+void xpu_fabric_needs(const struct xpu_profile *pr, char *const *envp, struct xpu_fabric_needs *ret);

@@ -17,6 +17,7 @@
 #include "base/strv.h"
 #include "device-code-verdict.h"
 #include "plan-devices.h"
+#include "plan-fabric.h"
 #include "plan-env.h"
 #include "plan-host-files.h"
 #include "plan-libdir.h"
@@ -214,6 +215,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
         if (xpu_plan_mig(p, inv, sel, facts) < 0)
                 goto fail;
         if ((r = xpu_plan_mig_caps(p, vi, sel, facts, err, err_size)) < 0)
+                goto fail;
+        if ((r = xpu_plan_fabric(p, facts, err, err_size)) < 0)
                 goto fail;
         r = -ENOMEM;
 

@@ -21,6 +21,7 @@
 #include "sandbox/privilege.h"
 #include "host-files.h"
 #include "profile.h"
+#include "fabric.h"
 #include "profile-json.h"
 #include "require-parse.h"
 
@@ -41,7 +42,7 @@ static void cjson_deletep(cJSON **j) {
 static const char *const top_keys[] = {
         "name",     "description", "priority", "match",   "capabilities",      "libraries",
         "binaries", "device_nodes", "env",     "command", "keep_capabilities", "seccomp",
-        "device_code", "files", "library_links", "forward_compat", "capability_32bit", NULL,
+        "device_code", "files", "library_links", "forward_compat", "capability_32bit", "fabric", NULL,
 };
 static const char *const match_keys[] = { "vendor", "min_devices", "require", NULL };
 static const char *const env_keys[] = { "set", "prepend", "append", "unset", NULL };
@@ -428,6 +429,9 @@ int xpu_profile_parse(const char *json, const char *origin, struct xpu_profile *
                 if (r < 0)
                         return r;
         }
+        if (GET("fabric") && (r = xpu_pj_take_strv(&c, GET("fabric"), "fabric", xpu_fabric_name_invalid, false,
+                                                   &p->fabric, &p->n_fabric)) < 0)
+                return r;
         r = parse_env(&c, GET("env"), p);
         if (r < 0)
                 return r;

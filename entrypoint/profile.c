@@ -124,6 +124,7 @@ struct xpu_profile *xpu_profile_free(struct xpu_profile *p) {
         xpu_profile_capfiles_free(p->files, p->n_files);
         xpu_profile_strv_free(p->library_links, 2 * p->n_library_links);
         xpu_profile_strv_free(p->device_nodes, p->n_device_nodes);
+        xpu_profile_strv_free(p->fabric, p->n_fabric);
         for (size_t i = 0; i < p->n_env; i++) {
                 free(p->env[i].name);
                 free(p->env[i].value);

@@ -115,6 +115,10 @@ struct xpu_profile {
         char *capability_32bit;
         char **device_nodes; /* vendor-wide nodes to pass ("/dev/nvidiactl", "/dev/kfd") */
         size_t n_device_nodes;
+        /* "fabric": the fabric device sets the profile asks for (fabric.h names: "rdma", "imex",
+         * ...); a set's variable, when set, decides instead (entrypoint/needs-fabric.c). */
+        char **fabric;
+        size_t n_fabric;
         struct xpu_env_edit *env; /* in file order: set, prepend, append, unset */
         size_t n_env;
         enum xpu_command_mode command_mode;

@@ -209,7 +209,9 @@ int main(int argc, char **argv) {
                 strv(p->library_links, 2 * p->n_library_links);
                 printf(",\n        .n_library_links = %zu,\n        .device_nodes = ", p->n_library_links);
                 strv(p->device_nodes, p->n_device_nodes);
-                printf(",\n        .n_device_nodes = %zu,\n        .env = ", p->n_device_nodes);
+                printf(",\n        .n_device_nodes = %zu,\n        .fabric = ", p->n_device_nodes);
+                strv(p->fabric, p->n_fabric);
+                printf(",\n        .n_fabric = %zu,\n        .env = ", p->n_fabric);
                 env(p->env, p->n_env);
                 printf(",\n        .n_env = %zu,\n        .command_mode = %s,\n        .command = ", p->n_env,
                        command_modes[p->command_mode]);

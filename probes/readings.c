@@ -55,6 +55,12 @@ const char *xpu_link_end_to_string(enum xpu_link_end e) {
         return (unsigned)e < ELEMENTSOF(link_end_names) ? link_end_names[e] : NULL;
 }
 
+const char *xpu_fabric_state_to_string(enum xpu_fabric_state s) {
+        static const char *const names[_XPU_FABRIC_STATE_MAX] = { "not_supported", "not_started", "in_progress",
+                                                                  "completed" };
+        return (unsigned)s < _XPU_FABRIC_STATE_MAX ? names[s] : NULL;
+}
+
 const char *xpu_repair_cause_to_string(enum xpu_repair_cause c) {
         static const char *const names[_XPU_REPAIR_MAX] = { "correctable", "uncorrectable" };
         return (unsigned)c < _XPU_REPAIR_MAX ? names[c] : NULL;

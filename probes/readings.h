@@ -77,6 +77,19 @@ enum xpu_link_end {
 /* "current", "max"; NULL when out of range. */
 const char *xpu_link_end_to_string(enum xpu_link_end e);
 
+/* A GPU's registration with a multi-node NVLink fabric (label "state" of xpu_fabric_state): NVIDIA's
+ * nvmlDeviceGetGpuFabricInfo[V] state, NVML_GPU_FABRIC_STATE_NOT_SUPPORTED (0) to _COMPLETED (3);
+ * no other vendor reports one. */
+enum xpu_fabric_state {
+        XPU_FABRIC_NOT_SUPPORTED = 0, /* no NVLink fabric (PCIe boards; one GPU) */
+        XPU_FABRIC_NOT_STARTED,       /* the fabric manager / IMEX has not probed the GPU yet */
+        XPU_FABRIC_IN_PROGRESS,
+        XPU_FABRIC_COMPLETED,         /* registered: fabric_status says whether it succeeded */
+        _XPU_FABRIC_STATE_MAX,
+};
+/* "not_supported", "not_started", "in_progress", "completed"; NULL when out of range. */
+const char *xpu_fabric_state_to_string(enum xpu_fabric_state s);
+
 /* Bits of xpu_readings.have. */
 enum {
         XPU_READ_UTILIZATION = 1u << 0,        /* utilization_ratio */
@@ -93,6 +106,9 @@ enum {
         XPU_READ_ROW_REMAP = 1u << 11,         /* remapped_rows[], remap_pending, remap_failed */
         XPU_READ_RETIRED_PAGES = 1u << 12,     /* retired_pages[], retired_pending */
         XPU_READ_ERROR_STATE = 1u << 13,       /* error_state */
+        XPU_READ_FABRIC = 1u << 14,            /* fabric_state; completed: fabric_status, fabric_clique_id,
+                                                * fabric_cluster_uuid ("" when none) */
+        XPU_READ_FABRIC_HEALTH = 1u << 15,     /* fabric_health_mask */
 };
 
 /* Why memory was repaired (label "severity" of the remapped rows, "cause" of the retired pages). */
@@ -132,6 +148,11 @@ struct xpu_readings {
         bool retired_pending;                   /* a page retirement waits for the next driver load */
         bool error_state;                       /* the driver keeps a GPU error state: the GPU hung and was
                                                  * reset since the state was last cleared (i915 cardN/error) */
+        uint8_t fabric_state;                   /* enum xpu_fabric_state */
+        uint32_t fabric_status;                 /* once completed: 0 registered, else the library's error code */
+        uint32_t fabric_clique_id;              /* once completed: the GPUs of a clique reach each other over NVLink */
+        char fabric_cluster_uuid[40];           /* once completed: the fabric's cluster, "" when none (all zero) */
+        uint32_t fabric_health_mask;            /* the library's fabric health bits (NVML_GPU_FABRIC_HEALTH_MASK_*) */
         bool lost;                              /* the device fell off the bus / stopped answering */
         char lost_reason[128];                  /* why, when lost: "nvmlDeviceGetPowerUsage: GPU is lost (error 15)" */
 };

@@ -18,6 +18,7 @@ struct cJSON;        /* cJSON.h */
 struct xpu_readings;  /* readings.h */
 struct xpu_code_target; /* devcode/judge.h */
 struct xpu_kernel_event; /* kernel-log.h */
+struct xpu_fabric_set; /* fabric.h */
 
 /* A vendor's live readings, for xpud's sampler: state kept between samples (a library session,
  * open sysfs files) and one collection per sample. */
@@ -217,6 +218,14 @@ struct xpu_vendor_plan {
         const char *capabilities_variable;
 };
 
+/* Another name a vendor's toolkit gives a vendor-neutral fabric set's variable (fabric.h): read
+ * when the set's own variable is unset and the profile is the vendor's ("NVIDIA_MOFED" for
+ * "rdma"). */
+struct xpu_fabric_alias {
+        const char *set;      /* the set's name: "rdma" */
+        const char *variable; /* "NVIDIA_MOFED" */
+};
+
 /* Device code (probes/devcode/): the vendor's XPU_CODE_VENDOR_* bit (0: the audit judges no
  * device code of its GPUs), what its kinds of GPU are called ("compute capability"), D's kind as
  * an audit --for spelling into SPEC ("9.0", "gfx90a"; "" when unknown), and the rich sources (1u
@@ -244,6 +253,10 @@ struct xpu_vendor_ops {
         struct xpu_vendor_code code;             /* device code: audit and the start's check */
         const struct xpu_readings_ops *readings; /* xpud's samples; NULL: health only */
         const struct xpu_vendor_k8s *k8s;        /* its Kubernetes device plugin and node labels; NULL: none */
+        /* Its own fabric device sets (fabric.h: IMEX channels, GDRCopy, ...), NULL-terminated, and
+         * its toolkit's names for the vendor-neutral ones, ended by a NULL set; NULL: none. */
+        const struct xpu_fabric_set *const *fabric;
+        const struct xpu_fabric_alias *fabric_aliases;
         /* xpud: its kernel driver's events in one kernel log record (kernel-log.h; --kmsg): MSG,
          * LEN bytes, is the record's message and RECORD the whole record, continuation lines
          * included. Returns 1 with EV's kind, label, bus id, xid, effect, what and action set, 0

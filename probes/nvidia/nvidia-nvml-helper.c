@@ -36,6 +36,25 @@ typedef struct { /* the layout of the unversioned nvmlDeviceGetPciInfo (NVML < 9
         char bus_id[16];
         unsigned domain, bus, device, pci_device_id, pci_subsystem_id, reserved[4];
 } nvml_pci_v1;
+/* nvmlGpuFabricInfo_t and nvmlGpuFabricInfo_v2_t (nvml.h, R535 and R550): a GPU's registration
+ * with a multi-node NVLink fabric. */
+typedef struct {
+        unsigned char cluster_uuid[16];
+        nvml_ret status;
+        unsigned clique_id;
+        unsigned char state;
+} nvml_fabric;
+typedef struct {
+        unsigned version; /* NVML_FABRIC_INFO_V2 */
+        unsigned char cluster_uuid[16];
+        nvml_ret status;
+        unsigned clique_id;
+        unsigned char state;
+        unsigned health_mask;
+} nvml_fabric_v2;
+#define NVML_FABRIC_INFO_V2 ((unsigned)sizeof(nvml_fabric_v2) | (2u << 24)) /* NVML_STRUCT_VERSION(GpuFabricInfo, 2) */
+#define NVML_FABRIC_STATE_COMPLETED 3
+
 typedef struct { /* nvmlUtilization_t: percent of the last sample period */
         unsigned gpu, memory;
 } nvml_utilization;
@@ -100,7 +119,7 @@ struct nvml_api {
                 *pci_v1, *memory, *cc, *brand, *mig_mode, *mig_max, *mig_handle, *mig_gi, *mig_ci, *utilization, *temperature,
                 *temp_threshold,
                 *power_usage, *power_limit, *energy, *clock, *ecc_total, *clock_events, *remapped_rows, *retired_pages,
-                *retired_pending, *numa_node, *addressing_mode, *c2c_mode, *error_string;
+                *retired_pending, *numa_node, *addressing_mode, *c2c_mode, *fabric, *fabric_v, *error_string;
 };
 
 #define CALL(type, ptr) ((type)(uintptr_t)(ptr))
@@ -342,6 +361,41 @@ static void read_coherence(struct dev_read *c) {
                 xpu_reply_add(c->r, "device.%u.c2c_mode %u\n", c->i, c2c.is_c2c_enabled);
 }
 
+/* The GPU's multi-node NVLink fabric registration: the V call (with the health mask) where the
+ * library has it, else the first one. NOT_SUPPORTED (no NVLink fabric: PCIe boards, one GPU)
+ * leaves every line out; a state past COMPLETED is not sent. */
+static void read_fabric(struct dev_read *c) {
+        const struct nvml_api *a = c->a;
+        nvml_fabric_v2 f = { .version = NVML_FABRIC_INFO_V2 };
+        bool got = false, health = false;
+        if (dev_can(c, offsetof(struct nvml_api, fabric_v)))
+                got = health = dev_ok(c, "nvmlDeviceGetGpuFabricInfoV", CALL(fn_dev_ptr, a->fabric_v)(c->d, &f));
+        if (!got && dev_can(c, offsetof(struct nvml_api, fabric))) {
+                nvml_fabric v1 = { .state = 0 };
+                got = dev_ok(c, "nvmlDeviceGetGpuFabricInfo", CALL(fn_dev_ptr, a->fabric)(c->d, &v1));
+                memcpy(f.cluster_uuid, v1.cluster_uuid, sizeof f.cluster_uuid);
+                f.status = v1.status;
+                f.clique_id = v1.clique_id;
+                f.state = v1.state;
+        }
+        if (!got || f.state > NVML_FABRIC_STATE_COMPLETED)
+                return;
+        xpu_reply_add(c->r, "device.%u.fabric_state %u\n", c->i, (unsigned)f.state);
+        if (f.state != NVML_FABRIC_STATE_COMPLETED)
+                return;
+        xpu_reply_add(c->r, "device.%u.fabric_status %u\n", c->i, f.status >= 0 ? (unsigned)f.status : 999u);
+        xpu_reply_add(c->r, "device.%u.fabric_clique %u\n", c->i, f.clique_id);
+        static const unsigned char zero[16];
+        if (memcmp(f.cluster_uuid, zero, sizeof zero) != 0) { /* all zero: no multi-node fabric (H100 HGX) */
+                const unsigned char *u = f.cluster_uuid;
+                xpu_reply_add(c->r, "device.%u.fabric_cluster %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+                              "%02x%02x%02x%02x%02x%02x\n", c->i, u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+                              u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        }
+        if (health)
+                xpu_reply_add(c->r, "device.%u.fabric_health_mask %u\n", c->i, f.health_mask);
+}
+
 /* The optional per-device facts; a failing optional call just leaves its line out. */
 static void read_device_extras(struct dev_read *c) {
         const struct nvml_api *a = c->a;
@@ -406,6 +460,7 @@ static void read_device_extras(struct dev_read *c) {
 
         read_readings(c);
         read_memory_repair(c);
+        read_fabric(c);
 }
 
 /* Device I: handle, the required UUID and name, then the rest. A lost device is reported with
@@ -530,6 +585,8 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 { "nvmlDeviceGetNumaNodeId", NULL, &a.numa_node, true },
                 { "nvmlDeviceGetAddressingMode", NULL, &a.addressing_mode, true },
                 { "nvmlDeviceGetC2cModeInfoV", NULL, &a.c2c_mode, true },
+                { "nvmlDeviceGetGpuFabricInfo", NULL, &a.fabric, true },   /* R535 */
+                { "nvmlDeviceGetGpuFabricInfoV", NULL, &a.fabric_v, true }, /* R550: adds healthMask */
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
         int e = xpu_helper_job_load(job, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, r, out_fd, status);

@@ -46,6 +46,11 @@
  *   device.0.numa_node 1                 nvmlDeviceGetNumaNodeId: below XPU_NVIDIA_NUMA_NODES_MAX
  *   device.0.addressing_mode ats         nvmlDeviceGetAddressingMode: none, hmm or ats
  *   device.0.c2c_mode 1                  nvmlDeviceGetC2cModeInfoV: 0 or 1
+ *   device.0.fabric_state 3              nvmlDeviceGetGpuFabricInfo[V]: NVML_GPU_FABRIC_STATE_* (0..3), then
+ *   device.0.fabric_status 0             the registration's nvmlReturn_t, the clique id and (completed,
+ *   device.0.fabric_clique 4026          not all zero) the cluster UUID; fabric_health_mask from the V
+ *   device.0.fabric_cluster 9c6f5af3-53bf-49b5-a436-b66766c413c3   call only
+ *   device.0.fabric_health_mask 0
  *   device.0.lost TEXT                   a call answered GPU_IS_LOST: TEXT names it
  *   end
  * or, instead of all of it, one line "error ERRNO TEXT" (ERRNO negative). */
@@ -93,6 +98,11 @@ static const struct xpu_reply_field device_fields[] = {
         FIELD("ecc_corrected", XPU_REPLY_U64, ecc_corrected, XPU_NVML_HAVE_ECC_CORRECTED),
         FIELD("ecc_uncorrected", XPU_REPLY_U64, ecc_uncorrected, XPU_NVML_HAVE_ECC_UNCORRECTED),
         FIELD("clock_event_reasons", XPU_REPLY_U64, clock_event_reasons, XPU_NVML_HAVE_CLOCK_EVENTS),
+        FIELD("fabric_state", XPU_REPLY_U32, fabric_state, XPU_NVML_HAVE_FABRIC),
+        FIELD("fabric_status", XPU_REPLY_U32, fabric_status, 0),
+        FIELD("fabric_clique", XPU_REPLY_U32, fabric_clique_id, 0),
+        FIELD("fabric_cluster", XPU_REPLY_STR, fabric_cluster_uuid, 0),
+        FIELD("fabric_health_mask", XPU_REPLY_U32, fabric_health_mask, XPU_NVML_HAVE_FABRIC_HEALTH),
         FIELD("lost", XPU_REPLY_STR, lost_reason, 0),
 #undef FIELD
 };

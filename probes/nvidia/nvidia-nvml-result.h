@@ -45,6 +45,8 @@ enum {
         XPU_NVML_HAVE_NUMA_NODE = 1u << 23,         /* numa_node */
         XPU_NVML_HAVE_ADDRESSING_MODE = 1u << 24,   /* addressing_mode */
         XPU_NVML_HAVE_C2C = 1u << 25,               /* c2c_enabled */
+        XPU_NVML_HAVE_FABRIC = 1u << 26,            /* fabric_state, _status, _clique_id, _cluster_uuid */
+        XPU_NVML_HAVE_FABRIC_HEALTH = 1u << 27,     /* fabric_health_mask (nvmlDeviceGetGpuFabricInfoV) */
 };
 
 /* Bits of xpu_nvml_mig.seen, in the order of the reply's mig.M keys. */
@@ -118,6 +120,13 @@ struct xpu_nvml_device {
         uint32_t retired_sbe;                /* nvmlDeviceGetRetiredPages(MULTIPLE_SINGLE_BIT_ECC_ERRORS) count */
         uint32_t retired_dbe;                /* nvmlDeviceGetRetiredPages(DOUBLE_BIT_ECC_ERROR) count */
         uint32_t retired_pending;            /* nvmlDeviceGetRetiredPagesPendingStatus: 1 = retirement waits for a reset */
+        /* Multi-node NVLink fabric (nvmlDeviceGetGpuFabricInfoV, else nvmlDeviceGetGpuFabricInfo): */
+        uint32_t fabric_state;               /* NVML_GPU_FABRIC_STATE_*: 0 not supported, 1 not started, 2 in progress,
+                                                3 completed */
+        uint32_t fabric_status;              /* the registration's nvmlReturn_t once completed (0 = success) */
+        uint32_t fabric_clique_id;           /* cliqueId: the GPUs of one clique reach each other over NVLink */
+        char fabric_cluster_uuid[40];        /* clusterUuid as "8-4-4-4-12" hex; "" when not completed or all zero */
+        uint32_t fabric_health_mask;         /* healthMask (NVML_GPU_FABRIC_HEALTH_MASK_*), V only */
 
         /* A per-device call answered NVML_ERROR_GPU_IS_LOST (15): the helper stopped querying this
          * device (the fields read before stay, with their bits) and went on with the others. */

@@ -176,6 +176,19 @@ int xpu_nvml_device_readings_checked(const struct xpu_nvml_device *d, struct xpu
                 r->retired_pending = d->retired_pending != 0;
                 r->have |= XPU_READ_RETIRED_PAGES;
         }
+        /* The NVLink fabric registration; the parser took the numbers as sent, the state is
+         * checked here (the helper never sends one past COMPLETED). */
+        if ((d->have & XPU_NVML_HAVE_FABRIC) && d->fabric_state < _XPU_FABRIC_STATE_MAX) {
+                r->fabric_state = (uint8_t)d->fabric_state;
+                r->fabric_status = d->fabric_status;
+                r->fabric_clique_id = d->fabric_clique_id;
+                memcpy(r->fabric_cluster_uuid, d->fabric_cluster_uuid, sizeof r->fabric_cluster_uuid);
+                r->have |= XPU_READ_FABRIC;
+                if (d->have & XPU_NVML_HAVE_FABRIC_HEALTH) {
+                        r->fabric_health_mask = d->fabric_health_mask;
+                        r->have |= XPU_READ_FABRIC_HEALTH;
+                }
+        }
         return c.oom < 0 ? c.oom : c.left_out;
 }
 

@@ -656,6 +656,8 @@ static void nvidia_mig_caps_gpu(const struct xpu_device *d, char *buf, size_t si
                 snprintf(buf, size, "gpu<minor>");
 }
 
+extern const struct xpu_fabric_set *const xpu_nvidia_fabric[]; /* nvidia-fabric.c: its fabric sets */
+extern const struct xpu_fabric_alias xpu_nvidia_fabric_aliases[]; /* and its toolkit's names of the neutral ones */
 const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .vendor = XPU_VENDOR_NVIDIA,
         .name = "nvidia",
@@ -702,4 +704,6 @@ const struct xpu_vendor_ops xpu_vendor_nvidia = {
         .k8s = &xpu_k8s_nvidia,
         .wsl = &xpu_wsl_nvidia,
         .kernel_log = xpu_nvidia_kernel_log,
+        .fabric = xpu_nvidia_fabric,
+        .fabric_aliases = xpu_nvidia_fabric_aliases,
 };

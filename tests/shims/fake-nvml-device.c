@@ -3,6 +3,7 @@
  * memory repair of a GPU or MIG handle, each from the state file's "device.N.*" keys (state.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,4 +521,49 @@ nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressi
 
 nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *info) {
         return coherence_value("nvmlDeviceGetC2cModeInfoV", device, "c2c_mode", info ? &info->isC2cEnabled : NULL);
+}
+
+/* "device.N.fabric STATE STATUS CLIQUE UUIDHEX [HEALTH]" into the fields; NOT_SUPPORTED without
+ * it, or (WANT_HEALTH: the V call) without the fifth field. */
+static nvmlReturn_t fabric_of(const char *function, nvmlDevice_t device, bool want_health, unsigned char uuid[16],
+                              nvmlReturn_t *status, unsigned *clique, unsigned char *state, unsigned *health) {
+        char v[128], hex[40];
+        unsigned st = 0, code = 0;
+        nvmlReturn_t r = fake_enter(function, device);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (xpu_fake_state_getf(v, sizeof(v), "device.%u.fabric", device->index) < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        int n = sscanf(v, "%u %u %u %32s %u", &st, &code, clique, hex, health);
+        if (n < 4 || strlen(hex) != 32)
+                return NVML_ERROR_UNKNOWN;
+        if (want_health && n < 5)
+                return NVML_ERROR_NOT_SUPPORTED;
+        for (int i = 0; i < 16; i++) {
+                unsigned b;
+                if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+                        return NVML_ERROR_UNKNOWN;
+                uuid[i] = (unsigned char)b;
+        }
+        *state = (unsigned char)st;
+        *status = (nvmlReturn_t)code;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info) {
+        unsigned health = 0;
+        if (!info)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return fabric_of("nvmlDeviceGetGpuFabricInfo", device, false, info->clusterUuid, &info->status,
+                         &info->cliqueId, &info->state, &health);
+}
+
+/* The V call checks the caller's version as NVML does (v2 only here). */
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfo_v2_t *info) {
+        if (!info)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (info->version != ((unsigned)sizeof(nvmlGpuFabricInfo_v2_t) | (2u << 24)))
+                return 25; /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+        return fabric_of("nvmlDeviceGetGpuFabricInfoV", device, true, info->clusterUuid, &info->status,
+                         &info->cliqueId, &info->state, &info->healthMask);
 }

@@ -30,6 +30,22 @@ typedef struct {
         unsigned int memory;
 } nvmlUtilization_t;
 
+/* nvmlGpuFabricInfo_t and nvmlGpuFabricInfo_v2_t (nvml.h): a GPU's NVLink fabric registration. */
+typedef struct {
+        unsigned char clusterUuid[16];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        unsigned char state;
+} nvmlGpuFabricInfo_t;
+typedef struct {
+        unsigned int version;
+        unsigned char clusterUuid[16];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        unsigned char state;
+        unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+
 /* The layout the unversioned nvmlDeviceGetPciInfo (NVML < 9) fills. */
 typedef struct {
         char busId[16];
@@ -118,6 +134,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, int errorTy
                                                 unsigned long long *eccCounts);
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons);
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info);
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfo_v2_t *info);
 
 /* ---- the checks of the entry points (fake-nvml.c) ---- */
 

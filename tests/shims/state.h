@@ -42,6 +42,11 @@
  *   device.0.ecc_uncorrected 0        ones are ecc_aggregate_corrected / ecc_aggregate_uncorrected
  *   device.0.clock_event_reasons 0x4  nvmlDeviceGetCurrentClocksEventReasons (and the older
  *                                     ...ClocksThrottleReasons) bitmask
+ *   device.0.fabric 3 0 4026 9c6f5af353bf49b5a436b66766c413c3 0
+ *                                     nvmlDeviceGetGpuFabricInfo: state, status, cliqueId, clusterUuid
+ *                                     (32 hex digits); a fifth field, the healthMask, makes
+ *                                     nvmlDeviceGetGpuFabricInfoV answer too (else NOT_SUPPORTED, as
+ *                                     a driver before R550); no key: both NOT_SUPPORTED
  *   device.0.lost 1                   every call on device 0 (its handle included) answers
  *                                     NVML_ERROR_GPU_IS_LOST (15)
  *   device.0.name_fill A              nvmlDeviceGetName fills the caller's whole buffer with 'A' and

@@ -70,6 +70,7 @@ static inline struct xpu_plan_options fx_options(const struct fx *f, enum xpu_in
                 .driver_fd = f->roots.driver_fd,
                 .container_fd = f->container_fd,
                 .dev_fd = f->roots.dev_fd,
+                .sys_fd = f->roots.sys_fd,
                 .capabilities_env = caps,
                 .capabilities_var = fx_caps_var,
                 .envp = fx_envp,

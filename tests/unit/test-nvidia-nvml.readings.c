@@ -16,7 +16,7 @@ static const char readings_state[] = "driver_version " DRIVER "\n"
                                      "cuda_version 11.3\n"
                                      "device_count 2\n"
                                      "device.0.name NVIDIA GeForce RTX 2080 Ti\n"
-                                     "device.0.uuid GPU-307dcc96-618a-4416-c1ef-87823c2e1a31\n"
+                                   "device.0.uuid GPU-307dcc96-618a-4416-c1ef-87823c2e1a31\n"
                                      "device.0.bus_id 00000000:1A:00.0\n"
                                      "device.0.minor 0\n"
                                      "device.0.memory_total 85899345920\n"
@@ -51,7 +51,7 @@ static const char readings_state[] = "driver_version " DRIVER "\n"
                                      "device.0.ecc_aggregate_uncorrected 100\n"
                                      "device.0.clock_event_reasons 0x24\n"
                                      "device.1.name NVIDIA GeForce RTX 2080 Ti\n"
-                                     "device.1.uuid GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe\n"
+                                   "device.1.uuid GPU-e28db54c-aa74-5e20-7e8d-5db5f78f12fe\n"
                                      "device.1.bus_id 00000000:1B:00.0\n"
                                      "device.1.minor 1\n";
 
@@ -320,11 +320,67 @@ START_TEST(test_device_abort) {
 }
 END_TEST
 
+
+/* The NVLink fabric registration (nvmlDeviceGetGpuFabricInfo[V]): device 0 a GB200 registered in
+ * clique 4026 (the values of leptonai/gpud pull request 1106's GB200), through the V call with its
+ * health mask; device 1 still in progress on a driver without the V call; device 2 all-zero
+ * cluster (an HGX H100 without a multi-node fabric); device 3 NOT_SUPPORTED (a PCIe board). */
+static const char fabric_state[] = "driver_version " DRIVER "\n"
+                                   "device_count 4\n"
+                                   "device.0.name NVIDIA GB200\n"
+                                   "device.0.uuid GPU-24fb92fc-15ec-deff-a5c1-82b48e063f59\n"
+                                   "device.0.bus_id 00000000:1A:00.0\n"
+                                   "device.0.fabric 3 0 4026 9c6f5af353bf49b5a436b66766c413c3 0\n"
+                                   "device.1.name NVIDIA GB200\n"
+                                   "device.1.uuid GPU-5a889549-86cd-3b1b-685e-24042771850c\n"
+                                   "device.1.bus_id 00000000:1B:00.0\n"
+                                   "device.1.fabric 2 0 0 00000000000000000000000000000000\n"
+                                   "device.2.name NVIDIA GB200\n"
+                                   "device.2.uuid GPU-7266bf77-cb00-bbcf-dec7-14edeb72aaaa\n"
+                                   "device.2.bus_id 00000000:60:00.0\n"
+                                   "device.2.fabric 3 0 0 00000000000000000000000000000000 0\n"
+                                   "device.3.name NVIDIA GB200\n"
+                                   "device.3.uuid GPU-00000000-0000-0000-0000-000000000003\n"
+                                   "device.3.bus_id 00000000:61:00.0\n";
+
+START_TEST(test_fabric) {
+        char *root = nvml_make_root(DRIVER, fabric_state);
+        struct xpu_nvml_result *r = NULL;
+        char err[256] = "";
+        ck_assert_msg(nvml_read_root(root, DRIVER, 5000, &r, err, sizeof err) == 0, "%s", err);
+        ck_assert_uint_eq(r->n, 4);
+        struct xpu_readings rd[4];
+        for (int i = 0; i < 4; i++)
+                xpu_nvml_device_readings(&r->devices[i], &rd[i]);
+        /* registered, with the health mask of the V call */
+        ck_assert_uint_eq(rd[0].have & (XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH),
+                          XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH);
+        ck_assert_uint_eq(rd[0].fabric_state, XPU_FABRIC_COMPLETED);
+        ck_assert_str_eq(xpu_fabric_state_to_string(XPU_FABRIC_COMPLETED), "completed");
+        ck_assert_uint_eq(rd[0].fabric_status, 0);
+        ck_assert_uint_eq(rd[0].fabric_clique_id, 4026);
+        ck_assert_str_eq(rd[0].fabric_cluster_uuid, "9c6f5af3-53bf-49b5-a436-b66766c413c3");
+        ck_assert_uint_eq(rd[0].fabric_health_mask, 0);
+        /* in progress, first call only: a state, nothing else */
+        ck_assert_uint_eq(rd[1].have & (XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH), XPU_READ_FABRIC);
+        ck_assert_uint_eq(rd[1].fabric_state, XPU_FABRIC_IN_PROGRESS);
+        ck_assert_str_eq(rd[1].fabric_cluster_uuid, "");
+        /* completed with an all-zero cluster: no cluster, never "00000000-..." */
+        ck_assert_uint_eq(rd[2].fabric_state, XPU_FABRIC_COMPLETED);
+        ck_assert_str_eq(rd[2].fabric_cluster_uuid, "");
+        /* NOT_SUPPORTED: absent */
+        ck_assert_uint_eq(rd[3].have & (XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH), 0);
+        xpu_nvml_result_free(r);
+        shim_drop_root(root);
+}
+END_TEST
+
 static Suite *nvml_readings_suite(void) {
         Suite *s = suite_create("nvidia-nvml.readings");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 20);
         tcase_add_test(tc, test_readings_round_trip);
+        tcase_add_test(tc, test_fabric);
         tcase_add_test(tc, test_mig_incomplete);
         tcase_add_test(tc, test_gpu_lost_one_of_four);
         tcase_add_test(tc, test_device_error_code);

@@ -288,13 +288,21 @@ END_TEST
 
 /* The fixture with GPU 1 in MIG mode: MIG devices 1:0 (GI 1 CI 0, NVML UUID, name, memory) and
  * 1:1 (GI 2 CI 0, fast path only); and memory repair: GPU 0 with rows remapped (one remap
- * pending), GPU 1 with pages retired. */
+ * pending), GPU 1 with pages retired; GPU 0 registered with its NVLink fabric (clique 4026, the
+ * V call's health mask), GPU 1 still registering, and the node's two IMEX channels. */
 static void make_mig(struct xpud_snapshot *s) {
         struct xpu_readings *r0 = &s->devices[0].r, *r1 = &s->devices[1].r;
         r0->have |= XPU_READ_ROW_REMAP;
         r0->remapped_rows[XPU_REPAIR_CORRECTABLE] = 7;
         r0->remapped_rows[XPU_REPAIR_UNCORRECTABLE] = 2;
         r0->remap_pending = true;
+        r0->have |= XPU_READ_FABRIC | XPU_READ_FABRIC_HEALTH;
+        r0->fabric_state = XPU_FABRIC_COMPLETED;
+        r0->fabric_clique_id = 4026;
+        snprintf(r0->fabric_cluster_uuid, sizeof r0->fabric_cluster_uuid, "9c6f5af3-53bf-49b5-a436-b66766c413c3");
+        r1->have |= XPU_READ_FABRIC;
+        r1->fabric_state = XPU_FABRIC_IN_PROGRESS;
+        s->fabric_channels[1] = 2; /* xpu_fabric_sets(): rdma, then imex */
         r1->have |= XPU_READ_RETIRED_PAGES;
         r1->retired_pages[XPU_REPAIR_CORRECTABLE] = 5;
         r1->retired_pages[XPU_REPAIR_UNCORRECTABLE] = 1;
@@ -327,12 +335,23 @@ START_TEST(test_mig) {
         ck_assert(has_line(t, "xpu_memory_retired_pages_total{" L1 ",cause=\"uncorrectable\"} 1"));
         ck_assert(has_line(t, "xpu_memory_retired_pages_pending{" L1 "} 0"));
         ck_assert_uint_eq(count_lines_containing(t, "xpu_memory_remap_pending{"), 1); /* GPU 1: no remapping */
+        ck_assert(has_line(t, "xpu_fabric_state{" L0 ",state=\"completed\"} 1"));
+        ck_assert(has_line(t, "xpu_fabric_state{" L0 ",state=\"not_supported\"} 0"));
+        ck_assert(has_line(t, "xpu_fabric_state{" L1 ",state=\"in_progress\"} 1"));
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_fabric_state{"), 8); /* the AMD GPUs have none */
+        ck_assert(has_line(t, "xpu_fabric_info{" L0 ",clique_id=\"4026\",cluster_uuid=\"9c6f5af3-53bf-49b5-a436-"
+                              "b66766c413c3\",status=\"0\"} 1"));
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_fabric_info{"), 1); /* GPU 1 not registered yet */
+        ck_assert(has_line(t, "xpu_fabric_health_mask{" L0 "} 0"));
+        ck_assert_uint_eq(count_lines_containing(t, "xpu_fabric_health_mask{"), 1);
+        ck_assert(has_line(t, "xpu_fabric_channels{set=\"imex\"} 2"));
         check_exposition(t);
         xpud_snapshot_unref(s);
         /* No MIG device anywhere: neither family. */
         s = fx_snapshot();
         _cleanup_free_ char *u = render(s);
         ck_assert(!strstr(u, "xpu_mig_"));
+        ck_assert(!strstr(u, "xpu_fabric_")); /* no fabric state read, no channel directory */
         xpud_snapshot_unref(s);
 }
 END_TEST

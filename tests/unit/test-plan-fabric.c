@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* entrypoint/plan-fabric.c, with the request it plans from (needs-fabric.c) and the nodes it
+ * checks (gather-fabric.c), on the nvidia-fabric-imex-rdma fixture host: each fabric set selected
+ * by its variable or a profile, exactly its nodes checked with their /proc/devices majors, a
+ * channel that does not exist, bad values, nodes that are not their driver's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "plan-fx.h"
+
+#define HOST "nvidia-fabric-imex-rdma"
+
+static struct fx f;
+static char err[1024];
+
+static void setup(void) {
+        fx_open(&f, HOST, NULL, NULL);
+}
+
+static void teardown(void) {
+        fx_close(&f);
+}
+
+/* The plan for PR (NULL: the one a start picks) with the environment ENV..., NULL-ended. */
+static int plan_env(const struct xpu_profile *pr, struct xpu_plan **p, ...) {
+        static char *env[16];
+        size_t n = 0;
+        env[n++] = (char *)"PATH=/usr/bin:/bin";
+        va_list ap;
+        va_start(ap, p);
+        for (char *e; n < 15 && (e = va_arg(ap, char *));)
+                env[n++] = e;
+        va_end(ap);
+        env[n] = NULL;
+        struct xpu_plan_options o = fx_options(&f, XPU_INJECT_NONE, NULL, workload);
+        o.envp = env;
+        err[0] = '\0';
+        *p = NULL;
+        return xpu_test_plan(f.inv, f.sel, pr ? pr : fx_profile(&f), &o, p, err, sizeof err);
+}
+
+/* The fabric nodes among P's device checks (paths not under the GPUs' own), space-separated. */
+static const char *fabric_checks(const struct xpu_plan *p) {
+        static char buf[2048];
+        buf[0] = '\0';
+        for (size_t i = 0; i < p->n_ops; i++) {
+                const struct xpu_op *op = &p->ops[i];
+                const bool gpu_node = strcmp(op->path, "/dev/nvidiactl") == 0 ||
+                                      strcmp(op->path, "/dev/nvidia-modeset") == 0 ||
+                                      strncmp(op->path, "/dev/nvidia-uvm", 15) == 0 ||
+                                      (strncmp(op->path, "/dev/nvidia", 11) == 0 && op->path[11] >= '0' &&
+                                       op->path[11] <= '9');
+                if (op->type != XPU_OP_CHECK_DEVNODE || gpu_node)
+                        continue;
+                snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? " " : "", op->path);
+        }
+        return buf;
+}
+
+/* The device check of PATH in P; the test ends when there is none. */
+static const struct xpu_op *check_of(const struct xpu_plan *p, const char *path) {
+        const struct xpu_op *op = find_op(p, XPU_OP_CHECK_DEVNODE, path);
+        if (!op) {
+                fprintf(stderr, "no device check of %s\n", path);
+                abort();
+        }
+        return op;
+}
+
+static bool has_note(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_notes; i++)
+                if (strstr(p->notes[i], needle))
+                        return true;
+        return false;
+}
+
+START_TEST(test_none_asked) {
+        struct xpu_plan *p;
+        ck_assert_int_eq(plan_env(NULL, &p, NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "");
+        xpu_plan_free(p);
+        /* "none", "disabled" and empty values ask for nothing */
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=none", "XPU_RDMA=disabled", "NVIDIA_GDS=", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "");
+        xpu_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_channels) {
+        struct xpu_plan *p;
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=1", NULL) == 0, "%s", err);
+        ck_assert_str_eq(fabric_checks(p), "/dev/nvidia-caps-imex-channels/channel1");
+        const struct xpu_op *op = check_of(p, "/dev/nvidia-caps-imex-channels/channel1");
+        ck_assert(op->have_major);
+        ck_assert_uint_eq(op->major, 234); /* /proc/devices: nvidia-caps-imex-channels */
+        ck_assert_uint_eq(op->minor, 1);
+        ck_assert(!op->optional);
+        ck_assert(has_note(p, "fabric set imex (NVIDIA_IMEX_CHANNELS=1): 1 IMEX channel node(s) given"));
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p),
+                         "/dev/nvidia-caps-imex-channels/channel0 /dev/nvidia-caps-imex-channels/channel1");
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=1,0", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p),
+                         "/dev/nvidia-caps-imex-channels/channel0 /dev/nvidia-caps-imex-channels/channel1");
+        xpu_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_channel_missing) {
+        struct xpu_plan *p;
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,5", NULL), -ENOENT);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(strstr(err, "NVIDIA_IMEX_CHANNELS=0,5 asks for IMEX channel 5, but "
+                                  "/dev/nvidia-caps-imex-channels/channel5 is not in the container "
+                                  "(it has: channel0, channel1)"), "%s", err);
+        /* a host with no channel at all */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/dev/nvidia-caps-imex-channels", f.root);
+        xpu_test_rm_rf(dir);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0", NULL), -ENOENT);
+        ck_assert_msg(strstr(err, "(it has: none)"), "%s", err);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL), -ENOENT);
+        ck_assert_msg(strstr(err, "NVIDIA_IMEX_CHANNELS=all asks for the IMEX channel nodes, but the container "
+                                  "has none (/dev/nvidia-caps-imex-channels/channel*)"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_bad_values) {
+        struct xpu_plan *p;
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,x", NULL), -EINVAL);
+        ck_assert_msg(strstr(err, "NVIDIA_IMEX_CHANNELS=\"0,x\": entry \"x\" is not a channel id"), "%s", err);
+        ck_assert_int_eq(plan_env(NULL, &p, "XPU_RDMA=yes", NULL), -EINVAL);
+        ck_assert_msg(strstr(err, "XPU_RDMA=\"yes\": expected \"enabled\" or \"disabled\""), "%s", err);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_GDRCOPY=1", NULL), -EINVAL);
+        ck_assert_msg(strstr(err, "NVIDIA_GDRCOPY=\"1\""), "%s", err);
+}
+END_TEST
+
+START_TEST(test_rdma) {
+        static const char *const rdma =
+                "/dev/infiniband/uverbs0 /dev/infiniband/uverbs1 /dev/infiniband/rdma_cm /dev/infiniband/umad0 "
+                "/dev/infiniband/umad1";
+        struct xpu_plan *p;
+        ck_assert_msg(plan_env(NULL, &p, "XPU_RDMA=enabled", NULL) == 0, "%s", err);
+        ck_assert_str_eq(fabric_checks(p), rdma); /* issm0 is in no set */
+        const struct xpu_op *op = check_of(p, "/dev/infiniband/uverbs1");
+        ck_assert(op->have_major);
+        ck_assert_uint_eq(op->major, 231);
+        ck_assert_uint_eq(op->minor, 193);
+        op = check_of(p, "/dev/infiniband/rdma_cm");
+        ck_assert(op->have_major);
+        ck_assert_uint_eq(op->major, 10);
+        ck_assert_uint_eq(op->minor, 56);
+        xpu_plan_free(p);
+        /* the toolkit's name for it */
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_MOFED=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), rdma);
+        ck_assert(has_note(p, "fabric set rdma (NVIDIA_MOFED=enabled)"));
+        xpu_plan_free(p);
+        /* XPU_RDMA decides when both are set */
+        ck_assert_int_eq(plan_env(NULL, &p, "XPU_RDMA=disabled", "NVIDIA_MOFED=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "");
+        xpu_plan_free(p);
+        /* on the cpu profile RDMA is asked for alike; NVIDIA's sets and names are not read */
+        const struct xpu_profile *cpu = xpu_profile_set_find(f.profiles, "cpu");
+        ck_assert_ptr_nonnull(cpu);
+        ck_assert_int_eq(plan_env(cpu, &p, "XPU_RDMA=enabled", "NVIDIA_GDRCOPY=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), rdma);
+        ck_assert(has_note(p, "NVIDIA_GDRCOPY is set, but profile cpu is not for NVIDIA's GPUs: the GDRCopy nodes are "
+                              "not given"));
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(cpu, &p, "NVIDIA_MOFED=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "");
+        xpu_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_gdrcopy_gds_nvswitch) {
+        struct xpu_plan *p;
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_GDRCOPY=enabled", NULL) == 0, "%s", err);
+        ck_assert_str_eq(fabric_checks(p), "/dev/gdrdrv");
+        ck_assert_uint_eq(check_of(p, "/dev/gdrdrv")->major, 508);
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_GDS=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "/dev/nvidia-fs0 /dev/nvidia-fs1");
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_NVSWITCH=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "/dev/nvidia-nvswitchctl /dev/nvidia-nvswitch0 /dev/nvidia-nvswitch1");
+        ck_assert_uint_eq(check_of(p, "/dev/nvidia-nvswitchctl")->minor, 255);
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0", "XPU_RDMA=enabled", "NVIDIA_GDRCOPY=enabled",
+                                  "NVIDIA_GDS=enabled", "NVIDIA_NVSWITCH=enabled", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p),
+                         "/dev/infiniband/uverbs0 /dev/infiniband/uverbs1 /dev/infiniband/rdma_cm "
+                         "/dev/infiniband/umad0 /dev/infiniband/umad1 /dev/nvidia-caps-imex-channels/channel0 "
+                         "/dev/gdrdrv /dev/nvidia-fs0 /dev/nvidia-fs1 /dev/nvidia-nvswitchctl "
+                         "/dev/nvidia-nvswitch0 /dev/nvidia-nvswitch1");
+        xpu_plan_free(p);
+}
+END_TEST
+
+START_TEST(test_profile_asks) {
+        struct xpu_profile pr = *fx_profile(&f);
+        char *sets[] = { (char *)"imex", (char *)"gdrcopy", NULL };
+        pr.fabric = sets;
+        pr.n_fabric = 2;
+        struct xpu_plan *p;
+        ck_assert_msg(plan_env(&pr, &p, NULL) == 0, "%s", err);
+        ck_assert_str_eq(fabric_checks(p),
+                         "/dev/nvidia-caps-imex-channels/channel0 /dev/nvidia-caps-imex-channels/channel1 /dev/gdrdrv");
+        ck_assert(has_note(p, "fabric set gdrcopy (profile nvidia-cuda)"));
+        xpu_plan_free(p);
+        /* the variable decides over the profile */
+        ck_assert_int_eq(plan_env(&pr, &p, "NVIDIA_IMEX_CHANNELS=none", NULL), 0);
+        ck_assert_str_eq(fabric_checks(p), "/dev/gdrdrv");
+        xpu_plan_free(p);
+        /* a profile's set the host lacks is a note, not an error */
+        char gdr[4096];
+        snprintf(gdr, sizeof gdr, "%s/dev/gdrdrv", f.root);
+        ck_assert_int_eq(unlink(gdr), 0);
+        ck_assert_int_eq(plan_env(&pr, &p, NULL), 0);
+        ck_assert(has_note(p, "profile nvidia-cuda asks for the GDRCopy nodes; the container has none: not given"));
+        xpu_plan_free(p);
+        ck_assert_int_eq(plan_env(&pr, &p, "NVIDIA_GDRCOPY=enabled", NULL), -ENOENT);
+        ck_assert_msg(strstr(err, "NVIDIA_GDRCOPY=enabled asks for the GDRCopy nodes, but the container has none "
+                                  "(/dev/gdrdrv); load the gdrdrv module"), "%s", err);
+}
+END_TEST
+
+/* Replace PATH under the fixture with a node MAJ:MIN, or a regular file when MAJ < 0. */
+static void replace_node(const char *path, int maj, int min) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s%s", f.root, path);
+        ck_assert_int_eq(unlink(full), 0);
+        if (maj < 0) {
+                int fd = open(full, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                ck_assert_int_ge(fd, 0);
+                close(fd);
+        } else {
+                ck_assert_int_eq(mknod(full, S_IFCHR | 0666, makedev((unsigned)maj, (unsigned)min)), 0);
+        }
+}
+
+START_TEST(test_not_the_drivers_node) {
+        struct xpu_plan *p;
+        replace_node("/dev/gdrdrv", 1, 3); /* /dev/null's numbers */
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_GDRCOPY=enabled", NULL), -ENODEV);
+        ck_assert_msg(strstr(err, "/dev/gdrdrv is 1:3, but /proc/devices gives gdrdrv the major 508"), "%s", err);
+        replace_node("/dev/infiniband/uverbs1", -1, 0);
+        ck_assert_int_eq(plan_env(NULL, &p, "XPU_RDMA=enabled", NULL), -ENODEV);
+        ck_assert_msg(strstr(err, "XPU_RDMA=enabled: /dev/infiniband/uverbs1 is in the container but is not a "
+                                  "character device"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_group_of_nodes) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/dev/infiniband/uverbs0", f.root);
+        ck_assert_int_eq(chown(full, 0, 4242), 0);
+        struct xpu_plan *p;
+        ck_assert_int_eq(plan_env(NULL, &p, "XPU_RDMA=enabled", NULL), 0);
+        bool found = false;
+        for (size_t i = 0; i < p->n_groups; i++)
+                found |= p->groups[i] == 4242;
+        ck_assert(found);
+        xpu_plan_free(p);
+}
+END_TEST
+
+static Suite *plan_fabric_suite(void) {
+        Suite *s = suite_create("plan-fabric");
+        TCase *tc = tcase_create("fixture");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, test_none_asked);
+        tcase_add_test(tc, test_channels);
+        tcase_add_test(tc, test_channel_missing);
+        tcase_add_test(tc, test_bad_values);
+        tcase_add_test(tc, test_rdma);
+        tcase_add_test(tc, test_gdrcopy_gds_nvswitch);
+        tcase_add_test(tc, test_profile_asks);
+        tcase_add_test(tc, test_not_the_drivers_node);
+        tcase_add_test(tc, test_group_of_nodes);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+int main(void) {
+        return xpu_test_run(plan_fabric_suite());
+}
