@@ -16,6 +16,12 @@
 /* Most GPUs one probe reports (the NVIDIA driver's own limit, as in libnvidia-container). */
 #define XPU_NVIDIA_GPUS_MAX 64
 
+/* NVIDIA's fast path (the descriptor's probe.fast; nvidia.c's head comment lists its sources):
+ * every GPU of /proc/driver/nvidia/gpus in PCI bus order, its nodes below the dev root, MIG, the
+ * driver's version and majors, a Jetson's integrated GPU. Returns 0 (absence is not an error: the
+ * vendor info says what was looked for) or -ENOMEM. */
+int xpu_nvidia_probe(const struct xpu_roots *roots, struct xpu_inventory *inv);
+
 /* Parse the first line of /proc/driver/nvidia/version, in either format:
  *   proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.98  Thu Oct 26 ..."
  *   open:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  555.58  Release Build ..."
