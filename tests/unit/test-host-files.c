@@ -194,6 +194,9 @@ END_TEST
 int main(void) {
         Suite *s = suite_create("host-files");
         TCase *tc = tcase_create("host-files");
+        /* test_find writes more than 4096 files to reach the scan bound: under ASan, qemu or a busy
+         * machine that alone can pass Check's default 4 s. A hang guard, not a time budget. */
+        tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_pattern_validation);
         tcase_add_test(tc, test_find);
         suite_add_tcase(s, tc);
