@@ -221,13 +221,10 @@ int xpu_device_code_verdict(const struct xpu_device_code_facts *f, const struct 
         if (!f->judged)
                 return 0;
         /* The devices the plan takes (planner.c): the selected ones of the profile's vendor. */
-        _cleanup_free_ size_t *devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof *devices);
+        _cleanup_free_ size_t *devices = NULL;
         size_t n = 0;
-        if (!devices)
+        if (xpu_profile_take_devices(pr, inv, sel->selected, &devices, &n) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; !pr->match_any && i < inv->n_devices; i++)
-                if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
-                        devices[n++] = i;
         /* The environment only when an index is judged (no copy on a start without one). */
         _cleanup_(strv_freep) char **env = NULL;
         if (f->error == 0) {

@@ -103,13 +103,10 @@ int xpu_device_code_read(const struct xpu_device_code_setting *s, const struct x
         /* XPUINIT_DEVICE_CODE, else the profile's "device_code", else enforce. */
         f->mode = s->mode_set ? s->mode : pr->device_code_set ? pr->device_code : XPU_DEVICE_CODE_ENFORCE;
         /* The devices the plan takes (planner.c): the selected ones of the profile's vendor. */
-        _cleanup_free_ size_t *devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof *devices);
+        _cleanup_free_ size_t *devices = NULL;
         size_t n = 0;
-        if (!devices)
+        if (xpu_profile_take_devices(pr, inv, sel->selected, &devices, &n) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; !pr->match_any && i < inv->n_devices; i++)
-                if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
-                        devices[n++] = i;
         f->judged = f->mode != XPU_DEVICE_CODE_OFF && n > 0;
         if (!f->judged)
                 return 0;

@@ -153,14 +153,8 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                 goto fail;
 
         /* Selected devices of the profile's vendor, in inventory order. */
-        if (!pr->match_any) {
-                p->devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof(size_t));
-                if (!p->devices)
-                        goto fail;
-                for (size_t i = 0; i < inv->n_devices; i++)
-                        if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
-                                p->devices[p->n_devices++] = i;
-        }
+        if (!pr->match_any && xpu_profile_take_devices(pr, inv, sel->selected, &p->devices, &p->n_devices) < 0)
+                goto fail;
 
         if (!pr->match_any && sel->request[pr->vendor] == XPU_REQUEST_CDI) {
                 bool unset = strcmp(sel->source[pr->vendor], "default") == 0;

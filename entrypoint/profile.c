@@ -205,3 +205,16 @@ int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char 
         }
         return 0;
 }
+
+int xpu_profile_take_devices(const struct xpu_profile *pr, const struct xpu_inventory *inv, const bool *selected,
+                             size_t **ret, size_t *n) {
+        size_t *devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof *devices);
+        if (!devices)
+                return -ENOMEM;
+        *n = 0;
+        for (size_t i = 0; !pr->match_any && i < inv->n_devices; i++)
+                if (selected[i] && inv->devices[i].vendor == pr->vendor)
+                        devices[(*n)++] = i;
+        *ret = devices;
+        return 0;
+}

@@ -207,3 +207,10 @@ int xpu_profile_capabilities_push(char ***v, size_t *n, const struct xpu_profile
  * device-code verdict reads the same (device-code-verdict.c). Returns 0, -EINVAL (a placeholder
  * the profile's parser would have refused), or -ENOMEM. */
 int xpu_profile_env_apply(const struct xpu_profile *pr, char ***env, const char *const values[_XPU_PLACEHOLDER_MAX]);
+
+/* The devices PR takes of a start's selection, the rule the plan and every step before it use: the
+ * selected devices (SELECTED: one flag per inventory device) of PR's vendor, in inventory order;
+ * none for a profile that matches any vendor. *RET gets their inventory indexes (malloc'ed, at least
+ * one slot, the caller frees), *N their number. Returns 0 or -ENOMEM. */
+int xpu_profile_take_devices(const struct xpu_profile *pr, const struct xpu_inventory *inv, const bool *selected,
+                             size_t **ret, size_t *n);

@@ -97,13 +97,10 @@ int xpu_rich_facts_placeholders(struct xpu_plan_facts *f, const struct xpu_inven
                                 const struct xpu_selection *sel, const struct xpu_profile *pr,
                                 const char *library_dir) {
         /* The devices the plan takes (planner.c): the selected ones of the profile's vendor. */
-        _cleanup_free_ size_t *devices = calloc(inv->n_devices ? inv->n_devices : 1, sizeof *devices);
+        _cleanup_free_ size_t *devices = NULL;
         size_t n = 0;
-        if (!devices)
+        if (xpu_profile_take_devices(pr, inv, sel->selected, &devices, &n) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; !pr->match_any && i < inv->n_devices; i++)
-                if (sel->selected[i] && inv->devices[i].vendor == pr->vendor)
-                        devices[n++] = i;
         /* The plan's driver version: the kernel driver's, else, when driver files are looked for,
          * the version their names gave (a plan without either fails before its environment). */
         const struct xpu_vendor_info *vi = pr->match_any ? NULL : &inv->vendors[pr->vendor];
