@@ -14,7 +14,10 @@
 #     temperature and power, labelled with their UUIDs;
 #   - NVML failing (the fixture's empty placeholder library): the driver store's entry stays
 #     (count_known false) and a warning names the library and why it did not load; a cuda>=12
-#     requirement then exits 125 saying why the version is unknown.
+#     requirement then exits 125 saying why the version is unknown;
+#   - the CUDA driver API instead (the fake libcuda as /usr/lib/wsl/lib/libcuda.so.1, NVML still not
+#     loadable): the GPUs in place of the entry in PCI bus order, though CUDA lists them fastest
+#     first, and cuda>=12 passes.
 # Needs root (the helper switches to nobody; mknod), curl and jq. Prints TAP.
 
 # SC2317: the helpers below are called through the EXIT trap.
@@ -27,6 +30,7 @@ BUILD=${XPU_BUILD:-$SRC/build}
 XPUINIT="$BUILD/xpuinit"
 XPUD="$BUILD/xpud"
 SHIM="$BUILD/tests/shims/libnvidia-ml.so.shim"
+SHIM_CUDA="$BUILD/tests/shims/libcuda.so.shim"
 FIXTURE="$SRC/tests/fixtures/hosts/wsl-nvidia"
 NV_STORE=/usr/lib/wsl/drivers/nv_dispsi.inf_amd64_7cc7738d8e428783
 UUID0=GPU-5a1e3c2b-0000-4000-8000-000000000001
@@ -44,7 +48,9 @@ need_tools curl jq timeout
 for b in "$XPUINIT" "$XPUD"; do
         [ -x "$b" ] || bail "$b is missing (make build-tests)"
 done
-[ -f "$SHIM" ] || bail "the fake NVML is missing (make build-tests)"
+for f in "$SHIM" "$SHIM_CUDA"; do
+        [ -f "$f" ] || bail "$f is missing (make build-tests)"
+done
 [ -d "$FIXTURE" ] || bail "fixture host $FIXTURE is missing"
 T=$(mktemp -d /tmp/xpu-wsl-nvml.XXXXXX) || bail "mktemp failed"
 trap cleanup EXIT
@@ -189,4 +195,22 @@ xi --require 'cuda>=12' plan -- true
 is "$RC" 125 "NVML failing: cuda>=12 exits 125"
 like "$T/err" 'host CUDA driver version unknown \(nvml: cannot load /usr/lib/wsl/lib/libnvidia-ml\.so\.1' \
         "NVML failing: the requirement's error says why the version is unknown"
+
+# ---- the CUDA driver API when NVML cannot answer ---------------------------------------------------
+# NVML still the empty placeholder; /usr/lib/wsl/lib/libcuda.so.1 the fake libcuda, listing the
+# two GPUs fastest first (GPU 1 first): the entry becomes them, in PCI bus order.
+cp "$SHIM_CUDA" "$HOST/usr/lib/wsl/lib/libcuda.so.1" || bail "cannot place the fake libcuda"
+{
+        printf 'cuda_version 12080\ndevice_count 2\ncuda_order 1,0\n'
+        printf 'device.0.uuid %s\ndevice.0.bus_id 0000:01:00.0\ndevice.0.name NVIDIA GeForce RTX 4090\n' "$UUID0"
+        printf 'device.1.uuid %s\ndevice.1.bus_id 0000:0a:00.0\ndevice.1.name NVIDIA RTX A2000 12GB\n' "$UUID1"
+} >"$HOST/usr/lib/wsl/lib/xpu-fake-state"
+chmod -R a+rX "$HOST"
+xi probe --source procfs,cuda --json
+is "$RC" 0 "CUDA: probe --source procfs,cuda exits 0"
+is "$(jq -r '[.devices[] | "\(.index) \(.pci_bus_id) \(.uuid) \(.source) \(.count_known)"] | join(",")' "$T/out")" \
+        "0 0000:01:00.0 $UUID0 cuda true,1 0000:0a:00.0 $UUID1 cuda true" \
+        "CUDA: the two GPUs in place of the entry, in PCI bus order (not CUDA's fastest-first order)"
+xi --require 'cuda>=12' plan -- true
+is "$RC" 0 "CUDA: cuda>=12 passes through libcuda when NVML cannot load"
 e2e_done
