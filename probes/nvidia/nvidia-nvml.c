@@ -63,7 +63,9 @@ int xpu_nvidia_job_prepare(struct xpu_nvidia_job *job, int driver_root_fd, const
         snprintf(job->dirs[0], sizeof job->dirs[0], "%s", XPU_WSL_LIB_DIR);
         if (lib->wsl_store && xpu_strlcpy(job->dirs[1], lib->wsl_store, sizeof job->dirs[1]) < 0)
                 job->dirs[1][0] = '\0'; /* cannot be: the probe's folder is shorter */
-        return xpu_helper_job_prepare(&job->base, driver_root_fd, NULL, err, err_size);
+        int r = xpu_helper_job_prepare(&job->base, driver_root_fd, NULL, err, err_size);
+        job->base.dirs_first = true; /* the Windows driver's own library, whatever the image holds */
+        return r;
 }
 
 int xpu_nvml_read_lib(int driver_root_fd, const struct xpu_nvidia_lib *lib, unsigned timeout_ms,

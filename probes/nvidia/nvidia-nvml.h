@@ -38,9 +38,10 @@ int xpu_nvidia_library_version_check(const char *driver_version, const char *son
  * file name carries DRIVER_VERSION, the kernel module's (xpu_nvidia_library_version_check()). On
  * WSL2 (WSL set) there is no NVIDIA kernel module and the Windows driver's libraries carry no
  * version in their names (libnvidia-ml.so.1, libcuda.so.1.1), so nothing is checked: the library
- * is looked for, after the driver root's loader cache and standard folders, in /usr/lib/wsl/lib
- * (what WSL's /etc/ld.so.conf.d/ld.wsl.conf gives every program) and then in WSL_STORE, the
- * driver store folder the probe found (probes/wsl.h). The driver version is then NVML's own
+ * is looked for in the driver root's /usr/lib/wsl/lib (what WSL's /etc/ld.so.conf.d/ld.wsl.conf
+ * gives every program), then in WSL_STORE, the driver store folder the probe found (probes/wsl.h),
+ * and only then in the loader cache and standard folders (xpu_dl_open_dirs_first(): an image's
+ * own Linux library is not the Windows driver's). The driver version is then NVML's own
  * (nvmlSystemGetDriverVersion). */
 struct xpu_nvidia_lib {
         const char *driver_version; /* Linux: /proc/driver/nvidia/version's */

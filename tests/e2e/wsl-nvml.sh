@@ -4,7 +4,7 @@
 # is the fake NVML (tests/shims), answering two GPUs from the state file beside it (as in the
 # isolated helper, whose environment holds only PATH):
 #   - `probe --source nvml` loads the unversioned library from /usr/lib/wsl/lib (no kernel module to
-#     check it against) and `probe --source procfs,nvml --json` lists two GPUs in place of the driver
+#     check it against), before an unloadable libnvidia-ml.so.1 in the standard /usr/lib and `probe --source procfs,nvml --json` lists two GPUs in place of the driver
 #     store's one entry: bus ids, UUIDs, names, memory, compute capability, /dev/dxg each,
 #     count_known true, source nvml, the driver version NVML's;
 #   - requirements: cuda>=12 passes, cuda>=99 exits 125 naming both versions;
@@ -97,13 +97,16 @@ device.1.temperature 39
 device.1.power_usage_mw 15000
 device.1.power_limit_mw 70000
 EOF
+# An image's own libnvidia-ml.so.1 in a standard folder (here one that cannot load) is not the
+# Windows driver's: on WSL2 /usr/lib/wsl/lib comes first.
+: >"$HOST/usr/lib/libnvidia-ml.so.1"
 chmod -R a+rX "$HOST"
 
 # ---- probe ---------------------------------------------------------------------------------------
 xi probe --source nvml --json
 is "$RC" 0 "probe --source nvml: exit 0"
 is "$(jq -r '.library' "$T/out")" /usr/lib/wsl/lib/libnvidia-ml.so.1 \
-        "probe --source nvml: the library is WSL's /usr/lib/wsl/lib/libnvidia-ml.so.1 (no version to check)"
+        "probe --source nvml: the library is WSL's /usr/lib/wsl/lib/libnvidia-ml.so.1 (first; no version to check)"
 is "$(jq -r '[.devices[] | "\(.pci_bus_id) \(.uuid)"] | join(",")' "$T/out")" \
         "0000:01:00.0 $UUID0,0000:0a:00.0 $UUID1" "probe --source nvml: NVML's two GPUs, bus ids and UUIDs"
 
