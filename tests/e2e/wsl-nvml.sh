@@ -4,9 +4,10 @@
 # is the fake NVML (tests/shims), answering two GPUs from the state file beside it (as in the
 # isolated helper, whose environment holds only PATH):
 #   - `probe --source nvml` loads the unversioned library from /usr/lib/wsl/lib (no kernel module to
-#     check it against), before an unloadable libnvidia-ml.so.1 in the standard /usr/lib and `probe --source procfs,nvml --json` lists two GPUs in place of the driver
-#     store's one entry: bus ids, UUIDs, names, memory, compute capability, /dev/dxg each,
-#     count_known true, source nvml, the driver version NVML's;
+#     check it against), before an unloadable libnvidia-ml.so.1 in the standard /usr/lib, and
+#     `probe --source procfs,nvml --json` lists two GPUs in place of the driver store's one entry:
+#     bus ids, UUIDs, names, memory, compute capability, /dev/dxg each, count_known true, source
+#     nvml, the driver version NVML's;
 #   - requirements: cuda>=12 passes, cuda>=99 exits 125 naming both versions;
 #   - selection: NVIDIA_VISIBLE_DEVICES=<uuid of GPU 1> selects GPU 1 alone (no --source: the start
 #     reads NVML because the selection names a GPU), and an index beyond the two is refused (125);
