@@ -166,6 +166,43 @@ static int collect_all(struct xpud_sampler *smp, struct sample *sm, struct xpud_
         return 0;
 }
 
+/* WSL2: a vendor whose backend could not list its GPUs this sample still has its driver store's
+ * one entry (wsl.h); the GPUs the backend listed in PREV stand in for it, so that they keep their
+ * identity and their last readings (stale) instead of turning lost. Returns 0 or -ENOMEM. */
+static int wsl_keep_listed(struct sample *sm, const struct xpud_snapshot *prev) {
+        struct xpu_inventory *inv = sm->inv;
+        for (int v = 0; prev && inv->platform == XPU_PLATFORM_WSL && v < _XPU_VENDOR_MAX; v++) {
+                size_t n = 0;
+                enum xpu_source source = XPU_SOURCE_WSL;
+                for (size_t i = 0; i < prev->n_devices; i++) {
+                        const struct xpu_device *d = &prev->devices[i].dev;
+                        if ((int)d->vendor == v && d->source != XPU_SOURCE_WSL && d->n_nodes &&
+                            strcmp(d->nodes[0].path, XPU_WSL_DXG) == 0) {
+                                source = d->source;
+                                n++;
+                        }
+                }
+                int at = n ? xpu_wsl_expand(inv, (enum xpu_vendor)v, source, n) : -ENOENT;
+                if (at == -ENOENT)
+                        continue;
+                if (at < 0)
+                        return at;
+                size_t k = (size_t)at;
+                for (size_t i = 0; i < prev->n_devices && k < inv->n_devices; i++) {
+                        const struct xpu_device *d = &prev->devices[i].dev;
+                        if ((int)d->vendor != v || d->source != source || !d->n_nodes ||
+                            strcmp(d->nodes[0].path, XPU_WSL_DXG) != 0)
+                                continue;
+                        unsigned index = inv->devices[k].index;
+                        inv->devices[k] = *d;
+                        inv->devices[k++].index = index;
+                        if (k - (size_t)at >= XPU_WSL_DEVICES_MAX)
+                                break;
+                }
+        }
+        return 0;
+}
+
 /* The PCIe link of every device a backend read in this sample: PCI sysfs, the same files for
  * every vendor (probes/pci-link.h). Returns 0 or -ENOMEM. */
 static int collect_pcie_links(struct xpud_sampler *smp, struct sample *sm) {
@@ -286,8 +323,10 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
         s->inv = sm.inv;
         fabric_channels(smp, s);
         size_t n = sm.inv->n_devices;
-        _cleanup_free_ struct xpu_readings *readings = calloc(n + 1, sizeof *readings);
-        _cleanup_free_ bool *fresh = calloc(n + 1, sizeof *fresh);
+        /* WSL2: a backend's merge may list a vendor's GPUs in place of its driver store's entry */
+        size_t cap = n + 1 + (sm.inv->platform == XPU_PLATFORM_WSL ? (size_t)_XPU_VENDOR_MAX * XPU_WSL_DEVICES_MAX : 0);
+        _cleanup_free_ struct xpu_readings *readings = calloc(cap, sizeof *readings);
+        _cleanup_free_ bool *fresh = calloc(cap, sizeof *fresh);
         if (!readings || !fresh)
                 return -ENOMEM;
         sm.r = readings;
@@ -295,9 +334,12 @@ static int sample_build(struct xpud_sampler *smp, struct xpud_snapshot *s) {
 
         r = collect_all(smp, &sm, s);
         if (r >= 0)
+                r = wsl_keep_listed(&sm, prev);
+        if (r >= 0)
                 r = collect_pcie_links(smp, &sm);
         if (r < 0)
                 return r;
+        n = sm.inv->n_devices;
         /* After the backends: NVML may have told a UUID the fast path did not know. */
         r = xpud_index_map_assign(&smp->indices, sm.inv->devices, n);
         if (r < 0)

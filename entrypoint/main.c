@@ -233,6 +233,9 @@ static int context_select(struct context *c, const struct xpu_options *opts) {
         r = context_rich(c, opts->sources, needed);
         if (r < 0)
                 return r;
+        /* WSL2: an index or UUID names one of the GPUs only the rich path counts */
+        if ((r = context_rich(c, 0, xpu_selection_env_wsl_sources(c->inv, &env))) < 0)
+                return r;
         r = xpu_selection_parse_env(c->inv, &env, &c->sel, err, sizeof err);
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));

@@ -85,8 +85,12 @@ void xpu_render_inventory_text(const struct xpu_inventory *inv, const struct xpu
                 if (vi->cuda_driver_version[0])
                         fprintf(f, ", CUDA %s (%s)", vi->cuda_driver_version,
                                 xpu_source_to_string(vi->cuda_driver_version_source));
-                if (vi->wsl_store[0])
-                        fprintf(f, ", WSL2 driver store %s (GPUs not counted)", vi->wsl_store);
+                if (vi->wsl_store[0]) {
+                        bool counted = true; /* unless its store's entry is still there (no rich path) */
+                        for (size_t i = 0; i < inv->n_devices; i++)
+                                counted &= (int)inv->devices[i].vendor != v || inv->devices[i].source != XPU_SOURCE_WSL;
+                        fprintf(f, ", WSL2 driver store %s%s", vi->wsl_store, counted ? "" : " (GPUs not counted)");
+                }
                 fputc('\n', f);
                 for (size_t i = 0; i < vi->n_nodes; i++)
                         fprintf(f, "  node %s%s\n", vi->nodes[i].path, vi->nodes[i].present ? "" : " (absent)");

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/macro.h"
 #include "select.h"
+#include "rich.h"
 #include "vendor.h"
 
 void xpu_selection_env_read(const struct xpu_inventory *inv, struct xpu_selection_env *env) {
@@ -110,6 +111,35 @@ static bool value_names_mig_uuid(const char *value) {
                 p = *end ? end + 1 : end;
         }
         return false;
+}
+
+/* Does VALUE name devices rather than all, none or none at all? */
+static bool value_names_devices(const char *value) {
+        if (!value)
+                return false;
+        value += strspn(value, " \t");
+        size_t len = strlen(value);
+        while (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+                len--;
+        static const char *const whole[] = { "all", "none", "void" };
+        for (size_t i = 0; i < ELEMENTSOF(whole); i++)
+                if (len == strlen(whole[i]) && strncasecmp(value, whole[i], len) == 0)
+                        return false;
+        return len > 0;
+}
+
+uint32_t xpu_selection_env_wsl_sources(const struct xpu_inventory *inv, const struct xpu_selection_env *env) {
+        uint32_t sources = 0;
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                const struct xpu_vendor_ops *ops = xpu_vendor(d->vendor);
+                if (d->source != XPU_SOURCE_WSL || !ops ||
+                    !value_names_devices(env->xpu_visible ? env->xpu_visible : env->visible[d->vendor]))
+                        continue;
+                for (size_t k = 0; ops->probe.rich && ops->probe.rich[k]; k++)
+                        sources |= 1u << ops->probe.rich[k]->source;
+        }
+        return sources;
 }
 
 bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env) {

@@ -105,6 +105,13 @@ int xpu_selection_parse_env(const struct xpu_inventory *inv, const struct xpu_se
  * "MIG-GPU-<uuid>/<gi>/<ci>" form)? Only NVML knows those UUIDs: the caller reads it first. */
 bool xpu_selection_env_names_mig_uuid(const struct xpu_selection_env *env);
 
+/* WSL2: a vendor's GPUs are one entry (its driver store, source "wsl") until its rich path
+ * counts them (wsl.h, xpu_wsl_expand()). The rich sources (1u << enum xpu_source) of each vendor
+ * with such an entry in INV whose selection variable of ENV (XPU_VISIBLE_DEVICES when set, else
+ * the vendor's) names devices (anything but unset, empty, "all", "none", "void"): the caller
+ * reads them first, as alternatives, so that an index or a UUID names one GPU. 0: none needed. */
+uint32_t xpu_selection_env_wsl_sources(const struct xpu_inventory *inv, const struct xpu_selection_env *env);
+
 /* Longest list a vendor's translate or mask hook may write (xpu_vendor_visibility). */
 #define XPU_SELECTION_LIST_MAX 8192
 

@@ -613,8 +613,18 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
              cJSON_AddItemToObject(spec, "containerEdits", common);
         if (!ok && spec)
                 cJSON_Delete(common);
+        /* WSL2: /dev/dxg reaches every GPU, so GPUs a rich path counted behind it cannot be given
+         * one by one: they are named together, as "all" */
+        size_t dxg = 0;
+        for (size_t i = 0; inv->platform == XPU_PLATFORM_WSL && i < inv->n_devices; i++)
+                dxg += dev[i] && inv->devices[i].n_nodes && strcmp(inv->devices[i].nodes[0].path, XPU_WSL_DXG) == 0;
+        if (ok && dxg > 1 &&
+            warn(warnings, "WSL2: %zu GPUs share %s, which reaches all of them; the spec names them together as "
+                           "\"all\", not one by one", dxg, XPU_WSL_DXG) < 0)
+                ok = false;
         for (size_t i = 0; ok && i < inv->n_devices; i++) {
-                if (!dev[i])
+                if (!dev[i] || (dxg > 1 && inv->devices[i].n_nodes &&
+                                strcmp(inv->devices[i].nodes[0].path, XPU_WSL_DXG) == 0))
                         continue;
                 const char *const list[] = { names[i].index, names[i].uuid, names[i].bus };
                 for (size_t k = 0; ok && k < ELEMENTSOF(list); k++)

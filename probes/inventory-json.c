@@ -2,6 +2,7 @@
 #include "inventory-json.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "base/macro.h"
 #include "vendor.h"
@@ -79,9 +80,10 @@ cJSON *xpu_device_to_json(const struct xpu_device *d) {
         if (ok && (d->have & XPU_HAVE_NUMA_NODE))
                 ok = xpu_json_add_num(o, "numa_node", d->numa_node);
         ok = ok && xpu_json_add_str(o, "source", xpu_source_to_string(d->source));
-        /* WSL2: the entry stands for the vendor's driver store; how many GPUs it drives is unknown */
-        if (ok && d->source == XPU_SOURCE_WSL)
-                ok = cJSON_AddBoolToObject(o, "count_known", false) != NULL;
+        /* WSL2: an entry of source "wsl" stands for the vendor's driver store, how many GPUs it
+         * drives unknown; one a rich backend listed in its place (xpu_wsl_expand()) is one GPU */
+        if (ok && d->n_nodes && strcmp(d->nodes[0].path, XPU_WSL_DXG) == 0)
+                ok = cJSON_AddBoolToObject(o, "count_known", d->source != XPU_SOURCE_WSL) != NULL;
         /* "sources": the facts a rich backend filled, each with that backend's name, and a name
          * taken from the PCI ID database ("pci.ids"). */
         cJSON *src = NULL;

@@ -39,7 +39,9 @@ struct xpu_rich_ops {
         int (*read)(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms,
                     void **ret, char *err, size_t err_size);
 
-        /* Merge RESULT into INV: devices matched by PCI bus id only (never by position), facts
+        /* Merge RESULT into INV: devices matched by PCI bus id only (never by position; on WSL2,
+         * where the vendor's one driver store entry has no bus id, the merge first replaces it with
+         * the library's devices through xpu_wsl_expand() of wsl.h and fills those in order), facts
          * through xpu_device_merge_string()/xpu_device_merge_u64() so each is marked with SOURCE
          * and a disagreement becomes a warning; a device the library lists but the fast path
          * does not becomes a warning, never a device. Host facts (CUDA driver version) go to

@@ -27,8 +27,10 @@ struct xpu_readings_ops {
         /* New state into *RET. Returns 0 or -ENOMEM. */
         int (*open)(void **ret);
         /* Read this vendor's devices of INV: R[i] and FRESH[i] = true for each inventory device i
-         * read (R and FRESH have one slot per inventory device); a library's identity facts may be
-         * merged into INV (names, memory). TIMEOUT_MS bounds a vendor library's helper. Returns 0,
+         * read (R and FRESH have one slot per inventory device, and on WSL2 room for the GPUs a
+         * merge lists in place of the vendor's driver store entry: XPU_WSL_DEVICES_MAX more per
+         * vendor, wsl.h); a library's identity facts may be merged into INV (names, memory).
+         * TIMEOUT_MS bounds a vendor library's helper. Returns 0,
          * -ENOMEM (the sample fails), or another -errno with ERR one line (the backend is down for
          * this sample; what it read is kept). */
         int (*collect)(void *state, const struct xpu_roots *roots, unsigned timeout_ms, struct xpu_inventory *inv,

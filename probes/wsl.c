@@ -233,6 +233,39 @@ int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv,
         return 0;
 }
 
+int xpu_wsl_expand(struct xpu_inventory *inv, enum xpu_vendor vendor, enum xpu_source source, size_t n) {
+        size_t at = inv->n_devices;
+        for (size_t i = 0; i < inv->n_devices && at == inv->n_devices; i++)
+                if (inv->devices[i].vendor == vendor && inv->devices[i].source == XPU_SOURCE_WSL)
+                        at = i;
+        if (at == inv->n_devices)
+                return -ENOENT;
+        if (n == 0)
+                return -EINVAL;
+        if (n > XPU_WSL_DEVICES_MAX) {
+                if (xpu_inventory_warn(inv, "%s: %zu %s GPUs on WSL2, only the first %d listed",
+                                       xpu_source_to_string(source), n, xpu_vendor_display_name(vendor),
+                                       XPU_WSL_DEVICES_MAX) < 0)
+                        return -ENOMEM;
+                n = XPU_WSL_DEVICES_MAX;
+        }
+        struct xpu_device *d = reallocarray(inv->devices, inv->n_devices + n - 1, sizeof *d);
+        if (!d)
+                return -ENOMEM;
+        inv->devices = d;
+        const struct xpu_device entry = d[at];
+        memmove(&d[at + n], &d[at + 1], (inv->n_devices - at - 1) * sizeof *d);
+        for (size_t k = 0; k < n; k++) {
+                d[at + k] = entry;
+                d[at + k].source = source;
+                d[at + k].vendor_index = (unsigned)k;
+        }
+        inv->n_devices += n - 1;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                d[i].index = (unsigned)i;
+        return (int)at;
+}
+
 static int find_in(int driver_fd, const char *dir, const char *const *names, struct xpu_host_files **ret) {
         size_t n = 0;
         while (names[n])

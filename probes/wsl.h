@@ -51,6 +51,19 @@ struct xpu_vendor_wsl {
 int xpu_wsl_probe(const struct xpu_roots *roots, struct xpu_inventory *inv,
                   const struct xpu_vendor_wsl *const vendors[_XPU_VENDOR_MAX]);
 
+/* Most GPUs a rich backend may put in place of one vendor's driver store entry (xpu_wsl_expand()):
+ * xpud sizes its per-device readings with it. */
+#define XPU_WSL_DEVICES_MAX 16
+
+/* For a rich backend's merge on WSL2, where a library (NVML) can count what the driver store
+ * folder cannot: VENDOR's entry of INV (source XPU_SOURCE_WSL) is replaced, at its place in the
+ * inventory, by N devices (at most XPU_WSL_DEVICES_MAX; more: the first, and a warning), copies
+ * of it (node /dev/dxg) with source SOURCE and vendor_index 0..N-1, which the backend then fills
+ * in its own order (bus id, UUID, ... through the merge rules of probe.h). xpuinit indices are
+ * numbered afresh. Returns the position in INV->devices of the first new device, -ENOENT when INV
+ * holds no such entry (nothing changed), -EINVAL for N 0, -ENOMEM. */
+int xpu_wsl_expand(struct xpu_inventory *inv, enum xpu_vendor vendor, enum xpu_source source, size_t n);
+
 /* The files a container of a vendor's GPUs gets on WSL2: each name of its W->files
  * looked for in STORE (its driver store folder, "" for none), then in /usr/lib/wsl/lib, the first
  * found taken, through the host-file finder (host-files.h: resolved inside DRIVER_FD, regular

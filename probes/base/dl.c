@@ -253,10 +253,17 @@ static int find_in_pattern(int root_fd, const char *pattern, const char *soname,
 }
 
 /* Look SONAME up in the root: cache entries (when CACHE is set), the library dirs, then the
- * EXTRA_DIRS patterns (may be NULL). Returns an O_PATH fd of the regular file and the candidate
- * path that led to it, or -ENOENT; candidates that exist but were refused are noted in RF. */
+ * EXTRA_DIRS patterns (may be NULL; with DIRS_FIRST before the others). Returns an O_PATH fd of
+ * the regular file and the candidate path that led to it, or -ENOENT; candidates that exist but
+ * were refused are noted in RF. */
 static int find_soname(int root_fd, const unsigned char *cache, size_t cache_size, const char *soname,
-                       const char *const *extra_dirs, char *candidate, size_t size, struct refusals *rf) {
+                       const char *const *extra_dirs, bool dirs_first, char *candidate, size_t size,
+                       struct refusals *rf) {
+        for (size_t i = 0; dirs_first && extra_dirs && extra_dirs[i]; i++) {
+                int fd = find_in_pattern(root_fd, extra_dirs[i], soname, candidate, size, rf);
+                if (fd != -ENOENT)
+                        return fd;
+        }
         if (cache) {
                 struct cache_match m = {soname, NULL, 0, 0, 0};
                 int r = xpu_ldcache_parse_entries(cache, cache_size, cache_match_cb, &m);
@@ -279,7 +286,7 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
                 if (fd != -ENOENT)
                         return fd;
         }
-        for (size_t i = 0; extra_dirs && extra_dirs[i]; i++) {
+        for (size_t i = 0; !dirs_first && extra_dirs && extra_dirs[i]; i++) {
                 int fd = find_in_pattern(root_fd, extra_dirs[i], soname, candidate, size, rf);
                 if (fd != -ENOENT)
                         return fd;
@@ -289,7 +296,7 @@ static int find_soname(int root_fd, const unsigned char *cache, size_t cache_siz
 
 /* xpu_dl_open(), and with DRIVER_VERSION the version check of the file found, made before dlopen()
  * runs any of the library's code. */
-static int dl_open(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+static int dl_open(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs, bool dirs_first,
                    const char *driver_version, char *loaded_path, size_t size, void **ret_handle, char *err,
                    size_t err_size) {
         if (!sonames || !sonames[0] || !ret_handle)
@@ -311,7 +318,7 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
         struct refusals rf = {""};
         _cleanup_close_ int fd = -EBADF;
         for (size_t i = 0; sonames[i] && fd < 0; i++) {
-                fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], extra_dirs, candidate,
+                fd = find_soname(driver_root_fd, cache, cache_size, sonames[i], extra_dirs, dirs_first, candidate,
                                  sizeof candidate, &rf);
                 if (fd < 0 && fd != -ENOENT)
                         return set_err(fd, err, err_size, "looking up %s: %s", sonames[i], strerror(-fd));
@@ -320,11 +327,13 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
                 char names[512] = "", searched[2048] = "", root[PATH_MAX];
                 for (size_t i = 0; sonames[i]; i++)
                         append(names, sizeof names, ", ", sonames[i]);
+                for (size_t i = 0; dirs_first && extra_dirs && extra_dirs[i]; i++)
+                        append(searched, sizeof searched, ", ", extra_dirs[i]);
                 if (cache)
                         append(searched, sizeof searched, ", ", "/etc/ld.so.cache");
                 for (size_t i = 0; xpu_library_dirs[i]; i++)
                         append(searched, sizeof searched, ", ", xpu_library_dirs[i]);
-                for (size_t i = 0; extra_dirs && extra_dirs[i]; i++)
+                for (size_t i = 0; !dirs_first && extra_dirs && extra_dirs[i]; i++)
                         append(searched, sizeof searched, ", ", extra_dirs[i]);
                 if (xpu_fd_path(driver_root_fd, root, sizeof root) < 0)
                         xpu_strlcpy(root, "the driver root", sizeof root);
@@ -359,23 +368,34 @@ static int dl_open(int driver_root_fd, const char *const *sonames, const char *c
 
 int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_path, size_t size,
                 void **ret_handle, char *err, size_t err_size) {
-        return dl_open(driver_root_fd, sonames, NULL, NULL, loaded_path, size, ret_handle, err, err_size);
+        return dl_open(driver_root_fd, sonames, NULL, false, NULL, loaded_path, size, ret_handle, err, err_size);
 }
 
-int xpu_dl_open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+static int open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs, bool first,
                      char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
         for (size_t i = 0; extra_dirs && extra_dirs[i]; i++)
                 if (extra_dirs[i][0] != '/')
                         return set_err(-EINVAL, err, err_size, "library directory \"%s\" is not absolute",
                                        extra_dirs[i]);
-        return dl_open(driver_root_fd, sonames, extra_dirs, NULL, loaded_path, size, ret_handle, err, err_size);
+        return dl_open(driver_root_fd, sonames, extra_dirs, first, NULL, loaded_path, size, ret_handle, err, err_size);
+}
+
+int xpu_dl_open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
+                     char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
+        return open_dirs(driver_root_fd, sonames, extra_dirs, false, loaded_path, size, ret_handle, err, err_size);
+}
+
+int xpu_dl_open_dirs_first(int driver_root_fd, const char *const *sonames, const char *const *dirs,
+                           char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
+        return open_dirs(driver_root_fd, sonames, dirs, true, loaded_path, size, ret_handle, err, err_size);
 }
 
 int xpu_dl_open_version(int driver_root_fd, const char *const *sonames, const char *driver_version,
                         char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size) {
         if (!driver_version)
                 return set_err(-EINVAL, err, err_size, "no driver version to check the library against");
-        return dl_open(driver_root_fd, sonames, NULL, driver_version, loaded_path, size, ret_handle, err, err_size);
+        return dl_open(driver_root_fd, sonames, NULL, false, driver_version, loaded_path, size, ret_handle, err,
+                       err_size);
 }
 
 int xpu_dl_bind(void *handle, const struct xpu_dl_symbol *syms, size_t n, char *err, size_t err_size) {

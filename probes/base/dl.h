@@ -72,6 +72,12 @@ int xpu_dl_open(int driver_root_fd, const char *const *sonames, char *loaded_pat
 int xpu_dl_open_dirs(int driver_root_fd, const char *const *sonames, const char *const *extra_dirs,
                      char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size);
 
+/* xpu_dl_open_dirs() with DIRS searched first, per soname, before the loader cache and the
+ * standard directories (the "not found" message lists them first): for a library that must be the
+ * one in its own folder whatever else the root holds (WSL2's /usr/lib/wsl/lib). */
+int xpu_dl_open_dirs_first(int driver_root_fd, const char *const *sonames, const char *const *dirs,
+                           char *loaded_path, size_t size, void **ret_handle, char *err, size_t err_size);
+
 /* xpu_dl_open(), checking the file found against DRIVER_VERSION (xpu_dl_version_matches()) before
  * dlopen(): on a mismatch the library is never loaded, so none of its code (constructors
  * included) runs. Returns what xpu_dl_open() and xpu_dl_version_matches() return. */

@@ -30,6 +30,8 @@
 #include "base/macro.h"
 #include "sandbox/reply.h"
 #include "nvidia/nvidia-nvml.h"
+#include "nvidia/nvidia-nvml-helper.h"
+#include "wsl.h"
 #include "rich.h"
 #include "base/str.h"
 
@@ -193,7 +195,12 @@ static int cuda_helper(void *arg, int out_fd) {
                 { "cuGetErrorName", NULL, &a.error_name, true },
                 { "cuGetErrorString", NULL, &a.error_string, true },
         };
-        if (xpu_helper_job_load(arg, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, &r, out_fd, &status) < 0)
+        /* WSL2: the driver store folder holds libcuda.so.1.1 alone (ldconfig makes the soname link) */
+        static const char *const wsl_sonames[] = { "libcuda.so.1", "libcuda.so.1.1", NULL };
+        const struct xpu_nvidia_job *job = arg;
+        const char *dirs[3];
+        if (xpu_helper_job_load(arg, job->wsl ? wsl_sonames : sonames, xpu_nvidia_job_dirs(job, dirs), syms,
+                                ELEMENTSOF(syms), &handle, loaded, &r, out_fd, &status) < 0)
                 return status;
 
         cu_result ce = CALL(fn_init, a.init)(0);
@@ -271,27 +278,59 @@ int xpu_cuda_parse_reply(const char *text, struct xpu_cuda_result **ret, char *e
         return 0;
 }
 
-int xpu_cuda_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
-                  struct xpu_cuda_result **ret, char *err, size_t err_size) {
-        struct xpu_helper_job job;
+int xpu_cuda_read_lib(int driver_root_fd, const struct xpu_nvidia_lib *lib, unsigned timeout_ms,
+                      struct xpu_cuda_result **ret, char *err, size_t err_size) {
+        struct xpu_nvidia_job job;
         _cleanup_free_ char *reply = NULL;
-        int r = xpu_nvidia_library_version_check(driver_version, "libcuda.so.1", err, err_size);
+        int r = xpu_nvidia_job_prepare(&job, driver_root_fd, lib, "libcuda.so.1", err, err_size);
         if (r < 0)
                 return r;
-        r = xpu_helper_job_run(cuda_helper, &job, "CUDA", timeout_ms, driver_root_fd, driver_version,
-                               ret ? &reply : NULL, err, err_size);
+        if (!ret) {
+                if (err)
+                        snprintf(err, err_size, "invalid arguments");
+                return -EINVAL;
+        }
+        r = xpu_reply_run(cuda_helper, &job, timeout_ms, "CUDA", &reply, err, err_size);
         if (r < 0)
                 return r;
         return xpu_cuda_parse_reply(reply, ret, err, err_size);
 }
 
+int xpu_cuda_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
+                  struct xpu_cuda_result **ret, char *err, size_t err_size) {
+        const struct xpu_nvidia_lib lib = { .driver_version = driver_version };
+        return xpu_cuda_read_lib(driver_root_fd, &lib, timeout_ms, ret, err, err_size);
+}
+
 /* ---- merging into the fast-path inventory ---- */
+
+/* Does device A (ordinal I) come before B (ordinal K) in PCI bus order? Devices without a bus id
+ * come last, in ordinal order. */
+static bool bus_order_before(const struct xpu_cuda_device *a, size_t i, const struct xpu_cuda_device *b, size_t k) {
+        bool ha = a->have & XPU_CUDA_HAVE_PCI, hb = b->have & XPU_CUDA_HAVE_PCI;
+        if (ha != hb)
+                return ha;
+        int c = ha ? strcmp(a->pci_bus_id, b->pci_bus_id) : 0;
+        return c < 0 || (c == 0 && i < k);
+}
 
 int xpu_cuda_merge(struct xpu_inventory *inv, const struct xpu_cuda_result *r) {
         int matched = 0;
         if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_CUDA) < 0 ||
             xpu_merge_warn_truncated(inv, XPU_SOURCE_CUDA, r->total, r->n) < 0)
                 return -ENOMEM;
+        /* WSL2, when NVML did not list them: the driver store's entry becomes CUDA's GPUs, placed in
+         * PCI bus order (NVML's and the fast path's; CUDA's own order is fastest first). */
+        size_t slot[XPU_CUDA_DEVICES_MAX];
+        int first = r->n ? xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_CUDA, r->n) : -ENOENT;
+        if (first == -ENOMEM)
+                return -ENOMEM;
+        size_t expanded = first >= 0 ? xpu_inventory_count(inv, XPU_VENDOR_NVIDIA) : 0;
+        for (size_t k = 0; k < r->n && k < ELEMENTSOF(slot); k++) {
+                slot[k] = 0;
+                for (size_t j = 0; j < r->n; j++)
+                        slot[k] += bus_order_before(&r->devices[j], j, &r->devices[k], k);
+        }
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_cuda_device *cd = &r->devices[k];
                 int repeated = xpu_merge_bus_id_repeated(inv, XPU_SOURCE_CUDA, r->devices, sizeof(r->devices[0]),
@@ -304,6 +343,11 @@ int xpu_cuda_merge(struct xpu_inventory *inv, const struct xpu_cuda_result *r) {
                 struct xpu_device *dev = (cd->have & XPU_CUDA_HAVE_PCI)
                                                  ? xpu_inventory_find_bus_id(inv, XPU_VENDOR_NVIDIA, cd->pci_bus_id)
                                                  : NULL;
+                if (!dev && k < ELEMENTSOF(slot) && slot[k] < expanded) {
+                        dev = &inv->devices[(size_t)first + slot[k]];
+                        if (cd->have & XPU_CUDA_HAVE_PCI)
+                                snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "%s", cd->pci_bus_id);
+                }
                 if (!dev) {
                         if (xpu_inventory_warn(inv, "cuda: ordinal %zu (%s) at %s is not in the procfs inventory; ignored",
                                                k, cd->have & XPU_CUDA_HAVE_UUID ? cd->uuid : cd->name[0] ? cd->name : "?",
@@ -337,8 +381,9 @@ int xpu_cuda_merge(struct xpu_inventory *inv, const struct xpu_cuda_result *r) {
 static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
                      char *err, size_t err_size) {
         struct xpu_cuda_result *r = NULL;
-        int e = xpu_cuda_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
-                              err_size);
+        struct xpu_nvidia_lib lib;
+        xpu_nvidia_lib_of(inv, &lib);
+        int e = xpu_cuda_read_lib(roots->driver_fd, &lib, timeout_ms, &r, err, err_size);
         if (e >= 0)
                 *ret = r;
         return e;

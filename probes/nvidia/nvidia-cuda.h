@@ -89,6 +89,13 @@ struct xpu_cuda_result {
 int xpu_cuda_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
                   struct xpu_cuda_result **ret, char *err, size_t err_size);
 
+struct xpu_nvidia_lib; /* nvidia-nvml.h */
+/* xpu_cuda_read() with the library rule LIB (nvidia-nvml.h): on WSL2 libcuda.so.1, else
+ * libcuda.so.1.1, from /usr/lib/wsl/lib or the driver store folder before the loader cache, no
+ * version check. */
+int xpu_cuda_read_lib(int driver_root_fd, const struct xpu_nvidia_lib *lib, unsigned timeout_ms,
+                      struct xpu_cuda_result **ret, char *err, size_t err_size);
+
 /* NULL-safe; returns NULL. */
 struct xpu_cuda_result *xpu_cuda_result_free(struct xpu_cuda_result *r);
 

@@ -541,6 +541,17 @@ static int read_all(struct xpu_reply *r, int out_fd, const struct nvml_api *a) {
         return xpu_reply_send(r, out_fd, "NVML");
 }
 
+const char *const *xpu_nvidia_job_dirs(const struct xpu_nvidia_job *job, const char *list[3]) {
+        size_t n = 0;
+        if (!job || !job->wsl)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(job->dirs); i++)
+                if (job->dirs[i][0])
+                        list[n++] = job->dirs[i];
+        list[n] = NULL;
+        return list;
+}
+
 /* In the helper: load libnvidia-ml from JOB's driver root and bind A. On failure the error reply
  * has been sent and *STATUS is the helper's exit status; returns -errno. */
 static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int out_fd, int *status) {
@@ -589,7 +600,9 @@ static int nvml_load(void *job, struct nvml_api *api, struct xpu_reply *r, int o
                 { "nvmlDeviceGetGpuFabricInfoV", NULL, &a.fabric_v, true }, /* R550: adds healthMask */
                 { "nvmlErrorString", NULL, &a.error_string, true },
         };
-        int e = xpu_helper_job_load(job, sonames, NULL, syms, ELEMENTSOF(syms), &handle, loaded, r, out_fd, status);
+        const char *dirs[3];
+        int e = xpu_helper_job_load(job, sonames, xpu_nvidia_job_dirs(job, dirs), syms, ELEMENTSOF(syms), &handle,
+                                    loaded, r, out_fd, status);
         if (e < 0)
                 return e;
         /* No dlclose() ever: the helper exits when done, and some libraries crash in their destructors. */

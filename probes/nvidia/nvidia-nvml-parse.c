@@ -72,6 +72,7 @@
 #include "base/macro.h"
 #include "sandbox/reply.h"
 #include "base/str.h"
+#include "wsl.h"
 
 /* Per-device keys of the wire format stored as they are (the MIG and memory-repair keys are parsed
  * by hand: device_line()). A repeated one keeps its last value, as it always has. */
@@ -451,6 +452,15 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
         if (xpu_vendor_merge_cuda_version(inv, XPU_VENDOR_NVIDIA, r->cuda_driver_version, XPU_SOURCE_NVML) < 0 ||
             xpu_merge_warn_truncated(inv, XPU_SOURCE_NVML, r->total, r->n) < 0)
                 return -ENOMEM;
+        /* WSL2: NVML counts the GPUs that the driver store's one entry stands for; they take its
+         * place, device K being NVML's device K, and the driver version is NVML's (no kernel module). */
+        int first = r->n ? xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, r->n) : -ENOENT;
+        if (first == -ENOMEM)
+                return -ENOMEM;
+        size_t expanded = first >= 0 ? xpu_inventory_count(inv, XPU_VENDOR_NVIDIA) : 0;
+        struct xpu_vendor_info *vi = &inv->vendors[XPU_VENDOR_NVIDIA];
+        if (first >= 0 && !vi->driver_version[0])
+                snprintf(vi->driver_version, sizeof vi->driver_version, "%s", r->driver_version);
         for (size_t k = 0; k < r->n; k++) {
                 const struct xpu_nvml_device *nd = &r->devices[k];
                 struct xpu_device *dev = (nd->have & XPU_NVML_HAVE_PCI)
@@ -458,6 +468,12 @@ int xpu_nvml_merge(struct xpu_inventory *inv, const struct xpu_nvml_result *r) {
                                                  : NULL;
                 int e = xpu_merge_bus_id_repeated(inv, XPU_SOURCE_NVML, r->devices, sizeof(r->devices[0]),
                                                   offsetof(struct xpu_nvml_device, pci_bus_id), k);
+                if (e == 0 && !dev && k < expanded) {
+                        dev = &inv->devices[(size_t)first + k];
+                        if (nd->have & XPU_NVML_HAVE_PCI)
+                                snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "%s", nd->pci_bus_id);
+                        snprintf(dev->driver_version, sizeof dev->driver_version, "%s", vi->driver_version);
+                }
                 if (e != 0) {
                         if (e < 0)
                                 return -ENOMEM;

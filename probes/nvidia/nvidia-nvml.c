@@ -19,6 +19,8 @@
 #include "sandbox/helper-job.h"
 #include "sandbox/isolate.h"
 #include "sandbox/reply.h"
+#include "base/str.h"
+#include "wsl.h"
 
 struct xpu_nvml_result *xpu_nvml_result_free(struct xpu_nvml_result *r) {
         free(r);
@@ -36,26 +38,66 @@ int xpu_nvidia_library_version_check(const char *driver_version, const char *son
         return -ENODATA;
 }
 
-int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
-                  struct xpu_nvml_result **ret, char *err, size_t err_size) {
-        struct xpu_helper_job job;
+void xpu_nvidia_lib_of(const struct xpu_inventory *inv, struct xpu_nvidia_lib *ret) {
+        const struct xpu_vendor_info *vi = &inv->vendors[XPU_VENDOR_NVIDIA];
+        *ret = (struct xpu_nvidia_lib){ .driver_version = vi->driver_version };
+        if (inv->platform == XPU_PLATFORM_WSL && vi->wsl_store[0])
+                *ret = (struct xpu_nvidia_lib){ .wsl = true, .wsl_store = vi->wsl_store };
+}
+
+int xpu_nvidia_job_prepare(struct xpu_nvidia_job *job, int driver_root_fd, const struct xpu_nvidia_lib *lib,
+                           const char *soname, char *err, size_t err_size) {
+        if (!job || !lib) {
+                if (err)
+                        snprintf(err, err_size, "invalid arguments");
+                return -EINVAL;
+        }
+        memset(job, 0, sizeof *job);
+        if (!lib->wsl) {
+                int r = xpu_nvidia_library_version_check(lib->driver_version, soname, err, err_size);
+                if (r < 0)
+                        return r;
+                return xpu_helper_job_prepare(&job->base, driver_root_fd, lib->driver_version, err, err_size);
+        }
+        job->wsl = true;
+        snprintf(job->dirs[0], sizeof job->dirs[0], "%s", XPU_WSL_LIB_DIR);
+        if (lib->wsl_store && xpu_strlcpy(job->dirs[1], lib->wsl_store, sizeof job->dirs[1]) < 0)
+                job->dirs[1][0] = '\0'; /* cannot be: the probe's folder is shorter */
+        int r = xpu_helper_job_prepare(&job->base, driver_root_fd, NULL, err, err_size);
+        job->base.dirs_first = true; /* the Windows driver's own library, whatever the image holds */
+        return r;
+}
+
+int xpu_nvml_read_lib(int driver_root_fd, const struct xpu_nvidia_lib *lib, unsigned timeout_ms,
+                      struct xpu_nvml_result **ret, char *err, size_t err_size) {
+        struct xpu_nvidia_job job;
         _cleanup_free_ char *reply = NULL;
-        int r = xpu_nvidia_library_version_check(driver_version, "libnvidia-ml.so.1", err, err_size);
+        int r = xpu_nvidia_job_prepare(&job, driver_root_fd, lib, "libnvidia-ml.so.1", err, err_size);
         if (r < 0)
                 return r;
-        r = xpu_helper_job_run(xpu_nvml_helper, &job, "NVML", timeout_ms, driver_root_fd, driver_version,
-                               ret ? &reply : NULL, err, err_size);
+        if (!ret) {
+                if (err)
+                        snprintf(err, err_size, "invalid arguments");
+                return -EINVAL;
+        }
+        r = xpu_reply_run(xpu_nvml_helper, &job, timeout_ms, "NVML", &reply, err, err_size);
         if (r < 0)
                 return r;
         return xpu_nvml_parse_reply(reply, ret, err, err_size);
 }
 
+int xpu_nvml_read(int driver_root_fd, const char *driver_version, unsigned timeout_ms,
+                  struct xpu_nvml_result **ret, char *err, size_t err_size) {
+        const struct xpu_nvidia_lib lib = { .driver_version = driver_version };
+        return xpu_nvml_read_lib(driver_root_fd, &lib, timeout_ms, ret, err, err_size);
+}
+
 /* ---- the session (xpud): one helper, one nvmlInit_v2, many reads ---- */
 
 struct xpu_nvml_session {
-        struct xpu_helper_job job;           /* what the running helper was started with */
+        struct xpu_nvidia_job job;           /* what the running helper was started with */
         struct xpu_isolate_session *helper;  /* NULL when none runs */
-        char driver_version[64];             /* the kernel module's version the helper checked */
+        char rule[256];                      /* its library rule: the kernel module's version, or "wsl:<folder>" */
         unsigned failures;                   /* failed reads in a row */
         uint64_t retry_at_ms;                /* CLOCK_MONOTONIC: no new helper before this */
         unsigned backoff_first_ms, backoff_max_ms;
@@ -114,24 +156,28 @@ static int session_failed(struct xpu_nvml_session *s, int err, const char *msg) 
         return err;
 }
 
-int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const char *driver_version,
-                          unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size) {
+int xpu_nvml_session_read_lib(struct xpu_nvml_session *s, int driver_root_fd, const struct xpu_nvidia_lib *lib,
+                              unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size) {
         char fallback[8];
         if (!err) {
                 err = fallback;
                 err_size = sizeof(fallback);
         }
-        if (!s || !ret) {
+        if (!s || !ret || !lib) {
                 snprintf(err, err_size, "invalid arguments");
                 return -EINVAL;
         }
-        int r = xpu_nvidia_library_version_check(driver_version, "libnvidia-ml.so.1", err, err_size);
+        int r = lib->wsl ? 0
+                         : xpu_nvidia_library_version_check(lib->driver_version, "libnvidia-ml.so.1", err, err_size);
         if (r < 0) {
                 session_stop(s); /* no driver (any more): nothing to keep loaded */
                 return r;
         }
+        char rule[sizeof s->rule];
+        snprintf(rule, sizeof rule, "%s%s", lib->wsl ? "wsl:" : "",
+                 lib->wsl ? (lib->wsl_store ? lib->wsl_store : "") : lib->driver_version);
         /* A reloaded kernel module of another version needs a helper that checked that one. */
-        if (s->helper && strcmp(s->driver_version, driver_version) != 0)
+        if (s->helper && strcmp(s->rule, rule) != 0)
                 session_stop(s);
         if (!s->helper) {
                 uint64_t now = monotonic_ms();
@@ -142,7 +188,7 @@ int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const 
                                  s->last_error);
                         return -EAGAIN;
                 }
-                r = xpu_helper_job_prepare(&s->job, driver_root_fd, driver_version, err, err_size);
+                r = xpu_nvidia_job_prepare(&s->job, driver_root_fd, lib, "libnvidia-ml.so.1", err, err_size);
                 if (r < 0)
                         return session_failed(s, r, err);
                 struct xpu_isolate_options o = XPU_ISOLATE_OPTIONS_DEFAULT;
@@ -154,7 +200,7 @@ int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const 
                         snprintf(err, err_size, "NVML helper %s", reason);
                         return session_failed(s, r, err);
                 }
-                snprintf(s->driver_version, sizeof(s->driver_version), "%s", driver_version);
+                memcpy(s->rule, rule, sizeof rule);
         }
         _cleanup_free_ char *reply = NULL;
         r = xpu_reply_session_call(s->helper, "sample", timeout_ms, "NVML", &reply, err, err_size);
@@ -166,6 +212,12 @@ int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const 
         s->failures = 0;
         s->last_error[0] = '\0';
         return 0;
+}
+
+int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const char *driver_version,
+                          unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size) {
+        const struct xpu_nvidia_lib lib = { .driver_version = driver_version };
+        return xpu_nvml_session_read_lib(s, driver_root_fd, &lib, timeout_ms, ret, err, err_size);
 }
 
 struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s) {
@@ -181,8 +233,9 @@ struct xpu_nvml_session *xpu_nvml_session_free(struct xpu_nvml_session *s) {
 static int rich_read(const struct xpu_roots *roots, const struct xpu_inventory *inv, unsigned timeout_ms, void **ret,
                      char *err, size_t err_size) {
         struct xpu_nvml_result *r = NULL;
-        int e = xpu_nvml_read(roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version, timeout_ms, &r, err,
-                              err_size);
+        struct xpu_nvidia_lib lib;
+        xpu_nvidia_lib_of(inv, &lib);
+        int e = xpu_nvml_read_lib(roots->driver_fd, &lib, timeout_ms, &r, err, err_size);
         if (e >= 0)
                 *ret = r;
         return e;

@@ -34,6 +34,36 @@ struct xpu_rich_ops;
  * empty or not digits and dots. Nothing is loaded then. */
 int xpu_nvidia_library_version_check(const char *driver_version, const char *soname, char *err, size_t err_size);
 
+/* Which library file an NVIDIA reader (NVML, the CUDA driver API) may load. On Linux the one whose
+ * file name carries DRIVER_VERSION, the kernel module's (xpu_nvidia_library_version_check()). On
+ * WSL2 (WSL set) there is no NVIDIA kernel module and the Windows driver's libraries carry no
+ * version in their names (libnvidia-ml.so.1, libcuda.so.1.1), so nothing is checked: the library
+ * is looked for in the driver root's /usr/lib/wsl/lib (what WSL's /etc/ld.so.conf.d/ld.wsl.conf
+ * gives every program), then in WSL_STORE, the driver store folder the probe found (probes/wsl.h),
+ * and only then in the loader cache and standard folders (xpu_dl_open_dirs_first(): an image's
+ * own Linux library is not the Windows driver's). The driver version is then NVML's own
+ * (nvmlSystemGetDriverVersion). */
+struct xpu_nvidia_lib {
+        const char *driver_version; /* Linux: /proc/driver/nvidia/version's */
+        bool wsl;
+        const char *wsl_store; /* WSL2: "/usr/lib/wsl/drivers/<folder>" in the driver root, "" none */
+};
+
+/* The library rule for INV: WSL2 when INV's platform is and the probe found NVIDIA's driver store
+ * folder (xpu_vendor_info.wsl_store), else the kernel module's version. */
+void xpu_nvidia_lib_of(const struct xpu_inventory *inv, struct xpu_nvidia_lib *ret);
+
+struct xpu_nvidia_job;
+/* Parent side of both NVIDIA readers: check LIB (SONAME names the library in the message of
+ * xpu_nvidia_library_version_check()) and fill JOB for the helper (xpu_helper_job_prepare()).
+ * Returns 0 or -errno with ERR as those two. */
+int xpu_nvidia_job_prepare(struct xpu_nvidia_job *job, int driver_root_fd, const struct xpu_nvidia_lib *lib,
+                           const char *soname, char *err, size_t err_size);
+
+/* xpu_nvml_read() with the library rule LIB: on WSL2 no version check (struct xpu_nvidia_lib). */
+int xpu_nvml_read_lib(int driver_root_fd, const struct xpu_nvidia_lib *lib, unsigned timeout_ms,
+                      struct xpu_nvml_result **ret, char *err, size_t err_size);
+
 /* Read NVML's view of the host. DRIVER_VERSION must pass xpu_nvidia_library_version_check() (else
  * -ENODATA and no helper runs). In a helper of xpu_isolate_run() (nobody:nogroup, no
  * capabilities, environment PATH only, TIMEOUT_MS bounded; 0 = 10 s; probes/sandbox/helper-job.h)
@@ -111,6 +141,11 @@ void xpu_nvml_session_set_backoff(struct xpu_nvml_session *s, unsigned first_ms,
  * when DRIVER_VERSION is unknown (the helper, if any, is ended). */
 int xpu_nvml_session_read(struct xpu_nvml_session *s, int driver_root_fd, const char *driver_version,
                           unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size);
+
+/* xpu_nvml_session_read() with the library rule LIB (struct xpu_nvidia_lib): a change of rule
+ * (a driver version, WSL2's folder) starts a new helper. */
+int xpu_nvml_session_read_lib(struct xpu_nvml_session *s, int driver_root_fd, const struct xpu_nvidia_lib *lib,
+                              unsigned timeout_ms, struct xpu_nvml_result **ret, char *err, size_t err_size);
 
 /* The running helper's pid (as this process sees it), 0 when none runs. */
 pid_t xpu_nvml_session_pid(const struct xpu_nvml_session *s);

@@ -68,8 +68,9 @@ static int nvml_collect(void *state, const struct xpu_roots *roots, unsigned tim
                         struct xpu_readings *r, bool *fresh, char *err, size_t err_size) {
         struct nvml_state *st = state;
         struct xpu_nvml_result *res = NULL;
-        int ret = xpu_nvml_session_read(st->session, roots->driver_fd, inv->vendors[XPU_VENDOR_NVIDIA].driver_version,
-                                        timeout_ms, &res, err, err_size);
+        struct xpu_nvidia_lib lib;
+        xpu_nvidia_lib_of(inv, &lib);
+        int ret = xpu_nvml_session_read_lib(st->session, roots->driver_fd, &lib, timeout_ms, &res, err, err_size);
         if (ret < 0)
                 return ret == -ENOMEM ? -EIO : ret; /* a failed read is the backend's error, never fatal */
         name_lost(st, res, inv);
@@ -81,10 +82,12 @@ static int nvml_collect(void *state, const struct xpu_roots *roots, unsigned tim
         }
         for (size_t i = 0; i < inv->n_devices; i++) {
                 const struct xpu_device *d = &inv->devices[i];
-                if (d->vendor != XPU_VENDOR_NVIDIA || !d->pci_bus_id[0])
+                if (d->vendor != XPU_VENDOR_NVIDIA || (!d->pci_bus_id[0] && !d->uuid[0]))
                         continue;
+                /* by bus id; a GPU on WSL2 that NVML gave none is known by its UUID */
                 for (size_t k = 0; k < res->n; k++)
-                        if (strcmp(res->devices[k].pci_bus_id, d->pci_bus_id) == 0) {
+                        if (d->pci_bus_id[0] ? strcmp(res->devices[k].pci_bus_id, d->pci_bus_id) == 0
+                                             : strcmp(res->devices[k].uuid, d->uuid) == 0) {
                                 (void)xpu_nvml_device_readings_checked(&res->devices[k], inv, &r[i]);
                                 fresh[i] = true;
                                 break;

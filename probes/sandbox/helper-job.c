@@ -97,10 +97,13 @@ int xpu_helper_job_load(const struct xpu_helper_job *job, const char *const *son
                 return -ENODATA;
         }
         /* With a driver version, the library's file name is checked before it is loaded at all. */
-        e = job->check_version ? xpu_dl_open_version(root, sonames, job->driver_version, loaded, PATH_MAX, &handle, err,
-                                                     sizeof(err))
-                               : xpu_dl_open_dirs(root, sonames, extra_dirs, loaded, PATH_MAX, &handle, err,
-                                                  sizeof(err));
+        if (job->check_version)
+                e = xpu_dl_open_version(root, sonames, job->driver_version, loaded, PATH_MAX, &handle, err,
+                                        sizeof(err));
+        else if (job->dirs_first)
+                e = xpu_dl_open_dirs_first(root, sonames, extra_dirs, loaded, PATH_MAX, &handle, err, sizeof(err));
+        else
+                e = xpu_dl_open_dirs(root, sonames, extra_dirs, loaded, PATH_MAX, &handle, err, sizeof(err));
         if (e < 0) {
                 *status = xpu_reply_fail(r, out_fd, e, "%s", err);
                 return e;

@@ -24,6 +24,8 @@ struct xpu_helper_job {
         struct xpu_root_ref root; /* the driver root, reopened in the helper (fds do not survive) */
         bool check_version;       /* the library's file name must carry DRIVER_VERSION */
         char driver_version[64];  /* the running kernel module's version ("550.90.07") when checked */
+        bool dirs_first;          /* xpu_helper_job_load()'s EXTRA_DIRS before the loader cache and the
+                                   * standard directories (xpu_dl_open_dirs_first(); WSL2) */
 };
 
 /* Parent side. Fill JOB from DRIVER_ROOT_FD (an open directory) and DRIVER_VERSION, run
@@ -54,7 +56,8 @@ int xpu_helper_job_prepare(struct xpu_helper_job *job, int driver_root_fd, const
 /* Helper side. Reopen JOB's driver root (xpu_root_ref_open()), find and load the first of SONAMES
  * (NULL-terminated) in it: with JOB->check_version through xpu_dl_open_version() against
  * JOB->driver_version (a mismatching library is never loaded; EXTRA_DIRS must then be NULL), else
- * through xpu_dl_open_dirs() with EXTRA_DIRS (may be NULL); then bind the N entries of SYMS
+ * through xpu_dl_open_dirs() with EXTRA_DIRS (may be NULL; xpu_dl_open_dirs_first() when
+ * JOB->dirs_first); then bind the N entries of SYMS
  * (xpu_dl_bind()). On success add the reply line "library PATH" to R, PATH being the loaded
  * file's path inside the driver root as LOADED holds it (PATH_MAX bytes; a path too long for one
  * reply line is sent as "/.../<file name>"), and return 0 with *RET_HANDLE (never dlclose()d: the

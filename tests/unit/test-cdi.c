@@ -17,6 +17,7 @@
 #include "base/strv.h"
 #include "cdi-spec.h"
 #include "cdi.h"
+#include "wsl.h"
 #include "testlib.h"
 
 START_TEST(test_kind) {
@@ -510,6 +511,42 @@ START_TEST(test_wsl) {
 }
 END_TEST
 
+/* WSL2 with the GPUs behind NVIDIA's driver store counted (xpu_wsl_expand(), as xpud's sample has
+ * them): /dev/dxg reaches both, so the spec names them together ("all", with the driver store's
+ * files), not by index or UUID, and says so. */
+START_TEST(test_wsl_counted) {
+        char *root = xpu_test_copy_host("wsl-nvidia");
+        xpu_test_make_devnodes(root);
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        struct xpu_inventory *inv = NULL;
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, 2), 0);
+        snprintf(inv->devices[0].uuid, sizeof inv->devices[0].uuid, "GPU-00000000-0000-4000-8000-00000000000a");
+        snprintf(inv->devices[1].uuid, sizeof inv->devices[1].uuid, "GPU-00000000-0000-4000-8000-00000000000b");
+        const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd,
+                                             .host_root = root };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 2);
+        ck_assert_str_eq(names(spec), "all");
+        ck_assert_ptr_nonnull(w);
+        ck_assert_str_eq(w[0], "WSL2: 2 GPUs share /dev/dxg, which reaches all of them; the spec names them together "
+                               "as \"all\", not one by one");
+        ck_assert_ptr_null(w[1]);
+        const cJSON *all = device(spec, "all");
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(all, "deviceNodes")), 1);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(all, "mounts")), 9);
+        xpu_strv_free(w);
+        cJSON_Delete(spec);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&r);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *cdi_suite(void) {
         Suite *s = suite_create("cdi");
         TCase *tc = tcase_create("spec");
@@ -521,6 +558,7 @@ static Suite *cdi_suite(void) {
         tcase_add_test(tc, test_nvidia_driver_files);
         tcase_add_test(tc, test_nvidia_host_files);
         tcase_add_test(tc, test_wsl);
+        tcase_add_test(tc, test_wsl_counted);
         suite_add_tcase(s, tc);
         return s;
 }

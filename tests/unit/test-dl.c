@@ -557,6 +557,48 @@ START_TEST(test_refused_permissions) {
 }
 END_TEST
 
+/* xpu_dl_open_dirs_first() (WSL2's /usr/lib/wsl/lib): its directories before the standard ones and
+ * the cache, per soname, and first in the "not found" message. */
+START_TEST(test_dirs_first) {
+        char *root = xpu_test_mkdtemp();
+        char path[PATH_MAX], err[1024] = "";
+        static const char *const sonames[] = {"libnvidia-ml.so.1", NULL};
+        static const char *const wsl[] = {"/usr/lib/wsl/lib", "/usr/lib/wsl/drivers/nv_x.inf_amd64_1", NULL};
+        install_shim(root, "libcuda.so.shim", LIBDIR, "libnvidia-ml.so.550.90.07", "libnvidia-ml.so.1");
+        int rfd = open_root(root);
+        void *h = NULL;
+        ck_assert_int_eq(xpu_dl_open_dirs_first(rfd, sonames, wsl, path, sizeof path, &h, err, sizeof err), 0);
+        char want[PATH_MAX];
+        snprintf(want, sizeof want, "/%s/libnvidia-ml.so.550.90.07", LIBDIR);
+        ck_assert_str_eq(path, want); /* none in the folders: the standard directories still count */
+        dlclose(h);
+        install_shim(root, "libcuda.so.shim", "usr/lib/wsl/drivers/nv_x.inf_amd64_1", "libnvidia-ml.so.1", NULL);
+        ck_assert_int_eq(xpu_dl_open_dirs_first(rfd, sonames, wsl, path, sizeof path, &h, err, sizeof err), 0);
+        ck_assert_str_eq(path, "/usr/lib/wsl/drivers/nv_x.inf_amd64_1/libnvidia-ml.so.1");
+        dlclose(h);
+        install_shim(root, "libcuda.so.shim", "usr/lib/wsl/lib", "libnvidia-ml.so.1", NULL);
+        ck_assert_int_eq(xpu_dl_open_dirs_first(rfd, sonames, wsl, path, sizeof path, &h, err, sizeof err), 0);
+        ck_assert_str_eq(path, "/usr/lib/wsl/lib/libnvidia-ml.so.1");
+        dlclose(h);
+        /* xpu_dl_open_dirs() keeps the standard directories first */
+        ck_assert_int_eq(xpu_dl_open_dirs(rfd, sonames, wsl, path, sizeof path, &h, err, sizeof err), 0);
+        ck_assert_str_eq(path, want);
+        dlclose(h);
+        static const char *const other[] = {"libcuda.so.1", NULL};
+        ck_assert_int_eq(xpu_dl_open_dirs_first(rfd, other, wsl, path, sizeof path, &h, err, sizeof err), -ENOENT);
+        ck_assert_msg(xpu_startswith(err, "not available: libcuda.so.1 not found in "), "%s", err);
+        static const char first[] = ": /usr/lib/wsl/lib, /usr/lib/wsl/drivers/nv_x.inf_amd64_1, ";
+        const char *listed = strstr(err, first);
+        ck_assert_msg(listed && !strstr(listed + strlen(first), "/usr/lib/wsl/"), "%s", err); /* first, and once */
+        static const char *const relative[] = {"usr/lib/wsl/lib", NULL};
+        ck_assert_int_eq(xpu_dl_open_dirs_first(rfd, sonames, relative, path, sizeof path, &h, err, sizeof err),
+                         -EINVAL);
+        close(rfd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *dl_suite(void) {
         Suite *s = suite_create("dl");
         TCase *tc = tcase_create("core");
@@ -570,6 +612,7 @@ static Suite *dl_suite(void) {
         tcase_add_test(tc, test_fd_name_reuse);
         tcase_add_test(tc, test_version_names);
         tcase_add_test(tc, test_extra_dirs);
+        tcase_add_test(tc, test_dirs_first);
         suite_add_tcase(s, tc);
         if (geteuid() == 0) {
                 TCase *priv = tcase_create("root");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* probes/nvidia/nvidia-nvml-parse.c without a helper: the reply parser on every key of the wire format
  * (MIG, memory used, readings, lost) and malformed values, the merge rules (MIG, memory used,
- * minor cross-check, lost devices) and the rich backend's JSON and text views. */
+ * minor cross-check, lost devices, WSL2's driver store entry replaced by NVML's GPUs) and the rich
+ * backend's JSON and text views. */
 #include <cJSON.h>
 
 #include "shim-root.h"
@@ -402,6 +403,80 @@ START_TEST(test_rich_views) {
 }
 END_TEST
 
+/* WSL2: NVIDIA's driver store entry (no bus id, source wsl) becomes NVML's GPUs, in NVML's order
+ * and before AMD's entry, which stays: bus id where NVML gave one (GPU 1 gave none: filled by
+ * position), UUID, name, memory, compute capability, /dev/dxg each, the driver version NVML's. The
+ * library rule for such an inventory is WSL2's (xpu_nvidia_lib_of()), the kernel module's elsewhere. */
+START_TEST(test_merge_wsl) {
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        inv->platform = XPU_PLATFORM_WSL;
+        static const char store[] = "/usr/lib/wsl/drivers/nv_dispsi.inf_amd64_7cc7738d8e428783";
+        snprintf(inv->vendors[XPU_VENDOR_NVIDIA].wsl_store, sizeof inv->vendors[0].wsl_store, "%s", store);
+        inv->vendors[XPU_VENDOR_NVIDIA].driver_loaded = true;
+        static const enum xpu_vendor entries[] = { XPU_VENDOR_NVIDIA, XPU_VENDOR_AMD };
+        for (size_t e = 0; e < ELEMENTSOF(entries); e++) {
+                struct xpu_device d = { .vendor = entries[e], .source = XPU_SOURCE_WSL, .numa_node = -1 };
+                ck_assert_int_eq(xpu_devnode_add(NULL, d.nodes, &d.n_nodes, XPU_DEVICE_NODES_MAX, "/dev/dxg", 10, 124,
+                                                 true, false), 0);
+                d.index = (unsigned)inv->n_devices;
+                ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &d));
+        }
+        struct xpu_nvidia_lib lib;
+        xpu_nvidia_lib_of(inv, &lib);
+        ck_assert(lib.wsl);
+        ck_assert_str_eq(lib.wsl_store, store);
+        ck_assert_ptr_null(lib.driver_version);
+
+        struct xpu_nvml_result *r = nvml_parse_ok("library /usr/lib/wsl/lib/libnvidia-ml.so.1\n"
+                                                  "driver_version 581.57\ncuda_driver_version 13000\n"
+                                                  "device_count 2\n"
+                                                  "device.0.uuid GPU-00000000-0000-4000-8000-00000000000a\n"
+                                                  "device.0.name NVIDIA GeForce RTX 4090\n"
+                                                  "device.0.bus_id 00000000:01:00.0\n"
+                                                  "device.0.memory_total 25757220864\n"
+                                                  "device.0.cc 8.9\n"
+                                                  "device.1.uuid GPU-00000000-0000-4000-8000-00000000000b\n"
+                                                  "device.1.name NVIDIA RTX A2000\n"
+                                                  "end\n");
+        ck_assert_int_eq(xpu_nvml_merge(inv, r), 2);
+        ck_assert_msg(inv->n_warnings == 0, "%s", inv->n_warnings ? inv->warnings[0] : "");
+        ck_assert_uint_eq(inv->n_devices, 3);
+        static const char *const uuid[] = { "GPU-00000000-0000-4000-8000-00000000000a",
+                                            "GPU-00000000-0000-4000-8000-00000000000b" };
+        static const char *const bus[] = { "0000:01:00.0", "" };
+        for (unsigned i = 0; i < 2; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                ck_assert_int_eq(d->vendor, XPU_VENDOR_NVIDIA);
+                ck_assert_int_eq(d->source, XPU_SOURCE_NVML);
+                ck_assert_uint_eq(d->index, i);
+                ck_assert_uint_eq(d->vendor_index, i);
+                ck_assert_str_eq(d->uuid, uuid[i]);
+                ck_assert_str_eq(d->pci_bus_id, bus[i]);
+                ck_assert_str_eq(d->driver_version, "581.57");
+                ck_assert_str_eq(d->nodes[0].path, "/dev/dxg");
+                ck_assert_int_eq(xpu_device_field_source(d, XPU_FIELD_UUID), XPU_SOURCE_NVML);
+        }
+        ck_assert_str_eq(inv->devices[0].name, "NVIDIA GeForce RTX 4090");
+        ck_assert_uint_eq(inv->devices[0].memory_total_bytes, 25757220864u);
+        ck_assert_str_eq(xpu_nvidia_facts(&inv->devices[0])->compute_capability, "8.9");
+        ck_assert_int_eq(inv->devices[2].vendor, XPU_VENDOR_AMD);
+        ck_assert_int_eq(inv->devices[2].source, XPU_SOURCE_WSL);
+        ck_assert_uint_eq(inv->devices[2].index, 2);
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, "581.57");
+        ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].cuda_driver_version, "13.0");
+        xpu_nvml_result_free(r);
+        xpu_inventory_free(inv);
+
+        /* a Linux inventory: the kernel module's version */
+        inv = xpu_test_probe_host("nvidia-rtx2080ti-x8");
+        xpu_nvidia_lib_of(inv, &lib);
+        ck_assert(!lib.wsl);
+        ck_assert_str_eq(lib.driver_version, inv->vendors[XPU_VENDOR_NVIDIA].driver_version);
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 static Suite *nvml_parse_suite(void) {
         Suite *s = suite_create("nvidia-nvml-parse");
         TCase *tc = tcase_create("core");
@@ -411,6 +486,7 @@ static Suite *nvml_parse_suite(void) {
         tcase_add_test(tc, test_merge_other_vendor_untouched);
         tcase_add_test(tc, test_merge_minor_and_lost);
         tcase_add_test(tc, test_rich_views);
+        tcase_add_test(tc, test_merge_wsl);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -304,6 +304,50 @@ START_TEST(test_files) {
 }
 END_TEST
 
+/* xpu_wsl_expand(): a vendor's driver store entry replaced, in place, by N copies of it (source
+ * of the backend, vendor_index 0..N-1, the /dev/dxg node kept, indices renumbered) between the
+ * devices around it; a cap at XPU_WSL_DEVICES_MAX with a warning; no entry: -ENOENT, nothing
+ * changed; N 0: -EINVAL; the JSON's count_known true for the copies. */
+START_TEST(test_expand) {
+        struct xpu_inventory *inv = probe_copy("wsl-nvidia", NULL, NULL);
+        ck_assert_uint_eq(inv->n_devices, 1);
+        /* another vendor's entry after it, as a mixed WSL2 host has */
+        struct xpu_device amd = inv->devices[0];
+        amd.vendor = XPU_VENDOR_AMD;
+        ck_assert_ptr_nonnull(xpu_inventory_add_device(inv, &amd));
+        inv->devices[1].index = 1;
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_INTEL, XPU_SOURCE_NVML, 2), -ENOENT);
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, 0), -EINVAL);
+        ck_assert_uint_eq(inv->n_devices, 2);
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, 3), 0);
+        ck_assert_uint_eq(inv->n_devices, 4);
+        for (unsigned i = 0; i < 3; i++) {
+                const struct xpu_device *d = &inv->devices[i];
+                ck_assert_int_eq(d->vendor, XPU_VENDOR_NVIDIA);
+                ck_assert_int_eq(d->source, XPU_SOURCE_NVML);
+                ck_assert_uint_eq(d->index, i);
+                ck_assert_uint_eq(d->vendor_index, i);
+                ck_assert_uint_eq(d->n_nodes, 1);
+                ck_assert_str_eq(d->nodes[0].path, "/dev/dxg");
+                cJSON *j = xpu_device_to_json(d);
+                ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(j, "count_known")));
+                cJSON_Delete(j);
+        }
+        ck_assert_int_eq(inv->devices[3].vendor, XPU_VENDOR_AMD);
+        ck_assert_int_eq(inv->devices[3].source, XPU_SOURCE_WSL);
+        ck_assert_uint_eq(inv->devices[3].index, 3);
+        ck_assert_uint_eq(inv->n_warnings, 0);
+        /* done once: no entry of NVIDIA's left */
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, 3), -ENOENT);
+        /* more than the cap: the first XPU_WSL_DEVICES_MAX, said */
+        ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_AMD, XPU_SOURCE_ROCM_SMI, XPU_WSL_DEVICES_MAX + 5), 3);
+        ck_assert_uint_eq(inv->n_devices, 3 + XPU_WSL_DEVICES_MAX);
+        ck_assert_uint_eq(inv->devices[inv->n_devices - 1].vendor_index, XPU_WSL_DEVICES_MAX - 1);
+        ck_assert(has_warning(inv, "rocm_smi: 21 AMD GPUs on WSL2, only the first 16 listed"));
+        xpu_inventory_free(inv);
+}
+END_TEST
+
 static Suite *wsl_suite(void) {
         Suite *s = suite_create("wsl");
         TCase *tc = tcase_create("probe");
@@ -311,6 +355,7 @@ static Suite *wsl_suite(void) {
         tcase_add_test(tc, test_linux);
         tcase_add_test(tc, test_bad_input);
         tcase_add_test(tc, test_files);
+        tcase_add_test(tc, test_expand);
         suite_add_tcase(s, tc);
         return s;
 }
