@@ -294,6 +294,101 @@ static int wsl_edits(cJSON *e, const struct xpu_vendor_wsl *w, const struct xpu_
         return r < 0 ? -ENOMEM : 0;
 }
 
+/* The file PATH of the driver root (RESOLVED as resolved_path() does) when it may go into every
+ * container: a regular file every user may read, or a directory every user may read and search.
+ * A host list's sym line is only checked as a link, so its target is checked here, where the
+ * spec would mount it. Returns 0, -errno, -EPERM (not for a container: WHY says so). */
+static int shareable_path(int root_fd, const char *path, char out[PATH_MAX], const char **why) {
+        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
+        struct stat st;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+                *why = "not a regular file or directory";
+                return -EPERM;
+        }
+        if (!(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))) {
+                *why = "not readable by every user";
+                return -EPERM;
+        }
+        int r = xpu_fd_path(fd, out, PATH_MAX);
+        return r < 0 ? r : out[0] == '/' ? 0 : -EIO;
+}
+
+/* What a host lists for its containers (vendor.h's plan.host_list: a Jetson's CSV files), as the
+ * NVIDIA Container Toolkit's csv mode gives it (pkg/nvcdi/lib-csv.go): its dev lines' nodes, and
+ * its lib, dir and sym lines' files mounted read-only at their own path. cdiVersion 0.5.0 cannot
+ * make a link (only hooks can, and xpuinit ships no hook binary), so a sym line gets its target,
+ * resolved inside the driver root, mounted at the link's path: a soname link becomes a second
+ * mount of its library, L4T's "tegra -> nvidia" a mount of the directory. Returns 0, -ENOMEM. */
+static int host_list_edits(cJSON *e, const struct xpu_cdi_roots *roots, const struct xpu_host_list *l,
+                           const char *name, char ***warnings) {
+        size_t n_files = 0;
+        for (size_t i = 0; i < l->nodes->n; i++) {
+                const struct xpu_host_file *f = &l->nodes->files[i];
+                int r = node_add(e, roots, f->path);
+                if (r < 0)
+                        return r;
+                if (r == 0 && warn(warnings, "%s: %s (%s) is not a character device under %s; left out", name,
+                                   f->path, f->origin, roots->dev_root) < 0)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < l->files->n; i++) {
+                const struct xpu_host_file *f = &l->files->files[i];
+                char lp[PATH_MAX];
+                const char *why = NULL;
+                int r = shareable_path(roots->driver_fd, f->path, lp, &why);
+                if (r < 0) {
+                        if (warn(warnings, "%s: %s (%s, %s) left out: %s", name, f->path, f->origin,
+                                 xpu_host_file_kind_to_string(f->kind), why ? why : strerror(-r)) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (mount_add(e, host_view(roots, lp), f->path, false) < 0)
+                        return -ENOMEM;
+                n_files++;
+        }
+        char **const skipped[] = { l->nodes->skipped, l->files->skipped };
+        for (size_t k = 0; k < ELEMENTSOF(skipped); k++)
+                for (size_t i = 0; skipped[k] && skipped[k][i]; i++)
+                        if (warn(warnings, "%s: skipped %s", name, skipped[k][i]) < 0)
+                                return -ENOMEM;
+        for (size_t i = 0; i < l->n_notes; i++)
+                if (warn(warnings, "%s: %s", name, l->notes[i]) < 0)
+                        return -ENOMEM;
+        if (n_files == 0 && warn(warnings, "%s: %s in the driver root %s lists no file that is there: the spec gives "
+                                 "the device nodes only (point --driver-root at the host's root)", name, l->source,
+                                 roots->driver_root) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The vendor's host list (plan.host_list) of this host, read as a start reads it but for every
+ * image (no image variable asks for more files). *RET NULL: none. Returns 0, -ENOMEM, or -EIO
+ * with ERR the same words a start stops with (a hostile or broken list). */
+static int host_list_read(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
+                          struct xpu_host_list **ret, char *err, size_t err_size) {
+        *ret = NULL;
+        if (!xpu_vendors[v]->plan.host_list)
+                return 0;
+        _cleanup_close_ int dev_fd = open(roots->dev_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dev_fd < 0) {
+                xpu_format_error(err, err_size, "dev root %s: %s", roots->dev_root, strerror(errno));
+                return -EIO;
+        }
+        char why[1024] = "";
+        int r = xpu_vendors[v]->plan.host_list(inv, roots->driver_fd, dev_fd, NULL, ret, why, sizeof why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                xpu_format_error(err, err_size, "%s", why[0] ? why : strerror(-r));
+                return -EIO;
+        }
+        return 0;
+}
+
 /* The edits every GPU of vendor V gets: its vendor nodes that the dev root has, its env, and the
  * running driver's files. *RET NULL when the vendor's GPUs cannot be given (a node it needs is
  * missing: the warning says which). Returns 0, -ENOMEM, -EIO (refused driver root, ERR). */
@@ -320,12 +415,18 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 }
         }
         const bool wsl = inv->platform == XPU_PLATFORM_WSL && xpu_vendors[v]->wsl;
+        _cleanup_(xpu_host_list_freep) struct xpu_host_list *list = NULL;
+        int r = wsl ? 0 : host_list_read(inv, v, roots, &list, err, err_size);
+        if (r < 0) {
+                cJSON_Delete(e);
+                return r;
+        }
         for (size_t i = 0; cv->env && cv->env[i]; i++) {
-                /* WSL2: the files are mounted at their own path, so a variable naming the spec's
-                 * driver root names "/" */
+                /* WSL2 and a host's own list: the files are mounted at their own path, so a
+                 * variable naming the spec's driver root names "/" */
                 const char *kv = cv->env[i], *eq = strchr(kv, '=');
                 char root[128];
-                if (wsl && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 && (size_t)(eq - kv) + 3 <= sizeof root) {
+                if ((wsl || list) && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 && (size_t)(eq - kv) + 3 <= sizeof root) {
                         snprintf(root, sizeof root, "%.*s=/", (int)(eq - kv), kv);
                         kv = root;
                 }
@@ -334,6 +435,14 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         }
         if (wsl) {
                 if (wsl_edits(e, xpu_vendors[v]->wsl, vi, roots, name, warnings) < 0)
+                        goto oom;
+                *ret = e;
+                return 0;
+        }
+        /* A host that lists what its containers get needs no driver version: the list names the
+         * files (a Jetson's come with its L4T release, which the spec does not carry). */
+        if (list) {
+                if (host_list_edits(e, roots, list, name, warnings) < 0)
                         goto oom;
                 *ret = e;
                 return 0;
@@ -353,7 +462,7 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         progs.n_names = xpu_strv_length(progs.names);
         const char *caps[] = { "cdi" };
         struct xpu_driver_files *files = NULL;
-        int r = xpu_driver_files_find(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &progs, 1, &files);
+        r = xpu_driver_files_find(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &progs, 1, &files);
         if (r < 0) {
                 cJSON_Delete(e);
                 return r;
