@@ -552,6 +552,8 @@ START_TEST(test_jetson) {
                   "/dev/nvidiactl,/dev/nvmap,/dev/nvsciipc",
 #define L "/usr/lib/aarch64-linux-gnu/"
 #define RO " [\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
+/* the lists themselves, so xpuinit in the image reads them */
+#define CSV XPU_CSV_HOST_DIR " <- " XPU_CSV_HOST_DIR RO
                   L "nvidia/libcuda.so.1.1 <- " L "nvidia/libcuda.so.1.1" RO
                   L "nvidia/libnvidia-ml.so.1 <- " L "nvidia/libnvidia-ml.so.1" RO
                   L "nvidia/libnvidia-ptxjitcompiler.so.540.3.0 <- " L "nvidia/libnvidia-ptxjitcompiler.so.540.3.0" RO
@@ -566,7 +568,7 @@ START_TEST(test_jetson) {
                   L "tegra <- " L "nvidia" RO
                   "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin <- "
                   "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin" RO
-                  "/usr/sbin/nvidia-smi <- /usr/sbin/nvidia-smi" RO },
+                  "/usr/sbin/nvidia-smi <- /usr/sbin/nvidia-smi" RO CSV },
                 { "jetson-xavier",
                   "/dev/fb0,/dev/nvhost-as-gpu,/dev/nvhost-ctrl,/dev/nvhost-ctrl-gpu,/dev/nvhost-dbg-gpu,"
                   "/dev/nvhost-gpu,/dev/nvhost-prof-gpu,/dev/nvhost-ctrl-nvdla0,/dev/nvhost-nvdla0,/dev/nvidiactl,"
@@ -577,9 +579,10 @@ START_TEST(test_jetson) {
                   L "tegra/libnvrm.so <- " L "tegra/libnvrm.so" RO
                   L "tegra/libnvos.so <- " L "tegra/libnvos.so" RO
                   L "tegra/libcuda.so <- " L "tegra/libcuda.so.1.1" RO
-                  L "libcuda.so <- " L "tegra/libcuda.so.1.1" RO },
+                  L "libcuda.so <- " L "tegra/libcuda.so.1.1" RO CSV },
 #undef L
 #undef RO
+#undef CSV
         };
         for (size_t h = 0; h < ELEMENTSOF(hosts); h++) {
                 char *root = xpu_test_copy_host(hosts[h].host);
