@@ -144,9 +144,10 @@ static int wsl_edits(cJSON *e, const struct xpu_vendor_wsl *w, const struct xpu_
         for (size_t i = 0; r >= 0 && w->env && w->env[i]; i++)
                 r = xpu_cdi_env_add(e, w->env[i]);
         if (r >= 0 && n == 0)
-                r = xpu_cdi_warn(warnings, "%s: no WSL2 driver file under the driver root %s (%s, %s): the spec gives %s only "
-                         "(point --host-root at the host's root)", name, roots->driver_root,
-                         vi->wsl_store[0] ? vi->wsl_store : "no driver store folder", XPU_WSL_LIB_DIR, XPU_WSL_DXG);
+                r = xpu_cdi_warn(warnings, "%s: no WSL2 driver file under the driver root %s (%s, %s): the spec "
+                                 "gives %s only (point --host-root at the host's root)", name, roots->driver_root,
+                                 vi->wsl_store[0] ? vi->wsl_store : "no driver store folder", XPU_WSL_LIB_DIR,
+                                 XPU_WSL_DXG);
         return r < 0 ? -ENOMEM : 0;
 }
 
@@ -164,8 +165,8 @@ static int host_list_edits(cJSON *e, const struct xpu_cdi_roots *roots, const st
                 int r = xpu_cdi_node_add(e, roots, f->path);
                 if (r < 0)
                         return r;
-                if (r == 0 && xpu_cdi_warn(warnings, "%s: %s (%s) is not a character device under %s; left out", name,
-                                   f->path, f->origin, roots->dev_root) < 0)
+                if (r == 0 && xpu_cdi_warn(warnings, "%s: %s (%s) is not a character device under %s; left out",
+                                           name, f->path, f->origin, roots->dev_root) < 0)
                         return -ENOMEM;
         }
         for (size_t i = 0; i < l->files->n; i++) {
@@ -175,7 +176,7 @@ static int host_list_edits(cJSON *e, const struct xpu_cdi_roots *roots, const st
                 int r = xpu_cdi_shareable_path(roots->driver_fd, f->path, lp, &why);
                 if (r < 0) {
                         if (xpu_cdi_warn(warnings, "%s: %s (%s, %s) left out: %s", name, f->path, f->origin,
-                                 xpu_host_file_kind_to_string(f->kind), why ? why : strerror(-r)) < 0)
+                                         xpu_host_file_kind_to_string(f->kind), why ? why : strerror(-r)) < 0)
                                 return -ENOMEM;
                         continue;
                 }
@@ -190,22 +191,25 @@ static int host_list_edits(cJSON *e, const struct xpu_cdi_roots *roots, const st
                 char lp[PATH_MAX];
                 const char *why = NULL;
                 int r = xpu_cdi_shareable_path(roots->driver_fd, l->dir, lp, &why);
-                if (r < 0 ? xpu_cdi_warn(warnings, "%s: %s left out: %s; xpuinit in the image will not find the host's "
-                                 "lists", name, l->dir, why ? why : strerror(-r))
-                          : xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), l->dir, false))
+                if (r >= 0)
+                        r = xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), l->dir, false);
+                else
+                        r = xpu_cdi_warn(warnings, "%s: %s left out: %s; xpuinit in the image will not find the "
+                                         "host's lists", name, l->dir, why ? why : strerror(-r));
+                if (r < 0)
                         return -ENOMEM;
         }
-        char **const skipped[] = { l->nodes->skipped, l->files->skipped };
-        for (size_t k = 0; k < ELEMENTSOF(skipped); k++)
-                for (size_t i = 0; skipped[k] && skipped[k][i]; i++)
-                        if (xpu_cdi_warn(warnings, "%s: skipped %s", name, skipped[k][i]) < 0)
+        const struct xpu_host_files *const found[] = { l->nodes, l->files };
+        for (size_t k = 0; k < ELEMENTSOF(found); k++)
+                for (size_t i = 0; i < found[k]->n_skipped; i++)
+                        if (xpu_cdi_warn(warnings, "%s: skipped %s", name, found[k]->skipped[i]) < 0)
                                 return -ENOMEM;
         for (size_t i = 0; i < l->n_notes; i++)
                 if (xpu_cdi_warn(warnings, "%s: %s", name, l->notes[i]) < 0)
                         return -ENOMEM;
-        if (n_files == 0 && xpu_cdi_warn(warnings, "%s: %s in the driver root %s lists no file that is there: the spec gives "
-                                 "the device nodes only (point --driver-root at the host's root)", name, l->source,
-                                 roots->driver_root) < 0)
+        if (n_files == 0 && xpu_cdi_warn(warnings, "%s: %s in the driver root %s lists no file that is there: the "
+                                         "spec gives the device nodes only (point --driver-root at the host's root)",
+                                         name, l->source, roots->driver_root) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -253,8 +257,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                         goto oom;
                 if (r == 0 && !vi->nodes[i].optional) {
                         cJSON_Delete(e);
-                        return xpu_cdi_warn(warnings, "%s: %s is not a character device under %s; its GPUs are left out",
-                                    name, vi->nodes[i].path, roots->dev_root) < 0
+                        return xpu_cdi_warn(warnings, "%s: %s is not a character device under %s; its GPUs are "
+                                            "left out", name, vi->nodes[i].path, roots->dev_root) < 0
                                        ? -ENOMEM
                                        : 0;
                 }
@@ -271,7 +275,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                  * variable naming the spec's driver root names "/" */
                 const char *kv = cv->env[i], *eq = strchr(kv, '=');
                 char root[128];
-                if ((wsl || list) && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 && (size_t)(eq - kv) + 3 <= sizeof root) {
+                if ((wsl || list) && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 &&
+                    (size_t)(eq - kv) + 3 <= sizeof root) {
                         snprintf(root, sizeof root, "%.*s=/", (int)(eq - kv), kv);
                         kv = root;
                 }
@@ -298,8 +303,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         }
         if (!xpu_is_driver_version(vi->driver_version)) {
                 cJSON_Delete(e);
-                return xpu_cdi_warn(warnings, "%s: the driver version is unknown (no /proc/driver/nvidia/version); its GPUs are "
-                            "left out", name) < 0 ? -ENOMEM : 0;
+                return xpu_cdi_warn(warnings, "%s: the driver version is unknown (no /proc/driver/nvidia/version); "
+                                    "its GPUs are left out", name) < 0 ? -ENOMEM : 0;
         }
         struct xpu_capability_files libs = { .capability = (char *)"cdi", .names = (char **)cv->libraries };
         struct xpu_capability_files progs = { .capability = (char *)"cdi", .names = (char **)cv->programs };
@@ -340,8 +345,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 cJSON_Delete(e);
                 return r;
         }
-        if (n_libs == 0 && xpu_cdi_warn(warnings, "%s: no library of driver %s under the driver root %s: the spec gives the "
-                                "device nodes only (point --driver-root at the host's driver files)",
+        if (n_libs == 0 && xpu_cdi_warn(warnings, "%s: no library of driver %s under the driver root %s: the spec "
+                                        "gives the device nodes only (point --driver-root at the host's driver files)",
                                 name, vi->driver_version, roots->driver_root) < 0)
                 goto oom;
         *ret = e;
@@ -364,8 +369,8 @@ static int device_edits(const struct xpu_device *d, const cJSON *vendor, const s
         for (size_t i = 0; i < d->n_nodes; i++)
                 own = own || !d->nodes[i].optional;
         if (!own)
-                return xpu_cdi_warn(warnings, "GPU %u (%s): no device node of its own was found (see the probe's warnings); "
-                            "left out", d->index, d->pci_bus_id) < 0 ? -ENOMEM : 0;
+                return xpu_cdi_warn(warnings, "GPU %u (%s): no device node of its own was found (see the probe's "
+                                    "warnings); left out", d->index, d->pci_bus_id) < 0 ? -ENOMEM : 0;
         cJSON *e = xpu_cdi_edits_new();
         if (!e || xpu_cdi_edits_merge(e, vendor) < 0)
                 goto oom;
@@ -375,8 +380,9 @@ static int device_edits(const struct xpu_device *d, const cJSON *vendor, const s
                         goto oom;
                 if (r == 0 && !d->nodes[i].optional) {
                         cJSON_Delete(e);
-                        return xpu_cdi_warn(warnings, "GPU %u (%s): %s is missing or not a character device under %s; left out", d->index,
-                                    d->pci_bus_id, d->nodes[i].path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                        return xpu_cdi_warn(warnings, "GPU %u (%s): %s is missing or not a character device under "
+                                            "%s; left out", d->index, d->pci_bus_id, d->nodes[i].path,
+                                            roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }
         if (d->have & XPU_HAVE_CARD) {
@@ -399,9 +405,9 @@ static int mig_edits(const struct xpu_device *d, size_t m, const struct xpu_mig_
                      const struct xpu_cdi_roots *roots, cJSON **ret, char ***warnings) {
         *ret = NULL;
         if (!(g->have & XPU_MIG_HAVE_CAPS))
-                return xpu_cdi_warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its capability nodes "
-                            "are unknown (no /proc/driver/nvidia/capabilities); left out", d->index, m, g->gi,
-                            g->ci) < 0 ? -ENOMEM : 0;
+                return xpu_cdi_warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its "
+                                    "capability nodes are unknown (no /proc/driver/nvidia/capabilities); left out",
+                                    d->index, m, g->gi, g->ci) < 0 ? -ENOMEM : 0;
         cJSON *e = cJSON_Duplicate(gpu, true);
         if (!e)
                 return -ENOMEM;
@@ -414,8 +420,9 @@ static int mig_edits(const struct xpu_device *d, size_t m, const struct xpu_mig_
                 }
                 if (r == 0) {
                         cJSON_Delete(e);
-                        return xpu_cdi_warn(warnings, "MIG device %u:%zu: %s is missing or not a character device under %s; left out",
-                                    d->index, m, caps[k]->path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                        return xpu_cdi_warn(warnings, "MIG device %u:%zu: %s is missing or not a character device "
+                                            "under %s; left out", d->index, m, caps[k]->path,
+                                            roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }
         *ret = e;
@@ -478,8 +485,8 @@ static int unshare_names(const struct xpu_inventory *inv, cJSON *const *dev, str
                 if (shared == 0)
                         continue;
                 mine[0] = '\0';
-                if (xpu_cdi_warn(warnings, "GPUs %u%s share the %s %s (partitions of one GPU?): it names none of them",
-                         inv->devices[i].index, list, fields[f].what, value) < 0)
+                if (xpu_cdi_warn(warnings, "GPUs %u%s share the %s %s (partitions of one GPU?): it names none of "
+                                 "them", inv->devices[i].index, list, fields[f].what, value) < 0)
                         return -ENOMEM;
         }
         return 0;
