@@ -113,9 +113,26 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
         return 0;
 }
 
+/* Add PATH's directory to *DIRS unless it is there. Returns 0 or -ENOMEM. */
+static int push_dir(char ***dirs, const char *path) {
+        char dir[PATH_MAX] = "/";
+        size_t n = (size_t)(strrchr(path, '/') - path);
+        if (n) {
+                memcpy(dir, path, n);
+                dir[n] = '\0';
+        }
+        for (char **d = *dirs; d && *d; d++)
+                if (strcmp(*d, dir) == 0)
+                        return 0;
+        return xpu_strv_push(dirs, dir);
+}
+
 /* The directories of the shared libraries a host list placed (its lines' "lib" files and links
- * named *.so*), each once, in order, joined by SEP into *RET ("" when none). */
-static int listed_library_dirs(const struct xpu_plan *p, const char *sep, char **ret) {
+ * named *.so*), then of its "lib" files the container already has as the host's very file (a CDI
+ * spec mounted them at their own path: they need the loader as much), each once, in order,
+ * joined by SEP into *RET ("" when none). */
+static int listed_library_dirs(const struct xpu_plan *p, const struct xpu_plan_facts *facts, const char *sep,
+                               char **ret) {
         char **dirs = NULL;
         int r = 0;
         for (size_t i = 0; i < p->n_ops && r >= 0; i++) {
@@ -124,17 +141,13 @@ static int listed_library_dirs(const struct xpu_plan *p, const char *sep, char *
                     (op->type == XPU_OP_BIND && op->host_kind != XPU_HOST_FILE_REGULAR) ||
                     !strstr(strrchr(op->path, '/'), ".so"))
                         continue;
-                char dir[PATH_MAX] = "/";
-                size_t n = (size_t)(strrchr(op->path, '/') - op->path);
-                if (n) {
-                        memcpy(dir, op->path, n);
-                        dir[n] = '\0';
-                }
-                bool seen = false;
-                for (char **d = dirs; d && *d && !seen; d++)
-                        seen = strcmp(*d, dir) == 0;
-                if (!seen)
-                        r = xpu_strv_push(&dirs, dir);
+                r = push_dir(&dirs, op->path);
+        }
+        for (size_t i = 0; p->host_files && facts->host_file_present && i < p->host_files->n && r >= 0; i++) {
+                const struct xpu_host_file *f = &p->host_files->files[i];
+                if (facts->host_file_present[i] && f->kind == XPU_HOST_FILE_REGULAR && f->origin[0] &&
+                    strstr(strrchr(f->path, '/'), ".so"))
+                        r = push_dir(&dirs, f->path);
         }
         *ret = r < 0 ? NULL : dirs ? xpu_strv_join(dirs, sep) : strdup("");
         xpu_strv_free(dirs);
@@ -146,7 +159,7 @@ static int listed_library_dirs(const struct xpu_plan *p, const char *sep, char *
  * update-ldcache on those directories too), else LD_LIBRARY_PATH. */
 static int plan_host_list_loader(struct xpu_plan *p, const struct xpu_plan_facts *facts) {
         _cleanup_free_ char *lines = NULL, *path = NULL;
-        if (listed_library_dirs(p, "\n", &lines) < 0 || listed_library_dirs(p, ":", &path) < 0)
+        if (listed_library_dirs(p, facts, "\n", &lines) < 0 || listed_library_dirs(p, facts, ":", &path) < 0)
                 return -ENOMEM;
         if (!lines[0])
                 return 0;

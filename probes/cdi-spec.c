@@ -3,15 +3,12 @@
 #include "cdi-spec.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -19,6 +16,7 @@
 #include "base/path.h"
 #include "base/pci.h"
 #include "base/strv.h"
+#include "cdi-edits.h"
 #include "host-files.h"
 #include "libs.h"
 #include "vendor.h"
@@ -80,148 +78,6 @@ int xpu_cdi_kind_check(const char *kind, char *err, size_t err_size) {
         return 0;
 }
 
-/* ---- containerEdits ------------------------------------------------------------------------------ */
-
-static cJSON *edits_new(void) {
-        cJSON *e = cJSON_CreateObject();
-        if (e && (!cJSON_AddArrayToObject(e, "env") || !cJSON_AddArrayToObject(e, "deviceNodes") ||
-                  !cJSON_AddArrayToObject(e, "mounts"))) {
-                cJSON_Delete(e);
-                return NULL;
-        }
-        return e;
-}
-
-/* Drop the empty arrays of E (CDI takes them, but a reader should not wonder). */
-static void edits_trim(cJSON *e) {
-        static const char *const keys[] = { "env", "deviceNodes", "mounts" };
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(e, keys[i])) == 0)
-                        cJSON_DeleteItemFromObjectCaseSensitive(e, keys[i]);
-}
-
-/* ARRAY holds an object whose KEY is the string VALUE. */
-static bool has_entry(const cJSON *array, const char *key, const char *value) {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, array) {
-                const cJSON *v = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, key);
-                if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
-                        return true;
-        }
-        return false;
-}
-
-static int env_add(cJSON *edits, const char *kv) {
-        cJSON *env = cJSON_GetObjectItemCaseSensitive(edits, "env");
-        if (has_entry(env, NULL, kv))
-                return 0;
-        cJSON *s = cJSON_CreateString(kv);
-        return s && cJSON_AddItemToArray(env, s) ? 0 : (cJSON_Delete(s), -ENOMEM);
-}
-
-/* Length of DIR without trailing slashes ("/" and "" are 0). */
-static size_t dir_len(const char *dir) {
-        size_t n = dir ? strlen(dir) : 0;
-        while (n > 0 && dir[n - 1] == '/')
-                n--;
-        return n;
-}
-
-/* ROOT and the absolute PATH joined: the path of a host file as this process sees it. */
-static int local_path(const char *root, const char *path, char out[PATH_MAX]) {
-        int n = snprintf(out, PATH_MAX, "%.*s%s", (int)dir_len(root), root, path);
-        return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
-}
-
-/* The file PATH of the driver root ROOT_FD (resolved inside it: symlinked directories and files
- * followed as if the root were "/") as this process names it, with no symlink left: the path the
- * engine will bind, which must be the file that was checked, not what the lexical PATH means on
- * the host. From /proc/self/fd of the file opened with O_PATH. Returns 0 or -errno. */
-static int resolved_path(int root_fd, const char *path, char out[PATH_MAX]) {
-        _cleanup_close_ int fd = xpu_open_in_root(root_fd, path, O_PATH, 0);
-        if (fd < 0)
-                return fd;
-        int r = xpu_fd_path(fd, out, PATH_MAX);
-        if (r < 0)
-                return r;
-        if (out[0] != '/')
-                return -EIO;
-        size_t n = strlen(out);
-        static const char deleted[] = " (deleted)";
-        return (size_t)n > sizeof deleted && strcmp(out + n - (sizeof deleted - 1), deleted) == 0 ? -ENOENT : 0;
-}
-
-/* LOCAL (a local_path()) as the host names it: without the host root's prefix when below it. */
-static const char *host_view(const struct xpu_cdi_roots *roots, const char *local) {
-        size_t hl = dir_len(roots->host_root);
-        if (hl > 0 && strncmp(local, roots->host_root, hl) == 0 && local[hl] == '/')
-                return local + hl;
-        return local;
-}
-
-/* Device node PATH ("/dev/nvidia0") of the dev root into EDITS, with the host node's type,
- * numbers, mode and owner. Returns 1 when added (or there already), 0 when the dev root has no
- * character device there, -ENOMEM. */
-static int node_add(cJSON *edits, const struct xpu_cdi_roots *roots, const char *path) {
-        cJSON *nodes = cJSON_GetObjectItemCaseSensitive(edits, "deviceNodes");
-        if (has_entry(nodes, "path", path))
-                return 1;
-        char lp[PATH_MAX];
-        struct stat st;
-        if (local_path(roots->dev_root, path, lp) < 0 || lstat(lp, &st) < 0 || !S_ISCHR(st.st_mode))
-                return 0;
-        cJSON *n = cJSON_CreateObject();
-        bool ok = n && cJSON_AddStringToObject(n, "path", path) &&
-                  cJSON_AddStringToObject(n, "hostPath", host_view(roots, lp)) &&
-                  cJSON_AddStringToObject(n, "type", "c") && cJSON_AddNumberToObject(n, "major", major(st.st_rdev)) &&
-                  cJSON_AddNumberToObject(n, "minor", minor(st.st_rdev)) &&
-                  cJSON_AddNumberToObject(n, "fileMode", st.st_mode & 07777) &&
-                  cJSON_AddNumberToObject(n, "uid", st.st_uid) && cJSON_AddNumberToObject(n, "gid", st.st_gid) &&
-                  cJSON_AddItemToArray(nodes, n);
-        if (!ok) {
-                cJSON_Delete(n);
-                return -ENOMEM;
-        }
-        return 1;
-}
-
-/* A bind mount of HOST on CONTAINER: read-only (a file), or writable and noexec (WRITABLE: a
- * socket clients connect to, a directory they create pipes in; the toolkit's IPC mounts too). */
-static int mount_add(cJSON *edits, const char *host, const char *container, bool writable) {
-        cJSON *mounts = cJSON_GetObjectItemCaseSensitive(edits, "mounts");
-        if (has_entry(mounts, "containerPath", container))
-                return 0;
-        cJSON *m = cJSON_CreateObject();
-        cJSON *opts = NULL;
-        bool ok = m && cJSON_AddStringToObject(m, "hostPath", host) &&
-                  cJSON_AddStringToObject(m, "containerPath", container) &&
-                  (opts = cJSON_AddArrayToObject(m, "options"));
-        static const char *const ro[] = { "ro", "nosuid", "nodev", "bind", NULL };
-        static const char *const rw[] = { "nosuid", "nodev", "noexec", "bind", NULL };
-        const char *const *options = writable ? rw : ro;
-        for (size_t i = 0; ok && options[i]; i++) {
-                cJSON *o = cJSON_CreateString(options[i]);
-                ok = o && cJSON_AddItemToArray(opts, o);
-                if (!ok)
-                        cJSON_Delete(o);
-        }
-        if (!ok || !cJSON_AddItemToArray(mounts, m)) {
-                cJSON_Delete(m);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int warn(char ***warnings, const char *fmt, ...) _printf_(2, 3);
-static int warn(char ***warnings, const char *fmt, ...) {
-        char line[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(line, sizeof line, fmt, ap);
-        va_end(ap);
-        return xpu_strv_push(warnings, line);
-}
-
 /* ---- a vendor's shared edits ----------------------------------------------------------------------- */
 
 /* FILES (found in the driver root) mounted read-only below XPU_CDI_DRIVER_ROOT: libraries in
@@ -232,10 +88,10 @@ static int mount_driver_files(cJSON *e, const struct xpu_cdi_roots *roots, const
         for (size_t i = 0; i < files->n; i++) {
                 const struct xpu_driver_file *f = &files->files[i];
                 char lp[PATH_MAX], cp[PATH_MAX];
-                if (resolved_path(roots->driver_fd, f->path, lp) < 0)
+                if (xpu_cdi_resolved_path(roots->driver_fd, f->path, lp) < 0)
                         continue;
                 snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s/%s", f->is_binary ? "/usr/bin" : libdir, f->name);
-                if (mount_add(e, host_view(roots, lp), cp, false) < 0)
+                if (xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), cp, false) < 0)
                         return -ENOMEM;
                 if (n_libs)
                         *n_libs += !f->is_binary;
@@ -254,11 +110,11 @@ static int host_files_add(cJSON *e, const struct xpu_cdi_roots *roots, const cha
         int r = xpu_host_files_find(roots->driver_fd, version, caps, 1, &cf, 1, &hf);
         for (size_t i = 0; r >= 0 && i < hf->n; i++) {
                 char lp[PATH_MAX], cp[PATH_MAX];
-                if (resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
+                if (xpu_cdi_resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
                         continue;
                 if (snprintf(cp, sizeof cp, XPU_CDI_DRIVER_ROOT "%s", hf->files[i].path) >= (int)sizeof cp)
                         continue; /* (patterns are shorter than PATH_MAX / 2) */
-                r = mount_add(e, host_view(roots, lp), cp, hf->files[i].kind != XPU_HOST_FILE_REGULAR);
+                r = xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), cp, hf->files[i].kind != XPU_HOST_FILE_REGULAR);
         }
         xpu_host_files_free(hf);
         return r < 0 ? r : 0;
@@ -277,21 +133,109 @@ static int wsl_edits(cJSON *e, const struct xpu_vendor_wsl *w, const struct xpu_
         size_t n = 0;
         for (size_t i = 0; r >= 0 && i < hf->n; i++) {
                 char lp[PATH_MAX];
-                if (resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
+                if (xpu_cdi_resolved_path(roots->driver_fd, hf->files[i].path, lp) < 0)
                         continue;
-                r = mount_add(e, host_view(roots, lp), hf->files[i].path, false);
+                r = xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), hf->files[i].path, false);
                 n++;
         }
         for (size_t i = 0; r >= 0 && i < hf->n_skipped; i++)
-                r = warn(warnings, "%s: %s", name, hf->skipped[i]);
+                r = xpu_cdi_warn(warnings, "%s: %s", name, hf->skipped[i]);
         xpu_host_files_free(hf);
         for (size_t i = 0; r >= 0 && w->env && w->env[i]; i++)
-                r = env_add(e, w->env[i]);
+                r = xpu_cdi_env_add(e, w->env[i]);
         if (r >= 0 && n == 0)
-                r = warn(warnings, "%s: no WSL2 driver file under the driver root %s (%s, %s): the spec gives %s only "
-                         "(point --host-root at the host's root)", name, roots->driver_root,
-                         vi->wsl_store[0] ? vi->wsl_store : "no driver store folder", XPU_WSL_LIB_DIR, XPU_WSL_DXG);
+                r = xpu_cdi_warn(warnings, "%s: no WSL2 driver file under the driver root %s (%s, %s): the spec "
+                                 "gives %s only (point --host-root at the host's root)", name, roots->driver_root,
+                                 vi->wsl_store[0] ? vi->wsl_store : "no driver store folder", XPU_WSL_LIB_DIR,
+                                 XPU_WSL_DXG);
         return r < 0 ? -ENOMEM : 0;
+}
+
+/* What a host lists for its containers (vendor.h's plan.host_list: a Jetson's CSV files), as the
+ * NVIDIA Container Toolkit's csv mode gives it (pkg/nvcdi/lib-csv.go): its dev lines' nodes, and
+ * its lib, dir and sym lines' files mounted read-only at their own path. cdiVersion 0.5.0 cannot
+ * make a link (only hooks can, and xpuinit ships no hook binary), so a sym line gets its target,
+ * resolved inside the driver root, mounted at the link's path: a soname link becomes a second
+ * mount of its library, L4T's "tegra -> nvidia" a mount of the directory. Returns 0, -ENOMEM. */
+static int host_list_edits(cJSON *e, const struct xpu_cdi_roots *roots, const struct xpu_host_list *l,
+                           const char *name, char ***warnings) {
+        size_t n_files = 0;
+        for (size_t i = 0; i < l->nodes->n; i++) {
+                const struct xpu_host_file *f = &l->nodes->files[i];
+                int r = xpu_cdi_node_add(e, roots, f->path);
+                if (r < 0)
+                        return r;
+                if (r == 0 && xpu_cdi_warn(warnings, "%s: %s (%s) is not a character device under %s; left out",
+                                           name, f->path, f->origin, roots->dev_root) < 0)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < l->files->n; i++) {
+                const struct xpu_host_file *f = &l->files->files[i];
+                char lp[PATH_MAX];
+                const char *why = NULL;
+                int r = xpu_cdi_shareable_path(roots->driver_fd, f->path, lp, &why);
+                if (r < 0) {
+                        if (xpu_cdi_warn(warnings, "%s: %s (%s, %s) left out: %s", name, f->path, f->origin,
+                                         xpu_host_file_kind_to_string(f->kind), why ? why : strerror(-r)) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if (xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), f->path, false) < 0)
+                        return -ENOMEM;
+                n_files++;
+        }
+        /* The lists themselves, read-only at their own path: the spec's driver root is "/", where
+         * xpuinit in the image then reads the lists the spec was made from and finds each file
+         * already in place. */
+        if (l->dir[0]) {
+                char lp[PATH_MAX];
+                const char *why = NULL;
+                int r = xpu_cdi_shareable_path(roots->driver_fd, l->dir, lp, &why);
+                if (r >= 0)
+                        r = xpu_cdi_mount_add(e, xpu_cdi_host_view(roots, lp), l->dir, false);
+                else
+                        r = xpu_cdi_warn(warnings, "%s: %s left out: %s; xpuinit in the image will not find the "
+                                         "host's lists", name, l->dir, why ? why : strerror(-r));
+                if (r < 0)
+                        return -ENOMEM;
+        }
+        const struct xpu_host_files *const found[] = { l->nodes, l->files };
+        for (size_t k = 0; k < ELEMENTSOF(found); k++)
+                for (size_t i = 0; i < found[k]->n_skipped; i++)
+                        if (xpu_cdi_warn(warnings, "%s: skipped %s", name, found[k]->skipped[i]) < 0)
+                                return -ENOMEM;
+        for (size_t i = 0; i < l->n_notes; i++)
+                if (xpu_cdi_warn(warnings, "%s: %s", name, l->notes[i]) < 0)
+                        return -ENOMEM;
+        if (n_files == 0 && xpu_cdi_warn(warnings, "%s: %s in the driver root %s lists no file that is there: the "
+                                         "spec gives the device nodes only (point --driver-root at the host's root)",
+                                         name, l->source, roots->driver_root) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The vendor's host list (plan.host_list) of this host, read as a start reads it but for every
+ * image (no image variable asks for more files). *RET NULL: none. Returns 0, -ENOMEM, or -EIO
+ * with ERR the same words a start stops with (a hostile or broken list). */
+static int host_list_read(const struct xpu_inventory *inv, enum xpu_vendor v, const struct xpu_cdi_roots *roots,
+                          struct xpu_host_list **ret, char *err, size_t err_size) {
+        *ret = NULL;
+        if (!xpu_vendors[v]->plan.host_list)
+                return 0;
+        _cleanup_close_ int dev_fd = open(roots->dev_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dev_fd < 0) {
+                xpu_format_error(err, err_size, "dev root %s: %s", roots->dev_root, strerror(errno));
+                return -EIO;
+        }
+        char why[1024] = "";
+        int r = xpu_vendors[v]->plan.host_list(inv, roots->driver_fd, dev_fd, NULL, ret, why, sizeof why);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                xpu_format_error(err, err_size, "%s", why[0] ? why : strerror(-r));
+                return -EIO;
+        }
+        return 0;
 }
 
 /* The edits every GPU of vendor V gets: its vendor nodes that the dev root has, its env, and the
@@ -304,36 +248,51 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         const struct xpu_vendor_info *vi = &inv->vendors[v];
         const char *name = xpu_vendor_to_string(v);
         *ret = NULL;
-        cJSON *e = edits_new();
+        cJSON *e = xpu_cdi_edits_new();
         if (!e)
                 return -ENOMEM;
         for (size_t i = 0; i < vi->n_nodes; i++) {
-                int r = node_add(e, roots, vi->nodes[i].path);
+                int r = xpu_cdi_node_add(e, roots, vi->nodes[i].path);
                 if (r < 0)
                         goto oom;
                 if (r == 0 && !vi->nodes[i].optional) {
                         cJSON_Delete(e);
-                        return warn(warnings, "%s: %s is not a character device under %s; its GPUs are left out",
-                                    name, vi->nodes[i].path, roots->dev_root) < 0
+                        return xpu_cdi_warn(warnings, "%s: %s is not a character device under %s; its GPUs are "
+                                            "left out", name, vi->nodes[i].path, roots->dev_root) < 0
                                        ? -ENOMEM
                                        : 0;
                 }
         }
         const bool wsl = inv->platform == XPU_PLATFORM_WSL && xpu_vendors[v]->wsl;
+        _cleanup_(xpu_host_list_freep) struct xpu_host_list *list = NULL;
+        int r = wsl ? 0 : host_list_read(inv, v, roots, &list, err, err_size);
+        if (r < 0) {
+                cJSON_Delete(e);
+                return r;
+        }
         for (size_t i = 0; cv->env && cv->env[i]; i++) {
-                /* WSL2: the files are mounted at their own path, so a variable naming the spec's
-                 * driver root names "/" */
+                /* WSL2 and a host's own list: the files are mounted at their own path, so a
+                 * variable naming the spec's driver root names "/" */
                 const char *kv = cv->env[i], *eq = strchr(kv, '=');
                 char root[128];
-                if (wsl && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 && (size_t)(eq - kv) + 3 <= sizeof root) {
+                if ((wsl || list) && eq && strcmp(eq + 1, XPU_CDI_DRIVER_ROOT) == 0 &&
+                    (size_t)(eq - kv) + 3 <= sizeof root) {
                         snprintf(root, sizeof root, "%.*s=/", (int)(eq - kv), kv);
                         kv = root;
                 }
-                if (env_add(e, kv) < 0)
+                if (xpu_cdi_env_add(e, kv) < 0)
                         goto oom;
         }
         if (wsl) {
                 if (wsl_edits(e, xpu_vendors[v]->wsl, vi, roots, name, warnings) < 0)
+                        goto oom;
+                *ret = e;
+                return 0;
+        }
+        /* A host that lists what its containers get needs no driver version: the list names the
+         * files (a Jetson's come with its L4T release, which the spec does not carry). */
+        if (list) {
+                if (host_list_edits(e, roots, list, name, warnings) < 0)
                         goto oom;
                 *ret = e;
                 return 0;
@@ -344,8 +303,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         }
         if (!xpu_is_driver_version(vi->driver_version)) {
                 cJSON_Delete(e);
-                return warn(warnings, "%s: the driver version is unknown (no /proc/driver/nvidia/version); its GPUs are "
-                            "left out", name) < 0 ? -ENOMEM : 0;
+                return xpu_cdi_warn(warnings, "%s: the driver version is unknown (no /proc/driver/nvidia/version); "
+                                    "its GPUs are left out", name) < 0 ? -ENOMEM : 0;
         }
         struct xpu_capability_files libs = { .capability = (char *)"cdi", .names = (char **)cv->libraries };
         struct xpu_capability_files progs = { .capability = (char *)"cdi", .names = (char **)cv->programs };
@@ -353,7 +312,7 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
         progs.n_names = xpu_strv_length(progs.names);
         const char *caps[] = { "cdi" };
         struct xpu_driver_files *files = NULL;
-        int r = xpu_driver_files_find(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &progs, 1, &files);
+        r = xpu_driver_files_find(roots->driver_fd, vi->driver_version, caps, 1, &libs, 1, &progs, 1, &files);
         if (r < 0) {
                 cJSON_Delete(e);
                 return r;
@@ -376,7 +335,7 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 return r;
         }
         if (files32->refused)
-                r = warn(warnings, "%s: the 32-bit libraries are left out: %s", name, files32->refused);
+                r = xpu_cdi_warn(warnings, "%s: the 32-bit libraries are left out: %s", name, files32->refused);
         else
                 r = mount_driver_files(e, roots, files32, "/usr/lib32", NULL);
         xpu_driver_files_free(files32);
@@ -386,8 +345,8 @@ static int vendor_edits(const struct xpu_inventory *inv, enum xpu_vendor v, cons
                 cJSON_Delete(e);
                 return r;
         }
-        if (n_libs == 0 && warn(warnings, "%s: no library of driver %s under the driver root %s: the spec gives the "
-                                "device nodes only (point --driver-root at the host's driver files)",
+        if (n_libs == 0 && xpu_cdi_warn(warnings, "%s: no library of driver %s under the driver root %s: the spec "
+                                        "gives the device nodes only (point --driver-root at the host's driver files)",
                                 name, vi->driver_version, roots->driver_root) < 0)
                 goto oom;
         *ret = e;
@@ -398,28 +357,6 @@ oom:
 }
 
 /* ---- devices ----------------------------------------------------------------------------------------- */
-
-/* A copy of FROM's items into TO's arrays (duplicates skipped, as the engines skip them). */
-static int edits_merge(cJSON *to, const cJSON *from) {
-        static const struct {
-                const char *key, *id;
-        } arrays[] = { { "env", NULL }, { "deviceNodes", "path" }, { "mounts", "containerPath" } };
-        for (size_t k = 0; k < ELEMENTSOF(arrays); k++) {
-                cJSON *dst = cJSON_GetObjectItemCaseSensitive(to, arrays[k].key);
-                const cJSON *it;
-                cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(from, arrays[k].key)) {
-                        const cJSON *id = arrays[k].id ? cJSON_GetObjectItemCaseSensitive(it, arrays[k].id) : it;
-                        if (cJSON_IsString(id) && has_entry(dst, arrays[k].id, id->valuestring))
-                                continue;
-                        cJSON *dup = cJSON_Duplicate(it, true);
-                        if (!dup || !cJSON_AddItemToArray(dst, dup)) {
-                                cJSON_Delete(dup);
-                                return -ENOMEM;
-                        }
-                }
-        }
-        return 0;
-}
 
 /* The edits of GPU D: VENDOR's shared ones, its own nodes and its DRM card node. NULL when a node
  * it needs is missing (warned). Returns 0 or -ENOMEM. */
@@ -432,25 +369,26 @@ static int device_edits(const struct xpu_device *d, const cJSON *vendor, const s
         for (size_t i = 0; i < d->n_nodes; i++)
                 own = own || !d->nodes[i].optional;
         if (!own)
-                return warn(warnings, "GPU %u (%s): no device node of its own was found (see the probe's warnings); "
-                            "left out", d->index, d->pci_bus_id) < 0 ? -ENOMEM : 0;
-        cJSON *e = edits_new();
-        if (!e || edits_merge(e, vendor) < 0)
+                return xpu_cdi_warn(warnings, "GPU %u (%s): no device node of its own was found (see the probe's "
+                                    "warnings); left out", d->index, d->pci_bus_id) < 0 ? -ENOMEM : 0;
+        cJSON *e = xpu_cdi_edits_new();
+        if (!e || xpu_cdi_edits_merge(e, vendor) < 0)
                 goto oom;
         for (size_t i = 0; i < d->n_nodes; i++) {
-                int r = node_add(e, roots, d->nodes[i].path);
+                int r = xpu_cdi_node_add(e, roots, d->nodes[i].path);
                 if (r < 0)
                         goto oom;
                 if (r == 0 && !d->nodes[i].optional) {
                         cJSON_Delete(e);
-                        return warn(warnings, "GPU %u (%s): %s is missing or not a character device under %s; left out", d->index,
-                                    d->pci_bus_id, d->nodes[i].path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                        return xpu_cdi_warn(warnings, "GPU %u (%s): %s is missing or not a character device under "
+                                            "%s; left out", d->index, d->pci_bus_id, d->nodes[i].path,
+                                            roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }
         if (d->have & XPU_HAVE_CARD) {
                 char card[32];
                 snprintf(card, sizeof card, "/dev/dri/card%u", d->card);
-                if (node_add(e, roots, card) < 0)
+                if (xpu_cdi_node_add(e, roots, card) < 0)
                         goto oom;
         }
         *ret = e;
@@ -467,23 +405,24 @@ static int mig_edits(const struct xpu_device *d, size_t m, const struct xpu_mig_
                      const struct xpu_cdi_roots *roots, cJSON **ret, char ***warnings) {
         *ret = NULL;
         if (!(g->have & XPU_MIG_HAVE_CAPS))
-                return warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its capability nodes "
-                            "are unknown (no /proc/driver/nvidia/capabilities); left out", d->index, m, g->gi,
-                            g->ci) < 0 ? -ENOMEM : 0;
+                return xpu_cdi_warn(warnings, "MIG device %u:%zu (GPU instance %u, compute instance %u): its "
+                                    "capability nodes are unknown (no /proc/driver/nvidia/capabilities); left out",
+                                    d->index, m, g->gi, g->ci) < 0 ? -ENOMEM : 0;
         cJSON *e = cJSON_Duplicate(gpu, true);
         if (!e)
                 return -ENOMEM;
         const struct xpu_devnode *caps[] = { &g->gi_cap, &g->ci_cap };
         for (size_t k = 0; k < ELEMENTSOF(caps); k++) {
-                int r = node_add(e, roots, caps[k]->path);
+                int r = xpu_cdi_node_add(e, roots, caps[k]->path);
                 if (r < 0) {
                         cJSON_Delete(e);
                         return -ENOMEM;
                 }
                 if (r == 0) {
                         cJSON_Delete(e);
-                        return warn(warnings, "MIG device %u:%zu: %s is missing or not a character device under %s; left out",
-                                    d->index, m, caps[k]->path, roots->dev_root) < 0 ? -ENOMEM : 0;
+                        return xpu_cdi_warn(warnings, "MIG device %u:%zu: %s is missing or not a character device "
+                                            "under %s; left out", d->index, m, caps[k]->path,
+                                            roots->dev_root) < 0 ? -ENOMEM : 0;
                 }
         }
         *ret = e;
@@ -513,7 +452,7 @@ static int device_add(cJSON *devices, const char *name, const cJSON *edits) {
                 cJSON_Delete(e);
                 return -ENOMEM;
         }
-        edits_trim(e);
+        xpu_cdi_edits_trim(e);
         return cJSON_AddItemToArray(devices, d) ? 0 : (cJSON_Delete(d), -ENOMEM);
 }
 
@@ -546,8 +485,8 @@ static int unshare_names(const struct xpu_inventory *inv, cJSON *const *dev, str
                 if (shared == 0)
                         continue;
                 mine[0] = '\0';
-                if (warn(warnings, "GPUs %u%s share the %s %s (partitions of one GPU?): it names none of them",
-                         inv->devices[i].index, list, fields[f].what, value) < 0)
+                if (xpu_cdi_warn(warnings, "GPUs %u%s share the %s %s (partitions of one GPU?): it names none of "
+                                 "them", inv->devices[i].index, list, fields[f].what, value) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -566,7 +505,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         cJSON **dev = calloc(inv->n_devices, sizeof *dev);
         cJSON **mig = calloc(inv->n_devices * XPU_MIG_DEVICES_MAX, sizeof *mig); /* [i * MAX + m] */
         struct names *names = calloc(inv->n_devices, sizeof *names);
-        cJSON *spec = NULL, *all = edits_new();
+        cJSON *spec = NULL, *all = xpu_cdi_edits_new();
         int r = dev && mig && names && all ? 0 : -ENOMEM;
         for (int v = 0; r >= 0 && v < _XPU_VENDOR_MAX; v++)
                 if (xpu_inventory_count(inv, (enum xpu_vendor)v) > 0)
@@ -579,7 +518,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                 r = device_edits(d, vendor[d->vendor], roots, &dev[i], warnings);
                 if (r >= 0 && dev[i]) {
                         names_of(d, &names[i]);
-                        r = edits_merge(all, dev[i]);
+                        r = xpu_cdi_edits_merge(all, dev[i]);
                         given++;
                 }
                 /* A GPU's MIG devices: the GPU's edits and their capability nodes. */
@@ -589,7 +528,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
                         cJSON **me = &mig[i * XPU_MIG_DEVICES_MAX + m];
                         r = mig_edits(d, m, &migs[m], dev[i], roots, me, warnings);
                         if (r >= 0 && *me)
-                                r = edits_merge(all, *me);
+                                r = xpu_cdi_edits_merge(all, *me);
                 }
         }
         /* A name two GPUs share names neither (the UUID of an AMD GPU's partitions). */
@@ -604,12 +543,12 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         }
         spec = r >= 0 ? cJSON_CreateObject() : NULL;
         cJSON *devices = spec ? cJSON_CreateArray() : NULL;
-        cJSON *common = spec ? edits_new() : NULL;
+        cJSON *common = spec ? xpu_cdi_edits_new() : NULL;
         bool ok = spec && devices && common && cJSON_AddStringToObject(spec, "cdiVersion", XPU_CDI_VERSION) &&
                   cJSON_AddStringToObject(spec, "kind", kind) && cJSON_AddItemToObject(spec, "devices", devices);
         if (!ok)
                 cJSON_Delete(devices);
-        ok = ok && env_add(common, "XPU_VISIBLE_DEVICES=all") == 0 &&
+        ok = ok && xpu_cdi_env_add(common, "XPU_VISIBLE_DEVICES=all") == 0 &&
              cJSON_AddItemToObject(spec, "containerEdits", common);
         if (!ok && spec)
                 cJSON_Delete(common);
@@ -619,7 +558,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         for (size_t i = 0; inv->platform == XPU_PLATFORM_WSL && i < inv->n_devices; i++)
                 dxg += dev[i] && inv->devices[i].n_nodes && strcmp(inv->devices[i].nodes[0].path, XPU_WSL_DXG) == 0;
         if (ok && dxg > 1 &&
-            warn(warnings, "WSL2: %zu GPUs share %s, which reaches all of them; the spec names them together as "
+            xpu_cdi_warn(warnings, "WSL2: %zu GPUs share %s, which reaches all of them; the spec names them together as "
                            "\"all\", not one by one", dxg, XPU_WSL_DXG) < 0)
                 ok = false;
         for (size_t i = 0; ok && i < inv->n_devices; i++) {
@@ -647,7 +586,7 @@ int xpu_cdi_spec_build(const struct xpu_inventory *inv, const struct xpu_cdi_roo
         }
         ok = ok && device_add(devices, "all", all) == 0;
         if (ok) {
-                edits_trim(common);
+                xpu_cdi_edits_trim(common);
                 r = (int)given;
         } else if (r >= 0) {
                 r = -ENOMEM;

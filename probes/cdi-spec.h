@@ -24,12 +24,19 @@
  * and layer files, the Xorg modules, at their own path below it) with XPUINIT_DRIVER_ROOT naming it and NVIDIA_VISIBLE_DEVICES=void keeping NVIDIA's own
  * runtime hook out. The loader part (soname links, library path) is xpuinit's, in the image. The
  * spec's own edits: XPU_VISIBLE_DEVICES=all, so xpuinit selects exactly the devices the engine
- * gave, whatever the image's NVIDIA_VISIBLE_DEVICES says. */
+ * gave, whatever the image's NVIDIA_VISIBLE_DEVICES says.
+ *
+ * A host that lists what its containers get (the vendor's plan.host_list: a Jetson's CSV files,
+ * as the NVIDIA Container Toolkit's csv mode reads them, pkg/nvcdi/lib-csv.go) needs no driver
+ * version: its listed nodes become deviceNodes, its files and directories read-only mounts at
+ * their own path, a listed symlink its target mounted at the link's path (0.5.0 has no hooks to
+ * make one), the lists' directory too, and the driver-root variable names "/". */
 #pragma once
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "cdi-edits.h"
 #include "libs.h"
 #include "probe.h"
 
@@ -46,22 +53,11 @@
  * rule and the fix. */
 int xpu_cdi_kind_check(const char *kind, char *err, size_t err_size);
 
-/* Where the host's files are, as the spec names them (hostPath). */
-struct xpu_cdi_roots {
-        const char *dev_root;    /* directory holding dev/ ("/" on a host) */
-        const char *driver_root; /* the host's driver root ("/", "/run/nvidia/driver") */
-        int driver_fd;           /* an O_PATH/O_DIRECTORY fd of DRIVER_ROOT */
-        /* Where the host's "/" is seen by this process ("/host" in a pod that mounts it there),
-         * NULL or "/" when it is "/": the spec is read by the host's container engine, so a path
-         * below HOST_ROOT is written without it ("/host/dev/nvidia0" -> "/dev/nvidia0"); one
-         * outside it is written as it is (the GPU Operator's /run/nvidia/driver is the same path
-         * on the host and in its pods). Files are always read through this process's paths. */
-        const char *host_root;
-};
 
 /* The spec of INV's GPUs under KIND (checked by the caller). Reads the dev root (lstat of each
  * node: a node that is not a character device there is left out, and so is a GPU lacking one it
- * needs) and the driver root (libs.h: the files of the running NVIDIA driver version).
+ * needs) and the driver root (libs.h: the files of the running NVIDIA driver version; or the
+ * host's own lists, whose refusal is -EIO with ERR the words a start stops with).
  * *RET: the spec as a cJSON object (cJSON_Delete); *WARNINGS: one line each about what was left
  * out and why (xpu_strv_free), or NULL. Returns the number of GPUs in the spec (0: *RET is NULL,
  * ERR says why: no GPU, or none whose nodes are there), or -ENOMEM, or -EIO with ERR naming a

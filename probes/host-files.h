@@ -99,6 +99,8 @@ struct xpu_host_list {
         char **notes;
         size_t n_notes;
         char source[128]; /* what was read, for the plan: "/etc/nvidia-container-runtime/host-files-for-container.d/\*.csv" */
+        char dir[128];    /* the lists' directory in the driver root ("/etc/nvidia-container-runtime/host-files-for-container.d"):
+                           * a CDI spec mounts it, so xpuinit in the image reads the same lists */
 };
 struct xpu_host_list *xpu_host_list_free(struct xpu_host_list *l);
 static inline void xpu_host_list_freep(struct xpu_host_list **l) {

@@ -268,6 +268,7 @@ static int read_list(int driver_fd, int dev_fd, char *const *envp, char **names,
         if (!list)
                 return -ENOMEM;
         snprintf(list->source, sizeof list->source, "%s/*.csv", XPU_CSV_HOST_DIR);
+        snprintf(list->dir, sizeof list->dir, "%s", XPU_CSV_HOST_DIR);
         list->files = calloc(1, sizeof *list->files);
         list->nodes = calloc(1, sizeof *list->nodes);
         if (!list->files || !list->nodes)

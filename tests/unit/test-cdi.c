@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "base/macro.h"
+#include "nvidia/nvidia-csv.h"
 #include "nvidia/nvidia-facts.h"
 #include "base/strv.h"
 #include "cdi-spec.h"
 #include "cdi.h"
+#include "vendor.h"
 #include "wsl.h"
 #include "testlib.h"
 
@@ -511,6 +513,166 @@ START_TEST(test_wsl) {
 }
 END_TEST
 
+/* SPEC's device NAME: its nodes' paths, comma-separated, and its mounts, one "containerPath <-
+ * hostPath [options]" line each with ROOT left out of the host path (NULL: kept). */
+static void device_summary(const cJSON *spec, const char *name, const char *root, char *nodes, size_t nodes_size,
+                           char *mounts, size_t mounts_size) {
+        const cJSON *e = device(spec, name), *it;
+        ck_assert_ptr_nonnull(e);
+        size_t n = 0, m = 0, rl = root ? strlen(root) : 0;
+        nodes[0] = mounts[0] = '\0';
+        cJSON_ArrayForEach(it, cJSON_GetObjectItem(e, "deviceNodes"))
+                n += (size_t)snprintf(nodes + n, nodes_size - n, "%s%s", n ? "," : "",
+                                      cJSON_GetObjectItem(it, "path")->valuestring);
+        cJSON_ArrayForEach(it, cJSON_GetObjectItem(e, "mounts")) {
+                const char *hp = cJSON_GetObjectItem(it, "hostPath")->valuestring;
+                if (rl && strncmp(hp, root, rl) == 0)
+                        hp += rl;
+                char *opts = cJSON_PrintUnformatted(cJSON_GetObjectItem(it, "options"));
+                m += (size_t)snprintf(mounts + m, mounts_size - m, "%s <- %s %s\n",
+                                      cJSON_GetObjectItem(it, "containerPath")->valuestring, hp, opts);
+                free(opts);
+        }
+        ck_assert_uint_lt(n, nodes_size);
+        ck_assert_uint_lt(m, mounts_size);
+}
+
+/* A Jetson (the jetson-orin and jetson-xavier fixture hosts, probed): no driver version, and the
+ * device is what the host's CSV files list: their dev lines the host has as deviceNodes (with the
+ * GPU's own), their lib and dir lines mounted read-only at their own path, and their sym lines as
+ * the link's target (resolved in the driver root) mounted at the link's path; the driver-root
+ * variable names "/". Names: the index and all (no UUID, no PCI bus id on a Tegra). */
+START_TEST(test_jetson) {
+        static const struct {
+                const char *host, *nodes, *mounts;
+        } hosts[] = {
+                { "jetson-orin",
+                  "/dev/dri/card0,/dev/dri/renderD128,/dev/host1x-fence,/dev/nvgpu/igpu0/as,/dev/nvgpu/igpu0/channel,"
+                  "/dev/nvgpu/igpu0/ctrl,/dev/nvgpu/igpu0/ctxsw,/dev/nvgpu/igpu0/dbg,/dev/nvgpu/igpu0/power,"
+                  "/dev/nvgpu/igpu0/prof,/dev/nvgpu/igpu0/sched,/dev/nvgpu/igpu0/tsg,/dev/nvidia-modeset,/dev/nvidia0,"
+                  "/dev/nvidiactl,/dev/nvmap,/dev/nvsciipc",
+#define L "/usr/lib/aarch64-linux-gnu/"
+#define RO " [\"ro\",\"nosuid\",\"nodev\",\"bind\"]\n"
+/* the lists themselves, so xpuinit in the image reads them */
+#define CSV XPU_CSV_HOST_DIR " <- " XPU_CSV_HOST_DIR RO
+                  L "nvidia/libcuda.so.1.1 <- " L "nvidia/libcuda.so.1.1" RO
+                  L "nvidia/libnvidia-ml.so.1 <- " L "nvidia/libnvidia-ml.so.1" RO
+                  L "nvidia/libnvidia-ptxjitcompiler.so.540.3.0 <- " L "nvidia/libnvidia-ptxjitcompiler.so.540.3.0" RO
+                  L "nvidia/libnvrm_gpu.so <- " L "nvidia/libnvrm_gpu.so" RO
+                  L "nvidia/libnvrm_host1x.so <- " L "nvidia/libnvrm_host1x.so" RO
+                  L "nvidia/libnvrm_mem.so <- " L "nvidia/libnvrm_mem.so" RO
+                  L "tegra-egl/libEGL_nvidia.so.0 <- " L "tegra-egl/libEGL_nvidia.so.0" RO
+                  L "libcuda.so <- " L "nvidia/libcuda.so.1.1" RO
+                  L "nvidia/libcuda.so <- " L "nvidia/libcuda.so.1.1" RO
+                  L "nvidia/libcuda.so.1 <- " L "nvidia/libcuda.so.1.1" RO
+                  L "nvidia/libnvidia-ptxjitcompiler.so.1 <- " L "nvidia/libnvidia-ptxjitcompiler.so.540.3.0" RO
+                  L "tegra <- " L "nvidia" RO
+                  "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin <- "
+                  "/lib/firmware/tegra23x/nvhost_nvdec050_desc_prod.bin" RO
+                  "/usr/sbin/nvidia-smi <- /usr/sbin/nvidia-smi" RO CSV },
+                { "jetson-xavier",
+                  "/dev/fb0,/dev/nvhost-as-gpu,/dev/nvhost-ctrl,/dev/nvhost-ctrl-gpu,/dev/nvhost-dbg-gpu,"
+                  "/dev/nvhost-gpu,/dev/nvhost-prof-gpu,/dev/nvhost-ctrl-nvdla0,/dev/nvhost-nvdla0,/dev/nvidiactl,"
+                  "/dev/nvmap",
+                  "/lib/firmware/tegra19x <- /lib/firmware/tegra19x" RO
+                  L "tegra/libcuda.so.1.1 <- " L "tegra/libcuda.so.1.1" RO
+                  L "tegra/libnvrm_gpu.so <- " L "tegra/libnvrm_gpu.so" RO
+                  L "tegra/libnvrm.so <- " L "tegra/libnvrm.so" RO
+                  L "tegra/libnvos.so <- " L "tegra/libnvos.so" RO
+                  L "tegra/libcuda.so <- " L "tegra/libcuda.so.1.1" RO
+                  L "libcuda.so <- " L "tegra/libcuda.so.1.1" RO CSV },
+#undef L
+#undef RO
+#undef CSV
+        };
+        for (size_t h = 0; h < ELEMENTSOF(hosts); h++) {
+                char *root = xpu_test_copy_host(hosts[h].host);
+                xpu_test_make_devnodes(root);
+                struct xpu_roots r;
+                const char *which = NULL;
+                ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+                struct xpu_inventory *inv = NULL;
+                ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+                ck_assert_int_eq(inv->platform, XPU_PLATFORM_TEGRA);
+                ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, "");
+                const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd };
+                cJSON *spec = NULL;
+                char **w = NULL, err[1024];
+                ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+                ck_assert_msg(w == NULL, "%s: %s", hosts[h].host, w ? w[0] : "");
+                ck_assert_str_eq(names(spec), "0,all");
+                char nodes[2048], mounts[8192];
+                device_summary(spec, "0", root, nodes, sizeof nodes, mounts, sizeof mounts);
+                ck_assert_str_eq(nodes, hosts[h].nodes);
+                ck_assert_str_eq(mounts, hosts[h].mounts);
+                char nodes_all[2048], mounts_all[8192];
+                device_summary(spec, "all", root, nodes_all, sizeof nodes_all, mounts_all, sizeof mounts_all);
+                ck_assert_str_eq(nodes_all, nodes);
+                ck_assert_str_eq(mounts_all, mounts);
+                char *env = cJSON_PrintUnformatted(cJSON_GetObjectItem(device(spec, "0"), "env"));
+                ck_assert_str_eq(env, "[\"XPUINIT_DRIVER_ROOT=/\",\"NVIDIA_VISIBLE_DEVICES=void\"]");
+                free(env);
+                cJSON_Delete(spec);
+                xpu_inventory_free(inv);
+                xpu_roots_close(&r);
+                xpu_test_rm_rf(root);
+                free(root);
+        }
+}
+END_TEST
+
+/* A Jetson's hostile lists: a sym line whose target no container may read is left out with a
+ * warning naming its line; a line the parser refuses stops the spec (-EIO) with the very words a
+ * start stops with (the descriptor's host-list hook, which gather calls). */
+START_TEST(test_jetson_hostile) {
+        char *root = xpu_test_copy_host("jetson-orin");
+        xpu_test_make_devnodes(root);
+        char secret[PATH_MAX];
+        xpu_test_write(root, "etc/secret", "key\n");
+        snprintf(secret, sizeof secret, "%s/etc/secret", root);
+        ck_assert_int_eq(chmod(secret, 0600), 0);
+        xpu_test_symlink(root, "usr/lib/aarch64-linux-gnu/libleak.so", "../../../etc/secret");
+        static const char l4t[] = "etc/nvidia-container-runtime/host-files-for-container.d/l4t.csv";
+        xpu_test_write(root, l4t, "sym, /usr/lib/aarch64-linux-gnu/libleak.so\n");
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        struct xpu_inventory *inv = NULL;
+        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd };
+        cJSON *spec = NULL;
+        char **w = NULL, err[1024];
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), 1);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_str_eq(w[0], "nvidia: /usr/lib/aarch64-linux-gnu/libleak.so (l4t.csv:1, symlink) left out: not "
+                               "readable by every user");
+        ck_assert_ptr_null(w[1]);
+        char nodes[2048], mounts[8192];
+        device_summary(spec, "0", root, nodes, sizeof nodes, mounts, sizeof mounts);
+        ck_assert_msg(!strstr(mounts, "libleak") && !strstr(mounts, "secret"), "%s", mounts);
+        cJSON_Delete(spec);
+        w = xpu_strv_free(w);
+
+        /* A line the parser refuses. */
+        xpu_test_write(root, l4t, "libs, /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1\n");
+        char start[1024] = "";
+        struct xpu_host_list *list = NULL;
+        ck_assert_int_eq(xpu_vendors[XPU_VENDOR_NVIDIA]->plan.host_list(inv, r.driver_fd, r.dev_fd, NULL, &list, start,
+                                                                       sizeof start), -EINVAL);
+        ck_assert_ptr_null(list);
+        ck_assert_int_eq(build(inv, &roots, &spec, &w, err), -EIO);
+        ck_assert_ptr_null(spec);
+        ck_assert_str_eq(err, start);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR "/l4t.csv:1: unknown kind \"libs\"; expected \"KIND, PATH\" with KIND "
+                              "dev, lib, sym or dir and an absolute PATH (\"lib, "
+                              "/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1\"); fix or remove that line");
+        xpu_inventory_free(inv);
+        xpu_roots_close(&r);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 /* WSL2 with the GPUs behind NVIDIA's driver store counted (xpu_wsl_expand(), as xpud's sample has
  * them): /dev/dxg reaches both, so the spec names them together ("all", with the driver store's
  * files), not by index or UUID, and says so. */
@@ -559,6 +721,8 @@ static Suite *cdi_suite(void) {
         tcase_add_test(tc, test_nvidia_host_files);
         tcase_add_test(tc, test_wsl);
         tcase_add_test(tc, test_wsl_counted);
+        tcase_add_test(tc, test_jetson);
+        tcase_add_test(tc, test_jetson_hostile);
         suite_add_tcase(s, tc);
         return s;
 }

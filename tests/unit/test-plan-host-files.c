@@ -206,6 +206,30 @@ START_TEST(test_host_list_jetson) {
 }
 END_TEST
 
+/* A Jetson whose container already has the listed files as the host's very files (a CDI spec of
+ * `xpuinit cdi generate` mounted them at their own path; here the container root is the host
+ * copy itself): nothing is bound or linked again, and the libraries' directories still go to the
+ * loader. */
+START_TEST(test_host_list_in_place) {
+        struct fx f;
+        fx_open(&f, "jetson-orin", NULL, NULL);
+        struct xpu_plan *p = NULL;
+        char err[512] = "";
+        ck_assert_msg(fx_plan(&f, XPU_INJECT_MOUNT, NULL, workload, &p, err, sizeof err) == 0, "%s", err);
+        ck_assert_ptr_null(find_op(p, XPU_OP_BIND, "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1"));
+        ck_assert_str_ne(note_with(p, "already in the container as the driver root's own file(s): "
+                                      "/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1.1"), "");
+        /* the sym lines' links are made again (the links placed come first), the files in place
+         * add their directories after them */
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_SYMLINK, "/usr/lib/aarch64-linux-gnu/libcuda.so"));
+        ck_assert_str_eq(xpu_env_get(p->env, "LD_LIBRARY_PATH"), "/usr/lib/aarch64-linux-gnu:"
+                                                                  "/usr/lib/aarch64-linux-gnu/nvidia:"
+                                                                  "/usr/lib/aarch64-linux-gnu/tegra-egl");
+        xpu_plan_free(p);
+        fx_close(&f);
+}
+END_TEST
+
 /* A Xavier on L4T 32 (jetson-xavier): l4t.csv's dir line is a directory bound read-only (mount
  * mode) or linked (link mode), its lib lines under .../tegra, its two sym lines the same links. */
 START_TEST(test_host_list_xavier) {
@@ -296,6 +320,7 @@ int main(void) {
         tcase_add_test(tc, test_host_files);
         tcase_add_test(tc, test_host_files_hostile_profile);
         tcase_add_test(tc, test_host_list_jetson);
+        tcase_add_test(tc, test_host_list_in_place);
         tcase_add_test(tc, test_host_list_xavier);
         tcase_add_test(tc, test_host_list_hostile);
         suite_add_tcase(s, tc);
