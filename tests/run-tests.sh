@@ -59,10 +59,18 @@ export XPU_TEST_EXEC
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export XPU_SRCDIR="$top"
+for b in "$BUILD" ${asan_build:+"$asan_build"}; do
+        if [ ! -d "$b/tests" ]; then
+                echo "tests/run-tests.sh: \"$b\" is not a build directory (no $b/tests: run make build-tests);" \
+                        "usage: tests/run-tests.sh BUILD_DIR [FILTER], e.g. tests/run-tests.sh build e2e/pid1" >&2
+                exit 2
+        fi
+done
 
 passed=0
 failed=0
 excluded=0
+matched=0
 log=$(mktemp)
 sanlogs=$(mktemp -d)
 chmod 1777 "$sanlogs"
@@ -78,6 +86,7 @@ run_one() {
         name=$1
         shift
         case "$name" in *"$FILTER"*) ;; *) return ;; esac
+        matched=$((matched + 1))
         if [ -n "$XPU_TEST_EXEC" ]; then
                 case "$name" in
                 unit/*) ;;
@@ -134,6 +143,12 @@ run_suite() {
         [ "$2" -eq 1 ] && sanitizer_env 1
         for t in "$1"/tests/test-*; do
                 [ -x "$t" ] || continue
+                # A program whose source is gone (a renamed test) is a stale build product, not a test.
+                n=$(basename "$t")
+                if [ ! -f "tests/unit/$n.c" ] && [ ! -f "tests/fuzz/${n#test-}.c" ]; then
+                        case "unit/$n" in *"$FILTER"*) printf '# unit/%s: not run, no tests/unit/%s.c (a stale build product)\n' "$n" "$n" ;; esac
+                        continue
+                fi
                 # shellcheck disable=SC2086 # XPU_TEST_EXEC is a command with its arguments
                 run_one "unit/$(basename "$t")" env CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent $XPU_TEST_EXEC "$t"
         done
@@ -164,6 +179,10 @@ if [ -z "$asan_build" ]; then
                         echo "not ok - tests/qemu-excluded.txt names $n, which is no test: remove or rename the line"
                         failed=$((failed + 1))
                 done
+        fi
+        if [ -n "$FILTER" ] && [ "$matched" -eq 0 ]; then
+                echo "not ok - no test's name contains \"$FILTER\" (names: unit/test-..., e2e/..., attack/...)"
+                failed=$((failed + 1))
         fi
         echo "$passed passed, $failed failed"
         [ "$failed" -eq 0 ]

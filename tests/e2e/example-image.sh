@@ -28,8 +28,18 @@ DF=$SRC/examples/Dockerfile
 # Its instructions, one per line (continuations joined, comments and blank lines dropped).
 sed -e 's/\r$//' "$DF" | awk '/^[[:space:]]*#/ || /^[[:space:]]*$/ { next }
         { line = line $0 } /\\$/ { sub(/\\$/, "", line); next } { print line; line = "" }' >"$E2E_TMP/instructions"
-unknown=$(awk '$1 !~ /^(FROM|RUN|COPY|ENTRYPOINT|CMD)$/ { print $1 }' "$E2E_TMP/instructions" | sort -u | tr '\n' ' ')
-is "$unknown" "" "examples/Dockerfile uses only FROM, RUN, COPY, ENTRYPOINT and CMD (what this test lays out)"
+unknown=$(awk '$1 !~ /^(FROM|ARG|RUN|COPY|ENTRYPOINT|CMD)$/ { print $1 }' "$E2E_TMP/instructions" | sort -u | tr '\n' ' ')
+is "$unknown" "" "examples/Dockerfile uses only FROM, ARG, RUN, COPY, ENTRYPOINT and CMD (what this test lays out)"
+# ARG NAME=DEFAULT: its default stands in for ${NAME} in the COPY lines (no --build-arg here).
+args=$(awk '$1 == "ARG" && $2 ~ /=/ { print $2 }' "$E2E_TMP/instructions")
+for a in $args; do
+        name=${a%%=*}
+        value=${a#*=}
+        sed "s|\${$name}|$value|g" "$E2E_TMP/instructions" >"$E2E_TMP/instructions.new" &&
+                mv "$E2E_TMP/instructions.new" "$E2E_TMP/instructions"
+done
+is "$(awk '$1 == "ARG" { print $2 }' "$E2E_TMP/instructions")" "XPUINIT=build/xpuinit" \
+        "... its one ARG, the binary, defaults to build/xpuinit (the arm64 build: --build-arg)"
 is "$(awk '$1 == "FROM" { print $2 }' "$E2E_TMP/instructions")" "debian:12-slim" "... FROM debian:12-slim"
 
 # RUN: the packages of its apt-get install commands.
