@@ -3,6 +3,7 @@
  * operations, environment and argv (planner.h). Pure: no system call, nothing read (gather.c read
  * it all before). The parts live in plan-env.c, plan-devices.c, plan-libdir.c and
  * plan-host-files.c; none of them calls back here. */
+#include "base/ldcache.h"
 #include "base/str.h"
 #include "planner.h"
 
@@ -270,10 +271,16 @@ int xpu_plan_build(const struct xpu_inventory *inv, const struct xpu_selection *
                         goto fail;
                 const bool names_libraries = needs->names_libraries;
                 if (p->files->n == 0 && names_libraries) {
+                        /* where they were looked for: a driver root of another architecture (an
+                         * aarch64 host's files read by an x86-64 xpuinit) shows here */
+                        char dirs[512] = "";
+                        for (size_t i = 0, k = 0; xpu_library_dirs[i] && k < sizeof dirs; i++)
+                                k += (size_t)snprintf(dirs + k, sizeof dirs - k, "%s%s", i ? ", " : "",
+                                                      xpu_library_dirs[i]);
                         xpu_format_error(err, err_size,
-                                "no driver file of version %s in driver root %s for capabilities %s; mount "
-                                "the host driver files and pass --driver-root",
-                                p->driver_version, o->driver_root, caps);
+                                "no driver file of version %s in driver root %s for capabilities %s (looked in "
+                                "its /etc/ld.so.cache and %s); mount the host driver files and pass --driver-root",
+                                p->driver_version, o->driver_root, caps, dirs);
                         r = -ENOENT;
                         goto fail;
                 }
