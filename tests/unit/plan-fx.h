@@ -120,6 +120,10 @@ static inline void fx_cdi(struct fx *f, const char *xpu_visible, const char *nv_
         };
         char err[512] = "";
         ck_assert_msg(xpu_selection_parse_env(f->inv, &env, &f->sel, err, sizeof err) == 0, "%s", err);
+        if (f->container) { /* a second call: a fresh container root of its own */
+                xpu_test_rm_rf(f->container);
+                free(f->container);
+        }
         f->container = xpu_test_mkdtemp();
         close(f->container_fd);
         f->container_fd = xpu_open_root(f->container);
