@@ -47,8 +47,34 @@ static void refusal_error(const struct xpu_path_refusal *why, const char *path, 
                          what, path);
 }
 
-static int do_mkdir(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+/* The length of PATH's leading part that is there below ROOT_FD (PATH's own length when all of it
+ * is): what a mkdir -p of PATH does not make. A component that cannot be looked at for another
+ * reason than ENOENT counts as there, so that the undo removes less, never more. */
+static size_t existing_prefix(int root_fd, const char *path) {
+        char buf[PATH_MAX];
+        size_t len = strlen(path), kept = 0;
+        if (len >= sizeof buf)
+                return len;
+        memcpy(buf, path, len + 1);
+        for (size_t i = 1; i <= len; i++) {
+                if (i < len && buf[i] != '/')
+                        continue;
+                char c = buf[i];
+                buf[i] = '\0';
+                int fd = xpu_open_beneath(root_fd, buf, O_PATH, 0, NULL);
+                buf[i] = c;
+                if (fd == -ENOENT)
+                        break;
+                if (fd >= 0)
+                        close(fd);
+                kept = i;
+        }
+        return kept;
+}
+
+static int do_mkdir(int root_fd, const struct xpu_op *op, struct xpu_op_made *m, char *err, size_t err_size) {
         struct xpu_path_refusal why;
+        m->kept = existing_prefix(root_fd, op->path);
         int fd = xpu_mkdir_p_in_root(root_fd, op->path, op->mode ? op->mode : 0755, &why);
         if (fd < 0)
                 refusal_error(&why, op->path, err, err_size);
@@ -95,7 +121,8 @@ static int do_tmpfs(int root_fd, const struct xpu_op *op, char *err, size_t err_
 }
 
 /* Bind-mount a driver-root file read-only, nosuid, nodev, private onto a new empty file. */
-static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *err, size_t err_size) {
+static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, struct xpu_op_made *m, char *err,
+                   size_t err_size) {
         /* Reads in the driver root keep RESOLVE_IN_ROOT (absolute links inside a driver root are
          * normal); O_PATH first, so a FIFO is never opened for reading and cannot block. */
         _cleanup_close_ int src = xpu_open_in_root(driver_fd, op->source, O_PATH, 0);
@@ -146,7 +173,9 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
                 return dfd;
         }
         const bool dir = want == S_IFDIR;
-        if (dir && mkdirat(dfd, name, 0755) < 0 && errno != EEXIST) {
+        if (dir && mkdirat(dfd, name, 0755) == 0)
+                m->created = true;
+        else if (dir && errno != EEXIST) {
                 int r = negative_errno();
                 xpu_format_error(err, err_size, "create mount point %s in the container: %s", op->path, strerror(-r));
                 return r;
@@ -154,8 +183,10 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         /* What is there is looked at through O_PATH, never opened: the image could have put a
          * device node or FIFO at the path. Only a missing file is created (O_EXCL). */
         int dst0 = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (dst0 < 0 && errno == ENOENT && !dir)
+        if (dst0 < 0 && errno == ENOENT && !dir) {
                 dst0 = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0444);
+                m->created = dst0 >= 0;
+        }
         struct stat lst;
         if (dst0 >= 0 && fstat(dst0, &lst) == 0 && S_ISLNK(lst.st_mode)) {
                 close(dst0);
@@ -217,7 +248,11 @@ static int do_bind(int root_fd, int driver_fd, const struct xpu_op *op, char *er
         return 0;
 }
 
-static int do_symlink(int root_fd, const struct xpu_op *op, char *err, size_t err_size) {
+/* The link OP asks for. Something of the image's at the path that is not a link (a file, a
+ * directory, a device node) is its own and stays, with a warning; a link of the image's is
+ * replaced, and its text kept in M for the undo. */
+static int do_symlink(int root_fd, const struct xpu_op *op, struct xpu_op_made *m, bool keep_replaced, char *err,
+                      size_t err_size) {
         char name[NAME_MAX + 1];
         struct xpu_path_refusal why;
         _cleanup_close_ int dfd = xpu_open_parent_beneath(root_fd, op->path, O_RDONLY, name, sizeof name, &why);
@@ -231,6 +266,17 @@ static int do_symlink(int root_fd, const struct xpu_op *op, char *err, size_t er
                 cur[n] = '\0';
                 if (strcmp(cur, op->target) == 0)
                         return 0; /* already there */
+                if (keep_replaced && !(m->replaced = strdup(cur)))
+                        return -ENOMEM;
+        } else if (errno == ENOENT)
+                m->created = true;
+        else if (errno == EINVAL) {
+                struct stat st;
+                bool d = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+                log_warning("%s: the image has a %s there, not a link; it is left as it is and the link to %s is not "
+                            "made (docs/xpuinit.md)",
+                            op->path, d ? "directory" : "file", op->target);
+                return 0;
         }
         /* Create under a temporary name, then rename over whatever is there (never follow it). */
         char tmp[NAME_MAX + 1];
@@ -328,6 +374,16 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                    size_t err_size) {
         const int container_fd = roots->container_fd;
         const struct xpu_op *mounted = NULL; /* our tmpfs, once made: undone if a later step fails */
+        struct xpu_op_made *made = NULL;     /* what each operation made, for an undo */
+        if (roots->record) {
+                xpu_apply_record_done(roots->record);
+                made = p->n_ops ? calloc(p->n_ops, sizeof *made) : NULL;
+                if (p->n_ops && !made) {
+                        xpu_format_error(err, err_size, "cannot record the apply: %s", strerror(ENOMEM));
+                        return -ENOMEM;
+                }
+                *roots->record = (struct xpu_apply_record){ .ops = made, .n = p->n_ops };
+        }
         /* Every write target first: a refused one stops the apply before anything is created. */
         for (size_t i = 0; i < p->n_ops; i++) {
                 const struct xpu_op *op = &p->ops[i];
@@ -371,24 +427,28 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                         continue;
                 int r;
                 err[0] = '\0';
+                struct xpu_op_made scratch = { 0 };
+                struct xpu_op_made *m = made ? &made[i] : &scratch;
                 switch (op->type) {
                 case XPU_OP_MKDIR:
-                        r = do_mkdir(container_fd, op, err, err_size);
+                        r = do_mkdir(container_fd, op, m, err, err_size);
                         break;
                 case XPU_OP_TMPFS:
                         r = do_tmpfs(container_fd, op, err, err_size);
                         break;
                 case XPU_OP_BIND:
-                        r = do_bind(container_fd, roots->driver_fd, op, err, err_size);
+                        r = do_bind(container_fd, roots->driver_fd, op, m, err, err_size);
                         break;
                 case XPU_OP_SYMLINK:
-                        r = do_symlink(container_fd, op, err, err_size);
+                        r = do_symlink(container_fd, op, m, made != NULL, err, err_size);
                         break;
                 case XPU_OP_REMOUNT_RO:
                         r = do_remount_ro(container_fd, op, err, err_size);
                         break;
                 case XPU_OP_WRITE_FILE: {
                         struct xpu_path_refusal why;
+                        struct stat st;
+                        m->created = xpu_stat_in_root(container_fd, op->path, true, &st) == -ENOENT;
                         r = xpu_write_file_in_root(container_fd, op->path, op->content, strlen(op->content),
                                                    op->mode ? op->mode : 0644, &why);
                         if (r < 0)
@@ -422,11 +482,19 @@ int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *roots
                                 undo_mount(container_fd, mounted, err, err_size);
                         return r;
                 }
+                m->done = true;
                 if (op->type == XPU_OP_TMPFS)
                         mounted = op;
                 log_debug("applied %s %s", xpu_op_type_to_string(op->type), op->path);
         }
         return 0;
+}
+
+void xpu_apply_record_done(struct xpu_apply_record *r) {
+        for (size_t i = 0; r->ops && i < r->n; i++)
+                free(r->ops[i].replaced);
+        free(r->ops);
+        *r = (struct xpu_apply_record){ 0 };
 }
 
 /* Loader and libc variables that run or load code, or redirect files, in a dynamically linked

@@ -435,9 +435,10 @@ static int reopen_roots(struct context *c) {
 }
 
 /* Apply: log what the plan says, then its operations, mounts in a mount namespace of its own.
- * *ROOTS gets where it was applied (for an undo when a stop comes). Returns 0, a stop's status,
- * or EXIT_SETUP after logging. */
-static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu_apply_roots *roots) {
+ * *ROOTS gets where it was applied and RECORD what each operation made (for an undo when a stop
+ * comes). Returns 0, a stop's status, or EXIT_SETUP after logging. */
+static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu_apply_roots *roots,
+                         struct xpu_apply_record *record) {
         log_info("profile %s (%s); %zu device(s); inject %s", p->profile->name, p->profile->origin, p->n_devices,
                  xpu_inject_mode_to_string(p->inject));
         for (size_t i = 0; i < p->n_notes; i++)
@@ -470,6 +471,7 @@ static int context_apply(struct context *c, const struct xpu_plan *p, struct xpu
                 .driver_fd = c->roots.driver_fd,
                 .dev_fd = c->roots.dev_fd,
                 .dev_path = c->roots.dev,
+                .record = record,
         };
         if (xpu_plan_apply(p, roots, false, err, sizeof err) < 0) {
                 log_error("%s", err);
@@ -521,7 +523,8 @@ static int run(struct context *c, const struct xpu_options *opts) {
         xpu_device_code_facts_done(&dc);     /* (the index's objects: not kept while the workload runs) */
         xpu_device_code_outcome_clear(&verdict); /* (the plan holds its line) */
         struct xpu_apply_roots roots;
-        int stop = context_apply(c, p, &roots);
+        _cleanup_(xpu_apply_record_done) struct xpu_apply_record record = { 0 };
+        int stop = context_apply(c, p, &roots, &record);
         if (stop)
                 return stop;
         context_free_facts(c);

@@ -115,6 +115,27 @@ struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const 
 int xpu_plan_note(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) _printf_(2, 3);
 
+/* What one operation of an apply made in the container root, so that its undo (apply-undo.h)
+ * takes back that and nothing the image had. */
+struct xpu_op_made {
+        bool done;      /* the operation completed */
+        bool created;   /* bind: the mount point (empty file or directory) was made; symlink: the
+                         * link was made where nothing was; write-file: the file was new */
+        size_t kept;    /* mkdir: length of PATH's leading part that was there already (PATH's
+                         * whole length: nothing made) */
+        char *replaced; /* symlink: the text of the image's link it replaced, NULL: none */
+};
+
+/* The record of one xpu_plan_apply(): OPS[i] for the plan's operation i (N of them; operations
+ * past N were never run). */
+struct xpu_apply_record {
+        struct xpu_op_made *ops;
+        size_t n;
+};
+
+/* Free what R holds (R itself is the caller's); R may be empty. */
+void xpu_apply_record_done(struct xpu_apply_record *r);
+
 /* Where a plan is applied. */
 struct xpu_apply_roots {
         int container_fd;           /* the container root */
@@ -122,13 +143,17 @@ struct xpu_apply_roots {
         int driver_fd;              /* bind sources */
         int dev_fd;                 /* where device nodes are checked ("/" in a container) */
         const char *dev_path;       /* its path, for messages */
+        struct xpu_apply_record *record; /* filled by xpu_plan_apply() when not NULL (what an undo
+                                          * may take back); NULL: nothing recorded */
 };
 
 /* Apply the plan's operations in order: device-node checks under R->dev_fd, everything else below
  * R->container_fd. With FILESYSTEM_ONLY only the filesystem operations run (inject --rootfs).
  * From outside the container (R->container_path not "/") ldconfig is the host's, run as
- * "ldconfig -r CONTAINER_PATH"; the image's own binary never runs. Returns 0 or -errno with ERR
- * naming the operation and path. */
+ * "ldconfig -r CONTAINER_PATH"; the image's own binary never runs. A symlink operation leaves
+ * something of the image's that is not a link (a file, a directory) as it is, with a warning. When
+ * R->record is set it gets what each completed operation made (-ENOMEM when it cannot be
+ * allocated). Returns 0 or -errno with ERR naming the operation and path. */
 int xpu_plan_apply(const struct xpu_plan *p, const struct xpu_apply_roots *r, bool filesystem_only, char *err,
                    size_t err_size);
 

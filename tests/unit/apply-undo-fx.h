@@ -28,6 +28,7 @@ static char *tmp;              /* per-test scratch directory */
 static char container[PATH_MAX]; /* the container root */
 static char driver[PATH_MAX];    /* the driver root (bind sources) */
 static int container_fd = -1, driver_fd = -1;
+static struct xpu_apply_record record; /* what the last apply() made, for undo() */
 
 static void setup(void) {
         tmp = xpu_test_mkdtemp();
@@ -47,6 +48,7 @@ static void setup(void) {
 static void teardown(void) {
         close(container_fd);
         close(driver_fd);
+        xpu_apply_record_done(&record);
         xpu_test_rm_rf(tmp);
         free(tmp);
 }
@@ -90,10 +92,11 @@ static struct xpu_plan *plan_new(bool mount) {
 
 static struct xpu_apply_roots roots(void) {
         return (struct xpu_apply_roots){ .container_fd = container_fd, .container_path = container,
-                                         .driver_fd = driver_fd, .dev_fd = container_fd, .dev_path = container };
+                                         .driver_fd = driver_fd, .dev_fd = container_fd, .dev_path = container,
+                                         .record = &record };
 }
 
-/* Apply the first N operations of P (all: SIZE_MAX). */
+/* Apply the first N operations of P (all: SIZE_MAX), recording what they made. */
 static void apply(const struct xpu_plan *p, size_t n) {
         struct xpu_plan part = *p;
         part.n_ops = n < p->n_ops ? n : p->n_ops;

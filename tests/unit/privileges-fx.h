@@ -138,8 +138,10 @@ _Noreturn static void seq_child(const struct seq_case *c, int out) {
                 _exit(93);
         snprintf(p->library_dir, sizeof p->library_dir, "/run/xpuinit/lib");
         p->inject = XPU_INJECT_LINK;
+        struct xpu_apply_record record = { 0 }; /* what the stop check takes back */
         const struct xpu_apply_roots roots = { .container_fd = container_fd, .container_path = container,
-                                               .driver_fd = container_fd, .dev_fd = dev_fd, .dev_path = devroot };
+                                               .driver_fd = container_fd, .dev_fd = dev_fd, .dev_path = devroot,
+                                               .record = &record };
         char err[512] = "";
         if (xpu_plan_apply(p, &roots, false, err, sizeof err) < 0)
                 _exit(94);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* entrypoint/apply-undo.c: plans built by hand in the planner's order (plan-libdir.c), applied to
  * a temporary container root by xpu_plan_apply(), then taken back by xpu_plan_undo(): each kind
- * of operation of link mode, what is someone else's left alone, a plan applied only in part, a
- * path that leads outside the root (reported, never followed), and ldconfig run once more only
- * when the drop-in went (mount mode: test-apply-undo.mount.c; both through apply-undo-fx.h).
+ * of operation of link mode, what is someone else's left alone, a plan applied only in part (a
+ * mount mode one too, quiet about the tmpfs it never made), files at their own paths (only the
+ * directories the apply made go; the image's file and link stay or come back), a path that leads
+ * outside the root (reported, never followed), and ldconfig run once more only when the drop-in
+ * went (mount mode: test-apply-undo.mount.c; both through apply-undo-fx.h).
  * ldconfig is the host's (`ldconfig -X -r ROOT`, the apply from outside), so nothing of this
  * machine's own loader is touched; its chroot needs root. */
 #include <errno.h>
@@ -104,6 +106,83 @@ START_TEST(test_half_applied) {
 }
 END_TEST
 
+/* A mount mode plan stopped after its first directory (the tmpfs never mounted): the undo takes
+ * the directory back and says nothing of the tmpfs it never made. */
+START_TEST(test_half_applied_mount_quiet) {
+        struct xpu_plan *p = plan_new(true);
+        apply(p, 1); /* mkdir /run/xpuinit */
+        ck_assert_int_eq(at(BASE), 'd');
+        char err[1024];
+        ck_assert_msg(undo(p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(err, "");
+        ck_assert_int_eq(at(BASE), 0);
+        ck_assert_int_eq(at("/run"), 'd');
+        xpu_plan_free(p);
+}
+END_TEST
+
+/* Files at their own paths (a host list's, link mode): the directories a mkdir -p made go, the
+ * image's part of the path stays; a file of the image's where a link goes is left as it is by the
+ * apply and by the undo; a link of the image's that the apply replaced gets its text back. */
+START_TEST(test_own_paths_link) {
+        xpu_test_write(container, "usr/lib/keep", "");
+        xpu_test_write(container, "opt/img/libimg.so.1.1", "image's\n");
+        char path[PATH_MAX * 2], buf[PATH_MAX];
+        in_container(path, sizeof path, "/opt/img/libimg.so.1");
+        ck_assert_int_eq(symlink("libimg.so.1.0", path), 0);
+        struct xpu_plan *p = calloc(1, sizeof *p);
+        ck_assert_ptr_nonnull(p);
+        p->inject = XPU_INJECT_LINK;
+        add(p, XPU_OP_MKDIR, "/usr/lib/gpu/sub");
+        struct xpu_op *op = add(p, XPU_OP_SYMLINK, "/usr/lib/gpu/sub/libcuda.so.1.1");
+        snprintf(op->target, sizeof op->target, "%s/usr/lib/libfoo.so.1.2", driver);
+        add(p, XPU_OP_MKDIR, "/opt/img");
+        op = add(p, XPU_OP_SYMLINK, "/opt/img/libimg.so.1.1");
+        snprintf(op->target, sizeof op->target, "%s/usr/lib/libfoo.so.1.2", driver);
+        op = add(p, XPU_OP_SYMLINK, "/opt/img/libimg.so.1");
+        snprintf(op->target, sizeof op->target, "libimg.so.1.1");
+        apply(p, SIZE_MAX);
+        ck_assert_int_eq(at("/usr/lib/gpu/sub/libcuda.so.1.1"), 'l');
+        in_container(path, sizeof path, "/opt/img/libimg.so.1.1");
+        ck_assert_int_eq(at("/opt/img/libimg.so.1.1"), 'f'); /* the image's, left */
+        ck_assert_str_eq(contents(path), "image's\n");
+        in_container(path, sizeof path, "/opt/img/libimg.so.1");
+        ssize_t n = readlink(path, buf, sizeof buf - 1);
+        ck_assert_int_gt(n, 0);
+        buf[n] = '\0';
+        ck_assert_str_eq(buf, "libimg.so.1.1");
+        char err[1024];
+        ck_assert_msg(undo(p, err, sizeof err) == 0, "%s", err);
+        ck_assert_str_eq(err, "");
+        ck_assert_int_eq(at("/usr/lib/gpu"), 0);
+        ck_assert_int_eq(at("/usr/lib/keep"), 'f');
+        in_container(path, sizeof path, "/opt/img/libimg.so.1.1");
+        ck_assert_str_eq(contents(path), "image's\n");
+        in_container(path, sizeof path, "/opt/img/libimg.so.1");
+        n = readlink(path, buf, sizeof buf - 1);
+        ck_assert_int_gt(n, 0);
+        buf[n] = '\0';
+        ck_assert_str_eq(buf, "libimg.so.1.0"); /* the image's text again */
+        ck_assert_int_eq(at("/opt/img"), 'd');
+        xpu_plan_free(p);
+}
+END_TEST
+
+/* Nothing recorded (an undo without the apply's record): nothing is known to be ours, nothing is
+ * removed. */
+START_TEST(test_no_record_nothing_removed) {
+        struct xpu_plan *p = plan_new(false);
+        apply(p, SIZE_MAX);
+        struct xpu_apply_roots r = roots();
+        r.record = NULL;
+        char err[1024];
+        ck_assert_int_eq(xpu_plan_undo(p, &r, err, sizeof err), 0);
+        ck_assert_int_eq(at(LIBDIR "/libfoo.so.1.2"), 'l');
+        ck_assert_int_eq(at(DROPIN), 'f');
+        xpu_plan_free(p);
+}
+END_TEST
+
 /* After the apply, the drop-in's directory became a link out of the root, to a directory with a
  * file of the same name and content: the undo does not follow it (the file outside stays),
  * names what stays behind and how to remove it, and still takes back everything else. */
@@ -139,6 +218,9 @@ int main(void) {
         tcase_add_test(tc, test_link_mode_undone);
         tcase_add_test(tc, test_others_changes_stay);
         tcase_add_test(tc, test_half_applied);
+        tcase_add_test(tc, test_half_applied_mount_quiet);
+        tcase_add_test(tc, test_own_paths_link);
+        tcase_add_test(tc, test_no_record_nothing_removed);
         tcase_add_test(tc, test_link_out_of_root_not_followed);
         suite_add_tcase(s, tc);
         return xpu_test_run(s);
