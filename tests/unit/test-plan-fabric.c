@@ -3,12 +3,15 @@
  * checks (gather-fabric.c), on the nvidia-fabric-imex-rdma fixture host: each fabric set selected
  * by its variable or a profile, exactly its nodes checked with their /proc/devices majors, a
  * channel that does not exist, bad values, nodes that are not their driver's, a channel whose
- * minor is not its id, and directories of thousands of nodes (the lowest kept, the rest warned of). */
+ * minor is not its id, and directories of thousands of nodes (the lowest kept, the rest warned of;
+ * past the visit bound, the rest unread and warned of). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -385,10 +388,47 @@ START_TEST(test_many_rdma) {
 }
 END_TEST
 
+/* A channel directory past the visit bound (XPU_FABRIC_VISIT_MAX entries, on a tmpfs of this
+ * test's own mount namespace): read no further, the rest warned of. Needs root (unshare, mount). */
+START_TEST(test_visit_bound) {
+        char dir[4096], path[4200];
+        snprintf(dir, sizeof dir, "%s/dev/nvidia-caps-imex-channels", f.root);
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        ck_assert_msg(mount("xpu-test", dir, "tmpfs", 0, "mode=0755") == 0, "mount tmpfs: %s", strerror(errno));
+        /* the dev root opened before unshare walks the old namespace's mounts: open it in this one */
+        close(f.roots.dev_fd);
+        f.roots.dev_fd = open(f.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(f.roots.dev_fd, 0);
+        /* channel0 first and channel1 last: whichever order readdir gives, one is among the entries read */
+        snprintf(path, sizeof path, "%s/channel0", dir);
+        ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(234, 0)), 0);
+        for (unsigned i = 0; i < XPU_FABRIC_VISIT_MAX; i++) {
+                snprintf(path, sizeof path, "%s/x%u", dir, i);
+                ck_assert_int_eq(mknod(path, S_IFREG | 0600, 0), 0);
+        }
+        snprintf(path, sizeof path, "%s/channel1", dir);
+        ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(234, 1)), 0);
+        struct xpu_plan *p;
+        int k = plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL);
+        ck_assert_msg(k == 0, "%s", err);
+        ck_assert(has_warning(p, "NVIDIA_IMEX_CHANNELS=all: the directory of /dev/nvidia-caps-imex-channels/channel* has "
+                                 "more than 65536 entries; only the first 65536 were read"));
+        ck_assert(has_note(p, "fabric set imex (NVIDIA_IMEX_CHANNELS=all): 1 IMEX channel node(s) given"));
+        xpu_plan_free(p);
+        /* a listed channel is found past the bound: looked up by its path */
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,1", NULL) == 0, "%s", err);
+        ck_assert_uint_eq(p->n_warnings, 0);
+        xpu_plan_free(p);
+        ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+}
+END_TEST
+
 static Suite *plan_fabric_suite(void) {
         Suite *s = suite_create("plan-fabric");
         TCase *tc = tcase_create("fixture");
         tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 30); /* thousands of nodes made on a shared machine's disk */
         tcase_add_test(tc, test_none_asked);
         tcase_add_test(tc, test_channels);
         tcase_add_test(tc, test_channel_missing);
@@ -401,6 +441,7 @@ static Suite *plan_fabric_suite(void) {
         tcase_add_test(tc, test_many_channels);
         tcase_add_test(tc, test_channel_minor);
         tcase_add_test(tc, test_many_rdma);
+        tcase_add_test(tc, test_visit_bound);
         suite_add_tcase(s, tc);
         return s;
 }
