@@ -283,7 +283,8 @@ static cJSON *devices_to_json(const struct xpud_snapshot *s) {
                 cJSON_Delete(root);
                 return NULL;
         }
-        /* host.fabric: {"imex_channels": 2}, for the channel-list fabric sets whose directory exists */
+        /* host.fabric: {"imex_channels": 2, "imex_channels_truncated": false}, for the channel-list fabric
+         * sets whose directory exists; truncated: the count stopped at the directory's visit bound */
         cJSON *host = cJSON_GetObjectItemCaseSensitive(root, "host");
         const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
         enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
@@ -292,10 +293,12 @@ static cJSON *devices_to_json(const struct xpud_snapshot *s) {
         for (size_t i = 0; ok && host && i < n_sets; i++) {
                 if (s->fabric_channels[i] < 0)
                         continue;
-                char key[64];
+                char key[64], cut[80];
                 snprintf(key, sizeof key, "%s_channels", sets[i]->name);
+                snprintf(cut, sizeof cut, "%s_truncated", key);
                 ok = (fabric || (fabric = cJSON_AddObjectToObject(host, "fabric"))) &&
-                     add_u64(fabric, key, (uint64_t)s->fabric_channels[i]);
+                     add_u64(fabric, key, (uint64_t)s->fabric_channels[i]) &&
+                     cJSON_AddBoolToObject(fabric, cut, s->fabric_channels_cut[i]);
         }
         if (!ok || !add_u64(root, "seq", s->seq) || !add_num(root, "collect_time", s->collect_time)) {
                 cJSON_Delete(root);

@@ -299,17 +299,25 @@ static void log_new_warnings(struct xpud_sampler *smp, const struct xpu_inventor
 
 /* ---- one sample ----------------------------------------------------------------------------------- */
 
-/* The channels each channel-list fabric set has under the dev root (the IMEX channels). */
+/* The channels each channel-list fabric set has under the dev root (the IMEX channels); a count cut
+ * by the directory's visit bound is logged when it starts being cut. */
 static void fabric_channels(const struct xpud_sampler *smp, struct xpud_snapshot *s) {
         const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
         enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
         size_t n = xpu_fabric_sets(sets, vendor);
         for (size_t i = 0; i < XPU_FABRIC_SETS_MAX; i++) {
                 s->fabric_channels[i] = -1;
-                if (i < n && sets[i]->channels) {
-                        int k = xpu_fabric_count_nodes(smp->roots.dev_fd, sets[i]);
-                        s->fabric_channels[i] = k >= 0 ? k : -1;
-                }
+                s->fabric_channels_cut[i] = false;
+                if (i >= n || !sets[i]->channels)
+                        continue;
+                int k = xpu_fabric_count_nodes(smp->roots.dev_fd, smp->roots.sys_fd, sets[i], XPU_FABRIC_VISIT_MAX,
+                                               &s->fabric_channels_cut[i]);
+                s->fabric_channels[i] = k >= 0 ? k : -1;
+                if (k >= 0 && s->fabric_channels_cut[i] && !(smp->prev && smp->prev->fabric_channels_cut[i]))
+                        log_warning("%s: more than %d entries in the directory of %s; only the first %d were read, so "
+                                    "the %s count (%d) is a lower bound; remove what is not a channel from it",
+                                    sets[i]->variable, XPU_FABRIC_VISIT_MAX, sets[i]->nodes[0].glob,
+                                    XPU_FABRIC_VISIT_MAX, sets[i]->what, k);
         }
 }
 

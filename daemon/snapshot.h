@@ -151,8 +151,11 @@ struct xpud_snapshot {
         uint64_t events_dropped;    /* events the ring dropped (oldest first) since start */
         struct xpud_pod_resources podres;
         /* The nodes of each fabric set that is a channel list (fabric.h: the IMEX channels) the
-         * dev root holds, by xpu_fabric_sets() index; -1 when its directory is absent. */
+         * dev root holds, by xpu_fabric_sets() index; -1 when its directory is absent
+         * (xpu_fabric_count_nodes()). CUT: its directory had more than XPU_FABRIC_VISIT_MAX entries,
+         * so the count is a lower bound. */
         int fabric_channels[XPU_FABRIC_SETS_MAX];
+        bool fabric_channels_cut[XPU_FABRIC_SETS_MAX];
         struct xpud_workload *workloads; /* owned, grouped by device (xpud_device.workloads) */
         size_t n_workloads;
         bool workload_labels;       /* --workload-labels: namespace, pod, container on device series */

@@ -44,6 +44,15 @@ struct xpu_fabric_found {
         int want_major;     /* that name's major in /proc/devices, or -errno (unknown) */
 };
 
+/* What gathering one fabric set left out (gather-fabric.c), for the plan's warning. */
+struct xpu_fabric_cut {
+        size_t matched;  /* entries read that matched a glob that left some out (GLOB) */
+        size_t left_out; /* of those, beyond the XPU_FABRIC_NODES_MAX lowest of their glob: not gathered */
+        bool unread;     /* a glob's directory had more than XPU_FABRIC_VISIT_MAX entries: the rest unread */
+        const char *glob; /* the glob that left nodes out or was not read in full (the set's data); NULL: none */
+        char highest[sizeof(((struct xpu_devnode *)0)->path)]; /* the highest path kept of GLOB */
+};
+
 /* What xpu_plan_gather() read. A step the plan does not reach for these inputs is not read, and
  * a failure of one is kept as its -errno for the plan to report where it always has. */
 struct xpu_plan_facts {
@@ -55,11 +64,13 @@ struct xpu_plan_facts {
         struct xpu_node_fact *nodes;
         size_t n_nodes;
         /* Dev and sys roots, when needs.fabric.any: the nodes of each fabric set asked for, in the
-         * sets' order (their groups are in NODES too), and which sets had more than
-         * XPU_FABRIC_NODES_MAX. */
+         * sets' order (their groups are in NODES too): the channels a list names, each looked up by
+         * its own path (and, when one is missing, the lowest channels the container has, for the
+         * message), else the lowest XPU_FABRIC_NODES_MAX of each glob in version order; what each
+         * set's globs left out. */
         struct xpu_fabric_found *fabric;
         size_t n_fabric;
-        bool fabric_truncated[XPU_FABRIC_SETS_MAX];
+        struct xpu_fabric_cut fabric_cut[XPU_FABRIC_SETS_MAX];
 
         /* Driver root, read when needs.files. */
         char driver_version[32];          /* the kernel driver's (the inventory's), else the libraries'

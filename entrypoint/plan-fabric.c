@@ -39,10 +39,10 @@ static void list_found(const struct xpu_plan_facts *f, size_t s, char *buf, size
                 snprintf(buf, size, "none");
 }
 
-/* The node X of a set: a character device whose major is its driver's, then checked and its
- * group added like every other node. */
-static int plan_node(struct xpu_plan *p, const struct xpu_plan_facts *f, const struct xpu_fabric_found *x,
-                     const char *source, char *err, size_t err_size) {
+/* The node X of set SET: a character device whose major is its driver's (and, for a channel, whose
+ * minor is its id), then checked and its group added like every other node. */
+static int plan_node(struct xpu_plan *p, const struct xpu_plan_facts *f, const struct xpu_fabric_set *set,
+                     const struct xpu_fabric_found *x, const char *source, char *err, size_t err_size) {
         if (!x->chr) {
                 xpu_format_error(err, err_size, "%s: %s is in the container but is not a character device: it is not "
                                  "a device node of that driver; fix the container's /dev or unset the variable",
@@ -55,6 +55,22 @@ static int plan_node(struct xpu_plan *p, const struct xpu_plan_facts *f, const s
                                  source, x->path, x->major, x->minor, x->major_name, x->want_major);
                 return -ENODEV;
         }
+        /* The driver makes channel N with minor N: another minor is another channel's node. */
+        uint32_t id;
+        if (set->channels && xpu_fabric_channel_id(set, x->path, &id) < 0) {
+                xpu_format_error(err, err_size, "%s: %s does not name a channel of the %s set (%s with a channel id "
+                                 "from 0 to %u, no leading zero, for the '*'): it is not a node the driver makes; "
+                                 "remove it from the container's /dev or name the channels in %s",
+                                 source, x->path, set->name, set->nodes[0].glob, XPU_FABRIC_CHANNEL_MAX, set->variable);
+                return -ENODEV;
+        }
+        if (set->channels && x->minor != id) {
+                xpu_format_error(err, err_size, "%s: %s is %u:%u, but %s %u has the minor %u (the driver makes channel "
+                                 "N with minor N): the workload would get another channel's node; make the node again "
+                                 "with minor %u (mknod %s c %u %u) or give the container the host's own",
+                                 source, x->path, x->major, x->minor, set->what, id, id, id, x->path, x->major, id);
+                return -ENODEV;
+        }
         struct xpu_devnode node = {
                 .major = x->major_name ? (uint32_t)(x->want_major >= 0 ? x->want_major : 0) : x->major,
                 .minor = x->minor,
@@ -63,6 +79,32 @@ static int plan_node(struct xpu_plan *p, const struct xpu_plan_facts *f, const s
         };
         xpu_strlcpy(node.path, x->path, sizeof node.path);
         return xpu_plan_node_check(p, &node, f);
+}
+
+/* The warning of what set S's globs left out (facts->fabric_cut[S]): how many nodes and why. */
+static int warn_cut(struct xpu_plan *p, const struct xpu_plan_facts *facts, size_t s) {
+        const struct xpu_fabric_cut *cut = &facts->fabric_cut[s];
+        const struct xpu_fabric_set *set = facts->needs.fabric.sets[s];
+        const char *source = facts->needs.fabric.req[s].source;
+        char hint[160] = "";
+        if (set->channels)
+                snprintf(hint, sizeof hint, "; to give other channels, list their ids in %s (each is looked up by "
+                         "its own path)", set->variable);
+        if (cut->left_out &&
+            xpu_plan_warning(p, "%s: the container has %zu nodes of %s; %zu are left out and only the lowest %d in "
+                             "version order (up to %s) are checked and given: at most %d nodes of one name pattern "
+                             "are (a bound on a hostile /dev)%s",
+                             source, cut->matched, cut->glob, cut->left_out, XPU_FABRIC_NODES_MAX,
+                             strrchr(cut->highest, '/') ? strrchr(cut->highest, '/') + 1 : cut->highest,
+                             XPU_FABRIC_NODES_MAX, hint) < 0)
+                return -ENOMEM;
+        if (cut->unread &&
+            xpu_plan_warning(p, "%s: the directory of %s has more than %d entries; only the first %d were read (a "
+                             "bound on a hostile /dev), so %s nodes past them are not given; remove what is not a device "
+                             "node from it%s",
+                             source, cut->glob, XPU_FABRIC_VISIT_MAX, XPU_FABRIC_VISIT_MAX, set->what, hint) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char *err, size_t err_size) {
@@ -74,6 +116,7 @@ int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char
         for (size_t s = 0; s < fn->n; s++) {
                 const struct xpu_fabric_request *r = &fn->req[s];
                 const struct xpu_fabric_set *set = fn->sets[s];
+                int k;
                 if (fn->ignored[s] &&
                     xpu_plan_note(p, "%s is set, but profile %s is not for %s's GPUs: the %s nodes are not given",
                                   fn->ignored[s], p->profile->name, xpu_vendor_display_name(fn->vendor[s]),
@@ -81,12 +124,9 @@ int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char
                         return -ENOMEM;
                 if (!r->wanted)
                         continue;
-                if (facts->fabric_truncated[s] &&
-                    xpu_plan_warning(p, "%s: more than %d %s nodes in the container; only the first %d are checked",
-                                     r->source, XPU_FABRIC_NODES_MAX, set->what, XPU_FABRIC_NODES_MAX) < 0)
-                        return -ENOMEM;
+                if ((k = warn_cut(p, facts, s)) < 0)
+                        return k;
                 size_t given = 0;
-                int k;
                 if (set->channels && !r->all) {
                         for (size_t c = 0; c < r->n_channels; c++) {
                                 char path[sizeof(((struct xpu_devnode *)0)->path)];
@@ -102,7 +142,7 @@ int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char
                                                 r->source, set->what, r->channels[c], path, have, set->fix);
                                         return -ENOENT;
                                 }
-                                if ((k = plan_node(p, facts, x, r->source, err, err_size)) < 0)
+                                if ((k = plan_node(p, facts, set, x, r->source, err, err_size)) < 0)
                                         return k;
                                 given++;
                         }
@@ -110,7 +150,7 @@ int xpu_plan_fabric(struct xpu_plan *p, const struct xpu_plan_facts *facts, char
                         for (size_t i = 0; i < facts->n_fabric; i++) {
                                 if (facts->fabric[i].set != s)
                                         continue;
-                                if ((k = plan_node(p, facts, &facts->fabric[i], r->source, err, err_size)) < 0)
+                                if ((k = plan_node(p, facts, set, &facts->fabric[i], r->source, err, err_size)) < 0)
                                         return k;
                                 given++;
                         }

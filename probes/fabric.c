@@ -5,14 +5,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/macro.h"
 #include "base/path.h"
+#include "base/procfs.h"
+#include "base/root-file.h"
 #include "base/str.h"
 #include "vendor.h"
 
@@ -123,14 +127,45 @@ int xpu_fabric_parse_channels(const char *value, struct xpu_fabric_request *r, c
         return 0;
 }
 
-int xpu_fabric_count_nodes(int dev_fd, const struct xpu_fabric_set *set) {
+int xpu_fabric_channel_id(const struct xpu_fabric_set *set, const char *path, uint32_t *ret) {
+        const char *glob = set->nodes[0].glob;
+        const char *star = strchr(glob, '*');
+        if (!star || strncmp(path, glob, (size_t)(star - glob)) != 0)
+                return -EINVAL;
+        const char *id = path + (star - glob), *tail = star + 1;
+        size_t digits = strspn(id, "0123456789");
+        /* "channel7" only: no sign, no leading zero, nothing but the glob's tail after the digits */
+        if (digits == 0 || digits > 7 || (digits > 1 && id[0] == '0') || strcmp(id + digits, tail) != 0)
+                return -EINVAL;
+        uint32_t v = 0;
+        for (size_t i = 0; i < digits; i++)
+                v = v * 10 + (uint32_t)(id[i] - '0');
+        if (v > XPU_FABRIC_CHANNEL_MAX)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int xpu_fabric_count_nodes(int dev_fd, int sys_fd, const struct xpu_fabric_set *set, size_t visit_max, bool *ret_cut) {
         const char *glob = set->nodes[0].glob;
         const char *slash = strrchr(glob, '/');
         char dir[64];
+        *ret_cut = false;
         if (!slash || (size_t)(slash - glob) >= sizeof dir)
                 return -EINVAL;
         memcpy(dir, glob, (size_t)(slash - glob));
         dir[slash - glob] = '\0';
+        /* The major /proc/devices gives the driver; unknown (any major) when it names none. */
+        int want = -ENOENT;
+        if (set->nodes[0].major && sys_fd >= 0) {
+                _cleanup_free_ char *devices = malloc(XPU_READ_MAX + 1);
+                if (!devices)
+                        return -ENOMEM;
+                if (xpu_read_file_in_root(sys_fd, "/proc/devices", devices, XPU_READ_MAX + 1) >= 0)
+                        want = xpu_proc_devices_major(devices, set->nodes[0].major);
+                if (want == -ENOMEM)
+                        return -ENOMEM;
+        }
         int fd = xpu_open_in_root(dev_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
         if (fd < 0)
                 return fd;
@@ -140,9 +175,24 @@ int xpu_fabric_count_nodes(int dev_fd, const struct xpu_fabric_set *set) {
                 return -ENOMEM;
         }
         int n = 0;
-        unsigned visited = 0;
-        for (struct dirent *de; visited < 65536 && (de = readdir(d)); visited++)
-                n += de->d_name[0] != '.' && fnmatch(slash + 1, de->d_name, FNM_PERIOD) == 0;
+        size_t visited = 0;
+        for (struct dirent *de; (de = readdir(d)); visited++) {
+                if (visited == visit_max) {
+                        *ret_cut = true;
+                        break;
+                }
+                char path[64];
+                uint32_t id;
+                struct stat st;
+                if (de->d_name[0] == '.' || (de->d_type != DT_CHR && de->d_type != DT_UNKNOWN) ||
+                    snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path ||
+                    xpu_fabric_channel_id(set, path, &id) < 0 ||
+                    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                /* a channel a container can be given: what xpuinit's plan checks (plan-fabric.c) */
+                n += S_ISCHR(st.st_mode) && minor(st.st_rdev) == id &&
+                     (want < 0 || major(st.st_rdev) == (unsigned)want);
+        }
         return n;
 }
 

@@ -16,7 +16,8 @@
 
 #define XPU_FABRIC_SETS_MAX 8        /* sets of every vendor together */
 #define XPU_FABRIC_CHANNELS_MAX 64   /* channel ids in one list (NVIDIA_IMEX_CHANNELS=0,1,...) */
-#define XPU_FABRIC_NODES_MAX 256     /* nodes of one set gathered: a bound on a hostile /dev */
+#define XPU_FABRIC_NODES_MAX 256     /* nodes of one glob gathered, its lowest: a bound on a hostile /dev */
+#define XPU_FABRIC_VISIT_MAX 65536   /* entries read from one glob's directory (a /dev holds a few hundred) */
 #define XPU_FABRIC_CHANNEL_MAX 1048575u /* the largest minor number (MINORBITS = 20) */
 
 /* One node, or a family of nodes, of a set. */
@@ -74,10 +75,20 @@ int xpu_fabric_parse_channels(const char *value, struct xpu_fabric_request *r, c
  * -EINVAL. */
 int xpu_fabric_parse_enabled(const char *value);
 
-/* How many nodes of SET's first glob the dev root DEV_FD holds ("/dev/nvidia-caps-imex-channels/
- * channel*": the IMEX channels a host has made), for xpud. Returns the count, -ENOENT when the
- * directory is absent, or another -errno. Bounded: at most 65536 directory entries are read. */
-int xpu_fabric_count_nodes(int dev_fd, const struct xpu_fabric_set *set);
+/* How many channels of SET (a channel-list set: its one glob, "/dev/nvidia-caps-imex-channels/
+ * channel*") the dev root DEV_FD holds, for xpud: the entries named as channel ID (the glob with a
+ * decimal id, xpu_fabric_channel_id()) that are character devices whose minor is that id and whose
+ * major is the one /proc/devices under SYS_FD gives the glob's driver (any major when it names
+ * none, or SYS_FD < 0). Bounded: at most VISIT_MAX directory entries are read (xpud:
+ * XPU_FABRIC_VISIT_MAX); *RET_CUT is set true when the directory had more (the count is then a
+ * lower bound). Returns the count, -ENOENT when the directory is absent, or another -errno. Silent. */
+int xpu_fabric_count_nodes(int dev_fd, int sys_fd, const struct xpu_fabric_set *set, size_t visit_max, bool *ret_cut);
+
+/* The channel id PATH names as a node of SET (its one glob, "/dev/nvidia-caps-imex-channels/
+ * channel*", with the '*' a decimal number without leading zeros, at most XPU_FABRIC_CHANNEL_MAX;
+ * the driver makes channel N with minor N). Returns 0 with *RET, or -EINVAL when PATH is not
+ * such a name. Pure. */
+int xpu_fabric_channel_id(const struct xpu_fabric_set *set, const char *path, uint32_t *ret);
 
 /* The path of channel ID of SET (its one glob with the '*' replaced) into BUF. Returns 0 or
  * -ENAMETOOLONG. */

@@ -5,7 +5,8 @@
 # with a group of its own, so the workload's supplementary groups say exactly which nodes it may
 # open: those of the sets asked for (NVIDIA_IMEX_CHANNELS, XPU_RDMA / NVIDIA_MOFED,
 # NVIDIA_GDRCOPY, NVIDIA_GDS, NVIDIA_NVSWITCH) and no other. A channel that does not exist, or that
-# the runtime did not give, and a bad value exit 125 before the workload.
+# the runtime did not give, a channel node whose minor is not its id, and a bad value exit 125
+# before the workload.
 . "$(dirname "$0")/lib.sh"
 e2e_init
 
@@ -109,6 +110,19 @@ e2e_device "$E2E_BUNDLE" /dev/nvidia-caps-imex-channels/channel0 234 0
 e2e_run "$E2E_BUNDLE"
 is "$E2E_RC" 125 "narrow: channel 1 not given by the runtime: 125"
 like "$E2E_ERR" 'channel1 is not in the container \(it has: channel0\)' "narrow: says which channel the container has"
+
+# ---- the runtime gave channel0 with channel 7's numbers: 125, the numbers and the fix named ----------
+e2e_xpuinit_bundle minor "$fx" "$E2E_TMP/driver" -- /workload
+e2e_env "$E2E_BUNDLE" NVIDIA_IMEX_CHANNELS=0
+e2e_device "$E2E_BUNDLE" /dev/nvidia0 195 0
+e2e_device "$E2E_BUNDLE" /dev/nvidiactl 195 255
+e2e_device "$E2E_BUNDLE" /dev/nvidia-uvm 510 0
+e2e_device "$E2E_BUNDLE" /dev/nvidia-caps-imex-channels/channel0 234 7
+e2e_run "$E2E_BUNDLE"
+is "$E2E_RC" 125 "minor: channel0 made as 234:7 fails before the workload (125)"
+like "$E2E_ERR" 'channel0 is 234:7, but IMEX channel 0 has the minor 0 .*mknod /dev/nvidia-caps-imex-channels/channel0 c 234 0' \
+        "minor: the error names the node, its numbers, the expected minor and the fix"
+unlike "$E2E_OUT" '^pid=' "minor: the workload never started"
 
 # ---- a bad value: 125 naming the variable -----------------------------------------------------------
 fab bad XPU_RDMA=yes --

@@ -5,7 +5,7 @@
 # registering through the older nvmlDeviceGetGpuFabricInfo. /v1/devices carries readings.fabric
 # and host.fabric.imex_channels, /metrics xpu_fabric_state, xpu_fabric_info,
 # xpu_fabric_health_mask and xpu_fabric_channels, which promtool accepts; a channel made while
-# xpud runs is counted at the next sample. Needs root (the NVML helper switches to nobody), curl,
+# xpud runs is counted at the next sample, entries that are not channel nodes never are. Needs root (the NVML helper switches to nobody), curl,
 # jq and promtool. Prints TAP.
 
 # shellcheck source=tests/e2e/lib.sh
@@ -53,7 +53,8 @@ curl -s --unix-socket "$SOCK" http://xpud/metrics >"$T/metrics.prom"
 is "$(jq -c '[.devices[] | .readings.fabric]' "$T/devices.json")" \
         '[{"state":"completed","status":0,"clique_id":4026,"cluster_uuid":"9c6f5af3-53bf-49b5-a436-b66766c413c3","health_mask":0},{"state":"in_progress"}]' \
         "/v1/devices: GPU 0 registered (clique, cluster, health mask), GPU 1 in progress"
-is "$(jq -c '.host.fabric' "$T/devices.json")" '{"imex_channels":2}' "/v1/devices: the node's 2 IMEX channels"
+is "$(jq -c '.host.fabric' "$T/devices.json")" '{"imex_channels":2,"imex_channels_truncated":false}' \
+        "/v1/devices: the node's 2 IMEX channels, counted in full"
 L0='vendor="nvidia",gpu="0",uuid="GPU-7163c4e1-5d86-4a8f-392e-fe8ab35c2ab2",pci_bus_id="0000:18:00.0"'
 L1='vendor="nvidia",gpu="1",uuid="GPU-aa6e5b3d-2b6d-a5a4-4851-5046cf6c36fb",pci_bus_id="0000:2a:00.0"'
 is "$(grep -F "xpu_fabric_state{$L0,state=\"completed\"}" "$T/metrics.prom")" \
@@ -68,8 +69,13 @@ is "$(grep '^xpu_fabric_channels' "$T/metrics.prom")" 'xpu_fabric_channels{set="
 promtool check metrics <"$T/metrics.prom" >"$T/promtool.out" 2>&1
 is "$?:$(cat "$T/promtool.out")" "0:" "promtool check metrics accepts the body, with no lint line"
 
-# A third channel: counted at a later sample.
-mknod -m 0666 "$T/devroot/dev/nvidia-caps-imex-channels/channel2" c 234 2 || bail "mknod failed"
+# A third channel: counted at a later sample; what is no channel node beside it never is (a FIFO, a
+# directory, a symlink, a node of another major or whose minor is not its id, a name with no id).
+C="$T/devroot/dev/nvidia-caps-imex-channels"
+{ mkfifo "$C/channel7" && mkdir "$C/channel8" && ln -s channel0 "$C/channel9" && mknod "$C/channel10" c 1 10 &&
+        mknod "$C/channel11" c 234 12 && mknod "$C/channel012" c 234 12 && mknod "$C/channelx" c 234 0; } ||
+        bail "making the odd entries failed"
+mknod -m 0666 "$C/channel2" c 234 2 || bail "mknod failed"
 i=0
 until [ "$(curl -s --unix-socket "$SOCK" http://xpud/v1/devices | jq -c '.host.fabric.imex_channels')" = 3 ] ||
         [ $i -ge 50 ]; do
@@ -77,7 +83,10 @@ until [ "$(curl -s --unix-socket "$SOCK" http://xpud/v1/devices | jq -c '.host.f
         sleep 0.1
 done
 is "$(curl -s --unix-socket "$SOCK" http://xpud/v1/devices | jq -c '.host.fabric.imex_channels')" 3 \
-        "a channel made while xpud runs is counted at a later sample"
+        "a channel made while xpud runs is counted at a later sample, and no entry that is not a channel node"
+sleep 1.2 # one more sample: the odd entries are still not counted
+is "$(curl -s --unix-socket "$SOCK" http://xpud/metrics | grep '^xpu_fabric_channels')" 'xpu_fabric_channels{set="imex"} 3' \
+        "/metrics: 3 IMEX channels"
 kill -TERM "$XPID"
 wait "$XPID"
 is "$?" 0 "xpud exits 0 on SIGTERM"

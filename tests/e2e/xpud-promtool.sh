@@ -87,7 +87,7 @@ is "$(jq -c '[.devices[0].readings.remapped_rows, .devices[1].readings.retired_p
         '[{"correctable":7,"uncorrectable":2,"pending":true,"failed":false},{"correctable":5,"uncorrectable":1,"pending":false}]' \
         "/v1/devices: remapped rows and retired pages with their flags"
 is "$(jq -c '[.devices[0].readings.fabric, .devices[1].readings.fabric, .host.fabric]' "$TMP/devices-mig.json")" \
-        '[{"state":"completed","status":0,"clique_id":4026,"cluster_uuid":"9c6f5af3-53bf-49b5-a436-b66766c413c3","health_mask":0},{"state":"in_progress"},{"imex_channels":2}]' \
+        '[{"state":"completed","status":0,"clique_id":4026,"cluster_uuid":"9c6f5af3-53bf-49b5-a436-b66766c413c3","health_mask":0},{"state":"in_progress"},{"imex_channels":2,"imex_channels_truncated":false}]' \
         "/v1/devices: each GPU's NVLink fabric registration and the node's IMEX channel count"
 is "$(jq -c '[.devices[0].readings.fabric, .host.fabric]' "$TMP/devices.json")" '[null,null]' \
         "/v1/devices: no fabric keys where nothing reported them"

@@ -5,8 +5,11 @@
  * Checked besides memory safety (abort() when broken): an accepted list is ascending, each id
  * once and at most XPU_FABRIC_CHANNEL_MAX, at most XPU_FABRIC_CHANNELS_MAX ids, and "all" has none;
  * a refusal leaves nothing asked for and one terminated, non-empty error line; the switch answers
- * 1, 0 or -EINVAL only. Corpus: tests/fuzz/corpus/fabric/. */
+ * 1, 0 or -EINVAL only. xpu_fabric_channel_id() on the input as a channel node's name: an accepted
+ * id is at most XPU_FABRIC_CHANNEL_MAX and its path (xpu_fabric_channel_path()) is the input
+ * itself (one name per channel). Corpus: tests/fuzz/corpus/fabric/. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fabric.h"
@@ -35,6 +38,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int e = xpu_fabric_parse_enabled(value);
         if (e != 1 && e != 0 && e != -EINVAL)
                 abort();
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        size_t n = xpu_fabric_sets(sets, vendor);
+        for (size_t i = 0; i < n; i++) {
+                if (!sets[i]->channels)
+                        continue;
+                char name[64], back[64];
+                const char *glob = sets[i]->nodes[0].glob; /* the input in place of its '*' */
+                const char *star = strchr(glob, '*');
+                snprintf(name, sizeof name, "%.*s%s%s", (int)(star - glob), glob, value, star + 1);
+                uint32_t id;
+                if (xpu_fabric_channel_id(sets[i], name, &id) == 0 &&
+                    (id > XPU_FABRIC_CHANNEL_MAX || xpu_fabric_channel_path(sets[i], id, back, sizeof back) < 0 ||
+                     strcmp(back, name) != 0))
+                        abort();
+        }
         free(value);
         return 0;
 }

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* probes/fabric.c: the list of fabric device sets (the vendor-neutral RDMA set first, then
  * NVIDIA's from its descriptor), the profile's set names, and the parsers of the sets' variables:
- * NVIDIA_IMEX_CHANNELS's channel list (hostile values included) and the "enabled" switches. */
+ * NVIDIA_IMEX_CHANNELS's channel list (hostile values included) and the "enabled" switches; the
+ * channel id a node's name gives, and xpud's count of the channels under a dev root (only channel
+ * nodes of the driver's major whose minor is their id; the visit bound said). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "fabric.h"
 #include "testlib.h"
@@ -124,6 +131,98 @@ START_TEST(test_channels_hostile) {
 }
 END_TEST
 
+START_TEST(test_channel_id) {
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        ck_assert_uint_ge(xpu_fabric_sets(sets, vendor), 2);
+        const struct xpu_fabric_set *imex = sets[1];
+        uint32_t id = 99;
+        ck_assert_int_eq(xpu_fabric_channel_id(imex, "/dev/nvidia-caps-imex-channels/channel0", &id), 0);
+        ck_assert_uint_eq(id, 0);
+        ck_assert_int_eq(xpu_fabric_channel_id(imex, "/dev/nvidia-caps-imex-channels/channel2047", &id), 0);
+        ck_assert_uint_eq(id, 2047);
+        ck_assert_int_eq(xpu_fabric_channel_id(imex, "/dev/nvidia-caps-imex-channels/channel1048575", &id), 0);
+        ck_assert_uint_eq(id, XPU_FABRIC_CHANNEL_MAX);
+        static const char *const bad[] = {
+                "/dev/nvidia-caps-imex-channels/channel", "/dev/nvidia-caps-imex-channels/channel01",
+                "/dev/nvidia-caps-imex-channels/channel00", "/dev/nvidia-caps-imex-channels/channel1048576",
+                "/dev/nvidia-caps-imex-channels/channel99999999999", "/dev/nvidia-caps-imex-channels/channel-1",
+                "/dev/nvidia-caps-imex-channels/channel+1", "/dev/nvidia-caps-imex-channels/channel1x",
+                "/dev/nvidia-caps-imex-channels/channel 1", "/dev/nvidia-caps-imex-channels/chan1",
+                "/dev/other/channel1", "channel1", "",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                id = 99;
+                ck_assert_msg(xpu_fabric_channel_id(imex, bad[i], &id) == -EINVAL, "\"%s\" accepted", bad[i]);
+                ck_assert_uint_eq(id, 99);
+        }
+}
+END_TEST
+
+/* A dev root whose IMEX directory holds, besides channels 0..N-1 (c 234:id), what must not be
+ * counted: a FIFO, a directory, a regular file, a symlink to a channel, a node of another major, a
+ * node whose minor is not its id and a name that is not a channel id. */
+static char *count_root(unsigned n) {
+        char *root = xpu_test_mkdtemp();
+        xpu_test_write(root, "proc/devices", "Character devices:\n  1 mem\n234 nvidia-caps-imex-channels\n\n"
+                                             "Block devices:\n  8 sd\n");
+        xpu_test_write(root, "dev/nvidia-caps-imex-channels/channel900", "not a node\n");
+        char dir[4096], path[4200];
+        snprintf(dir, sizeof dir, "%s/dev/nvidia-caps-imex-channels", root);
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(path, sizeof path, "%s/channel%u", dir, i);
+                ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(234, i)), 0);
+        }
+        static const struct { const char *name; mode_t mode; unsigned maj, min; } odd[] = {
+                { "channel901", S_IFIFO, 0, 0 },
+                { "channel902", S_IFCHR, 1, 902 },   /* another driver's major */
+                { "channel903", S_IFCHR, 234, 7 },   /* another channel's minor */
+                { "channel0904", S_IFCHR, 234, 904 }, /* a leading zero: not a name the driver makes */
+                { "channelx", S_IFCHR, 234, 0 },
+        };
+        for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+                snprintf(path, sizeof path, "%s/%s", dir, odd[i].name);
+                ck_assert_int_eq(mknod(path, odd[i].mode | 0666, makedev(odd[i].maj, odd[i].min)), 0);
+        }
+        snprintf(path, sizeof path, "%s/channel905", dir);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        xpu_test_symlink(root, "dev/nvidia-caps-imex-channels/channel906", "channel0");
+        return root;
+}
+
+START_TEST(test_count_nodes) {
+        const struct xpu_fabric_set *sets[XPU_FABRIC_SETS_MAX];
+        enum xpu_vendor vendor[XPU_FABRIC_SETS_MAX];
+        ck_assert_uint_ge(xpu_fabric_sets(sets, vendor), 2);
+        const struct xpu_fabric_set *imex = sets[1];
+        char *root = count_root(3);
+        int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(fd, 0);
+        bool cut = true;
+        ck_assert_int_eq(xpu_fabric_count_nodes(fd, fd, imex, XPU_FABRIC_VISIT_MAX, &cut), 3);
+        ck_assert(!cut);
+        /* /proc/devices unread: any major is counted (channel902 too), never the rest */
+        ck_assert_int_eq(xpu_fabric_count_nodes(fd, -1, imex, XPU_FABRIC_VISIT_MAX, &cut), 4);
+        /* the visit bound: 13 entries with "." and "..", at most 5 read: the count a lower bound, and said to be */
+        int k = xpu_fabric_count_nodes(fd, fd, imex, 5, &cut);
+        ck_assert_int_ge(k, 0);
+        ck_assert_int_le(k, 3);
+        ck_assert(cut);
+        ck_assert_int_eq(xpu_fabric_count_nodes(fd, fd, imex, 13, &cut), 3);
+        ck_assert(!cut);
+        ck_assert_int_eq(xpu_fabric_count_nodes(fd, fd, imex, 12, &cut) >= 0, 1);
+        ck_assert(cut);
+        /* no directory */
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/dev/nvidia-caps-imex-channels", root);
+        xpu_test_rm_rf(dir);
+        ck_assert_int_eq(xpu_fabric_count_nodes(fd, fd, imex, XPU_FABRIC_VISIT_MAX, &cut), -ENOENT);
+        close(fd);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
 static Suite *fabric_suite(void) {
         Suite *s = suite_create("fabric");
         TCase *tc = tcase_create("fabric");
@@ -131,6 +230,8 @@ static Suite *fabric_suite(void) {
         tcase_add_test(tc, test_enabled);
         tcase_add_test(tc, test_channels);
         tcase_add_test(tc, test_channels_hostile);
+        tcase_add_test(tc, test_channel_id);
+        tcase_add_test(tc, test_count_nodes);
         suite_add_tcase(s, tc);
         return s;
 }

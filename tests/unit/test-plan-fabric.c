@@ -2,12 +2,16 @@
 /* entrypoint/plan-fabric.c, with the request it plans from (needs-fabric.c) and the nodes it
  * checks (gather-fabric.c), on the nvidia-fabric-imex-rdma fixture host: each fabric set selected
  * by its variable or a profile, exactly its nodes checked with their /proc/devices majors, a
- * channel that does not exist, bad values, nodes that are not their driver's. */
+ * channel that does not exist, bad values, nodes that are not their driver's, a channel whose
+ * minor is not its id, and directories of thousands of nodes (the lowest kept, the rest warned of;
+ * past the visit bound, the rest unread and warned of). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -275,10 +279,156 @@ START_TEST(test_group_of_nodes) {
 }
 END_TEST
 
+static bool has_warning(const struct xpu_plan *p, const char *needle) {
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (strstr(p->warnings[i], needle))
+                        return true;
+        return false;
+}
+
+/* Channels FROM..TO (each c 234:id) beside the fixture's channel0 and channel1. */
+static void make_channels(unsigned from, unsigned to) {
+        char full[4096];
+        for (unsigned i = from; i <= to; i++) {
+                snprintf(full, sizeof full, "%s/dev/nvidia-caps-imex-channels/channel%u", f.root, i);
+                ck_assert_int_eq(mknod(full, S_IFCHR | 0666, makedev(234, i)), 0);
+        }
+}
+
+/* 5001 channels: one asked for is looked up by its own path, whatever the directory's size and
+ * order; "all" gives the lowest 256 in version order and warns of the rest. */
+START_TEST(test_many_channels) {
+        make_channels(2, 5000);
+        struct xpu_plan *p;
+        static const char *const asks[][2] = {
+                { "NVIDIA_IMEX_CHANNELS=0", "/dev/nvidia-caps-imex-channels/channel0" },
+                { "NVIDIA_IMEX_CHANNELS=4999", "/dev/nvidia-caps-imex-channels/channel4999" },
+                { "NVIDIA_IMEX_CHANNELS=300,0", "/dev/nvidia-caps-imex-channels/channel0 "
+                                                "/dev/nvidia-caps-imex-channels/channel300" },
+        };
+        for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) {
+                ck_assert_msg(plan_env(NULL, &p, asks[i][0], NULL) == 0, "%s: %s", asks[i][0], err);
+                ck_assert_str_eq(fabric_checks(p), asks[i][1]);
+                ck_assert_uint_eq(p->n_warnings, 0);
+                xpu_plan_free(p);
+        }
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL) == 0, "%s", err);
+        size_t channels = 0;
+        for (size_t i = 0; i < p->n_ops; i++)
+                channels += p->ops[i].type == XPU_OP_CHECK_DEVNODE &&
+                            strncmp(p->ops[i].path, "/dev/nvidia-caps-imex-channels/", 31) == 0;
+        ck_assert_uint_eq(channels, 256);
+        for (unsigned i = 0; i < 256; i++) {
+                char path[64];
+                snprintf(path, sizeof path, "/dev/nvidia-caps-imex-channels/channel%u", i);
+                ck_assert_uint_eq(check_of(p, path)->minor, i);
+        }
+        ck_assert_uint_eq(check_of(p, "/dev/nvidia-caps-imex-channels/channel255")->minor, 255);
+        ck_assert(has_note(p, "fabric set imex (NVIDIA_IMEX_CHANNELS=all): 256 IMEX channel node(s) given"));
+        ck_assert(has_warning(p, "NVIDIA_IMEX_CHANNELS=all: the container has 5001 nodes of "
+                                 "/dev/nvidia-caps-imex-channels/channel*; 4745 are left out and only the lowest 256 in "
+                                 "version order (up to channel255) are checked and given"));
+        ck_assert(has_warning(p, "list their ids in NVIDIA_IMEX_CHANNELS"));
+        xpu_plan_free(p);
+        /* a channel missing from a large directory: the message names the lowest it has, bounded */
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,6000", NULL), -ENOENT);
+        ck_assert_msg(strstr(err, "channel6000 is not in the container (it has: channel0, channel1, channel2, "),
+                      "%s", err);
+        ck_assert_uint_lt(strlen(err), 800);
+}
+END_TEST
+
+/* A channel node's minor is its id (the driver makes channelN with minor N). */
+START_TEST(test_channel_minor) {
+        struct xpu_plan *p;
+        replace_node("/dev/nvidia-caps-imex-channels/channel0", 234, 7);
+        static const char *const asks[] = { "NVIDIA_IMEX_CHANNELS=0", "NVIDIA_IMEX_CHANNELS=all" };
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_int_eq(plan_env(NULL, &p, asks[i], NULL), -ENODEV);
+                ck_assert_ptr_null(p);
+                ck_assert_msg(strstr(err, ": /dev/nvidia-caps-imex-channels/channel0 is 234:7, but IMEX channel 0 has "
+                                          "the minor 0"), "%s", err);
+                ck_assert_msg(strstr(err, "mknod /dev/nvidia-caps-imex-channels/channel0 c 234 0"), "%s", err);
+        }
+        /* channel 1 alone is still given */
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=1", NULL) == 0, "%s", err);
+        xpu_plan_free(p);
+        replace_node("/dev/nvidia-caps-imex-channels/channel0", 234, 0);
+        /* a name that is no channel id: "all" refuses it rather than guess which channel it is */
+        char full[4096];
+        snprintf(full, sizeof full, "%s/dev/nvidia-caps-imex-channels/channel01", f.root);
+        ck_assert_int_eq(mknod(full, S_IFCHR | 0666, makedev(234, 1)), 0);
+        ck_assert_int_eq(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL), -ENODEV);
+        ck_assert_msg(strstr(err, "/dev/nvidia-caps-imex-channels/channel01 does not name a channel of the imex set"),
+                      "%s", err);
+        /* a list names the paths it reads: the odd name is not looked at */
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,1", NULL) == 0, "%s", err);
+        ck_assert_str_eq(fabric_checks(p),
+                         "/dev/nvidia-caps-imex-channels/channel0 /dev/nvidia-caps-imex-channels/channel1");
+        xpu_plan_free(p);
+}
+END_TEST
+
+/* More than 256 nodes of a glob set (RDMA verbs): the lowest 256 in version order, and a warning. */
+START_TEST(test_many_rdma) {
+        char full[4096];
+        for (unsigned i = 2; i < 300; i++) {
+                snprintf(full, sizeof full, "%s/dev/infiniband/uverbs%u", f.root, i);
+                ck_assert_int_eq(mknod(full, S_IFCHR | 0666, makedev(231, 192 + i)), 0);
+        }
+        struct xpu_plan *p;
+        ck_assert_msg(plan_env(NULL, &p, "XPU_RDMA=enabled", NULL) == 0, "%s", err);
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/infiniband/uverbs255"));
+        ck_assert_ptr_null(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/infiniband/uverbs256"));
+        ck_assert_ptr_nonnull(find_op(p, XPU_OP_CHECK_DEVNODE, "/dev/infiniband/umad1"));
+        ck_assert(has_warning(p, "XPU_RDMA=enabled: the container has 300 nodes of /dev/infiniband/uverbs*; 44 are left "
+                                 "out and only the lowest 256 in version order (up to uverbs255)"));
+        ck_assert(!has_warning(p, "NVIDIA_IMEX_CHANNELS"));
+        xpu_plan_free(p);
+}
+END_TEST
+
+/* A channel directory past the visit bound (XPU_FABRIC_VISIT_MAX entries, on a tmpfs of this
+ * test's own mount namespace): read no further, the rest warned of. Needs root (unshare, mount). */
+START_TEST(test_visit_bound) {
+        char dir[4096], path[4200];
+        snprintf(dir, sizeof dir, "%s/dev/nvidia-caps-imex-channels", f.root);
+        ck_assert_msg(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
+        ck_assert_int_eq(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0); /* named: valgrind checks them */
+        ck_assert_msg(mount("xpu-test", dir, "tmpfs", 0, "mode=0755") == 0, "mount tmpfs: %s", strerror(errno));
+        /* the dev root opened before unshare walks the old namespace's mounts: open it in this one */
+        close(f.roots.dev_fd);
+        f.roots.dev_fd = open(f.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ck_assert_int_ge(f.roots.dev_fd, 0);
+        /* channel0 first and channel1 last: whichever order readdir gives, one is among the entries read */
+        snprintf(path, sizeof path, "%s/channel0", dir);
+        ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(234, 0)), 0);
+        for (unsigned i = 0; i < XPU_FABRIC_VISIT_MAX; i++) {
+                snprintf(path, sizeof path, "%s/x%u", dir, i);
+                ck_assert_int_eq(mknod(path, S_IFREG | 0600, 0), 0);
+        }
+        snprintf(path, sizeof path, "%s/channel1", dir);
+        ck_assert_int_eq(mknod(path, S_IFCHR | 0666, makedev(234, 1)), 0);
+        struct xpu_plan *p;
+        int k = plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=all", NULL);
+        ck_assert_msg(k == 0, "%s", err);
+        ck_assert(has_warning(p, "NVIDIA_IMEX_CHANNELS=all: the directory of /dev/nvidia-caps-imex-channels/channel* has "
+                                 "more than 65536 entries; only the first 65536 were read"));
+        ck_assert(has_note(p, "fabric set imex (NVIDIA_IMEX_CHANNELS=all): 1 IMEX channel node(s) given"));
+        xpu_plan_free(p);
+        /* a listed channel is found past the bound: looked up by its path */
+        ck_assert_msg(plan_env(NULL, &p, "NVIDIA_IMEX_CHANNELS=0,1", NULL) == 0, "%s", err);
+        ck_assert_uint_eq(p->n_warnings, 0);
+        xpu_plan_free(p);
+        ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+}
+END_TEST
+
 static Suite *plan_fabric_suite(void) {
         Suite *s = suite_create("plan-fabric");
         TCase *tc = tcase_create("fixture");
         tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 30); /* thousands of nodes made on a shared machine's disk */
         tcase_add_test(tc, test_none_asked);
         tcase_add_test(tc, test_channels);
         tcase_add_test(tc, test_channel_missing);
@@ -288,6 +438,10 @@ static Suite *plan_fabric_suite(void) {
         tcase_add_test(tc, test_profile_asks);
         tcase_add_test(tc, test_not_the_drivers_node);
         tcase_add_test(tc, test_group_of_nodes);
+        tcase_add_test(tc, test_many_channels);
+        tcase_add_test(tc, test_channel_minor);
+        tcase_add_test(tc, test_many_rdma);
+        tcase_add_test(tc, test_visit_bound);
         suite_add_tcase(s, tc);
         return s;
 }

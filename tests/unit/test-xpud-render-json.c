@@ -203,6 +203,26 @@ START_TEST(test_events_version_json) {
 }
 END_TEST
 
+/* host.fabric: each channel-list set's count and whether the visit bound cut it (xpu_fabric_count_nodes). */
+START_TEST(test_fabric_channels_json) {
+        struct xpud_snapshot *s = fx_snapshot();
+        s->fabric_channels[1] = 65000; /* xpu_fabric_sets(): rdma, then imex */
+        s->fabric_channels_cut[1] = true;
+        cJSON *o = body_json(s, XPUD_ROUTE_DEVICES);
+        const cJSON *fabric = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "fabric");
+        _cleanup_free_ char *text = cJSON_PrintUnformatted(fabric);
+        ck_assert_str_eq(text, "{\"imex_channels\":65000,\"imex_channels_truncated\":true}");
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+        /* a node without the directory: no host.fabric */
+        s = fx_snapshot();
+        o = body_json(s, XPUD_ROUTE_DEVICES);
+        ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "fabric"));
+        cJSON_Delete(o);
+        xpud_snapshot_unref(s);
+}
+END_TEST
+
 /* The text of ROUTE's body of S (borrowed from the snapshot's cache). */
 static const char *body_text(struct xpud_snapshot *s, enum xpud_route route) {
         struct xpud_body b;
@@ -261,6 +281,7 @@ int main(void) {
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_devices_json);
+        tcase_add_test(tc, test_fabric_channels_json);
         tcase_add_test(tc, test_health_json);
         tcase_add_test(tc, test_events_version_json);
         tcase_add_test(tc, test_json_numbers);
