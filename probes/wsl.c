@@ -313,6 +313,7 @@ int xpu_wsl_files_find(int driver_fd, const struct xpu_vendor_wsl *w, const char
                         r = -ENOMEM;
                 else
                         (found->files = n)[found->n++] = lib->files[i];
+                found->allocated = found->n; /* (grown one by one here) */
         }
         for (size_t i = 0; r >= 0 && lib && i < lib->n_skipped; i++)
                 if (xpu_strv_push(&found->skipped, lib->skipped[i]) < 0)
