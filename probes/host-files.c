@@ -44,6 +44,8 @@ const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
 struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f) {
         if (!f)
                 return NULL;
+        for (size_t i = 0; f->files && i < f->n; i++)
+                free(f->files[i].path);
         free(f->files);
         xpu_strv_free(f->skipped);
         free(f->by_path);
@@ -66,8 +68,17 @@ struct xpu_host_files *xpu_host_files_copy(const struct xpu_host_files *files) {
         c->skipped = xpu_strv_copy(files->skipped);
         if (!c->files || (files->skipped && !c->skipped))
                 return xpu_host_files_free(c);
-        if (files->n)
-                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        for (size_t i = 0; i < files->n; i++) {
+                const struct xpu_host_file *from = &files->files[i];
+                size_t lp = strlen(from->path) + 1, lr = strlen(from->resolved) + 1;
+                c->files[i] = *from;
+                if (!(c->files[i].path = malloc(lp + lr))) {
+                        c->n = i;
+                        return xpu_host_files_free(c);
+                }
+                memcpy(c->files[i].path, from->path, lp);
+                c->files[i].resolved = memcpy(c->files[i].path + lp, from->resolved, lr);
+        }
         c->n = files->n;
         c->allocated = files->n ? files->n : 1;
         c->n_skipped = files->n_skipped;
@@ -221,11 +232,15 @@ static int add_file(struct finder *fi, const char *path, const char *resolved, c
                 f->files = n;
                 f->allocated = cap;
         }
+        size_t lp = strlen(path) + 1, lr = strlen(resolved) + 1; /* < PATH_MAX: checked by the caller */
+        char *both = malloc(lp + lr);
+        if (!both)
+                return -ENOMEM;
         size_t at = f->n++;
         struct xpu_host_file *hf = &f->files[at];
         memset(hf, 0, sizeof *hf);
-        memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
-        memcpy(hf->resolved, resolved, strlen(resolved) + 1);
+        hf->path = memcpy(both, path, lp);
+        hf->resolved = memcpy(both + lp, resolved, lr);
         xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
         if (fi->origin)
                 xpu_strlcpy(hf->origin, fi->origin, sizeof hf->origin);

@@ -25,10 +25,12 @@ enum xpu_host_file_kind {
 /* "file", "socket", "directory", "tree", "symlink", "device" */
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k);
 
+/* PATH and RESOLVED are one allocation, PATH's, owned by the xpu_host_files that holds the entry
+ * (a list of thousands of files must not take 8 KiB each): shorter than PATH_MAX both. */
 struct xpu_host_file {
-        char path[PATH_MAX];     /* absolute, as the pattern names it (links not resolved): the same
+        char *path;              /* absolute, as the pattern names it (links not resolved): the same
                                   * path in the driver root and in the container */
-        char resolved[PATH_MAX]; /* the file itself inside the driver root, every link followed
+        char *resolved;          /* the file itself inside the driver root, every link followed
                                   * there (the bind source and the link target); for a SYMLINK
                                   * the link's own text */
         char capability[32];     /* capability whose pattern found it ("" from a host's list) */
