@@ -35,6 +35,7 @@ struct xpu_host_dir {
         int error;    /* 0, the open's -errno, or -E2BIG: more than XPU_LIBDIR_ENTRIES_MAX entries */
         char **names; /* its entries but "." and "..", sorted by strcmp */
         size_t n;
+        bool noted;   /* its ERROR is in ->skipped already: one note, not one per line naming it */
 };
 
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
@@ -358,7 +359,7 @@ static int visit(struct xpu_host_files *f, size_t n) {
 }
 
 /* The listing of DIR ("" for "/") inside the root, read on its first use only. */
-static int list_dir(struct finder *fi, const char *dir, const struct xpu_host_dir **ret) {
+static int list_dir(struct finder *fi, const char *dir, struct xpu_host_dir **ret) {
         struct xpu_host_files *f = fi->f;
         for (size_t i = 0; i < f->n_dirs; i++)
                 if (strcmp(f->dirs[i].path, dir) == 0) {
@@ -431,12 +432,13 @@ static int find_glob(struct finder *fi, const char *path, const char *capability
         dir[dl] = '\0';
         const char *shown = dl ? dir : "/";
         const char *glob = slash + 1;
-        const struct xpu_host_dir *d;
+        struct xpu_host_dir *d;
         int r = list_dir(fi, dir, &d);
         if (r < 0)
                 return r;
-        if (d->error == -ENOENT || d->error == -ENOTDIR)
+        if (d->error == -ENOENT || d->error == -ENOTDIR || (d->error < 0 && d->noted))
                 return 0;
+        d->noted = d->error < 0;
         char why[160];
         if (d->error == -E2BIG) {
                 snprintf(why, sizeof why, "more than %d entries; none placed", XPU_LIBDIR_ENTRIES_MAX);

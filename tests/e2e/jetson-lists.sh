@@ -3,7 +3,7 @@
 # of the jetson-orin fixture: 4096 lines of one glob over a directory of 60000 files (read once:
 # one note, well under a second), 4096 distinct globs there (stopped at the budget, exit 125,
 # naming the line), 8000 listed files with NVIDIA_REQUIRE_JETPACK=csv-mounts=all (planned in bounded
-# memory), and, in the plain build, the same under `ulimit -v` (the error names the lists and the
+# memory), globs over a directory past the entry limit (one note), and, in the plain build, the same under `ulimit -v` (the error names the lists and the
 # fix; ASan's shadow memory needs an unlimited address space). Needs root (mknod for the dev root).
 # Prints TAP.
 
@@ -73,4 +73,14 @@ else
         like "$T/small.err" "error: .*(host lists|host-files-for-container\.d).*out of memory.*give xpuinit more memory \(ulimit -v\) or shorten the lists" \
                 "the out-of-memory error names the lists and the fix"
 fi
+
+# A directory over the entry limit: one note for it, not one per line naming it.
+rm -f "$lists/extra.csv"
+(cd "$drv/usr/lib/big" && seq 60001 65535 | sed 's/^/f/' | xargs touch) || bail "cannot grow $drv/usr/lib/big"
+printf 'lib, /usr/lib/big/a*\nlib, /usr/lib/big/b*\nlib, /usr/lib/big/c*\n' >"$lists/l4t.csv"
+plan "$T/huge"
+is "$RC" 0 "globs over a directory of more than 65536 entries: planned without it"
+is "$(grep -c 'skipped /usr/lib/big' "$T/huge")" 1 "one note for the directory, whatever the lines naming it"
+like "$T/huge" "note: skipped /usr/lib/big \(l4t\.csv:1\): more than 65536 entries; none placed" \
+        "the note names the first line and the bound"
 e2e_done
