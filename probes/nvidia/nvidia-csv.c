@@ -310,11 +310,12 @@ static int read_files(int driver_fd, char **names, size_t n, struct xpu_csv_line
         return 0;
 }
 
-/* Lines in order of kind, then path, then position (to find the repeated ones). */
-static const struct xpu_csv_line *sort_lines;
-static int cmp_lines(const void *a, const void *b) {
+/* Lines (LINES, qsort_r's argument) in order of kind, then path, then position (to find the
+ * repeated ones). */
+static int cmp_lines(const void *a, const void *b, void *lines) {
         size_t i = *(const size_t *)a, k = *(const size_t *)b;
-        const struct xpu_csv_line *x = &sort_lines[i], *y = &sort_lines[k];
+        const struct xpu_csv_line *x = &((const struct xpu_csv_line *)lines)[i];
+        const struct xpu_csv_line *y = &((const struct xpu_csv_line *)lines)[k];
         if (x->kind != y->kind)
                 return x->kind < y->kind ? -1 : 1;
         int c = strcmp(x->path, y->path);
@@ -328,9 +329,7 @@ static int mark_repeated(const struct xpu_csv_line *lines, size_t n, bool *repea
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 order[i] = i;
-        sort_lines = lines;
-        qsort(order, n, sizeof *order, cmp_lines);
-        sort_lines = NULL;
+        qsort_r(order, n, sizeof *order, cmp_lines, (void *)lines);
         for (size_t i = 1; i < n; i++) {
                 const struct xpu_csv_line *a = &lines[order[i - 1]], *b = &lines[order[i]];
                 repeated[order[i]] = a->kind == b->kind && strcmp(a->path, b->path) == 0;
