@@ -51,6 +51,7 @@ enum reason_kind {
         R_ECC_UNCORRECTED,
         R_UNSAMPLED,
         R_UNAVAILABLE,
+        R_NOT_SAMPLED,
         R_STALE,
         R_STALE_UNAVAILABLE,
         R_THERMAL,
@@ -85,6 +86,9 @@ static const struct {
         [R_UNSAMPLED] = { XPUD_HEALTH_UNKNOWN,
                           "wait for the first sample; if it persists, see the backend's error in /v1/health" },
         [R_UNAVAILABLE] = { XPUD_HEALTH_UNKNOWN, ACTION_UNAVAILABLE },
+        [R_NOT_SAMPLED] = { XPUD_HEALTH_UNKNOWN,
+                            "none: xpud does not sample this GPU on this platform (the reason says why), so its "
+                            "health stays unknown; watch it with the platform's own tools" },
         [R_STALE_UNAVAILABLE] = { XPUD_HEALTH_DEGRADED, ACTION_UNAVAILABLE },
         [R_STALE] = { XPUD_HEALTH_DEGRADED,
                       "values are the last good sample; see the backend's error in /v1/health and the xpud log" },
@@ -156,6 +160,12 @@ static bool backend_unavailable(const struct xpud_backend *b) {
         return b && !b->up && xpu_startswith(b->error, "not available: ") && strstr(b->error, " not found in ");
 }
 
+/* Does B not sample this platform's GPUs at all (a vendor's collect that knows its library
+ * cannot read them: "not sampled: ...")? Waiting changes nothing. */
+static bool backend_not_sampled(const struct xpud_backend *b) {
+        return b && !b->up && xpu_startswith(b->error, "not sampled: ");
+}
+
 void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev, const struct xpud_backend *backend) {
         const struct xpu_readings *r = &d->r;
         d->health = XPUD_HEALTH_HEALTHY;
@@ -220,6 +230,8 @@ void xpud_health_evaluate(struct xpud_device *d, const struct xpud_device *prev,
         if (!have_sample && !r->lost) {
                 if (backend_unavailable(backend))
                         reason_add(d, R_UNAVAILABLE, "no good sample yet: %s: %s", backend->name, backend->error);
+                else if (backend_not_sampled(backend))
+                        reason_add(d, R_NOT_SAMPLED, "%s: %s", backend->name, backend->error);
                 else if (backend && !backend->up)
                         reason_add(d, R_UNSAMPLED, "no good sample yet: %s: %s", backend->name, backend_error(backend));
                 else

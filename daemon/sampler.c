@@ -283,7 +283,7 @@ static void log_new_warnings(struct xpud_sampler *smp, const struct xpu_inventor
                 for (size_t k = 0; k < smp->n_warned && !seen; k++)
                         seen = strcmp(smp->warned[k], inv->warnings[i]) == 0;
                 if (!seen)
-                        log_warning("%s", inv->warnings[i]);
+                        xpu_log_escaped(XPU_LOG_WARNING, inv->warnings[i]);
         }
         char **copy = inv->n_warnings ? calloc(inv->n_warnings, sizeof *copy) : NULL;
         size_t n = 0;

@@ -117,7 +117,8 @@ static void gather_driver_files(struct xpu_plan_facts *f, const struct xpu_inven
 /* The host's own list of what a container is given (the vendor's plan.host_list: a Jetson's CSV
  * files), when the plan would inject files and the vendor has such a hook: its files become the
  * files at their own path, its nodes are gathered like every node. Returns 1 when the host has a
- * list (or reading it failed: kept for the plan), 0 when not, -ENOMEM. */
+ * list (or reading it failed: kept for the plan), 0 when not, -ENOMEM, -EINTR (a termination
+ * signal stopped the reading). */
 static int gather_host_list(struct xpu_plan_facts *f, const struct xpu_inventory *inv, const struct xpu_profile *pr,
                             const struct xpu_plan_options *o) {
         const struct xpu_plan_needs *n = &f->needs;
@@ -126,8 +127,8 @@ static int gather_host_list(struct xpu_plan_facts *f, const struct xpu_inventory
                 return 0;
         int r = ops->plan.host_list(inv, o->driver_fd, o->dev_fd, o->envp, &f->host_list, f->host_list_why,
                                     sizeof f->host_list_why);
-        if (r == -ENOMEM)
-                return r;
+        if (r == -ENOMEM || r == -EINTR)
+                return r; /* (HOST_LIST_WHY says which list, for xpu_plan_gather's error) */
         if (r < 0) {
                 f->host_list_error = r;
                 return 1;
@@ -310,7 +311,9 @@ int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection 
                 f->forward_compat = xpu_forward_compat_find(pr, o->container_fd, f->forward_compat_version,
                                                             sizeof f->forward_compat_version);
         if (r < 0) {
-                xpu_format_error(err, err_size, "out of memory while gathering the plan's facts");
+                xpu_format_error(err, err_size, "%s", listed < 0 && f->host_list_why[0]
+                                                              ? f->host_list_why
+                                                              : "out of memory while gathering the plan's facts");
                 return r;
         }
         *ret = TAKE_PTR(f);

@@ -21,7 +21,8 @@
  * before, xpu_plan_needs(); taken over by the facts, *NEEDS emptied, whatever the result) names:
  * the device nodes' groups, the driver version and files, the files CDI gave, the image's loader
  * and forward-compatibility build. Reads only, silent. Returns 0 with *RET set (free with
- * xpu_plan_facts_free()), or -ENOMEM with ERR saying so. */
+ * xpu_plan_facts_free()), or -ENOMEM with ERR saying so (naming the host's lists when reading them
+ * failed), or -EINTR when a termination signal stopped the reading of the host's lists. */
 int xpu_plan_gather(const struct xpu_inventory *inv, const struct xpu_selection *sel, const struct xpu_profile *pr,
                     const struct xpu_plan_options *o, struct xpu_plan_needs *needs, struct xpu_plan_facts **ret,
                     char *err, size_t err_size);

@@ -103,7 +103,7 @@ static int context_probe(struct context *c, const struct xpu_options *opts) {
                 return -r;
         }
         for (size_t i = 0; i < c->inv->n_warnings; i++)
-                log_warning("%s", c->inv->warnings[i]);
+                xpu_log_escaped(XPU_LOG_WARNING, c->inv->warnings[i]);
         const char *why = NULL;
         const char *driver_root = xpu_options_driver_root(opts, c->inv, &why);
         log_debug("sys root %s, dev root %s", c->roots.sys, c->roots.dev);
@@ -124,7 +124,7 @@ static int context_probe(struct context *c, const struct xpu_options *opts) {
                         return -r;
                 }
                 for (size_t i = seen; i < c->inv->n_warnings; i++)
-                        log_warning("%s", c->inv->warnings[i]);
+                        xpu_log_escaped(XPU_LOG_WARNING, c->inv->warnings[i]);
         }
         /* Names the kernel drivers do not give (an AMD GPU without a FRU product_name) from the
          * host's PCI ID database, for what is shown; a start does not need them. */
@@ -140,7 +140,7 @@ static int context_probe(struct context *c, const struct xpu_options *opts) {
  * per backend, and for a timeout how to give a slow library more time. */
 static void log_rich(const struct context *c, uint32_t sources, size_t before) {
         for (size_t i = before; i < c->inv->n_warnings; i++)
-                log_warning("%s", c->inv->warnings[i]);
+                xpu_log_escaped(XPU_LOG_WARNING, c->inv->warnings[i]);
         const struct xpu_rich_ops *ops;
         for (size_t i = 0; (ops = xpu_rich_backend_at(i)); i++) {
                 const struct xpu_rich_report *rep = &c->reports[ops->source];
@@ -365,6 +365,8 @@ static int context_gather(struct context *c, const struct xpu_plan_options *o, s
         err[0] = '\0';
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
         int r = xpu_plan_gather(c->inv, c->sel, c->profile, o, needs, &facts, err, sizeof err);
+        if (r == -EINTR)
+                return r; /* a stop: run() says so */
         if (r < 0) {
                 log_error("%s", err[0] ? err : strerror(-r));
                 return r;
@@ -509,11 +511,13 @@ static int run(struct context *c, const struct xpu_options *opts) {
         _cleanup_(xpu_device_code_facts_done) struct xpu_device_code_facts dc = { 0 };
         _cleanup_(xpu_plan_needs_done) struct xpu_plan_needs needs = { 0 };
         _cleanup_(xpu_plan_facts_freep) struct xpu_plan_facts *facts = NULL;
-        if (context_device_code(c, opts, &dc) < 0 || context_needs(c, opts->argv, opts->inject, &o, &needs) < 0 ||
-            context_gather(c, &o, &needs, &facts) < 0)
+        if (context_device_code(c, opts, &dc) < 0 || context_needs(c, opts->argv, opts->inject, &o, &needs) < 0)
                 return EXIT_SETUP;
+        int r = context_gather(c, &o, &needs, &facts);
+        if (r < 0)
+                return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
         _cleanup_(xpu_device_code_outcome_clear) struct xpu_device_code_outcome verdict = { 0 };
-        int r = context_rich_facts(c, facts, &o, &dc, false, &verdict);
+        r = context_rich_facts(c, facts, &o, &dc, false, &verdict);
         if (r < 0)
                 return r == -EINTR ? (xpu_stop_requested() ?: EXIT_SETUP) : EXIT_SETUP;
         o.device_code = &verdict;

@@ -39,6 +39,7 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
         if (!placed || !present)
                 return -ENOMEM;
         size_t n_placed = 0, n_present = 0;
+        char last_parent[PATH_MAX] = "";
         for (size_t i = 0; i < p->host_files->n; i++) {
                 const struct xpu_host_file *f = &p->host_files->files[i];
                 if (tree[0] && (in_tree(f->path, tree) || in_tree(tree, f->path))) {
@@ -68,10 +69,14 @@ int xpu_plan_host_files(struct xpu_plan *p, const struct xpu_plan_options *o, co
                         slash[1] = '\0';
                 else
                         *slash = '\0';
-                struct xpu_op *op = xpu_plan_add_op(p, XPU_OP_MKDIR, parent);
-                if (!op)
-                        return -ENOMEM;
-                op->mode = 0755;
+                struct xpu_op *op;
+                /* One mkdir for a run of files in one directory (a list names hundreds there). */
+                if (strcmp(parent, last_parent) != 0) {
+                        if (!(op = xpu_plan_add_op(p, XPU_OP_MKDIR, parent)))
+                                return -ENOMEM;
+                        op->mode = 0755;
+                        memcpy(last_parent, parent, strlen(parent) + 1);
+                }
                 if (f->kind == XPU_HOST_FILE_SYMLINK) {
                         /* A host list's sym line: the same link, in either mode. */
                         if (!(op = xpu_plan_add_op(p, XPU_OP_SYMLINK, f->path)))
@@ -227,7 +232,11 @@ int xpu_plan_host_list(struct xpu_plan *p, const struct xpu_plan_options *o, con
         int r = facts->host_files ? xpu_plan_host_files(p, o, facts) : 0;
         if (r >= 0)
                 r = plan_host_list_loader(p, facts);
-        if (r < 0)
+        if (r == -ENOMEM)
+                xpu_format_error(err, err_size, "cannot plan the %zu files the host lists (%s): out of memory; give "
+                                 "xpuinit more memory (ulimit -v) or shorten the lists",
+                                 facts->host_files ? facts->host_files->n : 0, l->source);
+        else if (r < 0)
                 xpu_format_error(err, err_size, "cannot plan the files the host lists: %s", strerror(-r));
         return r;
 }

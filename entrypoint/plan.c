@@ -78,11 +78,15 @@ int xpu_plan_warning(struct xpu_plan *p, const char *fmt, ...) {
 }
 
 struct xpu_op *xpu_plan_add_op(struct xpu_plan *p, enum xpu_op_type type, const char *path) {
-        struct xpu_op *n = reallocarray(p->ops, p->n_ops + 1, sizeof *n);
-        if (!n)
-                return NULL;
-        p->ops = n;
-        struct xpu_op *op = &n[p->n_ops];
+        if (p->n_ops >= p->ops_allocated) {
+                size_t cap = p->ops_allocated ? p->ops_allocated * 2 : 16;
+                struct xpu_op *n = reallocarray(p->ops, cap, sizeof *n);
+                if (!n)
+                        return NULL;
+                p->ops = n;
+                p->ops_allocated = cap;
+        }
+        struct xpu_op *op = &p->ops[p->n_ops];
         memset(op, 0, sizeof *op);
         op->type = type;
         op->filesystem = type != XPU_OP_CHECK_DEVNODE;

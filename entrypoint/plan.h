@@ -66,6 +66,7 @@ struct xpu_plan {
         size_t n_given;
         struct xpu_op *ops;
         size_t n_ops;
+        size_t ops_allocated; /* OPS' room, doubled by xpu_plan_add_op() (an op is 12 KiB) */
         gid_t *groups; /* supplementary groups for the workload (device node owners) */
         size_t n_groups;
         char **groups_from; /* node path that asked for each group */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,15 @@ static const char *const kind_names[_XPU_HOST_FILE_MAX] = {
         [XPU_HOST_FILE_DEVICE] = "device",
 };
 
+/* A glob's directory, listed once for all the patterns naming it. */
+struct xpu_host_dir {
+        char *path;   /* as the pattern names it ("" for "/") */
+        int error;    /* 0, the open's -errno, or -E2BIG: more than XPU_LIBDIR_ENTRIES_MAX entries */
+        char **names; /* its entries but "." and "..", sorted by strcmp */
+        size_t n;
+        bool noted;   /* its ERROR is in ->skipped already: one note, not one per line naming it */
+};
+
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
         return k < _XPU_HOST_FILE_MAX ? kind_names[k] : "?";
 }
@@ -35,8 +45,18 @@ const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k) {
 struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f) {
         if (!f)
                 return NULL;
+        for (size_t i = 0; f->files && i < f->n; i++)
+                free(f->files[i].path);
         free(f->files);
         xpu_strv_free(f->skipped);
+        free(f->by_path);
+        for (size_t i = 0; i < f->n_dirs; i++) {
+                free(f->dirs[i].path);
+                for (size_t k = 0; k < f->dirs[i].n; k++)
+                        free(f->dirs[i].names[k]);
+                free(f->dirs[i].names);
+        }
+        free(f->dirs);
         free(f);
         return NULL;
 }
@@ -49,9 +69,19 @@ struct xpu_host_files *xpu_host_files_copy(const struct xpu_host_files *files) {
         c->skipped = xpu_strv_copy(files->skipped);
         if (!c->files || (files->skipped && !c->skipped))
                 return xpu_host_files_free(c);
-        if (files->n)
-                memcpy(c->files, files->files, files->n * sizeof *c->files);
+        for (size_t i = 0; i < files->n; i++) {
+                const struct xpu_host_file *from = &files->files[i];
+                size_t lp = strlen(from->path) + 1, lr = strlen(from->resolved) + 1;
+                c->files[i] = *from;
+                if (!(c->files[i].path = malloc(lp + lr))) {
+                        c->n = i;
+                        return xpu_host_files_free(c);
+                }
+                memcpy(c->files[i].path, from->path, lp);
+                c->files[i].resolved = memcpy(c->files[i].path + lp, from->resolved, lr);
+        }
         c->n = files->n;
+        c->allocated = files->n ? files->n : 1;
         c->n_skipped = files->n_skipped;
         return c;
 }
@@ -145,22 +175,80 @@ static int full_path_in_root(int root_fd, const char *path, char out[PATH_MAX], 
         return xpu_fd_path_in_root(root_fd, fd, out, PATH_MAX);
 }
 
+/* FNV-1a of a path, for the index of FILES' paths. */
+static size_t path_hash(const char *s) {
+        uint64_t h = 14695981039346656037u;
+        for (; *s; s++)
+                h = (h ^ (unsigned char)*s) * 1099511628211u;
+        return (size_t)h;
+}
+
+static void index_add(struct xpu_host_files *f, size_t i) {
+        size_t mask = f->by_path_size - 1;
+        for (size_t k = path_hash(f->files[i].path) & mask;; k = (k + 1) & mask)
+                if (!f->by_path[k]) {
+                        f->by_path[k] = i + 1;
+                        return;
+                }
+}
+
+/* Make room in the index for one more path (at most half full), building it anew when it is
+ * missing (a copy) or too small. Returns 0, -ENOMEM. */
+static int index_reserve(struct xpu_host_files *f) {
+        if (f->by_path_size >= 2 * (f->n + 1))
+                return 0;
+        size_t size = 64;
+        while (size < 4 * (f->n + 1))
+                size *= 2;
+        size_t *t = calloc(size, sizeof *t);
+        if (!t)
+                return -ENOMEM;
+        free(f->by_path);
+        f->by_path = t;
+        f->by_path_size = size;
+        for (size_t i = 0; i < f->n; i++)
+                index_add(f, i);
+        return 0;
+}
+
+/* Is PATH one of F's files? (after index_reserve()) */
+static bool index_has(const struct xpu_host_files *f, const char *path) {
+        size_t mask = f->by_path_size - 1;
+        for (size_t k = path_hash(path) & mask; f->by_path[k]; k = (k + 1) & mask)
+                if (strcmp(f->files[f->by_path[k] - 1].path, path) == 0)
+                        return true;
+        return false;
+}
+
 static int add_file(struct finder *fi, const char *path, const char *resolved, const char *capability,
                     enum xpu_host_file_kind kind, const struct stat *st) {
-        struct xpu_host_file *n = reallocarray(fi->f->files, fi->f->n + 1, sizeof *n);
-        if (!n)
+        struct xpu_host_files *f = fi->f;
+        if (f->n >= XPU_HOST_FILE_FILES_MAX)
+                return -E2BIG;
+        if (f->n >= f->allocated) { /* doubled: a list of thousands of lines is not copied thousands of times */
+                size_t cap = f->allocated ? f->allocated * 2 : 16;
+                struct xpu_host_file *n = reallocarray(f->files, cap, sizeof *n);
+                if (!n)
+                        return -ENOMEM;
+                f->files = n;
+                f->allocated = cap;
+        }
+        size_t lp = strlen(path) + 1, lr = strlen(resolved) + 1; /* < PATH_MAX: checked by the caller */
+        char *both = malloc(lp + lr);
+        if (!both)
                 return -ENOMEM;
-        fi->f->files = n;
-        struct xpu_host_file *hf = &n[fi->f->n++];
+        size_t at = f->n++;
+        struct xpu_host_file *hf = &f->files[at];
         memset(hf, 0, sizeof *hf);
-        memcpy(hf->path, path, strlen(path) + 1); /* < PATH_MAX: checked by the caller */
-        memcpy(hf->resolved, resolved, strlen(resolved) + 1);
+        hf->path = memcpy(both, path, lp);
+        hf->resolved = memcpy(both + lp, resolved, lr);
         xpu_strlcpy(hf->capability, capability, sizeof hf->capability);
         if (fi->origin)
                 xpu_strlcpy(hf->origin, fi->origin, sizeof hf->origin);
         hf->kind = kind;
         hf->dev = st->st_dev;
         hf->ino = st->st_ino;
+        index_add(f, at);
         return 0;
 }
 
@@ -193,9 +281,11 @@ static int take_symlink(struct finder *fi, const char *path) {
 
 /* Take PATH (found by CAPABILITY) when it resolves inside the root to a kind we place. */
 static int take(struct finder *fi, const char *path, const char *capability) {
-        for (size_t i = 0; i < fi->f->n; i++)
-                if (strcmp(fi->f->files[i].path, path) == 0)
-                        return 0;
+        int e = index_reserve(fi->f);
+        if (e < 0)
+                return e;
+        if (index_has(fi->f, path))
+                return 0;
         if (fi->want == XPU_HOST_FILE_SYMLINK)
                 return take_symlink(fi, path);
         struct stat st;
@@ -262,6 +352,77 @@ static int cmp_names(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Count N more directory entries read or matched against F's budget. */
+static int visit(struct xpu_host_files *f, size_t n) {
+        f->visited += n;
+        return f->visited > XPU_HOST_FILE_VISITS_MAX ? -E2BIG : 0;
+}
+
+/* The listing of DIR ("" for "/") inside the root, read on its first use only. */
+static int list_dir(struct finder *fi, const char *dir, struct xpu_host_dir **ret) {
+        struct xpu_host_files *f = fi->f;
+        for (size_t i = 0; i < f->n_dirs; i++)
+                if (strcmp(f->dirs[i].path, dir) == 0) {
+                        *ret = &f->dirs[i];
+                        return 0;
+                }
+        if ((f->n_dirs & (f->n_dirs - 1)) == 0) { /* 0 or a power of two: doubled */
+                struct xpu_host_dir *nd = reallocarray(f->dirs, f->n_dirs ? f->n_dirs * 2 : 4, sizeof *nd);
+                if (!nd)
+                        return -ENOMEM;
+                f->dirs = nd;
+        }
+        struct xpu_host_dir *d = &f->dirs[f->n_dirs];
+        *d = (struct xpu_host_dir){ .path = strdup(dir) };
+        if (!d->path)
+                return -ENOMEM;
+        f->n_dirs++;
+        *ret = d;
+        int fd = xpu_open_in_root(fi->root_fd, dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY, 0);
+        if (fd < 0) {
+                d->error = fd;
+                return visit(f, 1);
+        }
+        _cleanup_closedir_ DIR *dd = fdopendir(fd);
+        if (!dd) {
+                close(fd);
+                return -ENOMEM;
+        }
+        size_t entries = 0, allocated = 0;
+        int r = 0;
+        for (struct dirent *de; r >= 0 && (de = readdir(dd));) {
+                if (++entries > XPU_LIBDIR_ENTRIES_MAX) {
+                        d->error = -E2BIG; /* a directory like that is not a driver's */
+                        break;
+                }
+                if ((r = visit(f, 1)) < 0 || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (d->n == allocated) {
+                        size_t cap = allocated ? allocated * 2 : 16;
+                        char **nn = reallocarray(d->names, cap, sizeof *nn);
+                        if (!nn) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        d->names = nn;
+                        allocated = cap;
+                }
+                if (!(d->names[d->n] = strdup(de->d_name)))
+                        r = -ENOMEM;
+                else
+                        d->n++;
+        }
+        if (r < 0 || d->error) {
+                for (size_t i = 0; i < d->n; i++)
+                        free(d->names[i]);
+                free(d->names);
+                d->names = NULL;
+                d->n = 0;
+        } else if (d->n)
+                qsort(d->names, d->n, sizeof *d->names, cmp_names);
+        return r;
+}
+
 /* The entries of PATH's directory that match its last component. */
 static int find_glob(struct finder *fi, const char *path, const char *capability) {
         const char *slash = strrchr(path, '/');
@@ -269,88 +430,63 @@ static int find_glob(struct finder *fi, const char *path, const char *capability
         size_t dl = (size_t)(slash - path);
         memcpy(dir, path, dl);
         dir[dl] = '\0';
+        const char *shown = dl ? dir : "/";
         const char *glob = slash + 1;
-        int fd = xpu_open_in_root(fi->root_fd, dl ? dir : "/", O_RDONLY | O_DIRECTORY, 0);
-        if (fd == -ENOENT || fd == -ENOTDIR)
+        struct xpu_host_dir *d;
+        int r = list_dir(fi, dir, &d);
+        if (r < 0)
+                return r;
+        if (d->error == -ENOENT || d->error == -ENOTDIR || (d->error < 0 && d->noted))
                 return 0;
-        if (fd < 0) {
-                char why[128];
+        d->noted = d->error < 0;
+        char why[160];
+        if (d->error == -E2BIG) {
+                snprintf(why, sizeof why, "more than %d entries; none placed", XPU_LIBDIR_ENTRIES_MAX);
+                return skip(fi, shown, why);
+        }
+        if (d->error < 0) {
                 snprintf(why, sizeof why, "directory cannot be read inside the driver root (%s); not placed",
-                         strerror(-fd));
-                return skip(fi, dl ? dir : "/", why);
+                         strerror(-d->error));
+                return skip(fi, shown, why);
         }
-        _cleanup_closedir_ DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -ENOMEM;
-        }
-        /* All matches first, then sorted: which are placed must not depend on readdir order. */
-        char **names = NULL;
-        size_t n = 0;
-        int r = 0;
-        size_t entries = 0;
+        if ((r = visit(fi->f, d->n)) < 0)
+                return r;
+        /* The listing is sorted: which are placed does not depend on readdir order. */
+        size_t first[XPU_HOST_FILE_MATCHES_MAX], n = 0;
         bool odd_name = false;
-        for (struct dirent *de; (de = readdir(d));) {
-                if (++entries > XPU_LIBDIR_ENTRIES_MAX) {
-                        r = 1; /* a directory like that is not a driver's */
-                        break;
-                }
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-                    fnmatch(glob, de->d_name, FNM_PERIOD) != 0)
+        for (size_t i = 0; i < d->n; i++) {
+                const char *name = d->names[i];
+                if (fnmatch(glob, name, FNM_PERIOD) != 0)
                         continue;
                 bool control = false;
-                for (const char *c = de->d_name; *c && !control; c++)
+                for (const char *c = name; *c && !control; c++)
                         control = (unsigned char)*c < 0x20 || *c == 0x7f;
                 if (control) { /* never printed: it could forge lines of the plan */
                         odd_name = true;
                         continue;
                 }
-                if (n == XPU_HOST_FILE_SCAN_MAX) {
-                        r = 1;
-                        break;
-                }
-                char **nn = reallocarray(names, n + 1, sizeof *names);
-                if (!nn || !(nn[n] = strdup(de->d_name))) {
-                        names = nn ? nn : names;
-                        r = -ENOMEM;
-                        break;
-                }
-                names = nn;
+                if (n < XPU_HOST_FILE_MATCHES_MAX)
+                        first[n] = i;
                 n++;
         }
-        if (r == 1) { /* not a driver's directory: none of it */
-                char why[160];
-                if (entries > XPU_LIBDIR_ENTRIES_MAX)
-                        snprintf(why, sizeof why, "more than %d entries; none placed", XPU_LIBDIR_ENTRIES_MAX);
-                else
-                        snprintf(why, sizeof why, "more than %d entries match \"%s\"; none placed",
-                                 XPU_HOST_FILE_SCAN_MAX, glob);
-                r = skip(fi, dl ? dir : "/", why);
-                for (size_t i = 0; i < n; i++)
-                        free(names[i]);
-                free(names);
-                return r;
+        if (n > XPU_HOST_FILE_SCAN_MAX) { /* not a driver's directory: none of it */
+                snprintf(why, sizeof why, "more than %d entries match \"%s\"; none placed", XPU_HOST_FILE_SCAN_MAX,
+                         glob);
+                return skip(fi, shown, why);
         }
-        if (r >= 0 && odd_name)
-                r = skip(fi, dl ? dir : "/", "a matching name holds control characters; that entry not placed");
-        if (n)
-                qsort(names, n, sizeof names[0], cmp_names);
-        for (size_t i = 0; i < n; i++) {
+        if (odd_name)
+                r = skip(fi, shown, "a matching name holds control characters; that entry not placed");
+        for (size_t i = 0; i < n && i < XPU_HOST_FILE_MATCHES_MAX && r >= 0; i++) {
                 char full[PATH_MAX];
-                if (r >= 0 && i < XPU_HOST_FILE_MATCHES_MAX) {
-                        if (snprintf(full, sizeof full, "%s/%s", dir, names[i]) >= (int)sizeof full)
-                                r = skip(fi, dir, "a match's path is too long; not placed");
-                        else
-                                r = take(fi, full, capability);
-                }
-                free(names[i]);
+                if (snprintf(full, sizeof full, "%s/%s", dir, d->names[first[i]]) >= (int)sizeof full)
+                        r = skip(fi, dir, "a match's path is too long; not placed");
+                else
+                        r = take(fi, full, capability);
         }
-        free(names);
         if (r >= 0 && n > XPU_HOST_FILE_MATCHES_MAX) {
-                char why[160];
                 snprintf(why, sizeof why, "%zu entries match \"%s\"; the first %d by name are placed", n, glob,
                          XPU_HOST_FILE_MATCHES_MAX);
-                r = skip(fi, dl ? dir : "/", why);
+                r = skip(fi, shown, why);
         }
         return r;
 }

@@ -25,10 +25,12 @@ enum xpu_host_file_kind {
 /* "file", "socket", "directory", "tree", "symlink", "device" */
 const char *xpu_host_file_kind_to_string(enum xpu_host_file_kind k);
 
+/* PATH and RESOLVED are one allocation, PATH's, owned by the xpu_host_files that holds the entry
+ * (a list of thousands of files must not take 8 KiB each): shorter than PATH_MAX both. */
 struct xpu_host_file {
-        char path[PATH_MAX];     /* absolute, as the pattern names it (links not resolved): the same
+        char *path;              /* absolute, as the pattern names it (links not resolved): the same
                                   * path in the driver root and in the container */
-        char resolved[PATH_MAX]; /* the file itself inside the driver root, every link followed
+        char *resolved;          /* the file itself inside the driver root, every link followed
                                   * there (the bind source and the link target); for a SYMLINK
                                   * the link's own text */
         char capability[32];     /* capability whose pattern found it ("" from a host's list) */
@@ -38,18 +40,33 @@ struct xpu_host_file {
         ino_t ino;
 };
 
+struct xpu_host_dir; /* host-files.c: a glob's directory, listed once */
+
 struct xpu_host_files {
         struct xpu_host_file *files;
         size_t n;
         char **skipped; /* "<path>: <reason>": a match that is a FIFO or device, that cannot be
                          * resolved inside the root, or beyond the limits below */
         size_t n_skipped;
+        /* host-files.c's own, so that many calls (a host's list of thousands of lines) stay
+         * bounded: FILES' capacity, an index of their paths, the glob directories listed so far
+         * and the directory entries read or matched (XPU_HOST_FILE_VISITS_MAX). Not copied. */
+        size_t allocated;
+        size_t *by_path, by_path_size;
+        struct xpu_host_dir *dirs;
+        size_t n_dirs, visited;
 };
 
 /* Matches of one pattern placed, the first by name; more are skipped (a directory of firmware
  * holds a few). A directory with more than XPU_HOST_FILE_SCAN_MAX matches places none. */
 #define XPU_HOST_FILE_MATCHES_MAX 64
 #define XPU_HOST_FILE_SCAN_MAX 4096
+/* Directory entries read and glob matches tried by one xpu_host_files_find() or by all the
+ * xpu_host_files_take() calls into one xpu_host_files (each directory is read once): beyond it
+ * they return -E2BIG. A driver's lists try a few thousand. */
+#define XPU_HOST_FILE_VISITS_MAX (1024 * 1024)
+/* Files one xpu_host_files holds: beyond it, -E2BIG (L4T's lists name about 250). */
+#define XPU_HOST_FILE_FILES_MAX 16384
 
 struct xpu_host_files *xpu_host_files_free(struct xpu_host_files *f);
 /* A deep copy of FILES (free with xpu_host_files_free()), or NULL on -ENOMEM. */
@@ -70,7 +87,8 @@ const char *xpu_host_file_pattern_invalid(const char *s);
  * directory is listed once, in CAPABILITIES order; a path that does not exist (or whose
  * directory does not) is no error and not recorded, since these files are optional (a host
  * without fabricmanager has no socket); anything else is recorded in ->skipped. Reads only.
- * Returns 0 (free *RET with xpu_host_files_free()), -EINVAL, -ENOMEM. */
+ * Returns 0 (free *RET with xpu_host_files_free()), -EINVAL, -ENOMEM, -E2BIG (over
+ * XPU_HOST_FILE_VISITS_MAX or XPU_HOST_FILE_FILES_MAX). */
 int xpu_host_files_find(int driver_root_fd, const char *driver_version, const char *const *capabilities,
                         size_t n_capabilities, const struct xpu_capability_files *files, size_t n_files,
                         struct xpu_host_files **ret);
@@ -85,8 +103,10 @@ int xpu_host_files_find(int driver_root_fd, const char *driver_version, const ch
  *   DEVICE   a character device, links followed (ROOT_FD is then the dev root)
  * A path that does not exist is no error and not recorded (a list names the files of every
  * board); one of another kind, or that cannot be resolved inside the root, is recorded in
- * ->skipped with ORIGIN and the kind found. Reads only. Returns 0, -EINVAL (bad pattern or
- * kind), -ENOMEM. */
+ * ->skipped with ORIGIN and the kind found. A glob's directory is read once per FILES, whatever
+ * the number of lines naming it. Reads only. Returns 0, -EINVAL (bad pattern or kind), -ENOMEM,
+ * -E2BIG (FILES is over XPU_HOST_FILE_VISITS_MAX or XPU_HOST_FILE_FILES_MAX: a list of that
+ * many globs or files is no driver's). */
 int xpu_host_files_take(int root_fd, const char *pattern, enum xpu_host_file_kind want, const char *origin,
                         struct xpu_host_files *files);
 

@@ -309,10 +309,13 @@ int xpu_wsl_files_find(int driver_fd, const struct xpu_vendor_wsl *w, const char
                 r = find_in(driver_fd, XPU_WSL_LIB_DIR, (const char *const *)rest, &lib);
         for (size_t i = 0; r >= 0 && lib && i < lib->n; i++) {
                 struct xpu_host_file *n = reallocarray(found->files, found->n + 1, sizeof *n);
-                if (!n)
+                if (!n) {
                         r = -ENOMEM;
-                else
-                        (found->files = n)[found->n++] = lib->files[i];
+                        break;
+                }
+                (found->files = n)[found->n++] = lib->files[i];
+                lib->files[i].path = NULL; /* moved: FOUND frees it */
+                found->allocated = found->n; /* (grown one by one here) */
         }
         for (size_t i = 0; r >= 0 && lib && i < lib->n_skipped; i++)
                 if (xpu_strv_push(&found->skipped, lib->skipped[i]) < 0)

@@ -69,6 +69,34 @@ void xpu_log(enum xpu_log_level level, const char *fmt, ...) {
         errno = saved;
 }
 
+void xpu_log_escaped(enum xpu_log_level level, const char *text) {
+        if (level > log_level)
+                return;
+        int saved = errno;
+        static const char hex[] = "0123456789abcdef";
+        char out[2048 * 4 + 64];
+        int head = snprintf(out, sizeof out, "%s: %s: ", log_program, level_names[level]);
+        size_t o = head > 0 ? (size_t)head : 0;
+        for (const char *p = text; *p && o + 5 < sizeof out;) {
+                size_t n = xpu_utf8_printable_len(p);
+                if (n == 0) {
+                        unsigned char b = (unsigned char)*p++;
+                        out[o++] = '\\';
+                        out[o++] = 'x';
+                        out[o++] = hex[b >> 4];
+                        out[o++] = hex[b & 0xf];
+                } else if (o + n + 1 < sizeof out) {
+                        memcpy(out + o, p, n);
+                        o += n;
+                        p += n;
+                } else
+                        break;
+        }
+        out[o++] = '\n';
+        (void)xpu_write_full(STDERR_FILENO, out, o);
+        errno = saved;
+}
+
 void xpu_format_error(char *err, size_t err_size, const char *fmt, ...) {
         if (!err || err_size == 0)
                 return;

@@ -29,6 +29,11 @@ int xpu_log_level_from_string(const char *s);
  * with xpu_escape_text() (one message is one line). Keeps errno. */
 void xpu_log(enum xpu_log_level level, const char *fmt, ...) _printf_(2, 3);
 
+/* Like xpu_log() for TEXT that is escaped already (xpu_escape_text(): an inventory warning, which
+ * JSON shows too): printed as it is, so "\x0a" stays "\x0a" and does not become "\\x0a"; a byte
+ * that is not printable is still escaped (a backslash is not doubled). Keeps errno. */
+void xpu_log_escaped(enum xpu_log_level level, const char *text);
+
 /* Not a logger: format one error line into ERR (ERR_SIZE bytes; nothing when ERR is NULL or
  * ERR_SIZE is 0), for silent functions that hand their caller the message to log. */
 void xpu_format_error(char *err, size_t err_size, const char *fmt, ...) _printf_(3, 4);

@@ -46,7 +46,9 @@ struct xpu_csv_line {
  * (xpu_host_file_pattern_invalid()) and no "${", a line longer than XPU_CSV_LINE_MAX, a NUL byte,
  * more than XPU_CSV_LINES_MAX lines or more than MAX entries: -EINVAL with ERR one line,
  *   drivers.csv:12: unknown kind "libs"; expected dev, lib, sym or dir ("lib, /usr/lib/...")
- * naming the file, the line and what is expected. Pure. Returns 0, -EINVAL, -ENOMEM. */
+ * naming the file, the line and what is expected (the bytes of a bad kind as read: the logger
+ * escapes them). *LINES grows by doubling its room: pass NULL and 0 first, then what the last
+ * call left. Pure. Returns 0, -EINVAL, -ENOMEM. */
 int xpu_csv_parse(const char *file, const char *text, size_t len, struct xpu_csv_line **lines, size_t *n,
                   size_t max, char *err, size_t err_size);
 
@@ -60,9 +62,12 @@ bool xpu_csv_is_base_file(const char *name);
  * order, only the base files unless ENVP has NVIDIA_REQUIRE_JETPACK=csv-mounts=all (a note names
  * each file left out), and resolve their lines: dev lines in the dev root DEV_FD, the others in
  * the driver root. *RET is NULL (and 0 returned) when the host is no Tegra or has no such
- * directory. A file that is not a regular file, larger than XPU_CSV_FILE_SIZE_MAX, more than
- * XPU_CSV_FILES_MAX files, or a line xpu_csv_parse() refuses: -EINVAL with ERR naming the file
- * (and line) and the fix. Returns 0 (free *RET with xpu_host_list_free()), -EINVAL, -ENOMEM or
- * the directory's -errno with ERR. Silent. */
+ * directory. A line naming the kind and path of an earlier one is read once (one note per file
+ * counts them). A file that is not a regular file, larger than XPU_CSV_FILE_SIZE_MAX, more than
+ * XPU_CSV_FILES_MAX files to read, a line xpu_csv_parse() refuses, or lines over host-files.h's
+ * XPU_HOST_FILE_VISITS_MAX or XPU_HOST_FILE_FILES_MAX: -EINVAL with ERR naming the file (and
+ * line) and the fix. A termination signal (xpu_isolate_set_interrupt()) pending between lines:
+ * -EINTR, the signal left pending. Returns 0 (free *RET with xpu_host_list_free()), -EINVAL,
+ * -EINTR, -ENOMEM (ERR names the lists), or a file's or the directory's -errno with ERR. Silent. */
 int xpu_nvidia_csv_host_list(const struct xpu_inventory *inv, int driver_fd, int dev_fd, char *const *envp,
                              struct xpu_host_list **ret, char *err, size_t err_size);

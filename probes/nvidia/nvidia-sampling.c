@@ -68,6 +68,13 @@ static int nvml_collect(void *state, const struct xpu_roots *roots, unsigned tim
                         struct xpu_readings *r, bool *fresh, char *err, size_t err_size) {
         struct nvml_state *st = state;
         struct xpu_nvml_result *res = NULL;
+        if (inv->platform == XPU_PLATFORM_TEGRA) {
+                /* L4T's nvgpu has no /proc/driver/nvidia/version to check a libnvidia-ml against, and
+                 * xpud reads no NVML on a Jetson: said once, as what it is, not as a library to wait for. */
+                snprintf(err, err_size, "not sampled: NVML is not read on a Jetson (the Tegra iGPU has no NVML "
+                         "sampling in xpud)");
+                return -EOPNOTSUPP;
+        }
         struct xpu_nvidia_lib lib;
         xpu_nvidia_lib_of(inv, &lib);
         int ret = xpu_nvml_session_read_lib(st->session, roots->driver_fd, &lib, timeout_ms, &res, err, err_size);

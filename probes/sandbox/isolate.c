@@ -38,8 +38,7 @@ void xpu_isolate_set_interrupt(const sigset_t *set) {
                 sigemptyset(&interrupt_set);
 }
 
-/* The pending signal of the interrupt set, 0 when none is (or no set is given). */
-static int interrupt_pending(void) {
+int xpu_isolate_interrupted(void) {
         return interrupt_on ? xpu_signals_pending(&interrupt_set) : 0;
 }
 
@@ -242,7 +241,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
         if (!fn || opt.max_reply_bytes >= SIZE_MAX / 2)
                 return -EINVAL;
         /* Asked to stop already: no helper is started at all. */
-        int sig = interrupt_pending();
+        int sig = xpu_isolate_interrupted();
         if (sig) {
                 snprintf(reason, reason_size, "interrupted by SIG%s", sigabbrev_np(sig) ?: "?");
                 return -EINTR;
@@ -325,7 +324,7 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
                         if (sigfd >= 0)
                                 p[np++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
                         if (poll(p, np, (int)(ms > 60000 ? 60000 : ms)) > 0 && sigfd >= 0 &&
-                            (p[np - 1].revents & POLLIN) && (sig = interrupt_pending()) != 0) {
+                            (p[np - 1].revents & POLLIN) && (sig = xpu_isolate_interrupted()) != 0) {
                                 fail = -EINTR;
                                 break;
                         }

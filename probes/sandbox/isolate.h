@@ -104,6 +104,11 @@ int xpu_isolate_run(int (*fn)(void *arg, int out_fd), void *arg, const struct xp
  * starting threads. */
 void xpu_isolate_set_interrupt(const sigset_t *set);
 
+/* The pending signal of the set given to xpu_isolate_set_interrupt(), 0 when none is or no set
+ * was given: for long work of the probes outside a helper (a host's list of many lines), which
+ * then stops with -EINTR and leaves the signal pending. Silent. */
+int xpu_isolate_interrupted(void);
+
 /* ---- sessions: one long-lived helper answering many requests ----
  *
  * For a library that must stay loaded between readings (xpud keeps one NVML session):

@@ -3,6 +3,8 @@
  * bounds, and the host lists of the jetson-orin and jetson-xavier fixture hosts. How the plan
  * places them: test-plan-host-files.c. */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "nvidia/nvidia-csv.h"
+#include "sandbox/isolate.h"
 #include "testlib.h"
 
 static size_t parse(const char *text, struct xpu_csv_line **lines, char *err, size_t err_size, int want) {
@@ -70,7 +73,8 @@ START_TEST(test_parse_hostile_lines) {
         bad("lib, /usr/lib/${DRIVER_VERSION}/x\n", "\"${\"");
         bad("dir, /usr/lib/\n", "ends in \"/\"");
         bad("lib, /usr/lib/x\x1b[2J.so\n", "drivers.csv:1: the path holds a control character");
-        bad("\n\nlib\x1b, /x\n", "drivers.csv:3: unknown kind \"lib\\x1b\"");
+        /* as read: the logger escapes it, once (a "\x1b" on stderr, not "\\x1b") */
+        bad("\n\nlib\x1b, /x\n", "drivers.csv:3: unknown kind \"lib\x1b\"");
         /* a NUL byte: named by its line */
         struct xpu_csv_line *l = NULL;
         char err[600] = "";
@@ -198,8 +202,8 @@ START_TEST(test_host_list_hostile_files) {
         char err[600] = "";
         char *all[] = { (char *)"NVIDIA_REQUIRE_JETPACK=csv-mounts=all", NULL };
         ck_assert_int_eq(xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, all, &l, err, sizeof err), -EINVAL);
-        ck_assert_str_eq(err, XPU_CSV_HOST_DIR "/fifo.csv: not a regular file of text (a FIFO, a device or a NUL "
-                              "byte); the host lists are text files");
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR "/fifo.csv: not a regular file (a FIFO, a device, a socket or a "
+                              "directory); the host lists are text files");
         /* without csv-mounts=all the FIFO is not read at all: a note says so */
         ck_assert_int_eq(xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, NULL, &l, err, sizeof err), 0);
         ck_assert_uint_eq(l->n_notes, 1);
@@ -212,12 +216,130 @@ START_TEST(test_host_list_hostile_files) {
                 snprintf(rel, sizeof rel, "%s/x%02d.csv", XPU_CSV_HOST_DIR + 1, i);
                 xpu_test_write(root, rel, "");
         }
-        ck_assert_int_eq(xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, NULL, &l, err, sizeof err), -EINVAL);
-        ck_assert_str_eq(err, XPU_CSV_HOST_DIR ": more than 64 *.csv files; remove the ones the host does not need");
+        /* only the files that will be read count: without csv-mounts=all those 65 are notes (16
+         * named, the rest counted), with it too many */
+        ck_assert_int_eq(xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, NULL, &l, err, sizeof err), 0);
+        ck_assert_uint_eq(l->n_notes, 17);
+        ck_assert_str_eq(l->notes[0], "x00.csv not read: only devices.csv, drivers.csv and l4t.csv are unless the "
+                                      "image sets NVIDIA_REQUIRE_JETPACK=csv-mounts=all");
+        ck_assert_str_eq(l->notes[16], "49 more *.csv file(s) not read either");
+        l = xpu_host_list_free(l);
+        ck_assert_int_eq(xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, all, &l, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR ": more than 64 *.csv files to read; remove the ones the host does not "
+                              "need");
         xpu_inventory_free(inv);
         xpu_roots_close(&r);
         xpu_test_rm_rf(root);
         free(root);
+}
+END_TEST
+
+/* The host list of ROOT (a copy of a fixture host) with ENVP: returns the hook's result. */
+static int list_of(const char *root, char *const *envp, struct xpu_host_list **l, char *err, size_t err_size) {
+        struct xpu_roots r;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
+        struct xpu_inventory *inv = xpu_inventory_new();
+        ck_assert_ptr_nonnull(inv);
+        inv->platform = XPU_PLATFORM_TEGRA;
+        *l = NULL;
+        int ret = xpu_nvidia_csv_host_list(inv, r.driver_fd, r.dev_fd, envp, l, err, err_size);
+        xpu_inventory_free(inv);
+        xpu_roots_close(&r);
+        return ret;
+}
+
+/* Files that say which file: a NUL byte (file and line), a l4t.csv symlink leading nowhere inside
+ * the driver root, a name with a control character (as read: the logger escapes it once). */
+START_TEST(test_host_list_file_messages) {
+        char *root = xpu_test_copy_host("jetson-xavier");
+        char path[4096], err[768] = "";
+        struct xpu_host_list *l = NULL;
+        snprintf(path, sizeof path, "%s%s/l4t.csv", root, XPU_CSV_HOST_DIR);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fwrite("lib, /x\nlib\0, /y\n", 1, 17, f), 17);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(list_of(root, NULL, &l, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR "/l4t.csv:2: a NUL byte; a CSV file is text; fix or remove that line");
+        ck_assert_int_eq(unlink(path), 0);
+        ck_assert_int_eq(symlink("/etc/nowhere.csv", path), 0);
+        ck_assert_int_eq(list_of(root, NULL, &l, err, sizeof err), -ENOENT);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR "/l4t.csv: a symlink to /etc/nowhere.csv, which does not exist inside "
+                              "the driver root (links are followed there, as if it were /); point it at a file "
+                              "inside the driver root or remove it");
+        ck_assert_int_eq(unlink(path), 0);
+        snprintf(path, sizeof path, "%s%s/x\ny.csv", root, XPU_CSV_HOST_DIR);
+        xpu_test_write(root, path + strlen(root) + 1, "");
+        char *all[] = { (char *)"NVIDIA_REQUIRE_JETPACK=csv-mounts=all", NULL };
+        ck_assert_int_eq(list_of(root, all, &l, err, sizeof err), -EINVAL);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR ": the name of the *.csv file \"x\ny.csv\" holds unprintable "
+                              "characters; rename it");
+        /* not read without csv-mounts=all: counted, never printed */
+        ck_assert_int_eq(list_of(root, NULL, &l, err, sizeof err), 0);
+        ck_assert_uint_eq(l->n_notes, 1);
+        ck_assert_str_eq(l->notes[0], "1 *.csv file(s) not read either");
+        xpu_host_list_free(l);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* Many glob lines over a large directory: a repeated line is read once (one note per file), and
+ * distinct lines stop at the budget with the line named; bounded time either way. */
+START_TEST(test_host_list_many_globs) {
+        char *root = xpu_test_copy_host("jetson-xavier");
+        char rel[256];
+        for (int i = 0; i < 3000; i++) {
+                snprintf(rel, sizeof rel, "usr/lib/big/f%d", i);
+                xpu_test_write(root, rel, "x");
+        }
+        size_t size = 4096 * 32 + 1;
+        char *text = malloc(size), *p = text;
+        ck_assert_ptr_nonnull(text);
+        for (int i = 0; i < 4096; i++)
+                p += snprintf(p, size - (size_t)(p - text), "lib, /usr/lib/big/f1*\n");
+        snprintf(rel, sizeof rel, "%s/l4t.csv", XPU_CSV_HOST_DIR + 1);
+        xpu_test_write(root, rel, text);
+        struct xpu_host_list *l = NULL;
+        char err[768] = "";
+        ck_assert_int_eq(list_of(root, NULL, &l, err, sizeof err), 0);
+        bool noted = false;
+        for (size_t i = 0; i < l->n_notes; i++)
+                noted |= strcmp(l->notes[i], "4095 more line(s) of l4t.csv name the same files as an earlier line; "
+                                             "each is read once") == 0;
+        ck_assert(noted);
+        listed(l->files, "/usr/lib/big/f1");
+        l = xpu_host_list_free(l);
+        /* distinct patterns, each matched against the 3000 names: over the budget by line 349 */
+        p = text;
+        for (int i = 0; i < 4096; i++)
+                p += snprintf(p, size - (size_t)(p - text), "lib, /usr/lib/big/z%d*\n", i);
+        xpu_test_write(root, rel, text);
+        ck_assert_int_eq(list_of(root, NULL, &l, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "/l4t.csv:349: the lines up to this one visit more than 1048576 directory entries"),
+                      "%s", err);
+        free(text);
+        xpu_test_rm_rf(root);
+        free(root);
+}
+END_TEST
+
+/* A termination signal pending between lines (as xpuinit arms it): -EINTR, the signal left
+ * pending. */
+START_TEST(test_host_list_stop) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        ck_assert_int_eq(sigprocmask(SIG_BLOCK, &set, NULL), 0);
+        xpu_isolate_set_interrupt(&set);
+        ck_assert_int_eq(raise(SIGUSR1), 0);
+        char err[768] = "";
+        struct xpu_host_list *l = host_list("jetson-orin", NULL, err, sizeof err, -EINTR);
+        ck_assert_ptr_null(l);
+        ck_assert_str_eq(err, XPU_CSV_HOST_DIR ": reading stopped by SIGUSR1");
+        ck_assert_int_eq(xpu_isolate_interrupted(), SIGUSR1);
+        xpu_isolate_set_interrupt(NULL);
 }
 END_TEST
 
@@ -230,6 +352,9 @@ static Suite *csv_suite(void) {
         tcase_add_test(tc, test_base_files);
         tcase_add_test(tc, test_host_lists);
         tcase_add_test(tc, test_host_list_hostile_files);
+        tcase_add_test(tc, test_host_list_file_messages);
+        tcase_add_test(tc, test_host_list_many_globs);
+        tcase_add_test(tc, test_host_list_stop);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -30,6 +30,19 @@ static bool strv_same(char *const *a, char *const *b) {
         return (!a || !a[i]) && (!b || !b[i]);
 }
 
+static bool host_files_same(const struct xpu_host_files *a, const struct xpu_host_files *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++) {
+                const struct xpu_host_file *x = &a->files[i], *y = &b->files[i];
+                if (strcmp(x->path, y->path) != 0 || strcmp(x->resolved, y->resolved) != 0 ||
+                    strcmp(x->capability, y->capability) != 0 || strcmp(x->origin, y->origin) != 0 ||
+                    x->kind != y->kind || x->dev != y->dev || x->ino != y->ino)
+                        return false;
+        }
+        return true;
+}
+
 static bool files_same(const struct xpu_driver_files *a, const struct xpu_driver_files *b) {
         if (!a || !b)
                 return a == b;
@@ -59,10 +72,7 @@ static int plan_difference(const struct xpu_plan *a, const struct xpu_plan *b) {
                 return 2;
         if (!files_same(a->files, b->files) || !files_same(a->files32, b->files32))
                 return 3;
-        if (!a->host_files != !b->host_files ||
-            (a->host_files && (a->host_files->n != b->host_files->n ||
-                               memcmp(a->host_files->files, b->host_files->files,
-                                      a->host_files->n * sizeof *a->host_files->files) != 0)))
+        if (!a->host_files != !b->host_files || (a->host_files && !host_files_same(a->host_files, b->host_files)))
                 return 4;
         if (a->n_given != b->n_given || (a->n_given && memcmp(a->given, b->given, a->n_given * sizeof *a->given) != 0))
                 return 5;

@@ -97,6 +97,11 @@ static const struct health_case {
           .want_reason = "no good sample yet: nvml: not available: ROCm SMI reads the host's /sys and cannot follow "
                          "--sys-root /x",
           .want_action = ACT_UNSAMPLED },
+        { "never sampled, platform not sampled (a Jetson)", NONE, .backend_down = true,
+          .backend_error = "not sampled: NVML is not read on a Jetson (the Tegra iGPU has no NVML sampling in xpud)",
+          .want = XPUD_HEALTH_UNKNOWN, .want_n = 1,
+          .want_reason = "nvml: not sampled: NVML is not read on a Jetson (the Tegra iGPU has no NVML sampling in xpud)",
+          .want_action = "none: xpud does not sample this GPU on this platform" },
         { "stale", STALE, .backend_down = true, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
           .want_reason = "stale sample: nvml: helper timed out after 10 s", .want_action = ACT_STALE },
         { "stale without backend", STALE, .no_backend = true, .want = XPUD_HEALTH_DEGRADED, .want_n = 1,
