@@ -27,26 +27,21 @@ if ! mkdir -p "$drv/usr/lib/big" || ! (cd "$drv/usr/lib/big" && seq 1 60000 | se
 fi
 lists="$drv/etc/nvidia-container-runtime/host-files-for-container.d"
 
-# plan OUT [ENV...]: xpuinit plan on the copy, its stderr into OUT.err; sets RC and SECONDS_TAKEN.
+# plan OUT [ENV...]: xpuinit plan on the copy, its stderr into OUT.err; sets RC.
 plan() {
         out=$1
         shift
-        s=$(date +%s)
         # shellcheck disable=SC2086 # XPU_TEST_EXEC is a command with its arguments
         env NVIDIA_VISIBLE_DEVICES=all "$@" timeout -k 5 60 ${XPU_TEST_EXEC:-} "$XPUINIT" plan --sys-root "$drv" \
                 --dev-root "$T/devroot" --driver-root "$drv" -- /bin/true >"$out" 2>"$out.err"
         RC=$?
-        SECONDS_TAKEN=$(($(date +%s) - s))
 }
 
 seq 1 4096 | sed 's|.*|lib, /usr/lib/big/zz*|' >"$lists/l4t.csv"
 plan "$T/same"
+# (the directory read once, not per line: read per line this took 2 minutes, past plan's 60 s guard;
+# the time itself is for make bench, not for a test)
 is "$RC" 0 "4096 repeated glob lines: planned"
-if [ "$SECONDS_TAKEN" -le 5 ]; then
-        ok "4096 repeated glob lines over 60000 files: ${SECONDS_TAKEN} s (was 2 minutes)"
-else
-        not_ok "4096 repeated glob lines over 60000 files took ${SECONDS_TAKEN} s"
-fi
 is "$(grep -c 'name the same files' "$T/same")" 1 "one note for the repeated lines"
 like "$T/same" "note: 4095 more line\(s\) of l4t.csv name the same files as an earlier line; each is read once" \
         "the note counts them"
@@ -65,7 +60,7 @@ like "$T/many" "the host lists what its containers get .*: [0-9]+ device node\(s
         "every listed file found"
 is "$(grep -c '^  mkdir /usr/lib/big$' "$T/many")" 1 "one mkdir for the files' directory"
 if [ -n "${ASAN_OPTIONS:-}" ]; then
-        ok "out of memory: the plain build checks it (ASan reserves terabytes of address space)"
+        echo "# out of memory under ulimit -v: checked by the plain pass only (ASan reserves terabytes of address space)"
 else
         # shellcheck disable=SC3045 # dash, busybox sh and bash all have ulimit -v
         (ulimit -v 12000 && plan "$T/small" NVIDIA_REQUIRE_JETPACK=csv-mounts=all && echo "$RC" >"$T/small.rc")
