@@ -314,6 +314,19 @@ static int lock_socket(int dir_fd, const char *name, const char *path) {
         }
 }
 
+/* Do --allow-uid/--allow-gid admit someone who is neither root nor in group GID, the group the
+ * socket keeps without an "xpud" group (mode 0660)? They could not connect. Any allowed uid other
+ * than 0 counts, since its groups are not looked up here. */
+static bool allowed_outside_group(const struct xpud_options *o, gid_t gid) {
+        for (size_t i = 0; i < o->n_allow_uids; i++)
+                if (o->allow_uids[i] != 0)
+                        return true;
+        for (size_t i = 0; i < o->n_allow_gids; i++)
+                if (o->allow_gids[i] != gid)
+                        return true;
+        return false;
+}
+
 /* Bind the socket at PATH: the directory made if missing (0755) and checked (open_socket_dir), the
  * lock beside the socket taken (lock_socket: exactly one xpud binds a path), a live socket there
  * refused, a stale one (nobody listening) replaced, mode 0660 from the start
@@ -392,7 +405,7 @@ int xpud_listen_bind_unix(const char *path, struct unix_listener *u) {
                         log_error("cannot give %s to group " SOCKET_GROUP ": %m", path);
                         return negative_errno();
                 }
-        } else if (opt->n_allow_uids > 0 || opt->n_allow_gids > 0) {
+        } else if (allowed_outside_group(opt, getegid())) {
                 log_warning("no group \"" SOCKET_GROUP "\": %s stays root:%u mode 0660, so the users of "
                             "--allow-uid/--allow-gid cannot connect; create the group (systemd-sysusers "
                             "$PWD/packaging/systemd/xpud.sysusers in the source tree, or groupadd --system " SOCKET_GROUP

@@ -204,6 +204,16 @@ START_TEST(test_no_group_with_allow_lists) {
                               strstr(log, "groupadd --system xpud"),
                       "%s", log);
         listener_close(&u);
+
+        /* only the socket's own group allowed (and root): its members can connect, no warning */
+        opts.n_allow_uids = 0;
+        opts.allow_gids[0] = getegid();
+        opts.n_allow_gids = 1;
+        u = listener();
+        ck_assert_int_eq(bind_logged(&u, &log), 0);
+        ck_assert_msg(!strstr(log, "cannot connect") && strstr(log, "stays root-only"), "%s", log);
+        listener_close(&u);
+        opts.n_allow_gids = 0;
 }
 END_TEST
 
