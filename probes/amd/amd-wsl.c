@@ -15,8 +15,8 @@ static const char *const amd_wsl_files[] = {
         NULL,
 };
 
-/* The HSA runtime looks for /dev/dxg only when asked, before ROCm 7.13 (ROCm/librocdxg issues 34
- * and 35; ROCm/legacy-rocm-build issue 6296). */
+/* The HSA runtime looks for /dev/dxg only when asked, before ROCm 7.13 (github.com/ROCm/librocdxg/issues/34
+ * and /35; github.com/ROCm/legacy-rocm-build/issues/6296). */
 static const char *const amd_wsl_env[] = { "HSA_ENABLE_DXG_DETECTION=1", NULL };
 
 const struct xpu_vendor_wsl xpu_wsl_amd = {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Intel's GPUs on WSL2 (vendor.h, struct xpu_vendor_wsl; probes/wsl.h). The graphics driver's
  * package is "iigd_dch.inf", with an OEM prefix on some laptops ("6_lenovo_iigd_dch.inf_amd64_
- * <hash>": NVIDIA/k8s-device-plugin issue 207; "iigd_dch.inf_amd64_<hash>": yuk7/ArchWSL issue
- * 308, microsoft/WSL issue 6423). Its folder holds mostly Windows DLLs (ArchWSL 308): Level Zero
- * and OpenCL on WSL2 are the compute-runtime in the image, reaching the driver through /dev/dxg
- * and Microsoft's libdxcore (intel/compute-runtime issues 391 and 625); Mesa's D3D12 driver uses
- * libd3d12 and libd3d12core from /usr/lib/wsl/lib (microsoft/WSL issue 12653). */
+ * <hash>": github.com/NVIDIA/k8s-device-plugin/issues/207; "iigd_dch.inf_amd64_<hash>":
+ * github.com/yuk7/ArchWSL/issues/308, github.com/microsoft/WSL/issues/6423). Its folder holds
+ * mostly Windows DLLs (the ArchWSL listing): Level Zero and OpenCL on WSL2 are the compute-runtime
+ * in the image, reaching the driver through /dev/dxg and Microsoft's libdxcore
+ * (github.com/intel/compute-runtime/issues/391 and /625); Mesa's D3D12 driver uses libd3d12 and
+ * libd3d12core from /usr/lib/wsl/lib (github.com/microsoft/WSL/issues/12653). */
 #include "intel.h"
 #include "vendor.h"
 

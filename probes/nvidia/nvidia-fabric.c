@@ -8,7 +8,7 @@
 
 /* IMEX channels (multi-node NVLink, GB200 NVL72): nodes the driver never creates itself; the admin
  * or the DRA driver mknods them under the major of "nvidia-caps-imex-channels", minor = channel id
- * (NVIDIA/nvidia-modprobe issue 9). */
+ * (github.com/NVIDIA/nvidia-modprobe/issues/9). */
 static const struct xpu_fabric_node imex_nodes[] = {
         { "/dev/nvidia-caps-imex-channels/channel*", "nvidia-caps-imex-channels" },
         { NULL, NULL },

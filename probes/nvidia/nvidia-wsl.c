@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA's GPUs on WSL2 (vendor.h, struct xpu_vendor_wsl; probes/wsl.h). The Windows driver's
  * package lands in /usr/lib/wsl/drivers/ under its INF's name, which differs by product line and
- * packager: nv_dispi, nv_dispsi, nvltwi, nvfrwi, ... ("nv*.inf_amd64_<hash>": NVIDIA/nvidia-
- * container-toolkit PR 1890 and issue 1739, NVIDIA/k8s-device-plugin issue 207). NVIDIA has other
+ * packager: nv_dispi, nv_dispsi, nvltwi, nvfrwi, ... ("nv*.inf_amd64_<hash>":
+ * github.com/NVIDIA/nvidia-container-toolkit/pull/1890 and /issues/1739,
+ * github.com/NVIDIA/k8s-device-plugin/issues/207). NVIDIA has other
  * packages there too (audio, USB-C), so the folder must hold libcuda.so.1.1, the file the
  * toolkit's dxcore lookup and libnvidia-container's dxcore.c require of the GPU driver's folder.
  * The files are the toolkit's wsl mode's (pkg/nvcdi/driver-wsl.go, requiredDriverStoreFiles),
