@@ -448,13 +448,9 @@ END_TEST
  * its driver store), the variable naming the driver root says "/", and AMD's runtime is told to
  * use its dxg path. */
 START_TEST(test_wsl) {
-        char *root = xpu_test_copy_host("wsl-nvidia");
-        xpu_test_make_devnodes(root);
+        char *root = NULL;
         struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-        struct xpu_inventory *inv = NULL;
-        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        struct xpu_inventory *inv = xpu_test_probe_copy("wsl-nvidia", NULL, &r, &root);
         const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd,
                                              .host_root = root };
         cJSON *spec = NULL;
@@ -491,10 +487,7 @@ START_TEST(test_wsl) {
         xpu_test_rm_rf(root);
         free(root);
 
-        root = xpu_test_copy_host("wsl-amd");
-        xpu_test_make_devnodes(root);
-        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        inv = xpu_test_probe_copy("wsl-amd", NULL, &r, &root);
         const struct xpu_cdi_roots amd = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd };
         ck_assert_int_eq(build(inv, &amd, &spec, &w, err), 1);
         ck_assert_msg(w == NULL, "%s", w ? w[0] : "");
@@ -586,13 +579,9 @@ START_TEST(test_jetson) {
 #undef CSV
         };
         for (size_t h = 0; h < ELEMENTSOF(hosts); h++) {
-                char *root = xpu_test_copy_host(hosts[h].host);
-                xpu_test_make_devnodes(root);
+                char *root = NULL;
                 struct xpu_roots r;
-                const char *which = NULL;
-                ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-                struct xpu_inventory *inv = NULL;
-                ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+                struct xpu_inventory *inv = xpu_test_probe_copy(hosts[h].host, NULL, &r, &root);
                 ck_assert_int_eq(inv->platform, XPU_PLATFORM_TEGRA);
                 ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].driver_version, "");
                 const struct xpu_cdi_roots roots = { .dev_root = root, .driver_root = root, .driver_fd = r.driver_fd };
@@ -677,13 +666,9 @@ END_TEST
  * them): /dev/dxg reaches both, so the spec names them together ("all", with the driver store's
  * files), not by index or UUID, and says so. */
 START_TEST(test_wsl_counted) {
-        char *root = xpu_test_copy_host("wsl-nvidia");
-        xpu_test_make_devnodes(root);
+        char *root = NULL;
         struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-        struct xpu_inventory *inv = NULL;
-        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
+        struct xpu_inventory *inv = xpu_test_probe_copy("wsl-nvidia", NULL, &r, &root);
         ck_assert_int_eq(xpu_wsl_expand(inv, XPU_VENDOR_NVIDIA, XPU_SOURCE_NVML, 2), 0);
         snprintf(inv->devices[0].uuid, sizeof inv->devices[0].uuid, "GPU-00000000-0000-4000-8000-00000000000a");
         snprintf(inv->devices[1].uuid, sizeof inv->devices[1].uuid, "GPU-00000000-0000-4000-8000-00000000000b");

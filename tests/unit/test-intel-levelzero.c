@@ -116,13 +116,7 @@ END_TEST
 START_TEST(test_default_hierarchy) {
         ck_assert_str_eq(pick(NULL, "1", NULL), "0"); /* FLAT: tile 1 of GPU 0 */
         teardown();
-        host = xpu_test_copy_host("intel-arc-b580-xe");
-        xpu_test_make_devnodes(host);
-        struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, host, host, host, &which), 0);
-        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
-        xpu_roots_close(&r);
+        inv = xpu_test_probe_copy("intel-arc-b580-xe", NULL, NULL, &host);
         ck_assert_str_eq(pick(NULL, "0.0", NULL), "0");
         pick_err("1", "ZE_AFFINITY_MASK=\"1\": no device 1: 1 Intel GPUs are given (COMPOSITE hierarchy: one device "
                       "per GPU)");

@@ -282,13 +282,7 @@ START_TEST(test_expected_json) {
                 char *copy = NULL;
                 struct xpu_inventory *inv = NULL;
                 if (cJSON_IsString(platform)) {
-                        copy = xpu_test_copy_host(de->d_name);
-                        xpu_test_make_devnodes(copy);
-                        struct xpu_roots r;
-                        const char *which = NULL;
-                        ck_assert_int_eq(xpu_roots_open(&r, copy, copy, copy, &which), 0);
-                        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
-                        xpu_roots_close(&r);
+                        inv = xpu_test_probe_copy(de->d_name, NULL, NULL, &copy);
                         ck_assert_str_eq(xpu_platform_name(inv->platform), platform->valuestring);
                         checked++;
                 } else

@@ -25,27 +25,6 @@
 #define AMD_STORE "/usr/lib/wsl/drivers/u0420529.inf_amd64_94ad5a6c4d1a04e2"
 #define INTEL_STORE "/usr/lib/wsl/drivers/iigd_dch.inf_amd64_d73f88d32ddb95d3"
 
-/* A probed copy of HOST (its nodes made), after EDIT ran on the copy (NULL: none). */
-static struct xpu_inventory *probe_copy(const char *host, void (*edit)(const char *root), char **ret_root) {
-        char *root = xpu_test_copy_host(host);
-        xpu_test_make_devnodes(root);
-        if (edit)
-                edit(root);
-        struct xpu_roots r;
-        const char *which = NULL;
-        ck_assert_int_eq(xpu_roots_open(&r, root, root, root, &which), 0);
-        struct xpu_inventory *inv = NULL;
-        ck_assert_int_eq(xpu_inventory_probe(&r, &inv), 0);
-        xpu_roots_close(&r);
-        if (ret_root)
-                *ret_root = root;
-        else {
-                xpu_test_rm_rf(root);
-                free(root);
-        }
-        return inv;
-}
-
 static bool has_warning(const struct xpu_inventory *inv, const char *needle) {
         for (size_t i = 0; i < inv->n_warnings; i++)
                 if (strstr(inv->warnings[i], needle))
@@ -67,7 +46,7 @@ START_TEST(test_fixtures) {
                 { "wsl-intel", XPU_VENDOR_INTEL, INTEL_STORE },
         };
         for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
-                struct xpu_inventory *inv = probe_copy(cases[c].host, NULL, NULL);
+                struct xpu_inventory *inv = xpu_test_probe_copy(cases[c].host, NULL, NULL, NULL);
                 ck_assert_int_eq(inv->platform, XPU_PLATFORM_WSL);
                 ck_assert_msg(inv->n_warnings == 0, "%s: %s", cases[c].host, inv->n_warnings ? inv->warnings[0] : "");
                 ck_assert_uint_eq(inv->n_devices, 1);
@@ -196,7 +175,7 @@ static void store_newline(const char *root) {
 
 /* Bad input: each a warning naming the path and the fix, never a device guessed. */
 START_TEST(test_bad_input) {
-        struct xpu_inventory *inv = probe_copy("wsl-nvidia", dxg_regular, NULL);
+        struct xpu_inventory *inv = xpu_test_probe_copy("wsl-nvidia", dxg_regular, NULL, NULL);
         ck_assert_int_eq(inv->platform, XPU_PLATFORM_LINUX);
         ck_assert_uint_eq(inv->n_devices, 0);
         ck_assert_uint_eq(inv->n_warnings, 1);
@@ -207,7 +186,7 @@ START_TEST(test_bad_input) {
                       "%s", inv->warnings[0]);
         xpu_inventory_free(inv);
 
-        inv = probe_copy("wsl-nvidia", dxg_wrong_major, NULL);
+        inv = xpu_test_probe_copy("wsl-nvidia", dxg_wrong_major, NULL, NULL);
         ck_assert_int_eq(inv->platform, XPU_PLATFORM_LINUX);
         ck_assert_uint_eq(inv->n_devices, 0);
         ck_assert_uint_eq(inv->n_warnings, 1);
@@ -216,7 +195,7 @@ START_TEST(test_bad_input) {
         xpu_inventory_free(inv);
 
         /* an empty /usr/lib/wsl/lib: said, and the driver store still found */
-        inv = probe_copy("wsl-nvidia", lib_empty, NULL);
+        inv = xpu_test_probe_copy("wsl-nvidia", lib_empty, NULL, NULL);
         ck_assert_int_eq(inv->platform, XPU_PLATFORM_WSL);
         ck_assert_uint_eq(inv->n_devices, 1);
         ck_assert_uint_eq(inv->n_warnings, 1);
@@ -228,7 +207,7 @@ START_TEST(test_bad_input) {
         xpu_inventory_free(inv);
 
         char *root = NULL;
-        inv = probe_copy("wsl-nvidia", store_symlink_out, &root);
+        inv = xpu_test_probe_copy("wsl-nvidia", store_symlink_out, NULL, &root);
         ck_assert_int_eq(inv->platform, XPU_PLATFORM_WSL);
         ck_assert_uint_eq(inv->n_devices, 0);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].wsl_store, "");
@@ -242,7 +221,7 @@ START_TEST(test_bad_input) {
         xpu_test_rm_rf(root);
         free(root);
 
-        inv = probe_copy("wsl-nvidia", store_twice, NULL);
+        inv = xpu_test_probe_copy("wsl-nvidia", store_twice, NULL, NULL);
         ck_assert_uint_eq(inv->n_devices, 1);
         ck_assert_str_eq(inv->vendors[XPU_VENDOR_NVIDIA].wsl_store, NV_STORE);
         ck_assert_uint_eq(inv->n_warnings, 1);
@@ -252,14 +231,14 @@ START_TEST(test_bad_input) {
                       "%s", inv->warnings[0]);
         xpu_inventory_free(inv);
 
-        inv = probe_copy("wsl-nvidia", store_newline, NULL);
+        inv = xpu_test_probe_copy("wsl-nvidia", store_newline, NULL, NULL);
         ck_assert_uint_eq(inv->n_devices, 0);
         ck_assert(has_warning(inv, "/usr/lib/wsl/drivers/nv_x.inf_amd64_1"));
         ck_assert(has_warning(inv, ": not a driver store folder's name (letters, digits, '.', '_', '-'); skipped"));
         xpu_inventory_free(inv);
 
         /* NVIDIA folders without libcuda.so.1.1 are other packages of NVIDIA's: no GPU */
-        inv = probe_copy("wsl-nvidia", store_no_marker, NULL);
+        inv = xpu_test_probe_copy("wsl-nvidia", store_no_marker, NULL, NULL);
         ck_assert_int_eq(inv->platform, XPU_PLATFORM_WSL);
         ck_assert_uint_eq(inv->n_devices, 0);
         ck_assert_uint_eq(inv->n_warnings, 1);
@@ -309,7 +288,7 @@ END_TEST
  * devices around it; a cap at XPU_WSL_DEVICES_MAX with a warning; no entry: -ENOENT, nothing
  * changed; N 0: -EINVAL; the JSON's count_known true for the copies. */
 START_TEST(test_expand) {
-        struct xpu_inventory *inv = probe_copy("wsl-nvidia", NULL, NULL);
+        struct xpu_inventory *inv = xpu_test_probe_copy("wsl-nvidia", NULL, NULL, NULL);
         ck_assert_uint_eq(inv->n_devices, 1);
         /* another vendor's entry after it, as a mixed WSL2 host has */
         struct xpu_device amd = inv->devices[0];

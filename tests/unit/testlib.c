@@ -46,6 +46,29 @@ struct xpu_inventory *xpu_test_probe_host(const char *name) {
         return inv;
 }
 
+struct xpu_inventory *xpu_test_probe_copy(const char *name, void (*edit)(const char *root), struct xpu_roots *r,
+                                          char **ret_root) {
+        char *root = xpu_test_copy_host(name);
+        xpu_test_make_devnodes(root);
+        if (edit)
+                edit(root);
+        struct xpu_roots own;
+        struct xpu_roots *roots = r ? r : &own;
+        const char *which = NULL;
+        ck_assert_int_eq(xpu_roots_open(roots, root, root, root, &which), 0);
+        struct xpu_inventory *inv = NULL;
+        ck_assert_int_eq(xpu_inventory_probe(roots, &inv), 0);
+        if (!r)
+                xpu_roots_close(&own);
+        if (ret_root)
+                *ret_root = root;
+        else {
+                xpu_test_rm_rf(root);
+                free(root);
+        }
+        return inv;
+}
+
 struct xpu_inventory *xpu_test_probe_backend(const struct xpu_vendor_ops *backend, const char *dir) {
         struct xpu_roots r;
         const char *which = NULL;

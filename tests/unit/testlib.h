@@ -14,6 +14,13 @@ const char *xpu_test_host(const char *name);
 void xpu_test_open_host(struct xpu_roots *r, const char *name);
 /* Probe a fixture host; asserts success. Free with xpu_inventory_free(). */
 struct xpu_inventory *xpu_test_probe_host(const char *name);
+/* Probe a copy of fixture host NAME (xpu_test_copy_host) with its dev/DEVNODES nodes made (root),
+ * after EDIT ran on the copy (NULL: none), the copy being the sys, dev and driver root; asserts
+ * success. R (may be NULL) keeps the roots open (xpu_roots_close()); RET_ROOT (may be NULL) gets
+ * the copy's path (xpu_test_rm_rf() and free() it), else the copy is removed. Free the inventory
+ * with xpu_inventory_free(). */
+struct xpu_inventory *xpu_test_probe_copy(const char *name, void (*edit)(const char *root), struct xpu_roots *r,
+                                          char **ret_root);
 
 /* Run only BACKEND against DIR (sys, dev and driver root all = DIR); asserts success. */
 struct xpu_inventory *xpu_test_probe_backend(const struct xpu_vendor_ops *backend, const char *dir);
