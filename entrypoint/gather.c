@@ -256,10 +256,7 @@ static int gather_wsl(struct xpu_plan_facts *f, const struct xpu_inventory *inv,
         f->host_files_error = xpu_wsl_files_find(driver_fd, w, inv->vendors[pr->vendor].wsl_store, &f->host_files);
         if (f->host_files_error == -ENOMEM)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(ldconfig_paths) && !f->ldconfig; i++)
-                if (container_has_file(container_fd, ldconfig_paths[i]))
-                        f->ldconfig = ldconfig_paths[i];
-        f->ld_so_conf = f->ldconfig && container_has_file(container_fd, "/etc/ld.so.conf");
+        gather_loader(f, container_fd);
         for (size_t i = 0; w && w->links && w->links[i] && i < 32; i++) {
                 char link[PATH_MAX];
                 const char *eq = strchr(w->links[i], '=');
